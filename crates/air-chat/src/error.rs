@@ -1,0 +1,162 @@
+//! Failures of a chat request, classified so the user can act on them.
+
+use serde_json::Value;
+
+use crate::ProviderError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpErrorKind {
+    /// 400 because the conversation does not fit the model's context.
+    ContextOverflow,
+    BadRequest,
+    Unauthorized,
+    Forbidden,
+    /// 404: usually a wrong base URL or an unknown model.
+    NotFound,
+    RateLimited,
+    Server,
+    Other,
+}
+
+impl HttpErrorKind {
+    /// Whether sending the same request again later may succeed.
+    pub fn retryable(self) -> bool {
+        matches!(self, Self::RateLimited | Self::Server)
+    }
+}
+
+/// Why a chat request failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChatError {
+    /// The server answered with a non-2xx status.
+    #[error("{}", http_message(*.kind, *.status, .message))]
+    Http {
+        status: u16,
+        kind: HttpErrorKind,
+        /// The provider's own explanation, if its body had one.
+        message: Option<String>,
+        /// Seconds to wait, from `Retry-After`.
+        retry_after: Option<u64>,
+    },
+    /// `fetch` itself failed: nothing answered, or the browser hid the
+    /// answer because CORS did not allow it.
+    #[error("Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS). {detail}")]
+    Network { url: String, detail: String },
+    /// The provider reported an error in the middle of the answer.
+    #[error("The provider reported an error: {0}")]
+    Provider(ProviderError),
+    /// The body stopped before the answer was complete.
+    #[error("The connection was lost before the answer was complete: {0}")]
+    Interrupted(String),
+}
+
+fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>) -> String {
+    let what = match kind {
+        HttpErrorKind::ContextOverflow => {
+            "The conversation is too long for this model's context window. Start a new session, delete some messages, or pick a model with a larger context."
+        }
+        HttpErrorKind::BadRequest => "The provider rejected the request.",
+        HttpErrorKind::Unauthorized => "The API key was refused. Check the key in Settings.",
+        HttpErrorKind::Forbidden => "This API key is not allowed to use this model or endpoint.",
+        HttpErrorKind::NotFound => "Not found: check the base URL and the model name in Settings.",
+        HttpErrorKind::RateLimited => "Rate limited by the provider.",
+        HttpErrorKind::Server => "The provider had a server error.",
+        HttpErrorKind::Other => "The request failed.",
+    };
+    match message {
+        Some(m) if !m.is_empty() => format!("{what} (HTTP {status}: {m})"),
+        _ => format!("{what} (HTTP {status})"),
+    }
+}
+
+/// Classifies a non-2xx answer from its status, body and `Retry-After` header.
+pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>) -> ChatError {
+    let json: Option<Value> = serde_json::from_str(body).ok();
+    let err = json.as_ref().map(|v| v.get("error").unwrap_or(v));
+    let field = |k: &str| err.and_then(|e| e.get(k)).and_then(Value::as_str).map(str::to_owned);
+    let message = field("message")
+        .or_else(|| err.and_then(Value::as_str).map(str::to_owned))
+        .or_else(|| {
+            let t = body.trim();
+            (!t.is_empty() && json.is_none() && t.len() <= 300 && !t.starts_with('<')).then(|| t.to_owned())
+        });
+    let code = field("type").or_else(|| field("code")).unwrap_or_default();
+    let lower = format!("{code} {}", message.as_deref().unwrap_or("")).to_lowercase();
+    let overflow = ["context", "too long", "maximum context", "exceed"].iter().any(|k| lower.contains(k))
+        && (lower.contains("token") || lower.contains("context"));
+    let kind = match status {
+        400 | 413 if overflow => HttpErrorKind::ContextOverflow,
+        400 | 413 | 422 => HttpErrorKind::BadRequest,
+        401 => HttpErrorKind::Unauthorized,
+        403 => HttpErrorKind::Forbidden,
+        404 => HttpErrorKind::NotFound,
+        429 => HttpErrorKind::RateLimited,
+        500..=599 => HttpErrorKind::Server,
+        _ => HttpErrorKind::Other,
+    };
+    ChatError::Http { status, kind, message, retry_after: retry_after.and_then(parse_retry_after) }
+}
+
+/// `Retry-After` in seconds. HTTP dates are not parsed (no clock here);
+/// callers fall back to their own backoff.
+fn parse_retry_after(v: &str) -> Option<u64> {
+    let v = v.trim();
+    v.parse::<u64>().ok().or_else(|| v.parse::<f64>().ok().filter(|f| *f >= 0.0).map(|f| f.ceil() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(e: &ChatError) -> HttpErrorKind {
+        match e {
+            ChatError::Http { kind, .. } => *kind,
+            other => panic!("not http: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn llama_cpp_context_overflow() {
+        let body = r#"{"error":{"code":400,"message":"request (5031 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5031,"n_ctx":4096}}"#;
+        let e = classify_http(400, body, None);
+        assert_eq!(kind(&e), HttpErrorKind::ContextOverflow);
+        assert!(e.to_string().contains("too long"), "{e}");
+        assert!(e.to_string().contains("5031 tokens"), "{e}");
+    }
+
+    #[test]
+    fn plain_bad_request_is_not_overflow() {
+        let e = classify_http(400, r#"{"error":{"message":"temperature must be <= 2"}}"#, None);
+        assert_eq!(kind(&e), HttpErrorKind::BadRequest);
+    }
+
+    #[test]
+    fn unauthorized_keeps_provider_message() {
+        let e = classify_http(401, r#"{"error":{"message":"Invalid API Key","type":"authentication_error","code":401}}"#, None);
+        assert_eq!(kind(&e), HttpErrorKind::Unauthorized);
+        assert!(e.to_string().contains("Invalid API Key"));
+    }
+
+    #[test]
+    fn statuses_map_to_kinds() {
+        assert_eq!(kind(&classify_http(403, "", None)), HttpErrorKind::Forbidden);
+        assert_eq!(kind(&classify_http(404, "<html>nope</html>", None)), HttpErrorKind::NotFound);
+        assert_eq!(kind(&classify_http(502, "Bad gateway", None)), HttpErrorKind::Server);
+        assert_eq!(kind(&classify_http(418, "", None)), HttpErrorKind::Other);
+        assert!(HttpErrorKind::Server.retryable() && !HttpErrorKind::NotFound.retryable());
+    }
+
+    #[test]
+    fn html_bodies_are_not_quoted() {
+        let e = classify_http(404, "<html><body>Not Found</body></html>", None);
+        assert!(!e.to_string().contains("<html>"), "{e}");
+    }
+
+    #[test]
+    fn retry_after_seconds() {
+        let e = classify_http(429, r#"{"error":{"message":"slow down"}}"#, Some("7"));
+        assert!(matches!(e, ChatError::Http { retry_after: Some(7), kind: HttpErrorKind::RateLimited, .. }));
+        let e = classify_http(429, "", Some("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert!(matches!(e, ChatError::Http { retry_after: None, .. }));
+    }
+}

@@ -1,0 +1,122 @@
+//! OpenAI-compatible chat completions, without IO.
+//!
+//! * [`wire`]: the request body and the streamed chunk shapes as real
+//!   providers send them (lenient: every field optional).
+//! * [`decode::ChunkDecoder`]: turns SSE frames into provider-neutral
+//!   [`StreamEvent`]s, merging tool-call deltas by `index` (or by id/name when
+//!   a provider sends no index).
+//! * [`reply::Reply`]: folds events into the assistant message being built.
+//! * [`error`]: HTTP failures classified into messages a person can act on.
+//! * [`ReplyStream`]: the three above glued together for a caller that only
+//!   has bytes.
+//!
+//! Nothing here reads a clock, does IO or panics on input.
+
+pub mod decode;
+pub mod error;
+pub mod reply;
+pub mod wire;
+
+pub use decode::ChunkDecoder;
+pub use error::{ChatError, HttpErrorKind};
+pub use reply::{FinishReason, Reply, ToolCall, Usage};
+pub use wire::{ChatMessage, ChatRequest, Role};
+
+/// One provider-neutral thing that happened in a streamed answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// The model that answers, as the provider names it (sent once, and
+    /// again if it changes).
+    Model(String),
+    /// A piece of the answer text.
+    Text(String),
+    /// A piece of the reasoning ("thinking") text.
+    Reasoning(String),
+    /// A piece of a tool call. `slot` is the call's position in this answer,
+    /// already resolved from the provider's `index`, id or name.
+    ToolCall(ToolCallDelta),
+    /// Token usage; a later value replaces an earlier one.
+    Usage(Usage),
+    /// The provider said why the answer ended.
+    Finish(FinishReason),
+    /// The provider reported an error inside the stream. The answer ends.
+    Error(ProviderError),
+    /// A chunk that could not be understood. Reported, then skipped.
+    Malformed(String),
+    /// `data: [DONE]`.
+    Done,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolCallDelta {
+    pub slot: usize,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub arguments: String,
+    /// Provider data that must travel back with the call on the next request
+    /// (Gemini's `extra_content.google.thought_signature`).
+    pub extra: Option<serde_json::Value>,
+}
+
+/// An error the provider sent inside a 200 stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderError {
+    pub code: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.code {
+            Some(code) => write!(f, "{} ({code})", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Bytes in, [`Reply`] out: SSE framing, chunk decoding and accumulation in
+/// one value, for callers that read a body chunk by chunk.
+#[derive(Debug, Default)]
+pub struct ReplyStream {
+    sse: air_sse::Decoder,
+    chunks: ChunkDecoder,
+    reply: Reply,
+}
+
+impl ReplyStream {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds one piece of the body; returns how many events it produced
+    /// (0 means nothing visible changed).
+    pub fn feed(&mut self, bytes: &[u8]) -> usize {
+        let frames = self.sse.feed(bytes);
+        self.apply_frames(frames)
+    }
+
+    /// The body ended (or was cut): flushes a last unterminated event.
+    pub fn finish(&mut self) -> usize {
+        let frames = self.sse.finish();
+        self.apply_frames(frames)
+    }
+
+    fn apply_frames(&mut self, frames: Vec<air_sse::Frame>) -> usize {
+        let mut n = 0;
+        for frame in &frames {
+            for event in self.chunks.frame(frame) {
+                self.reply.apply(event);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    pub fn reply(&self) -> &Reply {
+        &self.reply
+    }
+
+    pub fn into_reply(self) -> Reply {
+        self.reply
+    }
+}

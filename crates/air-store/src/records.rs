@@ -1,0 +1,203 @@
+//! Stored records. Field names are camelCase in storage and export.
+
+use air_chat::{ChatMessage, Role, ToolCall, Usage};
+use serde::{Deserialize, Serialize};
+
+/// Characters of the first user message used as an automatic title.
+pub const TITLE_CHARS: usize = 30;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRecord {
+    pub id: String,
+    pub title: String,
+    /// The user renamed the session: automatic titles no longer apply.
+    #[serde(default)]
+    pub title_edited: bool,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: f64,
+    pub updated_at: f64,
+}
+
+impl SessionRecord {
+    pub fn new(id: impl Into<String>, now_ms: f64) -> Self {
+        Self { id: id.into(), title: String::new(), title_edited: false, created_at: now_ms, updated_at: now_ms }
+    }
+
+    /// Sets an automatic title from the first user message, unless the user
+    /// named the session or it already has a title. Returns whether it changed.
+    pub fn auto_title(&mut self, first_user_text: &str) -> bool {
+        if self.title_edited || !self.title.is_empty() {
+            return false;
+        }
+        let title = title_from(first_user_text);
+        let changed = title != self.title;
+        self.title = title;
+        changed
+    }
+
+    pub fn rename(&mut self, title: &str) {
+        self.title = title.trim().to_owned();
+        self.title_edited = true;
+    }
+}
+
+/// The first [`TITLE_CHARS`] characters of the text, on one line.
+pub fn title_from(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line.chars().take(TITLE_CHARS).collect()
+}
+
+/// One message: a record of its own, keyed by id and ordered by `seq`
+/// within its session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageRecord {
+    pub id: String,
+    pub session_id: String,
+    /// Order within the session. Callers make it strictly increasing
+    /// (e.g. `max(now_ms, last + 1)`), so two tabs interleave by time
+    /// instead of overwriting each other.
+    pub seq: f64,
+    pub role: Role,
+    #[serde(default)]
+    pub content: String,
+    /// Milliseconds since the Unix epoch.
+    pub timestamp: f64,
+    /// Special kinds, e.g. `transitive-thought`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// The model that wrote an assistant message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The answer was still streaming when it was last saved.
+    #[serde(default)]
+    pub incomplete: bool,
+    /// Why the answer ended early (shown in the chat, never sent to the model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The user stopped the answer.
+    #[serde(default)]
+    pub stopped: bool,
+}
+
+impl MessageRecord {
+    pub fn new(id: impl Into<String>, session_id: impl Into<String>, seq: f64, role: Role, content: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            session_id: session_id.into(),
+            seq,
+            role,
+            content: content.into(),
+            timestamp: seq,
+            kind: None,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+            reasoning: None,
+            usage: None,
+            model: None,
+            incomplete: false,
+            error: None,
+            stopped: false,
+        }
+    }
+
+    /// The message as the model should see it in the history, or `None` if
+    /// it is not part of the conversation (failed answers with no text,
+    /// transitive thoughts, system notes).
+    pub fn to_chat(&self) -> Option<ChatMessage> {
+        if self.kind.is_some() || self.role == Role::System {
+            return None;
+        }
+        if self.role == Role::Assistant && self.content.is_empty() && self.tool_calls.is_empty() {
+            return None;
+        }
+        Some(ChatMessage {
+            role: self.role,
+            content: if self.content.is_empty() && !self.tool_calls.is_empty() { None } else { Some(self.content.clone()) },
+            tool_calls: self.tool_calls.iter().map(Into::into).collect(),
+            tool_call_id: self.tool_call_id.clone(),
+            name: self.name.clone(),
+        })
+    }
+}
+
+/// The next `seq` after `last`: the current time, or just after `last` if
+/// the clock has not moved on (or went back).
+pub fn next_seq(last: Option<f64>, now_ms: f64) -> f64 {
+    match last {
+        Some(last) if last >= now_ms => last + 1.0,
+        _ => now_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_title_takes_30_chars_on_one_line() {
+        let mut s = SessionRecord::new("s", 0.0);
+        assert!(s.auto_title("  What is   the\nweather like in Paris today, and tomorrow?"));
+        assert_eq!(s.title, "What is the weather like in Pa");
+        assert_eq!(s.title.chars().count(), TITLE_CHARS);
+        // Only the first message titles the session.
+        assert!(!s.auto_title("something else"));
+        let mut cjk = SessionRecord::new("c", 0.0);
+        cjk.auto_title(&"你好".repeat(40));
+        assert_eq!(cjk.title.chars().count(), 30);
+    }
+
+    #[test]
+    fn renamed_sessions_keep_their_title() {
+        let mut s = SessionRecord::new("s", 0.0);
+        s.rename("  Trip plans ");
+        assert!(!s.auto_title("hello"));
+        assert_eq!(s.title, "Trip plans");
+    }
+
+    #[test]
+    fn seq_is_strictly_increasing() {
+        assert_eq!(next_seq(None, 100.0), 100.0);
+        assert_eq!(next_seq(Some(50.0), 100.0), 100.0);
+        assert_eq!(next_seq(Some(100.0), 100.0), 101.0);
+        assert_eq!(next_seq(Some(200.0), 100.0), 201.0);
+    }
+
+    #[test]
+    fn failed_and_special_messages_are_not_sent_to_the_model() {
+        let mut failed = MessageRecord::new("a", "s", 1.0, Role::Assistant, "");
+        failed.error = Some("HTTP 500".into());
+        assert_eq!(failed.to_chat(), None);
+        let mut thought = MessageRecord::new("t", "s", 2.0, Role::Assistant, "chain");
+        thought.kind = Some("transitive-thought".into());
+        assert_eq!(thought.to_chat(), None);
+        let user = MessageRecord::new("u", "s", 3.0, Role::User, "hi");
+        assert_eq!(user.to_chat(), Some(ChatMessage::text(Role::User, "hi")));
+    }
+
+    #[test]
+    fn records_survive_json_and_tolerate_missing_fields() {
+        let mut m = MessageRecord::new("m", "s", 5.0, Role::Assistant, "x");
+        m.usage = Some(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, ..Usage::default() });
+        m.incomplete = true;
+        let json = serde_json::to_string(&m).unwrap_or_default();
+        assert!(json.contains("\"sessionId\":\"s\""), "{json}");
+        assert_eq!(serde_json::from_str::<MessageRecord>(&json).ok(), Some(m));
+        // An older record without the newer fields still reads.
+        let old = r#"{"id":"o","sessionId":"s","seq":1,"role":"user","timestamp":1}"#;
+        let parsed: MessageRecord = serde_json::from_str(old).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((parsed.content.as_str(), parsed.incomplete), ("", false));
+    }
+}

@@ -1,0 +1,141 @@
+//! `fetch` with a streamed body and an abort handle.
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, ReadableStreamDefaultReader, Request, RequestInit, Response};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FetchError {
+    /// `fetch` rejected: nothing answered, or CORS hid the answer.
+    #[error("network error: {0}")]
+    Network(String),
+    /// The request was aborted through its [`Abort`] handle.
+    #[error("aborted")]
+    Aborted,
+    #[error("{0}")]
+    Other(String),
+}
+
+fn js_text(v: &JsValue) -> String {
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    v.as_string().unwrap_or_else(|| format!("{v:?}"))
+}
+
+fn is_abort(v: &JsValue) -> bool {
+    v.dyn_ref::<web_sys::DomException>().map(|e| e.name() == "AbortError").unwrap_or(false)
+        || js_sys::Reflect::get(v, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+}
+
+/// Cancels the request it was given to, including a body being read.
+#[derive(Debug, Clone)]
+pub struct Abort(AbortController);
+
+impl Abort {
+    pub fn new() -> Result<Self, FetchError> {
+        AbortController::new().map(Self).map_err(|e| FetchError::Other(js_text(&e)))
+    }
+
+    pub fn abort(&self) {
+        self.0.abort();
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        self.0.signal().aborted()
+    }
+}
+
+/// A response whose body has not been read yet.
+pub struct HttpResponse {
+    pub status: u16,
+    response: Response,
+}
+
+impl HttpResponse {
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.response.headers().get(name).ok().flatten()
+    }
+
+    /// Reads the whole body as text (for error bodies and small JSON).
+    pub async fn text(self) -> Result<String, FetchError> {
+        let promise = self.response.text().map_err(|e| FetchError::Other(js_text(&e)))?;
+        let v = JsFuture::from(promise).await.map_err(|e| map_reject(&e))?;
+        Ok(v.as_string().unwrap_or_default())
+    }
+
+    /// The body as a stream of byte chunks.
+    pub fn body(self) -> Result<BodyReader, FetchError> {
+        let stream = self.response.body().ok_or_else(|| FetchError::Other("the response has no body".into()))?;
+        let reader: ReadableStreamDefaultReader = stream
+            .get_reader()
+            .dyn_into()
+            .map_err(|_| FetchError::Other("the body cannot be read as a stream".into()))?;
+        Ok(BodyReader { reader })
+    }
+}
+
+fn map_reject(e: &JsValue) -> FetchError {
+    if is_abort(e) { FetchError::Aborted } else { FetchError::Network(js_text(e)) }
+}
+
+/// Reads a response body chunk by chunk, as the network delivers it.
+pub struct BodyReader {
+    reader: ReadableStreamDefaultReader,
+}
+
+impl BodyReader {
+    /// The next chunk, or `None` at the end of the body.
+    pub async fn next(&mut self) -> Result<Option<Vec<u8>>, FetchError> {
+        let result = JsFuture::from(self.reader.read()).await.map_err(|e| map_reject(&e))?;
+        let done = js_sys::Reflect::get(&result, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
+        if done {
+            return Ok(None);
+        }
+        let value = js_sys::Reflect::get(&result, &"value".into()).map_err(|e| FetchError::Other(js_text(&e)))?;
+        Ok(Some(js_sys::Uint8Array::new(&value).to_vec()))
+    }
+}
+
+impl Drop for BodyReader {
+    fn drop(&mut self) {
+        // Stop the download if the reader is dropped before the end.
+        let _ = self.reader.cancel();
+    }
+}
+
+/// Sends a request. `body` is JSON text; `None` sends a GET.
+pub async fn send(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+    abort: Option<&Abort>,
+) -> Result<HttpResponse, FetchError> {
+    let init = RequestInit::new();
+    init.set_method(method);
+    let h = web_sys::Headers::new().map_err(|e| FetchError::Other(js_text(&e)))?;
+    for (k, v) in headers {
+        h.set(k, v).map_err(|e| FetchError::Other(format!("header {k}: {}", js_text(&e))))?;
+    }
+    if let Some(body) = body {
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+            let _ = h.set("Content-Type", "application/json");
+        }
+        init.set_body(&JsValue::from_str(body));
+    }
+    init.set_headers(&h);
+    if let Some(abort) = abort {
+        init.set_signal(Some(&abort.0.signal()));
+    }
+    let request = Request::new_with_str_and_init(url, &init)
+        .map_err(|e| FetchError::Other(format!("invalid request to {url}: {}", js_text(&e))))?;
+    let window = web_sys::window().ok_or_else(|| FetchError::Other("no window".into()))?;
+    let response = JsFuture::from(window.fetch_with_request(&request)).await.map_err(|e| map_reject(&e))?;
+    let response: Response = response.dyn_into().map_err(|_| FetchError::Other("fetch returned a non-Response".into()))?;
+    Ok(HttpResponse { status: response.status(), response })
+}
