@@ -9,6 +9,7 @@
 //! Architecture invariant: ids and timestamps are passed in, never made
 //! here, so everything in this crate is deterministic.
 
+pub mod conversation;
 pub mod memory;
 pub mod records;
 pub mod settings;

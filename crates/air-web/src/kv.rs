@@ -5,13 +5,13 @@ use air_store::{KeyValue, StoreError};
 /// The page's `localStorage`. Reads fail soft (`None`); writes report
 /// quota and availability errors.
 #[derive(Debug, Clone, Default)]
-pub struct LocalStorage;
+pub struct LocalStorageKv;
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
 }
 
-impl KeyValue for LocalStorage {
+impl KeyValue for LocalStorageKv {
     fn get(&self, key: &str) -> Option<String> {
         storage()?.get_item(key).ok().flatten()
     }
@@ -29,7 +29,7 @@ impl KeyValue for LocalStorage {
     }
 }
 
-impl LocalStorage {
+impl LocalStorageKv {
     pub fn remove(&self, key: &str) {
         if let Some(s) = storage() {
             let _ = s.remove_item(key);

@@ -12,7 +12,7 @@ pub mod kv;
 
 pub use http::{Abort, BodyReader, FetchError, HttpResponse};
 pub use idb::IdbStore;
-pub use kv::LocalStorage;
+pub use kv::LocalStorageKv;
 
 /// Milliseconds since the Unix epoch, from the browser's clock.
 pub fn now_ms() -> f64 {
@@ -31,4 +31,27 @@ pub fn new_id() -> String {
 /// The browser's language tag, e.g. `zh-CN`.
 pub fn locale() -> String {
     web_sys::window().and_then(|w| w.navigator().language()).unwrap_or_else(|| "en".into())
+}
+
+/// Whether the viewport is narrower than the mobile breakpoint (768 px).
+pub fn narrow_screen() -> bool {
+    web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|w| w.as_f64())
+        .map(|w| w < 768.0)
+        .unwrap_or(false)
+}
+
+/// Asks a yes/no question with the browser's dialog.
+pub fn confirm(question: &str) -> bool {
+    web_sys::window().and_then(|w| w.confirm_with_message(question).ok()).unwrap_or(false)
+}
+
+/// Local date (`YYYY-MM-DD`) and time (`HH:MM`).
+pub fn local_date_time() -> (String, String) {
+    let d = js_sys::Date::new_0();
+    (
+        format!("{:04}-{:02}-{:02}", d.get_full_year(), d.get_month() + 1, d.get_date()),
+        format!("{:02}:{:02}", d.get_hours(), d.get_minutes()),
+    )
 }

@@ -2,7 +2,7 @@
 
 use air_store::settings::{self, Language, SETTINGS_KEY, Settings, Theme};
 use air_store::{KeyValue, MessageRecord, SessionRecord, Store};
-use air_web::{IdbStore, LocalStorage};
+use air_web::{IdbStore, LocalStorageKv};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -37,7 +37,7 @@ async fn indexeddb_data_survives_reopen() {
 
 #[wasm_bindgen_test]
 fn local_storage_settings_round_trip() {
-    let kv = LocalStorage;
+    let kv = LocalStorageKv;
     kv.remove(SETTINGS_KEY);
     assert_eq!(settings::load(&kv).settings, Settings::default(), "first run gives defaults");
 

@@ -1,0 +1,212 @@
+//! Sending a message and streaming the answer: the glue between the
+//! composer, the store, `fetch` and the reply decoder.
+
+use air_chat::error::classify_http;
+use air_chat::{ChatError, ReplyStream, Role};
+use air_store::conversation::{Checkpoint, TemplateVars, build_request};
+use air_store::records::next_seq;
+use air_store::{MessageRecord, SessionRecord, Store};
+use air_web::{Abort, FetchError, http, new_id, now_ms};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::state::{AppState, Streaming};
+
+/// Sends the composer's text as a new user message and streams the answer.
+/// Empty text or an answer already streaming does nothing.
+pub fn send(state: AppState, text: String) {
+    let text = text.trim().to_owned();
+    if text.is_empty() || state.is_streaming() || state.store().is_none() {
+        return;
+    }
+    spawn_local(async move {
+        match add_user_message(state, &text).await {
+            Ok(session_id) => {
+                state.draft.set(String::new());
+                answer(state, session_id).await;
+            }
+            // Nothing was saved: the text stays in the composer.
+            Err(e) => state.notice.set(Some(format!("Your message could not be saved: {e}"))),
+        }
+    });
+}
+
+async fn add_user_message(state: AppState, text: &str) -> Result<String, air_store::StoreError> {
+    let store = state.store().ok_or_else(|| air_store::StoreError::Unavailable("still opening".into()))?;
+    let now = now_ms();
+    let active = state.active.get_untracked();
+    let existing = active.and_then(|id| state.sessions.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()));
+    let mut session = existing.unwrap_or_else(|| SessionRecord::new(new_id(), now));
+    session.auto_title(text);
+    session.updated_at = now;
+    let last = state.messages.with_untracked(|m| m.last().map(|m| m.seq));
+    let user = MessageRecord::new(new_id(), session.id.clone(), next_seq(last, now), Role::User, text);
+    store.put_session(&session).await?;
+    store.put_message(&user).await?;
+    let id = session.id.clone();
+    state.upsert_session(session);
+    if state.active.get_untracked().as_deref() != Some(id.as_str()) {
+        state.active.set(Some(id.clone()));
+    }
+    state.messages.update(|m| m.push(user));
+    Ok(id)
+}
+
+fn template_vars() -> TemplateVars {
+    let (date, time) = air_web::local_date_time();
+    TemplateVars { date, time, locale: air_web::locale() }
+}
+
+/// What ended the stream.
+enum Outcome {
+    Finished,
+    Stopped,
+    Failed(String),
+}
+
+/// Streams an answer to the messages of `session_id` as they are now.
+pub async fn answer(state: AppState, session_id: String) {
+    let Some(store) = state.store() else { return };
+    let settings = state.settings.get_untracked();
+    let history = state.messages.get_untracked();
+    let request = build_request(&settings, &history, &template_vars());
+
+    let last = history.last().map(|m| m.seq);
+    let mut record = MessageRecord::new(new_id(), session_id.clone(), next_seq(last, now_ms()), Role::Assistant, "");
+    record.model = Some(settings.model.clone());
+    record.incomplete = true;
+    let _ = store.put_message(&record).await;
+    state.streaming.set(Some(Streaming {
+        session_id: session_id.clone(),
+        message_id: record.id.clone(),
+        model: settings.model.clone(),
+        ..Default::default()
+    }));
+
+    let url = settings.chat_url();
+    let mut headers = vec![("Accept", "text/event-stream".to_owned())];
+    if !settings.api_key.trim().is_empty() {
+        headers.push(("Authorization", format!("Bearer {}", settings.api_key.trim())));
+    }
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+    let mut reply = ReplyStream::new();
+    let outcome = match Abort::new() {
+        Ok(abort) => {
+            state.set_abort(Some(abort.clone()));
+            let outcome = stream(state, &store, &url, &headers, &request.to_json(), &abort, &mut reply, &mut record).await;
+            state.set_abort(None);
+            outcome
+        }
+        Err(e) => Outcome::Failed(e.to_string()),
+    };
+
+    let r = reply.into_reply();
+    record.content = r.content.clone();
+    record.reasoning = (!r.reasoning.is_empty()).then(|| r.reasoning.clone());
+    record.usage = r.usage.clone();
+    if let Some(model) = &r.model {
+        record.model = Some(model.clone());
+    }
+    record.tool_calls = r.finished_tool_calls();
+    record.incomplete = false;
+    match outcome {
+        Outcome::Finished => {
+            if let Some(e) = &r.error {
+                record.error = Some(ChatError::Provider(e.clone()).to_string());
+            }
+        }
+        Outcome::Stopped => record.stopped = true,
+        Outcome::Failed(msg) => {
+            let hint = if settings.is_local_default() && record.content.is_empty() {
+                " The built-in local model does not seem to be running: start it with `./dev serve`, or open Settings and choose a provider."
+            } else {
+                ""
+            };
+            record.error = Some(format!("{msg}{hint}"));
+        }
+    }
+    if let Err(e) = store.put_message(&record).await {
+        state.notice.set(Some(format!("The answer could not be saved: {e}")));
+    }
+    if let Ok(Some(mut session)) = store.get_session(&session_id).await {
+        session.updated_at = now_ms();
+        let _ = store.put_session(&session).await;
+        state.upsert_session(session);
+    }
+    if state.active.get_untracked().as_deref() == Some(session_id.as_str()) {
+        state.messages.update(|m| m.push(record));
+    }
+    state.streaming.set(None);
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn stream(
+    state: AppState,
+    store: &crate::store::AnyStore,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    abort: &Abort,
+    reply: &mut ReplyStream,
+    record: &mut MessageRecord,
+) -> Outcome {
+    let response = match http::send("POST", url, headers, Some(body), Some(abort)).await {
+        Ok(r) => r,
+        Err(FetchError::Aborted) => return Outcome::Stopped,
+        Err(FetchError::Network(detail)) => {
+            return Outcome::Failed(ChatError::Network { url: url.to_owned(), detail }.to_string());
+        }
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    if !response.ok() {
+        let status = response.status;
+        let retry_after = response.header("retry-after");
+        let text = response.text().await.unwrap_or_default();
+        return Outcome::Failed(classify_http(status, &text, retry_after.as_deref()).to_string());
+    }
+    let mut body = match response.body() {
+        Ok(b) => b,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    let mut checkpoint = Checkpoint::default();
+    checkpoint.due(now_ms());
+    let (mut shown_text, mut shown_reasoning) = (0, 0);
+    let outcome = loop {
+        match body.next().await {
+            Ok(Some(bytes)) => {
+                if reply.feed(&bytes) == 0 {
+                    continue;
+                }
+            }
+            Ok(None) => break Outcome::Finished,
+            Err(FetchError::Aborted) => break Outcome::Stopped,
+            Err(e) => {
+                break Outcome::Failed(ChatError::Interrupted(e.to_string()).to_string());
+            }
+        }
+        let r = reply.reply();
+        state.streaming.update(|s| {
+            if let Some(s) = s {
+                s.text.push_str(&r.content[shown_text..]);
+                s.reasoning.push_str(&r.reasoning[shown_reasoning..]);
+                if let Some(m) = &r.model {
+                    if &s.model != m {
+                        s.model = m.clone();
+                    }
+                }
+            }
+        });
+        (shown_text, shown_reasoning) = (r.content.len(), r.reasoning.len());
+        if r.error.is_some() {
+            break Outcome::Finished;
+        }
+        if checkpoint.due(now_ms()) {
+            record.content = r.content.clone();
+            record.reasoning = (!r.reasoning.is_empty()).then(|| r.reasoning.clone());
+            let _ = store.put_message(record).await;
+        }
+    };
+    reply.finish();
+    if abort.is_aborted() { Outcome::Stopped } else { outcome }
+}

@@ -1,0 +1,188 @@
+//! Application state: a `Copy` bundle of signals shared through context.
+
+use std::rc::Rc;
+
+use air_store::settings::{self, SIDEBAR_COLLAPSED_KEY};
+use air_store::{KeyValue, MessageRecord, SessionRecord, Settings, Store};
+use air_web::{Abort, IdbStore, LocalStorageKv, narrow_screen};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::store::AnyStore;
+
+/// The answer being streamed right now.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Streaming {
+    pub session_id: String,
+    pub message_id: String,
+    pub model: String,
+    pub text: String,
+    pub reasoning: String,
+}
+
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The store is still opening.
+    pub loading: RwSignal<bool>,
+    store: StoredValue<Option<Rc<AnyStore>>, LocalStorage>,
+    /// A problem to show at the top of the page (storage, settings).
+    pub notice: RwSignal<Option<String>>,
+    /// All sessions, newest activity first.
+    pub sessions: RwSignal<Vec<SessionRecord>>,
+    pub active: RwSignal<Option<String>>,
+    /// Finished messages of the active session, in order.
+    pub messages: RwSignal<Vec<MessageRecord>>,
+    pub streaming: RwSignal<Option<Streaming>>,
+    abort: StoredValue<Option<Abort>, LocalStorage>,
+    pub settings: RwSignal<Settings>,
+    pub settings_open: RwSignal<bool>,
+    pub sidebar_collapsed: RwSignal<bool>,
+    /// The composer's text.
+    pub draft: RwSignal<String>,
+}
+
+pub fn use_app() -> AppState {
+    expect_context::<AppState>()
+}
+
+impl AppState {
+    /// Creates the state, loads settings synchronously and starts opening the store.
+    pub fn init() -> Self {
+        let kv = LocalStorageKv;
+        let loaded = settings::load(&kv);
+        let collapsed = match kv.get(SIDEBAR_COLLAPSED_KEY).as_deref() {
+            Some("true") => true,
+            Some("false") => false,
+            _ => narrow_screen(),
+        };
+        let state = Self {
+            loading: RwSignal::new(true),
+            store: StoredValue::new_local(None),
+            notice: RwSignal::new(loaded.warning),
+            sessions: RwSignal::new(Vec::new()),
+            active: RwSignal::new(None),
+            messages: RwSignal::new(Vec::new()),
+            streaming: RwSignal::new(None),
+            abort: StoredValue::new_local(None),
+            settings: RwSignal::new(loaded.settings),
+            settings_open: RwSignal::new(false),
+            sidebar_collapsed: RwSignal::new(collapsed),
+            draft: RwSignal::new(String::new()),
+        };
+        spawn_local(state.open_store());
+        state
+    }
+
+    async fn open_store(self) {
+        let store = match IdbStore::open_default().await {
+            Ok(db) => AnyStore::Idb(db),
+            Err(e) => {
+                self.notice.set(Some(format!("{e}. Conversations will not be kept after this tab closes.")));
+                AnyStore::Memory(air_store::MemoryStore::new())
+            }
+        };
+        let store = Rc::new(store);
+        self.store.set_value(Some(store.clone()));
+        match store.list_sessions().await {
+            Ok(list) => {
+                let first = list.first().map(|s| s.id.clone());
+                self.sessions.set(list);
+                if let Some(id) = first {
+                    self.open_session(id).await;
+                }
+            }
+            Err(e) => self.notice.set(Some(format!("Sessions could not be read: {e}"))),
+        }
+        self.loading.set(false);
+    }
+
+    pub fn store(&self) -> Option<Rc<AnyStore>> {
+        self.store.get_value()
+    }
+
+    /// Makes `id` the active session and loads its messages.
+    pub async fn open_session(self, id: String) {
+        let Some(store) = self.store() else { return };
+        self.active.set(Some(id.clone()));
+        match store.messages(&id).await {
+            // Another session may have been opened meanwhile.
+            Ok(list) if self.active.get_untracked().as_deref() == Some(id.as_str()) => self.messages.set(list),
+            Ok(_) => {}
+            Err(e) => self.notice.set(Some(format!("Messages could not be read: {e}"))),
+        }
+    }
+
+    pub fn select_session(self, id: String) {
+        if self.active.get_untracked().as_deref() == Some(id.as_str()) {
+            return;
+        }
+        self.messages.set(Vec::new());
+        if narrow_screen() {
+            self.set_sidebar_collapsed(true);
+        }
+        spawn_local(self.open_session(id));
+    }
+
+    /// Shows the session creator; the session is created with its first message.
+    pub fn new_session(self) {
+        self.active.set(None);
+        self.messages.set(Vec::new());
+        if narrow_screen() {
+            self.set_sidebar_collapsed(true);
+        }
+    }
+
+    pub fn delete_session(self, id: String) {
+        let Some(store) = self.store() else { return };
+        spawn_local(async move {
+            if self.streaming.with_untracked(|s| s.as_ref().map(|s| s.session_id == id).unwrap_or(false)) {
+                self.stop();
+            }
+            if let Err(e) = store.delete_session(&id).await {
+                self.notice.set(Some(format!("The session could not be deleted: {e}")));
+                return;
+            }
+            self.sessions.update(|list| list.retain(|s| s.id != id));
+            if self.active.get_untracked().as_deref() == Some(id.as_str()) {
+                self.new_session();
+            }
+        });
+    }
+
+    /// Inserts or replaces a session in the list, keeping newest-first order.
+    pub fn upsert_session(self, session: SessionRecord) {
+        self.sessions.update(|list| {
+            list.retain(|s| s.id != session.id);
+            let pos = list.iter().position(|s| s.updated_at <= session.updated_at).unwrap_or(list.len());
+            list.insert(pos, session);
+        });
+    }
+
+    pub fn set_sidebar_collapsed(self, collapsed: bool) {
+        self.sidebar_collapsed.set(collapsed);
+        let _ = LocalStorageKv.set(SIDEBAR_COLLAPSED_KEY, if collapsed { "true" } else { "false" });
+    }
+
+    pub fn save_settings(self, new: Settings) {
+        match settings::save(&LocalStorageKv, &new) {
+            Ok(()) => self.notice.set(None),
+            Err(e) => self.notice.set(Some(format!("Settings could not be saved: {e}"))),
+        }
+        self.settings.set(new);
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.streaming.with_untracked(Option::is_some)
+    }
+
+    pub fn set_abort(self, abort: Option<Abort>) {
+        self.abort.set_value(abort);
+    }
+
+    /// Stops the answer being streamed; what arrived is kept.
+    pub fn stop(self) {
+        if let Some(abort) = self.abort.get_value() {
+            abort.abort();
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The store the app runs on: IndexedDB, or memory when the browser refuses
+//! IndexedDB (the user is warned that nothing will be kept).
+
+use air_store::{MemoryStore, MessageRecord, Result, SessionRecord, Store};
+use air_web::IdbStore;
+
+pub enum AnyStore {
+    Idb(IdbStore),
+    Memory(MemoryStore),
+}
+
+macro_rules! delegate {
+    ($self:ident, $s:ident => $call:expr) => {
+        match $self {
+            AnyStore::Idb($s) => $call.await,
+            AnyStore::Memory($s) => $call.await,
+        }
+    };
+}
+
+impl Store for AnyStore {
+    async fn list_sessions(&self) -> Result<Vec<SessionRecord>> {
+        delegate!(self, s => s.list_sessions())
+    }
+    async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>> {
+        delegate!(self, s => s.get_session(id))
+    }
+    async fn put_session(&self, session: &SessionRecord) -> Result<()> {
+        delegate!(self, s => s.put_session(session))
+    }
+    async fn delete_session(&self, id: &str) -> Result<()> {
+        delegate!(self, s => s.delete_session(id))
+    }
+    async fn messages(&self, session_id: &str) -> Result<Vec<MessageRecord>> {
+        delegate!(self, s => s.messages(session_id))
+    }
+    async fn put_message(&self, message: &MessageRecord) -> Result<()> {
+        delegate!(self, s => s.put_message(message))
+    }
+    async fn delete_message(&self, id: &str) -> Result<()> {
+        delegate!(self, s => s.delete_message(id))
+    }
+}

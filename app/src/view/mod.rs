@@ -1,0 +1,91 @@
+//! Components. Each takes what it needs from [`AppState`] in context.
+
+mod chat;
+mod composer;
+mod settings;
+mod sidebar;
+
+use leptos::prelude::*;
+
+use crate::state::{AppState, use_app};
+
+/// The two-column layout: sessions on the left, the conversation on the right.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::init();
+    provide_context(state);
+    view! {
+        <div class="app" class:sidebar-collapsed=move || state.sidebar_collapsed.get()>
+            <sidebar::Sidebar/>
+            <div
+                class="backdrop"
+                data-testid="sidebar-backdrop"
+                on:click=move |_| state.set_sidebar_collapsed(true)
+            ></div>
+            <main class="main">
+                <TopBar/>
+                <Notice/>
+                <Show
+                    when=move || !state.loading.get()
+                    fallback=|| view! { <div class="loading" data-testid="loading"><span class="spinner"></span>"Opening your conversations…"</div> }
+                >
+                    <Show
+                        when=move || state.active.get().is_some()
+                        fallback=|| view! { <chat::SessionCreator/> }
+                    >
+                        <chat::ChatView/>
+                    </Show>
+                    <composer::Composer/>
+                </Show>
+            </main>
+            <settings::SettingsPanel/>
+        </div>
+    }
+}
+
+#[component]
+fn TopBar() -> impl IntoView {
+    let state = use_app();
+    let title = move || {
+        let active = state.active.get();
+        state.sessions.with(|l| {
+            active
+                .and_then(|id| l.iter().find(|s| s.id == id).map(|s| s.title.clone()))
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "New chat".into())
+        })
+    };
+    view! {
+        <header class="topbar">
+            <button
+                class="icon-button"
+                data-testid="toggle-sidebar"
+                title="Show or hide conversations"
+                on:click=move |_| state.set_sidebar_collapsed(!state.sidebar_collapsed.get_untracked())
+            >"☰"</button>
+            <h1 class="topbar-title">{title}</h1>
+            <span class="model-badge" data-testid="model-badge" title="The model that answers">
+                {move || state.settings.with(|s| s.model.clone())}
+            </span>
+            <button
+                class="icon-button"
+                data-testid="open-settings"
+                title="Settings"
+                on:click=move |_| state.settings_open.set(true)
+            >"⚙"</button>
+        </header>
+    }
+}
+
+#[component]
+fn Notice() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <Show when=move || state.notice.with(Option::is_some)>
+            <div class="notice" role="alert" data-testid="notice">
+                <span>{move || state.notice.get().unwrap_or_default()}</span>
+                <button class="icon-button" title="Dismiss" on:click=move |_| state.notice.set(None)>"×"</button>
+            </div>
+        </Show>
+    }
+}

@@ -1,0 +1,121 @@
+//! From stored records to a chat request, and the checkpoint rhythm of a
+//! streaming answer.
+
+use air_chat::{ChatMessage, ChatRequest, Role};
+
+use crate::{MessageRecord, Settings};
+
+/// Values for the system prompt template, supplied by the caller (this
+/// crate reads no clock and no browser state).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TemplateVars {
+    /// e.g. `2026-11-21`
+    pub date: String,
+    /// e.g. `20:15`
+    pub time: String,
+    /// e.g. `en-US`
+    pub locale: String,
+}
+
+/// Expands `{{date}}`, `{{time}}`, `{{model}}` and `{{locale}}`. Unknown
+/// placeholders are left as they are.
+pub fn expand_template(template: &str, vars: &TemplateVars, model: &str) -> String {
+    template
+        .replace("{{date}}", &vars.date)
+        .replace("{{time}}", &vars.time)
+        .replace("{{model}}", model)
+        .replace("{{locale}}", &vars.locale)
+}
+
+/// The request for the next answer: the system prompt (if any) followed by
+/// every stored message the model should see, in order.
+pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
+    let mut messages = Vec::with_capacity(history.len() + 1);
+    let system = expand_template(settings.system_prompt.trim(), vars, &settings.model);
+    if !system.is_empty() {
+        messages.push(ChatMessage::text(Role::System, system));
+    }
+    messages.extend(history.iter().filter_map(MessageRecord::to_chat));
+    let mut req = ChatRequest::streaming(settings.model.trim(), messages);
+    req.temperature = settings.temperature;
+    req.max_tokens = settings.max_tokens;
+    req
+}
+
+/// Decides when a streaming answer is written to storage: at most once per
+/// `interval_ms`, so a crash loses at most that much.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    interval_ms: f64,
+    last_ms: Option<f64>,
+}
+
+/// How often a streaming answer is saved.
+pub const CHECKPOINT_MS: f64 = 500.0;
+
+impl Default for Checkpoint {
+    fn default() -> Self {
+        Self::new(CHECKPOINT_MS)
+    }
+}
+
+impl Checkpoint {
+    pub fn new(interval_ms: f64) -> Self {
+        Self { interval_ms, last_ms: None }
+    }
+
+    /// Whether to save now; if so, the time is remembered.
+    pub fn due(&mut self, now_ms: f64) -> bool {
+        match self.last_ms {
+            Some(last) if now_ms - last < self.interval_ms => false,
+            _ => {
+                self.last_ms = Some(now_ms);
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_variables_expand() {
+        let vars = TemplateVars { date: "2026-11-21".into(), time: "20:15".into(), locale: "zh-CN".into() };
+        assert_eq!(
+            expand_template("Today is {{date}} {{time}}; you are {{model}}; reply in {{locale}}. {{unknown}}", &vars, "m1"),
+            "Today is 2026-11-21 20:15; you are m1; reply in zh-CN. {{unknown}}"
+        );
+    }
+
+    #[test]
+    fn request_has_system_prompt_then_history_without_failed_answers() {
+        let mut settings = Settings::default();
+        settings.system_prompt = "You are {{model}}.".into();
+        settings.temperature = Some(0.5);
+        let user = MessageRecord::new("u", "s", 1.0, Role::User, "hi");
+        let mut failed = MessageRecord::new("a", "s", 2.0, Role::Assistant, "");
+        failed.error = Some("HTTP 500".into());
+        let user2 = MessageRecord::new("u2", "s", 3.0, Role::User, "again");
+        let req = build_request(&settings, &[user, failed, user2], &TemplateVars::default());
+        let json = serde_json::to_value(&req).unwrap_or_default();
+        assert_eq!(json["messages"][0]["content"], "You are SmolLM2-135M-Instruct.");
+        assert_eq!(json["messages"].as_array().map(Vec::len), Some(3));
+        assert_eq!(json["messages"][2]["content"], "again");
+        assert_eq!(json["stream"], true);
+        assert_eq!(json["stream_options"]["include_usage"], true);
+        assert_eq!(json["temperature"], 0.5);
+        assert!(json.get("max_tokens").is_none() && json.get("tools").is_none());
+    }
+
+    #[test]
+    fn checkpoints_at_most_every_interval() {
+        let mut c = Checkpoint::new(500.0);
+        let saves: Vec<f64> = [0.0, 100.0, 499.0, 500.0, 700.0, 1100.0, 1200.0]
+            .into_iter()
+            .filter(|t| c.due(*t))
+            .collect();
+        assert_eq!(saves, [0.0, 500.0, 1100.0]);
+    }
+}

@@ -1,0 +1,96 @@
+// Shared set-up for the end-to-end tests: the built app on a local static
+// server, the real local model, and Debian's Chromium driven by Playwright.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startStaticServer } from '../support/static-server.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const ROOT = join(HERE, '..', '..');
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export function launchBrowser() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+}
+
+export async function serveApp() {
+  return startStaticServer(join(ROOT, 'dist'), 0);
+}
+
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * Starts llama.cpp's server with the SmolLM2 model on a free port and waits
+ * until /health answers. Returns { baseUrl, stop }.
+ */
+export async function startModel({ nPredict = 160 } = {}) {
+  const python = process.env.AIR_PYTHON;
+  const model = process.env.AIR_MODEL;
+  if (!python || !model) throw new Error('AIR_PYTHON and AIR_MODEL must be set (./dev test sets them)');
+  const port = await freePort();
+  const child = spawn(python, [join(ROOT, 'tests/support/llama_server.py'), model, String(port), '--threads', '2', '--n-predict', String(nPredict)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((ok) => child.once('exit', ok));
+    process.kill(child.pid, 'SIGTERM');
+    const timer = setTimeout(() => { try { process.kill(child.pid, 'SIGKILL'); } catch {} }, 3000);
+    await gone;
+    clearTimeout(timer);
+  };
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the model server exited:\n${log}`);
+    try {
+      const r = await fetch(`${base}/health`);
+      if (r.ok) return { baseUrl: `${base}/v1`, stop };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`the model server did not become ready:\n${log}`);
+}
+
+/** Opens the app and waits until the store is open. */
+export async function openApp(page, url) {
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+  return errors;
+}
+
+/** Sets base URL (and optionally model) through the settings drawer. */
+export async function configure(page, { baseUrl, model }) {
+  await page.getByTestId('open-settings').click();
+  await page.getByTestId('settings-base-url').fill(baseUrl);
+  if (model) await page.getByTestId('settings-model').fill(model);
+  await page.getByTestId('settings-save').click();
+  await page.getByTestId('settings').waitFor({ state: 'detached' });
+}
+
+export async function send(page, text) {
+  await page.getByTestId('composer-input').fill(text);
+  await page.getByTestId('composer-input').press('Enter');
+}

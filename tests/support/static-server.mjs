@@ -1,0 +1,67 @@
+// A small static file server for the built app (dist/). Used by `./dev serve`
+// and by the end-to-end tests. Serves only 127.0.0.1.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+/** Starts serving `root` on 127.0.0.1:`port` (0 = any free port). Resolves to { server, url }. */
+export function startStaticServer(root, port = 0) {
+  const base = resolve(root);
+  const server = createServer(async (req, res) => {
+    try {
+      const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      let file = normalize(join(base, path));
+      if (!file.startsWith(base)) {
+        res.writeHead(403).end('forbidden');
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+        return;
+      }
+      let info = await stat(file).catch(() => null);
+      if (info?.isDirectory()) {
+        file = join(file, 'index.html');
+        info = await stat(file).catch(() => null);
+      }
+      if (!info) {
+        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+        return;
+      }
+      const body = await readFile(file);
+      const hashed = /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(file);
+      res.writeHead(200, {
+        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'Cache-Control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } catch (e) {
+      res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(e));
+    }
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', () => ok({ server, url: `http://127.0.0.1:${server.address().port}` }));
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [root = 'dist', port = '8080'] = process.argv.slice(2);
+  const { url } = await startStaticServer(root, Number(port));
+  console.log(`Air Agent is being served at ${url}/`);
+}
