@@ -109,6 +109,7 @@ pub async fn answer(state: AppState, session_id: String) {
         record.model = Some(model.clone());
     }
     record.tool_calls = r.finished_tool_calls();
+    record.finish = r.finish.clone();
     record.incomplete = false;
     match outcome {
         Outcome::Finished => {

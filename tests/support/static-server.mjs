@@ -43,7 +43,7 @@ export function startStaticServer(root, port = 0) {
         return;
       }
       const body = await readFile(file);
-      const hashed = /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(file);
+      const hashed = /-[0-9a-f]{8,16}(_bg)?\.(js|wasm|css)$/.test(file);
       res.writeHead(200, {
         'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
         'Cache-Control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',

@@ -85,6 +85,9 @@ fn Message(message: MessageRecord) -> impl IntoView {
             <div class="text" data-testid="message-text">{message.content.clone()}</div>
             {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{e}</div> })}
             {message.stopped.then(|| view! { <div class="message-flag" data-testid="message-stopped">"Stopped"</div> })}
+            {(message.finish == Some(air_chat::FinishReason::Length)).then(|| view! {
+                <div class="message-flag" data-testid="message-truncated" title="Raise “max tokens” in Settings for longer answers">"Cut off at the token limit"</div>
+            })}
             {message.incomplete.then(|| view! { <div class="message-flag" data-testid="message-incomplete">"Incomplete"</div> })}
             {footer}
         </article>

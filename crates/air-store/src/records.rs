@@ -1,6 +1,6 @@
 //! Stored records. Field names are camelCase in storage and export.
 
-use air_chat::{ChatMessage, Role, ToolCall, Usage};
+use air_chat::{ChatMessage, FinishReason, Role, ToolCall, Usage};
 use serde::{Deserialize, Serialize};
 
 /// Characters of the first user message used as an automatic title.
@@ -89,6 +89,9 @@ pub struct MessageRecord {
     /// The user stopped the answer.
     #[serde(default)]
     pub stopped: bool,
+    /// Why the provider ended the answer (e.g. `length`: the token limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<FinishReason>,
 }
 
 impl MessageRecord {
@@ -110,6 +113,7 @@ impl MessageRecord {
             incomplete: false,
             error: None,
             stopped: false,
+            finish: None,
         }
     }
 

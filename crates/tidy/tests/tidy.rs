@@ -1,0 +1,110 @@
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|e| panic!("root: {e}"))
+}
+
+fn metadata() -> Value {
+    let out = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("cargo metadata: {e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("metadata json: {e}"))
+}
+
+/// (package name, manifest dir relative to the root, direct dependency names)
+fn packages() -> Vec<(String, PathBuf, Vec<String>)> {
+    let meta = metadata();
+    let root = root();
+    let list = meta["packages"].as_array().cloned().unwrap_or_default();
+    list.iter()
+        .map(|p| {
+            let name = p["name"].as_str().unwrap_or_default().to_owned();
+            let manifest = PathBuf::from(p["manifest_path"].as_str().unwrap_or_default());
+            let dir = manifest.parent().and_then(|d| d.strip_prefix(&root).ok()).map(Path::to_path_buf).unwrap_or_default();
+            let deps = p["dependencies"]
+                .as_array()
+                .map(|d| d.iter().filter_map(|d| d["name"].as_str().map(str::to_owned)).collect())
+                .unwrap_or_default();
+            (name, dir, deps)
+        })
+        .collect()
+}
+
+const BROWSER_CRATES: &[&str] =
+    &["web-sys", "js-sys", "wasm-bindgen", "wasm-bindgen-futures", "rexie", "idb", "serde-wasm-bindgen", "gloo-net", "gloo-utils"];
+
+#[test]
+fn only_air_web_touches_browser_apis() {
+    for (name, _, deps) in packages() {
+        if name == "air-web" {
+            continue;
+        }
+        let bad: Vec<_> = deps.iter().filter(|d| BROWSER_CRATES.contains(&d.as_str())).collect();
+        assert!(bad.is_empty(), "{name} depends on browser crates {bad:?}; only air-web may");
+    }
+}
+
+#[test]
+fn only_app_touches_leptos() {
+    for (name, _, deps) in packages() {
+        if name == "app" {
+            continue;
+        }
+        let bad: Vec<_> = deps.iter().filter(|d| d.starts_with("leptos")).collect();
+        assert!(bad.is_empty(), "{name} depends on {bad:?}; only app may use Leptos");
+    }
+}
+
+#[test]
+fn crates_live_in_folders_named_after_them() {
+    for (name, dir, _) in packages() {
+        if name == "app" {
+            assert_eq!(dir, PathBuf::from("app"));
+        } else {
+            assert_eq!(dir, Path::new("crates").join(&name), "crate {name} must live in crates/{name}");
+        }
+    }
+}
+
+#[test]
+fn top_level_layout() {
+    let root = root();
+    for dir in ["app", "crates", "tests", "docs", ".ci"] {
+        assert!(root.join(dir).is_dir(), "missing folder {dir}/");
+    }
+    for file in ["index.html", "Trunk.toml", "Cargo.toml", "Cargo.lock", "README.md", "ARCHITECTURE.md", ".ci/run"] {
+        assert!(root.join(file).is_file(), "missing file {file}");
+    }
+}
+
+#[test]
+fn wasm_bindgen_version_agrees_everywhere() {
+    let root = root();
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let lock = read("Cargo.lock");
+    let locked = lock
+        .split("\n[[package]]\n")
+        .find(|p| p.starts_with("name = \"wasm-bindgen\"\n"))
+        .and_then(|p| p.lines().nth(1))
+        .and_then(|l| l.strip_prefix("version = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("wasm-bindgen not in Cargo.lock"))
+        .to_owned();
+    assert!(read("Cargo.toml").contains(&format!("wasm-bindgen = \"={locked}\"")), "Cargo.toml must pin wasm-bindgen ={locked}");
+    assert!(read("Trunk.toml").contains(&format!("wasm_bindgen = \"{locked}\"")), "Trunk.toml [tools] must name {locked}");
+}
+
+#[test]
+fn ci_runs_the_readme_test_command() {
+    let root = root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap_or_default();
+    assert!(readme.contains("./dev test"), "README must give the test command");
+    assert!(ci.lines().any(|l| l.trim() == "./dev test" || l.trim() == "exec ./dev test"), ".ci/run must run ./dev test");
+}
