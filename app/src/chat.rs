@@ -23,7 +23,7 @@ pub fn send(state: AppState, text: String) {
         match add_user_message(state, &text).await {
             Ok(session_id) => {
                 state.draft.set(String::new());
-                answer(state, session_id).await;
+                answer(state, session_id, None).await;
             }
             // Nothing was saved: the text stays in the composer.
             Err(e) => state.notice.set(Some(format!("Your message could not be saved: {e}"))),
@@ -64,22 +64,38 @@ enum Outcome {
     Failed(String),
 }
 
-/// Streams an answer to the messages of `session_id` as they are now.
-pub async fn answer(state: AppState, session_id: String) {
+/// Streams an answer to the messages of `session_id` as they are now. With
+/// `resume`, the answer continues that (partial, last) assistant message
+/// instead of starting a new one.
+pub async fn answer(state: AppState, session_id: String, resume: Option<MessageRecord>) {
     let Some(store) = state.store() else { return };
     let settings = state.settings.get_untracked();
     let history = state.messages.get_untracked();
     let request = build_request(&settings, &history, &template_vars());
 
-    let last = history.last().map(|m| m.seq);
-    let mut record = MessageRecord::new(new_id(), session_id.clone(), next_seq(last, now_ms()), Role::Assistant, "");
+    let (mut record, prefix) = match resume {
+        Some(r) => {
+            state.messages.update(|m| m.retain(|x| x.id != r.id));
+            let prefix = r.content.clone();
+            (r, prefix)
+        }
+        None => {
+            let last = history.last().map(|m| m.seq);
+            let r = MessageRecord::new(new_id(), session_id.clone(), next_seq(last, now_ms()), Role::Assistant, "");
+            (r, String::new())
+        }
+    };
     record.model = Some(settings.model.clone());
     record.incomplete = true;
+    record.stopped = false;
+    record.error = None;
+    record.finish = None;
     let _ = store.put_message(&record).await;
     state.streaming.set(Some(Streaming {
         session_id: session_id.clone(),
         message_id: record.id.clone(),
         model: settings.model.clone(),
+        text: prefix.clone(),
         ..Default::default()
     }));
 
@@ -94,7 +110,8 @@ pub async fn answer(state: AppState, session_id: String) {
     let outcome = match Abort::new() {
         Ok(abort) => {
             state.set_abort(Some(abort.clone()));
-            let outcome = stream(state, &store, &url, &headers, &request.to_json(), &abort, &mut reply, &mut record).await;
+            let outcome =
+                stream(state, &store, &url, &headers, &request.to_json(), &abort, &mut reply, &mut record, &prefix).await;
             state.set_abort(None);
             outcome
         }
@@ -102,7 +119,7 @@ pub async fn answer(state: AppState, session_id: String) {
     };
 
     let r = reply.into_reply();
-    record.content = r.content.clone();
+    record.content = format!("{prefix}{}", r.content);
     record.reasoning = (!r.reasoning.is_empty()).then(|| r.reasoning.clone());
     record.usage = r.usage.clone();
     if let Some(model) = &r.model {
@@ -151,6 +168,7 @@ async fn stream(
     abort: &Abort,
     reply: &mut ReplyStream,
     record: &mut MessageRecord,
+    prefix: &str,
 ) -> Outcome {
     let response = match http::send("POST", url, headers, Some(body), Some(abort)).await {
         Ok(r) => r,
@@ -203,11 +221,86 @@ async fn stream(
             break Outcome::Finished;
         }
         if checkpoint.due(now_ms()) {
-            record.content = r.content.clone();
+            record.content = format!("{prefix}{}", r.content);
             record.reasoning = (!r.reasoning.is_empty()).then(|| r.reasoning.clone());
             let _ = store.put_message(record).await;
         }
     };
     reply.finish();
     if abort.is_aborted() { Outcome::Stopped } else { outcome }
+}
+
+/// Removes `from` and every later message of the active session, in the
+/// store and on screen.
+async fn truncate_from(state: AppState, from: &str) -> Result<(), air_store::StoreError> {
+    let store = state.store().ok_or_else(|| air_store::StoreError::Unavailable("still opening".into()))?;
+    let doomed: Vec<String> = state.messages.with_untracked(|m| {
+        m.iter().skip_while(|x| x.id != from).map(|x| x.id.clone()).collect()
+    });
+    for id in &doomed {
+        store.delete_message(id).await?;
+    }
+    state.messages.update(|m| m.retain(|x| !doomed.contains(&x.id)));
+    Ok(())
+}
+
+/// Replaces an answer with a new one (and drops anything after it).
+pub fn regenerate(state: AppState, message_id: String) {
+    let Some(session_id) = state.active.get_untracked() else { return };
+    if state.is_streaming() {
+        return;
+    }
+    spawn_local(async move {
+        match truncate_from(state, &message_id).await {
+            Ok(()) => answer(state, session_id, None).await,
+            Err(e) => state.notice.set(Some(format!("The answer could not be replaced: {e}"))),
+        }
+    });
+}
+
+/// Continues an answer that was cut off (reload, Stop, token limit).
+pub fn continue_answer(state: AppState, message_id: String) {
+    let Some(session_id) = state.active.get_untracked() else { return };
+    if state.is_streaming() {
+        return;
+    }
+    let Some(record) = state.messages.with_untracked(|m| m.iter().find(|x| x.id == message_id).cloned()) else { return };
+    spawn_local(answer(state, session_id, Some(record)));
+}
+
+/// Changes a user message, drops everything after it and asks again.
+pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
+    let text = text.trim().to_owned();
+    let Some(session_id) = state.active.get_untracked() else { return };
+    if text.is_empty() || state.is_streaming() {
+        return;
+    }
+    let Some(mut record) = state.messages.with_untracked(|m| m.iter().find(|x| x.id == message_id).cloned()) else { return };
+    spawn_local(async move {
+        let Some(store) = state.store() else { return };
+        let next = state.messages.with_untracked(|m| {
+            m.iter().skip_while(|x| x.id != message_id).nth(1).map(|x| x.id.clone())
+        });
+        record.content = text;
+        record.timestamp = now_ms();
+        let result = async {
+            store.put_message(&record).await?;
+            if let Some(next) = next {
+                truncate_from(state, &next).await?;
+            }
+            Ok::<_, air_store::StoreError>(())
+        }
+        .await;
+        match result {
+            Ok(()) => {
+                state.messages.update(|m| {
+                    if let Some(x) = m.iter_mut().find(|x| x.id == record.id) {
+                        *x = record.clone();
+                    }
+                });
+                answer(state, session_id, None).await;
+            }
+            Err(e) => state.notice.set(Some(format!("The message could not be changed: {e}"))),
+        }
+    });
 }

@@ -39,7 +39,16 @@ pub struct AppState {
     pub sidebar_collapsed: RwSignal<bool>,
     /// The composer's text.
     pub draft: RwSignal<String>,
+    /// The sidebar's search text, and the sessions that match it (`None`:
+    /// no search, or still searching).
+    pub search: RwSignal<String>,
+    pub search_hits: RwSignal<Option<Vec<String>>>,
+    /// A session the user deleted, kept until the undo window closes.
+    pub pending_delete: RwSignal<Option<SessionRecord>>,
 }
+
+/// How long a deleted session can be restored.
+pub const UNDO_MS: u64 = 6000;
 
 pub fn use_app() -> AppState {
     expect_context::<AppState>()
@@ -68,6 +77,9 @@ impl AppState {
             settings_open: RwSignal::new(false),
             sidebar_collapsed: RwSignal::new(collapsed),
             draft: RwSignal::new(String::new()),
+            search: RwSignal::new(String::new()),
+            search_hits: RwSignal::new(None),
+            pending_delete: RwSignal::new(None),
         };
         spawn_local(state.open_store());
         state
@@ -132,19 +144,85 @@ impl AppState {
         }
     }
 
+    /// Hides a session at once and deletes it for good after
+    /// [`UNDO_MS`], unless [`AppState::undo_delete`] is called first. A
+    /// second delete finishes the first one immediately.
     pub fn delete_session(self, id: String) {
+        let Some(session) = self.sessions.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
+        if let Some(previous) = self.pending_delete.get_untracked() {
+            self.finish_delete(previous.id);
+        }
+        if self.streaming.with_untracked(|s| s.as_ref().map(|s| s.session_id == id).unwrap_or(false)) {
+            self.stop();
+        }
+        self.sessions.update(|list| list.retain(|s| s.id != id));
+        if self.active.get_untracked().as_deref() == Some(id.as_str()) {
+            self.new_session();
+        }
+        self.pending_delete.set(Some(session));
+        set_timeout(
+            move || {
+                if self.pending_delete.with_untracked(|p| p.as_ref().map(|p| p.id == id).unwrap_or(false)) {
+                    self.finish_delete(id);
+                }
+            },
+            std::time::Duration::from_millis(UNDO_MS),
+        );
+    }
+
+    fn finish_delete(self, id: String) {
+        self.pending_delete.update(|p| {
+            if p.as_ref().map(|p| p.id == id).unwrap_or(false) {
+                *p = None;
+            }
+        });
         let Some(store) = self.store() else { return };
         spawn_local(async move {
-            if self.streaming.with_untracked(|s| s.as_ref().map(|s| s.session_id == id).unwrap_or(false)) {
-                self.stop();
-            }
             if let Err(e) = store.delete_session(&id).await {
                 self.notice.set(Some(format!("The session could not be deleted: {e}")));
-                return;
             }
-            self.sessions.update(|list| list.retain(|s| s.id != id));
-            if self.active.get_untracked().as_deref() == Some(id.as_str()) {
-                self.new_session();
+        });
+    }
+
+    pub fn undo_delete(self) {
+        if let Some(session) = self.pending_delete.get_untracked() {
+            self.pending_delete.set(None);
+            self.upsert_session(session);
+        }
+    }
+
+    pub fn rename_session(self, id: String, title: String) {
+        let Some(store) = self.store() else { return };
+        let Some(mut session) = self.sessions.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
+        if title.trim().is_empty() || title.trim() == session.title {
+            return;
+        }
+        session.rename(&title);
+        self.sessions.update(|l| {
+            if let Some(s) = l.iter_mut().find(|s| s.id == id) {
+                *s = session.clone();
+            }
+        });
+        spawn_local(async move {
+            if let Err(e) = store.put_session(&session).await {
+                self.notice.set(Some(format!("The new title could not be saved: {e}")));
+            }
+        });
+    }
+
+    /// Searches titles and message text; results land in `search_hits`.
+    pub fn run_search(self, query: String) {
+        self.search.set(query.clone());
+        if query.trim().is_empty() {
+            self.search_hits.set(None);
+            return;
+        }
+        let Some(store) = self.store() else { return };
+        spawn_local(async move {
+            let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
+            // Only the latest query's answer counts.
+            if self.search.get_untracked() == query {
+                self.search_hits.set(Some(hits));
             }
         });
     }

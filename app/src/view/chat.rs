@@ -1,4 +1,5 @@
-use air_chat::Role;
+use air_chat::{FinishReason, Role};
+use air_render::StreamRender;
 use air_store::MessageRecord;
 use leptos::prelude::*;
 
@@ -42,14 +43,19 @@ pub fn ChatView() -> impl IntoView {
         let active = state.active.get();
         state.streaming.with(|s| s.as_ref().map(|s| Some(&s.session_id) == active.as_ref()).unwrap_or(false))
     };
+    let last_id = Memo::new(move |_| state.messages.with(|m| m.last().map(|x| x.id.clone())));
     view! {
-        <section class="messages" data-testid="messages">
+        <section
+            class="messages"
+            data-testid="messages"
+            on:click=move |ev| { air_web::handle_copy_click(&ev); }
+        >
             <For
                 each=move || state.messages.get()
-                key=|m| (m.id.clone(), m.content.len(), m.error.is_some(), m.incomplete)
+                key=|m| (m.id.clone(), m.content.len(), m.error.is_some(), m.incomplete, m.stopped, m.timestamp.to_bits())
                 let:message
             >
-                <Message message=message/>
+                <Message message=message last_id=last_id/>
             </For>
             <Show when=streaming_here>
                 <StreamingMessage/>
@@ -59,13 +65,20 @@ pub fn ChatView() -> impl IntoView {
 }
 
 #[component]
-fn Message(message: MessageRecord) -> impl IntoView {
+fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoView {
+    let state = use_app();
     let role = match message.role {
         Role::User => "user",
         Role::Assistant => "assistant",
         Role::Tool => "tool",
         Role::System => "system",
     };
+    let id = message.id.clone();
+    let is_last = {
+        let id = id.clone();
+        move || last_id.with(|l| l.as_deref() == Some(id.as_str()))
+    };
+    let idle = move || state.streaming.with(Option::is_none);
     let footer = (message.role == Role::Assistant).then(|| {
         let mut parts = Vec::new();
         if let Some(m) = &message.model {
@@ -74,39 +87,125 @@ fn Message(message: MessageRecord) -> impl IntoView {
         if let Some(u) = &message.usage {
             parts.push(format!("{} → {} tokens", u.prompt_tokens, u.completion_tokens));
         }
-        view! { <footer class="message-meta" data-testid="message-meta">{parts.join(" · ")}</footer> }
+        view! { <span class="message-meta" data-testid="message-meta">{parts.join(" · ")}</span> }
     });
     let reasoning = message.reasoning.clone().map(|r| {
-        view! { <details class="reasoning"><summary>"Reasoning"</summary><div class="text">{r}</div></details> }
+        view! { <details class="reasoning" data-testid="reasoning"><summary>"Reasoning"</summary><div class="text plain">{r}</div></details> }
     });
+    let editing = RwSignal::new(false);
+    let edit_text = RwSignal::new(message.content.clone());
+    let body = if message.role == Role::User {
+        let content = message.content.clone();
+        let id_save = id.clone();
+        view! {
+            <Show
+                when=move || editing.get()
+                fallback=move || view! { <div class="text plain" data-testid="message-text">{content.clone()}</div> }
+            >
+                <form class="edit-form" on:submit={
+                    let id_save = id_save.clone();
+                    move |ev| {
+                        ev.prevent_default();
+                        editing.set(false);
+                        chat::edit_and_resend(state, id_save.clone(), edit_text.get_untracked());
+                    }
+                }>
+                    <textarea data-testid="edit-input" rows="3"
+                        prop:value=move || edit_text.get()
+                        on:input=move |ev| edit_text.set(event_target_value(&ev))></textarea>
+                    <div class="edit-actions">
+                        <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
+                        <button type="submit" class="primary" data-testid="edit-save">"Save & send"</button>
+                    </div>
+                </form>
+            </Show>
+        }
+        .into_any()
+    } else {
+        view! { <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div> }
+            .into_any()
+    };
+    let can_continue = message.role == Role::Assistant
+        && (message.incomplete || message.stopped || message.finish == Some(FinishReason::Length) || message.error.is_some())
+        && !message.content.is_empty();
+    let copy_text = message.content.clone();
+    let id_regen = id.clone();
+    let id_cont = id.clone();
+    let is_last_regen = is_last.clone();
+    let is_last_cont = is_last.clone();
     view! {
         <article class=format!("message {role}") data-testid=format!("message-{role}")>
             {reasoning}
-            <div class="text" data-testid="message-text">{message.content.clone()}</div>
+            {body}
             {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{e}</div> })}
-            {message.stopped.then(|| view! { <div class="message-flag" data-testid="message-stopped">"Stopped"</div> })}
-            {(message.finish == Some(air_chat::FinishReason::Length)).then(|| view! {
-                <div class="message-flag" data-testid="message-truncated" title="Raise “max tokens” in Settings for longer answers">"Cut off at the token limit"</div>
-            })}
-            {message.incomplete.then(|| view! { <div class="message-flag" data-testid="message-incomplete">"Incomplete"</div> })}
-            {footer}
+            <div class="message-foot">
+                {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">"Stopped"</span> })}
+                {(message.finish == Some(FinishReason::Length)).then(|| view! {
+                    <span class="message-flag" data-testid="message-truncated" title="Raise “max tokens” in Settings for longer answers">"Cut off at the token limit"</span>
+                })}
+                {message.incomplete.then(|| view! { <span class="message-flag warn" data-testid="message-incomplete">"Incomplete"</span> })}
+                {footer}
+                <span class="message-actions">
+                    <button class="action" title="Copy" data-testid="copy-message" on:click=move |_| air_web::copy_text(&copy_text)>"Copy"</button>
+                    {(message.role == Role::User).then(|| view! {
+                        <button class="action" data-testid="edit-message" disabled=move || !idle()
+                            on:click=move |_| editing.set(true)>"Edit"</button>
+                    })}
+                    {can_continue.then(|| view! {
+                        <Show when=move || is_last_cont() && idle()>
+                            <button class="action" data-testid="continue" on:click={
+                                let id = id_cont.clone();
+                                move |_| chat::continue_answer(state, id.clone())
+                            }>"Continue"</button>
+                        </Show>
+                    })}
+                    {(message.role == Role::Assistant).then(|| view! {
+                        <Show when=move || is_last_regen() && idle()>
+                            <button class="action" data-testid="regenerate" on:click={
+                                let id = id_regen.clone();
+                                move |_| chat::regenerate(state, id.clone())
+                            }>"Regenerate"</button>
+                        </Show>
+                    })}
+                </span>
+            </div>
         </article>
     }
 }
 
+/// The answer being streamed. Finished Markdown blocks are rendered once and
+/// appended; only the short unfinished tail is rendered again per chunk.
 #[component]
 fn StreamingMessage() -> impl IntoView {
     let state = use_app();
-    let text = move || state.streaming.with(|s| s.as_ref().map(|s| s.text.clone()).unwrap_or_default());
+    let blocks = RwSignal::new(Vec::<String>::new());
+    let tail = RwSignal::new(String::new());
+    let renderer = StoredValue::new(StreamRender::new());
+    Effect::new(move |_| {
+        let update = state.streaming.with(|s| {
+            s.as_ref().map(|s| renderer.try_update_value(|r| r.update(&s.text)).unwrap_or_default())
+        });
+        if let Some(u) = update {
+            if !u.blocks.is_empty() {
+                blocks.update(|b| b.extend(u.blocks));
+            }
+            tail.set(u.tail);
+        }
+    });
     let reasoning = move || state.streaming.with(|s| s.as_ref().map(|s| s.reasoning.clone()).unwrap_or_default());
     let model = move || state.streaming.with(|s| s.as_ref().map(|s| s.model.clone()).unwrap_or_default());
     view! {
         <article class="message assistant streaming" data-testid="message-streaming" aria-busy="true">
-            <Show when=move || !reasoning().is_empty()>
-                <details class="reasoning" open><summary>"Reasoning"</summary><div class="text">{reasoning}</div></details>
+            <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| !s.reasoning.is_empty()).unwrap_or(false))>
+                <details class="reasoning" open><summary>"Reasoning"</summary><div class="text plain">{reasoning}</div></details>
             </Show>
-            <div class="text" data-testid="message-text">{text}<span class="cursor"></span></div>
-            <footer class="message-meta">{model}" · answering…"</footer>
+            <div class="text markdown" data-testid="message-text">
+                <For each=move || { let n = blocks.with(Vec::len); 0..n } key=|i| *i let:i>
+                    <div class="md-block" inner_html=blocks.with_untracked(|b| b.get(i).cloned().unwrap_or_default())></div>
+                </For>
+                <div class="md-tail" inner_html=move || tail.get()></div>
+            </div>
+            <div class="message-foot"><span class="message-meta">{model}" · answering…"</span></div>
         </article>
     }
 }

@@ -5,6 +5,15 @@ use crate::state::use_app;
 #[component]
 pub fn Sidebar() -> impl IntoView {
     let state = use_app();
+    let visible = move || {
+        let hits = state.search_hits.get();
+        state.sessions.with(|list| {
+            list.iter()
+                .filter(|s| hits.as_ref().map(|h| h.contains(&s.id)).unwrap_or(true))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
     view! {
         <aside class="sidebar" data-testid="sidebar">
             <div class="sidebar-head">
@@ -18,40 +27,107 @@ pub fn Sidebar() -> impl IntoView {
                     "+ New chat"
                 </button>
             </div>
+            <div class="sidebar-search">
+                <input
+                    type="search"
+                    data-testid="session-search"
+                    placeholder="Search conversations"
+                    prop:value=move || state.search.get()
+                    on:input=move |ev| state.run_search(event_target_value(&ev))
+                />
+            </div>
             <nav class="session-list" data-testid="session-list">
-                <For
-                    each=move || state.sessions.get()
-                    key=|s| (s.id.clone(), s.title.clone())
-                    let:session
-                >
-                    {
-                        let id = session.id.clone();
-                        let id_select = id.clone();
-                        let id_delete = id.clone();
-                        let is_active = move || state.active.get().as_deref() == Some(id.as_str());
-                        let title = if session.title.is_empty() { "New chat".to_owned() } else { session.title.clone() };
-                        view! {
-                            <div class="session-item" class:active=is_active data-testid="session-item">
-                                <button
-                                    class="session-title"
-                                    title=title.clone()
-                                    on:click=move |_| state.select_session(id_select.clone())
-                                >{title.clone()}</button>
-                                <button
-                                    class="icon-button session-delete"
-                                    title="Delete this conversation"
-                                    data-testid="delete-session"
-                                    on:click=move |_| {
-                                        if air_web::confirm("Delete this conversation?") {
-                                            state.delete_session(id_delete.clone());
-                                        }
-                                    }
-                                >"×"</button>
-                            </div>
+                <For each=visible key=|s| (s.id.clone(), s.title.clone()) let:session>
+                    <SessionItem id=session.id.clone() title=session.title.clone()/>
+                </For>
+                <Show when=move || state.search_hits.with(|h| h.as_ref().map(Vec::is_empty).unwrap_or(false))>
+                    <p class="muted empty" data-testid="search-empty">"No conversation matches."</p>
+                </Show>
+            </nav>
+            <Show when=move || state.pending_delete.with(Option::is_some)>
+                <div class="toast" role="status" data-testid="undo-toast">
+                    <span>"Conversation deleted."</span>
+                    <button data-testid="undo-delete" on:click=move |_| state.undo_delete()>"Undo"</button>
+                </div>
+            </Show>
+        </aside>
+    }
+}
+
+#[component]
+fn SessionItem(id: String, title: String) -> impl IntoView {
+    let state = use_app();
+    let renaming = RwSignal::new(false);
+    let draft = RwSignal::new(title.clone());
+    let shown = if title.is_empty() { "New chat".to_owned() } else { title.clone() };
+    let is_active = {
+        let id = id.clone();
+        move || state.active.get().as_deref() == Some(id.as_str())
+    };
+    let commit = {
+        let id = id.clone();
+        move || {
+            if renaming.get_untracked() {
+                renaming.set(false);
+                state.rename_session(id.clone(), draft.get_untracked());
+            }
+        }
+    };
+    let commit_blur = commit.clone();
+    let id_select = id.clone();
+    let id_delete = id.clone();
+    view! {
+        <div class="session-item" class:active=is_active data-testid="session-item">
+            <Show
+                when=move || renaming.get()
+                fallback={
+                    let shown = shown.clone();
+                    let id_select = id_select.clone();
+                    move || view! {
+                        <button
+                            class="session-title"
+                            title=shown.clone()
+                            on:click={
+                                let id = id_select.clone();
+                                move |_| state.select_session(id.clone())
+                            }
+                            on:dblclick=move |_| renaming.set(true)
+                        >{shown.clone()}</button>
+                    }
+                }
+            >
+                <input
+                    class="session-rename"
+                    data-testid="rename-input"
+                    prop:value=move || draft.get()
+                    on:input=move |ev| draft.set(event_target_value(&ev))
+                    on:blur={
+                        let commit = commit_blur.clone();
+                        move |_| commit()
+                    }
+                    on:keydown={
+                        let commit = commit.clone();
+                        move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+                            "Enter" => commit(),
+                            "Escape" => renaming.set(false),
+                            _ => {}
                         }
                     }
-                </For>
-            </nav>
-        </aside>
+                    autofocus
+                />
+            </Show>
+            <button
+                class="icon-button session-action"
+                title="Rename"
+                data-testid="rename-session"
+                on:click=move |_| renaming.set(true)
+            >"✎"</button>
+            <button
+                class="icon-button session-action"
+                title="Delete this conversation"
+                data-testid="delete-session"
+                on:click=move |_| state.delete_session(id_delete.clone())
+            >"×"</button>
+        </div>
     }
 }

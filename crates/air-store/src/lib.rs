@@ -61,3 +61,45 @@ pub trait Store {
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
     async fn delete_message(&self, id: &str) -> Result<()>;
 }
+
+/// Ids of the sessions whose title or any message contains `query`
+/// (case-insensitive), in the order of `list_sessions`.
+pub async fn search_sessions<S: Store>(store: &S, query: &str) -> Result<Vec<String>> {
+    let needle = query.trim().to_lowercase();
+    let mut hits = Vec::new();
+    for session in store.list_sessions().await? {
+        if session.title.to_lowercase().contains(&needle) {
+            hits.push(session.id);
+            continue;
+        }
+        let messages = store.messages(&session.id).await?;
+        if messages.iter().any(|m| m.content.to_lowercase().contains(&needle)) {
+            hits.push(session.id);
+        }
+    }
+    Ok(hits)
+}
+
+#[cfg(test)]
+mod search_tests {
+    use super::*;
+    use air_chat::Role;
+
+    #[test]
+    fn search_matches_titles_and_message_text_case_insensitively() {
+        pollster::block_on(async {
+            let store = MemoryStore::new();
+            let mut a = SessionRecord::new("a", 1.0);
+            a.rename("Trip to Kyoto");
+            let b = SessionRecord::new("b", 2.0);
+            let c = SessionRecord::new("c", 3.0);
+            for s in [&a, &b, &c] {
+                store.put_session(s).await.ok();
+            }
+            store.put_message(&MessageRecord::new("m1", "b", 1.0, Role::Assistant, "The KYOTO temples are old")).await.ok();
+            store.put_message(&MessageRecord::new("m2", "c", 1.0, Role::User, "unrelated")).await.ok();
+            assert_eq!(search_sessions(&store, "kyoto").await.ok(), Some(vec!["b".to_owned(), "a".to_owned()]));
+            assert_eq!(search_sessions(&store, "nothing like this").await.ok(), Some(vec![]));
+        });
+    }
+}

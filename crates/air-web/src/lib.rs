@@ -55,3 +55,33 @@ pub fn local_date_time() -> (String, String) {
         format!("{:02}:{:02}", d.get_hours(), d.get_minutes()),
     )
 }
+
+/// Copies text to the clipboard (best effort: the browser may refuse
+/// outside a user gesture or a secure context).
+pub fn copy_text(text: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
+
+/// Handles a click inside rendered Markdown: a click on a code block's copy
+/// button copies that block's code. Returns whether the click was one.
+pub fn handle_copy_click(event: &web_sys::Event) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(target) = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    let Ok(Some(button)) = target.closest("[data-copy-code]") else { return false };
+    let code = button
+        .closest(".code-block")
+        .ok()
+        .flatten()
+        .and_then(|block| block.query_selector("code").ok().flatten())
+        .and_then(|code| code.text_content());
+    match code {
+        Some(code) => {
+            copy_text(&code);
+            button.set_text_content(Some("Copied"));
+            true
+        }
+        None => false,
+    }
+}

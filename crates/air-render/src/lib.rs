@@ -1,0 +1,267 @@
+//! Markdown to HTML that is safe to insert into the page.
+//!
+//! Model, tool and MCP output is untrusted. The renderer walks
+//! pulldown-cmark's events and writes HTML itself, so that:
+//! * raw HTML in the input is shown as text, never as markup;
+//! * links and images keep only `http:`, `https:` and `mailto:` URLs (anything
+//!   else, `javascript:` and `data:` included, becomes plain text), and links
+//!   open in a new tab with `rel="noopener noreferrer"`;
+//! * every text and attribute value is escaped.
+//!
+//! Code blocks get a small keyword highlighter ([`highlight`]) and a copy
+//! button. [`StreamRender`] renders a growing answer in finished blocks plus
+//! a short tail, so each new chunk costs about the size of the tail, not of
+//! the whole answer.
+
+mod highlight;
+mod stream;
+
+pub use highlight::highlight;
+pub use stream::{StreamRender, StreamUpdate};
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
+/// Escapes text for use in HTML text or a double-quoted attribute.
+pub fn escape(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// The URL if it is safe to follow from untrusted content: absolute
+/// `http:`, `https:` or `mailto:`. Browsers ignore tabs and newlines inside
+/// a scheme (`java\tscript:`), so those are removed before checking.
+pub fn safe_url(url: &str) -> Option<String> {
+    let cleaned: String = url.trim().chars().filter(|c| !c.is_ascii_control() && *c != ' ').collect();
+    let lower = cleaned.to_ascii_lowercase();
+    ["http://", "https://", "mailto:"].iter().any(|p| lower.starts_with(p)).then_some(cleaned)
+}
+
+/// Renders Markdown to safe HTML.
+pub fn render(markdown: &str) -> String {
+    let mut w = Writer::default();
+    for event in Parser::new_ext(markdown, options()) {
+        w.event(event);
+    }
+    w.out
+}
+
+#[derive(Default)]
+struct Writer {
+    out: String,
+    /// Inside a code block: its language and the code so far.
+    code: Option<(String, String)>,
+    /// Links opened, `true` where an `<a>` was written (so the end tag matches).
+    links: Vec<bool>,
+    /// Inside an image: its safe URL (if any); alt text is collected as text.
+    image: Option<(Option<String>, String)>,
+    /// Table state: inside the head row, and the alignments / cell index.
+    in_table_head: bool,
+    alignments: Vec<pulldown_cmark::Alignment>,
+    cell: usize,
+}
+
+impl Writer {
+    fn text(&mut self, s: &str) {
+        if let Some((_, code)) = &mut self.code {
+            code.push_str(s);
+        } else if let Some((_, alt)) = &mut self.image {
+            alt.push_str(s);
+        } else {
+            escape(s, &mut self.out);
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => self.text(&t),
+            Event::Code(t) => {
+                self.out.push_str("<code>");
+                escape(&t, &mut self.out);
+                self.out.push_str("</code>");
+            }
+            // Raw HTML is shown, never interpreted.
+            Event::Html(t) | Event::InlineHtml(t) => self.text(&t),
+            Event::InlineMath(t) | Event::DisplayMath(t) | Event::FootnoteReference(t) => self.text(&t),
+            Event::SoftBreak => self.text("\n"),
+            Event::HardBreak => self.out.push_str("<br>"),
+            Event::Rule => self.out.push_str("<hr>"),
+            Event::TaskListMarker(done) => self
+                .out
+                .push_str(if done { "<input type=\"checkbox\" disabled checked> " } else { "<input type=\"checkbox\" disabled> " }),
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph => self.out.push_str("<p>"),
+            Tag::Heading { level, .. } => {
+                self.out.push('<');
+                self.out.push_str(&level.to_string());
+                self.out.push('>');
+            }
+            Tag::BlockQuote(_) => self.out.push_str("<blockquote>"),
+            Tag::CodeBlock(kind) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => info
+                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+                        .next()
+                        .unwrap_or("")
+                        .chars()
+                        .filter(|c| c.is_ascii_alphanumeric() || "+-#._".contains(*c))
+                        .take(20)
+                        .collect(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                self.code = Some((lang, String::new()));
+            }
+            Tag::HtmlBlock => self.out.push_str("<p class=\"raw-html\">"),
+            Tag::List(Some(1)) => self.out.push_str("<ol>"),
+            Tag::List(Some(start)) => {
+                self.out.push_str(&format!("<ol start=\"{start}\">"));
+            }
+            Tag::List(None) => self.out.push_str("<ul>"),
+            Tag::Item => self.out.push_str("<li>"),
+            Tag::Table(alignments) => {
+                self.alignments = alignments;
+                self.out.push_str("<div class=\"table-wrap\"><table>");
+            }
+            Tag::TableHead => {
+                self.in_table_head = true;
+                self.cell = 0;
+                self.out.push_str("<thead><tr>");
+            }
+            Tag::TableRow => {
+                self.cell = 0;
+                self.out.push_str("<tr>");
+            }
+            Tag::TableCell => {
+                let tag = if self.in_table_head { "th" } else { "td" };
+                let align = match self.alignments.get(self.cell) {
+                    Some(pulldown_cmark::Alignment::Left) => " style=\"text-align:left\"",
+                    Some(pulldown_cmark::Alignment::Center) => " style=\"text-align:center\"",
+                    Some(pulldown_cmark::Alignment::Right) => " style=\"text-align:right\"",
+                    _ => "",
+                };
+                self.out.push_str(&format!("<{tag}{align}>"));
+            }
+            Tag::Emphasis => self.out.push_str("<em>"),
+            Tag::Strong => self.out.push_str("<strong>"),
+            Tag::Strikethrough => self.out.push_str("<del>"),
+            Tag::Superscript => self.out.push_str("<sup>"),
+            Tag::Subscript => self.out.push_str("<sub>"),
+            Tag::Link { dest_url, title, .. } => match safe_url(&dest_url) {
+                Some(url) => {
+                    self.out.push_str("<a href=\"");
+                    escape(&url, &mut self.out);
+                    if !title.is_empty() {
+                        self.out.push_str("\" title=\"");
+                        escape(&title, &mut self.out);
+                    }
+                    self.out.push_str("\" target=\"_blank\" rel=\"noopener noreferrer\">");
+                    self.links.push(true);
+                }
+                None => self.links.push(false),
+            },
+            Tag::Image { dest_url, .. } => self.image = Some((safe_url(&dest_url), String::new())),
+            Tag::FootnoteDefinition(_)
+            | Tag::DefinitionList
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition
+            | Tag::MetadataBlock(_) => self.out.push_str("<div>"),
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph => self.out.push_str("</p>"),
+            TagEnd::Heading(level) => {
+                self.out.push_str("</");
+                self.out.push_str(&level.to_string());
+                self.out.push('>');
+            }
+            TagEnd::BlockQuote(_) => self.out.push_str("</blockquote>"),
+            TagEnd::CodeBlock => {
+                if let Some((lang, code)) = self.code.take() {
+                    self.code_block(&lang, &code);
+                }
+            }
+            TagEnd::HtmlBlock => self.out.push_str("</p>"),
+            TagEnd::List(true) => self.out.push_str("</ol>"),
+            TagEnd::List(false) => self.out.push_str("</ul>"),
+            TagEnd::Item => self.out.push_str("</li>"),
+            TagEnd::Table => self.out.push_str("</tbody></table></div>"),
+            TagEnd::TableHead => {
+                self.in_table_head = false;
+                self.out.push_str("</tr></thead><tbody>");
+            }
+            TagEnd::TableRow => self.out.push_str("</tr>"),
+            TagEnd::TableCell => {
+                self.out.push_str(if self.in_table_head { "</th>" } else { "</td>" });
+                self.cell += 1;
+            }
+            TagEnd::Emphasis => self.out.push_str("</em>"),
+            TagEnd::Strong => self.out.push_str("</strong>"),
+            TagEnd::Strikethrough => self.out.push_str("</del>"),
+            TagEnd::Superscript => self.out.push_str("</sup>"),
+            TagEnd::Subscript => self.out.push_str("</sub>"),
+            TagEnd::Link => {
+                if self.links.pop() == Some(true) {
+                    self.out.push_str("</a>");
+                }
+            }
+            TagEnd::Image => {
+                if let Some((url, alt)) = self.image.take() {
+                    let label = if alt.trim().is_empty() { "image".to_owned() } else { alt };
+                    match url {
+                        // Remote images are not loaded (privacy, and the CSP
+                        // forbids them); they become links.
+                        Some(url) => {
+                            self.out.push_str("<a class=\"image-link\" href=\"");
+                            escape(&url, &mut self.out);
+                            self.out.push_str("\" target=\"_blank\" rel=\"noopener noreferrer\">");
+                            escape(&label, &mut self.out);
+                            self.out.push_str("</a>");
+                        }
+                        None => escape(&label, &mut self.out),
+                    }
+                }
+            }
+            TagEnd::FootnoteDefinition
+            | TagEnd::DefinitionList
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition
+            | TagEnd::MetadataBlock(_) => self.out.push_str("</div>"),
+        }
+    }
+
+    fn code_block(&mut self, lang: &str, code: &str) {
+        self.out.push_str("<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">");
+        escape(lang, &mut self.out);
+        self.out.push_str("</span><button type=\"button\" class=\"copy-code\" data-copy-code=\"\">Copy</button></div><pre><code");
+        if !lang.is_empty() {
+            self.out.push_str(" class=\"language-");
+            escape(lang, &mut self.out);
+            self.out.push('"');
+        }
+        self.out.push('>');
+        self.out.push_str(&highlight(lang, code));
+        self.out.push_str("</code></pre></div>");
+    }
+}
+
+#[cfg(test)]
+mod tests;
