@@ -1,7 +1,7 @@
 //! Sending a message and streaming the answer: the glue between the
 //! composer, the store, `fetch` and the reply decoder.
 
-use air_chat::error::classify_http;
+use air_chat::error::{MAX_ATTEMPTS, classify_http};
 use air_chat::{ChatError, ReplyStream, Role};
 use air_store::conversation::{Checkpoint, TemplateVars, build_request};
 use air_store::records::next_seq;
@@ -170,20 +170,43 @@ async fn stream(
     record: &mut MessageRecord,
     prefix: &str,
 ) -> Outcome {
-    let response = match http::send("POST", url, headers, Some(body), Some(abort)).await {
-        Ok(r) => r,
-        Err(FetchError::Aborted) => return Outcome::Stopped,
-        Err(FetchError::Network(detail)) => {
-            return Outcome::Failed(ChatError::Network { url: url.to_owned(), detail }.to_string());
+    let mut attempt = 1;
+    let response = loop {
+        let error = match http::send("POST", url, headers, Some(body), Some(abort)).await {
+            Ok(r) if r.ok() => break r,
+            Ok(r) => {
+                let status = r.status;
+                let retry_after = r.header("retry-after");
+                let text = r.text().await.unwrap_or_default();
+                classify_http(status, &text, retry_after.as_deref())
+            }
+            Err(FetchError::Aborted) => return Outcome::Stopped,
+            Err(FetchError::Network(detail)) => ChatError::Network { url: url.to_owned(), detail },
+            Err(e) => return Outcome::Failed(e.to_string()),
+        };
+        let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Outcome::Failed(error.to_string()) };
+        attempt += 1;
+        let status = format!("{error} Retrying in {} s (attempt {attempt} of {MAX_ATTEMPTS})…", wait_ms.div_ceil(1000));
+        state.streaming.update(|s| {
+            if let Some(s) = s {
+                s.status = Some(status);
+            }
+        });
+        // Wait in small steps so Stop still works.
+        let mut waited = 0;
+        while waited < wait_ms {
+            air_web::sleep(100).await;
+            waited += 100;
+            if abort.is_aborted() {
+                return Outcome::Stopped;
+            }
         }
-        Err(e) => return Outcome::Failed(e.to_string()),
     };
-    if !response.ok() {
-        let status = response.status;
-        let retry_after = response.header("retry-after");
-        let text = response.text().await.unwrap_or_default();
-        return Outcome::Failed(classify_http(status, &text, retry_after.as_deref()).to_string());
-    }
+    state.streaming.update(|s| {
+        if let Some(s) = s {
+            s.status = None;
+        }
+    });
     let mut body = match response.body() {
         Ok(b) => b,
         Err(e) => return Outcome::Failed(e.to_string()),

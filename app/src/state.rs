@@ -18,6 +18,8 @@ pub struct Streaming {
     pub model: String,
     pub text: String,
     pub reasoning: String,
+    /// What the request is waiting for (e.g. a rate-limit retry).
+    pub status: Option<String>,
 }
 
 #[derive(Clone, Copy)]

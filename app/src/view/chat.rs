@@ -205,6 +205,11 @@ fn StreamingMessage() -> impl IntoView {
                 </For>
                 <div class="md-tail" inner_html=move || tail.get()></div>
             </div>
+            <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| s.status.is_some()).unwrap_or(false))>
+                <div class="message-status" role="status" data-testid="message-status">
+                    {move || state.streaming.with(|s| s.as_ref().and_then(|s| s.status.clone()).unwrap_or_default())}
+                </div>
+            </Show>
             <div class="message-foot"><span class="message-meta">{model}" · answering…"</span></div>
         </article>
     }

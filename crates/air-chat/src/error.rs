@@ -97,6 +97,31 @@ pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>) -> Chat
     ChatError::Http { status, kind, message, retry_after: retry_after.and_then(parse_retry_after) }
 }
 
+/// Most attempts for one request (the first one included).
+pub const MAX_ATTEMPTS: u32 = 4;
+/// Longest wait honoured from `Retry-After`; longer waits are reported
+/// instead of waited for.
+pub const MAX_RETRY_WAIT_MS: u64 = 60_000;
+
+impl ChatError {
+    /// How long to wait before attempt number `attempt + 1` (`attempt` counts
+    /// from 1), or `None` when this error should not be retried: it is not a
+    /// rate limit or server error, attempts are used up, or the server asks
+    /// for a longer wait than [`MAX_RETRY_WAIT_MS`]. Without `Retry-After` the
+    /// wait doubles from one second.
+    pub fn retry_delay_ms(&self, attempt: u32) -> Option<u64> {
+        let ChatError::Http { kind, retry_after, .. } = self else { return None };
+        if !kind.retryable() || attempt >= MAX_ATTEMPTS {
+            return None;
+        }
+        let ms = match retry_after {
+            Some(s) => s.saturating_mul(1000),
+            None => 1000u64 << (attempt.saturating_sub(1)).min(6),
+        };
+        (ms <= MAX_RETRY_WAIT_MS).then_some(ms)
+    }
+}
+
 /// `Retry-After` in seconds. HTTP dates are not parsed (no clock here);
 /// callers fall back to their own backoff.
 fn parse_retry_after(v: &str) -> Option<u64> {
@@ -150,6 +175,20 @@ mod tests {
     fn html_bodies_are_not_quoted() {
         let e = classify_http(404, "<html><body>Not Found</body></html>", None);
         assert!(!e.to_string().contains("<html>"), "{e}");
+    }
+
+    #[test]
+    fn retry_policy() {
+        let limited = classify_http(429, "", Some("3"));
+        assert_eq!(limited.retry_delay_ms(1), Some(3000));
+        assert_eq!(limited.retry_delay_ms(MAX_ATTEMPTS), None, "attempts are used up");
+        let server = classify_http(503, "", None);
+        assert_eq!([1, 2, 3].map(|a| server.retry_delay_ms(a)), [Some(1000), Some(2000), Some(4000)]);
+        assert_eq!(classify_http(429, "", Some("3600")).retry_delay_ms(1), None, "too long to wait");
+        assert_eq!(classify_http(401, "", None).retry_delay_ms(1), None);
+        assert_eq!(classify_http(400, "", None).retry_delay_ms(1), None);
+        let net = ChatError::Network { url: "u".into(), detail: "d".into() };
+        assert_eq!(net.retry_delay_ms(1), None, "a network/CORS failure is shown, not retried");
     }
 
     #[test]

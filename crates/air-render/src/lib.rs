@@ -151,9 +151,10 @@ impl Writer {
             Tag::TableCell => {
                 let tag = if self.in_table_head { "th" } else { "td" };
                 let align = match self.alignments.get(self.cell) {
-                    Some(pulldown_cmark::Alignment::Left) => " style=\"text-align:left\"",
-                    Some(pulldown_cmark::Alignment::Center) => " style=\"text-align:center\"",
-                    Some(pulldown_cmark::Alignment::Right) => " style=\"text-align:right\"",
+                    // Classes, not inline styles: the CSP forbids those.
+                    Some(pulldown_cmark::Alignment::Left) => " class=\"align-left\"",
+                    Some(pulldown_cmark::Alignment::Center) => " class=\"align-center\"",
+                    Some(pulldown_cmark::Alignment::Right) => " class=\"align-right\"",
                     _ => "",
                 };
                 self.out.push_str(&format!("<{tag}{align}>"));

@@ -85,3 +85,13 @@ pub fn handle_copy_click(event: &web_sys::Event) -> bool {
         None => false,
     }
 }
+
+/// Resolves after `ms` milliseconds (a `setTimeout` as a future).
+pub async fn sleep(ms: u64) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.min(i32::MAX as u64) as i32);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

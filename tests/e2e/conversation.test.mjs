@@ -1,0 +1,253 @@
+// Conversation flows against a scripted model server: rendering and XSS,
+// crash safety, two tabs, session management, edit/regenerate, retries.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configure, launchBrowser, openApp, ROOT, send, serveApp } from './support.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+const XSS = readFileSync(join(ROOT, 'tests/fixtures/xss.txt'), 'utf8').split('\n====\n').map((s) => s.trimEnd());
+
+describe('conversations (scripted model)', () => {
+  let browser, app, model;
+
+  before(async () => {
+    [app, model] = await Promise.all([serveApp(), startScriptedModel()]);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await model?.stop();
+    app?.server.close();
+  });
+
+  /** A fresh profile with the app pointed at the scripted model. */
+  async function freshPage() {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = await openApp(page, app.url);
+    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+    return { context, page, errors };
+  }
+
+  async function lastAnswerText(page) {
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.waitFor({ timeout: 20_000 });
+    return (await answer.getByTestId('message-text').textContent()).trim();
+  }
+
+  test('Markdown renders, and no model or user text ever runs as HTML', async () => {
+    const { context, page, errors } = await freshPage();
+    const dialogs = [];
+    page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+    const markdown = [
+      '# Heading', '', '| lang | year |', '|---|--:|', '| Rust | 2015 |', '',
+      '- [x] done', '- [ ] todo', '', '~~old~~ and **bold**', '',
+      '```rust', 'fn main() { println!("hi"); }', '```', '', '[safe link](https://example.com/x)', '',
+    ].join('\n');
+    const hostile = XSS.join('\n\n');
+    model.enqueue(reply.text(`${markdown}\n${hostile}`, { pieces: 40 }));
+    // The user's own message carries payloads too (and becomes the title).
+    await send(page, `<img src=x onerror="window.__xss=1"> ${XSS.slice(0, 5).join(' ')}`);
+    await page.getByTestId('message-assistant').waitFor({ timeout: 20_000 });
+
+    const msg = page.getByTestId('message-assistant').last();
+    assert.equal(await msg.locator('h1').textContent(), 'Heading');
+    assert.equal(await msg.locator('table td').first().textContent(), 'Rust');
+    assert.equal(await msg.locator('input[type=checkbox]:checked').count(), 1);
+    assert.equal(await msg.locator('del').textContent(), 'old');
+    assert.match(await msg.locator('.code-block .tok-keyword').first().textContent(), /fn/);
+    const link = msg.locator('a', { hasText: 'safe link' });
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+    assert.equal(await link.getAttribute('target'), '_blank');
+
+    // Nothing executed, nothing live was injected anywhere in the page.
+    const report = await page.evaluate(() => {
+      const all = [...document.querySelectorAll('#messages, [data-testid=messages] *, [data-testid=sidebar] *')];
+      return {
+        xss: window.__xss ?? null,
+        scripts: document.querySelectorAll('[data-testid=messages] script, [data-testid=sidebar] script').length,
+        dangerous: document.querySelectorAll('[data-testid=messages] :is(img,iframe,object,embed,svg,math,form,style,base,video,details)').length,
+        handlers: all.filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).map((el) => el.outerHTML.slice(0, 80)),
+        badLinks: [...document.querySelectorAll('[data-testid=messages] a')].map((a) => a.getAttribute('href')).filter((h) => !/^(https?:|mailto:)/i.test(h ?? '')),
+      };
+    });
+    assert.deepEqual(report, { xss: null, scripts: 0, dangerous: 0, handlers: [], badLinks: [] });
+    assert.deepEqual(dialogs, []);
+    // The payloads are visible as text, so nothing was silently dropped.
+    assert.match(await msg.textContent(), /<script>alert\(1\)<\/script>/);
+    assert.match(await page.getByTestId('message-user').textContent(), /onerror="window.__xss=1"/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a reload mid-answer keeps the partial text, marked incomplete, and Continue finishes it', async () => {
+    const { context, page } = await freshPage();
+    model.enqueue(reply.hanging('Part one of a long answer. '.repeat(6), { pieces: 30, delayMs: 80 }));
+    await send(page, 'Tell me something long');
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]');
+      return el && el.textContent.length > 60;
+    }, null, { timeout: 20_000 });
+    // Let at least one checkpoint (every ~500 ms) land, then kill the page.
+    await page.waitForTimeout(1200);
+    const seen = (await page.getByTestId('message-streaming').getByTestId('message-text').textContent()).trim();
+    await page.reload();
+    const restored = page.getByTestId('message-assistant').last();
+    await restored.getByTestId('message-incomplete').waitFor({ timeout: 20_000 });
+    const partial = (await restored.getByTestId('message-text').textContent()).trim();
+    assert.ok(partial.length > 20 && seen.startsWith(partial.slice(0, 20)), `restored ${JSON.stringify(partial)} from ${JSON.stringify(seen)}`);
+    await restored.getByTestId('regenerate').waitFor();
+
+    model.enqueue(reply.text(' And that is the end.'));
+    const before = model.requests.length;
+    await restored.getByTestId('continue').click();
+    await page.getByTestId('message-assistant').last().getByText('And that is the end.').waitFor({ timeout: 20_000 });
+    const done = page.getByTestId('message-assistant').last();
+    assert.equal(await done.getByTestId('message-incomplete').count(), 0);
+    assert.ok((await done.getByTestId('message-text').textContent()).trim().startsWith(partial.slice(0, 20)));
+    // The continuation request carried the partial answer as the last message.
+    const sent = model.requests[before].body.messages;
+    assert.equal(sent.at(-1).role, 'assistant');
+    assert.ok(sent.at(-1).content.startsWith(partial.slice(0, 20)));
+    await context.close();
+  });
+
+  test('two tabs writing to the same session lose nothing', async () => {
+    const context = await browser.newContext();
+    const a = await context.newPage();
+    await openApp(a, app.url);
+    await configure(a, { baseUrl: model.baseUrl, model: 'scripted-model' });
+    model.enqueue(reply.text('Answer for tab A.'));
+    await send(a, 'Question from tab A');
+    await a.getByText('Answer for tab A.').waitFor({ timeout: 20_000 });
+
+    const b = await context.newPage();
+    await openApp(b, app.url);
+    await b.getByText('Answer for tab A.').waitFor({ timeout: 20_000 });
+    // Both tabs now write to the same session, B first, then A (whose view is older).
+    model.enqueue(reply.text('Answer for tab B.'));
+    await send(b, 'Question from tab B');
+    await b.getByText('Answer for tab B.').waitFor({ timeout: 20_000 });
+    model.enqueue(reply.text('Second answer for tab A.'));
+    await send(a, 'Second question from tab A');
+    await a.getByText('Second answer for tab A.').waitFor({ timeout: 20_000 });
+
+    await b.reload();
+    await b.getByText('Second answer for tab A.').waitFor({ timeout: 20_000 });
+    const texts = await b.getByTestId('message-text').allTextContents();
+    for (const t of ['Question from tab A', 'Answer for tab A.', 'Question from tab B', 'Answer for tab B.', 'Second question from tab A', 'Second answer for tab A.']) {
+      assert.ok(texts.some((x) => x.trim() === t), `${t} kept: ${JSON.stringify(texts)}`);
+    }
+    assert.equal(texts.length, 6);
+    await context.close();
+  });
+
+  test('sessions: auto title, rename, search by content, delete with undo', async () => {
+    const { context, page } = await freshPage();
+    model.enqueue(reply.text('Kyoto has many old temples.'));
+    await send(page, 'Where should I travel next spring in Japan, any ideas?');
+    await page.getByText('Kyoto has many old temples.').waitFor({ timeout: 20_000 });
+    const item = page.getByTestId('session-item').first();
+    assert.equal((await item.textContent()).replace(/[✎×]/g, '').trim(), 'Where should I travel next spr');
+
+    await page.getByTestId('new-session').click();
+    model.enqueue(reply.text('Sourdough needs a starter.'));
+    await send(page, 'How do I bake bread?');
+    await page.getByText('Sourdough needs a starter.').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('session-item').count(), 2);
+
+    // Rename the newest session.
+    await page.getByTestId('session-item').first().hover();
+    await page.getByTestId('session-item').first().getByTestId('rename-session').click();
+    await page.getByTestId('rename-input').fill('Baking');
+    await page.getByTestId('rename-input').press('Enter');
+    await page.getByTestId('session-item').filter({ hasText: 'Baking' }).waitFor();
+
+    // Search finds a session by the text of an answer.
+    await page.getByTestId('session-search').fill('temples');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 1);
+    assert.match(await page.getByTestId('session-item').textContent(), /Where should I travel/);
+    await page.getByTestId('session-search').fill('no such words anywhere');
+    await page.getByTestId('search-empty').waitFor();
+    await page.getByTestId('session-search').fill('');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 2);
+
+    // Delete, undo, then delete for good.
+    const baking = page.getByTestId('session-item').filter({ hasText: 'Baking' });
+    await baking.hover();
+    await baking.getByTestId('delete-session').click();
+    await page.getByTestId('undo-toast').waitFor();
+    assert.equal(await page.getByTestId('session-item').count(), 1);
+    await page.getByTestId('undo-delete').click();
+    await page.getByTestId('session-item').filter({ hasText: 'Baking' }).waitFor();
+    await page.getByTestId('session-item').filter({ hasText: 'Baking' }).hover();
+    await page.getByTestId('session-item').filter({ hasText: 'Baking' }).getByTestId('delete-session').click();
+    await page.getByTestId('undo-toast').waitFor({ state: 'detached', timeout: 15_000 });
+
+    await page.reload();
+    await page.getByTestId('session-item').first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('session-item').count(), 1, 'the deleted session stays deleted, the renamed title was saved before');
+    assert.match(await page.getByTestId('session-item').textContent(), /Where should I travel/);
+    await context.close();
+  });
+
+  test('edit and resend, regenerate, and what the model is sent', async () => {
+    const { context, page } = await freshPage();
+    model.enqueue(reply.text('First answer.'));
+    await send(page, 'Original question');
+    await page.getByText('First answer.').waitFor({ timeout: 20_000 });
+
+    model.enqueue(reply.text('Regenerated answer.'));
+    let before = model.requests.length;
+    await page.getByTestId('regenerate').click();
+    await page.getByText('Regenerated answer.').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByText('First answer.').count(), 0);
+    assert.deepEqual(model.requests[before].body.messages.map((m) => m.role), ['user']);
+
+    model.enqueue(reply.text('Answer to the edited question.'));
+    before = model.requests.length;
+    await page.getByTestId('message-user').hover();
+    await page.getByTestId('edit-message').click();
+    await page.getByTestId('edit-input').fill('Edited question');
+    await page.getByTestId('edit-save').click();
+    await page.getByText('Answer to the edited question.').waitFor({ timeout: 20_000 });
+    assert.deepEqual(model.requests[before].body.messages, [{ role: 'user', content: 'Edited question' }]);
+    assert.equal(model.requests[before].body.stream, true);
+
+    await page.reload();
+    await page.getByText('Answer to the edited question.').waitFor({ timeout: 20_000 });
+    const texts = (await page.getByTestId('message-text').allTextContents()).map((t) => t.trim());
+    assert.deepEqual(texts, ['Edited question', 'Answer to the edited question.']);
+    await context.close();
+  });
+
+  test('HTTP errors: 429 honours Retry-After and retries; 400 context overflow and 401 are explained', async () => {
+    const { context, page } = await freshPage();
+    model.enqueue(reply.error(429, { error: { message: 'Rate limit reached' } }, { 'Retry-After': '1' }), reply.text('Worth the wait.'));
+    const before = model.requests.length;
+    await send(page, 'Busy?');
+    await page.getByTestId('message-status').waitFor({ timeout: 10_000 });
+    assert.match(await page.getByTestId('message-status').textContent(), /Rate limited.*Retrying in 1 s/);
+    await page.getByText('Worth the wait.').waitFor({ timeout: 20_000 });
+    const gap = model.requests[before + 1].at - model.requests[before].at;
+    assert.ok(gap >= 900, `waited for Retry-After before retrying (${gap} ms)`);
+
+    model.enqueue(reply.error(400, { error: { code: 400, message: 'request (5031 tokens) exceeds the available context size (4096 tokens)', type: 'exceed_context_size_error' } }));
+    await send(page, 'A very long question');
+    await page.getByTestId('message-error').last().waitFor({ timeout: 20_000 });
+    assert.match(await page.getByTestId('message-error').last().textContent(), /too long for this model's context window/);
+
+    model.enqueue(reply.error(401, { error: { message: 'Invalid API Key', type: 'authentication_error' } }));
+    await send(page, 'Another question');
+    await page.getByTestId('message-error').nth(1).waitFor({ timeout: 20_000 });
+    assert.match(await page.getByTestId('message-error').nth(1).textContent(), /API key was refused.*Invalid API Key/);
+    // The typed questions are all still in the conversation.
+    for (const q of ['Busy?', 'A very long question', 'Another question']) {
+      await page.getByTestId('message-user').getByText(q, { exact: true }).waitFor();
+    }
+    await context.close();
+  });
+});

@@ -1,0 +1,95 @@
+// A scripted OpenAI-compatible server for what a tiny real model cannot be
+// made to do on cue: exact texts (Markdown, XSS payloads), slow streams,
+// HTTP errors, Retry-After. Runs in the test's own process on 127.0.0.1.
+//
+//   const model = await startScriptedModel();
+//   model.enqueue(reply.text('Hello **world**'));
+//   ... model.requests  // every request body received, with its time
+import { createServer } from 'node:http';
+
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Expose-Headers': 'Retry-After',
+};
+
+const chunk = (delta, extra = {}) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'scripted-model', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+
+/** Builders for scripted replies. */
+export const reply = {
+  /** `text` streamed in `pieces` chunks, `delayMs` apart, then finish + usage + [DONE]. */
+  text(text, { pieces = 8, delayMs = 0 } = {}) {
+    const size = Math.max(1, Math.ceil(text.length / pieces));
+    const parts = [];
+    for (let i = 0; i < text.length; i += size) parts.push(chunk({ content: text.slice(i, i + size) }));
+    return {
+      status: 200,
+      delayMs,
+      events: [
+        chunk({ role: 'assistant', content: '' }),
+        ...parts,
+        `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'scripted-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+        `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'scripted-model', choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } })}\n\n`,
+        'data: [DONE]\n\n',
+      ],
+    };
+  },
+  /** A stream that sends `text` slowly and then never ends (until the client goes). */
+  hanging(text, { pieces = 10, delayMs = 100 } = {}) {
+    const r = reply.text(text, { pieces, delayMs });
+    return { ...r, events: r.events.slice(0, -3), hang: true };
+  },
+  /** A plain HTTP error. */
+  error(status, body, headers = {}) {
+    return { status, body: typeof body === 'string' ? body : JSON.stringify(body), headers };
+  },
+};
+
+export async function startScriptedModel() {
+  const queue = [];
+  const requests = [];
+  const sockets = new Set();
+  const server = createServer(async (req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS).end();
+      return;
+    }
+    if (req.method === 'GET' && req.url.endsWith('/models')) {
+      res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model' }, { id: 'scripted-large', object: 'model' }] }));
+      return;
+    }
+    let raw = '';
+    for await (const piece of req) raw += piece;
+    let body = null;
+    try { body = JSON.parse(raw); } catch {}
+    requests.push({ at: Date.now(), url: req.url, headers: req.headers, body });
+    const next = queue.shift() ?? reply.text('(no scripted reply left)');
+    if (next.status !== 200) {
+      res.writeHead(next.status, { ...CORS, 'Content-Type': 'application/json', ...next.headers });
+      res.end(next.body);
+      return;
+    }
+    res.writeHead(200, { ...CORS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    let closed = false;
+    res.on('close', () => { closed = true; });
+    for (const event of next.events) {
+      if (closed) return;
+      res.write(event);
+      if (next.delayMs) await new Promise((r) => setTimeout(r, next.delayMs));
+    }
+    if (!next.hang) res.end();
+  });
+  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  return {
+    baseUrl: `${base}/v1`,
+    requests,
+    enqueue: (...replies) => queue.push(...replies),
+    pending: () => queue.length,
+    stop: () => new Promise((ok) => { for (const s of sockets) s.destroy(); server.close(ok); }),
+  };
+}
