@@ -101,9 +101,7 @@ pub async fn answer(state: AppState, session_id: String, resume: Option<MessageR
 
     let url = settings.chat_url();
     let mut headers = vec![("Accept", "text/event-stream".to_owned())];
-    if !settings.api_key.trim().is_empty() {
-        headers.push(("Authorization", format!("Bearer {}", settings.api_key.trim())));
-    }
+    headers.extend(crate::provider::auth_header(&settings));
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
 
     let mut reply = ReplyStream::new();
@@ -181,7 +179,7 @@ async fn stream(
                 classify_http(status, &text, retry_after.as_deref())
             }
             Err(FetchError::Aborted) => return Outcome::Stopped,
-            Err(FetchError::Network(detail)) => ChatError::Network { url: url.to_owned(), detail },
+            Err(FetchError::Network(detail)) => crate::provider::network_error(url, detail).await,
             Err(e) => return Outcome::Failed(e.to_string()),
         };
         let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Outcome::Failed(error.to_string()) };

@@ -2,6 +2,7 @@
 //! lives in the `air-*` crates; this crate only wires signals to them.
 
 mod chat;
+mod provider;
 mod state;
 mod store;
 mod view;

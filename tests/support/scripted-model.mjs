@@ -56,6 +56,11 @@ export async function startScriptedModel() {
       res.writeHead(204, CORS).end();
       return;
     }
+    if (req.method === 'GET' && req.url.endsWith('/models') && req.headers.authorization === 'Bearer bad-key') {
+      res.writeHead(401, { ...CORS, 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } }));
+      return;
+    }
     if (req.method === 'GET' && req.url.endsWith('/models')) {
       res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model' }, { id: 'scripted-large', object: 'model' }] }));

@@ -14,6 +14,21 @@ use crate::state::{AppState, use_app};
 pub fn App() -> impl IntoView {
     let state = AppState::init();
     provide_context(state);
+    // Theme and language follow the settings.
+    Effect::new(move |_| {
+        let (theme, lang) = state.settings.with(|s| (s.theme, s.language));
+        let theme = match theme {
+            air_store::settings::Theme::Light => Some("light"),
+            air_store::settings::Theme::Dark => Some("dark"),
+            air_store::settings::Theme::System => None,
+        };
+        air_web::set_root_attribute("data-theme", theme);
+        let lang = match lang {
+            air_store::settings::Language::English => "en",
+            air_store::settings::Language::Chinese => "zh-CN",
+        };
+        air_web::set_root_attribute("lang", Some(lang));
+    });
     view! {
         <div class="app" class:sidebar-collapsed=move || state.sidebar_collapsed.get()>
             <sidebar::Sidebar/>

@@ -1,38 +1,75 @@
+use air_store::Settings;
+use air_store::settings::{Language, PRESETS, Theme};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
+use crate::provider;
 use crate::state::use_app;
 
-/// The settings drawer: provider address, key and model.
+/// Result of the connection test, shown under the button.
+#[derive(Clone, PartialEq)]
+enum TestState {
+    Idle,
+    Running,
+    Ok(String),
+    Failed(String),
+}
+
+fn parse_opt<T: std::str::FromStr>(v: &str) -> Option<T> {
+    let v = v.trim();
+    if v.is_empty() { None } else { v.parse().ok() }
+}
+
+/// The settings drawer. Edits a copy; Save writes it to localStorage.
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
     let state = use_app();
-    let current = state.settings.get_untracked();
-    let base_url = RwSignal::new(current.base_url.clone());
-    let api_key = RwSignal::new(current.api_key.clone());
-    let model = RwSignal::new(current.model.clone());
-    let system_prompt = RwSignal::new(current.system_prompt.clone());
-    // Re-read the saved values whenever the drawer opens.
+    let draft = RwSignal::new(state.settings.get_untracked());
+    let models = RwSignal::new(Vec::<String>::new());
+    let test = RwSignal::new(TestState::Idle);
+    // Start from the saved values whenever the drawer opens.
     Effect::new(move |_| {
         if state.settings_open.get() {
-            let s = state.settings.get_untracked();
-            base_url.set(s.base_url);
-            api_key.set(s.api_key);
-            model.set(s.model);
-            system_prompt.set(s.system_prompt);
+            draft.set(state.settings.get_untracked());
+            test.set(TestState::Idle);
         }
     });
+    let edit = move |f: &dyn Fn(&mut Settings)| draft.update(|d| f(d));
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let mut s = state.settings.get_untracked();
-        s.base_url = base_url.get_untracked().trim().to_owned();
-        s.api_key = api_key.get_untracked().trim().to_owned();
-        s.model = model.get_untracked().trim().to_owned();
-        s.system_prompt = system_prompt.get_untracked();
-        if s.base_url != air_store::settings::LOCAL_BASE_URL {
-            s.provider = "custom".into();
-        }
+        let mut s = draft.get_untracked();
+        s.base_url = s.base_url.trim().to_owned();
+        s.api_key = s.api_key.trim().to_owned();
+        s.model = s.model.trim().to_owned();
         state.save_settings(s);
         state.settings_open.set(false);
+    };
+    let run_test = move |_| {
+        test.set(TestState::Running);
+        let s = draft.get_untracked();
+        spawn_local(async move {
+            match provider::list_models(&s).await {
+                Ok(list) => {
+                    let has_model = s.model.is_empty() || list.iter().any(|m| m == &s.model);
+                    let mut msg = format!("Connected: {} model(s) available.", list.len());
+                    if !has_model {
+                        msg.push_str(&format!(" “{}” is not among them.", s.model));
+                    }
+                    models.set(list);
+                    test.set(TestState::Ok(msg));
+                }
+                Err(e) => test.set(TestState::Failed(e.to_string())),
+            }
+        });
+    };
+    let text_input = move |label: &'static str, testid: &'static str, kind: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
+        view! {
+            <label>{label}
+                <input type=kind data-testid=testid autocomplete="off"
+                    prop:value=move || draft.with(|d| get(d))
+                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| set(d, v.clone())) }/>
+            </label>
+        }
     };
     view! {
         <Show when=move || state.settings_open.get()>
@@ -40,28 +77,107 @@ pub fn SettingsPanel() -> impl IntoView {
             <aside class="drawer" data-testid="settings" role="dialog" aria-label="Settings">
                 <form on:submit=save>
                     <h2>"Settings"</h2>
-                    <label>"Base URL"
-                        <input type="url" data-testid="settings-base-url" required
-                            prop:value=move || base_url.get()
-                            on:input=move |ev| base_url.set(event_target_value(&ev))/>
-                    </label>
-                    <label>"API key"
-                        <input type="password" data-testid="settings-api-key" autocomplete="off"
-                            placeholder="Not needed for the local model"
-                            prop:value=move || api_key.get()
-                            on:input=move |ev| api_key.set(event_target_value(&ev))/>
-                    </label>
-                    <label>"Model"
-                        <input type="text" data-testid="settings-model" required
-                            prop:value=move || model.get()
-                            on:input=move |ev| model.set(event_target_value(&ev))/>
-                    </label>
-                    <label>"System prompt"
-                        <textarea data-testid="settings-system-prompt" rows="4"
-                            placeholder="Variables: {{date}} {{time}} {{model}} {{locale}}"
-                            prop:value=move || system_prompt.get()
-                            on:input=move |ev| system_prompt.set(event_target_value(&ev))></textarea>
-                    </label>
+                    <fieldset>
+                        <legend>"Provider"</legend>
+                        <label>"Preset"
+                            <select data-testid="settings-preset"
+                                on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); models.set(Vec::new()); }>
+                                {PRESETS.iter().map(|p| view! {
+                                    <option value=p.id selected=move || draft.with(|d| d.provider == p.id)>{p.name}</option>
+                                }).collect_view()}
+                            </select>
+                        </label>
+                        <label>"Base URL"
+                            <input type="url" data-testid="settings-base-url" required placeholder="https://api.example.com/v1"
+                                prop:value=move || draft.with(|d| d.base_url.clone())
+                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| { d.base_url = v.clone(); d.provider = "custom".into(); }) }/>
+                        </label>
+                        {text_input("API key", "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
+                        <p class="hint">"Sent only to the base URL above. Not needed for the local model."</p>
+                        <label>"Model"
+                            <span class="row">
+                                <input type="text" data-testid="settings-model" required list="model-list"
+                                    prop:value=move || draft.with(|d| d.model.clone())
+                                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.model = v.clone()) }/>
+                                <button type="button" data-testid="settings-test" on:click=run_test
+                                    disabled=move || test.get() == TestState::Running>"Test & list models"</button>
+                            </span>
+                            <datalist id="model-list">
+                                <For each=move || models.get() key=|m| m.clone() let:m>
+                                    <option value=m.clone()></option>
+                                </For>
+                            </datalist>
+                        </label>
+                        <Show when=move || !models.with(Vec::is_empty)>
+                            <div class="model-chips" data-testid="model-list">
+                                <For each=move || models.get() key=|m| m.clone() let:m>
+                                    <button type="button" class="chip" on:click={
+                                        let m = m.clone();
+                                        move |_| edit(&|d| d.model = m.clone())
+                                    }>{m.clone()}</button>
+                                </For>
+                            </div>
+                        </Show>
+                        <p class="test-result" data-testid="settings-test-result"
+                            class:ok=move || matches!(test.get(), TestState::Ok(_))
+                            class:failed=move || matches!(test.get(), TestState::Failed(_))>
+                            {move || match test.get() {
+                                TestState::Idle => String::new(),
+                                TestState::Running => "Testing…".into(),
+                                TestState::Ok(m) | TestState::Failed(m) => m,
+                            }}
+                        </p>
+                    </fieldset>
+                    <fieldset>
+                        <legend>"Answers"</legend>
+                        <div class="row">
+                            <label>"Temperature"
+                                <input type="number" data-testid="settings-temperature" min="0" max="2" step="0.1" placeholder="default"
+                                    prop:value=move || draft.with(|d| d.temperature.map(|t| t.to_string()).unwrap_or_default())
+                                    on:input=move |ev| { let v = parse_opt::<f32>(&event_target_value(&ev)); edit(&|d| d.temperature = v) }/>
+                            </label>
+                            <label>"Max tokens"
+                                <input type="number" data-testid="settings-max-tokens" min="1" step="1" placeholder="default"
+                                    prop:value=move || draft.with(|d| d.max_tokens.map(|t| t.to_string()).unwrap_or_default())
+                                    on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)); edit(&|d| d.max_tokens = v) }/>
+                            </label>
+                            <label>"Max tool rounds"
+                                <input type="number" data-testid="settings-max-tool-rounds" min="1" max="50" step="1"
+                                    prop:value=move || draft.with(|d| d.max_tool_rounds.to_string())
+                                    on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)).unwrap_or(5); edit(&|d| d.max_tool_rounds = v) }/>
+                            </label>
+                        </div>
+                        <label>"System prompt"
+                            <textarea data-testid="settings-system-prompt" rows="4"
+                                placeholder="Variables: {{date}} {{time}} {{model}} {{locale}}"
+                                prop:value=move || draft.with(|d| d.system_prompt.clone())
+                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.system_prompt = v.clone()) }></textarea>
+                        </label>
+                    </fieldset>
+                    <fieldset>
+                        <legend>"Appearance"</legend>
+                        <div class="row">
+                            <label>"Theme"
+                                <select data-testid="settings-theme" on:change=move |ev| {
+                                    let t = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::System };
+                                    edit(&|d| d.theme = t)
+                                }>
+                                    <option value="system" selected=move || draft.with(|d| d.theme == Theme::System)>"System"</option>
+                                    <option value="light" selected=move || draft.with(|d| d.theme == Theme::Light)>"Light"</option>
+                                    <option value="dark" selected=move || draft.with(|d| d.theme == Theme::Dark)>"Dark"</option>
+                                </select>
+                            </label>
+                            <label>"Language"
+                                <select data-testid="settings-language" on:change=move |ev| {
+                                    let l = if event_target_value(&ev) == "zh" { Language::Chinese } else { Language::English };
+                                    edit(&|d| d.language = l)
+                                }>
+                                    <option value="en" selected=move || draft.with(|d| d.language == Language::English)>"English"</option>
+                                    <option value="zh" selected=move || draft.with(|d| d.language == Language::Chinese)>"中文"</option>
+                                </select>
+                            </label>
+                        </div>
+                    </fieldset>
                     <div class="drawer-actions">
                         <button type="button" on:click=move |_| state.settings_open.set(false)>"Cancel"</button>
                         <button type="submit" class="primary" data-testid="settings-save">"Save"</button>

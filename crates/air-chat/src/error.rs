@@ -42,6 +42,13 @@ pub enum ChatError {
     /// answer because CORS did not allow it.
     #[error("Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS). {detail}")]
     Network { url: String, detail: String },
+    /// The server answered, but the browser hid the answer because the
+    /// server does not allow requests from this page.
+    #[error("{url} answered, but does not allow requests from this page (CORS). The server must send `Access-Control-Allow-Origin` (for this page's origin or `*`) and allow the `Content-Type` and `Authorization` request headers; `Access-Control-Allow-Headers: *` does not cover `Authorization`.")]
+    Cors { url: String },
+    /// The server answered 2xx with something that is not what was asked for.
+    #[error("The server answered, but not with what was expected: {0}")]
+    Unexpected(String),
     /// The provider reported an error in the middle of the answer.
     #[error("The provider reported an error: {0}")]
     Provider(ProviderError),
@@ -67,6 +74,21 @@ fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>) -> S
         Some(m) if !m.is_empty() => format!("{what} (HTTP {status}: {m})"),
         _ => format!("{what} (HTTP {status})"),
     }
+}
+
+/// The model ids in a `GET {base}/models` answer (OpenAI's `data[].id`, or
+/// Ollama's `models[].name`), sorted.
+pub fn parse_model_list(body: &str) -> Result<Vec<String>, String> {
+    let v: Value = serde_json::from_str(body).map_err(|e| format!("the model list is not JSON: {e}"))?;
+    let from = |key: &str, field: &str| {
+        v.get(key).and_then(Value::as_array).map(|a| {
+            a.iter().filter_map(|m| m.get(field).and_then(Value::as_str).map(str::to_owned)).collect::<Vec<_>>()
+        })
+    };
+    let mut ids = from("data", "id").or_else(|| from("models", "name")).ok_or("the answer has no model list")?;
+    ids.sort();
+    ids.dedup();
+    Ok(ids)
 }
 
 /// Classifies a non-2xx answer from its status, body and `Retry-After` header.
@@ -175,6 +197,22 @@ mod tests {
     fn html_bodies_are_not_quoted() {
         let e = classify_http(404, "<html><body>Not Found</body></html>", None);
         assert!(!e.to_string().contains("<html>"), "{e}");
+    }
+
+    #[test]
+    fn model_lists() {
+        let openai = r#"{"object":"list","data":[{"id":"gpt-4o","object":"model"},{"id":"gpt-4o-mini"}]}"#;
+        assert_eq!(parse_model_list(openai), Ok(vec!["gpt-4o".into(), "gpt-4o-mini".into()]));
+        let ollama = r#"{"models":[{"name":"llama3.2"}]}"#;
+        assert_eq!(parse_model_list(ollama), Ok(vec!["llama3.2".into()]));
+        assert!(parse_model_list("<html>").is_err());
+        assert!(parse_model_list("{}").is_err());
+    }
+
+    #[test]
+    fn cors_message_says_how_to_fix_it() {
+        let e = ChatError::Cors { url: "https://x/v1/models".into() }.to_string();
+        assert!(e.contains("Access-Control-Allow-Origin") && e.contains("Authorization"), "{e}");
     }
 
     #[test]

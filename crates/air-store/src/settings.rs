@@ -11,6 +11,54 @@ pub const SIDEBAR_COLLAPSED_KEY: &str = "air-agent-sidebar-collapsed";
 pub const LOCAL_BASE_URL: &str = "http://127.0.0.1:8081/v1";
 pub const LOCAL_MODEL: &str = "SmolLM2-135M-Instruct";
 
+/// A provider preset: where it lives and a sensible first model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preset {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub base_url: &'static str,
+    pub model: &'static str,
+    pub needs_key: bool,
+}
+
+/// The presets offered in Settings; `custom` keeps whatever URL is typed.
+pub const PRESETS: &[Preset] = &[
+    Preset { id: "local", name: "Local model (llama.cpp)", base_url: LOCAL_BASE_URL, model: LOCAL_MODEL, needs_key: false },
+    Preset { id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", needs_key: true },
+    Preset { id: "deepseek", name: "DeepSeek", base_url: "https://api.deepseek.com/v1", model: "deepseek-chat", needs_key: true },
+    Preset { id: "openrouter", name: "OpenRouter", base_url: "https://openrouter.ai/api/v1", model: "openai/gpt-4o-mini", needs_key: true },
+    Preset { id: "ollama", name: "Ollama", base_url: "http://127.0.0.1:11434/v1", model: "llama3.2", needs_key: false },
+    Preset { id: "lmstudio", name: "LM Studio", base_url: "http://127.0.0.1:1234/v1", model: "", needs_key: false },
+    Preset { id: "custom", name: "Custom (any OpenAI-compatible URL)", base_url: "", model: "", needs_key: false },
+];
+
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+impl Settings {
+    /// Switches to a preset: its URL and first model (a custom preset keeps
+    /// the current URL and model). The key is kept only if the URL stays the
+    /// same, so a key is never sent to another provider by accident.
+    pub fn apply_preset(&mut self, id: &str) {
+        let Some(p) = preset(id) else { return };
+        self.provider = p.id.to_owned();
+        if p.id == "custom" {
+            return;
+        }
+        if self.base_url.trim_end_matches('/') != p.base_url {
+            self.api_key.clear();
+        }
+        self.base_url = p.base_url.to_owned();
+        self.model = p.model.to_owned();
+    }
+
+    /// `{base}/models`.
+    pub fn models_url(&self) -> String {
+        format!("{}/models", self.base_url.trim().trim_end_matches('/'))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Theme {
@@ -160,6 +208,23 @@ mod tests {
         kv.set(SETTINGS_KEY, r#"{"model":"gpt-4o","future":1}"#).ok();
         let l = load(&kv);
         assert_eq!((l.settings.model.as_str(), l.settings.max_tool_rounds), ("gpt-4o", 5));
+    }
+
+    #[test]
+    fn presets_switch_url_and_model_and_drop_the_key_for_another_provider() {
+        let mut s = Settings::default();
+        s.apply_preset("openai");
+        s.api_key = "sk-openai".into();
+        assert_eq!((s.base_url.as_str(), s.model.as_str()), ("https://api.openai.com/v1", "gpt-4o-mini"));
+        assert_eq!(s.models_url(), "https://api.openai.com/v1/models");
+        s.apply_preset("openai");
+        assert_eq!(s.api_key, "sk-openai", "same provider keeps its key");
+        s.apply_preset("deepseek");
+        assert_eq!(s.api_key, "", "a key never follows to another provider");
+        s.base_url = "https://my.gateway/v1".into();
+        s.apply_preset("custom");
+        assert_eq!(s.base_url, "https://my.gateway/v1");
+        assert!(PRESETS.iter().all(|p| preset(p.id) == Some(p)));
     }
 
     #[test]

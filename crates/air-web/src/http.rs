@@ -139,3 +139,15 @@ pub async fn send(
     let response: Response = response.dyn_into().map_err(|_| FetchError::Other("fetch returned a non-Response".into()))?;
     Ok(HttpResponse { status: response.status(), response })
 }
+
+/// After a failed `fetch`: whether anything answers at `url` when CORS is
+/// not asked for (`mode: "no-cors"`). `true` means the server is up and the
+/// failure was CORS; `false` means nothing answered (network, DNS, refused).
+pub async fn answers_without_cors(url: &str) -> bool {
+    let init = RequestInit::new();
+    init.set_method("GET");
+    init.set_mode(web_sys::RequestMode::NoCors);
+    let Ok(request) = Request::new_with_str_and_init(url, &init) else { return false };
+    let Some(window) = web_sys::window() else { return false };
+    JsFuture::from(window.fetch_with_request(&request)).await.is_ok()
+}

@@ -95,3 +95,13 @@ pub async fn sleep(ms: u64) {
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
+
+/// Sets (or with `None` removes) an attribute on `<html>`, e.g. `data-theme`.
+pub fn set_root_attribute(name: &str, value: Option<&str>) {
+    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = match value {
+            Some(v) => root.set_attribute(name, v),
+            None => root.remove_attribute(name),
+        };
+    }
+}
