@@ -26,7 +26,7 @@ pub fn send(state: AppState, text: String) {
                 answer(state, session_id, None).await;
             }
             // Nothing was saved: the text stays in the composer.
-            Err(e) => state.notice.set(Some(format!("Your message could not be saved: {e}"))),
+            Err(e) => state.report(state.t().err_save_message, &e),
         }
     });
 }
@@ -129,21 +129,17 @@ pub async fn answer(state: AppState, session_id: String, resume: Option<MessageR
     match outcome {
         Outcome::Finished => {
             if let Some(e) = &r.error {
-                record.error = Some(ChatError::Provider(e.clone()).to_string());
+                record.error = Some(ChatError::Provider(e.clone()).message(state.chat_lang()));
             }
         }
         Outcome::Stopped => record.stopped = true,
         Outcome::Failed(msg) => {
-            let hint = if settings.is_local_default() && record.content.is_empty() {
-                " The built-in local model does not seem to be running: start it with `./dev serve`, or open Settings and choose a provider."
-            } else {
-                ""
-            };
+            let hint = if settings.is_local_default() && record.content.is_empty() { state.t().local_model_down } else { "" };
             record.error = Some(format!("{msg}{hint}"));
         }
     }
     if let Err(e) = store.put_message(&record).await {
-        state.notice.set(Some(format!("The answer could not be saved: {e}")));
+        state.report(state.t().err_save_answer, &e);
     }
     if let Ok(Some(mut session)) = store.get_session(&session_id).await {
         session.updated_at = now_ms();
@@ -182,9 +178,16 @@ async fn stream(
             Err(FetchError::Network(detail)) => crate::provider::network_error(url, detail).await,
             Err(e) => return Outcome::Failed(e.to_string()),
         };
-        let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Outcome::Failed(error.to_string()) };
+        let lang = state.chat_lang();
+        let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Outcome::Failed(error.message(lang)) };
         attempt += 1;
-        let status = format!("{error} Retrying in {} s (attempt {attempt} of {MAX_ATTEMPTS})…", wait_ms.div_ceil(1000));
+        let retry = state
+            .t()
+            .retrying
+            .replace("{s}", &wait_ms.div_ceil(1000).to_string())
+            .replace("{n}", &attempt.to_string())
+            .replace("{max}", &MAX_ATTEMPTS.to_string());
+        let status = format!("{} {retry}", error.message(lang));
         state.streaming.update(|s| {
             if let Some(s) = s {
                 s.status = Some(status);
@@ -222,7 +225,7 @@ async fn stream(
             Ok(None) => break Outcome::Finished,
             Err(FetchError::Aborted) => break Outcome::Stopped,
             Err(e) => {
-                break Outcome::Failed(ChatError::Interrupted(e.to_string()).to_string());
+                break Outcome::Failed(ChatError::Interrupted(e.to_string()).message(state.chat_lang()));
             }
         }
         let r = reply.reply();
@@ -274,7 +277,7 @@ pub fn regenerate(state: AppState, message_id: String) {
     spawn_local(async move {
         match truncate_from(state, &message_id).await {
             Ok(()) => answer(state, session_id, None).await,
-            Err(e) => state.notice.set(Some(format!("The answer could not be replaced: {e}"))),
+            Err(e) => state.report(state.t().err_replace, &e),
         }
     });
 }
@@ -321,7 +324,7 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
                 });
                 answer(state, session_id, None).await;
             }
-            Err(e) => state.notice.set(Some(format!("The message could not be changed: {e}"))),
+            Err(e) => state.report(state.t().err_change, &e),
         }
     });
 }

@@ -2,6 +2,8 @@
 //! lives in the `air-*` crates; this crate only wires signals to them.
 
 mod chat;
+mod data;
+mod i18n;
 mod provider;
 mod state;
 mod store;

@@ -47,6 +47,10 @@ pub struct AppState {
     pub search_hits: RwSignal<Option<Vec<String>>>,
     /// A session the user deleted, kept until the undo window closes.
     pub pending_delete: RwSignal<Option<SessionRecord>>,
+    /// Storage usage, quota and persistence, as a sentence for Settings.
+    pub storage_line: RwSignal<String>,
+    /// What the last import did.
+    pub import_result: RwSignal<Option<String>>,
 }
 
 /// How long a deleted session can be restored.
@@ -82,6 +86,8 @@ impl AppState {
             search: RwSignal::new(String::new()),
             search_hits: RwSignal::new(None),
             pending_delete: RwSignal::new(None),
+            storage_line: RwSignal::new(String::new()),
+            import_result: RwSignal::new(None),
         };
         spawn_local(state.open_store());
         state
@@ -91,7 +97,7 @@ impl AppState {
         let store = match IdbStore::open_default().await {
             Ok(db) => AnyStore::Idb(db),
             Err(e) => {
-                self.notice.set(Some(format!("{e}. Conversations will not be kept after this tab closes.")));
+                self.notice.set(Some(self.t().err_open_store.replace("{e}", &e.to_string())));
                 AnyStore::Memory(air_store::MemoryStore::new())
             }
         };
@@ -105,9 +111,10 @@ impl AppState {
                     self.open_session(id).await;
                 }
             }
-            Err(e) => self.notice.set(Some(format!("Sessions could not be read: {e}"))),
+            Err(e) => self.report(self.t().err_read_sessions, &e),
         }
         self.loading.set(false);
+        crate::data::refresh_storage(self);
     }
 
     pub fn store(&self) -> Option<Rc<AnyStore>> {
@@ -122,7 +129,7 @@ impl AppState {
             // Another session may have been opened meanwhile.
             Ok(list) if self.active.get_untracked().as_deref() == Some(id.as_str()) => self.messages.set(list),
             Ok(_) => {}
-            Err(e) => self.notice.set(Some(format!("Messages could not be read: {e}"))),
+            Err(e) => self.report(self.t().err_read_messages, &e),
         }
     }
 
@@ -181,7 +188,7 @@ impl AppState {
         let Some(store) = self.store() else { return };
         spawn_local(async move {
             if let Err(e) = store.delete_session(&id).await {
-                self.notice.set(Some(format!("The session could not be deleted: {e}")));
+                self.report(self.t().err_delete, &e);
             }
         });
     }
@@ -207,7 +214,7 @@ impl AppState {
         });
         spawn_local(async move {
             if let Err(e) = store.put_session(&session).await {
-                self.notice.set(Some(format!("The new title could not be saved: {e}")));
+                self.report(self.t().err_rename, &e);
             }
         });
     }
@@ -246,9 +253,28 @@ impl AppState {
     pub fn save_settings(self, new: Settings) {
         match settings::save(&LocalStorageKv, &new) {
             Ok(()) => self.notice.set(None),
-            Err(e) => self.notice.set(Some(format!("Settings could not be saved: {e}"))),
+            Err(e) => self.report(self.t().err_settings, &e),
         }
         self.settings.set(new);
+    }
+
+    /// UI texts in the current language (untracked; for async tasks).
+    pub fn t(&self) -> &'static crate::i18n::Text {
+        crate::i18n::text(self.settings.with_untracked(|s| s.language))
+    }
+
+    /// The language for messages built in the core crates.
+    pub fn chat_lang(&self) -> air_chat::Lang {
+        crate::i18n::chat_lang(self.settings.with_untracked(|s| s.language))
+    }
+
+    /// Shows a problem, choosing the storage-full text when that is the cause.
+    pub fn report(&self, template: &str, error: &air_store::StoreError) {
+        let text = match error {
+            air_store::StoreError::QuotaExceeded(_) => self.t().err_storage_full.to_owned(),
+            other => template.replace("{e}", &other.to_string()),
+        };
+        self.notice.set(Some(text));
     }
 
     pub fn is_streaming(&self) -> bool {

@@ -4,32 +4,30 @@ use air_store::MessageRecord;
 use leptos::prelude::*;
 
 use crate::chat;
+use crate::i18n::t;
 use crate::state::use_app;
 
 /// Shown when no session is open: suggestions and the composer below.
 #[component]
 pub fn SessionCreator() -> impl IntoView {
     let state = use_app();
-    const SUGGESTIONS: [&str; 4] = [
-        "Explain how a rainbow forms in two sentences.",
-        "Write a haiku about the sea.",
-        "Give me three ideas for a weekend project.",
-        "What is the difference between a list and a set?",
-    ];
     view! {
         <section class="creator" data-testid="session-creator">
-            <h2>"What can I help with?"</h2>
+            <h2>{move || t().creator_title}</h2>
             <p class="muted">
-                "Answers come from " <strong>{move || state.settings.with(|s| s.model.clone())}</strong>
-                " at " <code>{move || state.settings.with(|s| s.base_url.clone())}</code> "."
+                {move || t().creator_answers_from}" " <strong>{move || state.settings.with(|s| s.model.clone())}</strong>
+                " "{move || t().creator_at}" " <code>{move || state.settings.with(|s| s.base_url.clone())}</code> "."
             </p>
             <div class="suggestions">
-                {SUGGESTIONS
-                    .into_iter()
-                    .map(|q| view! {
-                        <button class="suggestion" data-testid="suggestion" on:click=move |_| chat::send(state, q.to_owned())>{q}</button>
-                    })
-                    .collect_view()}
+                {move || {
+                    let t = t();
+                    [t.suggestion_1, t.suggestion_2, t.suggestion_3, t.suggestion_4]
+                        .into_iter()
+                        .map(|q| view! {
+                            <button class="suggestion" data-testid="suggestion" on:click=move |_| chat::send(state, q.to_owned())>{q}</button>
+                        })
+                        .collect_view()
+                }}
             </div>
         </section>
     }
@@ -85,12 +83,12 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
             parts.push(m.clone());
         }
         if let Some(u) = &message.usage {
-            parts.push(format!("{} → {} tokens", u.prompt_tokens, u.completion_tokens));
+            parts.push(format!("{} → {} {}", u.prompt_tokens, u.completion_tokens, crate::i18n::t_now().tokens));
         }
         view! { <span class="message-meta" data-testid="message-meta">{parts.join(" · ")}</span> }
     });
     let reasoning = message.reasoning.clone().map(|r| {
-        view! { <details class="reasoning" data-testid="reasoning"><summary>"Reasoning"</summary><div class="text plain">{r}</div></details> }
+        view! { <details class="reasoning" data-testid="reasoning"><summary>{move || t().reasoning}</summary><div class="text plain">{r}</div></details> }
     });
     let editing = RwSignal::new(false);
     let edit_text = RwSignal::new(message.content.clone());
@@ -114,8 +112,8 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
                         prop:value=move || edit_text.get()
                         on:input=move |ev| edit_text.set(event_target_value(&ev))></textarea>
                     <div class="edit-actions">
-                        <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
-                        <button type="submit" class="primary" data-testid="edit-save">"Save & send"</button>
+                        <button type="button" on:click=move |_| editing.set(false)>{move || t().cancel}</button>
+                        <button type="submit" class="primary" data-testid="edit-save">{move || t().save_and_send}</button>
                     </div>
                 </form>
             </Show>
@@ -139,24 +137,24 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
             {body}
             {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{e}</div> })}
             <div class="message-foot">
-                {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">"Stopped"</span> })}
+                {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">{move || t().stopped}</span> })}
                 {(message.finish == Some(FinishReason::Length)).then(|| view! {
-                    <span class="message-flag" data-testid="message-truncated" title="Raise “max tokens” in Settings for longer answers">"Cut off at the token limit"</span>
+                    <span class="message-flag" data-testid="message-truncated" title=move || t().truncated_hint>{move || t().truncated}</span>
                 })}
-                {message.incomplete.then(|| view! { <span class="message-flag warn" data-testid="message-incomplete">"Incomplete"</span> })}
+                {message.incomplete.then(|| view! { <span class="message-flag warn" data-testid="message-incomplete">{move || t().incomplete}</span> })}
                 {footer}
                 <span class="message-actions">
-                    <button class="action" title="Copy" data-testid="copy-message" on:click=move |_| air_web::copy_text(&copy_text)>"Copy"</button>
+                    <button class="action" data-testid="copy-message" on:click=move |_| air_web::copy_text(&copy_text)>{move || t().copy}</button>
                     {(message.role == Role::User).then(|| view! {
                         <button class="action" data-testid="edit-message" disabled=move || !idle()
-                            on:click=move |_| editing.set(true)>"Edit"</button>
+                            on:click=move |_| editing.set(true)>{move || t().edit}</button>
                     })}
                     {can_continue.then(|| view! {
                         <Show when=move || is_last_cont() && idle()>
                             <button class="action" data-testid="continue" on:click={
                                 let id = id_cont.clone();
                                 move |_| chat::continue_answer(state, id.clone())
-                            }>"Continue"</button>
+                            }>{move || t().continue_answer}</button>
                         </Show>
                     })}
                     {(message.role == Role::Assistant).then(|| view! {
@@ -164,7 +162,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
                             <button class="action" data-testid="regenerate" on:click={
                                 let id = id_regen.clone();
                                 move |_| chat::regenerate(state, id.clone())
-                            }>"Regenerate"</button>
+                            }>{move || t().regenerate}</button>
                         </Show>
                     })}
                 </span>
@@ -197,7 +195,7 @@ fn StreamingMessage() -> impl IntoView {
     view! {
         <article class="message assistant streaming" data-testid="message-streaming" aria-busy="true">
             <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| !s.reasoning.is_empty()).unwrap_or(false))>
-                <details class="reasoning" open><summary>"Reasoning"</summary><div class="text plain">{reasoning}</div></details>
+                <details class="reasoning" open><summary>{move || t().reasoning}</summary><div class="text plain">{reasoning}</div></details>
             </Show>
             <div class="text markdown" data-testid="message-text">
                 <For each=move || { let n = blocks.with(Vec::len); 0..n } key=|i| *i let:i>
@@ -210,7 +208,7 @@ fn StreamingMessage() -> impl IntoView {
                     {move || state.streaming.with(|s| s.as_ref().and_then(|s| s.status.clone()).unwrap_or_default())}
                 </div>
             </Show>
-            <div class="message-foot"><span class="message-meta">{model}" · answering…"</span></div>
+            <div class="message-foot"><span class="message-meta">{model}" · "{move || t().answering}</span></div>
         </article>
     }
 }

@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use crate::chat;
+use crate::i18n::t;
 use crate::state::use_app;
 
 /// The message box with Send / Stop.
@@ -14,7 +15,7 @@ pub fn Composer() -> impl IntoView {
             <textarea
                 data-testid="composer-input"
                 rows="2"
-                placeholder="Ask anything… (Enter to send, Shift+Enter for a new line)"
+                placeholder=move || t().composer_placeholder
                 prop:value=move || state.draft.get()
                 on:input=move |ev| state.draft.set(event_target_value(&ev))
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
@@ -28,10 +29,10 @@ pub fn Composer() -> impl IntoView {
                 when=streaming
                 fallback=move || view! {
                     <button type="submit" class="primary" data-testid="send"
-                        disabled=move || state.draft.with(|d| d.trim().is_empty())>"Send"</button>
+                        disabled=move || state.draft.with(|d| d.trim().is_empty())>{move || t().send}</button>
                 }
             >
-                <button type="button" class="danger" data-testid="stop" on:click=move |_| state.stop()>"Stop"</button>
+                <button type="button" class="danger" data-testid="stop" on:click=move |_| state.stop()>{move || t().stop}</button>
             </Show>
         </form>
     }

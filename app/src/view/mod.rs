@@ -7,6 +7,7 @@ mod sidebar;
 
 use leptos::prelude::*;
 
+use crate::i18n::t;
 use crate::state::{AppState, use_app};
 
 /// The two-column layout: sessions on the left, the conversation on the right.
@@ -42,7 +43,7 @@ pub fn App() -> impl IntoView {
                 <Notice/>
                 <Show
                     when=move || !state.loading.get()
-                    fallback=|| view! { <div class="loading" data-testid="loading"><span class="spinner"></span>"Opening your conversations…"</div> }
+                    fallback=|| view! { <div class="loading" data-testid="loading"><span class="spinner"></span>{move || t().app_loading}</div> }
                 >
                     <Show
                         when=move || state.active.get().is_some()
@@ -67,7 +68,7 @@ fn TopBar() -> impl IntoView {
             active
                 .and_then(|id| l.iter().find(|s| s.id == id).map(|s| s.title.clone()))
                 .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| "New chat".into())
+                .unwrap_or_else(|| t().new_chat.into())
         })
     };
     view! {
@@ -75,17 +76,17 @@ fn TopBar() -> impl IntoView {
             <button
                 class="icon-button"
                 data-testid="toggle-sidebar"
-                title="Show or hide conversations"
+                title=move || t().toggle_sidebar
                 on:click=move |_| state.set_sidebar_collapsed(!state.sidebar_collapsed.get_untracked())
             >"☰"</button>
             <h1 class="topbar-title">{title}</h1>
-            <span class="model-badge" data-testid="model-badge" title="The model that answers">
+            <span class="model-badge" data-testid="model-badge" title=move || t().model_badge_title>
                 {move || state.settings.with(|s| s.model.clone())}
             </span>
             <button
                 class="icon-button"
                 data-testid="open-settings"
-                title="Settings"
+                title=move || t().settings
                 on:click=move |_| state.settings_open.set(true)
             >"⚙"</button>
         </header>
@@ -99,7 +100,7 @@ fn Notice() -> impl IntoView {
         <Show when=move || state.notice.with(Option::is_some)>
             <div class="notice" role="alert" data-testid="notice">
                 <span>{move || state.notice.get().unwrap_or_default()}</span>
-                <button class="icon-button" title="Dismiss" on:click=move |_| state.notice.set(None)>"×"</button>
+                <button class="icon-button" title=move || t().dismiss on:click=move |_| state.notice.set(None)>"×"</button>
             </div>
         </Show>
     }

@@ -3,6 +3,7 @@ use air_store::settings::{Language, PRESETS, Theme};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::i18n::t;
 use crate::provider;
 use crate::state::use_app;
 
@@ -51,20 +52,21 @@ pub fn SettingsPanel() -> impl IntoView {
             match provider::list_models(&s).await {
                 Ok(list) => {
                     let has_model = s.model.is_empty() || list.iter().any(|m| m == &s.model);
-                    let mut msg = format!("Connected: {} model(s) available.", list.len());
+                    let texts = state.t();
+                    let mut msg = texts.test_ok.replace("{n}", &list.len().to_string());
                     if !has_model {
-                        msg.push_str(&format!(" “{}” is not among them.", s.model));
+                        msg.push_str(&texts.test_model_missing.replace("{m}", &s.model));
                     }
                     models.set(list);
                     test.set(TestState::Ok(msg));
                 }
-                Err(e) => test.set(TestState::Failed(e.to_string())),
+                Err(e) => test.set(TestState::Failed(e.message(state.chat_lang()))),
             }
         });
     };
-    let text_input = move |label: &'static str, testid: &'static str, kind: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
+    let text_input = move |label: fn(&crate::i18n::Text) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
         view! {
-            <label>{label}
+            <label>{move || label(t())}
                 <input type=kind data-testid=testid autocomplete="off"
                     prop:value=move || draft.with(|d| get(d))
                     on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| set(d, v.clone())) }/>
@@ -74,12 +76,12 @@ pub fn SettingsPanel() -> impl IntoView {
     view! {
         <Show when=move || state.settings_open.get()>
             <div class="drawer-backdrop" on:click=move |_| state.settings_open.set(false)></div>
-            <aside class="drawer" data-testid="settings" role="dialog" aria-label="Settings">
+            <aside class="drawer" data-testid="settings" role="dialog" aria-label=move || t().settings>
                 <form on:submit=save>
-                    <h2>"Settings"</h2>
+                    <h2>{move || t().settings}</h2>
                     <fieldset>
-                        <legend>"Provider"</legend>
-                        <label>"Preset"
+                        <legend>{move || t().provider}</legend>
+                        <label>{move || t().preset}
                             <select data-testid="settings-preset"
                                 on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); models.set(Vec::new()); }>
                                 {PRESETS.iter().map(|p| view! {
@@ -87,20 +89,20 @@ pub fn SettingsPanel() -> impl IntoView {
                                 }).collect_view()}
                             </select>
                         </label>
-                        <label>"Base URL"
+                        <label>{move || t().base_url}
                             <input type="url" data-testid="settings-base-url" required placeholder="https://api.example.com/v1"
                                 prop:value=move || draft.with(|d| d.base_url.clone())
                                 on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| { d.base_url = v.clone(); d.provider = "custom".into(); }) }/>
                         </label>
-                        {text_input("API key", "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
-                        <p class="hint">"Sent only to the base URL above. Not needed for the local model."</p>
-                        <label>"Model"
+                        {text_input(|t| t.api_key, "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
+                        <p class="hint">{move || t().api_key_hint}</p>
+                        <label>{move || t().model}
                             <span class="row">
                                 <input type="text" data-testid="settings-model" required list="model-list"
                                     prop:value=move || draft.with(|d| d.model.clone())
                                     on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.model = v.clone()) }/>
                                 <button type="button" data-testid="settings-test" on:click=run_test
-                                    disabled=move || test.get() == TestState::Running>"Test & list models"</button>
+                                    disabled=move || test.get() == TestState::Running>{move || t().test_button}</button>
                             </span>
                             <datalist id="model-list">
                                 <For each=move || models.get() key=|m| m.clone() let:m>
@@ -123,51 +125,51 @@ pub fn SettingsPanel() -> impl IntoView {
                             class:failed=move || matches!(test.get(), TestState::Failed(_))>
                             {move || match test.get() {
                                 TestState::Idle => String::new(),
-                                TestState::Running => "Testing…".into(),
+                                TestState::Running => t().testing.into(),
                                 TestState::Ok(m) | TestState::Failed(m) => m,
                             }}
                         </p>
                     </fieldset>
                     <fieldset>
-                        <legend>"Answers"</legend>
+                        <legend>{move || t().answers}</legend>
                         <div class="row">
-                            <label>"Temperature"
-                                <input type="number" data-testid="settings-temperature" min="0" max="2" step="0.1" placeholder="default"
+                            <label>{move || t().temperature}
+                                <input type="number" data-testid="settings-temperature" min="0" max="2" step="0.1" placeholder=move || t().default_value
                                     prop:value=move || draft.with(|d| d.temperature.map(|t| t.to_string()).unwrap_or_default())
                                     on:input=move |ev| { let v = parse_opt::<f32>(&event_target_value(&ev)); edit(&|d| d.temperature = v) }/>
                             </label>
-                            <label>"Max tokens"
-                                <input type="number" data-testid="settings-max-tokens" min="1" step="1" placeholder="default"
+                            <label>{move || t().max_tokens}
+                                <input type="number" data-testid="settings-max-tokens" min="1" step="1" placeholder=move || t().default_value
                                     prop:value=move || draft.with(|d| d.max_tokens.map(|t| t.to_string()).unwrap_or_default())
                                     on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)); edit(&|d| d.max_tokens = v) }/>
                             </label>
-                            <label>"Max tool rounds"
+                            <label>{move || t().max_tool_rounds}
                                 <input type="number" data-testid="settings-max-tool-rounds" min="1" max="50" step="1"
                                     prop:value=move || draft.with(|d| d.max_tool_rounds.to_string())
                                     on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)).unwrap_or(5); edit(&|d| d.max_tool_rounds = v) }/>
                             </label>
                         </div>
-                        <label>"System prompt"
+                        <label>{move || t().system_prompt}
                             <textarea data-testid="settings-system-prompt" rows="4"
-                                placeholder="Variables: {{date}} {{time}} {{model}} {{locale}}"
+                                placeholder=move || t().system_prompt_hint
                                 prop:value=move || draft.with(|d| d.system_prompt.clone())
                                 on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.system_prompt = v.clone()) }></textarea>
                         </label>
                     </fieldset>
                     <fieldset>
-                        <legend>"Appearance"</legend>
+                        <legend>{move || t().appearance}</legend>
                         <div class="row">
-                            <label>"Theme"
+                            <label>{move || t().theme}
                                 <select data-testid="settings-theme" on:change=move |ev| {
                                     let t = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::System };
                                     edit(&|d| d.theme = t)
                                 }>
-                                    <option value="system" selected=move || draft.with(|d| d.theme == Theme::System)>"System"</option>
-                                    <option value="light" selected=move || draft.with(|d| d.theme == Theme::Light)>"Light"</option>
-                                    <option value="dark" selected=move || draft.with(|d| d.theme == Theme::Dark)>"Dark"</option>
+                                    <option value="system" selected=move || draft.with(|d| d.theme == Theme::System)>{move || t().theme_system}</option>
+                                    <option value="light" selected=move || draft.with(|d| d.theme == Theme::Light)>{move || t().theme_light}</option>
+                                    <option value="dark" selected=move || draft.with(|d| d.theme == Theme::Dark)>{move || t().theme_dark}</option>
                                 </select>
                             </label>
-                            <label>"Language"
+                            <label>{move || t().language}
                                 <select data-testid="settings-language" on:change=move |ev| {
                                     let l = if event_target_value(&ev) == "zh" { Language::Chinese } else { Language::English };
                                     edit(&|d| d.language = l)
@@ -178,12 +180,45 @@ pub fn SettingsPanel() -> impl IntoView {
                             </label>
                         </div>
                     </fieldset>
+                    <DataSection/>
                     <div class="drawer-actions">
-                        <button type="button" on:click=move |_| state.settings_open.set(false)>"Cancel"</button>
-                        <button type="submit" class="primary" data-testid="settings-save">"Save"</button>
+                        <button type="button" on:click=move |_| state.settings_open.set(false)>{move || t().cancel}</button>
+                        <button type="submit" class="primary" data-testid="settings-save">{move || t().save}</button>
                     </div>
                 </form>
             </aside>
         </Show>
+    }
+}
+
+/// Export, import and storage usage.
+#[component]
+fn DataSection() -> impl IntoView {
+    let state = use_app();
+    let include_secrets = RwSignal::new(false);
+    view! {
+        <fieldset>
+            <legend>{move || t().data}</legend>
+            <div class="row wrap">
+                <button type="button" data-testid="export-all"
+                    on:click=move |_| crate::data::export(state, None, include_secrets.get_untracked())>{move || t().export_all}</button>
+                <Show when=move || state.active.with(Option::is_some)>
+                    <button type="button" data-testid="export-one"
+                        on:click=move |_| crate::data::export(state, state.active.get_untracked(), false)>{move || t().export_one}</button>
+                </Show>
+                <label class="file-button">{move || t().import}
+                    <input type="file" accept=".json,application/json" data-testid="import-file"
+                        on:change=move |ev| crate::data::import(state, ev)/>
+                </label>
+            </div>
+            <label class="check">
+                <input type="checkbox" data-testid="export-secrets"
+                    prop:checked=move || include_secrets.get()
+                    on:change=move |ev| include_secrets.set(event_target_checked(&ev))/>
+                {move || t().include_secrets}
+            </label>
+            <p class="hint" data-testid="import-result">{move || state.import_result.get().unwrap_or_default()}</p>
+            <p class="hint" data-testid="storage-usage">{move || state.storage_line.get()}</p>
+        </fieldset>
     }
 }

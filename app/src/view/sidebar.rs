@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use crate::i18n::t;
 use crate::state::use_app;
 
 #[component]
@@ -20,18 +21,18 @@ pub fn Sidebar() -> impl IntoView {
                 <button
                     class="icon-button"
                     data-testid="collapse-sidebar"
-                    title="Hide conversations"
+                    title=move || t().hide_sidebar
                     on:click=move |_| state.set_sidebar_collapsed(true)
                 >"«"</button>
                 <button class="primary wide" data-testid="new-session" on:click=move |_| state.new_session()>
-                    "+ New chat"
+                    {move || t().new_chat_button}
                 </button>
             </div>
             <div class="sidebar-search">
                 <input
                     type="search"
                     data-testid="session-search"
-                    placeholder="Search conversations"
+                    placeholder=move || t().search_placeholder
                     prop:value=move || state.search.get()
                     on:input=move |ev| state.run_search(event_target_value(&ev))
                 />
@@ -41,13 +42,13 @@ pub fn Sidebar() -> impl IntoView {
                     <SessionItem id=session.id.clone() title=session.title.clone()/>
                 </For>
                 <Show when=move || state.search_hits.with(|h| h.as_ref().map(Vec::is_empty).unwrap_or(false))>
-                    <p class="muted empty" data-testid="search-empty">"No conversation matches."</p>
+                    <p class="muted empty" data-testid="search-empty">{move || t().search_empty}</p>
                 </Show>
             </nav>
             <Show when=move || state.pending_delete.with(Option::is_some)>
                 <div class="toast" role="status" data-testid="undo-toast">
-                    <span>"Conversation deleted."</span>
-                    <button data-testid="undo-delete" on:click=move |_| state.undo_delete()>"Undo"</button>
+                    <span>{move || t().deleted}</span>
+                    <button data-testid="undo-delete" on:click=move |_| state.undo_delete()>{move || t().undo}</button>
                 </div>
             </Show>
         </aside>
@@ -59,7 +60,7 @@ fn SessionItem(id: String, title: String) -> impl IntoView {
     let state = use_app();
     let renaming = RwSignal::new(false);
     let draft = RwSignal::new(title.clone());
-    let shown = if title.is_empty() { "New chat".to_owned() } else { title.clone() };
+    let shown = if title.is_empty() { crate::i18n::t_now().new_chat.to_owned() } else { title.clone() };
     let is_active = {
         let id = id.clone();
         move || state.active.get().as_deref() == Some(id.as_str())
@@ -118,13 +119,13 @@ fn SessionItem(id: String, title: String) -> impl IntoView {
             </Show>
             <button
                 class="icon-button session-action"
-                title="Rename"
+                title=move || t().rename
                 data-testid="rename-session"
                 on:click=move |_| renaming.set(true)
             >"✎"</button>
             <button
                 class="icon-button session-action"
-                title="Delete this conversation"
+                title=move || t().delete
                 data-testid="delete-session"
                 on:click=move |_| state.delete_session(id_delete.clone())
             >"×"</button>

@@ -25,11 +25,19 @@ impl HttpErrorKind {
     }
 }
 
-/// Why a chat request failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// The language of user-facing messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+/// Why a chat request failed. `Display` is the English message;
+/// [`ChatError::message`] gives it in another language.
+#[derive(Debug, Clone, PartialEq)]
 pub enum ChatError {
     /// The server answered with a non-2xx status.
-    #[error("{}", http_message(*.kind, *.status, .message))]
     Http {
         status: u16,
         kind: HttpErrorKind,
@@ -38,37 +46,75 @@ pub enum ChatError {
         /// Seconds to wait, from `Retry-After`.
         retry_after: Option<u64>,
     },
-    /// `fetch` itself failed: nothing answered, or the browser hid the
-    /// answer because CORS did not allow it.
-    #[error("Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS). {detail}")]
+    /// `fetch` itself failed and nothing answered at the address.
     Network { url: String, detail: String },
     /// The server answered, but the browser hid the answer because the
     /// server does not allow requests from this page.
-    #[error("{url} answered, but does not allow requests from this page (CORS). The server must send `Access-Control-Allow-Origin` (for this page's origin or `*`) and allow the `Content-Type` and `Authorization` request headers; `Access-Control-Allow-Headers: *` does not cover `Authorization`.")]
     Cors { url: String },
     /// The server answered 2xx with something that is not what was asked for.
-    #[error("The server answered, but not with what was expected: {0}")]
     Unexpected(String),
     /// The provider reported an error in the middle of the answer.
-    #[error("The provider reported an error: {0}")]
     Provider(ProviderError),
     /// The body stopped before the answer was complete.
-    #[error("The connection was lost before the answer was complete: {0}")]
     Interrupted(String),
 }
 
-fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>) -> String {
-    let what = match kind {
-        HttpErrorKind::ContextOverflow => {
+impl std::error::Error for ChatError {}
+
+impl std::fmt::Display for ChatError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl ChatError {
+    /// The message for a person, in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        let zh = lang == Lang::Zh;
+        match self {
+            ChatError::Http { status, kind, message, .. } => http_message(*kind, *status, message, lang),
+            ChatError::Network { url, detail } if zh => {
+                format!("无法连接 {url}：服务器未运行、地址错误，或不允许来自本页面的请求（CORS）。{detail}")
+            }
+            ChatError::Network { url, detail } => format!(
+                "Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS). {detail}"
+            ),
+            ChatError::Cors { url } if zh => format!(
+                "{url} 有应答，但不允许来自本页面的请求（CORS）。服务器需要发送 `Access-Control-Allow-Origin`（本页面的源或 `*`），并允许 `Content-Type` 和 `Authorization` 请求头；`Access-Control-Allow-Headers: *` 不包括 `Authorization`。"
+            ),
+            ChatError::Cors { url } => format!(
+                "{url} answered, but does not allow requests from this page (CORS). The server must send `Access-Control-Allow-Origin` (for this page's origin or `*`) and allow the `Content-Type` and `Authorization` request headers; `Access-Control-Allow-Headers: *` does not cover `Authorization`."
+            ),
+            ChatError::Unexpected(m) if zh => format!("服务器有应答，但内容不符合预期：{m}"),
+            ChatError::Unexpected(m) => format!("The server answered, but not with what was expected: {m}"),
+            ChatError::Provider(e) if zh => format!("服务商报告了错误：{e}"),
+            ChatError::Provider(e) => format!("The provider reported an error: {e}"),
+            ChatError::Interrupted(m) if zh => format!("回答完成前连接中断：{m}"),
+            ChatError::Interrupted(m) => format!("The connection was lost before the answer was complete: {m}"),
+        }
+    }
+}
+
+fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>, lang: Lang) -> String {
+    let what = match (kind, lang) {
+        (HttpErrorKind::ContextOverflow, Lang::En) => {
             "The conversation is too long for this model's context window. Start a new session, delete some messages, or pick a model with a larger context."
         }
-        HttpErrorKind::BadRequest => "The provider rejected the request.",
-        HttpErrorKind::Unauthorized => "The API key was refused. Check the key in Settings.",
-        HttpErrorKind::Forbidden => "This API key is not allowed to use this model or endpoint.",
-        HttpErrorKind::NotFound => "Not found: check the base URL and the model name in Settings.",
-        HttpErrorKind::RateLimited => "Rate limited by the provider.",
-        HttpErrorKind::Server => "The provider had a server error.",
-        HttpErrorKind::Other => "The request failed.",
+        (HttpErrorKind::ContextOverflow, Lang::Zh) => "对话超出了该模型的上下文窗口。请新建会话、删除部分消息，或换用上下文更大的模型。",
+        (HttpErrorKind::BadRequest, Lang::En) => "The provider rejected the request.",
+        (HttpErrorKind::BadRequest, Lang::Zh) => "服务商拒绝了该请求。",
+        (HttpErrorKind::Unauthorized, Lang::En) => "The API key was refused. Check the key in Settings.",
+        (HttpErrorKind::Unauthorized, Lang::Zh) => "API 密钥被拒绝，请在设置中检查密钥。",
+        (HttpErrorKind::Forbidden, Lang::En) => "This API key is not allowed to use this model or endpoint.",
+        (HttpErrorKind::Forbidden, Lang::Zh) => "该 API 密钥无权使用此模型或接口。",
+        (HttpErrorKind::NotFound, Lang::En) => "Not found: check the base URL and the model name in Settings.",
+        (HttpErrorKind::NotFound, Lang::Zh) => "未找到：请在设置中检查 Base URL 和模型名称。",
+        (HttpErrorKind::RateLimited, Lang::En) => "Rate limited by the provider.",
+        (HttpErrorKind::RateLimited, Lang::Zh) => "已被服务商限流。",
+        (HttpErrorKind::Server, Lang::En) => "The provider had a server error.",
+        (HttpErrorKind::Server, Lang::Zh) => "服务商出现服务器错误。",
+        (HttpErrorKind::Other, Lang::En) => "The request failed.",
+        (HttpErrorKind::Other, Lang::Zh) => "请求失败。",
     };
     match message {
         Some(m) if !m.is_empty() => format!("{what} (HTTP {status}: {m})"),
@@ -207,6 +253,13 @@ mod tests {
         assert_eq!(parse_model_list(ollama), Ok(vec!["llama3.2".into()]));
         assert!(parse_model_list("<html>").is_err());
         assert!(parse_model_list("{}").is_err());
+    }
+
+    #[test]
+    fn messages_exist_in_chinese() {
+        let e = classify_http(401, r#"{"error":{"message":"Invalid API Key"}}"#, None);
+        assert_eq!(e.message(Lang::Zh), "API 密钥被拒绝，请在设置中检查密钥。 (HTTP 401: Invalid API Key)");
+        assert!(e.message(Lang::En).starts_with("The API key was refused."));
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub mod reply;
 pub mod wire;
 
 pub use decode::ChunkDecoder;
-pub use error::{ChatError, HttpErrorKind};
+pub use error::{ChatError, HttpErrorKind, Lang};
 pub use reply::{FinishReason, Reply, ToolCall, Usage};
 pub use wire::{ChatMessage, ChatRequest, Role};
 

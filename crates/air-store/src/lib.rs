@@ -10,6 +10,7 @@
 //! here, so everything in this crate is deterministic.
 
 pub mod conversation;
+pub mod export;
 pub mod memory;
 pub mod records;
 pub mod settings;

@@ -105,3 +105,55 @@ pub fn set_root_attribute(name: &str, value: Option<&str>) {
         };
     }
 }
+
+/// Offers `text` as a file download named `filename`.
+pub fn download(filename: &str, mime: &str, text: &str) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    let err = |e: wasm_bindgen::JsValue| format!("{e:?}");
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(err)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(err)?;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a").map_err(err)?.dyn_into().map_err(|_| "no anchor")?;
+    a.set_href(&url);
+    a.set_download(filename);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// The text of the first file chosen in the `<input type=file>` that fired
+/// `event`, or `None` if no file was chosen.
+pub async fn read_chosen_file(event: &web_sys::Event) -> Result<Option<String>, String> {
+    use wasm_bindgen::JsCast;
+    let Some(input) = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return Ok(None) };
+    let Some(file) = input.files().and_then(|f| f.get(0)) else { return Ok(None) };
+    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("{e:?}"))?;
+    input.set_value("");
+    Ok(text.as_string())
+}
+
+/// Asks the browser to keep this site's data even under storage pressure.
+/// Returns whether storage is (now) persistent.
+pub async fn request_persistent_storage() -> bool {
+    let Some(storage) = web_sys::window().map(|w| w.navigator().storage()) else { return false };
+    if let Ok(p) = storage.persisted() {
+        if wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.is_truthy()).unwrap_or(false) {
+            return true;
+        }
+    }
+    match storage.persist() {
+        Ok(p) => wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.is_truthy()).unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
+/// Bytes used and the quota, from `navigator.storage.estimate()`.
+pub async fn storage_estimate() -> Option<(f64, f64)> {
+    let storage = web_sys::window()?.navigator().storage();
+    let v = wasm_bindgen_futures::JsFuture::from(storage.estimate().ok()?).await.ok()?;
+    let get = |k: &str| js_sys::Reflect::get(&v, &k.into()).ok().and_then(|x| x.as_f64());
+    Some((get("usage")?, get("quota")?))
+}

@@ -1,0 +1,165 @@
+//! Export and import of conversations as one JSON document.
+//!
+//! The format is the stored records themselves, so a round trip is
+//! lossless. Settings travel only when asked for, and the API key only when
+//! the user explicitly includes secrets.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{MessageRecord, Result, SessionRecord, Settings, Store, StoreError};
+
+pub const FORMAT: &str = "air-agent-export";
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedSession {
+    #[serde(flatten)]
+    pub session: SessionRecord,
+    pub messages: Vec<MessageRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Export {
+    pub format: String,
+    pub version: u32,
+    /// Milliseconds since the Unix epoch.
+    pub exported_at: f64,
+    pub sessions: Vec<ExportedSession>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
+}
+
+impl Export {
+    pub fn new(sessions: Vec<ExportedSession>, exported_at: f64) -> Self {
+        Self { format: FORMAT.into(), version: VERSION, exported_at, sessions, settings: None }
+    }
+
+    /// Adds settings; the API key is left out unless `include_secrets`.
+    pub fn with_settings(mut self, settings: &Settings, include_secrets: bool) -> Self {
+        let mut s = settings.clone();
+        if !include_secrets {
+            s.api_key.clear();
+        }
+        self.settings = Some(s);
+        self
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Reads an export, with a message a person can act on when it is not one.
+    pub fn parse(json: &str) -> Result<Self, String> {
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("not JSON ({e})"))?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            return Err("not an Air Agent export (no \"format\": \"air-agent-export\")".into());
+        }
+        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version > u64::from(VERSION) {
+            return Err(format!("made by a newer version (format {version}); update the app to import it"));
+        }
+        let export: Export = serde_json::from_value(value).map_err(|e| format!("damaged export: {e}"))?;
+        for s in &export.sessions {
+            if let Some(m) = s.messages.iter().find(|m| m.session_id != s.session.id) {
+                return Err(format!("damaged export: message {} is filed under session {} but belongs to {}", m.id, s.session.id, m.session_id));
+            }
+        }
+        Ok(export)
+    }
+}
+
+/// Reads sessions (all, or the one with `only`) with their messages.
+pub async fn collect<S: Store>(store: &S, only: Option<&str>) -> Result<Vec<ExportedSession>> {
+    let mut out = Vec::new();
+    for session in store.list_sessions().await? {
+        if only.is_some_and(|id| id != session.id) {
+            continue;
+        }
+        let messages = store.messages(&session.id).await?;
+        out.push(ExportedSession { session, messages });
+    }
+    Ok(out)
+}
+
+/// Writes an export into the store. Records are put by id, so importing the
+/// same file twice changes nothing. Returns (sessions, messages) written.
+pub async fn import<S: Store>(store: &S, export: &Export) -> Result<(usize, usize), StoreError> {
+    let mut messages = 0;
+    for s in &export.sessions {
+        store.put_session(&s.session).await?;
+        for m in &s.messages {
+            store.put_message(m).await?;
+            messages += 1;
+        }
+    }
+    Ok((export.sessions.len(), messages))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemoryStore;
+    use air_chat::{Role, ToolCall, Usage};
+
+    async fn sample(store: &MemoryStore) {
+        let mut s = SessionRecord::new("s1", 1.0);
+        s.rename("Export me");
+        store.put_session(&s).await.ok();
+        store.put_session(&SessionRecord::new("s2", 2.0)).await.ok();
+        let mut a = MessageRecord::new("m2", "s1", 2.0, Role::Assistant, "answer ✓ <b>");
+        a.tool_calls = vec![ToolCall { id: "c".into(), name: "calc".into(), arguments: "{}".into(), extra: Some(serde_json::json!({"google": {"thought_signature": "x"}})) }];
+        a.usage = Some(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, ..Usage::default() });
+        a.reasoning = Some("why".into());
+        a.incomplete = true;
+        store.put_message(&MessageRecord::new("m1", "s1", 1.0, Role::User, "question")).await.ok();
+        store.put_message(&a).await.ok();
+        store.put_message(&MessageRecord::new("m3", "s2", 1.0, Role::User, "other")).await.ok();
+    }
+
+    #[test]
+    fn export_delete_import_is_lossless() {
+        pollster::block_on(async {
+            let store = MemoryStore::new();
+            sample(&store).await;
+            let before = collect(&store, None).await.unwrap_or_default();
+            let json = Export::new(before.clone(), 5.0).to_json();
+            for s in &before {
+                store.delete_session(&s.session.id).await.ok();
+            }
+            assert!(store.list_sessions().await.unwrap_or_default().is_empty());
+            let parsed = Export::parse(&json).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(import(&store, &parsed).await, Ok((2, 3)));
+            assert_eq!(collect(&store, None).await.unwrap_or_default(), before);
+            // Importing again changes nothing.
+            assert_eq!(import(&store, &parsed).await, Ok((2, 3)));
+            assert_eq!(collect(&store, None).await.unwrap_or_default(), before);
+        });
+    }
+
+    #[test]
+    fn one_session_and_secrets_left_out_by_default() {
+        pollster::block_on(async {
+            let store = MemoryStore::new();
+            sample(&store).await;
+            let one = collect(&store, Some("s1")).await.unwrap_or_default();
+            assert_eq!(one.len(), 1);
+            let mut settings = Settings::default();
+            settings.api_key = "sk-secret".into();
+            let json = Export::new(one.clone(), 1.0).with_settings(&settings, false).to_json();
+            assert!(!json.contains("sk-secret"));
+            let json = Export::new(one, 1.0).with_settings(&settings, true).to_json();
+            assert!(json.contains("sk-secret"));
+        });
+    }
+
+    #[test]
+    fn bad_files_get_clear_messages() {
+        assert!(Export::parse("nope").unwrap_err().starts_with("not JSON"));
+        assert!(Export::parse("{}").unwrap_err().contains("not an Air Agent export"));
+        assert!(Export::parse(r#"{"format":"air-agent-export","version":99,"exportedAt":0,"sessions":[]}"#).unwrap_err().contains("newer version"));
+        let wrong_owner = r#"{"format":"air-agent-export","version":1,"exportedAt":0,"sessions":[{"id":"a","title":"","createdAt":0,"updatedAt":0,"messages":[{"id":"m","sessionId":"b","seq":1,"role":"user","timestamp":1}]}]}"#;
+        assert!(Export::parse(wrong_owner).unwrap_err().contains("belongs to b"));
+    }
+}
