@@ -3,7 +3,7 @@
 
 use air_chat::error::{MAX_ATTEMPTS, classify_http};
 use air_chat::{ChatError, ReplyStream, Role};
-use air_store::conversation::{Checkpoint, TemplateVars, build_request};
+use air_store::conversation::{Checkpoint, TRANSITIVE_THOUGHT, TemplateVars, build_request, build_thought_request};
 use air_store::records::next_seq;
 use air_store::{MessageRecord, SessionRecord, Store};
 use air_web::{Abort, FetchError, http, new_id, now_ms};
@@ -66,25 +66,70 @@ enum Outcome {
 
 /// Streams an answer to the messages of `session_id` as they are now. With
 /// `resume`, the answer continues that (partial, last) assistant message
-/// instead of starting a new one.
+/// instead of starting a new one. With Transitive Thinking on, a reasoning
+/// chain is streamed and stored first, and the answer is given it.
 pub async fn answer(state: AppState, session_id: String, resume: Option<MessageRecord>) {
-    let Some(store) = state.store() else { return };
     let settings = state.settings.get_untracked();
-    let history = state.messages.get_untracked();
-    let request = build_request(&settings, &history, &template_vars());
-
-    let (mut record, prefix) = match resume {
+    let vars = template_vars();
+    let new_record = |kind: Option<&str>| {
+        let last = state.messages.with_untracked(|m| m.last().map(|m| m.seq));
+        let mut r = MessageRecord::new(new_id(), session_id.clone(), next_seq(last, now_ms()), Role::Assistant, "");
+        r.kind = kind.map(str::to_owned);
+        r
+    };
+    let (record, prefix) = match resume {
         Some(r) => {
             state.messages.update(|m| m.retain(|x| x.id != r.id));
             let prefix = r.content.clone();
             (r, prefix)
         }
         None => {
-            let last = history.last().map(|m| m.seq);
-            let r = MessageRecord::new(new_id(), session_id.clone(), next_seq(last, now_ms()), Role::Assistant, "");
-            (r, String::new())
+            if settings.transitive_thinking {
+                let history = full_history(state, &session_id, None).await;
+                let request = build_thought_request(&settings, &history, &vars);
+                let thought = new_record(Some(TRANSITIVE_THOUGHT));
+                if !run(state, &session_id, &settings, request, thought, String::new()).await {
+                    return;
+                }
+            }
+            (new_record(None), String::new())
         }
     };
+    let history = full_history(state, &session_id, Some(&record.id)).await;
+    let request = build_request(&settings, &history, &vars);
+    run(state, &session_id, &settings, request, record, prefix).await;
+}
+
+/// Everything stored for the session (not just the loaded page, and
+/// including what other tabs wrote), for the request.
+/// An answer still streaming in another tab (incomplete, and not shown here)
+/// is left out; `keep` names one that is wanted anyway (the one resumed).
+async fn full_history(state: AppState, session_id: &str, keep: Option<&str>) -> Vec<MessageRecord> {
+    let loaded = state.messages.get_untracked();
+    match state.store() {
+        Some(store) => match store.messages(session_id).await {
+            Ok(all) => all
+                .into_iter()
+                .filter(|m| !m.incomplete || Some(m.id.as_str()) == keep || loaded.iter().any(|l| l.id == m.id))
+                .collect(),
+            Err(_) => loaded,
+        },
+        None => loaded,
+    }
+}
+
+/// Streams one request into `record` (after `prefix`), checkpointing as it
+/// goes, then stores and shows the result. Returns whether it finished
+/// without error or Stop.
+async fn run(
+    state: AppState,
+    session_id: &str,
+    settings: &air_store::Settings,
+    request: air_chat::ChatRequest,
+    mut record: MessageRecord,
+    prefix: String,
+) -> bool {
+    let Some(store) = state.store() else { return false };
     record.model = Some(settings.model.clone());
     record.incomplete = true;
     record.stopped = false;
@@ -92,16 +137,17 @@ pub async fn answer(state: AppState, session_id: String, resume: Option<MessageR
     record.finish = None;
     let _ = store.put_message(&record).await;
     state.streaming.set(Some(Streaming {
-        session_id: session_id.clone(),
+        session_id: session_id.to_owned(),
         message_id: record.id.clone(),
         model: settings.model.clone(),
         text: prefix.clone(),
+        thought: record.kind.is_some(),
         ..Default::default()
     }));
 
     let url = settings.chat_url();
     let mut headers = vec![("Accept", "text/event-stream".to_owned())];
-    headers.extend(crate::provider::auth_header(&settings));
+    headers.extend(crate::provider::auth_header(settings));
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
 
     let mut reply = ReplyStream::new();
@@ -126,30 +172,37 @@ pub async fn answer(state: AppState, session_id: String, resume: Option<MessageR
     record.tool_calls = r.finished_tool_calls();
     record.finish = r.finish.clone();
     record.incomplete = false;
-    match outcome {
-        Outcome::Finished => {
-            if let Some(e) = &r.error {
+    let ok = match outcome {
+        Outcome::Finished => match &r.error {
+            Some(e) => {
                 record.error = Some(ChatError::Provider(e.clone()).message(state.chat_lang()));
+                false
             }
+            None => true,
+        },
+        Outcome::Stopped => {
+            record.stopped = true;
+            false
         }
-        Outcome::Stopped => record.stopped = true,
         Outcome::Failed(msg) => {
             let hint = if settings.is_local_default() && record.content.is_empty() { state.t().local_model_down } else { "" };
             record.error = Some(format!("{msg}{hint}"));
+            false
         }
-    }
+    };
     if let Err(e) = store.put_message(&record).await {
         state.report(state.t().err_save_answer, &e);
     }
-    if let Ok(Some(mut session)) = store.get_session(&session_id).await {
+    if let Ok(Some(mut session)) = store.get_session(session_id).await {
         session.updated_at = now_ms();
         let _ = store.put_session(&session).await;
         state.upsert_session(session);
     }
-    if state.active.get_untracked().as_deref() == Some(session_id.as_str()) {
+    if state.active.get_untracked().as_deref() == Some(session_id) {
         state.messages.update(|m| m.push(record));
     }
     state.streaming.set(None);
+    ok
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -274,6 +327,16 @@ pub fn regenerate(state: AppState, message_id: String) {
     if state.is_streaming() {
         return;
     }
+    // A thought made for this answer goes with it.
+    let from = state.messages.with_untracked(|m| {
+        let i = m.iter().position(|x| x.id == message_id)?;
+        let prev = i.checked_sub(1).and_then(|p| m.get(p));
+        Some(match prev {
+            Some(p) if p.kind.as_deref() == Some(TRANSITIVE_THOUGHT) => p.id.clone(),
+            _ => message_id.clone(),
+        })
+    });
+    let Some(message_id) = from else { return };
     spawn_local(async move {
         match truncate_from(state, &message_id).await {
             Ok(()) => answer(state, session_id, None).await,

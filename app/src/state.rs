@@ -20,6 +20,8 @@ pub struct Streaming {
     pub reasoning: String,
     /// What the request is waiting for (e.g. a rate-limit retry).
     pub status: Option<String>,
+    /// This is a Transitive Thinking chain, not the answer.
+    pub thought: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -32,8 +34,10 @@ pub struct AppState {
     /// All sessions, newest activity first.
     pub sessions: RwSignal<Vec<SessionRecord>>,
     pub active: RwSignal<Option<String>>,
-    /// Finished messages of the active session, in order.
+    /// Finished messages of the active session, in order: the last page(s).
     pub messages: RwSignal<Vec<MessageRecord>>,
+    /// Earlier messages exist that are not loaded.
+    pub has_older: RwSignal<bool>,
     pub streaming: RwSignal<Option<Streaming>>,
     abort: StoredValue<Option<Abort>, LocalStorage>,
     pub settings: RwSignal<Settings>,
@@ -52,6 +56,9 @@ pub struct AppState {
     /// What the last import did.
     pub import_result: RwSignal<Option<String>>,
 }
+
+/// Messages loaded at a time when a session opens (and per "earlier").
+pub const PAGE: usize = 100;
 
 /// How long a deleted session can be restored.
 pub const UNDO_MS: u64 = 6000;
@@ -77,6 +84,7 @@ impl AppState {
             sessions: RwSignal::new(Vec::new()),
             active: RwSignal::new(None),
             messages: RwSignal::new(Vec::new()),
+            has_older: RwSignal::new(false),
             streaming: RwSignal::new(None),
             abort: StoredValue::new_local(None),
             settings: RwSignal::new(loaded.settings),
@@ -125,12 +133,34 @@ impl AppState {
     pub async fn open_session(self, id: String) {
         let Some(store) = self.store() else { return };
         self.active.set(Some(id.clone()));
-        match store.messages(&id).await {
+        match store.messages_page(&id, None, PAGE).await {
             // Another session may have been opened meanwhile.
-            Ok(list) if self.active.get_untracked().as_deref() == Some(id.as_str()) => self.messages.set(list),
+            Ok(list) if self.active.get_untracked().as_deref() == Some(id.as_str()) => {
+                self.has_older.set(list.len() == PAGE);
+                self.messages.set(list);
+            }
             Ok(_) => {}
             Err(e) => self.report(self.t().err_read_messages, &e),
         }
+    }
+
+    /// Loads the page of messages before the first one shown.
+    pub fn load_older(self) {
+        let (Some(store), Some(id)) = (self.store(), self.active.get_untracked()) else { return };
+        let first = self.messages.with_untracked(|m| m.first().map(|m| m.seq));
+        spawn_local(async move {
+            match store.messages_page(&id, first, PAGE).await {
+                Ok(mut older) if self.active.get_untracked().as_deref() == Some(id.as_str()) => {
+                    self.has_older.set(older.len() == PAGE);
+                    self.messages.update(|m| {
+                        older.append(m);
+                        *m = older;
+                    });
+                }
+                Ok(_) => {}
+                Err(e) => self.report(self.t().err_read_messages, &e),
+            }
+        });
     }
 
     pub fn select_session(self, id: String) {
@@ -148,6 +178,7 @@ impl AppState {
     pub fn new_session(self) {
         self.active.set(None);
         self.messages.set(Vec::new());
+        self.has_older.set(false);
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }

@@ -34,6 +34,9 @@ impl Store for AnyStore {
     async fn messages(&self, session_id: &str) -> Result<Vec<MessageRecord>> {
         delegate!(self, s => s.messages(session_id))
     }
+    async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>> {
+        delegate!(self, s => s.messages_page(session_id, before, limit))
+    }
     async fn put_message(&self, message: &MessageRecord) -> Result<()> {
         delegate!(self, s => s.put_message(message))
     }

@@ -7,7 +7,8 @@ describe('chat with the local model', () => {
   let browser, app, model;
 
   before(async () => {
-    [app, model] = await Promise.all([serveApp(), startModel({ nPredict: 160 })]);
+    app = await serveApp();
+    model = await startModel({ nPredict: 160 });
     browser = await launchBrowser();
   });
 

@@ -13,7 +13,8 @@ describe('conversations (scripted model)', () => {
   let browser, app, model;
 
   before(async () => {
-    [app, model] = await Promise.all([serveApp(), startScriptedModel()]);
+    app = await serveApp();
+    model = await startScriptedModel();
     browser = await launchBrowser();
   });
 

@@ -10,7 +10,8 @@ describe('settings', () => {
   let browser, app, model, noCors;
 
   before(async () => {
-    [app, model] = await Promise.all([serveApp(), startScriptedModel()]);
+    app = await serveApp();
+    model = await startScriptedModel();
     // A server that answers but sends no CORS headers.
     noCors = createServer((req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"data":[]}'));
     await new Promise((ok) => noCors.listen(0, '127.0.0.1', ok));

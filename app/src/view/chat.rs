@@ -48,6 +48,9 @@ pub fn ChatView() -> impl IntoView {
             data-testid="messages"
             on:click=move |ev| { air_web::handle_copy_click(&ev); }
         >
+            <Show when=move || state.has_older.get()>
+                <button class="load-older" data-testid="load-older" on:click=move |_| state.load_older()>{move || t().load_older}</button>
+            </Show>
             <For
                 each=move || state.messages.get()
                 key=|m| (m.id.clone(), m.content.len(), m.error.is_some(), m.incomplete, m.stopped, m.timestamp.to_bits())
@@ -64,6 +67,16 @@ pub fn ChatView() -> impl IntoView {
 
 #[component]
 fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoView {
+    if message.kind.as_deref() == Some(air_store::conversation::TRANSITIVE_THOUGHT) {
+        return view! {
+            <details class="message thought" data-testid="transitive-thought">
+                <summary>{move || t().thought}</summary>
+                <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div>
+                {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{e}</div> })}
+            </details>
+        }
+        .into_any();
+    }
     let state = use_app();
     let role = match message.role {
         Role::User => "user",
@@ -169,6 +182,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
             </div>
         </article>
     }
+    .into_any()
 }
 
 /// The answer being streamed. Finished Markdown blocks are rendered once and
@@ -193,7 +207,11 @@ fn StreamingMessage() -> impl IntoView {
     let reasoning = move || state.streaming.with(|s| s.as_ref().map(|s| s.reasoning.clone()).unwrap_or_default());
     let model = move || state.streaming.with(|s| s.as_ref().map(|s| s.model.clone()).unwrap_or_default());
     view! {
-        <article class="message assistant streaming" data-testid="message-streaming" aria-busy="true">
+        <article class="message assistant streaming" class:thought=move || state.streaming.with(|s| s.as_ref().map(|s| s.thought).unwrap_or(false))
+            data-testid="message-streaming" aria-busy="true">
+            <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| s.thought).unwrap_or(false))>
+                <div class="thought-label">{move || t().thought}"…"</div>
+            </Show>
             <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| !s.reasoning.is_empty()).unwrap_or(false))>
                 <details class="reasoning" open><summary>{move || t().reasoning}</summary><div class="text plain">{reasoning}</div></details>
             </Show>

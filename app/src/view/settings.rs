@@ -155,6 +155,12 @@ pub fn SettingsPanel() -> impl IntoView {
                                 prop:value=move || draft.with(|d| d.system_prompt.clone())
                                 on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.system_prompt = v.clone()) }></textarea>
                         </label>
+                        <label class="check">
+                            <input type="checkbox" data-testid="settings-transitive"
+                                prop:checked=move || draft.with(|d| d.transitive_thinking)
+                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.transitive_thinking = v) }/>
+                            {move || t().transitive}
+                        </label>
                     </fieldset>
                     <fieldset>
                         <legend>{move || t().appearance}</legend>

@@ -64,6 +64,13 @@ pub async fn run<S: Store>(store: &S) {
     let got = store.messages("sess-a").await.ok().unwrap_or_default();
     assert_eq!(got.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["m1", "m2", "m4x", "m4y"]);
 
+    // Pages come from the end, in order.
+    let page = |v: crate::Result<Vec<MessageRecord>>| v.map(|l| l.into_iter().map(|m| m.id).collect::<Vec<_>>()).ok();
+    assert_eq!(page(store.messages_page("sess-a", None, 2).await), Some(vec!["m4x".into(), "m4y".into()]));
+    assert_eq!(page(store.messages_page("sess-a", Some(30.0), 2).await), Some(vec!["m1".into(), "m2".into()]));
+    assert_eq!(page(store.messages_page("sess-a", Some(20.0), 5).await), Some(vec!["m1".into()]));
+    assert_eq!(page(store.messages_page("sess-a", Some(10.0), 5).await), Some(vec![]));
+
     ok(store.delete_message("m4y").await, "delete message");
     assert_eq!(store.messages("sess-a").await.map(|m| m.len()).ok(), Some(3));
 

@@ -27,11 +27,28 @@ pub fn expand_template(template: &str, vars: &TemplateVars, model: &str) -> Stri
         .replace("{{locale}}", &vars.locale)
 }
 
+/// `type` of a message that holds a Transitive Thinking chain.
+pub const TRANSITIVE_THOUGHT: &str = "transitive-thought";
+
+/// What the extra Transitive Thinking request asks for.
+pub const THOUGHT_INSTRUCTION: &str = "Before anyone answers, think through the user's last message step by step: what is asked, what is known, what could go wrong, and how to answer well. Write only this reasoning chain, not the final answer.";
+
 /// The request for the next answer: the system prompt (if any) followed by
-/// every stored message the model should see, in order.
+/// every stored message the model should see, in order. If the last record
+/// is a Transitive Thinking chain, it is given to the model in the system
+/// prompt.
 pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
     let mut messages = Vec::with_capacity(history.len() + 1);
-    let system = expand_template(settings.system_prompt.trim(), vars, &settings.model);
+    let mut system = expand_template(settings.system_prompt.trim(), vars, &settings.model);
+    if let Some(thought) = history.last().filter(|m| m.kind.as_deref() == Some(TRANSITIVE_THOUGHT)) {
+        if !thought.content.trim().is_empty() {
+            if !system.is_empty() {
+                system.push_str("\n\n");
+            }
+            system.push_str("A reasoning chain prepared for the user's last message (use it, do not repeat it):\n");
+            system.push_str(thought.content.trim());
+        }
+    }
     if !system.is_empty() {
         messages.push(ChatMessage::text(Role::System, system));
     }
@@ -39,6 +56,14 @@ pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &Temp
     let mut req = ChatRequest::streaming(settings.model.trim(), messages);
     req.temperature = settings.temperature;
     req.max_tokens = settings.max_tokens;
+    req
+}
+
+/// The extra request of Transitive Thinking: the conversation so far, then
+/// the instruction to write only a reasoning chain.
+pub fn build_thought_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
+    let mut req = build_request(settings, history, vars);
+    req.messages.push(ChatMessage::text(Role::System, THOUGHT_INSTRUCTION));
     req
 }
 
@@ -107,6 +132,27 @@ mod tests {
         assert_eq!(json["stream_options"]["include_usage"], true);
         assert_eq!(json["temperature"], 0.5);
         assert!(json.get("max_tokens").is_none() && json.get("tools").is_none());
+    }
+
+    #[test]
+    fn transitive_thought_goes_into_the_system_prompt_of_the_real_request() {
+        let settings = Settings::default();
+        let user = MessageRecord::new("u", "s", 1.0, Role::User, "Is 91 prime?");
+        let thought_req = build_thought_request(&settings, std::slice::from_ref(&user), &TemplateVars::default());
+        let last = thought_req.messages.last().map(|m| (m.role, m.content.clone()));
+        assert_eq!(last, Some((Role::System, Some(THOUGHT_INSTRUCTION.to_owned()))));
+
+        let mut thought = MessageRecord::new("t", "s", 2.0, Role::Assistant, "91 = 7 × 13, so not prime.");
+        thought.kind = Some(TRANSITIVE_THOUGHT.into());
+        let req = build_request(&settings, &[user.clone(), thought.clone()], &TemplateVars::default());
+        assert_eq!(req.messages.len(), 2, "system + user; the thought is not a turn of its own");
+        assert_eq!(req.messages[0].role, Role::System);
+        assert!(req.messages[0].content.as_deref().unwrap_or("").ends_with("91 = 7 × 13, so not prime."));
+        assert_eq!(req.messages[1].content.as_deref(), Some("Is 91 prime?"));
+        // An older thought (not last) is not reused.
+        let answer = MessageRecord::new("a", "s", 3.0, Role::Assistant, "No.");
+        let req = build_request(&settings, &[user, thought, answer], &TemplateVars::default());
+        assert_eq!(req.messages[0].role, Role::User);
     }
 
     #[test]

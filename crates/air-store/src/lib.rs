@@ -58,6 +58,9 @@ pub trait Store {
     /// Deletes the session and all its messages.
     async fn delete_session(&self, id: &str) -> Result<()>;
     async fn messages(&self, session_id: &str) -> Result<Vec<MessageRecord>>;
+    /// The last `limit` messages of a session with `seq` below `before`
+    /// (all, when `None`), in order: one page of a long session.
+    async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>>;
     /// Inserts or replaces one message (by id).
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
     async fn delete_message(&self, id: &str) -> Result<()>;

@@ -46,6 +46,15 @@ impl Store for MemoryStore {
         Ok(list)
     }
 
+    async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>> {
+        let mut list = self.messages(session_id).await?;
+        if let Some(before) = before {
+            list.retain(|m| m.seq < before);
+        }
+        let skip = list.len().saturating_sub(limit);
+        Ok(list.split_off(skip))
+    }
+
     async fn put_message(&self, message: &MessageRecord) -> Result<()> {
         self.messages.borrow_mut().insert(message.id.clone(), message.clone());
         Ok(())

@@ -93,6 +93,8 @@ pub struct Settings {
     pub max_tool_rounds: u32,
     pub theme: Theme,
     pub language: Language,
+    /// Transitive Thinking: an extra request for a reasoning chain first.
+    pub transitive_thinking: bool,
 }
 
 impl Default for Settings {
@@ -108,6 +110,7 @@ impl Default for Settings {
             max_tool_rounds: 5,
             theme: Theme::System,
             language: Language::English,
+            transitive_thinking: false,
         }
     }
 }

@@ -85,10 +85,14 @@ impl IdbStore {
         let tx = f(tx).await?;
         let result = tx.done().await.map_err(err)?;
         if result.is_committed() {
-            Ok(())
-        } else {
-            Err(StoreError::Other("the write was aborted (storage full or closed?)".into()))
+            return Ok(());
         }
+        // A full quota shows up only as an aborted transaction (the put
+        // itself succeeds; the commit fails), and rexie does not pass on the
+        // transaction's error. These writes are never aborted by the app and
+        // the schema has no unique index that a put could violate, so an
+        // abort here means the browser refused to store more.
+        Err(StoreError::QuotaExceeded("the browser refused to store more data".into()))
     }
 }
 
@@ -147,6 +151,31 @@ impl Store for IdbStore {
         }
         // The index orders by seq; ties (two tabs, same ms) by id, as the
         // memory store does.
+        out.sort_by(|a, b| a.seq.total_cmp(&b.seq).then_with(|| a.id.cmp(&b.id)));
+        Ok(out)
+    }
+
+    async fn messages_page(
+        &self,
+        session_id: &str,
+        before: Option<f64>,
+        limit: usize,
+    ) -> air_store::Result<Vec<MessageRecord>> {
+        let sid = JsValue::from_str(session_id);
+        let lower = js_sys::Array::of2(&sid, &JsValue::from_f64(f64::NEG_INFINITY));
+        let upper = js_sys::Array::of2(&sid, &JsValue::from_f64(before.unwrap_or(f64::INFINITY)));
+        let range = KeyRange::bound(&lower, &upper, None, Some(before.is_some())).map_err(|e| StoreError::Other(e.to_string()))?;
+        let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
+        let index = tx.store(MESSAGES).map_err(err)?.index(BY_SESSION).map_err(err)?;
+        // Walk the index backwards from `before`, so only one page is read.
+        let pairs = index
+            .scan(Some(range), Some(limit.min(u32::MAX as usize) as u32), None, Some(rexie::Direction::Prev))
+            .await
+            .map_err(err)?;
+        let mut out = Vec::with_capacity(pairs.len());
+        for (_, v) in pairs {
+            out.push(from_js::<MessageRecord>(v)?);
+        }
         out.sort_by(|a, b| a.seq.total_cmp(&b.seq).then_with(|| a.id.cmp(&b.id)));
         Ok(out)
     }

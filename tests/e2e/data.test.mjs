@@ -1,0 +1,171 @@
+// Export / import, long sessions in pages, a full quota, Transitive
+// Thinking and the Chinese UI.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { configure, launchBrowser, openApp, send, serveApp } from './support.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+describe('data and options', () => {
+  let browser, app, model;
+
+  before(async () => {
+    app = await serveApp();
+    model = await startScriptedModel();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await model?.stop();
+    app?.server.close();
+  });
+
+  async function freshPage() {
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    const errors = await openApp(page, app.url);
+    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+    return { context, page, errors };
+  }
+
+  async function exportAll(page) {
+    await page.getByTestId('open-settings').click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-all').click()]);
+    const json = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    await page.getByTestId('open-settings').click({ trial: true }).catch(() => {});
+    return json;
+  }
+
+  test('export → delete → import restores every conversation exactly', async () => {
+    const { context, page } = await freshPage();
+    model.enqueue(reply.text('First **answer**.'), reply.text('Second answer.'));
+    await send(page, 'First question');
+    await page.getByText('First answer.').waitFor({ timeout: 20_000 });
+    await page.getByTestId('new-session').click();
+    await send(page, 'Second question');
+    await page.getByText('Second answer.').waitFor({ timeout: 20_000 });
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('settings-api-key').fill('sk-do-not-leak');
+    await page.getByTestId('settings-save').click();
+
+    const exported = await exportAll(page);
+    assert.equal(exported.format, 'air-agent-export');
+    assert.equal(exported.sessions.length, 2);
+    assert.equal(exported.sessions.flatMap((s) => s.messages).length, 4);
+    assert.ok(!JSON.stringify(exported).includes('sk-do-not-leak'), 'secrets stay out unless asked for');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('settings-save').click();
+
+    // Delete both for good.
+    for (let i = 0; i < 2; i++) {
+      const item = page.getByTestId('session-item').first();
+      await item.hover();
+      await item.getByTestId('delete-session').click();
+    }
+    await page.getByTestId('undo-toast').waitFor({ state: 'detached', timeout: 15_000 });
+    await page.reload();
+    await page.getByTestId('session-creator').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('session-item').count(), 0);
+
+    // Import the file back.
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('import-file').setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
+    await page.getByTestId('import-result').getByText('Imported 2 conversation(s) with 4 message(s).').waitFor({ timeout: 10_000 });
+    await page.getByTestId('settings-save').click();
+    assert.equal(await page.getByTestId('session-item').count(), 2);
+
+    const again = await exportAll(page);
+    assert.deepEqual(again.sessions, exported.sessions, 'the round trip is lossless');
+
+    // A file that is not an export is refused with a reason, and nothing changes.
+    await page.getByTestId('import-file').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"hello":1}') });
+    await page.getByTestId('import-result').getByText(/not an Air Agent export/).waitFor();
+    await context.close();
+  });
+
+  test('a long session opens on its last page and loads earlier messages on demand', async () => {
+    const { context, page } = await freshPage();
+    const messages = Array.from({ length: 250 }, (_, i) => ({
+      id: `m${i}`, sessionId: 'long', seq: 1000 + i, role: i % 2 ? 'assistant' : 'user', content: `Message number ${i}`, timestamp: 1000 + i,
+    }));
+    const doc = { format: 'air-agent-export', version: 1, exportedAt: 1, sessions: [{ id: 'long', title: 'Long one', createdAt: 1, updatedAt: 9e12, messages }] };
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('import-file').setInputFiles({ name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+    await page.getByTestId('import-result').getByText(/Imported 1 conversation/).waitFor();
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('session-item').filter({ hasText: 'Long one' }).locator('.session-title').click();
+    await page.getByText('Message number 249', { exact: true }).waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('message-text').count(), 100);
+    await page.getByTestId('load-older').click();
+    await page.getByText('Message number 50', { exact: true }).waitFor();
+    assert.equal(await page.getByTestId('message-text').count(), 200);
+    await page.getByTestId('load-older').click();
+    await page.getByText('Message number 0', { exact: true }).waitFor();
+    assert.equal(await page.getByTestId('load-older').count(), 0);
+
+    // The model still gets the whole conversation, not just the loaded pages.
+    model.enqueue(reply.text('Read it all.'));
+    const before = model.requests.length;
+    await page.reload();
+    await page.getByText('Message number 249', { exact: true }).waitFor({ timeout: 20_000 });
+    await send(page, 'Summarise');
+    await page.getByText('Read it all.').waitFor({ timeout: 20_000 });
+    assert.equal(model.requests[before].body.messages.length, 251);
+    await context.close();
+  });
+
+  test('a full quota gives a clear message and keeps the typed text', async () => {
+    const { context, page } = await freshPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: app.url, quotaSize: 1 });
+    await page.getByTestId('composer-input').fill('This must not be lost');
+    await page.getByTestId('composer-input').press('Enter');
+    await page.getByTestId('notice').waitFor({ timeout: 20_000 });
+    assert.match(await page.getByTestId('notice').textContent(), /Storage is full/);
+    assert.equal(await page.getByTestId('composer-input').inputValue(), 'This must not be lost');
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: app.url });
+    await context.close();
+  });
+
+  test('Transitive Thinking stores a collapsed reasoning chain and gives it to the answer', async () => {
+    const { context, page } = await freshPage();
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('settings-transitive').check();
+    await page.getByTestId('settings-save').click();
+    model.enqueue(reply.text('91 = 7 × 13, so it is not prime.'), reply.text('No, 91 is not prime.'));
+    const before = model.requests.length;
+    await send(page, 'Is 91 prime?');
+    await page.getByText('No, 91 is not prime.').waitFor({ timeout: 20_000 });
+    const thought = page.getByTestId('transitive-thought');
+    assert.equal(await thought.count(), 1);
+    assert.equal(await thought.evaluate((d) => d.open), false, 'shown collapsed');
+    const [first, second] = model.requests.slice(before).map((r) => r.body.messages);
+    assert.match(first.at(-1).content, /Write only this reasoning chain/);
+    assert.equal(second[0].role, 'system');
+    assert.match(second[0].content, /91 = 7 × 13/);
+    assert.deepEqual(second.slice(1), [{ role: 'user', content: 'Is 91 prime?' }]);
+    await page.reload();
+    await page.getByTestId('transitive-thought').waitFor({ timeout: 20_000 });
+    await context.close();
+  });
+
+  test('the whole UI switches to Chinese', async () => {
+    const { context, page } = await freshPage();
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('settings-language').selectOption('zh');
+    await page.getByTestId('settings-save').click();
+    assert.equal(await page.getByTestId('new-session').textContent(), '+ 新对话');
+    assert.equal(await page.getByTestId('session-creator').locator('h2').textContent(), '有什么可以帮你？');
+    assert.equal(await page.getByTestId('composer-input').getAttribute('placeholder'), '输入问题…（Enter 发送，Shift+Enter 换行）');
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+    model.enqueue(reply.error(401, { error: { message: 'Invalid API Key' } }));
+    await send(page, '你好');
+    await page.getByTestId('message-error').waitFor({ timeout: 20_000 });
+    assert.match(await page.getByTestId('message-error').textContent(), /API 密钥被拒绝/);
+    await page.reload();
+    await page.getByTestId('open-settings').click();
+    assert.equal(await page.locator('[data-testid=settings] h2').textContent(), '设置');
+    await context.close();
+  });
+});
