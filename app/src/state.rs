@@ -122,6 +122,8 @@ impl AppState {
             Err(e) => self.report(self.t().err_read_sessions, &e),
         }
         self.loading.set(false);
+        // After the first render of the opened state.
+        request_animation_frame(|| air_web::perf_mark("air-ready"));
         crate::data::refresh_storage(self);
     }
 

@@ -1,19 +1,36 @@
 use leptos::prelude::*;
 
 use crate::i18n::t;
+
+/// Sidebar rows rendered at a time.
+const LIST_STEP: usize = 100;
 use crate::state::use_app;
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
     let state = use_app();
-    let visible = move || {
+    // Only the first `shown` rows are rendered; scrolling near the end of
+    // the list renders more, so thousands of sessions cost little at start.
+    let shown = RwSignal::new(LIST_STEP);
+    let matching = move || {
         let hits = state.search_hits.get();
         state.sessions.with(|list| {
             list.iter()
                 .filter(|s| hits.as_ref().map(|h| h.contains(&s.id)).unwrap_or(true))
-                .cloned()
+                .map(|s| (s.id.clone(), s.title.clone()))
                 .collect::<Vec<_>>()
         })
+    };
+    let matching = Memo::new(move |_| matching());
+    let visible = move || matching.with(|m| m.iter().take(shown.get()).cloned().collect::<Vec<_>>());
+    let more = move || matching.with(Vec::len).saturating_sub(shown.get());
+    let on_scroll = move |ev: leptos::ev::Event| {
+        use leptos::wasm_bindgen::JsCast;
+        if let Some(el) = ev.target().and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok()) {
+            if el.scroll_top() + el.client_height() * 2 >= el.scroll_height() && more() > 0 {
+                shown.update(|n| *n += LIST_STEP);
+            }
+        }
     };
     view! {
         <aside class="sidebar" data-testid="sidebar">
@@ -37,10 +54,15 @@ pub fn Sidebar() -> impl IntoView {
                     on:input=move |ev| state.run_search(event_target_value(&ev))
                 />
             </div>
-            <nav class="session-list" data-testid="session-list">
-                <For each=visible key=|s| (s.id.clone(), s.title.clone()) let:session>
-                    <SessionItem id=session.id.clone() title=session.title.clone()/>
+            <nav class="session-list" data-testid="session-list" on:scroll=on_scroll>
+                <For each=visible key=|s| s.clone() let:session>
+                    <SessionItem id=session.0.clone() title=session.1.clone()/>
                 </For>
+                <Show when=move || { more() > 0 }>
+                    <button class="show-more" data-testid="sessions-more" on:click=move |_| shown.update(|n| *n += LIST_STEP)>
+                        {move || format!("+{}", more())}
+                    </button>
+                </Show>
                 <Show when=move || state.search_hits.with(|h| h.as_ref().map(Vec::is_empty).unwrap_or(false))>
                     <p class="muted empty" data-testid="search-empty">{move || t().search_empty}</p>
                 </Show>

@@ -157,3 +157,10 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
     let get = |k: &str| js_sys::Reflect::get(&v, &k.into()).ok().and_then(|x| x.as_f64());
     Some((get("usage")?, get("quota")?))
 }
+
+/// Adds a `performance.mark` (read by the benchmarks).
+pub fn perf_mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
