@@ -178,6 +178,13 @@ async fn run(
                 record.error = Some(ChatError::Provider(e.clone()).message(state.chat_lang()));
                 false
             }
+            // The body ended with neither `[DONE]` nor a finish reason: the
+            // connection dropped. Keep the text and offer Continue.
+            None if !r.done && r.finish.is_none() => {
+                let e = ChatError::Interrupted(state.t().body_ended.to_owned());
+                record.error = Some(e.message(state.chat_lang()));
+                false
+            }
             None => true,
         },
         Outcome::Stopped => {

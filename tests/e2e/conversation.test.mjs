@@ -251,4 +251,62 @@ describe('conversations (scripted model)', () => {
     }
     await context.close();
   });
+
+  test('a dropped connection keeps the text, says so, and offers Continue', async () => {
+    const { context, page } = await freshPage();
+    model.enqueue(reply.dropped('The first half of an answer'));
+    await send(page, 'Go on');
+    const error = page.getByTestId('message-error');
+    await error.waitFor({ timeout: 20_000 });
+    assert.match(await error.textContent(), /connection was lost before the answer was complete/);
+    assert.equal(await lastAnswerText(page), 'The first half of an answer');
+    await page.getByTestId('continue').waitFor();
+    await context.close();
+  });
+
+  test('reasoning is shown collapsed above the answer, and code can be copied', async () => {
+    const { context, page } = await freshPage();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    model.enqueue(reply.reasoning('The user wants a snippet. Keep it short.', 'Here:\n\n```python\nprint("hi")\n```\n'));
+    await send(page, 'Snippet please');
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    const reasoning = answer.getByTestId('reasoning');
+    assert.equal(await reasoning.evaluate((d) => d.open), false);
+    assert.match(await reasoning.textContent(), /The user wants a snippet\. Keep it short\./);
+    await answer.locator('[data-copy-code]').click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'print("hi")\n');
+    assert.equal(await answer.locator('[data-copy-code]').textContent(), 'Copied');
+    await answer.getByTestId('copy-message').click();
+    assert.match(await page.evaluate(() => navigator.clipboard.readText()), /^Here:\n\n```python/);
+    await context.close();
+  });
+
+  test('on a narrow screen the sidebar is an overlay with a backdrop; the collapsed state persists', async () => {
+    const context = await browser.newContext({ viewport: { width: 400, height: 800 } });
+    const page = await context.newPage();
+    await openApp(page, app.url);
+    const sidebarVisible = () => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right > 0);
+    assert.equal(await sidebarVisible(), false, 'collapsed by default under 768 px');
+    await page.getByTestId('toggle-sidebar').click();
+    await page.waitForTimeout(300);
+    assert.equal(await sidebarVisible(), true);
+    assert.equal(await page.getByTestId('sidebar-backdrop').isVisible(), true);
+    await page.getByTestId('sidebar-backdrop').click({ position: { x: 380, y: 400 } });
+    await page.waitForTimeout(300);
+    assert.equal(await sidebarVisible(), false);
+
+    // On a wide screen: collapse, reload, still collapsed.
+    await page.setViewportSize({ width: 1200, height: 800 });
+    await page.getByTestId('toggle-sidebar').click();
+    await page.waitForTimeout(300);
+    assert.equal(await sidebarVisible(), true);
+    await page.getByTestId('collapse-sidebar').click();
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await sidebarVisible(), false);
+    assert.equal(await page.evaluate(() => localStorage.getItem('air-agent-sidebar-collapsed')), 'true');
+    await context.close();
+  });
 });

@@ -41,6 +41,17 @@ export const reply = {
     const r = reply.text(text, { pieces, delayMs });
     return { ...r, events: r.events.slice(0, -3), hang: true };
   },
+  /** Reasoning (DeepSeek's `reasoning_content`) first, then the answer. */
+  reasoning(thinking, text) {
+    const r = reply.text(text);
+    const think = thinking.match(/.{1,12}/gs).map((piece) => chunk({ reasoning_content: piece }));
+    return { ...r, events: [r.events[0], ...think, ...r.events.slice(1)] };
+  },
+  /** Text, then the connection closes with no finish reason and no [DONE]. */
+  dropped(text) {
+    const r = reply.text(text);
+    return { ...r, events: r.events.slice(0, -3) };
+  },
   /** A plain HTTP error. */
   error(status, body, headers = {}) {
     return { status, body: typeof body === 'string' ? body : JSON.stringify(body), headers };

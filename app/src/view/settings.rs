@@ -85,7 +85,9 @@ pub fn SettingsPanel() -> impl IntoView {
                             <select data-testid="settings-preset"
                                 on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); models.set(Vec::new()); }>
                                 {PRESETS.iter().map(|p| view! {
-                                    <option value=p.id selected=move || draft.with(|d| d.provider == p.id)>{p.name}</option>
+                                    <option value=p.id selected=move || draft.with(|d| d.provider == p.id)>
+                                        {move || match p.id { "local" => t().preset_local, "custom" => t().preset_custom, _ => p.name }}
+                                    </option>
                                 }).collect_view()}
                             </select>
                         </label>
