@@ -5,6 +5,7 @@ use air_chat::error::{MAX_ATTEMPTS, classify_http};
 use air_chat::{ChatError, ReplyStream, Role};
 use air_store::conversation::{Checkpoint, TRANSITIVE_THOUGHT, TemplateVars, build_request, build_thought_request};
 use air_store::records::next_seq;
+use air_store::sync::SyncEvent;
 use air_store::{MessageRecord, SessionRecord, Store};
 use air_web::{Abort, FetchError, http, new_id, now_ms};
 use leptos::prelude::*;
@@ -49,6 +50,7 @@ async fn add_user_message(state: AppState, text: &str) -> Result<String, air_sto
         state.active.set(Some(id.clone()));
     }
     state.messages.update(|m| m.push(user));
+    state.broadcast(SyncEvent::SessionChanged { session_id: id.clone() });
     Ok(id)
 }
 
@@ -209,6 +211,7 @@ async fn run(
         state.messages.update(|m| m.push(record));
     }
     state.streaming.set(None);
+    state.broadcast(SyncEvent::SessionChanged { session_id: session_id.to_owned() });
     ok
 }
 

@@ -86,6 +86,7 @@ pub fn import(state: AppState, event: leptos::ev::Event) {
                 if let Ok(list) = store.list_sessions().await {
                     state.sessions.set(list);
                 }
+                state.broadcast(air_store::sync::SyncEvent::SessionsChanged);
                 if let Some(id) = state.active.get_untracked() {
                     state.open_session(id).await;
                 }

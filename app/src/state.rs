@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::store::AnyStore;
+use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
 
 /// The answer being streamed right now.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -55,6 +56,8 @@ pub struct AppState {
     pub storage_line: RwSignal<String>,
     /// What the last import did.
     pub import_result: RwSignal<Option<String>>,
+    /// Tells other tabs what this one wrote.
+    channel: StoredValue<Option<Rc<air_web::channel::Channel>>, LocalStorage>,
 }
 
 /// Messages loaded at a time when a session opens (and per "earlier").
@@ -96,6 +99,7 @@ impl AppState {
             pending_delete: RwSignal::new(None),
             storage_line: RwSignal::new(String::new()),
             import_result: RwSignal::new(None),
+            channel: StoredValue::new_local(None),
         };
         spawn_local(state.open_store());
         state
@@ -111,6 +115,12 @@ impl AppState {
         };
         let store = Rc::new(store);
         self.store.set_value(Some(store.clone()));
+        let channel = air_web::channel::Channel::open(SYNC_CHANNEL, move |text| {
+            if let Some(event) = SyncEvent::parse(&text) {
+                spawn_local(self.on_sync(event));
+            }
+        });
+        self.channel.set_value(channel.map(Rc::new));
         match store.list_sessions().await {
             Ok(list) => {
                 let first = list.first().map(|s| s.id.clone());
@@ -143,6 +153,53 @@ impl AppState {
             }
             Ok(_) => {}
             Err(e) => self.report(self.t().err_read_messages, &e),
+        }
+    }
+
+    /// Tells the other tabs about a change.
+    pub fn broadcast(&self, event: SyncEvent) {
+        if let Some(channel) = self.channel.get_value() {
+            channel.post(&event.to_json());
+        }
+    }
+
+    /// Applies a change another tab made.
+    async fn on_sync(self, event: SyncEvent) {
+        let Some(store) = self.store() else { return };
+        let active = self.active.get_untracked();
+        match event {
+            SyncEvent::SessionChanged { session_id } => {
+                if let Ok(Some(session)) = store.get_session(&session_id).await {
+                    if !self.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id)) {
+                        self.upsert_session(session);
+                    }
+                }
+                if active.as_deref() == Some(session_id.as_str()) && !self.is_streaming() {
+                    let n = self.messages.with_untracked(Vec::len).max(PAGE);
+                    if let Ok(list) = store.messages_page(&session_id, None, n).await {
+                        if self.active.get_untracked() == active && !self.is_streaming() {
+                            self.has_older.set(list.len() == n);
+                            self.messages.set(list);
+                        }
+                    }
+                }
+            }
+            SyncEvent::SessionDeleted { session_id } => {
+                self.sessions.update(|l| l.retain(|s| s.id != session_id));
+                if active.as_deref() == Some(session_id.as_str()) {
+                    self.new_session();
+                }
+            }
+            SyncEvent::SessionsChanged => {
+                if let Ok(list) = store.list_sessions().await {
+                    self.sessions.set(list);
+                }
+                if let Some(id) = active {
+                    if !self.is_streaming() {
+                        self.open_session(id).await;
+                    }
+                }
+            }
         }
     }
 
@@ -220,8 +277,9 @@ impl AppState {
         });
         let Some(store) = self.store() else { return };
         spawn_local(async move {
-            if let Err(e) = store.delete_session(&id).await {
-                self.report(self.t().err_delete, &e);
+            match store.delete_session(&id).await {
+                Ok(()) => self.broadcast(SyncEvent::SessionDeleted { session_id: id }),
+                Err(e) => self.report(self.t().err_delete, &e),
             }
         });
     }
@@ -246,8 +304,9 @@ impl AppState {
             }
         });
         spawn_local(async move {
-            if let Err(e) = store.put_session(&session).await {
-                self.report(self.t().err_rename, &e);
+            match store.put_session(&session).await {
+                Ok(()) => self.broadcast(SyncEvent::SessionChanged { session_id: session.id.clone() }),
+                Err(e) => self.report(self.t().err_rename, &e),
             }
         });
     }

@@ -132,6 +132,8 @@ describe('conversations (scripted model)', () => {
     model.enqueue(reply.text('Answer for tab B.'));
     await send(b, 'Question from tab B');
     await b.getByText('Answer for tab B.').waitFor({ timeout: 20_000 });
+    // Tab A shows tab B's turn without a reload.
+    await a.getByText('Answer for tab B.').waitFor({ timeout: 10_000 });
     model.enqueue(reply.text('Second answer for tab A.'));
     await send(a, 'Second question from tab A');
     await a.getByText('Second answer for tab A.').waitFor({ timeout: 20_000 });
@@ -143,6 +145,9 @@ describe('conversations (scripted model)', () => {
       assert.ok(texts.some((x) => x.trim() === t), `${t} kept: ${JSON.stringify(texts)}`);
     }
     assert.equal(texts.length, 6);
+    // Tab A's second question was asked with tab B's turn in the history.
+    const lastRequest = model.requests.at(-1).body.messages.map((m) => m.content);
+    assert.deepEqual(lastRequest, ['Question from tab A', 'Answer for tab A.', 'Question from tab B', 'Answer for tab B.', 'Second question from tab A']);
     await context.close();
   });
 
@@ -249,6 +254,19 @@ describe('conversations (scripted model)', () => {
     for (const q of ['Busy?', 'A very long question', 'Another question']) {
       await page.getByTestId('message-user').getByText(q, { exact: true }).waitFor();
     }
+    await context.close();
+  });
+
+  test('a suggestion card on the session creator starts a conversation', async () => {
+    const { context, page } = await freshPage();
+    await page.getByTestId('session-creator').waitFor();
+    assert.equal(await page.getByTestId('suggestion').count(), 4);
+    const question = (await page.getByTestId('suggestion').first().textContent()).trim();
+    model.enqueue(reply.text('Sunlight refracts in raindrops.'));
+    await page.getByTestId('suggestion').first().click();
+    await page.getByText('Sunlight refracts in raindrops.').waitFor({ timeout: 20_000 });
+    assert.equal((await page.getByTestId('message-user').getByTestId('message-text').textContent()).trim(), question);
+    assert.equal(await page.getByTestId('session-creator').count(), 0);
     await context.close();
   });
 

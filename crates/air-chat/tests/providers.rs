@@ -49,6 +49,25 @@ fn llamacpp_text_with_null_first_content_and_usage_chunk() {
 }
 
 #[test]
+fn openai_text_with_null_usage_then_usage_chunk() {
+    let r = check("openai_text");
+    assert_eq!(r.content, "Hello! How can I help?");
+    assert_eq!(r.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
+    assert_eq!(r.finish, Some(FinishReason::Stop));
+    assert_eq!(r.usage.map(|u| (u.prompt_tokens, u.completion_tokens, u.total_tokens)), Some((9, 8, 17)));
+}
+
+#[test]
+fn ollama_older_calls_without_index_are_separate_by_id() {
+    let r = check("ollama_no_index");
+    assert_eq!(
+        r.finished_tool_calls(),
+        vec![call("call_a1", "get_weather", r#"{"city":"Paris"}"#), call("call_b2", "get_weather", r#"{"city":"Rome"}"#)]
+    );
+    assert!(r.is_tool_turn(), "finish_reason stop, but calls arrived");
+}
+
+#[test]
 fn openai_parallel_tool_calls_with_split_arguments() {
     let r = check("openai_parallel_tools");
     assert_eq!(

@@ -14,6 +14,7 @@ pub mod export;
 pub mod memory;
 pub mod records;
 pub mod settings;
+pub mod sync;
 #[cfg(any(test, feature = "test-support"))]
 pub mod conformance;
 

@@ -192,6 +192,22 @@ mod tests {
     }
 
     #[test]
+    fn gemini_thought_signature_travels_from_storage_back_to_the_wire() {
+        let mut m = MessageRecord::new("a", "s", 1.0, Role::Assistant, "");
+        m.tool_calls = vec![ToolCall {
+            id: "call_0".into(),
+            name: "get_weather".into(),
+            arguments: "{}".into(),
+            extra: Some(serde_json::json!({"google": {"thought_signature": "c2ln"}})),
+        }];
+        // Through storage (JSON) and back into a request message.
+        let stored: MessageRecord = serde_json::from_str(&serde_json::to_string(&m).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+        let wire = serde_json::to_value(stored.to_chat()).unwrap_or_default();
+        assert_eq!(wire["tool_calls"][0]["extra_content"]["google"]["thought_signature"], "c2ln");
+        assert_eq!(wire["content"], serde_json::Value::Null, "a tool-only turn sends content null");
+    }
+
+    #[test]
     fn records_survive_json_and_tolerate_missing_fields() {
         let mut m = MessageRecord::new("m", "s", 5.0, Role::Assistant, "x");
         m.usage = Some(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, ..Usage::default() });

@@ -6,6 +6,7 @@
 //! to bytes the sans-IO cores consume (`http`). Logic does not belong here:
 //! everything that can be tested on the host lives in the core crates.
 
+pub mod channel;
 pub mod http;
 pub mod idb;
 pub mod kv;

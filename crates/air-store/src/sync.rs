@@ -1,0 +1,45 @@
+//! What one tab tells the others after it writes (sent over a
+//! BroadcastChannel as JSON), so every open tab shows the same data.
+
+use serde::{Deserialize, Serialize};
+
+/// Name of the channel.
+pub const CHANNEL: &str = "air-agent-sync";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum SyncEvent {
+    /// A session's record or messages changed.
+    #[serde(rename_all = "camelCase")]
+    SessionChanged { session_id: String },
+    /// A session was deleted.
+    #[serde(rename_all = "camelCase")]
+    SessionDeleted { session_id: String },
+    /// Many sessions may have changed (an import).
+    SessionsChanged,
+}
+
+impl SyncEvent {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// `None` for anything that is not a sync event (other apps, other versions).
+    pub fn parse(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_unknown_messages() {
+        let e = SyncEvent::SessionChanged { session_id: "s1".into() };
+        assert_eq!(e.to_json(), r#"{"type":"sessionChanged","sessionId":"s1"}"#);
+        assert_eq!(SyncEvent::parse(&e.to_json()), Some(e));
+        assert_eq!(SyncEvent::parse(r#"{"type":"somethingNew"}"#), None);
+        assert_eq!(SyncEvent::parse("garbage"), None);
+    }
+}
