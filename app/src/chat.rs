@@ -138,6 +138,7 @@ async fn run(
     record.error = None;
     record.finish = None;
     let _ = store.put_message(&record).await;
+    state.broadcast(SyncEvent::Streaming { session_id: session_id.to_owned(), message_id: record.id.clone(), active: true });
     state.streaming.set(Some(Streaming {
         session_id: session_id.to_owned(),
         message_id: record.id.clone(),
@@ -207,11 +208,12 @@ async fn run(
         let _ = store.put_session(&session).await;
         state.upsert_session(session);
     }
+    let record_id = record.id.clone();
     if state.active.get_untracked().as_deref() == Some(session_id) {
         state.messages.update(|m| m.push(record));
     }
     state.streaming.set(None);
-    state.broadcast(SyncEvent::SessionChanged { session_id: session_id.to_owned() });
+    state.broadcast(SyncEvent::Streaming { session_id: session_id.to_owned(), message_id: record_id, active: false });
     ok
 }
 

@@ -45,6 +45,7 @@ texts! {
     truncated: "Cut off at the token limit", "已达到 token 上限";
     truncated_hint: "Raise “max tokens” in Settings for longer answers", "在设置中调高“最大 token 数”以获得更长的回答";
     incomplete: "Incomplete", "未完成";
+    answering_elsewhere: "Answering in another tab…", "正在另一个标签页中回答…";
     copy: "Copy", "复制";
     edit: "Edit", "编辑";
     cancel: "Cancel", "取消";

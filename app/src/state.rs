@@ -56,6 +56,8 @@ pub struct AppState {
     pub storage_line: RwSignal<String>,
     /// What the last import did.
     pub import_result: RwSignal<Option<String>>,
+    /// Messages another tab is streaming into right now.
+    pub remote_streams: RwSignal<Vec<String>>,
     /// Tells other tabs what this one wrote.
     channel: StoredValue<Option<Rc<air_web::channel::Channel>>, LocalStorage>,
 }
@@ -100,6 +102,7 @@ impl AppState {
             storage_line: RwSignal::new(String::new()),
             import_result: RwSignal::new(None),
             channel: StoredValue::new_local(None),
+            remote_streams: RwSignal::new(Vec::new()),
         };
         spawn_local(state.open_store());
         state
@@ -167,6 +170,18 @@ impl AppState {
     async fn on_sync(self, event: SyncEvent) {
         let Some(store) = self.store() else { return };
         let active = self.active.get_untracked();
+        let event = match event {
+            SyncEvent::Streaming { session_id, message_id, active } => {
+                self.remote_streams.update(|ids| {
+                    ids.retain(|id| id != &message_id);
+                    if active {
+                        ids.push(message_id);
+                    }
+                });
+                SyncEvent::SessionChanged { session_id }
+            }
+            other => other,
+        };
         match event {
             SyncEvent::SessionChanged { session_id } => {
                 if let Ok(Some(session)) = store.get_session(&session_id).await {
@@ -190,6 +205,7 @@ impl AppState {
                     self.new_session();
                 }
             }
+            SyncEvent::Streaming { .. } => {}
             SyncEvent::SessionsChanged => {
                 if let Ok(list) = store.list_sessions().await {
                     self.sessions.set(list);

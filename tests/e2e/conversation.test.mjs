@@ -151,6 +151,29 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('another tab shows an answer that is still streaming as such, then the result', async () => {
+    const context = await browser.newContext();
+    const a = await context.newPage();
+    await openApp(a, app.url);
+    await configure(a, { baseUrl: model.baseUrl, model: 'scripted-model' });
+    model.enqueue(reply.text('Warm up.'));
+    await send(a, 'Warm up');
+    await a.getByText('Warm up.').waitFor({ timeout: 20_000 });
+    const b = await context.newPage();
+    await openApp(b, app.url);
+    await b.getByText('Warm up.').waitFor({ timeout: 20_000 });
+
+    model.enqueue(reply.text('A slow answer that takes a while to arrive in full.', { pieces: 20, delayMs: 100 }));
+    await send(a, 'Slowly please');
+    await b.getByTestId('message-remote').waitFor({ timeout: 10_000 });
+    assert.equal(await b.getByTestId('continue').count(), 0, 'no Continue while another tab is answering');
+    assert.equal(await b.getByTestId('regenerate').count(), 0);
+    await b.getByText('A slow answer that takes a while to arrive in full.').waitFor({ timeout: 20_000 });
+    assert.equal(await b.getByTestId('message-remote').count(), 0);
+    assert.equal(await b.getByTestId('message-incomplete').count(), 0);
+    await context.close();
+  });
+
   test('sessions: auto title, rename, search by content, delete with undo', async () => {
     const { context, page } = await freshPage();
     model.enqueue(reply.text('Kyoto has many old temples.'));

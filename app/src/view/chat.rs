@@ -89,6 +89,10 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         let id = id.clone();
         move || last_id.with(|l| l.as_deref() == Some(id.as_str()))
     };
+    let remote = {
+        let id = id.clone();
+        move || state.remote_streams.with(|ids| ids.contains(&id))
+    };
     let idle = move || state.streaming.with(Option::is_none);
     let footer = (message.role == Role::Assistant).then(|| {
         let mut parts = Vec::new();
@@ -154,7 +158,17 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
                 {(message.finish == Some(FinishReason::Length)).then(|| view! {
                     <span class="message-flag" data-testid="message-truncated" title=move || t().truncated_hint>{move || t().truncated}</span>
                 })}
-                {message.incomplete.then(|| view! { <span class="message-flag warn" data-testid="message-incomplete">{move || t().incomplete}</span> })}
+                {message.incomplete.then(|| {
+                    let remote = remote.clone();
+                    view! {
+                        <Show
+                            when=remote
+                            fallback=move || view! { <span class="message-flag warn" data-testid="message-incomplete">{move || t().incomplete}</span> }
+                        >
+                            <span class="message-flag" data-testid="message-remote">{move || t().answering_elsewhere}</span>
+                        </Show>
+                    }
+                })}
                 {footer}
                 <span class="message-actions">
                     <button class="action" data-testid="copy-message" on:click=move |_| air_web::copy_text(&copy_text)>{move || t().copy}</button>
@@ -163,7 +177,10 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
                             on:click=move |_| editing.set(true)>{move || t().edit}</button>
                     })}
                     {can_continue.then(|| view! {
-                        <Show when=move || is_last_cont() && idle()>
+                        <Show when={
+                            let remote = remote.clone();
+                            move || is_last_cont() && idle() && !remote()
+                        }>
                             <button class="action" data-testid="continue" on:click={
                                 let id = id_cont.clone();
                                 move |_| chat::continue_answer(state, id.clone())
@@ -171,7 +188,10 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
                         </Show>
                     })}
                     {(message.role == Role::Assistant).then(|| view! {
-                        <Show when=move || is_last_regen() && idle()>
+                        <Show when={
+                            let remote = remote.clone();
+                            move || is_last_regen() && idle() && !remote()
+                        }>
                             <button class="action" data-testid="regenerate" on:click={
                                 let id = id_regen.clone();
                                 move |_| chat::regenerate(state, id.clone())

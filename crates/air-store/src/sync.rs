@@ -17,6 +17,9 @@ pub enum SyncEvent {
     SessionDeleted { session_id: String },
     /// Many sessions may have changed (an import).
     SessionsChanged,
+    /// A tab started (`active: true`) or finished streaming into a message.
+    #[serde(rename_all = "camelCase")]
+    Streaming { session_id: String, message_id: String, active: bool },
 }
 
 impl SyncEvent {
@@ -40,6 +43,8 @@ mod tests {
         assert_eq!(e.to_json(), r#"{"type":"sessionChanged","sessionId":"s1"}"#);
         assert_eq!(SyncEvent::parse(&e.to_json()), Some(e));
         assert_eq!(SyncEvent::parse(r#"{"type":"somethingNew"}"#), None);
+        let s = SyncEvent::Streaming { session_id: "s".into(), message_id: "m".into(), active: true };
+        assert_eq!(s.to_json(), r#"{"type":"streaming","sessionId":"s","messageId":"m","active":true}"#);
         assert_eq!(SyncEvent::parse("garbage"), None);
     }
 }
