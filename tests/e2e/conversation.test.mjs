@@ -4,34 +4,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configure, launchBrowser, openApp, ROOT, send, serveApp } from './support.mjs';
+import { configure, openApp, ROOT, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const XSS = readFileSync(join(ROOT, 'tests/fixtures/xss.txt'), 'utf8').split('\n====\n').map((s) => s.trimEnd());
 
 describe('conversations (scripted model)', () => {
-  let browser, app, model;
+  const h = scriptedHarness({ before, after }, startScriptedModel);
 
-  before(async () => {
-    app = await serveApp();
-    model = await startScriptedModel();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await model?.stop();
-    app?.server.close();
-  });
-
-  /** A fresh profile with the app pointed at the scripted model. */
-  async function freshPage() {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors = await openApp(page, app.url);
-    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
-    return { context, page, errors };
-  }
+  const freshPage = () => h.freshPage();
 
   async function lastAnswerText(page) {
     const answer = page.getByTestId('message-assistant').last();
@@ -49,7 +30,7 @@ describe('conversations (scripted model)', () => {
       '```rust', 'fn main() { println!("hi"); }', '```', '', '[safe link](https://example.com/x)', '',
     ].join('\n');
     const hostile = XSS.join('\n\n');
-    model.enqueue(reply.text(`${markdown}\n${hostile}`, { pieces: 40 }));
+    h.model.enqueue(reply.text(`${markdown}\n${hostile}`, { pieces: 40 }));
     // The user's own message carries payloads too (and becomes the title).
     await send(page, `<img src=x onerror="window.__xss=1"> ${XSS.slice(0, 5).join(' ')}`);
     await page.getByTestId('message-assistant').waitFor({ timeout: 20_000 });
@@ -86,7 +67,7 @@ describe('conversations (scripted model)', () => {
 
   test('a reload mid-answer keeps the partial text, marked incomplete, and Continue finishes it', async () => {
     const { context, page } = await freshPage();
-    model.enqueue(reply.hanging('Part one of a long answer. '.repeat(6), { pieces: 30, delayMs: 80 }));
+    h.model.enqueue(reply.hanging('Part one of a long answer. '.repeat(6), { pieces: 30, delayMs: 80 }));
     await send(page, 'Tell me something long');
     await page.waitForFunction(() => {
       const el = document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]');
@@ -102,39 +83,39 @@ describe('conversations (scripted model)', () => {
     assert.ok(partial.length > 20 && seen.startsWith(partial.slice(0, 20)), `restored ${JSON.stringify(partial)} from ${JSON.stringify(seen)}`);
     await restored.getByTestId('regenerate').waitFor();
 
-    model.enqueue(reply.text(' And that is the end.'));
-    const before = model.requests.length;
+    h.model.enqueue(reply.text(' And that is the end.'));
+    const before = h.model.requests.length;
     await restored.getByTestId('continue').click();
     await page.getByTestId('message-assistant').last().getByText('And that is the end.').waitFor({ timeout: 20_000 });
     const done = page.getByTestId('message-assistant').last();
     assert.equal(await done.getByTestId('message-incomplete').count(), 0);
     assert.ok((await done.getByTestId('message-text').textContent()).trim().startsWith(partial.slice(0, 20)));
     // The continuation request carried the partial answer as the last message.
-    const sent = model.requests[before].body.messages;
+    const sent = h.model.requests[before].body.messages;
     assert.equal(sent.at(-1).role, 'assistant');
     assert.ok(sent.at(-1).content.startsWith(partial.slice(0, 20)));
     await context.close();
   });
 
   test('two tabs writing to the same session lose nothing', async () => {
-    const context = await browser.newContext();
+    const context = await h.browser.newContext();
     const a = await context.newPage();
-    await openApp(a, app.url);
-    await configure(a, { baseUrl: model.baseUrl, model: 'scripted-model' });
-    model.enqueue(reply.text('Answer for tab A.'));
+    await openApp(a, h.app.url);
+    await configure(a, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+    h.model.enqueue(reply.text('Answer for tab A.'));
     await send(a, 'Question from tab A');
     await a.getByText('Answer for tab A.').waitFor({ timeout: 20_000 });
 
     const b = await context.newPage();
-    await openApp(b, app.url);
+    await openApp(b, h.app.url);
     await b.getByText('Answer for tab A.').waitFor({ timeout: 20_000 });
     // Both tabs now write to the same session, B first, then A (whose view is older).
-    model.enqueue(reply.text('Answer for tab B.'));
+    h.model.enqueue(reply.text('Answer for tab B.'));
     await send(b, 'Question from tab B');
     await b.getByText('Answer for tab B.').waitFor({ timeout: 20_000 });
     // Tab A shows tab B's turn without a reload.
     await a.getByText('Answer for tab B.').waitFor({ timeout: 10_000 });
-    model.enqueue(reply.text('Second answer for tab A.'));
+    h.model.enqueue(reply.text('Second answer for tab A.'));
     await send(a, 'Second question from tab A');
     await a.getByText('Second answer for tab A.').waitFor({ timeout: 20_000 });
 
@@ -146,24 +127,24 @@ describe('conversations (scripted model)', () => {
     }
     assert.equal(texts.length, 6);
     // Tab A's second question was asked with tab B's turn in the history.
-    const lastRequest = model.requests.at(-1).body.messages.map((m) => m.content);
+    const lastRequest = h.model.requests.at(-1).body.messages.map((m) => m.content);
     assert.deepEqual(lastRequest, ['Question from tab A', 'Answer for tab A.', 'Question from tab B', 'Answer for tab B.', 'Second question from tab A']);
     await context.close();
   });
 
   test('another tab shows an answer that is still streaming as such, then the result', async () => {
-    const context = await browser.newContext();
+    const context = await h.browser.newContext();
     const a = await context.newPage();
-    await openApp(a, app.url);
-    await configure(a, { baseUrl: model.baseUrl, model: 'scripted-model' });
-    model.enqueue(reply.text('Warm up.'));
+    await openApp(a, h.app.url);
+    await configure(a, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+    h.model.enqueue(reply.text('Warm up.'));
     await send(a, 'Warm up');
     await a.getByText('Warm up.').waitFor({ timeout: 20_000 });
     const b = await context.newPage();
-    await openApp(b, app.url);
+    await openApp(b, h.app.url);
     await b.getByText('Warm up.').waitFor({ timeout: 20_000 });
 
-    model.enqueue(reply.text('A slow answer that takes a while to arrive in full.', { pieces: 20, delayMs: 100 }));
+    h.model.enqueue(reply.text('A slow answer that takes a while to arrive in full.', { pieces: 20, delayMs: 100 }));
     await send(a, 'Slowly please');
     await b.getByTestId('message-remote').waitFor({ timeout: 10_000 });
     assert.equal(await b.getByTestId('continue').count(), 0, 'no Continue while another tab is answering');
@@ -176,14 +157,14 @@ describe('conversations (scripted model)', () => {
 
   test('sessions: auto title, rename, search by content, delete with undo', async () => {
     const { context, page } = await freshPage();
-    model.enqueue(reply.text('Kyoto has many old temples.'));
+    h.model.enqueue(reply.text('Kyoto has many old temples.'));
     await send(page, 'Where should I travel next spring in Japan, any ideas?');
     await page.getByText('Kyoto has many old temples.').waitFor({ timeout: 20_000 });
     const item = page.getByTestId('session-item').first();
     assert.equal((await item.textContent()).replace(/[✎×]/g, '').trim(), 'Where should I travel next spr');
 
     await page.getByTestId('new-session').click();
-    model.enqueue(reply.text('Sourdough needs a starter.'));
+    h.model.enqueue(reply.text('Sourdough needs a starter.'));
     await send(page, 'How do I bake bread?');
     await page.getByText('Sourdough needs a starter.').waitFor({ timeout: 20_000 });
     assert.equal(await page.getByTestId('session-item').count(), 2);
@@ -225,26 +206,26 @@ describe('conversations (scripted model)', () => {
 
   test('edit and resend, regenerate, and what the model is sent', async () => {
     const { context, page } = await freshPage();
-    model.enqueue(reply.text('First answer.'));
+    h.model.enqueue(reply.text('First answer.'));
     await send(page, 'Original question');
     await page.getByText('First answer.').waitFor({ timeout: 20_000 });
 
-    model.enqueue(reply.text('Regenerated answer.'));
-    let before = model.requests.length;
+    h.model.enqueue(reply.text('Regenerated answer.'));
+    let before = h.model.requests.length;
     await page.getByTestId('regenerate').click();
     await page.getByText('Regenerated answer.').waitFor({ timeout: 20_000 });
     assert.equal(await page.getByText('First answer.').count(), 0);
-    assert.deepEqual(model.requests[before].body.messages.map((m) => m.role), ['user']);
+    assert.deepEqual(h.model.requests[before].body.messages.map((m) => m.role), ['user']);
 
-    model.enqueue(reply.text('Answer to the edited question.'));
-    before = model.requests.length;
+    h.model.enqueue(reply.text('Answer to the edited question.'));
+    before = h.model.requests.length;
     await page.getByTestId('message-user').hover();
     await page.getByTestId('edit-message').click();
     await page.getByTestId('edit-input').fill('Edited question');
     await page.getByTestId('edit-save').click();
     await page.getByText('Answer to the edited question.').waitFor({ timeout: 20_000 });
-    assert.deepEqual(model.requests[before].body.messages, [{ role: 'user', content: 'Edited question' }]);
-    assert.equal(model.requests[before].body.stream, true);
+    assert.deepEqual(h.model.requests[before].body.messages, [{ role: 'user', content: 'Edited question' }]);
+    assert.equal(h.model.requests[before].body.stream, true);
 
     await page.reload();
     await page.getByText('Answer to the edited question.').waitFor({ timeout: 20_000 });
@@ -255,21 +236,21 @@ describe('conversations (scripted model)', () => {
 
   test('HTTP errors: 429 honours Retry-After and retries; 400 context overflow and 401 are explained', async () => {
     const { context, page } = await freshPage();
-    model.enqueue(reply.error(429, { error: { message: 'Rate limit reached' } }, { 'Retry-After': '1' }), reply.text('Worth the wait.'));
-    const before = model.requests.length;
+    h.model.enqueue(reply.error(429, { error: { message: 'Rate limit reached' } }, { 'Retry-After': '1' }), reply.text('Worth the wait.'));
+    const before = h.model.requests.length;
     await send(page, 'Busy?');
     await page.getByTestId('message-status').waitFor({ timeout: 10_000 });
     assert.match(await page.getByTestId('message-status').textContent(), /Rate limited.*Retrying in 1 s/);
     await page.getByText('Worth the wait.').waitFor({ timeout: 20_000 });
-    const gap = model.requests[before + 1].at - model.requests[before].at;
+    const gap = h.model.requests[before + 1].at - h.model.requests[before].at;
     assert.ok(gap >= 900, `waited for Retry-After before retrying (${gap} ms)`);
 
-    model.enqueue(reply.error(400, { error: { code: 400, message: 'request (5031 tokens) exceeds the available context size (4096 tokens)', type: 'exceed_context_size_error' } }));
+    h.model.enqueue(reply.error(400, { error: { code: 400, message: 'request (5031 tokens) exceeds the available context size (4096 tokens)', type: 'exceed_context_size_error' } }));
     await send(page, 'A very long question');
     await page.getByTestId('message-error').last().waitFor({ timeout: 20_000 });
     assert.match(await page.getByTestId('message-error').last().textContent(), /too long for this model's context window/);
 
-    model.enqueue(reply.error(401, { error: { message: 'Invalid API Key', type: 'authentication_error' } }));
+    h.model.enqueue(reply.error(401, { error: { message: 'Invalid API Key', type: 'authentication_error' } }));
     await send(page, 'Another question');
     await page.getByTestId('message-error').nth(1).waitFor({ timeout: 20_000 });
     assert.match(await page.getByTestId('message-error').nth(1).textContent(), /API key was refused.*Invalid API Key/);
@@ -285,7 +266,7 @@ describe('conversations (scripted model)', () => {
     await page.getByTestId('session-creator').waitFor();
     assert.equal(await page.getByTestId('suggestion').count(), 4);
     const question = (await page.getByTestId('suggestion').first().textContent()).trim();
-    model.enqueue(reply.text('Sunlight refracts in raindrops.'));
+    h.model.enqueue(reply.text('Sunlight refracts in raindrops.'));
     await page.getByTestId('suggestion').first().click();
     await page.getByText('Sunlight refracts in raindrops.').waitFor({ timeout: 20_000 });
     assert.equal((await page.getByTestId('message-user').getByTestId('message-text').textContent()).trim(), question);
@@ -295,7 +276,7 @@ describe('conversations (scripted model)', () => {
 
   test('a dropped connection keeps the text, says so, and offers Continue', async () => {
     const { context, page } = await freshPage();
-    model.enqueue(reply.dropped('The first half of an answer'));
+    h.model.enqueue(reply.dropped('The first half of an answer'));
     await send(page, 'Go on');
     const error = page.getByTestId('message-error');
     await error.waitFor({ timeout: 20_000 });
@@ -307,8 +288,8 @@ describe('conversations (scripted model)', () => {
 
   test('reasoning is shown collapsed above the answer, and code can be copied', async () => {
     const { context, page } = await freshPage();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
-    model.enqueue(reply.reasoning('The user wants a snippet. Keep it short.', 'Here:\n\n```python\nprint("hi")\n```\n'));
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.app.url });
+    h.model.enqueue(reply.reasoning('The user wants a snippet. Keep it short.', 'Here:\n\n```python\nprint("hi")\n```\n'));
     await send(page, 'Snippet please');
     const answer = page.getByTestId('message-assistant').last();
     await answer.getByTestId('regenerate').waitFor({ timeout: 20_000 });
@@ -324,9 +305,9 @@ describe('conversations (scripted model)', () => {
   });
 
   test('on a narrow screen the sidebar is an overlay with a backdrop; the collapsed state persists', async () => {
-    const context = await browser.newContext({ viewport: { width: 400, height: 800 } });
+    const context = await h.browser.newContext({ viewport: { width: 400, height: 800 } });
     const page = await context.newPage();
-    await openApp(page, app.url);
+    await openApp(page, h.app.url);
     const sidebarVisible = () => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right > 0);
     assert.equal(await sidebarVisible(), false, 'collapsed by default under 768 px');
     await page.getByTestId('toggle-sidebar').click();

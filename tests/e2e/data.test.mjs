@@ -3,31 +3,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { configure, launchBrowser, openApp, send, serveApp } from './support.mjs';
+import { openApp, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 describe('data and options', () => {
-  let browser, app, model;
+  const h = scriptedHarness({ before, after }, startScriptedModel);
 
-  before(async () => {
-    app = await serveApp();
-    model = await startScriptedModel();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await model?.stop();
-    app?.server.close();
-  });
-
-  async function freshPage() {
-    const context = await browser.newContext({ acceptDownloads: true });
-    const page = await context.newPage();
-    const errors = await openApp(page, app.url);
-    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
-    return { context, page, errors };
-  }
+  const freshPage = () => h.freshPage({ acceptDownloads: true });
 
   async function exportAll(page) {
     await page.getByTestId('open-settings').click();
@@ -39,7 +21,7 @@ describe('data and options', () => {
 
   test('export → delete → import restores every conversation exactly', async () => {
     const { context, page } = await freshPage();
-    model.enqueue(reply.text('First **answer**.'), reply.text('Second answer.'));
+    h.model.enqueue(reply.text('First **answer**.'), reply.text('Second answer.'));
     await send(page, 'First question');
     await page.getByText('First answer.').waitFor({ timeout: 20_000 });
     await page.getByTestId('new-session').click();
@@ -105,26 +87,26 @@ describe('data and options', () => {
     assert.equal(await page.getByTestId('load-older').count(), 0);
 
     // The model still gets the whole conversation, not just the loaded pages.
-    model.enqueue(reply.text('Read it all.'));
-    const before = model.requests.length;
+    h.model.enqueue(reply.text('Read it all.'));
+    const before = h.model.requests.length;
     await page.reload();
     await page.getByText('Message number 249', { exact: true }).waitFor({ timeout: 20_000 });
     await send(page, 'Summarise');
     await page.getByText('Read it all.').waitFor({ timeout: 20_000 });
-    assert.equal(model.requests[before].body.messages.length, 251);
+    assert.equal(h.model.requests[before].body.messages.length, 251);
     await context.close();
   });
 
   test('a full quota gives a clear message and keeps the typed text', async () => {
     const { context, page } = await freshPage();
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: app.url, quotaSize: 1 });
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: h.app.url, quotaSize: 1 });
     await page.getByTestId('composer-input').fill('This must not be lost');
     await page.getByTestId('composer-input').press('Enter');
     await page.getByTestId('notice').waitFor({ timeout: 20_000 });
     assert.match(await page.getByTestId('notice').textContent(), /Storage is full/);
     assert.equal(await page.getByTestId('composer-input').inputValue(), 'This must not be lost');
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: app.url });
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: h.app.url });
     await context.close();
   });
 
@@ -133,14 +115,14 @@ describe('data and options', () => {
     await page.getByTestId('open-settings').click();
     await page.getByTestId('settings-transitive').check();
     await page.getByTestId('settings-save').click();
-    model.enqueue(reply.text('91 = 7 × 13, so it is not prime.'), reply.text('No, 91 is not prime.'));
-    const before = model.requests.length;
+    h.model.enqueue(reply.text('91 = 7 × 13, so it is not prime.'), reply.text('No, 91 is not prime.'));
+    const before = h.model.requests.length;
     await send(page, 'Is 91 prime?');
     await page.getByText('No, 91 is not prime.').waitFor({ timeout: 20_000 });
     const thought = page.getByTestId('transitive-thought');
     assert.equal(await thought.count(), 1);
     assert.equal(await thought.evaluate((d) => d.open), false, 'shown collapsed');
-    const [first, second] = model.requests.slice(before).map((r) => r.body.messages);
+    const [first, second] = h.model.requests.slice(before).map((r) => r.body.messages);
     assert.match(first.at(-1).content, /Write only this reasoning chain/);
     assert.equal(second[0].role, 'system');
     assert.match(second[0].content, /91 = 7 × 13/);
@@ -159,7 +141,7 @@ describe('data and options', () => {
     assert.equal(await page.getByTestId('session-creator').locator('h2').textContent(), '有什么可以帮你？');
     assert.equal(await page.getByTestId('composer-input').getAttribute('placeholder'), '输入问题…（Enter 发送，Shift+Enter 换行）');
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
-    model.enqueue(reply.error(401, { error: { message: 'Invalid API Key' } }));
+    h.model.enqueue(reply.error(401, { error: { message: 'Invalid API Key' } }));
     await send(page, '你好');
     await page.getByTestId('message-error').waitFor({ timeout: 20_000 });
     assert.match(await page.getByTestId('message-error').textContent(), /API 密钥被拒绝/);

@@ -94,3 +94,31 @@ export async function send(page, text) {
   await page.getByTestId('composer-input').fill(text);
   await page.getByTestId('composer-input').press('Enter');
 }
+
+/**
+ * Registers before/after hooks that start the built app, a scripted model
+ * and Chromium for the enclosing `describe`, and stop them afterwards.
+ * Returns a handle whose fields are set once the hooks ran.
+ */
+export function scriptedHarness({ before, after }, startScriptedModel) {
+  const h = { app: null, model: null, browser: null };
+  before(async () => {
+    h.app = await serveApp();
+    h.model = await startScriptedModel();
+    h.browser = await launchBrowser();
+  });
+  after(async () => {
+    await h.browser?.close();
+    await h.model?.stop();
+    h.app?.server.close();
+  });
+  /** A fresh browser profile with the app open and pointed at the scripted model. */
+  h.freshPage = async (contextOptions = {}) => {
+    const context = await h.browser.newContext(contextOptions);
+    const page = await context.newPage();
+    const errors = await openApp(page, h.app.url);
+    await configure(page, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+    return { context, page, errors };
+  };
+  return h;
+}
