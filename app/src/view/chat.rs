@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::chat;
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::state::{Streaming, use_app};
 
 /// Shown when no session is open: suggestions and the composer below.
 #[component]
@@ -206,16 +206,53 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
 }
 
 /// The answer being streamed. Finished Markdown blocks are rendered once and
-/// appended; only the short unfinished tail is rendered again per chunk.
+/// appended; only the short unfinished tail is rendered again per chunk. The
+/// other parts (reasoning, status, model) update only when they change.
 #[component]
 fn StreamingMessage() -> impl IntoView {
+    let state = use_app();
+    let field = move |f: fn(&Streaming) -> bool| move || state.streaming.with(|s| s.as_ref().is_some_and(f));
+    let has_reasoning = Memo::new(move |_| field(|s| !s.reasoning.is_empty())());
+    let is_thought = Memo::new(move |_| field(|s| s.thought)());
+    let status = Memo::new(move |_| state.streaming.with(|s| s.as_ref().and_then(|s| s.status.clone())));
+    let model = Memo::new(move |_| state.streaming.with(|s| s.as_ref().map(|s| s.model.clone()).unwrap_or_default()));
+    view! {
+        <article class="message assistant streaming" class:thought=is_thought
+            data-testid="message-streaming" aria-busy="true">
+            <Show when=move || is_thought.get()>
+                <div class="thought-label">{move || t().thought}"…"</div>
+            </Show>
+            <Show when=move || has_reasoning.get()>
+                <details class="reasoning" open><summary>{move || t().reasoning}</summary>
+                    <StreamedMarkdown source=|s| &s.reasoning testid="reasoning-text"/>
+                </details>
+            </Show>
+            <StreamedMarkdown source=|s| &s.text testid="message-text"/>
+            <Show when=move || status.with(Option::is_some)>
+                <div class="message-status" role="status" data-testid="message-status">{move || status.get().unwrap_or_default()}</div>
+            </Show>
+            <div class="message-foot"><span class="message-meta">{move || model.get()}" · "{move || t().answering}</span></div>
+        </article>
+    }
+}
+
+/// One growing text of the streaming answer, rendered incrementally.
+#[component]
+fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> impl IntoView {
     let state = use_app();
     let blocks = RwSignal::new(Vec::<String>::new());
     let tail = RwSignal::new(String::new());
     let renderer = StoredValue::new(StreamRender::new());
+    let seen = StoredValue::new(usize::MAX);
     Effect::new(move |_| {
         let update = state.streaming.with(|s| {
-            s.as_ref().map(|s| renderer.try_update_value(|r| r.update(&s.text)).unwrap_or_default())
+            let text = source(s.as_ref()?);
+            // Nothing new in this part: skip (another part changed).
+            if seen.get_value() == text.len() {
+                return None;
+            }
+            seen.set_value(text.len());
+            renderer.try_update_value(|r| r.update(text))
         });
         if let Some(u) = update {
             if !u.blocks.is_empty() {
@@ -224,29 +261,12 @@ fn StreamingMessage() -> impl IntoView {
             tail.set(u.tail);
         }
     });
-    let reasoning = move || state.streaming.with(|s| s.as_ref().map(|s| s.reasoning.clone()).unwrap_or_default());
-    let model = move || state.streaming.with(|s| s.as_ref().map(|s| s.model.clone()).unwrap_or_default());
     view! {
-        <article class="message assistant streaming" class:thought=move || state.streaming.with(|s| s.as_ref().map(|s| s.thought).unwrap_or(false))
-            data-testid="message-streaming" aria-busy="true">
-            <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| s.thought).unwrap_or(false))>
-                <div class="thought-label">{move || t().thought}"…"</div>
-            </Show>
-            <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| !s.reasoning.is_empty()).unwrap_or(false))>
-                <details class="reasoning" open><summary>{move || t().reasoning}</summary><div class="text plain">{reasoning}</div></details>
-            </Show>
-            <div class="text markdown" data-testid="message-text">
-                <For each=move || { let n = blocks.with(Vec::len); 0..n } key=|i| *i let:i>
-                    <div class="md-block" inner_html=blocks.with_untracked(|b| b.get(i).cloned().unwrap_or_default())></div>
-                </For>
-                <div class="md-tail" inner_html=move || tail.get()></div>
-            </div>
-            <Show when=move || state.streaming.with(|s| s.as_ref().map(|s| s.status.is_some()).unwrap_or(false))>
-                <div class="message-status" role="status" data-testid="message-status">
-                    {move || state.streaming.with(|s| s.as_ref().and_then(|s| s.status.clone()).unwrap_or_default())}
-                </div>
-            </Show>
-            <div class="message-foot"><span class="message-meta">{model}" · "{move || t().answering}</span></div>
-        </article>
+        <div class="text markdown" data-testid=testid>
+            <For each=move || { let n = blocks.with(Vec::len); 0..n } key=|i| *i let:i>
+                <div class="md-block" inner_html=blocks.with_untracked(|b| b.get(i).cloned().unwrap_or_default())></div>
+            </For>
+            <div class="md-tail" inner_html=move || tail.get()></div>
+        </div>
     }
 }
