@@ -252,7 +252,9 @@ impl Writer {
     fn code_block(&mut self, lang: &str, code: &str) {
         self.out.push_str("<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">");
         escape(lang, &mut self.out);
-        self.out.push_str("</span><button type=\"button\" class=\"copy-code\" data-copy-code=\"\">Copy</button></div><pre><code");
+        // The button's label comes from the stylesheet (per language), so
+        // this crate stays language-neutral.
+        self.out.push_str("</span><button type=\"button\" class=\"copy-code\" data-copy-code=\"\"></button></div><pre><code");
         if !lang.is_empty() {
             self.out.push_str(" class=\"language-");
             escape(lang, &mut self.out);

@@ -43,11 +43,6 @@ pub fn narrow_screen() -> bool {
         .unwrap_or(false)
 }
 
-/// Asks a yes/no question with the browser's dialog.
-pub fn confirm(question: &str) -> bool {
-    web_sys::window().and_then(|w| w.confirm_with_message(question).ok()).unwrap_or(false)
-}
-
 /// Local date (`YYYY-MM-DD`) and time (`HH:MM`).
 pub fn local_date_time() -> (String, String) {
     let d = js_sys::Date::new_0();
@@ -80,7 +75,7 @@ pub fn handle_copy_click(event: &web_sys::Event) -> bool {
     match code {
         Some(code) => {
             copy_text(&code);
-            button.set_text_content(Some("Copied"));
+            let _ = button.class_list().add_1("copied");
             true
         }
         None => false,
