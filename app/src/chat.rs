@@ -14,29 +14,35 @@ use leptos::task::spawn_local;
 use crate::state::{AppState, Streaming};
 
 /// Sends the composer's text as a new user message and streams the answer.
-/// Empty text or an answer already streaming does nothing.
+/// Empty text or a turn already running does nothing.
 pub fn send(state: AppState, text: String) {
     let text = text.trim().to_owned();
-    if text.is_empty() || state.is_streaming() || state.store().is_none() {
+    if text.is_empty() || state.store().is_none() || !state.begin_turn() {
         return;
     }
+    // Cleared at once, so a second Enter cannot send it again.
+    state.draft.set(String::new());
     spawn_local(async move {
         match add_user_message(state, &text).await {
-            Ok(session_id) => {
-                state.draft.set(String::new());
-                answer(state, session_id, None).await;
+            Ok(session_id) => answer(state, session_id, None).await,
+            Err(e) => {
+                // Nothing was saved: the text goes back into the composer.
+                if state.draft.with_untracked(String::is_empty) {
+                    state.draft.set(text);
+                }
+                state.report(state.t().err_save_message, &e);
             }
-            // Nothing was saved: the text stays in the composer.
-            Err(e) => state.report(state.t().err_save_message, &e),
         }
+        state.end_turn();
     });
 }
 
 async fn add_user_message(state: AppState, text: &str) -> Result<String, air_store::StoreError> {
     let store = state.store().ok_or_else(|| air_store::StoreError::Unavailable("still opening".into()))?;
     let now = now_ms();
-    let active = state.active.get_untracked();
-    let existing = active.and_then(|id| state.sessions.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()));
+    let active_before = state.active.get_untracked();
+    let existing =
+        active_before.as_ref().and_then(|id| state.sessions.with_untracked(|l| l.iter().find(|s| &s.id == id).cloned()));
     let mut session = existing.unwrap_or_else(|| SessionRecord::new(new_id(), now));
     session.auto_title(text);
     session.updated_at = now;
@@ -46,10 +52,14 @@ async fn add_user_message(state: AppState, text: &str) -> Result<String, air_sto
     store.put_message(&user).await?;
     let id = session.id.clone();
     state.upsert_session(session);
-    if state.active.get_untracked().as_deref() != Some(id.as_str()) {
-        state.active.set(Some(id.clone()));
+    // If the user opened another session meanwhile, stay there: the
+    // message is stored and the answer goes to its own session.
+    if state.active.get_untracked() == active_before {
+        if active_before.as_deref() != Some(id.as_str()) {
+            state.active.set(Some(id.clone()));
+        }
+        state.messages.update(|m| m.push(user));
     }
-    state.messages.update(|m| m.push(user));
     state.broadcast(SyncEvent::SessionChanged { session_id: id.clone() });
     Ok(id)
 }
@@ -71,6 +81,9 @@ enum Outcome {
 /// instead of starting a new one. With Transitive Thinking on, a reasoning
 /// chain is streamed and stored first, and the answer is given it.
 pub async fn answer(state: AppState, session_id: String, resume: Option<MessageRecord>) {
+    if state.stop_requested() {
+        return;
+    }
     let settings = state.settings.get_untracked();
     let vars = template_vars();
     let new_record = |kind: Option<&str>| {
@@ -90,7 +103,7 @@ pub async fn answer(state: AppState, session_id: String, resume: Option<MessageR
                 let history = full_history(state, &session_id, None).await;
                 let request = build_thought_request(&settings, &history, &vars);
                 let thought = new_record(Some(TRANSITIVE_THOUGHT));
-                if !run(state, &session_id, &settings, request, thought, String::new()).await {
+                if !run(state, &session_id, &settings, request, thought, String::new()).await || state.stop_requested() {
                     return;
                 }
             }
@@ -110,10 +123,15 @@ async fn full_history(state: AppState, session_id: &str, keep: Option<&str>) -> 
     let loaded = state.messages.get_untracked();
     match state.store() {
         Some(store) => match store.messages(session_id).await {
-            Ok(all) => all
-                .into_iter()
-                .filter(|m| !m.incomplete || Some(m.id.as_str()) == keep || loaded.iter().any(|l| l.id == m.id))
-                .collect(),
+            Ok(all) => {
+                let remote = state.remote_streams.get_untracked();
+                all.into_iter()
+                    .filter(|m| {
+                        Some(m.id.as_str()) == keep
+                            || (!remote.contains(&m.id) && (!m.incomplete || loaded.iter().any(|l| l.id == m.id)))
+                    })
+                    .collect()
+            }
             Err(_) => loaded,
         },
         None => loaded,
@@ -132,6 +150,8 @@ async fn run(
     prefix: String,
 ) -> bool {
     let Some(store) = state.store() else { return false };
+    let reasoning_prefix = record.reasoning.clone().unwrap_or_default();
+    let earlier_calls = std::mem::take(&mut record.tool_calls);
     record.model = Some(settings.model.clone());
     record.incomplete = true;
     record.stopped = false;
@@ -167,12 +187,14 @@ async fn run(
 
     let r = reply.into_reply();
     record.content = format!("{prefix}{}", r.content);
-    record.reasoning = (!r.reasoning.is_empty()).then(|| r.reasoning.clone());
+    let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
+    record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
     record.usage = r.usage.clone();
     if let Some(model) = &r.model {
         record.model = Some(model.clone());
     }
-    record.tool_calls = r.finished_tool_calls();
+    record.tool_calls = earlier_calls;
+    record.tool_calls.extend(r.finished_tool_calls());
     record.finish = r.finish.clone();
     record.incomplete = false;
     let ok = match outcome {
@@ -203,14 +225,20 @@ async fn run(
     if let Err(e) = store.put_message(&record).await {
         state.report(state.t().err_save_answer, &e);
     }
-    if let Ok(Some(mut session)) = store.get_session(session_id).await {
+    // A session the user just deleted (undo still possible) stays hidden.
+    let deleted = state.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id));
+    if let (false, Ok(Some(mut session))) = (deleted, store.get_session(session_id).await) {
         session.updated_at = now_ms();
         let _ = store.put_session(&session).await;
         state.upsert_session(session);
     }
     let record_id = record.id.clone();
     if state.active.get_untracked().as_deref() == Some(session_id) {
-        state.messages.update(|m| m.push(record));
+        state.messages.update(|m| {
+            // The checkpoint may be on screen already (session reopened mid-stream).
+            m.retain(|x| x.id != record.id);
+            m.push(record);
+        });
     }
     state.streaming.set(None);
     state.broadcast(SyncEvent::Streaming { session_id: session_id.to_owned(), message_id: record_id, active: false });
@@ -243,6 +271,9 @@ async fn stream(
             Err(FetchError::Network(detail)) => crate::provider::network_error(url, detail).await,
             Err(e) => return Outcome::Failed(e.to_string()),
         };
+        if abort.is_aborted() {
+            return Outcome::Stopped;
+        }
         let lang = state.chat_lang();
         let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Outcome::Failed(error.message(lang)) };
         attempt += 1;
@@ -336,9 +367,6 @@ async fn truncate_from(state: AppState, from: &str) -> Result<(), air_store::Sto
 /// Replaces an answer with a new one (and drops anything after it).
 pub fn regenerate(state: AppState, message_id: String) {
     let Some(session_id) = state.active.get_untracked() else { return };
-    if state.is_streaming() {
-        return;
-    }
     // A thought made for this answer goes with it.
     let from = state.messages.with_untracked(|m| {
         let i = m.iter().position(|x| x.id == message_id)?;
@@ -349,34 +377,44 @@ pub fn regenerate(state: AppState, message_id: String) {
         })
     });
     let Some(message_id) = from else { return };
+    if !state.begin_turn() {
+        return;
+    }
     spawn_local(async move {
         match truncate_from(state, &message_id).await {
             Ok(()) => answer(state, session_id, None).await,
             Err(e) => state.report(state.t().err_replace, &e),
         }
+        state.end_turn();
     });
 }
 
 /// Continues an answer that was cut off (reload, Stop, token limit).
 pub fn continue_answer(state: AppState, message_id: String) {
     let Some(session_id) = state.active.get_untracked() else { return };
-    if state.is_streaming() {
+    let Some(record) = state.messages.with_untracked(|m| m.iter().find(|x| x.id == message_id).cloned()) else { return };
+    if !state.begin_turn() {
         return;
     }
-    let Some(record) = state.messages.with_untracked(|m| m.iter().find(|x| x.id == message_id).cloned()) else { return };
-    spawn_local(answer(state, session_id, Some(record)));
+    spawn_local(async move {
+        answer(state, session_id, Some(record)).await;
+        state.end_turn();
+    });
 }
 
 /// Changes a user message, drops everything after it and asks again.
 pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
     let text = text.trim().to_owned();
     let Some(session_id) = state.active.get_untracked() else { return };
-    if text.is_empty() || state.is_streaming() {
+    if text.is_empty() {
         return;
     }
     let Some(mut record) = state.messages.with_untracked(|m| m.iter().find(|x| x.id == message_id).cloned()) else { return };
+    let Some(store) = state.store() else { return };
+    if !state.begin_turn() {
+        return;
+    }
     spawn_local(async move {
-        let Some(store) = state.store() else { return };
         let next = state.messages.with_untracked(|m| {
             m.iter().skip_while(|x| x.id != message_id).nth(1).map(|x| x.id.clone())
         });
@@ -401,5 +439,6 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
             }
             Err(e) => state.report(state.t().err_change, &e),
         }
+        state.end_turn();
     });
 }

@@ -39,7 +39,13 @@ pub struct AppState {
     pub messages: RwSignal<Vec<MessageRecord>>,
     /// Earlier messages exist that are not loaded.
     pub has_older: RwSignal<bool>,
+    loading_older: StoredValue<bool>,
     pub streaming: RwSignal<Option<Streaming>>,
+    /// A turn is in progress in this tab (from the click until the answer
+    /// is stored): one at a time.
+    pub busy: RwSignal<bool>,
+    /// Stop was pressed during this turn (also between its requests).
+    stop_requested: StoredValue<bool>,
     abort: StoredValue<Option<Abort>, LocalStorage>,
     pub settings: RwSignal<Settings>,
     pub settings_open: RwSignal<bool>,
@@ -90,7 +96,10 @@ impl AppState {
             active: RwSignal::new(None),
             messages: RwSignal::new(Vec::new()),
             has_older: RwSignal::new(false),
+            loading_older: StoredValue::new(false),
             streaming: RwSignal::new(None),
+            busy: RwSignal::new(false),
+            stop_requested: StoredValue::new(false),
             abort: StoredValue::new_local(None),
             settings: RwSignal::new(loaded.settings),
             settings_open: RwSignal::new(false),
@@ -150,8 +159,12 @@ impl AppState {
         self.active.set(Some(id.clone()));
         match store.messages_page(&id, None, PAGE).await {
             // Another session may have been opened meanwhile.
-            Ok(list) if self.active.get_untracked().as_deref() == Some(id.as_str()) => {
+            Ok(mut list) if self.active.get_untracked().as_deref() == Some(id.as_str()) => {
                 self.has_older.set(list.len() == PAGE);
+                // The answer this tab is streaming is shown live, not as its checkpoint.
+                if let Some(live) = self.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
+                    list.retain(|m| m.id != live);
+                }
                 self.messages.set(list);
             }
             Ok(_) => {}
@@ -189,10 +202,10 @@ impl AppState {
                         self.upsert_session(session);
                     }
                 }
-                if active.as_deref() == Some(session_id.as_str()) && !self.is_streaming() {
+                if active.as_deref() == Some(session_id.as_str()) && !self.is_busy() {
                     let n = self.messages.with_untracked(Vec::len).max(PAGE);
                     if let Ok(list) = store.messages_page(&session_id, None, n).await {
-                        if self.active.get_untracked() == active && !self.is_streaming() {
+                        if self.active.get_untracked() == active && !self.is_busy() {
                             self.has_older.set(list.len() == n);
                             self.messages.set(list);
                         }
@@ -200,6 +213,10 @@ impl AppState {
                 }
             }
             SyncEvent::SessionDeleted { session_id } => {
+                // Do not keep writing into a session that no longer exists.
+                if self.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == session_id)) {
+                    self.stop();
+                }
                 self.sessions.update(|l| l.retain(|s| s.id != session_id));
                 if active.as_deref() == Some(session_id.as_str()) {
                     self.new_session();
@@ -211,7 +228,7 @@ impl AppState {
                     self.sessions.set(list);
                 }
                 if let Some(id) = active {
-                    if !self.is_streaming() {
+                    if !self.is_busy() {
                         self.open_session(id).await;
                     }
                 }
@@ -222,9 +239,15 @@ impl AppState {
     /// Loads the page of messages before the first one shown.
     pub fn load_older(self) {
         let (Some(store), Some(id)) = (self.store(), self.active.get_untracked()) else { return };
+        if self.loading_older.get_value() {
+            return;
+        }
+        self.loading_older.set_value(true);
         let first = self.messages.with_untracked(|m| m.first().map(|m| m.seq));
         spawn_local(async move {
-            match store.messages_page(&id, first, PAGE).await {
+            let page = store.messages_page(&id, first, PAGE).await;
+            self.loading_older.set_value(false);
+            match page {
                 Ok(mut older) if self.active.get_untracked().as_deref() == Some(id.as_str()) => {
                     self.has_older.set(older.len() == PAGE);
                     self.messages.update(|m| {
@@ -267,7 +290,7 @@ impl AppState {
         if let Some(previous) = self.pending_delete.get_untracked() {
             self.finish_delete(previous.id);
         }
-        if self.streaming.with_untracked(|s| s.as_ref().map(|s| s.session_id == id).unwrap_or(false)) {
+        if self.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
             self.stop();
         }
         self.sessions.update(|list| list.retain(|s| s.id != id));
@@ -346,6 +369,11 @@ impl AppState {
 
     /// Inserts or replaces a session in the list, keeping newest-first order.
     pub fn upsert_session(self, session: SessionRecord) {
+        let is_new = self.sessions.with_untracked(|l| !l.iter().any(|s| s.id == session.id));
+        if is_new && self.search_hits.with_untracked(Option::is_some) {
+            // Let a running search decide whether the new session matches.
+            self.run_search(self.search.get_untracked());
+        }
         self.sessions.update(|list| {
             list.retain(|s| s.id != session.id);
             let pos = list.iter().position(|s| s.updated_at <= session.updated_at).unwrap_or(list.len());
@@ -385,16 +413,37 @@ impl AppState {
         self.notice.set(Some(text));
     }
 
-    pub fn is_streaming(&self) -> bool {
-        self.streaming.with_untracked(Option::is_some)
+    pub fn is_busy(&self) -> bool {
+        self.busy.get_untracked()
+    }
+
+    /// Starts a turn; `false` if one is already running.
+    pub fn begin_turn(&self) -> bool {
+        if self.busy.get_untracked() {
+            return false;
+        }
+        self.busy.set(true);
+        self.stop_requested.set_value(false);
+        true
+    }
+
+    pub fn end_turn(&self) {
+        self.busy.set(false);
+        self.abort.set_value(None);
+    }
+
+    pub fn stop_requested(&self) -> bool {
+        self.stop_requested.get_value()
     }
 
     pub fn set_abort(self, abort: Option<Abort>) {
         self.abort.set_value(abort);
     }
 
-    /// Stops the answer being streamed; what arrived is kept.
+    /// Stops the turn: the request being streamed is aborted (what arrived
+    /// is kept) and no further request of this turn is made.
     pub fn stop(self) {
+        self.stop_requested.set_value(true);
         if let Some(abort) = self.abort.get_value() {
             abort.abort();
         }

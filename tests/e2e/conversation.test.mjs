@@ -274,6 +274,26 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('a double Enter sends once; switching away and back mid-answer shows the answer once', async () => {
+    const { context, page } = await freshPage();
+    h.model.enqueue(reply.text('Only one answer.', { pieces: 10, delayMs: 80 }));
+    const before = h.model.requests.length;
+    const input = page.getByTestId('composer-input');
+    await input.fill('Just once');
+    await input.press('Enter');
+    await input.press('Enter');
+    await page.getByTestId('message-streaming').waitFor({ timeout: 10_000 });
+    // Away to a new chat and back while the answer streams.
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('session-item').first().locator('.session-title').click();
+    await page.getByText('Only one answer.').waitFor({ timeout: 20_000 });
+    await page.waitForTimeout(300);
+    assert.equal(h.model.requests.length - before, 1, 'one request');
+    assert.equal(await page.getByTestId('message-user').count(), 1, 'one user message');
+    assert.equal(await page.getByTestId('message-assistant').count(), 1, 'one answer on screen');
+    await context.close();
+  });
+
   test('a dropped connection keeps the text, says so, and offers Continue', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.dropped('The first half of an answer'));

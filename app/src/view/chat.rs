@@ -67,17 +67,27 @@ pub fn ChatView() -> impl IntoView {
 
 #[component]
 fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoView {
+    let state = use_app();
     if message.kind.as_deref() == Some(air_store::conversation::TRANSITIVE_THOUGHT) {
+        // A thought that failed or was stopped is the last message: it can be retried.
+        let id = message.id.clone();
+        let retry = move || last_id.with(|l| l.as_deref() == Some(id.as_str())) && !state.busy.get();
+        let id = message.id.clone();
         return view! {
             <details class="message thought" data-testid="transitive-thought">
                 <summary>{move || t().thought}</summary>
                 <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div>
                 {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{e}</div> })}
             </details>
+            <Show when=retry>
+                <button class="action" data-testid="regenerate" on:click={
+                    let id = id.clone();
+                    move |_| chat::regenerate(state, id.clone())
+                }>{move || t().regenerate}</button>
+            </Show>
         }
         .into_any();
     }
-    let state = use_app();
     let role = match message.role {
         Role::User => "user",
         Role::Assistant => "assistant",
@@ -93,7 +103,8 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         let id = id.clone();
         move || state.remote_streams.with(|ids| ids.contains(&id))
     };
-    let idle = move || state.streaming.with(Option::is_none);
+    // `busy` changes twice per turn, not per chunk.
+    let idle = move || !state.busy.get();
     let footer = (message.role == Role::Assistant).then(|| {
         let mut parts = Vec::new();
         if let Some(m) = &message.model {
@@ -244,21 +255,34 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> 
     let tail = RwSignal::new(String::new());
     let renderer = StoredValue::new(StreamRender::new());
     let seen = StoredValue::new(usize::MAX);
-    Effect::new(move |_| {
-        let update = state.streaming.with(|s| {
+    let scheduled = StoredValue::new(false);
+    // Renders what arrived; at most once per animation frame, however fast
+    // chunks come (a long code block re-renders its tail each time).
+    let render = move || {
+        let _ = scheduled.try_set_value(false);
+        let update = state.streaming.with_untracked(|s| {
             let text = source(s.as_ref()?);
             // Nothing new in this part: skip (another part changed).
-            if seen.get_value() == text.len() {
+            if seen.try_get_value()? == text.len() {
                 return None;
             }
-            seen.set_value(text.len());
+            seen.try_set_value(text.len());
             renderer.try_update_value(|r| r.update(text))
         });
         if let Some(u) = update {
             if !u.blocks.is_empty() {
-                blocks.update(|b| b.extend(u.blocks));
+                blocks.try_update(|b| b.extend(u.blocks));
             }
-            tail.set(u.tail);
+            tail.try_set(u.tail);
+        }
+    };
+    Effect::new(move |first: Option<()>| {
+        state.streaming.track();
+        if first.is_none() {
+            render();
+        } else if scheduled.try_get_value() == Some(false) {
+            scheduled.set_value(true);
+            request_animation_frame(render);
         }
     });
     view! {

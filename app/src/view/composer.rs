@@ -8,7 +8,7 @@ use crate::state::use_app;
 #[component]
 pub fn Composer() -> impl IntoView {
     let state = use_app();
-    let streaming = move || state.streaming.with(Option::is_some);
+    let streaming = move || state.busy.get();
     let submit = move || chat::send(state, state.draft.get_untracked());
     view! {
         <form class="composer" on:submit=move |ev| { ev.prevent_default(); submit(); }>

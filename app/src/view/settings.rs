@@ -94,7 +94,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         <label>{move || t().base_url}
                             <input type="url" data-testid="settings-base-url" required placeholder="https://api.example.com/v1"
                                 prop:value=move || draft.with(|d| d.base_url.clone())
-                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| { d.base_url = v.clone(); d.provider = "custom".into(); }) }/>
+                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.edit_base_url(&v)) }/>
                         </label>
                         {text_input(|t| t.api_key, "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
                         <p class="hint">{move || t().api_key_hint}</p>

@@ -41,7 +41,7 @@ impl Usage {
         Some(Self {
             prompt_tokens: prompt,
             completion_tokens: completion,
-            total_tokens: n("total_tokens").unwrap_or(prompt + completion),
+            total_tokens: n("total_tokens").unwrap_or(prompt.saturating_add(completion)),
             reasoning_tokens: nested("completion_tokens_details", "reasoning_tokens").or_else(|| n("reasoning_tokens")),
             cached_tokens: nested("prompt_tokens_details", "cached_tokens").or_else(|| n("prompt_cache_hit_tokens")),
         })

@@ -53,6 +53,16 @@ impl Settings {
         self.model = p.model.to_owned();
     }
 
+    /// Changes the base URL by hand. The key is dropped when the URL moves
+    /// to another origin, so it is never sent to a server it was not meant for.
+    pub fn edit_base_url(&mut self, url: &str) {
+        if origin(url) != origin(&self.base_url) {
+            self.api_key.clear();
+        }
+        self.base_url = url.to_owned();
+        self.provider = "custom".into();
+    }
+
     /// `{base}/models`.
     pub fn models_url(&self) -> String {
         format!("{}/models", self.base_url.trim().trim_end_matches('/'))
@@ -126,6 +136,15 @@ impl Settings {
     pub fn is_local_default(&self) -> bool {
         self.base_url.trim().trim_end_matches('/') == LOCAL_BASE_URL
     }
+}
+
+/// `scheme://host[:port]` of a URL, lower-cased (enough to compare where a
+/// request goes; anything unparsable compares as itself).
+pub fn origin(url: &str) -> String {
+    let url = url.trim();
+    let start = url.find("://").map(|i| i + 3).unwrap_or(0);
+    let end = url[start..].find(['/', '?', '#']).map(|i| start + i).unwrap_or(url.len());
+    url[..end].to_ascii_lowercase()
 }
 
 /// A synchronous string key/value store (localStorage).
@@ -228,6 +247,20 @@ mod tests {
         s.apply_preset("custom");
         assert_eq!(s.base_url, "https://my.gateway/v1");
         assert!(PRESETS.iter().all(|p| preset(p.id) == Some(p)));
+    }
+
+    #[test]
+    fn a_hand_typed_url_on_another_origin_drops_the_key() {
+        let mut s = Settings::default();
+        s.apply_preset("openai");
+        s.api_key = "sk-openai".into();
+        s.edit_base_url("https://api.openai.com/v1/");
+        assert_eq!(s.api_key, "sk-openai", "same origin, other path: the key stays");
+        s.edit_base_url("https://evil.example/v1");
+        assert_eq!(s.api_key, "", "another origin: the key goes");
+        assert_eq!(s.provider, "custom");
+        assert_eq!(origin("HTTPS://Api.Example.com:8443/v1?x"), "https://api.example.com:8443");
+        assert_eq!(origin("http://127.0.0.1:8081"), "http://127.0.0.1:8081");
     }
 
     #[test]

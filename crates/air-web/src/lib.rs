@@ -20,12 +20,26 @@ pub fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
-/// A random UUID (v4) from `crypto.randomUUID`, or a time-and-random-based
-/// fallback where that is missing (non-secure contexts).
+/// A random UUID (v4): `crypto.randomUUID` in a secure context, otherwise
+/// (a plain-http LAN address, where that function does not exist) one built
+/// from `crypto.getRandomValues`.
 pub fn new_id() -> String {
-    if let Some(crypto) = web_sys::window().and_then(|w| w.crypto().ok()) {
+    let Some(window) = web_sys::window() else { return fallback_id() };
+    let Ok(crypto) = window.crypto() else { return fallback_id() };
+    if window.is_secure_context() {
         return crypto.random_uuid();
     }
+    let mut b = [0u8; 16];
+    if crypto.get_random_values_with_u8_array(&mut b).is_err() {
+        return fallback_id();
+    }
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+}
+
+fn fallback_id() -> String {
     format!("{:x}-{:x}", now_ms() as u64, (js_sys::Math::random() * 1e15) as u64)
 }
 
