@@ -308,6 +308,7 @@ async fn stream(
         Ok(b) => b,
         Err(e) => return Outcome::Failed(e.to_string()),
     };
+    let reasoning_prefix = record.reasoning.clone().unwrap_or_default();
     let mut checkpoint = Checkpoint::default();
     checkpoint.due(now_ms());
     let (mut shown_text, mut shown_reasoning) = (0, 0);
@@ -342,8 +343,15 @@ async fn stream(
         }
         if checkpoint.due(now_ms()) {
             record.content = format!("{prefix}{}", r.content);
-            record.reasoning = (!r.reasoning.is_empty()).then(|| r.reasoning.clone());
+            let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
+            record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
             let _ = store.put_message(record).await;
+            // Also a heartbeat: other tabs know this answer is still alive.
+            state.broadcast(SyncEvent::Streaming {
+                session_id: record.session_id.clone(),
+                message_id: record.id.clone(),
+                active: true,
+            });
         }
     };
     reply.finish();

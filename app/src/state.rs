@@ -64,12 +64,20 @@ pub struct AppState {
     pub import_result: RwSignal<Option<String>>,
     /// Messages another tab is streaming into right now.
     pub remote_streams: RwSignal<Vec<String>>,
+    /// When each of those last sent a heartbeat.
+    remote_seen: StoredValue<std::collections::HashMap<String, f64>>,
     /// Tells other tabs what this one wrote.
     channel: StoredValue<Option<Rc<air_web::channel::Channel>>, LocalStorage>,
 }
 
 /// Messages loaded at a time when a session opens (and per "earlier").
 pub const PAGE: usize = 100;
+
+/// Another tab's answer with no heartbeat for this long is taken as dead.
+const REMOTE_STALE_MS: u64 = 10_000;
+
+/// Pause in typing before a search runs.
+const SEARCH_DELAY_MS: u64 = 150;
 
 /// How long a deleted session can be restored.
 pub const UNDO_MS: u64 = 6000;
@@ -112,6 +120,7 @@ impl AppState {
             import_result: RwSignal::new(None),
             channel: StoredValue::new_local(None),
             remote_streams: RwSignal::new(Vec::new()),
+            remote_seen: StoredValue::new(Default::default()),
         };
         spawn_local(state.open_store());
         state
@@ -188,9 +197,25 @@ impl AppState {
                 self.remote_streams.update(|ids| {
                     ids.retain(|id| id != &message_id);
                     if active {
-                        ids.push(message_id);
+                        ids.push(message_id.clone());
                     }
                 });
+                if active {
+                    // Forget it if the other tab goes quiet (closed or crashed).
+                    let beat = air_web::now_ms();
+                    self.remote_seen.update_value(|seen| {
+                        seen.insert(message_id.clone(), beat);
+                    });
+                    set_timeout(
+                        move || {
+                            let last = self.remote_seen.with_value(|seen| seen.get(&message_id).copied());
+                            if last == Some(beat) {
+                                self.remote_streams.update(|ids| ids.retain(|id| id != &message_id));
+                            }
+                        },
+                        std::time::Duration::from_millis(REMOTE_STALE_MS),
+                    );
+                }
                 SyncEvent::SessionChanged { session_id }
             }
             other => other,
@@ -358,13 +383,22 @@ impl AppState {
             return;
         }
         let Some(store) = self.store() else { return };
-        spawn_local(async move {
-            let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
-            // Only the latest query's answer counts.
-            if self.search.get_untracked() == query {
-                self.search_hits.set(Some(hits));
-            }
-        });
+        // Wait for a pause in typing: a search reads every message.
+        set_timeout(
+            move || {
+                if self.search.get_untracked() != query {
+                    return;
+                }
+                spawn_local(async move {
+                    let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
+                    // Only the latest query's answer counts.
+                    if self.search.get_untracked() == query {
+                        self.search_hits.set(Some(hits));
+                    }
+                });
+            },
+            std::time::Duration::from_millis(SEARCH_DELAY_MS),
+        );
     }
 
     /// Inserts or replaces a session in the list, keeping newest-first order.

@@ -155,6 +155,30 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('when the answering tab dies, the other tab offers Continue after its heartbeat stops', async () => {
+    const context = await h.browser.newContext();
+    const a = await context.newPage();
+    await openApp(a, h.app.url);
+    await configure(a, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+    h.model.enqueue(reply.text('Ready.'));
+    await send(a, 'Ready?');
+    await a.getByText('Ready.').waitFor({ timeout: 20_000 });
+    const b = await context.newPage();
+    await openApp(b, h.app.url);
+    await b.getByText('Ready.').waitFor({ timeout: 20_000 });
+
+    h.model.enqueue(reply.hanging('Words that arrive for a while. '.repeat(10), { pieces: 40, delayMs: 100 }));
+    await send(a, 'Keep going');
+    await b.getByTestId('message-remote').waitFor({ timeout: 10_000 });
+    await a.waitForTimeout(1500);
+    await a.close();
+    // No heartbeat any more: within ~10 s tab B treats it as an interrupted answer.
+    await b.getByTestId('message-incomplete').waitFor({ timeout: 20_000 });
+    await b.getByTestId('continue').waitFor();
+    assert.ok((await b.getByTestId('message-assistant').last().getByTestId('message-text').textContent()).includes('Words that arrive'));
+    await context.close();
+  });
+
   test('sessions: auto title, rename, search by content, delete with undo', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.text('Kyoto has many old temples.'));
