@@ -318,6 +318,28 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('the view follows a growing answer, unless the reader scrolls up', async () => {
+    const { context, page } = await freshPage();
+    const long = Array.from({ length: 60 }, (_, i) => `Paragraph ${i} of a long answer.`).join('\n\n');
+    const gap = () => page.getByTestId('messages').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    h.model.enqueue(reply.text(long, { pieces: 30, delayMs: 40 }));
+    await send(page, 'Long please');
+    await page.getByText('Paragraph 59 of a long answer.').waitFor({ timeout: 20_000 });
+    await page.getByTestId('regenerate').waitFor();
+    await page.waitForTimeout(200);
+    assert.ok((await gap()) < 60, `followed to the end (gap ${await gap()})`);
+
+    h.model.enqueue(reply.text(long, { pieces: 30, delayMs: 60 }));
+    await page.getByTestId('regenerate').click();
+    await page.getByTestId('message-streaming').getByText('Paragraph 25 of a long answer.').waitFor({ timeout: 20_000 });
+    assert.ok((await gap()) < 200, `following while streaming (gap ${await gap()})`);
+    await page.getByTestId('messages').evaluate((el) => { el.scrollTop = 0; });
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    await page.waitForTimeout(200);
+    assert.ok((await page.getByTestId('messages').evaluate((el) => el.scrollTop)) < 50, 'stayed where the reader went');
+    await context.close();
+  });
+
   test('a dropped connection keeps the text, says so, and offers Continue', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.dropped('The first half of an answer'));

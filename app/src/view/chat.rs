@@ -42,14 +42,52 @@ pub fn ChatView() -> impl IntoView {
         state.streaming.with(|s| s.as_ref().map(|s| Some(&s.session_id) == active.as_ref()).unwrap_or(false))
     };
     let last_id = Memo::new(move |_| state.messages.with(|m| m.last().map(|x| x.id.clone())));
+    // Follow the conversation while the reader is at the end; once they
+    // scroll up to read, leave them there.
+    let list = NodeRef::<leptos::html::Section>::new();
+    let follow = StoredValue::new(true);
+    // Where the last automatic scroll put the view: a scroll event above it
+    // is the reader's doing, not ours (ours may arrive after more text).
+    let pinned = StoredValue::new(0);
+    let grown = Memo::new(move |_| {
+        let streamed = state.streaming.with(|s| s.as_ref().map_or(0, |s| s.text.len() + s.reasoning.len()));
+        (state.active.get(), state.messages.with(Vec::len), streamed)
+    });
+    Effect::new(move |previous: Option<Option<String>>| {
+        let (active, _, _) = grown.get();
+        if previous.as_ref() != Some(&active) {
+            follow.set_value(true);
+        }
+        if follow.get_value() {
+            request_animation_frame(move || {
+                if let (Some(el), true) = (list.get_untracked(), follow.get_value()) {
+                    pinned.set_value(air_web::scroll_to_end(&el));
+                }
+            });
+        }
+        active
+    });
     view! {
         <section
             class="messages"
             data-testid="messages"
+            node_ref=list
             on:click=move |ev| { air_web::handle_copy_click(&ev); }
+            on:scroll=move |ev| {
+                if let Some(el) = air_web::event_element(&ev) {
+                    if air_web::scrolled_to_end(&el, 60) {
+                        follow.set_value(true);
+                    } else if air_web::scroll_top(&el) < pinned.get_value() - 4 {
+                        follow.set_value(false);
+                    }
+                }
+            }
         >
             <Show when=move || state.has_older.get()>
-                <button class="load-older" data-testid="load-older" on:click=move |_| state.load_older()>{move || t().load_older}</button>
+                <button class="load-older" data-testid="load-older" on:click=move |_| {
+                    follow.set_value(false);
+                    state.load_older();
+                }>{move || t().load_older}</button>
             </Show>
             <For
                 each=move || state.messages.get()

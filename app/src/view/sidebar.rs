@@ -25,11 +25,9 @@ pub fn Sidebar() -> impl IntoView {
     let visible = move || matching.with(|m| m.iter().take(shown.get()).cloned().collect::<Vec<_>>());
     let more = move || matching.with(Vec::len).saturating_sub(shown.get());
     let on_scroll = move |ev: leptos::ev::Event| {
-        use leptos::wasm_bindgen::JsCast;
-        if let Some(el) = ev.target().and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok()) {
-            if el.scroll_top() + el.client_height() * 2 >= el.scroll_height() && more() > 0 {
-                shown.update(|n| *n += LIST_STEP);
-            }
+        let near_end = air_web::event_element(&ev).is_some_and(|el| air_web::scrolled_to_end(&el, 400));
+        if near_end && more() > 0 {
+            shown.update(|n| *n += LIST_STEP);
         }
     };
     view! {

@@ -174,3 +174,24 @@ pub fn perf_mark(name: &str) {
         let _ = p.mark(name);
     }
 }
+
+/// Whether a scrollable element is scrolled to (within `slack` px of) its end.
+pub fn scrolled_to_end(el: &web_sys::Element, slack: i32) -> bool {
+    el.scroll_height() - el.scroll_top() - el.client_height() <= slack
+}
+
+/// Scrolls an element to its end; returns the resulting `scrollTop`.
+pub fn scroll_to_end(el: &web_sys::Element) -> i32 {
+    el.set_scroll_top(el.scroll_height());
+    el.scroll_top()
+}
+
+pub fn scroll_top(el: &web_sys::Element) -> i32 {
+    el.scroll_top()
+}
+
+/// The element an event happened on, if it is one.
+pub fn event_element(event: &web_sys::Event) -> Option<web_sys::Element> {
+    use wasm_bindgen::JsCast;
+    event.target()?.dyn_into().ok()
+}
