@@ -36,7 +36,7 @@ texts! {
     suggestion_2: "Write a haiku about the sea.", "写一首关于大海的俳句。";
     suggestion_3: "Give me three ideas for a weekend project.", "给我三个周末小项目的点子。";
     suggestion_4: "What is the difference between a list and a set?", "列表和集合有什么区别？";
-    composer_placeholder: "Ask anything… (Enter to send, Shift+Enter for a new line)", "输入问题…（Enter 发送，Shift+Enter 换行）";
+    composer_placeholder: "Ask anything… (Enter to send, Shift+Enter for a new line, Esc to stop)", "输入问题…（Enter 发送，Shift+Enter 换行，Esc 停止）";
     send: "Send", "发送";
     stop: "Stop", "停止";
     reasoning: "Reasoning", "推理过程";

@@ -340,6 +340,18 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('Esc in the composer stops the answer', async () => {
+    const { context, page } = await freshPage();
+    h.model.enqueue(reply.hanging('Streaming until told to stop. '.repeat(20), { pieces: 40, delayMs: 100 }));
+    await send(page, 'Talk');
+    await page.getByTestId('message-streaming').getByText('Streaming until').waitFor({ timeout: 10_000 });
+    await page.getByTestId('composer-input').press('Escape');
+    await page.getByTestId('message-stopped').waitFor({ timeout: 10_000 });
+    assert.match(await lastAnswerText(page), /^Streaming until/);
+    await page.getByTestId('send').waitFor();
+    await context.close();
+  });
+
   test('a dropped connection keeps the text, says so, and offers Continue', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.dropped('The first half of an answer'));

@@ -139,7 +139,7 @@ describe('data and options', () => {
     await page.getByTestId('settings-save').click();
     assert.equal(await page.getByTestId('new-session').textContent(), '+ 新对话');
     assert.equal(await page.getByTestId('session-creator').locator('h2').textContent(), '有什么可以帮你？');
-    assert.equal(await page.getByTestId('composer-input').getAttribute('placeholder'), '输入问题…（Enter 发送，Shift+Enter 换行）');
+    assert.equal(await page.getByTestId('composer-input').getAttribute('placeholder'), '输入问题…（Enter 发送，Shift+Enter 换行，Esc 停止）');
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
     h.model.enqueue(reply.error(401, { error: { message: 'Invalid API Key' } }));
     await send(page, '你好');

@@ -18,10 +18,14 @@ pub fn Composer() -> impl IntoView {
                 placeholder=move || t().composer_placeholder
                 prop:value=move || state.draft.get()
                 on:input=move |ev| state.draft.set(event_target_value(&ev))
+                autofocus
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
                         submit();
+                    } else if ev.key() == "Escape" && state.busy.get_untracked() {
+                        ev.prevent_default();
+                        state.stop();
                     }
                 }
             ></textarea>
