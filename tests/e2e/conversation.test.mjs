@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configure, openApp, ROOT, scriptedHarness, send } from './support.mjs';
+import { openApp, ROOT, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const XSS = readFileSync(join(ROOT, 'tests/fixtures/xss.txt'), 'utf8').split('\n====\n').map((s) => s.trimEnd());
@@ -13,6 +13,19 @@ describe('conversations (scripted model)', () => {
   const h = scriptedHarness({ before, after }, startScriptedModel);
 
   const freshPage = () => h.freshPage();
+
+  /** Two tabs of one profile on one session: tab A asks `question`, gets
+   * `answer`, and tab B opens and shows it. */
+  async function twoTabs(question, answer) {
+    const { context, page: a } = await freshPage();
+    h.model.enqueue(reply.text(answer));
+    await send(a, question);
+    await a.getByText(answer).waitFor({ timeout: 20_000 });
+    const b = await context.newPage();
+    await openApp(b, h.app.url);
+    await b.getByText(answer).waitFor({ timeout: 20_000 });
+    return { context, a, b };
+  }
 
   async function lastAnswerText(page) {
     const answer = page.getByTestId('message-assistant').last();
@@ -98,17 +111,7 @@ describe('conversations (scripted model)', () => {
   });
 
   test('two tabs writing to the same session lose nothing', async () => {
-    const context = await h.browser.newContext();
-    const a = await context.newPage();
-    await openApp(a, h.app.url);
-    await configure(a, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
-    h.model.enqueue(reply.text('Answer for tab A.'));
-    await send(a, 'Question from tab A');
-    await a.getByText('Answer for tab A.').waitFor({ timeout: 20_000 });
-
-    const b = await context.newPage();
-    await openApp(b, h.app.url);
-    await b.getByText('Answer for tab A.').waitFor({ timeout: 20_000 });
+    const { context, a, b } = await twoTabs('Question from tab A', 'Answer for tab A.');
     // Both tabs now write to the same session, B first, then A (whose view is older).
     h.model.enqueue(reply.text('Answer for tab B.'));
     await send(b, 'Question from tab B');
@@ -133,16 +136,7 @@ describe('conversations (scripted model)', () => {
   });
 
   test('another tab shows an answer that is still streaming as such, then the result', async () => {
-    const context = await h.browser.newContext();
-    const a = await context.newPage();
-    await openApp(a, h.app.url);
-    await configure(a, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
-    h.model.enqueue(reply.text('Warm up.'));
-    await send(a, 'Warm up');
-    await a.getByText('Warm up.').waitFor({ timeout: 20_000 });
-    const b = await context.newPage();
-    await openApp(b, h.app.url);
-    await b.getByText('Warm up.').waitFor({ timeout: 20_000 });
+    const { context, a, b } = await twoTabs('Warm up', 'Warm up.');
 
     h.model.enqueue(reply.text('A slow answer that takes a while to arrive in full.', { pieces: 20, delayMs: 100 }));
     await send(a, 'Slowly please');
@@ -156,16 +150,7 @@ describe('conversations (scripted model)', () => {
   });
 
   test('when the answering tab dies, the other tab offers Continue after its heartbeat stops', async () => {
-    const context = await h.browser.newContext();
-    const a = await context.newPage();
-    await openApp(a, h.app.url);
-    await configure(a, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
-    h.model.enqueue(reply.text('Ready.'));
-    await send(a, 'Ready?');
-    await a.getByText('Ready.').waitFor({ timeout: 20_000 });
-    const b = await context.newPage();
-    await openApp(b, h.app.url);
-    await b.getByText('Ready.').waitFor({ timeout: 20_000 });
+    const { context, a, b } = await twoTabs('Ready?', 'Ready.');
 
     h.model.enqueue(reply.hanging('Words that arrive for a while. '.repeat(10), { pieces: 40, delayMs: 100 }));
     await send(a, 'Keep going');

@@ -73,6 +73,8 @@ describe('settings', () => {
     await page.getByTestId('settings-theme').selectOption('dark');
     await page.getByTestId('settings-save').click();
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    // The page really is dark (the colours follow the chosen scheme).
+    assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(23, 24, 28)');
 
     model.enqueue(reply.text('Parameters received.'));
     const before = model.requests.length;
