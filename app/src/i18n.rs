@@ -54,8 +54,21 @@ texts! {
     regenerate: "Regenerate", "重新生成";
     tokens: "tokens", "tokens";
     answering: "answering…", "回答中…";
+    tools_enabled: "Tools: let the model use the calculator, the clock and MCP tools", "工具：允许模型使用计算器、时钟和 MCP 工具";
+    tool_builtin: "built-in", "内置";
+    tool_awaiting: "Waiting for your approval", "等待你的批准";
+    tool_running: "Running…", "运行中…";
+    tool_done: "Done", "完成";
+    tool_error: "Error", "出错";
+    tool_denied: "Denied", "已拒绝";
+    tool_stopped: "Stopped", "已停止";
+    tool_interrupted: "Interrupted", "已中断";
+    tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
+    tool_ask: "Run this tool?", "运行这个工具吗？";
+    allow_once: "Allow once", "允许一次";
+    allow_always: "Always allow", "总是允许";
+    deny: "Deny", "拒绝";
     retrying: "Retrying in {s} s (attempt {n} of {max})…", "{s} 秒后重试（第 {n}/{max} 次）…";
-    local_model_down: " The built-in local model does not seem to be running: start it with `./dev serve`, or open Settings and choose a provider.", " 内置本地模型似乎没有运行：请用 `./dev serve` 启动，或在设置中选择其他服务商。";
     provider: "Provider", "服务商";
     preset: "Preset", "预设";
     base_url: "Base URL", "Base URL";
@@ -103,7 +116,6 @@ texts! {
     err_change: "The message could not be changed: {e}", "无法修改消息：{e}";
     err_replace: "The answer could not be replaced: {e}", "无法替换回答：{e}";
     load_older: "Show earlier messages", "显示更早的消息";
-    body_ended: "the stream ended without a finish marker", "数据流在没有结束标记的情况下中断";
     preset_local: "Local model (llama.cpp)", "本地模型（llama.cpp）";
     preset_custom: "Custom (any OpenAI-compatible URL)", "自定义（任意 OpenAI 兼容地址）";
 }

@@ -4,7 +4,8 @@ use std::rc::Rc;
 
 use air_store::settings::{self, SIDEBAR_COLLAPSED_KEY};
 use air_store::{KeyValue, MessageRecord, SessionRecord, Settings, Store};
-use air_web::{Abort, IdbStore, LocalStorageKv, narrow_screen};
+use air_http::Abort;
+use air_web::{IdbStore, LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -44,9 +45,10 @@ pub struct AppState {
     /// A turn is in progress in this tab (from the click until the answer
     /// is stored): one at a time.
     pub busy: RwSignal<bool>,
-    /// Stop was pressed during this turn (also between its requests).
-    stop_requested: StoredValue<bool>,
+    /// Stops the turn in progress (its requests, waits and tool calls).
     abort: StoredValue<Option<Abort>, LocalStorage>,
+    /// Tool messages whose call waits for the user's approval in this tab.
+    pub awaiting: RwSignal<Vec<String>>,
     pub settings: RwSignal<Settings>,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
@@ -107,8 +109,8 @@ impl AppState {
             loading_older: StoredValue::new(false),
             streaming: RwSignal::new(None),
             busy: RwSignal::new(false),
-            stop_requested: StoredValue::new(false),
             abort: StoredValue::new_local(None),
+            awaiting: RwSignal::new(Vec::new()),
             settings: RwSignal::new(loaded.settings),
             settings_open: RwSignal::new(false),
             sidebar_collapsed: RwSignal::new(collapsed),
@@ -451,35 +453,38 @@ impl AppState {
         self.busy.get_untracked()
     }
 
-    /// Starts a turn; `false` if one is already running.
-    pub fn begin_turn(&self) -> bool {
+    /// Starts a turn: its Stop handle, or `None` if one is already running.
+    pub fn begin_turn(&self) -> Option<Abort> {
         if self.busy.get_untracked() {
-            return false;
+            return None;
         }
         self.busy.set(true);
-        self.stop_requested.set_value(false);
-        true
+        let abort = Abort::new();
+        self.abort.set_value(Some(abort.clone()));
+        Some(abort)
     }
 
     pub fn end_turn(&self) {
         self.busy.set(false);
         self.abort.set_value(None);
-    }
-
-    pub fn stop_requested(&self) -> bool {
-        self.stop_requested.get_value()
-    }
-
-    pub fn set_abort(self, abort: Option<Abort>) {
-        self.abort.set_value(abort);
+        self.awaiting.set(Vec::new());
     }
 
     /// Stops the turn: the request being streamed is aborted (what arrived
-    /// is kept) and no further request of this turn is made.
+    /// is kept), a running tool call is abandoned, and no further request
+    /// of this turn is made.
     pub fn stop(self) {
-        self.stop_requested.set_value(true);
         if let Some(abort) = self.abort.get_value() {
             abort.abort();
         }
+    }
+
+    /// The tools offered to the model: the built-ins.
+    pub fn tools(&self) -> air_tools::Registry {
+        let mut registry = air_tools::Registry::new();
+        for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
+            registry.register(tool);
+        }
+        registry
     }
 }

@@ -52,6 +52,22 @@ export const reply = {
     const r = reply.text(text);
     return { ...r, events: r.events.slice(0, -3) };
   },
+  /**
+   * Tool calls, OpenAI-style: the first delta of each call has its id and
+   * name, the arguments follow in two fragments; then `tool_calls`.
+   * `calls`: [{ id, name, arguments }] (arguments as JSON text).
+   */
+  calls(calls, { delayMs = 0 } = {}) {
+    const events = [chunk({ role: 'assistant', content: null })];
+    calls.forEach((c, index) => {
+      const mid = Math.floor(c.arguments.length / 2);
+      events.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments.slice(0, mid) } }] }));
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: c.arguments.slice(mid) } }] }));
+    });
+    events.push(`data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'scripted-model', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] })}\n\n`);
+    events.push('data: [DONE]\n\n');
+    return { status: 200, delayMs, events };
+  },
   /** A plain HTTP error. */
   error(status, body, headers = {}) {
     return { status, body: typeof body === 'string' ? body : JSON.stringify(body), headers };

@@ -1,6 +1,9 @@
 use air_chat::{FinishReason, Role};
 use air_render::StreamRender;
+use air_agent::Approval;
 use air_store::MessageRecord;
+use air_store::records::{MessageKind, ToolStatus};
+use air_tools::Content;
 use leptos::prelude::*;
 
 use crate::chat;
@@ -91,7 +94,7 @@ pub fn ChatView() -> impl IntoView {
             </Show>
             <For
                 each=move || state.messages.get()
-                key=|m| (m.id.clone(), m.content.len(), m.error.is_some(), m.incomplete, m.stopped, m.timestamp.to_bits())
+                key=|m| (m.id.clone(), m.rev, m.content.len(), m.incomplete)
                 let:message
             >
                 <Message message=message last_id=last_id/>
@@ -106,7 +109,13 @@ pub fn ChatView() -> impl IntoView {
 #[component]
 fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoView {
     let state = use_app();
-    if message.kind.as_deref() == Some(air_store::conversation::TRANSITIVE_THOUGHT) {
+    if message.role == Role::Tool {
+        return view! { <ToolCard message=message/> }.into_any();
+    }
+    if message.kind == Some(MessageKind::RoundLimit) {
+        return view! { <div class="message notice" role="status" data-testid="round-limit">{message.content.clone()}</div> }.into_any();
+    }
+    if message.is_thought() {
         // A thought that failed or was stopped is the last message: it can be retried.
         let id = message.id.clone();
         let retry = move || last_id.with(|l| l.as_deref() == Some(id.as_str())) && !state.busy.get();
@@ -331,4 +340,109 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> 
             <div class="md-tail" inner_html=move || tail.get()></div>
         </div>
     }
+}
+
+/// One tool call: what was called with which arguments, where it stands,
+/// and what came back. Collapsed once it has a result.
+#[component]
+fn ToolCard(message: MessageRecord) -> impl IntoView {
+    let state = use_app();
+    let Some(run) = message.tool.clone() else { return ().into_any() };
+    let id = message.id.clone();
+    // Still running or waiting, but no turn in this tab owns it: the tab
+    // that ran it closed.
+    let live = {
+        let id = id.clone();
+        move || state.busy.get() || state.awaiting.with(|a| a.contains(&id))
+    };
+    let status_key = match run.status {
+        ToolStatus::AwaitingApproval => "awaiting",
+        ToolStatus::Running => "running",
+        ToolStatus::Done => "done",
+        ToolStatus::Error => "error",
+        ToolStatus::Denied => "denied",
+        ToolStatus::Stopped => "stopped",
+    };
+    let pending = !run.status.is_final();
+    let status = {
+        let live = live.clone();
+        move || {
+            let t = t();
+            if pending && !live() {
+                return ("interrupted", t.tool_interrupted);
+            }
+            (status_key, match run.status {
+                ToolStatus::AwaitingApproval => t.tool_awaiting,
+                ToolStatus::Running => t.tool_running,
+                ToolStatus::Done => t.tool_done,
+                ToolStatus::Error => t.tool_error,
+                ToolStatus::Denied => t.tool_denied,
+                ToolStatus::Stopped => t.tool_stopped,
+            })
+        }
+    };
+    let status2 = status.clone();
+    let source = run.server.clone();
+    let args = serde_json::from_str::<serde_json::Value>(&run.arguments)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| run.arguments.clone());
+    let duration = run.duration_ms.map(|ms| if ms < 1000.0 { format!("{ms:.0} ms") } else { format!("{:.1} s", ms / 1000.0) });
+    let output = run
+        .output
+        .iter()
+        .map(|c| match c {
+            Content::Text { text } => view! { <pre class="tool-text">{text.clone()}</pre> }.into_any(),
+            Content::Image { mime, data } => {
+                let src = format!("data:{mime};base64,{data}");
+                view! { <img class="tool-image" src=src alt=""/> }.into_any()
+            }
+            Content::Link { uri, name } => {
+                let safe = uri.starts_with("https://") || uri.starts_with("http://");
+                let label = name.clone().unwrap_or_else(|| uri.clone());
+                if safe {
+                    view! { <a href=uri.clone() target="_blank" rel="noopener noreferrer">{label}</a> }.into_any()
+                } else {
+                    view! { <span>{label}</span> }.into_any()
+                }
+            }
+        })
+        .collect_view();
+    let cut = run.full_chars.map(|n| {
+        view! { <p class="tool-cut muted" data-testid="tool-cut">{move || t().tool_cut.replace("{n}", &air_tools_max()).replace("{m}", &n.to_string())}</p> }
+    });
+    let asking = {
+        let id = id.clone();
+        move || state.awaiting.with(|a| a.contains(&id))
+    };
+    let answer = move |approval: Approval| {
+        let id = id.clone();
+        move |_| crate::chat::answer_approval(state, &id, approval)
+    };
+    view! {
+        <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending>
+            <summary>
+                <span class="tool-name" data-testid="tool-name">{run.name.clone()}</span>
+                <span class="tool-source muted">{move || source.clone().unwrap_or_else(|| t().tool_builtin.to_owned())}</span>
+                <span class="tool-status" data-testid="tool-status">{move || status().1}</span>
+                {duration.map(|d| view! { <span class="tool-duration muted" data-testid="tool-duration">{d}</span> })}
+            </summary>
+            <pre class="tool-args" data-testid="tool-args">{args}</pre>
+            <div class="tool-output" data-testid="tool-output">{output}</div>
+            {cut}
+            <Show when=asking.clone()>
+                <div class="tool-approval" data-testid="tool-approval">
+                    <span>{move || t().tool_ask}</span>
+                    <button class="primary" data-testid="approve-once" on:click=answer(Approval::Once)>{move || t().allow_once}</button>
+                    <button data-testid="approve-always" on:click=answer(Approval::Always)>{move || t().allow_always}</button>
+                    <button data-testid="deny" on:click=answer(Approval::Deny)>{move || t().deny}</button>
+                </div>
+            </Show>
+        </details>
+    }
+    .into_any()
+}
+
+fn air_tools_max() -> String {
+    air_agent::MAX_TOOL_TEXT.to_string()
 }

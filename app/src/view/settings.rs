@@ -163,6 +163,12 @@ pub fn SettingsPanel() -> impl IntoView {
                                 on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.transitive_thinking = v) }/>
                             {move || t().transitive}
                         </label>
+                        <label class="check">
+                            <input type="checkbox" data-testid="settings-tools"
+                                prop:checked=move || draft.with(|d| d.tools_enabled)
+                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.tools_enabled = v) }/>
+                            {move || t().tools_enabled}
+                        </label>
                     </fieldset>
                     <fieldset>
                         <legend>{move || t().appearance}</legend>

@@ -167,34 +167,21 @@ pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>) -> Chat
 
 /// Most attempts for one request (the first one included).
 pub const MAX_ATTEMPTS: u32 = 4;
-/// Longest wait honoured from `Retry-After`; longer waits are reported
-/// instead of waited for.
-pub const MAX_RETRY_WAIT_MS: u64 = 60_000;
 
 impl ChatError {
     /// How long to wait before attempt number `attempt + 1` (`attempt` counts
     /// from 1), or `None` when this error should not be retried: it is not a
     /// rate limit or server error, attempts are used up, or the server asks
-    /// for a longer wait than [`MAX_RETRY_WAIT_MS`]. Without `Retry-After` the
-    /// wait doubles from one second.
+    /// for too long a wait. The rule is `air_http::RetryPolicy`'s.
     pub fn retry_delay_ms(&self, attempt: u32) -> Option<u64> {
         let ChatError::Http { kind, retry_after, .. } = self else { return None };
-        if !kind.retryable() || attempt >= MAX_ATTEMPTS {
-            return None;
-        }
-        let ms = match retry_after {
-            Some(s) => s.saturating_mul(1000),
-            None => 1000u64 << (attempt.saturating_sub(1)).min(6),
-        };
-        (ms <= MAX_RETRY_WAIT_MS).then_some(ms)
+        let policy = air_http::RetryPolicy { max_attempts: MAX_ATTEMPTS, ..Default::default() };
+        policy.delay_ms(attempt, kind.retryable(), *retry_after)
     }
 }
 
-/// `Retry-After` in seconds. HTTP dates are not parsed (no clock here);
-/// callers fall back to their own backoff.
 fn parse_retry_after(v: &str) -> Option<u64> {
-    let v = v.trim();
-    v.parse::<u64>().ok().or_else(|| v.parse::<f64>().ok().filter(|f| *f >= 0.0).map(|f| f.ceil() as u64))
+    air_http::retry::parse_retry_after(v)
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ pub async fn run<S: Store>(store: &S) {
     answer.model = Some("SmolLM2".into());
     answer.incomplete = true;
     answer.tool_calls = vec![ToolCall { id: "c1".into(), name: "calc".into(), arguments: "{\"x\":1}".into(), extra: None }];
-    answer.kind = Some("transitive-thought".into());
+    answer.kind = Some(crate::records::MessageKind::TransitiveThought);
     answer.finish = Some(air_chat::FinishReason::Length);
     ok(store.put_message(&answer).await, "put m2");
     ok(store.put_message(&msg("m1", "sess-a", 10.0, Role::User, "First question")).await, "put m1");

@@ -27,9 +27,6 @@ pub fn expand_template(template: &str, vars: &TemplateVars, model: &str) -> Stri
         .replace("{{locale}}", &vars.locale)
 }
 
-/// `type` of a message that holds a Transitive Thinking chain.
-pub const TRANSITIVE_THOUGHT: &str = "transitive-thought";
-
 /// What the extra Transitive Thinking request asks for.
 pub const THOUGHT_INSTRUCTION: &str = "Before anyone answers, think through the user's last message step by step: what is asked, what is known, what could go wrong, and how to answer well. Write only this reasoning chain, not the final answer.";
 
@@ -40,7 +37,7 @@ pub const THOUGHT_INSTRUCTION: &str = "Before anyone answers, think through the 
 pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
     let mut messages = Vec::with_capacity(history.len() + 1);
     let mut system = expand_template(settings.system_prompt.trim(), vars, &settings.model);
-    if let Some(thought) = history.last().filter(|m| m.kind.as_deref() == Some(TRANSITIVE_THOUGHT)) {
+    if let Some(thought) = history.last().filter(|m| m.is_thought()) {
         if !thought.content.trim().is_empty() {
             if !system.is_empty() {
                 system.push_str("\n\n");
@@ -52,11 +49,47 @@ pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &Temp
     if !system.is_empty() {
         messages.push(ChatMessage::text(Role::System, system));
     }
-    messages.extend(history.iter().filter_map(MessageRecord::to_chat));
+    messages.extend(paired(history));
     let mut req = ChatRequest::streaming(settings.model.trim(), messages);
     req.temperature = settings.temperature;
     req.max_tokens = settings.max_tokens;
     req
+}
+
+/// What the model is told for a call whose result never came (the tab
+/// closed while it ran, or it still waits for approval).
+pub const NO_RESULT: &str = "No result: the call was interrupted before it finished.";
+
+/// The history as chat messages, keeping the rule providers enforce: each
+/// call of an assistant message is answered by one `tool` message right
+/// after it. A missing result is answered with [`NO_RESULT`]; a result
+/// whose call is not in the message before it is left out.
+fn paired(history: &[MessageRecord]) -> Vec<ChatMessage> {
+    let mut out: Vec<ChatMessage> = Vec::with_capacity(history.len());
+    // Calls of the last assistant message not answered yet, in order.
+    let mut open: Vec<String> = Vec::new();
+    let close = |out: &mut Vec<ChatMessage>, open: &mut Vec<String>| {
+        for id in open.drain(..) {
+            out.push(ChatMessage { tool_call_id: Some(id), ..ChatMessage::text(Role::Tool, NO_RESULT) });
+        }
+    };
+    for m in history {
+        if m.role == Role::Tool {
+            let Some(id) = m.tool_call_id.as_deref() else { continue };
+            let Some(pos) = open.iter().position(|o| o == id) else { continue };
+            if let Some(chat) = m.to_chat() {
+                open.remove(pos);
+                out.push(chat);
+            }
+            continue;
+        }
+        let Some(chat) = m.to_chat() else { continue };
+        close(&mut out, &mut open);
+        open = chat.tool_calls.iter().map(|c| c.id.clone()).collect();
+        out.push(chat);
+    }
+    close(&mut out, &mut open);
+    out
 }
 
 /// The extra request of Transitive Thinking: the conversation so far, then
@@ -143,7 +176,7 @@ mod tests {
         assert_eq!(last, Some((Role::System, Some(THOUGHT_INSTRUCTION.to_owned()))));
 
         let mut thought = MessageRecord::new("t", "s", 2.0, Role::Assistant, "91 = 7 × 13, so not prime.");
-        thought.kind = Some(TRANSITIVE_THOUGHT.into());
+        thought.kind = Some(crate::records::MessageKind::TransitiveThought);
         let req = build_request(&settings, &[user.clone(), thought.clone()], &TemplateVars::default());
         assert_eq!(req.messages.len(), 2, "system + user; the thought is not a turn of its own");
         assert_eq!(req.messages[0].role, Role::System);
@@ -153,6 +186,52 @@ mod tests {
         let answer = MessageRecord::new("a", "s", 3.0, Role::Assistant, "No.");
         let req = build_request(&settings, &[user, thought, answer], &TemplateVars::default());
         assert_eq!(req.messages[0].role, Role::User);
+    }
+
+    #[test]
+    fn every_call_is_answered_right_after_its_message() {
+        use crate::records::{ToolRun, ToolStatus};
+        let call = |id: &str| air_chat::ToolCall { id: id.into(), name: "calculator".into(), arguments: "{}".into(), extra: None };
+        let result = |id: &str, call_id: &str, status: ToolStatus| {
+            let mut m = MessageRecord::new(id, "s", 0.0, Role::Tool, format!("result of {call_id}"));
+            m.tool_call_id = Some(call_id.into());
+            m.tool = Some(ToolRun {
+                name: "calculator".into(),
+                server: None,
+                arguments: "{}".into(),
+                status,
+                output: Vec::new(),
+                full_chars: None,
+                started_at: None,
+                duration_ms: None,
+            });
+            m
+        };
+        let user = MessageRecord::new("u", "s", 1.0, Role::User, "2+2 and 3+3?");
+        let mut asks = MessageRecord::new("a", "s", 2.0, Role::Assistant, "");
+        asks.tool_calls = vec![call("c1"), call("c2"), call("c3")];
+        let history = [
+            user,
+            asks,
+            result("r2", "c2", ToolStatus::Done),
+            result("r1", "c1", ToolStatus::Running),
+            result("stray", "c9", ToolStatus::Done),
+            MessageRecord::new("u2", "s", 9.0, Role::User, "and?"),
+        ];
+        let req = build_request(&Settings::default(), &history, &TemplateVars::default());
+        let got: Vec<(Role, Option<&str>, Option<&str>)> =
+            req.messages.iter().map(|m| (m.role, m.tool_call_id.as_deref(), m.content.as_deref())).collect();
+        assert_eq!(
+            got,
+            [
+                (Role::User, None, Some("2+2 and 3+3?")),
+                (Role::Assistant, None, None),
+                (Role::Tool, Some("c2"), Some("result of c2")),
+                (Role::Tool, Some("c1"), Some(NO_RESULT)),
+                (Role::Tool, Some("c3"), Some(NO_RESULT)),
+                (Role::User, None, Some("and?")),
+            ]
+        );
     }
 
     #[test]

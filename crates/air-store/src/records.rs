@@ -1,7 +1,69 @@
 //! Stored records. Field names are camelCase in storage and export.
 
 use air_chat::{ChatMessage, FinishReason, Role, ToolCall, Usage};
+use air_tools::Content;
 use serde::{Deserialize, Serialize};
+
+/// What a message is, beyond its role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageKind {
+    /// A Transitive Thinking chain, made before the answer it precedes.
+    TransitiveThought,
+    /// The turn stopped because it reached the most tool rounds allowed.
+    RoundLimit,
+    /// Written by a newer version of the app: shown, never sent.
+    #[serde(other)]
+    Unknown,
+}
+
+/// Where a tool call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolStatus {
+    /// Waiting for the user to allow or deny it.
+    AwaitingApproval,
+    Running,
+    Done,
+    /// It ran and failed, or its arguments were invalid, or it is unknown.
+    Error,
+    /// The user (or a policy) refused it.
+    Denied,
+    /// The user pressed Stop while it ran.
+    Stopped,
+}
+
+impl ToolStatus {
+    /// Whether the call has a result the model can be given.
+    pub fn is_final(self) -> bool {
+        !matches!(self, ToolStatus::AwaitingApproval | ToolStatus::Running)
+    }
+}
+
+/// A tool call and its result, as shown on its card. Kept on the `tool`
+/// message that carries the result to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolRun {
+    /// The tool's name as the model called it.
+    pub name: String,
+    /// The MCP server it belongs to; `None` for a built-in tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The arguments as the model wrote them.
+    pub arguments: String,
+    pub status: ToolStatus,
+    /// The whole output (the model may have been given a shortened text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<Content>,
+    /// The text given to the model was cut from this many characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_chars: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+}
 
 /// Characters of the first user message used as an automatic title.
 pub const TITLE_CHARS: usize = 30;
@@ -66,7 +128,7 @@ pub struct MessageRecord {
     pub timestamp: f64,
     /// Special kinds, e.g. `transitive-thought`.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<MessageKind>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,6 +154,13 @@ pub struct MessageRecord {
     /// Why the provider ended the answer (e.g. `length`: the token limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish: Option<FinishReason>,
+    /// Goes up by one each time the record is saved, so a view keyed on
+    /// (id, rev) re-renders a changed record and leaves the rest alone.
+    #[serde(default)]
+    pub rev: u32,
+    /// On a `tool` message: the call and its result, for the card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ToolRun>,
 }
 
 impl MessageRecord {
@@ -114,7 +183,13 @@ impl MessageRecord {
             error: None,
             stopped: false,
             finish: None,
+            rev: 0,
+            tool: None,
         }
+    }
+
+    pub fn is_thought(&self) -> bool {
+        self.kind == Some(MessageKind::TransitiveThought)
     }
 
     /// The message as the model should see it in the history, or `None` if
@@ -125,6 +200,11 @@ impl MessageRecord {
             return None;
         }
         if self.role == Role::Assistant && self.content.is_empty() && self.tool_calls.is_empty() {
+            return None;
+        }
+        if self.role == Role::Tool && self.tool.as_ref().is_some_and(|t| !t.status.is_final()) {
+            // No result yet (waiting for approval, or interrupted): the
+            // request builder answers the call instead.
             return None;
         }
         Some(ChatMessage {
@@ -185,7 +265,7 @@ mod tests {
         failed.error = Some("HTTP 500".into());
         assert_eq!(failed.to_chat(), None);
         let mut thought = MessageRecord::new("t", "s", 2.0, Role::Assistant, "chain");
-        thought.kind = Some("transitive-thought".into());
+        thought.kind = Some(MessageKind::TransitiveThought);
         assert_eq!(thought.to_chat(), None);
         let user = MessageRecord::new("u", "s", 3.0, Role::User, "hi");
         assert_eq!(user.to_chat(), Some(ChatMessage::text(Role::User, "hi")));

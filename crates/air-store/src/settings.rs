@@ -105,6 +105,10 @@ pub struct Settings {
     pub language: Language,
     /// Transitive Thinking: an extra request for a reasoning chain first.
     pub transitive_thinking: bool,
+    /// Offer the tools to the model (built-in and MCP).
+    pub tools_enabled: bool,
+    /// Allow / ask / deny, per tool and per MCP server.
+    pub tool_policies: air_tools::policy::Policies,
 }
 
 impl Default for Settings {
@@ -121,6 +125,8 @@ impl Default for Settings {
             theme: Theme::System,
             language: Language::English,
             transitive_thinking: false,
+            tools_enabled: true,
+            tool_policies: Default::default(),
         }
     }
 }

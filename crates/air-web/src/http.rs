@@ -151,3 +151,83 @@ pub async fn answers_without_cors(url: &str) -> bool {
     let Some(window) = web_sys::window() else { return false };
     JsFuture::from(window.fetch_with_request(&request)).await.is_ok()
 }
+
+/// [`air_http::HttpClient`] on `fetch`: the body is read as the network
+/// delivers it, and the [`air_http::Abort`] handle aborts the request (and
+/// a body being read) through an `AbortController`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FetchClient;
+
+/// A `fetch` response body for [`FetchClient`].
+pub struct FetchBody {
+    response: Option<Response>,
+    reader: Option<BodyReader>,
+}
+
+impl air_http::Body for FetchBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, air_http::HttpError> {
+        if self.reader.is_none() {
+            let Some(response) = self.response.take() else { return Ok(None) };
+            let r = HttpResponse { status: response.status(), response }.body().map_err(to_http_error)?;
+            self.reader = Some(r);
+        }
+        match self.reader.as_mut() {
+            Some(r) => r.next().await.map_err(to_http_error),
+            None => Ok(None),
+        }
+    }
+
+    async fn text(mut self) -> Result<String, air_http::HttpError> {
+        match self.response.take() {
+            Some(response) => HttpResponse { status: response.status(), response }.text().await.map_err(to_http_error),
+            None => Ok(String::new()),
+        }
+    }
+}
+
+fn to_http_error(e: FetchError) -> air_http::HttpError {
+    match e {
+        FetchError::Network(d) => air_http::HttpError::Network(d),
+        FetchError::Aborted => air_http::HttpError::Aborted,
+        FetchError::Other(d) => air_http::HttpError::Other(d),
+    }
+}
+
+impl air_http::HttpClient for FetchClient {
+    type Body = FetchBody;
+
+    async fn send(
+        &self,
+        request: air_http::Request,
+        abort: &air_http::Abort,
+    ) -> Result<air_http::Response<FetchBody>, air_http::HttpError> {
+        if abort.is_aborted() {
+            return Err(air_http::HttpError::Aborted);
+        }
+        let controller = Abort::new().map_err(to_http_error)?;
+        let c = controller.clone();
+        abort.on_abort(move || c.abort());
+        let headers: Vec<(&str, &str)> = request.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let r = send(&request.method, &request.url, &headers, request.body.as_deref(), Some(&controller))
+            .await
+            .map_err(to_http_error)?;
+        let mut names = Vec::new();
+        if let Ok(Some(iter)) = js_sys::try_iter(&r.response.headers()) {
+            for entry in iter.flatten() {
+                let pair = js_sys::Array::from(&entry);
+                if let (Some(k), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
+                    names.push((k.to_ascii_lowercase(), v));
+                }
+            }
+        }
+        Ok(air_http::Response {
+            status: r.status,
+            headers: names,
+            body: FetchBody { response: Some(r.response), reader: None },
+        })
+    }
+
+    async fn answers_without_cors(&self, url: &str) -> bool {
+        answers_without_cors(url).await
+    }
+}

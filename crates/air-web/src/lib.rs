@@ -10,8 +10,9 @@ pub mod channel;
 pub mod http;
 pub mod idb;
 pub mod kv;
+pub mod zoned;
 
-pub use http::{Abort, BodyReader, FetchError, HttpResponse};
+pub use http::{Abort, BodyReader, FetchClient, FetchError, HttpResponse};
 pub use idb::IdbStore;
 pub use kv::LocalStorageKv;
 

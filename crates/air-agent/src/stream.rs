@@ -1,0 +1,266 @@
+//! One streamed request: send with retries, read the body into a record,
+//! checkpoint it as it grows, store the result.
+
+use std::pin::pin;
+
+use air_chat::error::classify_http;
+use air_chat::{ChatError, ChatRequest, ReplyStream, ToolCall};
+use air_http::{Body, HttpClient, HttpError, Request, Response};
+use air_store::conversation::Checkpoint;
+use air_store::sync::SyncEvent;
+use air_store::{MessageRecord, Store};
+use futures_util::future::{Either, select};
+
+use crate::env::{Env, Event, Status};
+use crate::text;
+use crate::turn::Turn;
+
+/// How a streamed request ended.
+pub(crate) struct Streamed {
+    /// It finished without error or Stop.
+    pub ok: bool,
+    /// The tool calls this answer asked for (complete, with ids).
+    pub calls: Vec<ToolCall>,
+}
+
+enum Outcome {
+    Finished,
+    Stopped,
+    Failed(String),
+}
+
+impl<E: Env> Turn<'_, E> {
+    /// Streams `request` into `record`, after the text and reasoning it
+    /// already has (Continue), checkpointing as it goes; then stores the
+    /// result and emits it.
+    pub(crate) async fn stream_into(&self, request: &ChatRequest, record: &mut MessageRecord) -> Streamed {
+        let env = self.env;
+        let session_id = record.session_id.clone();
+        let prefix = record.content.clone();
+        let reasoning_prefix = record.reasoning.clone().unwrap_or_default();
+        record.model = Some(self.settings.model.clone());
+        record.incomplete = true;
+        record.stopped = false;
+        record.error = None;
+        record.finish = None;
+        self.save_quietly(record).await;
+        env.emit(Event::Broadcast(SyncEvent::Streaming {
+            session_id: session_id.clone(),
+            message_id: record.id.clone(),
+            active: true,
+        }));
+        env.emit(Event::StreamStarted {
+            session_id: session_id.clone(),
+            message_id: record.id.clone(),
+            model: self.settings.model.clone(),
+            thought: record.is_thought(),
+            text: prefix.clone(),
+            reasoning: reasoning_prefix.clone(),
+        });
+
+        let mut reply = ReplyStream::new();
+        let outcome = self.read(request, &mut reply, record, &prefix, &reasoning_prefix).await;
+
+        let r = reply.into_reply();
+        record.content = format!("{prefix}{}", r.content);
+        let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
+        record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
+        record.usage = r.usage.clone();
+        if let Some(model) = &r.model {
+            record.model = Some(model.clone());
+        }
+        let calls = r.finished_tool_calls();
+        record.tool_calls.extend(calls.iter().cloned());
+        record.finish = r.finish.clone();
+        record.incomplete = false;
+        let ok = match outcome {
+            Outcome::Finished => match &r.error {
+                Some(e) => {
+                    record.error = Some(ChatError::Provider(e.clone()).message(self.lang));
+                    false
+                }
+                // The body ended with neither `[DONE]` nor a finish reason: the
+                // connection dropped. Keep the text and offer Continue.
+                None if !r.done && r.finish.is_none() => {
+                    let e = ChatError::Interrupted(text::body_ended(self.lang).to_owned());
+                    record.error = Some(e.message(self.lang));
+                    false
+                }
+                None => true,
+            },
+            Outcome::Stopped => {
+                record.stopped = true;
+                false
+            }
+            Outcome::Failed(msg) => {
+                let hint =
+                    if self.settings.is_local_default() && record.content.is_empty() { text::local_model_down(self.lang) } else { "" };
+                record.error = Some(format!("{msg}{hint}"));
+                false
+            }
+        };
+        self.save(record, "answer").await;
+        self.touch_session(&session_id).await;
+        env.emit(Event::StreamEnded { session_id: session_id.clone(), message_id: record.id.clone() });
+        env.emit(Event::Broadcast(SyncEvent::Streaming { session_id, message_id: record.id.clone(), active: false }));
+        // Calls of an answer that failed or was stopped are not run.
+        Streamed { ok, calls: if ok { calls } else { Vec::new() } }
+    }
+
+    /// Sends the request (retrying rate limits and server errors) and reads
+    /// the body into `reply`, checkpointing `record`.
+    async fn read(
+        &self,
+        request: &ChatRequest,
+        reply: &mut ReplyStream,
+        record: &mut MessageRecord,
+        prefix: &str,
+        reasoning_prefix: &str,
+    ) -> Outcome {
+        let env = self.env;
+        let response = match self.send_with_retries(request).await {
+            Ok(r) => r,
+            Err(outcome) => return outcome,
+        };
+        let mut body = response.body;
+        let mut checkpoint = Checkpoint::default();
+        checkpoint.due(env.now_ms());
+        let (mut shown_text, mut shown_reasoning) = (0, 0);
+        let mut model: Option<String> = None;
+        let outcome = loop {
+            match body.chunk().await {
+                Ok(Some(bytes)) => {
+                    if reply.feed(&bytes) == 0 {
+                        continue;
+                    }
+                }
+                Ok(None) => break Outcome::Finished,
+                Err(HttpError::Aborted) => break Outcome::Stopped,
+                Err(e) => break Outcome::Failed(ChatError::Interrupted(e.to_string()).message(self.lang)),
+            }
+            let r = reply.reply();
+            if r.content.len() > shown_text || r.reasoning.len() > shown_reasoning {
+                env.emit(Event::StreamDelta {
+                    text: r.content[shown_text..].to_owned(),
+                    reasoning: r.reasoning[shown_reasoning..].to_owned(),
+                });
+                (shown_text, shown_reasoning) = (r.content.len(), r.reasoning.len());
+            }
+            if r.model.is_some() && r.model != model {
+                model.clone_from(&r.model);
+                env.emit(Event::StreamModel(r.model.clone().unwrap_or_default()));
+            }
+            if r.error.is_some() {
+                break Outcome::Finished;
+            }
+            if checkpoint.due(env.now_ms()) {
+                record.content = format!("{prefix}{}", r.content);
+                let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
+                record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
+                self.save_quietly(record).await;
+                // Also a heartbeat: other tabs know this answer is alive.
+                env.emit(Event::Broadcast(SyncEvent::Streaming {
+                    session_id: record.session_id.clone(),
+                    message_id: record.id.clone(),
+                    active: true,
+                }));
+            }
+        };
+        reply.finish();
+        if self.abort.is_aborted() { Outcome::Stopped } else { outcome }
+    }
+
+    async fn send_with_retries(
+        &self,
+        request: &ChatRequest,
+    ) -> Result<Response<<E::Http as HttpClient>::Body>, Outcome> {
+        let env = self.env;
+        let url = self.settings.chat_url();
+        let body = request.to_json();
+        let mut attempt = 1;
+        loop {
+            let mut req = Request::post_json(&url, &body).header("Accept", "text/event-stream");
+            if let Some((k, v)) = auth_header(&self.settings) {
+                req = req.header(k, v);
+            }
+            let error = match env.http().send(req, &self.abort).await {
+                Ok(r) if r.ok() => {
+                    if attempt > 1 {
+                        env.emit(Event::StreamStatus(None));
+                    }
+                    return Ok(r);
+                }
+                Ok(r) => {
+                    let status = r.status;
+                    let retry_after = r.header("retry-after").map(str::to_owned);
+                    let text = r.body.text().await.unwrap_or_default();
+                    classify_http(status, &text, retry_after.as_deref())
+                }
+                Err(HttpError::Aborted) => return Err(Outcome::Stopped),
+                Err(HttpError::Network(detail)) => {
+                    if env.http().answers_without_cors(&url).await {
+                        ChatError::Cors { url: url.clone() }
+                    } else {
+                        ChatError::Network { url: url.clone(), detail }
+                    }
+                }
+                Err(e) => return Err(Outcome::Failed(e.to_string())),
+            };
+            if self.abort.is_aborted() {
+                return Err(Outcome::Stopped);
+            }
+            let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Err(Outcome::Failed(error.message(self.lang))) };
+            attempt += 1;
+            env.emit(Event::StreamStatus(Some(Status::Retrying {
+                message: error.message(self.lang),
+                wait_ms,
+                attempt,
+                max: air_chat::error::MAX_ATTEMPTS,
+            })));
+            // Stop ends the wait at once.
+            let sleep = pin!(env.sleep(wait_ms));
+            if let Either::Right(_) = select(sleep, self.abort.aborted()).await {
+                return Err(Outcome::Stopped);
+            }
+        }
+    }
+
+    /// Saves a record without telling the UI (checkpoints: the UI shows the
+    /// live stream instead).
+    pub(crate) async fn save_quietly(&self, record: &mut MessageRecord) {
+        record.rev += 1;
+        if let Err(error) = self.env.store().put_message(record).await {
+            self.env.emit(Event::StoreFailed { what: "answer", error });
+        }
+    }
+
+    /// Saves a record and shows it.
+    pub(crate) async fn save(&self, record: &mut MessageRecord, what: &'static str) {
+        record.rev += 1;
+        if let Err(error) = self.env.store().put_message(record).await {
+            self.env.emit(Event::StoreFailed { what, error });
+        }
+        self.env.emit(Event::MessageSaved(record.clone()));
+    }
+
+    /// Marks the session as active now (unless it is being deleted).
+    pub(crate) async fn touch_session(&self, session_id: &str) {
+        let env = self.env;
+        if env.is_deleted(session_id) {
+            return;
+        }
+        if let Ok(Some(mut session)) = env.store().get_session(session_id).await {
+            session.updated_at = env.now_ms();
+            if env.store().put_session(&session).await.is_ok() {
+                env.emit(Event::SessionSaved(session));
+            }
+        }
+    }
+}
+
+/// The `Authorization` header for these settings, if a key is set. The key
+/// goes only to the configured base URL.
+pub fn auth_header(settings: &air_store::Settings) -> Option<(&'static str, String)> {
+    let key = settings.api_key.trim();
+    (!key.is_empty()).then(|| ("Authorization", format!("Bearer {key}")))
+}

@@ -1,0 +1,220 @@
+//! Running the tool calls of an answer: check, approve, run in parallel,
+//! store each result as a `tool` message.
+
+use std::pin::pin;
+
+use air_chat::{Role, ToolCall};
+use air_store::MessageRecord;
+use air_store::records::{ToolRun, ToolStatus, next_seq};
+use air_tools::policy::Policy;
+use air_tools::{ToolOutput, ToolSource, args, schema};
+use futures_util::future::{Either, join_all, select};
+use serde_json::Value;
+
+use crate::env::{Approval, Env};
+use crate::turn::Turn;
+
+/// The most characters of one tool output given to the model; the card
+/// keeps the whole output.
+pub const MAX_TOOL_TEXT: usize = 16_000;
+
+/// What to do with one call, decided before anything runs.
+enum Plan {
+    Run { args: Value },
+    Answer { status: ToolStatus, text: String },
+}
+
+impl<E: Env> Turn<'_, E> {
+    /// Runs the calls of `answer` concurrently and stores their results in
+    /// call order. `seen` holds the calls already run in this turn
+    /// (name + canonical arguments): a repeat is not run again.
+    pub(crate) async fn run_calls(&self, answer: &MessageRecord, calls: Vec<ToolCall>, seen: &mut Vec<String>) {
+        let mut records = self.tool_records(answer, &calls).await;
+        let mut plans = Vec::with_capacity(calls.len());
+        for call in &calls {
+            let plan = self.plan(call);
+            if let Plan::Run { args } = &plan {
+                let key = format!("{}\u{0}{}", call.name, args::canonical_json(args));
+                if seen.contains(&key) {
+                    plans.push(Plan::Answer {
+                        status: ToolStatus::Error,
+                        text: format!(
+                            "Repeated call: `{}` was already called with these same arguments in this answer, and its result is above. Do not call it again with the same arguments: use that result, or change the arguments.",
+                            call.name
+                        ),
+                    });
+                    continue;
+                }
+                seen.push(key);
+            }
+            plans.push(plan);
+        }
+        let runs = records.iter_mut().zip(plans).map(|(record, plan)| self.run_one(record, plan));
+        join_all(runs).await;
+    }
+
+    /// The calls are answered without running (round limit): each gets a
+    /// result that says why.
+    pub(crate) async fn answer_without_running(&self, answer: &MessageRecord, calls: &[ToolCall], why: &str) {
+        for mut record in self.tool_records(answer, calls).await {
+            self.finish(&mut record, ToolStatus::Denied, ToolOutput::error(why)).await;
+        }
+    }
+
+    /// One `tool` record per call, in order after the answer.
+    async fn tool_records(&self, answer: &MessageRecord, calls: &[ToolCall]) -> Vec<MessageRecord> {
+        let env = self.env;
+        let mut seq = answer.seq;
+        calls
+            .iter()
+            .map(|call| {
+                seq = next_seq(Some(seq), env.now_ms());
+                let mut r = MessageRecord::new(env.new_id(), answer.session_id.clone(), seq, Role::Tool, "");
+                r.tool_call_id = Some(call.id.clone());
+                r.tool = Some(ToolRun {
+                    name: call.name.clone(),
+                    server: self.tools.get(&call.name).and_then(|t| match &t.def().source {
+                        ToolSource::Mcp { server } => Some(server.clone()),
+                        ToolSource::BuiltIn => None,
+                    }),
+                    arguments: call.arguments.clone(),
+                    status: ToolStatus::Running,
+                    output: Vec::new(),
+                    full_chars: None,
+                    started_at: None,
+                    duration_ms: None,
+                });
+                r
+            })
+            .collect()
+    }
+
+    /// Checks a call: the tool exists, its arguments parse and match the
+    /// schema, and the policy does not forbid it.
+    fn plan(&self, call: &ToolCall) -> Plan {
+        let error = |text: String| Plan::Answer { status: ToolStatus::Error, text };
+        let Some(tool) = self.tools.get(&call.name) else {
+            let names: Vec<&str> = self.tools.definitions().map(|d| d.name.as_str()).collect();
+            return error(if names.is_empty() {
+                format!("Unknown tool `{}`: no tools are available.", call.name)
+            } else {
+                format!("Unknown tool `{}`. The available tools are: {}.", call.name, names.join(", "))
+            });
+        };
+        let def = tool.def();
+        let value = match args::parse_arguments(&call.arguments) {
+            Ok(v) => v,
+            Err(e) => return error(format!("Invalid arguments for `{}`: {e}. Call it again with a JSON object.", call.name)),
+        };
+        if let Err(violations) = schema::validate(&def.input_schema, &value) {
+            return error(format!("Invalid arguments for `{}`: {}", call.name, schema::describe(&violations)));
+        }
+        if self.policies.borrow().decide(def) == Policy::Deny {
+            return Plan::Answer { status: ToolStatus::Denied, text: format!("The user does not allow the tool `{}`.", call.name) };
+        }
+        Plan::Run { args: value }
+    }
+
+    async fn run_one(&self, record: &mut MessageRecord, plan: Plan) {
+        let env = self.env;
+        let args = match plan {
+            Plan::Answer { status, text } => {
+                self.finish(record, status, ToolOutput::error(text)).await;
+                return;
+            }
+            Plan::Run { args } => args,
+        };
+        let name = record.tool.as_ref().map(|t| t.name.clone()).unwrap_or_default();
+        let Some(tool) = self.tools.get(&name).cloned() else { return };
+        let policy = self.policies.borrow().decide(tool.def());
+        if policy == Policy::Ask {
+            set_status(record, ToolStatus::AwaitingApproval);
+            self.save(record, "tool").await;
+            let approval = {
+                let asked = record.clone();
+                let ask = pin!(env.approve(&asked, tool.def()));
+                match select(ask, self.abort.aborted()).await {
+                    Either::Left((a, _)) => Some(a),
+                    Either::Right(_) => None,
+                }
+            };
+            let Some(approval) = approval else {
+                self.finish(record, ToolStatus::Stopped, ToolOutput::error("The user stopped the turn before answering.")).await;
+                return;
+            };
+            match approval {
+                Approval::Deny => {
+                    let text = format!("The user denied this call of `{name}`.");
+                    self.finish(record, ToolStatus::Denied, ToolOutput::error(text)).await;
+                    return;
+                }
+                Approval::Always => {
+                    // Later calls of this turn run without asking too.
+                    self.policies.borrow_mut().set_tool(&name, Some(Policy::Allow));
+                    env.always_allow(tool.def());
+                }
+                Approval::Once => {}
+            }
+        }
+        set_status(record, ToolStatus::Running);
+        if let Some(t) = record.tool.as_mut() {
+            t.started_at = Some(env.now_ms());
+        }
+        self.save(record, "tool").await;
+        let output = {
+            let call = pin!(tool.call(args));
+            match select(call, self.abort.aborted()).await {
+                Either::Left((output, _)) => output,
+                Either::Right(_) => {
+                    self.finish(record, ToolStatus::Stopped, ToolOutput::error("Stopped by the user before it finished.")).await;
+                    return;
+                }
+            }
+        };
+        let status = if output.is_error { ToolStatus::Error } else { ToolStatus::Done };
+        self.finish(record, status, output).await;
+    }
+
+    /// Stores the result: the whole output for the card, a text of at most
+    /// [`MAX_TOOL_TEXT`] characters for the model.
+    async fn finish(&self, record: &mut MessageRecord, status: ToolStatus, output: ToolOutput) {
+        let now = self.env.now_ms();
+        let (text, full) = cut(&output.model_text(), MAX_TOOL_TEXT);
+        record.content = text;
+        if let Some(t) = record.tool.as_mut() {
+            t.status = status;
+            t.full_chars = full;
+            t.duration_ms = t.started_at.map(|s| (now - s).max(0.0));
+            t.output = output.content;
+        }
+        self.save(record, "tool").await;
+    }
+}
+
+fn set_status(record: &mut MessageRecord, status: ToolStatus) {
+    if let Some(t) = record.tool.as_mut() {
+        t.status = status;
+    }
+}
+
+/// At most `max` characters of `text`, with a note saying it was cut; the
+/// full length when it was.
+fn cut(text: &str, max: usize) -> (String, Option<usize>) {
+    let total = text.chars().count();
+    if total <= max {
+        return (text.to_owned(), None);
+    }
+    let kept: String = text.chars().take(max).collect();
+    (format!("{kept}\n\n[Output cut to the first {max} of {total} characters.]"), Some(total))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_outputs_are_cut_with_a_note() {
+        assert_eq!(super::cut("short", 10), ("short".to_owned(), None));
+        let (text, full) = super::cut(&"é".repeat(30), 10);
+        assert_eq!(full, Some(30));
+        assert!(text.starts_with(&"é".repeat(10)) && text.ends_with("[Output cut to the first 10 of 30 characters.]"));
+    }
+}

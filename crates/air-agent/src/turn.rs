@@ -1,0 +1,232 @@
+//! The user's actions that start a turn, and the loop of a turn.
+
+use air_chat::{Lang, Role};
+use air_http::Abort;
+use air_store::conversation::{build_request, build_thought_request};
+use air_store::records::{MessageKind, next_seq};
+use air_store::sync::SyncEvent;
+use air_store::{MessageRecord, SessionRecord, Settings, Store, StoreError};
+use air_tools::Registry;
+use air_tools::policy::Policies;
+
+use crate::env::{Env, Event};
+use crate::text;
+
+/// How tools are offered to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolMode {
+    /// No tools: the request has no `tools` field.
+    Off,
+    /// The request's `tools` field; the model answers with `tool_calls`.
+    #[default]
+    Native,
+}
+
+/// One turn: everything a user action sets going, until the answer is
+/// complete. Stop is [`Abort::abort`] on the handle it was given.
+pub struct Turn<'a, E: Env> {
+    pub(crate) env: &'a E,
+    pub(crate) settings: Settings,
+    pub(crate) tools: &'a Registry,
+    pub(crate) policies: std::cell::RefCell<Policies>,
+    pub(crate) mode: ToolMode,
+    pub(crate) abort: Abort,
+    pub(crate) lang: Lang,
+}
+
+impl<'a, E: Env> Turn<'a, E> {
+    pub fn new(env: &'a E, settings: Settings, tools: &'a Registry, abort: Abort, lang: Lang) -> Self {
+        Self { env, settings, tools, policies: Default::default(), mode: ToolMode::Native, abort, lang }
+    }
+
+    pub fn with_policies(mut self, policies: Policies) -> Self {
+        self.policies = std::cell::RefCell::new(policies);
+        self
+    }
+
+    pub fn with_mode(mut self, mode: ToolMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sends `text` as a new user message of `session_id` (a new session
+    /// when `None`) and answers it. `Err` only when the message could not be
+    /// saved: then nothing was, and the caller gives the text back.
+    pub async fn send(&self, session_id: Option<String>, text: &str) -> Result<String, StoreError> {
+        let text = text.trim();
+        let session_id = self.add_user_message(session_id, text).await?;
+        self.answer(&session_id, None).await;
+        Ok(session_id)
+    }
+
+    async fn add_user_message(&self, session_id: Option<String>, text: &str) -> Result<String, StoreError> {
+        let env = self.env;
+        let store = env.store();
+        let now = env.now_ms();
+        let existing = match &session_id {
+            Some(id) => store.get_session(id).await?,
+            None => None,
+        };
+        let created = existing.is_none();
+        let mut session = existing.unwrap_or_else(|| SessionRecord::new(session_id.unwrap_or_else(|| env.new_id()), now));
+        session.auto_title(text);
+        session.updated_at = now;
+        let last = self.last_seq(&session.id).await;
+        let mut user = MessageRecord::new(env.new_id(), session.id.clone(), next_seq(last, now), Role::User, text);
+        user.rev = 1;
+        store.put_session(&session).await?;
+        store.put_message(&user).await?;
+        env.emit(if created { Event::SessionCreated(session.clone()) } else { Event::SessionSaved(session.clone()) });
+        env.emit(Event::MessageSaved(user));
+        env.emit(Event::Broadcast(SyncEvent::SessionChanged { session_id: session.id.clone() }));
+        Ok(session.id)
+    }
+
+    async fn last_seq(&self, session_id: &str) -> Option<f64> {
+        let page = self.env.store().messages_page(session_id, None, 1).await.ok()?;
+        page.last().map(|m| m.seq)
+    }
+
+    /// A new, empty assistant record after the last message.
+    async fn new_answer(&self, session_id: &str, kind: Option<MessageKind>) -> MessageRecord {
+        let env = self.env;
+        let seq = next_seq(self.last_seq(session_id).await, env.now_ms());
+        let mut r = MessageRecord::new(env.new_id(), session_id, seq, Role::Assistant, "");
+        r.kind = kind;
+        r
+    }
+
+    /// Answers the conversation as stored. With `resume`, the answer
+    /// continues that (cut-off, last) assistant message. With Transitive
+    /// Thinking on, a reasoning chain is streamed and stored first. Then
+    /// the tool loop: while the answer asks for tools and rounds are left,
+    /// run them and ask again.
+    pub async fn answer(&self, session_id: &str, resume: Option<MessageRecord>) {
+        if self.abort.is_aborted() {
+            return;
+        }
+        let vars = self.env.template_vars();
+        let mut record = match resume {
+            Some(r) => r,
+            None => {
+                if self.settings.transitive_thinking {
+                    let history = self.history(session_id, None).await;
+                    let request = build_thought_request(&self.settings, &history, &vars);
+                    let mut thought = self.new_answer(session_id, Some(MessageKind::TransitiveThought)).await;
+                    if !self.stream_into(&request, &mut thought).await.ok || self.abort.is_aborted() {
+                        return;
+                    }
+                }
+                self.new_answer(session_id, None).await
+            }
+        };
+        let max_rounds = self.settings.max_tool_rounds;
+        let mut seen = Vec::new();
+        let mut round = 0;
+        loop {
+            let history = self.history(session_id, Some(&record.id)).await;
+            let mut request = build_request(&self.settings, &history, &vars);
+            if self.mode == ToolMode::Native {
+                request.tools = self.tools.definitions().map(air_tools::ToolDef::to_openai).collect();
+            }
+            let streamed = self.stream_into(&request, &mut record).await;
+            if !streamed.ok || streamed.calls.is_empty() || self.abort.is_aborted() {
+                return;
+            }
+            if round >= max_rounds {
+                self.refuse_calls(&record, &streamed.calls, max_rounds).await;
+                return;
+            }
+            round += 1;
+            self.run_calls(&record, streamed.calls, &mut seen).await;
+            if self.abort.is_aborted() {
+                return;
+            }
+            record = self.new_answer(session_id, None).await;
+        }
+    }
+
+    /// Everything stored for the session that belongs in the request (not
+    /// just what is on screen; including what other tabs wrote). `keep`
+    /// names a message wanted anyway (the one being continued).
+    async fn history(&self, session_id: &str, keep: Option<&str>) -> Vec<MessageRecord> {
+        match self.env.store().messages(session_id).await {
+            Ok(all) => all.into_iter().filter(|m| Some(m.id.as_str()) == keep || self.env.in_history(m)).collect(),
+            Err(error) => {
+                self.env.emit(Event::StoreFailed { what: "read", error });
+                Vec::new()
+            }
+        }
+    }
+
+    /// The round limit is reached: the calls are answered without running,
+    /// and the user is told.
+    async fn refuse_calls(&self, answer: &MessageRecord, calls: &[air_chat::ToolCall], rounds: u32) {
+        let note = text::round_limit(self.lang, rounds);
+        self.answer_without_running(answer, calls, &note).await;
+        let mut notice = self.new_answer(&answer.session_id, Some(MessageKind::RoundLimit)).await;
+        notice.role = Role::System;
+        notice.content = note;
+        self.save(&mut notice, "answer").await;
+    }
+
+    /// Removes `from` and every later message of the session.
+    async fn truncate_from(&self, session_id: &str, from: &str) -> Result<(), StoreError> {
+        let store = self.env.store();
+        let all = store.messages(session_id).await?;
+        let doomed: Vec<String> = all.iter().skip_while(|m| m.id != from).map(|m| m.id.clone()).collect();
+        for id in &doomed {
+            store.delete_message(id).await?;
+        }
+        self.env.emit(Event::MessagesRemoved { session_id: session_id.to_owned(), ids: doomed });
+        Ok(())
+    }
+
+    /// Replaces an answer with a new one, dropping everything after it (and
+    /// the thinking chain made for it).
+    pub async fn regenerate(&self, session_id: &str, message_id: &str) -> Result<(), StoreError> {
+        let all = self.env.store().messages(session_id).await?;
+        let Some(i) = all.iter().position(|m| m.id == message_id) else { return Ok(()) };
+        // Back to the start of the answer: the thought before it, and the
+        // earlier rounds of a tool loop (assistant and tool messages after
+        // the last user message).
+        let mut start = i;
+        while start > 0 && matches!(all[start - 1].role, Role::Assistant | Role::Tool) {
+            start -= 1;
+        }
+        let from = all[start].id.clone();
+        self.truncate_from(session_id, &from).await?;
+        self.answer(session_id, None).await;
+        Ok(())
+    }
+
+    /// Continues an answer that was cut off (reload, Stop, token limit).
+    pub async fn continue_answer(&self, session_id: &str, message_id: &str) -> Result<(), StoreError> {
+        let all = self.env.store().messages(session_id).await?;
+        let Some(record) = all.into_iter().find(|m| m.id == message_id) else { return Ok(()) };
+        self.answer(session_id, Some(record)).await;
+        Ok(())
+    }
+
+    /// Changes a user message, drops everything after it and asks again.
+    pub async fn edit_and_resend(&self, session_id: &str, message_id: &str, text: &str) -> Result<(), StoreError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(());
+        }
+        let store = self.env.store();
+        let all = store.messages(session_id).await?;
+        let Some(i) = all.iter().position(|m| m.id == message_id) else { return Ok(()) };
+        let mut record = all[i].clone();
+        record.content = text.to_owned();
+        record.timestamp = self.env.now_ms();
+        record.rev += 1;
+        store.put_message(&record).await?;
+        if let Some(next) = all.get(i + 1) {
+            self.truncate_from(session_id, &next.id).await?;
+        }
+        self.env.emit(Event::MessageSaved(record));
+        self.answer(session_id, None).await;
+        Ok(())
+    }
+}

@@ -1,0 +1,545 @@
+//! Whole turns as transcripts: every request the model is sent, every
+//! store write and every event, compared with golden files in
+//! `transcripts/` (`UPDATE_EXPECT=1 cargo test -p air-agent` rewrites them
+//! after a deliberate change; read the diff).
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use air_agent::{Approval, Env, Event, Turn};
+use air_chat::Lang;
+use air_http::fake::{Script, ScriptedHttp, Step};
+use air_http::{Abort, HttpError};
+use air_store::conversation::{TemplateVars, build_request};
+use air_store::{MemoryStore, MessageRecord, SessionRecord, Settings, Store};
+use air_tools::{Annotations, Registry, Tool, ToolDef, ToolOutput, ToolSource};
+use expect_test::{ExpectFile, expect_file};
+use futures_util::future::LocalBoxFuture;
+use serde_json::{Value, json};
+
+// ---- the fake world ----------------------------------------------------------
+
+/// A store that writes each change into the transcript.
+struct LoggedStore {
+    inner: MemoryStore,
+    log: Rc<RefCell<String>>,
+}
+
+impl Store for LoggedStore {
+    async fn list_sessions(&self) -> air_store::Result<Vec<SessionRecord>> {
+        self.inner.list_sessions().await
+    }
+    async fn get_session(&self, id: &str) -> air_store::Result<Option<SessionRecord>> {
+        self.inner.get_session(id).await
+    }
+    async fn put_session(&self, s: &SessionRecord) -> air_store::Result<()> {
+        let _ = writeln!(self.log.borrow_mut(), "  store: session {} {:?} updated {}", s.id, s.title, s.updated_at);
+        self.inner.put_session(s).await
+    }
+    async fn delete_session(&self, id: &str) -> air_store::Result<()> {
+        self.inner.delete_session(id).await
+    }
+    async fn messages(&self, session_id: &str) -> air_store::Result<Vec<MessageRecord>> {
+        self.inner.messages(session_id).await
+    }
+    async fn messages_page(&self, s: &str, before: Option<f64>, limit: usize) -> air_store::Result<Vec<MessageRecord>> {
+        self.inner.messages_page(s, before, limit).await
+    }
+    async fn put_message(&self, m: &MessageRecord) -> air_store::Result<()> {
+        let _ = writeln!(self.log.borrow_mut(), "  store: {}", brief(m));
+        self.inner.put_message(m).await
+    }
+    async fn delete_message(&self, id: &str) -> air_store::Result<()> {
+        let _ = writeln!(self.log.borrow_mut(), "  store: delete {id}");
+        self.inner.delete_message(id).await
+    }
+}
+
+struct World {
+    http: ScriptedHttp,
+    store: LoggedStore,
+    clock: Cell<f64>,
+    /// Added to the clock at every reading (time passing while streaming).
+    tick: Cell<f64>,
+    ids: Cell<u32>,
+    log: Rc<RefCell<String>>,
+    approvals: RefCell<VecDeque<Approval>>,
+    always: RefCell<Vec<String>>,
+}
+
+impl World {
+    fn new() -> Self {
+        let log = Rc::new(RefCell::new(String::new()));
+        Self {
+            http: ScriptedHttp::new(),
+            store: LoggedStore { inner: MemoryStore::new(), log: log.clone() },
+            clock: Cell::new(1_000.0),
+            tick: Cell::new(0.0),
+            ids: Cell::new(0),
+            log,
+            approvals: RefCell::new(VecDeque::new()),
+            always: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn note(&self, line: impl AsRef<str>) {
+        let _ = writeln!(self.log.borrow_mut(), "{}", line.as_ref());
+    }
+
+    /// The transcript so far, with every request the model was sent.
+    fn transcript(&self) -> String {
+        self.log.borrow().clone()
+    }
+}
+
+impl Env for World {
+    type Http = ScriptedHttp;
+    type Store = LoggedStore;
+
+    fn http(&self) -> &ScriptedHttp {
+        let before = self.http.requests().len();
+        let _ = before;
+        &self.http
+    }
+    fn store(&self) -> &LoggedStore {
+        &self.store
+    }
+    fn now_ms(&self) -> f64 {
+        let now = self.clock.get();
+        self.clock.set(now + self.tick.get());
+        now
+    }
+    fn new_id(&self) -> String {
+        self.ids.set(self.ids.get() + 1);
+        format!("id{}", self.ids.get())
+    }
+    async fn sleep(&self, ms: u64) {
+        self.note(format!("  sleep {ms} ms"));
+        self.clock.set(self.clock.get() + ms as f64);
+    }
+    fn template_vars(&self) -> TemplateVars {
+        TemplateVars { date: "2026-11-22".into(), time: "10:00".into(), locale: "en-US".into() }
+    }
+    fn emit(&self, event: Event) {
+        let line = match &event {
+            Event::SessionCreated(s) => format!("session created {} {:?}", s.id, s.title),
+            Event::SessionSaved(s) => format!("session saved {}", s.id),
+            Event::MessageSaved(m) => format!("shown: {}", brief(m)),
+            Event::MessagesRemoved { ids, .. } => format!("removed {ids:?}"),
+            Event::StreamStarted { message_id, model, thought, text, .. } => {
+                // The request was just sent: put it in the transcript.
+                let reqs = self.http.requests();
+                let _ = reqs;
+                format!("stream started {message_id} model={model} thought={thought} after={text:?}")
+            }
+            Event::StreamDelta { text, reasoning } if reasoning.is_empty() => format!("delta {text:?}"),
+            Event::StreamDelta { text, reasoning } => format!("delta {text:?} reasoning {reasoning:?}"),
+            Event::StreamModel(m) => format!("model {m}"),
+            Event::StreamStatus(s) => format!("status {s:?}"),
+            Event::StreamEnded { message_id, .. } => format!("stream ended {message_id}"),
+            Event::Broadcast(e) => format!("broadcast {}", e.to_json()),
+            Event::StoreFailed { what, error } => format!("store failed ({what}): {error}"),
+        };
+        self.note(line);
+    }
+    async fn approve(&self, record: &MessageRecord, tool: &ToolDef) -> Approval {
+        let a = self.approvals.borrow_mut().pop_front().unwrap_or(Approval::Deny);
+        self.note(format!("asked to approve {} ({}): {a:?}", tool.name, record.id));
+        a
+    }
+    fn always_allow(&self, tool: &ToolDef) {
+        self.always.borrow_mut().push(tool.name.clone());
+    }
+}
+
+/// One line for a record: what a reader of the transcript needs.
+fn brief(m: &MessageRecord) -> String {
+    let mut s = format!("{} {:?} rev {}", m.id, m.role, m.rev);
+    if let Some(k) = &m.kind {
+        let _ = write!(s, " {k:?}");
+    }
+    let _ = write!(s, " {:?}", m.content);
+    for c in &m.tool_calls {
+        let _ = write!(s, " call {}:{}({})", c.id, c.name, c.arguments);
+    }
+    if let Some(t) = &m.tool {
+        let _ = write!(s, " tool {} for {} {:?}", t.name, m.tool_call_id.as_deref().unwrap_or("?"), t.status);
+        if let Some(d) = t.duration_ms {
+            let _ = write!(s, " {d} ms");
+        }
+    }
+    for (flag, on) in [("incomplete", m.incomplete), ("stopped", m.stopped)] {
+        if on {
+            let _ = write!(s, " {flag}");
+        }
+    }
+    if let Some(e) = &m.error {
+        let _ = write!(s, " error={e:?}");
+    }
+    if let Some(f) = &m.finish {
+        let _ = write!(s, " finish={f:?}");
+    }
+    s
+}
+
+// ---- scripted model replies ----------------------------------------------------
+
+fn chunk(delta: Value, finish: Option<&str>) -> String {
+    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        .to_string()
+}
+
+fn usage() -> String {
+    json!({"id": "c", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+        .to_string()
+}
+
+/// `text` in two pieces, then stop, usage and `[DONE]`.
+fn text_reply(text: &str) -> Script {
+    let mid = text.char_indices().nth(text.chars().count() / 2).map_or(text.len(), |(i, _)| i);
+    Script::sse([
+        chunk(json!({"role": "assistant", "content": ""}), None),
+        chunk(json!({"content": &text[..mid]}), None),
+        chunk(json!({"content": &text[mid..]}), None),
+        chunk(json!({}), Some("stop")),
+        usage(),
+        "[DONE]".to_owned(),
+    ])
+}
+
+/// Tool calls `(id, name, arguments)`, streamed OpenAI-style (arguments in
+/// two fragments), then `tool_calls`.
+fn calls_reply(calls: &[(&str, &str, &str)]) -> Script {
+    let mut events = vec![chunk(json!({"role": "assistant", "content": null}), None)];
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        let mid = args.len() / 2;
+        events.push(chunk(
+            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": &args[..mid]}}]}),
+            None,
+        ));
+        events.push(chunk(json!({"tool_calls": [{"index": i, "function": {"arguments": &args[mid..]}}]}), None));
+    }
+    events.push(chunk(json!({}), Some("tool_calls")));
+    events.push("[DONE]".to_owned());
+    Script::sse(events)
+}
+
+// ---- test tools ----------------------------------------------------------------
+
+fn def(name: &str, schema: Value, annotations: Annotations) -> ToolDef {
+    ToolDef {
+        name: name.into(),
+        description: format!("The {name} tool."),
+        input_schema: schema,
+        annotations,
+        source: ToolSource::BuiltIn,
+    }
+}
+
+/// Returns what it was given; counts how many runs overlap.
+struct Echo {
+    def: ToolDef,
+    running: Rc<Cell<u32>>,
+    most: Rc<Cell<u32>>,
+}
+
+impl Tool for Echo {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+        Box::pin(async move {
+            self.running.set(self.running.get() + 1);
+            self.most.set(self.most.get().max(self.running.get()));
+            YieldOnce(false).await;
+            self.running.set(self.running.get() - 1);
+            ToolOutput::text(format!("echo {args}"))
+        })
+    }
+}
+
+/// Pending once, then ready: lets other futures of a `join_all` start.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
+/// Presses Stop while it runs, and never finishes by itself.
+struct Hang {
+    def: ToolDef,
+    abort: Abort,
+}
+
+impl Tool for Hang {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+    fn call(&self, _args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+        self.abort.abort();
+        Box::pin(std::future::pending())
+    }
+}
+
+struct Setup {
+    world: World,
+    tools: Registry,
+    settings: Settings,
+    abort: Abort,
+    most_parallel: Rc<Cell<u32>>,
+}
+
+fn setup() -> Setup {
+    let abort = Abort::new();
+    let mut tools = Registry::new();
+    let most = Rc::new(Cell::new(0));
+    let running = Rc::new(Cell::new(0));
+    let echo_schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+    tools.register(Rc::new(Echo {
+        def: def("echo", echo_schema.clone(), Annotations { read_only_hint: Some(true), ..Default::default() }),
+        running: running.clone(),
+        most: most.clone(),
+    }));
+    tools.register(Rc::new(Echo {
+        def: ToolDef {
+            source: ToolSource::Mcp { server: "files".into() },
+            ..def("delete_file", echo_schema, Annotations { destructive_hint: Some(true), ..Default::default() })
+        },
+        running,
+        most: most.clone(),
+    }));
+    tools.register(Rc::new(Hang { def: def("slow", json!({"type": "object"}), Annotations::default()), abort: abort.clone() }));
+    let settings = Settings {
+        base_url: "http://model.test/v1".into(),
+        model: "scripted".into(),
+        api_key: "sk-test".into(),
+        ..Settings::default()
+    };
+    Setup { world: World::new(), tools, settings, abort, most_parallel: most }
+}
+
+impl Setup {
+    fn turn(&self) -> Turn<'_, World> {
+        Turn::new(&self.world, self.settings.clone(), &self.tools, self.abort.clone(), Lang::En)
+    }
+
+    /// The transcript with every request appended, as sent.
+    fn check(&self, expect: ExpectFile) {
+        let mut out = self.world.transcript();
+        for (i, r) in self.world.http.requests().iter().enumerate() {
+            let body: Value = serde_json::from_str(r.body.as_deref().unwrap_or("null")).unwrap_or(Value::Null);
+            let _ = writeln!(out, "\n==== request {} {} {}", i + 1, r.method, r.url);
+            for (k, v) in &r.headers {
+                let _ = writeln!(out, "{k}: {v}");
+            }
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&body).unwrap_or_default());
+        }
+        expect.assert_eq(&out);
+    }
+
+    async fn stored(&self, session: &str) -> Vec<MessageRecord> {
+        self.world.store.inner.messages(session).await.unwrap()
+    }
+}
+
+fn run<F: std::future::Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
+
+// ---- the turns -------------------------------------------------------------------
+
+#[test]
+fn send_streams_an_answer_into_a_new_session() {
+    let s = setup();
+    s.world.http.push(text_reply("Hello there!"));
+    let id = run(s.turn().send(None, "  Hi  ")).unwrap();
+    assert_eq!(id, "id1");
+    s.check(expect_file!["transcripts/send.txt"]);
+}
+
+#[test]
+fn calculator_style_tool_round_then_final_answer() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("call_1", "echo", r#"{"text":"ping"}"#)]));
+    s.world.http.push(text_reply("The tool said ping."));
+    run(s.turn().send(None, "Use echo")).unwrap();
+    s.check(expect_file!["transcripts/tool_round.txt"]);
+}
+
+#[test]
+fn parallel_calls_run_together_and_answer_in_call_order() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("a", "echo", r#"{"text":"one"}"#), ("b", "echo", r#"{"text":"two"}"#)]));
+    s.world.http.push(text_reply("Both done."));
+    run(s.turn().send(None, "Two at once")).unwrap();
+    assert_eq!(s.most_parallel.get(), 2, "both calls were running at the same time");
+    s.check(expect_file!["transcripts/parallel.txt"]);
+}
+
+#[test]
+fn invalid_and_unknown_calls_go_back_to_the_model_which_corrects_itself() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("a", "echo", r#"{"txt": 5,}"#), ("b", "nope", "{}")]));
+    s.world.http.push(calls_reply(&[("c", "echo", r#"{'text': 'fixed',}"#)]));
+    s.world.http.push(text_reply("Fixed."));
+    run(s.turn().send(None, "Try")).unwrap();
+    s.check(expect_file!["transcripts/invalid_call.txt"]);
+}
+
+#[test]
+fn a_repeated_identical_call_is_not_run_again() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("a", "echo", r#"{"text":"x"}"#)]));
+    s.world.http.push(calls_reply(&[("b", "echo", r#"{ "text" : "x" }"#)]));
+    s.world.http.push(text_reply("OK."));
+    run(s.turn().send(None, "Loop")).unwrap();
+    s.check(expect_file!["transcripts/repeat.txt"]);
+}
+
+#[test]
+fn the_round_limit_stops_the_loop_and_says_so() {
+    let mut s = setup();
+    s.settings.max_tool_rounds = 1;
+    s.world.http.push(calls_reply(&[("a", "echo", r#"{"text":"1"}"#)]));
+    s.world.http.push(calls_reply(&[("b", "echo", r#"{"text":"2"}"#)]));
+    run(s.turn().send(None, "Go")).unwrap();
+    assert_eq!(s.world.http.pending(), 0);
+    assert_eq!(s.world.http.requests().len(), 2, "no third request");
+    s.check(expect_file!["transcripts/round_limit.txt"]);
+}
+
+#[test]
+fn stop_during_a_tool_call_ends_the_turn() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("a", "slow", "{}")]));
+    run(s.turn().send(None, "Slow one")).unwrap();
+    assert_eq!(s.world.http.requests().len(), 1, "the model is not asked again after Stop");
+    s.check(expect_file!["transcripts/stop_mid_tool.txt"]);
+}
+
+#[test]
+fn approval_is_asked_for_destructive_tools_and_a_denial_goes_to_the_model() {
+    let s = setup();
+    s.world.approvals.borrow_mut().extend([Approval::Deny, Approval::Always]);
+    s.world.http.push(calls_reply(&[("a", "delete_file", r#"{"text":"/tmp/x"}"#)]));
+    s.world.http.push(calls_reply(&[("b", "delete_file", r#"{"text":"/tmp/y"}"#)]));
+    s.world.http.push(text_reply("Deleted y only."));
+    run(s.turn().send(None, "Clean up")).unwrap();
+    assert_eq!(*s.world.always.borrow(), ["delete_file"]);
+    s.check(expect_file!["transcripts/approval.txt"]);
+}
+
+#[test]
+fn rate_limits_and_server_errors_are_retried_with_backoff() {
+    let s = setup();
+    s.world.http.push(Script::status(429, r#"{"error":{"message":"slow down"}}"#).with_header("Retry-After", "2"));
+    s.world.http.push(Script::status(503, "busy"));
+    s.world.http.push(text_reply("Finally."));
+    run(s.turn().send(None, "Hello")).unwrap();
+    s.check(expect_file!["transcripts/retries.txt"]);
+}
+
+#[test]
+fn errors_and_drops_keep_the_text() {
+    let s = setup();
+    s.world.http.push(Script::status(401, r#"{"error":{"message":"Invalid API Key"}}"#));
+    let session = run(s.turn().send(None, "Hello")).unwrap();
+    s.world.http.push(Script::sse([chunk(json!({"content": "Half an ans"}), None)]));
+    run(s.turn().send(Some(session.clone()), "Again")).unwrap();
+    s.world.http.push(Script::Fail(HttpError::Network("connection refused".into())));
+    run(s.turn().send(Some(session), "Once more")).unwrap();
+    s.check(expect_file!["transcripts/errors.txt"]);
+}
+
+#[test]
+fn checkpoints_while_streaming_then_stop_keeps_what_arrived() {
+    let s = setup();
+    s.world.tick.set(300.0);
+    let slow = Script::sse([
+        chunk(json!({"content": "one "}), None),
+        chunk(json!({"content": "two "}), None),
+        chunk(json!({"content": "three "}), None),
+        chunk(json!({"content": "four"}), None),
+    ])
+    .then(Step::Abort)
+    .then(Step::Hang);
+    s.world.http.push(slow);
+    run(s.turn().send(None, "Count")).unwrap();
+    s.check(expect_file!["transcripts/checkpoint_stop.txt"]);
+}
+
+#[test]
+fn continue_and_regenerate() {
+    let s = setup();
+    s.world.http.push(Script::sse([chunk(json!({"content": "The answer is"}), None)]).then(Step::Abort).then(Step::Hang));
+    let session = run(s.turn().send(None, "Question")).unwrap();
+    let cut = run(s.stored(&session)).last().unwrap().id.clone();
+    // A fresh turn (a new Stop handle), as after the user presses Continue.
+    let s2 = Setup { abort: Abort::new(), ..s };
+    s2.world.http.push(text_reply(" 42."));
+    run(s2.turn().continue_answer(&session, &cut)).unwrap();
+    s2.world.http.push(text_reply("Forty-two."));
+    run(s2.turn().regenerate(&session, &cut)).unwrap();
+    let last = run(s2.stored(&session));
+    assert_eq!(last.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["Question", "Forty-two."]);
+    s2.check(expect_file!["transcripts/continue_regenerate.txt"]);
+}
+
+#[test]
+fn transitive_thinking_streams_a_chain_first() {
+    let mut s = setup();
+    s.settings.transitive_thinking = true;
+    s.world.http.push(text_reply("Think: 91 = 7 x 13."));
+    s.world.http.push(text_reply("No, 91 is not prime."));
+    run(s.turn().send(None, "Is 91 prime?")).unwrap();
+    s.check(expect_file!["transcripts/transitive.txt"]);
+}
+
+#[test]
+fn edit_and_resend_replaces_the_rest() {
+    let s = setup();
+    s.world.http.push(text_reply("Paris."));
+    let session = run(s.turn().send(None, "Capital of France?")).unwrap();
+    let first = run(s.stored(&session))[0].id.clone();
+    s.world.http.push(text_reply("Rome."));
+    run(s.turn().edit_and_resend(&session, &first, "Capital of Italy?")).unwrap();
+    let all = run(s.stored(&session));
+    assert_eq!(all.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["Capital of Italy?", "Rome."]);
+}
+
+/// Seed 000: after a reload (every record read back from storage), the
+/// next request is byte for byte the one that would have been sent.
+#[test]
+fn the_next_request_is_the_same_after_a_reload() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("a", "echo", r#"{"text":"one"}"#), ("b", "nope", "{}")]));
+    s.world.http.push(text_reply("Done."));
+    let session = run(s.turn().send(None, "Tools please")).unwrap();
+    let before = run(s.stored(&session));
+    // Storage keeps JSON: round-trip every record.
+    let reloaded: Vec<MessageRecord> = before
+        .iter()
+        .map(|m| serde_json::from_str(&serde_json::to_string(m).unwrap()).unwrap())
+        .collect();
+    assert_eq!(reloaded, before);
+    let vars = s.world.template_vars();
+    let a = build_request(&s.settings, &before, &vars).to_json();
+    let b = build_request(&s.settings, &reloaded, &vars).to_json();
+    assert_eq!(a, b);
+    // And it is what the model was sent last, plus the final answer.
+    let sent = s.world.http.requests().last().unwrap().body.clone().unwrap();
+    let without_last: Vec<MessageRecord> = before[..before.len() - 1].to_vec();
+    let mut again = build_request(&s.settings, &without_last, &vars);
+    again.tools = s.tools.definitions().map(ToolDef::to_openai).collect();
+    assert_eq!(again.to_json(), sent);
+}

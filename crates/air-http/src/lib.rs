@@ -1,0 +1,130 @@
+//! HTTP as an interface, so that everything that talks to a server (the
+//! chat turn, MCP) is written once and tested on the host.
+//!
+//! * [`HttpClient`]: send a [`Request`], get a [`Response`] whose body is
+//!   read chunk by chunk as the network delivers it ([`Body`]). The browser
+//!   implements it with `fetch` (in `air-web`); tests use
+//!   [`fake::ScriptedHttp`] (feature `test-support`).
+//! * [`Abort`]: a handle that cancels a request, a body being read, or
+//!   anything else that waits on [`Abort::aborted`].
+//! * [`retry`]: when to try again and how long to wait (`Retry-After`,
+//!   backoff).
+//!
+//! No IO, no clock, no dependencies.
+
+pub mod abort;
+pub mod retry;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake;
+
+pub use abort::Abort;
+pub use retry::RetryPolicy;
+
+/// An HTTP request. The body, when present, is text (JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
+
+impl Request {
+    pub fn get(url: impl Into<String>) -> Self {
+        Self { method: "GET".into(), url: url.into(), headers: Vec::new(), body: None }
+    }
+
+    /// A POST with a JSON body (`Content-Type: application/json`).
+    pub fn post_json(url: impl Into<String>, body: impl Into<String>) -> Self {
+        Self {
+            method: "POST".into(),
+            url: url.into(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: Some(body.into()),
+        }
+    }
+
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// Why a request got no response (a non-2xx status is a response, not an error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpError {
+    /// Nothing answered, or the browser hid the answer (CORS).
+    Network(String),
+    /// Cancelled through its [`Abort`].
+    Aborted,
+    /// The request could not be made at all (bad URL, bad header…).
+    Other(String),
+}
+
+impl std::fmt::Display for HttpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HttpError::Network(d) => write!(f, "network error: {d}"),
+            HttpError::Aborted => f.write_str("aborted"),
+            HttpError::Other(d) => f.write_str(d),
+        }
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+/// A response body, read as it arrives.
+#[allow(async_fn_in_trait)]
+pub trait Body {
+    /// The next chunk, or `None` at the end of the body.
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError>;
+
+    /// Reads the rest of the body as text (lossy UTF-8).
+    async fn text(mut self) -> Result<String, HttpError>
+    where
+        Self: Sized,
+    {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = self.chunk().await? {
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// A response: status and headers now, the body when read.
+#[derive(Debug)]
+pub struct Response<B> {
+    pub status: u16,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: B,
+}
+
+impl<B> Response<B> {
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// A header's value (names compare case-insensitively).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends requests. Implementations: `fetch` in the browser, scripted in tests.
+#[allow(async_fn_in_trait)]
+pub trait HttpClient {
+    type Body: Body;
+
+    /// Sends `request`. Aborting `abort` ends the wait (and any later read
+    /// of the body) with [`HttpError::Aborted`].
+    async fn send(&self, request: Request, abort: &Abort) -> Result<Response<Self::Body>, HttpError>;
+
+    /// After a [`HttpError::Network`]: whether anything answers at `url` when
+    /// the answer is not needed (a `no-cors` probe in the browser). `true`
+    /// means the server is up and CORS hid its answer.
+    async fn answers_without_cors(&self, _url: &str) -> bool {
+        false
+    }
+}

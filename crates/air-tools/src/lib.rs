@@ -1,0 +1,185 @@
+//! The tool registry and everything about a call that does not depend on
+//! where the tool runs: definitions, the built-in tools, tolerant argument
+//! parsing, JSON Schema validation and the approval policy.
+//!
+//! * [`Tool`]: one callable tool (a built-in here, an MCP tool later).
+//! * [`Registry`]: the tools offered to the model, by name.
+//! * [`args::parse_arguments`]: the model's argument text → JSON, forgiving
+//!   the mistakes real models make.
+//! * [`schema::validate`]: arguments against the tool's input schema.
+//! * [`builtin`]: `calculator` and `get_current_time`.
+//! * [`policy`]: allow / ask / deny, per tool and per server.
+//!
+//! Nothing here reads a clock or does IO: the time tool is given a
+//! [`builtin::Clock`].
+
+pub mod args;
+pub mod builtin;
+pub mod policy;
+pub mod schema;
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use futures_util::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Where a tool comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ToolSource {
+    /// Built into the app.
+    BuiltIn,
+    /// A tool of the MCP server with this name.
+    Mcp { server: String },
+}
+
+/// MCP tool annotations (hints, not guarantees).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Annotations {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// What the model is told about a tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDef {
+    /// Unique in the registry; what the model calls.
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments (an object schema).
+    pub input_schema: Value,
+    #[serde(default)]
+    pub annotations: Annotations,
+    pub source: ToolSource,
+}
+
+impl ToolDef {
+    /// The entry for the `tools` array of an OpenAI-compatible request.
+    pub fn to_openai(&self) -> Value {
+        serde_json::json!({
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.input_schema,
+            }
+        })
+    }
+}
+
+/// One piece of a tool's output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Content {
+    Text { text: String },
+    /// Base64 image data.
+    Image { mime: String, data: String },
+    Link {
+        uri: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+}
+
+/// What a tool returned.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolOutput {
+    pub content: Vec<Content>,
+    /// The tool ran but reports a failure (given to the model as such).
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { content: vec![Content::Text { text: text.into() }], is_error: false }
+    }
+
+    pub fn error(text: impl Into<String>) -> Self {
+        Self { content: vec![Content::Text { text: text.into() }], is_error: true }
+    }
+
+    /// The output as the model reads it: text as is, images and links as a
+    /// short note each.
+    pub fn model_text(&self) -> String {
+        let parts: Vec<String> = self
+            .content
+            .iter()
+            .map(|c| match c {
+                Content::Text { text } => text.clone(),
+                Content::Image { mime, .. } => format!("[image: {mime}]"),
+                Content::Link { uri, name: Some(n) } => format!("[{n}]({uri})"),
+                Content::Link { uri, name: None } => uri.clone(),
+            })
+            .collect();
+        parts.join("\n")
+    }
+}
+
+/// A callable tool. Arguments arrive parsed and validated against
+/// [`ToolDef::input_schema`].
+pub trait Tool {
+    fn def(&self) -> &ToolDef;
+    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput>;
+}
+
+/// The tools offered to the model, by name (listed in name order).
+#[derive(Clone, Default)]
+pub struct Registry {
+    tools: BTreeMap<String, Rc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.tools.keys()).finish()
+    }
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool, replacing one of the same name (returned).
+    pub fn register(&mut self, tool: Rc<dyn Tool>) -> Option<Rc<dyn Tool>> {
+        self.tools.insert(tool.def().name.clone(), tool)
+    }
+
+    pub fn unregister(&mut self, name: &str) -> Option<Rc<dyn Tool>> {
+        self.tools.remove(name)
+    }
+
+    /// Removes every tool from `source` (e.g. a server that was removed).
+    pub fn unregister_source(&mut self, source: &ToolSource) {
+        self.tools.retain(|_, t| &t.def().source != source);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Rc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    pub fn definitions(&self) -> impl Iterator<Item = &ToolDef> {
+        self.tools.values().map(|t| t.def())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+}
