@@ -1,96 +1,21 @@
-//! Starting turns from the UI: the browser environment a turn runs in
-//! ([`BrowserEnv`]: fetch, IndexedDB, the clock, ids, timers) and the
-//! translation of its events into signals. The turn itself lives in
-//! `air-agent`.
+//! Starting turns from the UI, and the translation of a turn's events into
+//! signals. The turn itself lives in `air-agent`; the browser it runs in is
+//! [`BrowserEnv`].
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
-use air_agent::{Approval, Env, Event, Status, ToolMode, Turn};
+use air_agent::{Event, Status, ToolMode, Turn};
 use air_http::Abort;
-use air_store::conversation::TemplateVars;
 use air_store::{MessageRecord, StoreError};
-use air_tools::ToolDef;
-use air_tools::policy::Policy;
-use air_web::FetchClient;
-use futures_channel::oneshot;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::env::BrowserEnv;
+pub use crate::env::answer_approval;
 use crate::state::{AppState, Streaming};
-use crate::store::AnyStore;
-
-/// The browser as a turn sees it.
-pub struct BrowserEnv {
-    state: AppState,
-    store: Rc<AnyStore>,
-    http: FetchClient,
-}
-
-thread_local! {
-    /// Approvals being waited for, by tool message id.
-    static APPROVALS: RefCell<HashMap<String, oneshot::Sender<Approval>>> = RefCell::new(HashMap::new());
-}
-
-/// Answers the approval question of a tool card.
-pub fn answer_approval(state: AppState, record_id: &str, approval: Approval) {
-    if let Some(tx) = APPROVALS.with(|a| a.borrow_mut().remove(record_id)) {
-        let _ = tx.send(approval);
-    }
-    state.awaiting.update(|ids| ids.retain(|id| id != record_id));
-}
-
-impl Env for BrowserEnv {
-    type Http = FetchClient;
-    type Store = AnyStore;
-
-    fn http(&self) -> &FetchClient {
-        &self.http
-    }
-    fn store(&self) -> &AnyStore {
-        &self.store
-    }
-    fn now_ms(&self) -> f64 {
-        air_web::now_ms()
-    }
-    fn new_id(&self) -> String {
-        air_web::new_id()
-    }
-    async fn sleep(&self, ms: u64) {
-        air_web::sleep(ms).await;
-    }
-    fn template_vars(&self) -> TemplateVars {
-        let (date, time) = air_web::local_date_time();
-        TemplateVars { date, time, locale: air_web::locale() }
-    }
-    fn emit(&self, event: Event) {
-        apply(self.state, event);
-    }
-    fn in_history(&self, m: &MessageRecord) -> bool {
-        // An answer still streaming in another tab (incomplete, and not
-        // shown here) is not part of the conversation yet.
-        let remote = self.state.remote_streams.with_untracked(|r| r.contains(&m.id));
-        !remote && (!m.incomplete || self.state.messages.with_untracked(|l| l.iter().any(|l| l.id == m.id)))
-    }
-    fn is_deleted(&self, session_id: &str) -> bool {
-        self.state.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id))
-    }
-    async fn approve(&self, record: &MessageRecord, _tool: &ToolDef) -> Approval {
-        let (tx, rx) = oneshot::channel();
-        APPROVALS.with(|a| a.borrow_mut().insert(record.id.clone(), tx));
-        self.state.awaiting.update(|ids| ids.push(record.id.clone()));
-        rx.await.unwrap_or(Approval::Deny)
-    }
-    fn always_allow(&self, tool: &ToolDef) {
-        let mut settings = self.state.settings.get_untracked();
-        settings.tool_policies.set_tool(&tool.name, Some(Policy::Allow));
-        self.state.save_settings(settings);
-    }
-}
 
 /// What a turn's events change on screen.
-fn apply(state: AppState, event: Event) {
+pub(crate) fn apply(state: AppState, event: Event) {
     let active = state.active.get_untracked();
     let here = |session_id: &str| active.as_deref() == Some(session_id);
     match event {
@@ -186,7 +111,7 @@ where
 {
     let Some(store) = state.store() else { return };
     let Some(abort) = state.begin_turn() else { return };
-    let env = Rc::new(BrowserEnv { state, store, http: FetchClient });
+    let env = Rc::new(BrowserEnv::new(state, store));
     spawn_local(async move {
         run(env, abort).await;
         state.end_turn();
@@ -260,5 +185,16 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
         let tools = state.tools();
         let r = turn(&env, abort, &tools).edit_and_resend(&session_id, &message_id, &text).await;
         report_err(state, |t| t.err_change, r);
+    });
+}
+
+/// Picks up the tool round a closed tab left unfinished: asks its approval
+/// questions again, runs interrupted calls again, and lets the answer go on.
+pub fn resume_tools(state: AppState) {
+    let Some(session_id) = state.active.get_untracked() else { return };
+    start(state, move |env, abort| async move {
+        let tools = state.tools();
+        let r = turn(&env, abort, &tools).resume_tools(&session_id).await;
+        report_err(state, |t| t.err_read_messages, r);
     });
 }

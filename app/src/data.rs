@@ -39,12 +39,12 @@ pub fn export(state: AppState, only: Option<String>, include_secrets: bool) {
     spawn_local(async move {
         match export::collect(&*store, only.as_deref()).await {
             Ok(sessions) => {
-                let now = air_web::now_ms();
+                let now = crate::env::now_ms();
                 let mut doc = Export::new(sessions, now);
                 if only.is_none() {
                     doc = doc.with_settings(&state.settings.get_untracked(), include_secrets);
                 }
-                let (date, _) = air_web::local_date_time();
+                let (date, _) = crate::env::local_date_time();
                 let name = match &only {
                     Some(_) => format!("air-agent-conversation-{date}.json"),
                     None => format!("air-agent-export-{date}.json"),

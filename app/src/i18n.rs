@@ -55,6 +55,11 @@ texts! {
     tokens: "tokens", "tokens";
     answering: "answering…", "回答中…";
     tools_enabled: "Tools: let the model use the calculator, the clock and MCP tools", "工具：允许模型使用计算器、时钟和 MCP 工具";
+    policies_title: "Before a tool runs:", "工具运行前：";
+    policy_default: "Default ({p})", "默认（{p}）";
+    policy_allow: "Run without asking", "直接运行";
+    policy_ask: "Ask me", "询问我";
+    policy_deny: "Never run", "从不运行";
     tool_builtin: "built-in", "内置";
     tool_awaiting: "Waiting for your approval", "等待你的批准";
     tool_running: "Running…", "运行中…";
@@ -64,6 +69,7 @@ texts! {
     tool_stopped: "Stopped", "已停止";
     tool_interrupted: "Interrupted", "已中断";
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
+    run_again: "Run again", "重新运行";
     tool_ask: "Run this tool?", "运行这个工具吗？";
     allow_once: "Allow once", "允许一次";
     allow_always: "Always allow", "总是允许";

@@ -3,8 +3,8 @@
 
 mod chat;
 mod data;
+mod env;
 mod i18n;
-mod provider;
 mod state;
 mod store;
 mod view;

@@ -204,19 +204,16 @@ impl AppState {
                 });
                 if active {
                     // Forget it if the other tab goes quiet (closed or crashed).
-                    let beat = air_web::now_ms();
+                    let beat = crate::env::now_ms();
                     self.remote_seen.update_value(|seen| {
                         seen.insert(message_id.clone(), beat);
                     });
-                    set_timeout(
-                        move || {
-                            let last = self.remote_seen.with_value(|seen| seen.get(&message_id).copied());
-                            if last == Some(beat) {
-                                self.remote_streams.update(|ids| ids.retain(|id| id != &message_id));
-                            }
-                        },
-                        std::time::Duration::from_millis(REMOTE_STALE_MS),
-                    );
+                    crate::env::after(REMOTE_STALE_MS, move || {
+                        let last = self.remote_seen.with_value(|seen| seen.get(&message_id).copied());
+                        if last == Some(beat) {
+                            self.remote_streams.update(|ids| ids.retain(|id| id != &message_id));
+                        }
+                    });
                 }
                 SyncEvent::SessionChanged { session_id }
             }
@@ -325,14 +322,11 @@ impl AppState {
             self.new_session();
         }
         self.pending_delete.set(Some(session));
-        set_timeout(
-            move || {
-                if self.pending_delete.with_untracked(|p| p.as_ref().map(|p| p.id == id).unwrap_or(false)) {
-                    self.finish_delete(id);
-                }
-            },
-            std::time::Duration::from_millis(UNDO_MS),
-        );
+        crate::env::after(UNDO_MS, move || {
+            if self.pending_delete.with_untracked(|p| p.as_ref().map(|p| p.id == id).unwrap_or(false)) {
+                self.finish_delete(id);
+            }
+        });
     }
 
     fn finish_delete(self, id: String) {
@@ -386,21 +380,18 @@ impl AppState {
         }
         let Some(store) = self.store() else { return };
         // Wait for a pause in typing: a search reads every message.
-        set_timeout(
-            move || {
-                if self.search.get_untracked() != query {
-                    return;
+        crate::env::after(SEARCH_DELAY_MS, move || {
+            if self.search.get_untracked() != query {
+                return;
+            }
+            spawn_local(async move {
+                let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
+                // Only the latest query's answer counts.
+                if self.search.get_untracked() == query {
+                    self.search_hits.set(Some(hits));
                 }
-                spawn_local(async move {
-                    let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
-                    // Only the latest query's answer counts.
-                    if self.search.get_untracked() == query {
-                        self.search_hits.set(Some(hits));
-                    }
-                });
-            },
-            std::time::Duration::from_millis(SEARCH_DELAY_MS),
-        );
+            });
+        });
     }
 
     /// Inserts or replaces a session in the list, keeping newest-first order.

@@ -129,6 +129,41 @@ describe('tools (scripted model)', () => {
     assert.equal(sent().at(-1).content, '6*7 = 42');
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-settings')).toolPolicies.tools.calculator);
     assert.equal(saved, 'allow');
+    await page.getByTestId('open-settings').click();
+    assert.equal(await page.getByTestId('policy-calculator').inputValue(), 'allow', 'Settings shows the remembered choice');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a reload keeps the cards and asks a pending approval again', async () => {
+    const { context, page, errors } = await h.freshPage();
+    // "Ask me" for the calculator, chosen in Settings.
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('policy-calculator').selectOption('ask');
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('settings').waitFor({ state: 'detached' });
+    h.model.enqueue(
+      reply.calls([
+        { id: 'p1', name: 'get_current_time', arguments: '{}' },
+        { id: 'p2', name: 'calculator', arguments: '{"expression":"99+1"}' },
+      ]),
+    );
+    await send(page, 'Time, and 99+1?');
+    await page.getByTestId('tool-approval').waitFor({ timeout: 20_000 });
+    const asked = h.model.requests.length;
+
+    await page.reload();
+    // The question is asked again; the finished card is still there.
+    await page.getByTestId('tool-approval').waitFor({ timeout: 20_000 });
+    const cards = page.getByTestId('tool-card');
+    assert.deepEqual(await cards.evaluateAll((els) => els.map((e) => e.dataset.status)), ['done', 'awaiting']);
+    assert.equal(h.model.requests.length, asked, 'nothing is sent before the answer');
+    h.model.enqueue(reply.text('It is late, and 100.'));
+    await page.getByTestId('approve-once').click();
+    await page.getByText('It is late, and 100.').waitFor({ timeout: 20_000 });
+    const results = sent().filter((m) => m.role === 'tool');
+    assert.deepEqual(results.map((m) => m.tool_call_id), ['p1', 'p2']);
+    assert.equal(results[1].content, '99+1 = 100');
     assert.deepEqual(errors, []);
     await context.close();
   });

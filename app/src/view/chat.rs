@@ -70,6 +70,23 @@ pub fn ChatView() -> impl IntoView {
         }
         active
     });
+    // A closed tab left a call waiting for approval: ask again, once.
+    let asked_again = StoredValue::new(None::<String>);
+    Effect::new(move |_| {
+        let waiting = state.messages.with(|m| {
+            m.iter()
+                .rev()
+                .take_while(|x| x.role == Role::Tool)
+                .find(|x| x.tool.as_ref().is_some_and(|t| t.status == ToolStatus::AwaitingApproval))
+                .map(|x| x.id.clone())
+        });
+        if let Some(id) = waiting {
+            if !state.busy.get_untracked() && asked_again.get_value().as_ref() != Some(&id) {
+                asked_again.set_value(Some(id));
+                chat::resume_tools(state);
+            }
+        }
+    });
     view! {
         <section
             class="messages"
@@ -115,6 +132,15 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
     if message.kind == Some(MessageKind::RoundLimit) {
         return view! { <div class="message notice" role="status" data-testid="round-limit">{message.content.clone()}</div> }.into_any();
     }
+    // An answer that only calls tools: its cards say it all.
+    if message.role == Role::Assistant
+        && message.content.is_empty()
+        && !message.tool_calls.is_empty()
+        && message.error.is_none()
+        && message.reasoning.is_none()
+    {
+        return ().into_any();
+    }
     if message.is_thought() {
         // A thought that failed or was stopped is the last message: it can be retried.
         let id = message.id.clone();
@@ -124,7 +150,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
             <details class="message thought" data-testid="transitive-thought">
                 <summary>{move || t().thought}</summary>
                 <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div>
-                {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{e}</div> })}
+                {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(crate::i18n::chat_lang(state.settings.with(|s| s.language)))}</div> })}
             </details>
             <Show when=retry>
                 <button class="action" data-testid="regenerate" on:click={
@@ -210,7 +236,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         <article class=format!("message {role}") data-testid=format!("message-{role}")>
             {reasoning}
             {body}
-            {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{e}</div> })}
+            {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(crate::i18n::chat_lang(state.settings.with(|s| s.language)))}</div> })}
             <div class="message-foot">
                 {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">{move || t().stopped}</span> })}
                 {(message.finish == Some(FinishReason::Length)).then(|| view! {
@@ -382,6 +408,16 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         }
     };
     let status2 = status.clone();
+    // Only the last round can be picked up again.
+    let interrupted = {
+        let live = live.clone();
+        let id = id.clone();
+        move || {
+            pending
+                && !live()
+                && state.messages.with(|m| m.iter().rev().take_while(|x| x.role == Role::Tool).any(|x| x.id == id))
+        }
+    };
     let source = run.server.clone();
     let args = serde_json::from_str::<serde_json::Value>(&run.arguments)
         .ok()
@@ -430,6 +466,11 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
             <pre class="tool-args" data-testid="tool-args">{args}</pre>
             <div class="tool-output" data-testid="tool-output">{output}</div>
             {cut}
+            <Show when=move || interrupted()>
+                <div class="tool-approval">
+                    <button data-testid="run-again" on:click=move |_| crate::chat::resume_tools(state)>{move || t().run_again}</button>
+                </div>
+            </Show>
             <Show when=asking.clone()>
                 <div class="tool-approval" data-testid="tool-approval">
                     <span>{move || t().tool_ask}</span>

@@ -1,10 +1,10 @@
 use air_store::Settings;
 use air_store::settings::{Language, PRESETS, Theme};
+use air_tools::policy::Policy;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::i18n::t;
-use crate::provider;
 use crate::state::use_app;
 
 /// Result of the connection test, shown under the button.
@@ -49,7 +49,7 @@ pub fn SettingsPanel() -> impl IntoView {
         test.set(TestState::Running);
         let s = draft.get_untracked();
         spawn_local(async move {
-            match provider::list_models(&s).await {
+            match crate::env::list_models(&s).await {
                 Ok(list) => {
                     let has_model = s.model.is_empty() || list.iter().any(|m| m == &s.model);
                     let texts = state.t();
@@ -169,6 +169,7 @@ pub fn SettingsPanel() -> impl IntoView {
                                 on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.tools_enabled = v) }/>
                             {move || t().tools_enabled}
                         </label>
+                        <ToolPolicies draft=draft/>
                     </fieldset>
                     <fieldset>
                         <legend>{move || t().appearance}</legend>
@@ -234,5 +235,66 @@ fn DataSection() -> impl IntoView {
             <p class="hint" data-testid="import-result">{move || state.import_result.get().unwrap_or_default()}</p>
             <p class="hint" data-testid="storage-usage">{move || state.storage_line.get()}</p>
         </fieldset>
+    }
+}
+
+/// Allow / ask / deny for each tool; "default" follows the tool's hints.
+#[component]
+fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
+    let state = use_app();
+    let defs: Vec<air_tools::ToolDef> = state.tools().definitions().cloned().collect();
+    let rows = defs
+        .into_iter()
+        .map(|def| {
+            let name = def.name.clone();
+            let default = air_tools::policy::default_policy(&def);
+            let current = {
+                let name = name.clone();
+                move || draft.with(|d| d.tool_policies.tools.get(&name).copied())
+            };
+            let set = {
+                let name = name.clone();
+                move |ev: leptos::ev::Event| {
+                    let p = match event_target_value(&ev).as_str() {
+                        "allow" => Some(Policy::Allow),
+                        "ask" => Some(Policy::Ask),
+                        "deny" => Some(Policy::Deny),
+                        _ => None,
+                    };
+                    draft.update(|d| d.tool_policies.set_tool(&name, p));
+                }
+            };
+            let current_default = current.clone();
+            let option = move |value: &'static str, p: Option<Policy>, label: fn(&crate::i18n::Text) -> &'static str| {
+                let current = current.clone();
+                view! { <option value=value selected=move || current() == p>{move || label(t())}</option> }
+            };
+            let default_label = move || {
+                let t = t();
+                let which = match default {
+                    Policy::Allow => t.policy_allow,
+                    Policy::Ask => t.policy_ask,
+                    Policy::Deny => t.policy_deny,
+                };
+                t.policy_default.replace("{p}", which)
+            };
+            view! {
+                <label class="policy-row">
+                    <code>{name.clone()}</code>
+                    <select data-testid=format!("policy-{name}") on:change=set>
+                        <option value="default" selected=move || current_default().is_none()>{default_label}</option>
+                        {option("allow", Some(Policy::Allow), |t| t.policy_allow)}
+                        {option("ask", Some(Policy::Ask), |t| t.policy_ask)}
+                        {option("deny", Some(Policy::Deny), |t| t.policy_deny)}
+                    </select>
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="policies" data-testid="tool-policies">
+            <div class="muted">{move || t().policies_title}</div>
+            {rows}
+        </div>
     }
 }

@@ -14,6 +14,7 @@
 //! tests are transcripts of what was sent and what happened.
 
 mod env;
+pub mod provider;
 mod stream;
 pub mod text;
 mod tools;
@@ -21,4 +22,5 @@ mod turn;
 
 pub use env::{Approval, Env, Event, Status};
 pub use tools::MAX_TOOL_TEXT;
+pub use stream::auth_header;
 pub use turn::{ToolMode, Turn};

@@ -8,11 +8,11 @@ use air_chat::{ChatError, ChatRequest, ReplyStream, ToolCall};
 use air_http::{Body, HttpClient, HttpError, Request, Response};
 use air_store::conversation::Checkpoint;
 use air_store::sync::SyncEvent;
+use air_store::records::AnswerError;
 use air_store::{MessageRecord, Store};
 use futures_util::future::{Either, select};
 
 use crate::env::{Env, Event, Status};
-use crate::text;
 use crate::turn::Turn;
 
 /// How a streamed request ended.
@@ -26,7 +26,7 @@ pub(crate) struct Streamed {
 enum Outcome {
     Finished,
     Stopped,
-    Failed(String),
+    Failed(ChatError),
 }
 
 impl<E: Env> Turn<'_, E> {
@@ -76,14 +76,13 @@ impl<E: Env> Turn<'_, E> {
         let ok = match outcome {
             Outcome::Finished => match &r.error {
                 Some(e) => {
-                    record.error = Some(ChatError::Provider(e.clone()).message(self.lang));
+                    record.error = Some(AnswerError::new(ChatError::Provider(e.clone())));
                     false
                 }
                 // The body ended with neither `[DONE]` nor a finish reason: the
                 // connection dropped. Keep the text and offer Continue.
                 None if !r.done && r.finish.is_none() => {
-                    let e = ChatError::Interrupted(text::body_ended(self.lang).to_owned());
-                    record.error = Some(e.message(self.lang));
+                    record.error = Some(AnswerError::new(ChatError::Interrupted { detail: None }));
                     false
                 }
                 None => true,
@@ -92,10 +91,11 @@ impl<E: Env> Turn<'_, E> {
                 record.stopped = true;
                 false
             }
-            Outcome::Failed(msg) => {
-                let hint =
-                    if self.settings.is_local_default() && record.content.is_empty() { text::local_model_down(self.lang) } else { "" };
-                record.error = Some(format!("{msg}{hint}"));
+            Outcome::Failed(error) => {
+                let local_model_down = self.settings.is_local_default()
+                    && record.content.is_empty()
+                    && matches!(error, ChatError::Network { .. } | ChatError::Cors { .. });
+                record.error = Some(AnswerError { error, local_model_down });
                 false
             }
         };
@@ -136,7 +136,7 @@ impl<E: Env> Turn<'_, E> {
                 }
                 Ok(None) => break Outcome::Finished,
                 Err(HttpError::Aborted) => break Outcome::Stopped,
-                Err(e) => break Outcome::Failed(ChatError::Interrupted(e.to_string()).message(self.lang)),
+                Err(e) => break Outcome::Failed(ChatError::Interrupted { detail: Some(e.to_string()) }),
             }
             let r = reply.reply();
             if r.content.len() > shown_text || r.reasoning.len() > shown_reasoning {
@@ -197,19 +197,13 @@ impl<E: Env> Turn<'_, E> {
                     classify_http(status, &text, retry_after.as_deref())
                 }
                 Err(HttpError::Aborted) => return Err(Outcome::Stopped),
-                Err(HttpError::Network(detail)) => {
-                    if env.http().answers_without_cors(&url).await {
-                        ChatError::Cors { url: url.clone() }
-                    } else {
-                        ChatError::Network { url: url.clone(), detail }
-                    }
-                }
-                Err(e) => return Err(Outcome::Failed(e.to_string())),
+                Err(HttpError::Network(detail)) => crate::provider::network_error(env.http(), &url, detail).await,
+                Err(e) => return Err(Outcome::Failed(ChatError::Other { text: e.to_string() })),
             };
             if self.abort.is_aborted() {
                 return Err(Outcome::Stopped);
             }
-            let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Err(Outcome::Failed(error.message(self.lang))) };
+            let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Err(Outcome::Failed(error)) };
             attempt += 1;
             env.emit(Event::StreamStatus(Some(Status::Retrying {
                 message: error.message(self.lang),

@@ -2,22 +2,6 @@
 
 use air_chat::Lang;
 
-pub fn body_ended(lang: Lang) -> &'static str {
-    match lang {
-        Lang::En => "the stream ended without a finish marker",
-        Lang::Zh => "数据流在没有结束标记的情况下中断",
-    }
-}
-
-pub fn local_model_down(lang: Lang) -> &'static str {
-    match lang {
-        Lang::En => {
-            " The built-in local model does not seem to be running: start it with `./dev serve`, or open Settings and choose a provider."
-        }
-        Lang::Zh => " 内置本地模型似乎没有运行：请用 `./dev serve` 启动，或在设置中选择其他服务商。",
-    }
-}
-
 pub fn round_limit(lang: Lang, rounds: u32) -> String {
     match lang {
         Lang::En => format!(

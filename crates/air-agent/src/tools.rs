@@ -25,11 +25,11 @@ enum Plan {
 }
 
 impl<E: Env> Turn<'_, E> {
-    /// Runs the calls of `answer` concurrently and stores their results in
-    /// call order. `seen` holds the calls already run in this turn
+    /// Runs calls concurrently, each into its `tool` record, and stores
+    /// their results. `seen` holds the calls already run in this turn
     /// (name + canonical arguments): a repeat is not run again.
-    pub(crate) async fn run_calls(&self, answer: &MessageRecord, calls: Vec<ToolCall>, seen: &mut Vec<String>) {
-        let mut records = self.tool_records(answer, &calls).await;
+    pub(crate) async fn run_calls(&self, calls: Vec<(ToolCall, MessageRecord)>, seen: &mut Vec<String>) {
+        let (calls, mut records): (Vec<ToolCall>, Vec<MessageRecord>) = calls.into_iter().unzip();
         let mut plans = Vec::with_capacity(calls.len());
         for call in &calls {
             let plan = self.plan(call);
@@ -62,7 +62,7 @@ impl<E: Env> Turn<'_, E> {
     }
 
     /// One `tool` record per call, in order after the answer.
-    async fn tool_records(&self, answer: &MessageRecord, calls: &[ToolCall]) -> Vec<MessageRecord> {
+    pub(crate) async fn tool_records(&self, answer: &MessageRecord, calls: &[ToolCall]) -> Vec<MessageRecord> {
         let env = self.env;
         let mut seq = answer.seq;
         calls

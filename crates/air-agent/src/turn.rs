@@ -106,7 +106,7 @@ impl<'a, E: Env> Turn<'a, E> {
             return;
         }
         let vars = self.env.template_vars();
-        let mut record = match resume {
+        let record = match resume {
             Some(r) => r,
             None => {
                 if self.settings.transitive_thinking {
@@ -120,9 +120,16 @@ impl<'a, E: Env> Turn<'a, E> {
                 self.new_answer(session_id, None).await
             }
         };
+        self.tool_loop(session_id, record, 0).await;
+    }
+
+    /// Streams `record` and, while the answer asks for tools and rounds are
+    /// left, runs them and asks again. `round` is how many tool rounds this
+    /// turn already ran.
+    async fn tool_loop(&self, session_id: &str, mut record: MessageRecord, mut round: u32) {
+        let vars = self.env.template_vars();
         let max_rounds = self.settings.max_tool_rounds;
         let mut seen = Vec::new();
-        let mut round = 0;
         loop {
             let history = self.history(session_id, Some(&record.id)).await;
             let mut request = build_request(&self.settings, &history, &vars);
@@ -138,12 +145,51 @@ impl<'a, E: Env> Turn<'a, E> {
                 return;
             }
             round += 1;
-            self.run_calls(&record, streamed.calls, &mut seen).await;
+            let records = self.tool_records(&record, &streamed.calls).await;
+            self.run_calls(streamed.calls.into_iter().zip(records).collect(), &mut seen).await;
             if self.abort.is_aborted() {
                 return;
             }
             record = self.new_answer(session_id, None).await;
         }
+    }
+
+    /// Picks up a tool round that did not finish: the tab closed while its
+    /// calls waited for approval or ran. Those calls are checked again (and
+    /// approval asked again), run, and the answer goes on. Does nothing
+    /// unless the conversation ends with such a round.
+    pub async fn resume_tools(&self, session_id: &str) -> Result<(), StoreError> {
+        let all = self.env.store().messages(session_id).await?;
+        let Some(i) = all.iter().rposition(|m| m.role == Role::Assistant) else { return Ok(()) };
+        let answer = &all[i];
+        let tail = &all[i + 1..];
+        if answer.tool_calls.is_empty() || tail.iter().any(|m| m.role != Role::Tool) {
+            return Ok(());
+        }
+        let mut pending = Vec::new();
+        for call in &answer.tool_calls {
+            let result = tail.iter().find(|m| m.tool_call_id.as_deref() == Some(call.id.as_str()));
+            match result {
+                Some(r) if r.tool.as_ref().is_some_and(|t| t.status.is_final()) => {}
+                Some(r) => pending.push((call.clone(), r.clone())),
+                None => {
+                    let mut records = self.tool_records(answer, std::slice::from_ref(call)).await;
+                    if let Some(r) = records.pop() {
+                        pending.push((call.clone(), r));
+                    }
+                }
+            }
+        }
+        if pending.is_empty() {
+            return Ok(());
+        }
+        self.run_calls(pending, &mut Vec::new()).await;
+        if self.abort.is_aborted() {
+            return Ok(());
+        }
+        let next = self.new_answer(session_id, None).await;
+        self.tool_loop(session_id, next, 1).await;
+        Ok(())
     }
 
     /// Everything stored for the session that belongs in the request (not

@@ -176,7 +176,7 @@ fn brief(m: &MessageRecord) -> String {
         }
     }
     if let Some(e) = &m.error {
-        let _ = write!(s, " error={e:?}");
+        let _ = write!(s, " error={:?}", e.message(Lang::En));
     }
     if let Some(f) = &m.finish {
         let _ = write!(s, " finish={f:?}");
@@ -542,4 +542,52 @@ fn the_next_request_is_the_same_after_a_reload() {
     let mut again = build_request(&s.settings, &without_last, &vars);
     again.tools = s.tools.definitions().map(ToolDef::to_openai).collect();
     assert_eq!(again.to_json(), sent);
+}
+
+/// A tab closed while one call waited for approval and another ran: on
+/// the next visit the question is asked again, the interrupted call runs
+/// again, and the answer goes on.
+#[test]
+fn an_unfinished_tool_round_is_picked_up_again() {
+    use air_chat::{Role, ToolCall};
+    use air_store::records::{ToolRun, ToolStatus};
+    let s = setup();
+    let store = &s.world.store.inner;
+    let call = |id: &str, name: &str, args: &str| ToolCall { id: id.into(), name: name.into(), arguments: args.into(), extra: None };
+    let result = |id: &str, call_id: &str, name: &str, status: ToolStatus| {
+        let mut m = MessageRecord::new(id, "s1", 0.0, Role::Tool, "");
+        m.seq = if call_id == "a" { 4.0 } else { 5.0 };
+        m.tool_call_id = Some(call_id.into());
+        m.tool = Some(ToolRun {
+            name: name.into(),
+            server: None,
+            arguments: "{}".into(),
+            status,
+            output: Vec::new(),
+            full_chars: None,
+            started_at: None,
+            duration_ms: None,
+        });
+        m
+    };
+    let mut answer = MessageRecord::new("m2", "s1", 3.0, Role::Assistant, "");
+    answer.tool_calls = vec![call("a", "delete_file", r#"{"text":"/tmp/x"}"#), call("b", "echo", r#"{"text":"hi"}"#)];
+    run(async {
+        store.put_session(&SessionRecord::new("s1", 1.0)).await.unwrap();
+        store.put_message(&MessageRecord::new("m1", "s1", 2.0, Role::User, "Clean and greet")).await.unwrap();
+        store.put_message(&answer).await.unwrap();
+        store.put_message(&result("t1", "a", "delete_file", ToolStatus::AwaitingApproval)).await.unwrap();
+        store.put_message(&result("t2", "b", "echo", ToolStatus::Running)).await.unwrap();
+    });
+    s.world.approvals.borrow_mut().push_back(Approval::Once);
+    s.world.http.push(text_reply("Cleaned and greeted."));
+    run(s.turn().resume_tools("s1")).unwrap();
+    let all = run(s.stored("s1"));
+    let statuses: Vec<_> = all.iter().filter_map(|m| m.tool.as_ref().map(|t| t.status)).collect();
+    assert_eq!(statuses, [ToolStatus::Done, ToolStatus::Done]);
+    assert_eq!(all.last().map(|m| m.content.as_str()), Some("Cleaned and greeted."));
+    // Nothing to pick up any more.
+    run(s.turn().resume_tools("s1")).unwrap();
+    assert_eq!(s.world.http.requests().len(), 1);
+    s.check(expect_file!["transcripts/resume.txt"]);
 }

@@ -1,10 +1,12 @@
 //! Failures of a chat request, classified so the user can act on them.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ProviderError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum HttpErrorKind {
     /// 400 because the conversation does not fit the model's context.
     ContextOverflow,
@@ -34,8 +36,10 @@ pub enum Lang {
 }
 
 /// Why a chat request failed. `Display` is the English message;
-/// [`ChatError::message`] gives it in another language.
-#[derive(Debug, Clone, PartialEq)]
+/// [`ChatError::message`] gives it in another language. Stored with the
+/// answer it ended (so it is shown in the language of the moment).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum ChatError {
     /// The server answered with a non-2xx status.
     Http {
@@ -55,8 +59,11 @@ pub enum ChatError {
     Unexpected(String),
     /// The provider reported an error in the middle of the answer.
     Provider(ProviderError),
-    /// The body stopped before the answer was complete.
-    Interrupted(String),
+    /// The body stopped before the answer was complete; `None`: it ended
+    /// without a finish marker.
+    Interrupted { detail: Option<String> },
+    /// Anything else, in words (also what older versions stored).
+    Other { text: String },
 }
 
 impl std::error::Error for ChatError {}
@@ -85,12 +92,19 @@ impl ChatError {
             ChatError::Cors { url } => format!(
                 "{url} answered, but does not allow requests from this page (CORS). The server must send `Access-Control-Allow-Origin` (for this page's origin or `*`) and allow the `Content-Type` and `Authorization` request headers; `Access-Control-Allow-Headers: *` does not cover `Authorization`."
             ),
+            ChatError::Other { text } => text.clone(),
             ChatError::Unexpected(m) if zh => format!("服务器有应答，但内容不符合预期：{m}"),
             ChatError::Unexpected(m) => format!("The server answered, but not with what was expected: {m}"),
             ChatError::Provider(e) if zh => format!("服务商报告了错误：{e}"),
             ChatError::Provider(e) => format!("The provider reported an error: {e}"),
-            ChatError::Interrupted(m) if zh => format!("回答完成前连接中断：{m}"),
-            ChatError::Interrupted(m) => format!("The connection was lost before the answer was complete: {m}"),
+            ChatError::Interrupted { detail } if zh => format!(
+                "回答完成前连接中断：{}",
+                detail.as_deref().unwrap_or("数据流在没有结束标记的情况下中断")
+            ),
+            ChatError::Interrupted { detail } => format!(
+                "The connection was lost before the answer was complete: {}",
+                detail.as_deref().unwrap_or("the stream ended without a finish marker")
+            ),
         }
     }
 }
@@ -267,6 +281,25 @@ mod tests {
         assert_eq!(classify_http(400, "", None).retry_delay_ms(1), None);
         let net = ChatError::Network { url: "u".into(), detail: "d".into() };
         assert_eq!(net.retry_delay_ms(1), None, "a network/CORS failure is shown, not retried");
+    }
+
+    #[test]
+    fn errors_are_stored_and_read_back() {
+        let all = [
+            classify_http(429, r#"{"error":{"message":"slow"}}"#, Some("3")),
+            ChatError::Network { url: "u".into(), detail: "d".into() },
+            ChatError::Cors { url: "u".into() },
+            ChatError::Unexpected("x".into()),
+            ChatError::Provider(crate::ProviderError { code: Some("c".into()), message: "m".into() }),
+            ChatError::Interrupted { detail: None },
+            ChatError::Other { text: "t".into() },
+        ];
+        for e in all {
+            let json = serde_json::to_string(&e).unwrap();
+            assert_eq!(serde_json::from_str::<ChatError>(&json).unwrap(), e, "{json}");
+        }
+        let stored = serde_json::to_string(&ChatError::Interrupted { detail: None }).unwrap();
+        assert_eq!(stored, r#"{"kind":"interrupted","detail":{"detail":null}}"#);
     }
 
     #[test]

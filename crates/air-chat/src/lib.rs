@@ -59,7 +59,7 @@ pub struct ToolCallDelta {
 }
 
 /// An error the provider sent inside a 200 stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProviderError {
     pub code: Option<String>,
     pub message: String,

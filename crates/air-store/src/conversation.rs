@@ -154,7 +154,7 @@ mod tests {
         settings.temperature = Some(0.5);
         let user = MessageRecord::new("u", "s", 1.0, Role::User, "hi");
         let mut failed = MessageRecord::new("a", "s", 2.0, Role::Assistant, "");
-        failed.error = Some("HTTP 500".into());
+        failed.error = Some(crate::records::AnswerError::new(air_chat::ChatError::Other { text: "HTTP 500".into() }));
         let user2 = MessageRecord::new("u2", "s", 3.0, Role::User, "again");
         let req = build_request(&settings, &[user, failed, user2], &TemplateVars::default());
         let json = serde_json::to_value(&req).unwrap_or_default();

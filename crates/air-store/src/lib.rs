@@ -25,11 +25,24 @@ pub use settings::{KeyValue, Settings};
 /// Name and version of the database. Bump the version together with a
 /// migration step in the browser store.
 pub const DB_NAME: &str = "air-agent-db";
-pub const DB_VERSION: u32 = 1;
+///
+/// * 1: `sessions` and `messages` (index `by_session`).
+/// * 2: adds `meta` (out-of-line keys) holding the record format in use
+///   under [`FORMAT_KEY`], and the `by_updated` index of `sessions`; the
+///   records are rewritten in the current format (errors as structured
+///   values instead of text).
+pub const DB_VERSION: u32 = 2;
 pub const SESSIONS: &str = "sessions";
 pub const MESSAGES: &str = "messages";
+pub const META: &str = "meta";
 /// Index of `messages` on `[sessionId, seq]`.
 pub const BY_SESSION: &str = "by_session";
+/// Index of `sessions` on `updatedAt` (last activity).
+pub const BY_UPDATED: &str = "by_updated";
+/// Key in `meta` of the record format the stored records are in.
+pub const FORMAT_KEY: &str = "recordFormat";
+/// The record format this version writes.
+pub const RECORD_FORMAT: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StoreError {

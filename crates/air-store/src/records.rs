@@ -1,8 +1,62 @@
 //! Stored records. Field names are camelCase in storage and export.
 
-use air_chat::{ChatMessage, FinishReason, Role, ToolCall, Usage};
+use air_chat::{ChatError, ChatMessage, FinishReason, Lang, Role, ToolCall, Usage};
 use air_tools::Content;
 use serde::{Deserialize, Serialize};
+
+/// Why an answer ended early, stored as data so it is shown in the
+/// language of the moment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerError {
+    pub error: ChatError,
+    /// The built-in local model seemed not to be running: say how to start it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub local_model_down: bool,
+}
+
+impl AnswerError {
+    pub fn new(error: ChatError) -> Self {
+        Self { error, local_model_down: false }
+    }
+
+    pub fn message(&self, lang: Lang) -> String {
+        let mut text = self.error.message(lang);
+        if self.local_model_down {
+            text.push_str(match lang {
+                Lang::En => {
+                    " The built-in local model does not seem to be running: start it with `./dev serve`, or open Settings and choose a provider."
+                }
+                Lang::Zh => " 内置本地模型似乎没有运行：请用 `./dev serve` 启动，或在设置中选择其他服务商。",
+            });
+        }
+        text
+    }
+}
+
+impl<'de> Deserialize<'de> for AnswerError {
+    /// Reads the structured form, and the plain text that schema version 1
+    /// stored.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Structured {
+            error: ChatError,
+            #[serde(default)]
+            local_model_down: bool,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Structured(Structured),
+            Text(String),
+        }
+        Ok(match Repr::deserialize(d)? {
+            Repr::Structured(s) => Self { error: s.error, local_model_down: s.local_model_down },
+            Repr::Text(text) => Self::new(ChatError::Other { text }),
+        })
+    }
+}
 
 /// What a message is, beyond its role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,7 +201,7 @@ pub struct MessageRecord {
     pub incomplete: bool,
     /// Why the answer ended early (shown in the chat, never sent to the model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<AnswerError>,
     /// The user stopped the answer.
     #[serde(default)]
     pub stopped: bool,
@@ -262,7 +316,7 @@ mod tests {
     #[test]
     fn failed_and_special_messages_are_not_sent_to_the_model() {
         let mut failed = MessageRecord::new("a", "s", 1.0, Role::Assistant, "");
-        failed.error = Some("HTTP 500".into());
+        failed.error = Some(AnswerError::new(ChatError::Other { text: "HTTP 500".into() }));
         assert_eq!(failed.to_chat(), None);
         let mut thought = MessageRecord::new("t", "s", 2.0, Role::Assistant, "chain");
         thought.kind = Some(MessageKind::TransitiveThought);
@@ -285,6 +339,25 @@ mod tests {
         let wire = serde_json::to_value(stored.to_chat()).unwrap_or_default();
         assert_eq!(wire["tool_calls"][0]["extra_content"]["google"]["thought_signature"], "c2ln");
         assert_eq!(wire["content"], serde_json::Value::Null, "a tool-only turn sends content null");
+    }
+
+    #[test]
+    fn errors_written_by_version_1_are_read_as_text() {
+        let v1 = r#"{"id":"a","sessionId":"s","seq":1,"role":"assistant","timestamp":1,"content":"x","error":"HTTP 500: boom","type":"transitive-thought"}"#;
+        let m: MessageRecord = serde_json::from_str(v1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.error.as_ref().map(|e| e.message(Lang::Zh)), Some("HTTP 500: boom".to_owned()));
+        assert_eq!(m.kind, Some(MessageKind::TransitiveThought));
+        let later = r#"{"id":"a","sessionId":"s","seq":1,"role":"assistant","timestamp":1,"type":"something-new"}"#;
+        let m: MessageRecord = serde_json::from_str(later).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.kind, Some(MessageKind::Unknown));
+        assert_eq!(m.to_chat(), None, "unknown kinds are never sent");
+        // The structured form, in both languages, with the local hint.
+        let mut e = AnswerError::new(ChatError::Interrupted { detail: None });
+        e.local_model_down = true;
+        let back: AnswerError = serde_json::from_str(&serde_json::to_string(&e).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, e);
+        assert!(back.message(Lang::En).ends_with("choose a provider."));
+        assert!(back.message(Lang::Zh).starts_with("回答完成前连接中断"));
     }
 
     #[test]

@@ -1,13 +1,21 @@
 //! IndexedDB (through rexie) as an [`air_store::Store`].
 //!
 //! Schema (version [`air_store::DB_VERSION`]):
-//! * `sessions`, key path `id`;
-//! * `messages`, key path `id`, index `by_session` on `[sessionId, seq]`.
+//! * `sessions`, key path `id`, index `by_updated` on `updatedAt`;
+//! * `messages`, key path `id`, index `by_session` on `[sessionId, seq]`;
+//! * `meta`, out-of-line keys: the record format under `recordFormat`.
+//!
+//! Upgrades: rexie creates what a version adds (stores, indexes) when the
+//! database opens; then [`IdbStore::open`] rewrites records stored in an
+//! older format, once, and records the format in `meta`.
 //!
 //! A message is its own record, so a checkpoint rewrites one small record
 //! and two tabs never overwrite each other's messages.
 
-use air_store::{BY_SESSION, DB_NAME, DB_VERSION, MESSAGES, MessageRecord, SESSIONS, SessionRecord, Store, StoreError};
+use air_store::{
+    BY_SESSION, BY_UPDATED, DB_NAME, DB_VERSION, FORMAT_KEY, MESSAGES, META, MessageRecord, RECORD_FORMAT, SESSIONS,
+    SessionRecord, Store, StoreError,
+};
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -52,14 +60,61 @@ impl IdbStore {
     pub async fn open(name: &str) -> air_store::Result<Self> {
         let db = Rexie::builder(name)
             .version(DB_VERSION)
-            .add_object_store(ObjectStore::new(SESSIONS).key_path("id"))
+            .add_object_store(ObjectStore::new(SESSIONS).key_path("id").add_index(Index::new(BY_UPDATED, "updatedAt")))
             .add_object_store(
                 ObjectStore::new(MESSAGES).key_path("id").add_index(Index::new_array(BY_SESSION, ["sessionId", "seq"])),
             )
+            .add_object_store(ObjectStore::new(META))
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(err(e).to_string()))?;
-        Ok(Self { db })
+        let store = Self { db };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// The record format the stored records are in (1 before `meta` existed).
+    pub async fn record_format(&self) -> air_store::Result<u32> {
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
+        let v = tx.store(META).map_err(err)?.get(JsValue::from_str(FORMAT_KEY)).await.map_err(err)?;
+        Ok(v.and_then(|v| v.as_f64()).map_or(1, |f| f as u32))
+    }
+
+    /// Rewrites records stored in an older format in the current one, in
+    /// one transaction (all or nothing), then records the format. A record
+    /// that cannot be read is left as it is (reading it reports it).
+    async fn migrate(&self) -> air_store::Result<()> {
+        if self.record_format().await? >= RECORD_FORMAT {
+            return Ok(());
+        }
+        // A new database has nothing to migrate, and writes nothing: its
+        // records are written in the current format from the start, and
+        // the marker comes with the first migration that has work to do.
+        let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
+        if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0 {
+            return Ok(());
+        }
+        self.write(&[MESSAGES, META], |tx| async move {
+            let messages = tx.store(MESSAGES).map_err(err)?;
+            for v in messages.get_all(None, None).await.map_err(err)? {
+                if let Ok(record) = from_js::<MessageRecord>(v) {
+                    messages.put(&to_js(&record)?, None).await.map_err(err)?;
+                }
+            }
+            let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
+            tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
+            Ok(tx)
+        })
+        .await
+    }
+
+    /// A stored record as it is on disk, as JSON (for tests and diagnosis).
+    pub async fn raw(&self, store: &str, key: &str) -> air_store::Result<Option<serde_json::Value>> {
+        let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(err)?;
+        match tx.store(store).map_err(err)?.get(JsValue::from_str(key)).await.map_err(err)? {
+            Some(v) if !v.is_undefined() => Ok(Some(from_js(v)?)),
+            _ => Ok(None),
+        }
     }
 
     /// Opens the app's database.

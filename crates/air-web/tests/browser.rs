@@ -60,3 +60,59 @@ fn local_storage_settings_round_trip() {
     assert_eq!(kv.get("air-agent-settings.corrupt").as_deref(), Some("{broken"));
     kv.remove(SETTINGS_KEY);
 }
+
+/// A database written by schema version 1 (errors as text, no `meta`)
+/// opens in version 2: the records are read, rewritten in the current
+/// format, and the new index and store exist.
+#[wasm_bindgen_test]
+async fn a_version_1_database_is_migrated() {
+    use air_store::records::MessageKind;
+    use rexie::{Index, ObjectStore, Rexie, TransactionMode};
+    let name = "air-test-migrate-v1";
+    let _ = IdbStore::delete_database(name).await;
+    // Exactly what version 1 created and wrote.
+    let v1 = Rexie::builder(name)
+        .version(1)
+        .add_object_store(ObjectStore::new("sessions").key_path("id"))
+        .add_object_store(ObjectStore::new("messages").key_path("id").add_index(Index::new_array("by_session", ["sessionId", "seq"])))
+        .build()
+        .await
+        .expect("open v1");
+    // As the app stores records: plain objects, not Maps.
+    let js = |v: serde_json::Value| {
+        use serde::Serialize;
+        v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).expect("to js")
+    };
+    let tx = v1.transaction(&["sessions", "messages"], TransactionMode::ReadWrite).expect("tx");
+    tx.store("sessions")
+        .expect("sessions")
+        .put(&js(serde_json::json!({"id": "s1", "title": "Old", "titleEdited": false, "createdAt": 1.0, "updatedAt": 2.0})), None)
+        .await
+        .expect("put session");
+    let messages = tx.store("messages").expect("messages");
+    for m in [
+        serde_json::json!({"id": "m1", "sessionId": "s1", "seq": 1.0, "role": "user", "content": "Hi", "timestamp": 1.0, "incomplete": false, "stopped": false}),
+        serde_json::json!({"id": "m2", "sessionId": "s1", "seq": 2.0, "role": "assistant", "content": "", "timestamp": 2.0, "type": "transitive-thought", "error": "HTTP 500: boom", "incomplete": false, "stopped": false}),
+    ] {
+        messages.put(&js(m), None).await.expect("put message");
+    }
+    tx.done().await.expect("commit");
+    v1.close();
+
+    let store = IdbStore::open(name).await.expect("open v2");
+    assert_eq!(store.record_format().await.expect("format"), air_store::RECORD_FORMAT);
+    assert_eq!(store.list_sessions().await.expect("list")[0].title, "Old");
+    let all = store.messages("s1").await.expect("messages");
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[1].kind, Some(MessageKind::TransitiveThought));
+    assert_eq!(all[1].error.as_ref().map(|e| e.message(air_chat::Lang::En)), Some("HTTP 500: boom".to_owned()));
+    // On disk the error is now the structured value.
+    let raw = store.raw("messages", "m2").await.expect("raw").expect("stored");
+    assert_eq!(raw["error"]["error"]["kind"], "other", "{raw}");
+    assert_eq!(raw["error"]["error"]["detail"]["text"], "HTTP 500: boom", "{raw}");
+    store.close();
+    // Opening again finds nothing to do and changes nothing.
+    let again = IdbStore::open(name).await.expect("reopen");
+    assert_eq!(again.messages("s1").await.expect("messages"), all);
+    again.close();
+}

@@ -108,3 +108,58 @@ fn ci_runs_the_readme_test_command() {
     assert!(readme.contains("./dev test"), "README must give the test command");
     assert!(ci.lines().any(|l| l.trim() == "./dev test" || l.trim() == "exec ./dev test"), ".ci/run must run ./dev test");
 }
+
+/// The crate map of ARCHITECTURE.md: which workspace crates each crate may
+/// depend on. Dependencies point one way; a new edge is a decision to
+/// write down there first.
+#[test]
+fn dependencies_follow_the_crate_map() {
+    let allowed: &[(&str, &[&str])] = &[
+        ("air-sse", &[]),
+        ("air-http", &[]),
+        ("air-tools", &[]),
+        ("air-render", &[]),
+        ("air-chat", &["air-sse", "air-http"]),
+        ("air-store", &["air-chat", "air-tools"]),
+        ("air-agent", &["air-chat", "air-http", "air-store", "air-tools"]),
+        ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
+        ("app", &["air-agent", "air-chat", "air-http", "air-render", "air-store", "air-tools", "air-web"]),
+        ("tidy", &[]),
+    ];
+    let all = packages();
+    let ours: Vec<&str> = all.iter().map(|(n, _, _)| n.as_str()).collect();
+    for (name, _, deps) in &all {
+        let Some((_, ok)) = allowed.iter().find(|(n, _)| n == name) else {
+            panic!("crate {name} is not in the crate map of this test (and ARCHITECTURE.md)")
+        };
+        for d in deps.iter().filter(|d| ours.contains(&d.as_str()) && *d != name) {
+            assert!(ok.contains(&d.as_str()), "{name} must not depend on {d} (see the crate map in ARCHITECTURE.md)");
+        }
+    }
+}
+
+/// In `app/`, only `env.rs` (the browser environment it injects) reads the
+/// clock, makes ids, sets timers or sends requests.
+#[test]
+fn app_reaches_the_browser_only_through_its_environment() {
+    let dir = root().join("app/src");
+    let forbidden = ["air_web::now_ms", "air_web::new_id", "air_web::sleep", "set_timeout", "set_interval", "http::send", "FetchClient", "local_date_time()"];
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.file_name().and_then(|n| n.to_str()) == Some("env.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for f in forbidden {
+                let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains(f) && !l.contains("crate::env::")).map(|(i, _)| i + 1).collect();
+                assert!(hits.is_empty(), "{}:{hits:?} uses {f}; go through app/src/env.rs", path.display());
+            }
+        }
+    }
+}
