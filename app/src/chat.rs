@@ -4,19 +4,102 @@
 
 use std::rc::Rc;
 
-use air_agent::{Event, Status, ToolMode, Turn};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use air_agent::{Approval, Env, Event, Status, ToolMode, Turn};
 use air_http::Abort;
+use air_store::conversation::TemplateVars;
 use air_store::{MessageRecord, StoreError};
+use air_tools::ToolDef;
+use air_tools::policy::Policy;
+use futures_channel::oneshot;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::env::BrowserEnv;
-pub use crate::env::answer_approval;
+use crate::env;
 use crate::state::{AppState, Streaming};
+use crate::store::AnyStore;
+
+/// The browser as a turn sees it.
+pub struct BrowserEnv {
+    state: AppState,
+    store: Rc<AnyStore>,
+    http: env::Http,
+}
+
+thread_local! {
+    /// Approvals being waited for, by tool message id.
+    static APPROVALS: RefCell<HashMap<String, oneshot::Sender<Approval>>> = RefCell::new(HashMap::new());
+}
+
+/// Answers the approval question of a tool card.
+pub fn answer_approval(state: AppState, record_id: &str, approval: Approval) {
+    if let Some(tx) = APPROVALS.with(|a| a.borrow_mut().remove(record_id)) {
+        let _ = tx.send(approval);
+    }
+    state.chat.awaiting.update(|ids| ids.retain(|id| id != record_id));
+}
+
+impl BrowserEnv {
+    pub fn new(state: AppState, store: Rc<AnyStore>) -> Self {
+        Self { state, store, http: env::Http::default() }
+    }
+}
+
+impl Env for BrowserEnv {
+    type Http = env::Http;
+    type Store = AnyStore;
+
+    fn http(&self) -> &env::Http {
+        &self.http
+    }
+    fn store(&self) -> &AnyStore {
+        &self.store
+    }
+    fn now_ms(&self) -> f64 {
+        env::now_ms()
+    }
+    fn new_id(&self) -> String {
+        env::new_id()
+    }
+    async fn sleep(&self, ms: u64) {
+        env::sleep(ms).await;
+    }
+    fn template_vars(&self) -> TemplateVars {
+        let (date, time) = env::local_date_time();
+        TemplateVars { date, time, locale: env::locale() }
+    }
+    fn emit(&self, event: Event) {
+        apply(self.state, event);
+    }
+    fn in_history(&self, m: &MessageRecord) -> bool {
+        // An answer still streaming in another tab (incomplete, and not
+        // shown here) is not part of the conversation yet.
+        let remote = self.state.chat.remote_streams.with_untracked(|r| r.contains(&m.id));
+        !remote && (!m.incomplete || self.state.chat.messages.with_untracked(|l| l.iter().any(|l| l.id == m.id)))
+    }
+    fn is_deleted(&self, session_id: &str) -> bool {
+        self.state.sessions.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id))
+    }
+    async fn approve(&self, record: &MessageRecord, _tool: &ToolDef) -> Approval {
+        let (tx, rx) = oneshot::channel();
+        APPROVALS.with(|a| a.borrow_mut().insert(record.id.clone(), tx));
+        self.state.chat.awaiting.update(|ids| ids.push(record.id.clone()));
+        rx.await.unwrap_or(Approval::Deny)
+    }
+    fn always_allow(&self, tool: &ToolDef) {
+        let mut settings = self.state.prefs.settings.get_untracked();
+        settings.tool_policies.set_tool(&tool.name, Some(Policy::Allow));
+        self.state.save_settings(settings);
+    }
+}
+
+
 
 /// What a turn's events change on screen.
-pub(crate) fn apply(state: AppState, event: Event) {
-    let active = state.active.get_untracked();
+fn apply(state: AppState, event: Event) {
+    let active = state.sessions.active.get_untracked();
     let here = |session_id: &str| active.as_deref() == Some(session_id);
     match event {
         Event::SessionCreated(session) => {
@@ -24,42 +107,42 @@ pub(crate) fn apply(state: AppState, event: Event) {
             state.upsert_session(session);
             // The user is still on the session creator: open the new session.
             if active.is_none() {
-                state.active.set(Some(id));
+                state.sessions.active.set(Some(id));
             }
         }
         Event::SessionSaved(session) => {
-            if !state.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session.id)) {
+            if !state.sessions.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session.id)) {
                 state.upsert_session(session);
             }
         }
         Event::MessageSaved(record) => {
             // The finished answer replaces its live view in the same update,
             // so it never shows twice.
-            if state.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.message_id == record.id)) {
-                state.streaming.set(None);
+            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.message_id == record.id)) {
+                state.chat.streaming.set(None);
             }
             // `active` may have been set by SessionCreated just now.
-            if state.active.get_untracked().as_deref() == Some(record.session_id.as_str()) {
-                state.messages.update(|list| upsert_message(list, record));
+            if state.sessions.active.get_untracked().as_deref() == Some(record.session_id.as_str()) {
+                state.chat.messages.update(|list| upsert_message(list, record));
             }
         }
         Event::MessagesRemoved { session_id, ids } => {
             if here(&session_id) {
-                state.messages.update(|m| m.retain(|x| !ids.contains(&x.id)));
+                state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id)));
             }
         }
         Event::StreamStarted { session_id, message_id, model, thought, text, reasoning } => {
             // A continued answer is shown live instead of as its record.
-            state.messages.update(|m| m.retain(|x| x.id != message_id));
-            state.streaming.set(Some(Streaming { session_id, message_id, model, text, reasoning, status: None, thought }));
+            state.chat.messages.update(|m| m.retain(|x| x.id != message_id));
+            state.chat.streaming.set(Some(Streaming { session_id, message_id, model, text, reasoning, status: None, thought }));
         }
-        Event::StreamDelta { text, reasoning } => state.streaming.update(|s| {
+        Event::StreamDelta { text, reasoning } => state.chat.streaming.update(|s| {
             if let Some(s) = s {
                 s.text.push_str(&text);
                 s.reasoning.push_str(&reasoning);
             }
         }),
-        Event::StreamModel(model) => state.streaming.update(|s| {
+        Event::StreamModel(model) => state.chat.streaming.update(|s| {
             if let Some(s) = s {
                 s.model = model;
             }
@@ -74,13 +157,13 @@ pub(crate) fn apply(state: AppState, event: Event) {
                     .replace("{max}", &max.to_string());
                 format!("{message} {retry}")
             });
-            state.streaming.update(|s| {
+            state.chat.streaming.update(|s| {
                 if let Some(s) = s {
                     s.status = line;
                 }
             });
         }
-        Event::StreamEnded { .. } => state.streaming.set(None),
+        Event::StreamEnded { .. } => state.chat.streaming.set(None),
         Event::Broadcast(e) => state.broadcast(e),
         Event::StoreFailed { what, error } => {
             let t = state.t();
@@ -121,7 +204,7 @@ where
 /// A turn for the current settings and tools.
 fn turn<'a>(env: &'a BrowserEnv, abort: Abort, tools: &'a air_tools::Registry) -> Turn<'a, BrowserEnv> {
     let state = env.state;
-    let settings = state.settings.get_untracked();
+    let settings = state.prefs.settings.get_untracked();
     let mode = if settings.tools_enabled { ToolMode::Native } else { ToolMode::Off };
     let policies = settings.tool_policies.clone();
     Turn::new(env, settings, tools, abort, state.chat_lang()).with_mode(mode).with_policies(policies)
@@ -136,13 +219,13 @@ pub fn send(state: AppState, text: String) {
     }
     start(state, move |env, abort| async move {
         // Cleared at once, so a second Enter cannot send it again.
-        state.draft.set(String::new());
+        state.chat.draft.set(String::new());
         let tools = state.tools();
-        let session = state.active.get_untracked();
+        let session = state.sessions.active.get_untracked();
         if let Err(e) = turn(&env, abort, &tools).send(session, &text).await {
             // Nothing was saved: the text goes back into the composer.
-            if state.draft.with_untracked(String::is_empty) {
-                state.draft.set(text);
+            if state.chat.draft.with_untracked(String::is_empty) {
+                state.chat.draft.set(text);
             }
             state.report(state.t().err_save_message, &e);
         }
@@ -157,7 +240,7 @@ fn report_err(state: AppState, template: fn(&crate::i18n::Text) -> &'static str,
 
 /// Replaces an answer with a new one (and drops anything after it).
 pub fn regenerate(state: AppState, message_id: String) {
-    let Some(session_id) = state.active.get_untracked() else { return };
+    let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, move |env, abort| async move {
         let tools = state.tools();
         let r = turn(&env, abort, &tools).regenerate(&session_id, &message_id).await;
@@ -167,7 +250,7 @@ pub fn regenerate(state: AppState, message_id: String) {
 
 /// Continues an answer that was cut off (reload, Stop, token limit).
 pub fn continue_answer(state: AppState, message_id: String) {
-    let Some(session_id) = state.active.get_untracked() else { return };
+    let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, move |env, abort| async move {
         let tools = state.tools();
         let r = turn(&env, abort, &tools).continue_answer(&session_id, &message_id).await;
@@ -177,7 +260,7 @@ pub fn continue_answer(state: AppState, message_id: String) {
 
 /// Changes a user message, drops everything after it and asks again.
 pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
-    let Some(session_id) = state.active.get_untracked() else { return };
+    let Some(session_id) = state.sessions.active.get_untracked() else { return };
     if text.trim().is_empty() {
         return;
     }
@@ -191,7 +274,7 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
 /// Picks up the tool round a closed tab left unfinished: asks its approval
 /// questions again, runs interrupted calls again, and lets the answer go on.
 pub fn resume_tools(state: AppState) {
-    let Some(session_id) = state.active.get_untracked() else { return };
+    let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, move |env, abort| async move {
         let tools = state.tools();
         let r = turn(&env, abort, &tools).resume_tools(&session_id).await;

@@ -29,7 +29,7 @@ pub fn refresh_storage(state: AppState) {
         };
         line.push(' ');
         line.push_str(if persistent { t.storage_persistent } else { t.storage_not_persistent });
-        state.storage_line.set(line.trim().to_owned());
+        state.shell.storage_line.set(line.trim().to_owned());
     });
 }
 
@@ -42,7 +42,7 @@ pub fn export(state: AppState, only: Option<String>, include_secrets: bool) {
                 let now = crate::env::now_ms();
                 let mut doc = Export::new(sessions, now);
                 if only.is_none() {
-                    doc = doc.with_settings(&state.settings.get_untracked(), include_secrets);
+                    doc = doc.with_settings(&state.prefs.settings.get_untracked(), include_secrets);
                 }
                 let (date, _) = crate::env::local_date_time();
                 let name = match &only {
@@ -50,7 +50,7 @@ pub fn export(state: AppState, only: Option<String>, include_secrets: bool) {
                     None => format!("air-agent-export-{date}.json"),
                 };
                 if let Err(e) = air_web::download(&name, "application/json", &doc.to_json()) {
-                    state.notice.set(Some(state.t().import_failed.replace("{e}", &e)));
+                    state.shell.notice.set(Some(state.t().import_failed.replace("{e}", &e)));
                 }
             }
             Err(e) => state.report(state.t().import_failed, &e),
@@ -67,27 +67,27 @@ pub fn import(state: AppState, event: leptos::ev::Event) {
             Ok(Some(text)) => text,
             Ok(None) => return,
             Err(e) => {
-                state.import_result.set(Some(t.import_failed.replace("{e}", &e)));
+                state.shell.import_result.set(Some(t.import_failed.replace("{e}", &e)));
                 return;
             }
         };
         let doc = match Export::parse(&text) {
             Ok(doc) => doc,
             Err(e) => {
-                state.import_result.set(Some(t.import_failed.replace("{e}", &e)));
+                state.shell.import_result.set(Some(t.import_failed.replace("{e}", &e)));
                 return;
             }
         };
         match export::import(&*store, &doc).await {
             Ok((sessions, messages)) => {
-                state.import_result.set(Some(
+                state.shell.import_result.set(Some(
                     t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
                 ));
                 if let Ok(list) = store.list_sessions().await {
-                    state.sessions.set(list);
+                    state.sessions.list.set(list);
                 }
                 state.broadcast(air_store::sync::SyncEvent::SessionsChanged);
-                if let Some(id) = state.active.get_untracked() {
+                if let Some(id) = state.sessions.active.get_untracked() {
                     state.open_session(id).await;
                 }
                 refresh_storage(state);
@@ -97,7 +97,7 @@ pub fn import(state: AppState, event: leptos::ev::Event) {
                     air_store::StoreError::QuotaExceeded(_) => t.err_storage_full.to_owned(),
                     other => t.import_failed.replace("{e}", &other.to_string()),
                 };
-                state.import_result.set(Some(text));
+                state.shell.import_result.set(Some(text));
             }
         }
     });

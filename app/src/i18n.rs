@@ -1,153 +1,19 @@
-//! Every piece of UI text, in English and Chinese. `{n}`-style placeholders
-//! are filled with `str::replace`.
+//! The UI texts of the current language (the table is `air-i18n`).
 
-use air_store::settings::Language;
 use leptos::prelude::*;
 
-use crate::state::use_app;
+pub use air_i18n::Text;
 
-macro_rules! texts {
-    ($($key:ident: $en:expr, $zh:expr;)*) => {
-        pub struct Text { $(pub $key: &'static str,)* }
-        pub const EN: Text = Text { $($key: $en,)* };
-        pub const ZH: Text = Text { $($key: $zh,)* };
-    };
-}
-
-texts! {
-    app_loading: "Opening your conversations…", "正在打开你的对话…";
-    new_chat: "New chat", "新对话";
-    new_chat_button: "+ New chat", "+ 新对话";
-    hide_sidebar: "Hide conversations", "隐藏对话列表";
-    toggle_sidebar: "Show or hide conversations", "显示或隐藏对话列表";
-    search_placeholder: "Search conversations", "搜索对话";
-    search_empty: "No conversation matches.", "没有匹配的对话。";
-    deleted: "Conversation deleted.", "对话已删除。";
-    undo: "Undo", "撤销";
-    rename: "Rename", "重命名";
-    delete: "Delete this conversation", "删除此对话";
-    model_badge_title: "The model that answers", "回答问题的模型";
-    settings: "Settings", "设置";
-    dismiss: "Dismiss", "关闭";
-    creator_title: "What can I help with?", "有什么可以帮你？";
-    creator_answers_from: "Answers come from", "回答来自";
-    creator_at: "at", "位于";
-    suggestion_1: "Explain how a rainbow forms in two sentences.", "用两句话解释彩虹是怎么形成的。";
-    suggestion_2: "Write a haiku about the sea.", "写一首关于大海的俳句。";
-    suggestion_3: "Give me three ideas for a weekend project.", "给我三个周末小项目的点子。";
-    suggestion_4: "What is the difference between a list and a set?", "列表和集合有什么区别？";
-    composer_placeholder: "Ask anything… (Enter to send, Shift+Enter for a new line, Esc to stop)", "输入问题…（Enter 发送，Shift+Enter 换行，Esc 停止）";
-    send: "Send", "发送";
-    stop: "Stop", "停止";
-    reasoning: "Reasoning", "推理过程";
-    thought: "Thinking chain", "思考链";
-    stopped: "Stopped", "已停止";
-    truncated: "Cut off at the token limit", "已达到 token 上限";
-    truncated_hint: "Raise “max tokens” in Settings for longer answers", "在设置中调高“最大 token 数”以获得更长的回答";
-    incomplete: "Incomplete", "未完成";
-    answering_elsewhere: "Answering in another tab…", "正在另一个标签页中回答…";
-    copy: "Copy", "复制";
-    edit: "Edit", "编辑";
-    cancel: "Cancel", "取消";
-    save_and_send: "Save & send", "保存并发送";
-    continue_answer: "Continue", "继续";
-    regenerate: "Regenerate", "重新生成";
-    tokens: "tokens", "tokens";
-    answering: "answering…", "回答中…";
-    tools_enabled: "Tools: let the model use the calculator, the clock and MCP tools", "工具：允许模型使用计算器、时钟和 MCP 工具";
-    policies_title: "Before a tool runs:", "工具运行前：";
-    policy_default: "Default ({p})", "默认（{p}）";
-    policy_allow: "Run without asking", "直接运行";
-    policy_ask: "Ask me", "询问我";
-    policy_deny: "Never run", "从不运行";
-    tool_builtin: "built-in", "内置";
-    tool_awaiting: "Waiting for your approval", "等待你的批准";
-    tool_running: "Running…", "运行中…";
-    tool_done: "Done", "完成";
-    tool_error: "Error", "出错";
-    tool_denied: "Denied", "已拒绝";
-    tool_stopped: "Stopped", "已停止";
-    tool_interrupted: "Interrupted", "已中断";
-    tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
-    run_again: "Run again", "重新运行";
-    tool_ask: "Run this tool?", "运行这个工具吗？";
-    allow_once: "Allow once", "允许一次";
-    allow_always: "Always allow", "总是允许";
-    deny: "Deny", "拒绝";
-    retrying: "Retrying in {s} s (attempt {n} of {max})…", "{s} 秒后重试（第 {n}/{max} 次）…";
-    provider: "Provider", "服务商";
-    preset: "Preset", "预设";
-    base_url: "Base URL", "Base URL";
-    api_key: "API key", "API 密钥";
-    api_key_hint: "Sent only to the base URL above. Not needed for the local model.", "只会发送到上面的 Base URL。本地模型无需密钥。";
-    model: "Model", "模型";
-    test_button: "Test & list models", "测试并列出模型";
-    testing: "Testing…", "测试中…";
-    test_ok: "Connected: {n} model(s) available.", "连接成功：共有 {n} 个模型。";
-    test_model_missing: " “{m}” is not among them.", "其中没有“{m}”。";
-    answers: "Answers", "回答";
-    temperature: "Temperature", "温度";
-    max_tokens: "Max tokens", "最大 token 数";
-    max_tool_rounds: "Max tool rounds", "最大工具轮数";
-    default_value: "default", "默认";
-    system_prompt: "System prompt", "系统提示词";
-    system_prompt_hint: "Variables: {{date}} {{time}} {{model}} {{locale}}", "变量：{{date}} {{time}} {{model}} {{locale}}";
-    transitive: "Transitive Thinking: think first in a separate request, then answer", "Transitive Thinking：先用一次单独的请求思考，再回答";
-    appearance: "Appearance", "外观";
-    theme: "Theme", "主题";
-    theme_system: "System", "跟随系统";
-    theme_light: "Light", "浅色";
-    theme_dark: "Dark", "深色";
-    language: "Language", "语言";
-    save: "Save", "保存";
-    data: "Data", "数据";
-    export_all: "Export all", "全部导出";
-    export_one: "Export this conversation", "导出当前对话";
-    import: "Import…", "导入…";
-    include_secrets: "Include the API key in exports", "导出时包含 API 密钥";
-    storage_usage: "Storage: {used} of {quota} used", "存储：已用 {used}，共 {quota}";
-    storage_persistent: "Persistent storage granted.", "已获得持久化存储。";
-    storage_not_persistent: "The browser may clear this data when space runs low.", "空间不足时浏览器可能会清除这些数据。";
-    imported: "Imported {s} conversation(s) with {m} message(s).", "已导入 {s} 个对话，共 {m} 条消息。";
-    import_failed: "The file could not be imported: {e}", "无法导入该文件：{e}";
-    err_save_message: "Your message could not be saved: {e}", "无法保存你的消息：{e}";
-    err_save_answer: "The answer could not be saved: {e}", "无法保存回答：{e}";
-    err_storage_full: "Storage is full: free space by deleting or exporting old conversations.", "存储空间已满：请删除或导出旧对话以释放空间。";
-    err_open_store: "{e}. Conversations will not be kept after this tab closes.", "{e}。关闭此标签页后对话将不会保留。";
-    err_read_sessions: "Sessions could not be read: {e}", "无法读取会话：{e}";
-    err_read_messages: "Messages could not be read: {e}", "无法读取消息：{e}";
-    err_delete: "The session could not be deleted: {e}", "无法删除会话：{e}";
-    err_rename: "The new title could not be saved: {e}", "无法保存新标题：{e}";
-    err_settings: "Settings could not be saved: {e}", "无法保存设置：{e}";
-    err_change: "The message could not be changed: {e}", "无法修改消息：{e}";
-    err_replace: "The answer could not be replaced: {e}", "无法替换回答：{e}";
-    load_older: "Show earlier messages", "显示更早的消息";
-    preset_local: "Local model (llama.cpp)", "本地模型（llama.cpp）";
-    preset_custom: "Custom (any OpenAI-compatible URL)", "自定义（任意 OpenAI 兼容地址）";
-}
-
-pub fn text(lang: Language) -> &'static Text {
-    match lang {
-        Language::English => &EN,
-        Language::Chinese => &ZH,
-    }
-}
+use crate::state::use_prefs;
 
 /// The texts in the current language (reactive: re-runs when it changes).
 pub fn t() -> &'static Text {
-    let state = use_app();
-    text(state.settings.with(|s| s.language))
+    let prefs = use_prefs();
+    air_i18n::text(prefs.settings.with(|s| s.language.into()))
 }
 
 /// The texts in the current language, read without tracking.
 pub fn t_now() -> &'static Text {
-    let state = use_app();
-    text(state.settings.with_untracked(|s| s.language))
-}
-
-pub fn chat_lang(lang: Language) -> air_chat::Lang {
-    match lang {
-        Language::English => air_chat::Lang::En,
-        Language::Chinese => air_chat::Lang::Zh,
-    }
+    let prefs = use_prefs();
+    air_i18n::text(prefs.settings.with_untracked(|s| s.language.into()))
 }

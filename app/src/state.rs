@@ -1,4 +1,6 @@
-//! Application state: a `Copy` bundle of signals shared through context.
+//! Application state: small `Copy` bundles of signals, one per concern
+//! ([`Shell`], [`Prefs`], [`SessionList`], [`Conversation`]), each in
+//! context, and [`AppState`], all four, for the actions that span them.
 
 use std::rc::Rc;
 
@@ -26,16 +28,48 @@ pub struct Streaming {
     pub thought: bool,
 }
 
+/// The page's frame: the store, notices, the channel to other tabs, and
+/// what Settings says about stored data.
 #[derive(Clone, Copy)]
-pub struct AppState {
+pub struct Shell {
     /// The store is still opening.
     pub loading: RwSignal<bool>,
     store: StoredValue<Option<Rc<AnyStore>>, LocalStorage>,
     /// A problem to show at the top of the page (storage, settings).
     pub notice: RwSignal<Option<String>>,
+    /// Tells other tabs what this one wrote.
+    channel: StoredValue<Option<Rc<air_web::channel::Channel>>, LocalStorage>,
+    /// Storage usage, quota and persistence, as a sentence for Settings.
+    pub storage_line: RwSignal<String>,
+    /// What the last import did.
+    pub import_result: RwSignal<Option<String>>,
+}
+
+/// Settings (saved in localStorage) and how the page is laid out.
+#[derive(Clone, Copy)]
+pub struct Prefs {
+    pub settings: RwSignal<Settings>,
+    pub settings_open: RwSignal<bool>,
+    pub sidebar_collapsed: RwSignal<bool>,
+}
+
+/// The list of sessions and which one is open.
+#[derive(Clone, Copy)]
+pub struct SessionList {
     /// All sessions, newest activity first.
-    pub sessions: RwSignal<Vec<SessionRecord>>,
+    pub list: RwSignal<Vec<SessionRecord>>,
     pub active: RwSignal<Option<String>>,
+    /// The sidebar's search text, and the sessions that match it (`None`:
+    /// no search, or still searching).
+    pub search: RwSignal<String>,
+    pub search_hits: RwSignal<Option<Vec<String>>>,
+    /// A session the user deleted, kept until the undo window closes.
+    pub pending_delete: RwSignal<Option<SessionRecord>>,
+}
+
+/// The open conversation, the composer, and the turn in progress.
+#[derive(Clone, Copy)]
+pub struct Conversation {
     /// Finished messages of the active session, in order: the last page(s).
     pub messages: RwSignal<Vec<MessageRecord>>,
     /// Earlier messages exist that are not loaded.
@@ -49,27 +83,23 @@ pub struct AppState {
     abort: StoredValue<Option<Abort>, LocalStorage>,
     /// Tool messages whose call waits for the user's approval in this tab.
     pub awaiting: RwSignal<Vec<String>>,
-    pub settings: RwSignal<Settings>,
-    pub settings_open: RwSignal<bool>,
-    pub sidebar_collapsed: RwSignal<bool>,
-    /// The composer's text.
-    pub draft: RwSignal<String>,
-    /// The sidebar's search text, and the sessions that match it (`None`:
-    /// no search, or still searching).
-    pub search: RwSignal<String>,
-    pub search_hits: RwSignal<Option<Vec<String>>>,
-    /// A session the user deleted, kept until the undo window closes.
-    pub pending_delete: RwSignal<Option<SessionRecord>>,
-    /// Storage usage, quota and persistence, as a sentence for Settings.
-    pub storage_line: RwSignal<String>,
-    /// What the last import did.
-    pub import_result: RwSignal<Option<String>>,
     /// Messages another tab is streaming into right now.
     pub remote_streams: RwSignal<Vec<String>>,
     /// When each of those last sent a heartbeat.
     remote_seen: StoredValue<std::collections::HashMap<String, f64>>,
-    /// Tells other tabs what this one wrote.
-    channel: StoredValue<Option<Rc<air_web::channel::Channel>>, LocalStorage>,
+    /// The composer's text.
+    pub draft: RwSignal<String>,
+}
+
+/// The four concerns together, for the actions that span them (opening a
+/// session, a turn, syncing with other tabs). Each is also in context on
+/// its own, and views take only the ones they show.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub shell: Shell,
+    pub prefs: Prefs,
+    pub sessions: SessionList,
+    pub chat: Conversation,
 }
 
 /// Messages loaded at a time when a session opens (and per "earlier").
@@ -88,6 +118,22 @@ pub fn use_app() -> AppState {
     expect_context::<AppState>()
 }
 
+pub fn use_prefs() -> Prefs {
+    expect_context::<Prefs>()
+}
+
+pub fn use_sessions() -> SessionList {
+    expect_context::<SessionList>()
+}
+
+pub fn use_chat() -> Conversation {
+    expect_context::<Conversation>()
+}
+
+pub fn use_shell() -> Shell {
+    expect_context::<Shell>()
+}
+
 impl AppState {
     /// Creates the state, loads settings synchronously and starts opening the store.
     pub fn init() -> Self {
@@ -99,31 +145,44 @@ impl AppState {
             _ => narrow_screen(),
         };
         let state = Self {
-            loading: RwSignal::new(true),
-            store: StoredValue::new_local(None),
-            notice: RwSignal::new(loaded.warning),
-            sessions: RwSignal::new(Vec::new()),
-            active: RwSignal::new(None),
-            messages: RwSignal::new(Vec::new()),
-            has_older: RwSignal::new(false),
-            loading_older: StoredValue::new(false),
-            streaming: RwSignal::new(None),
-            busy: RwSignal::new(false),
-            abort: StoredValue::new_local(None),
-            awaiting: RwSignal::new(Vec::new()),
-            settings: RwSignal::new(loaded.settings),
-            settings_open: RwSignal::new(false),
-            sidebar_collapsed: RwSignal::new(collapsed),
-            draft: RwSignal::new(String::new()),
-            search: RwSignal::new(String::new()),
-            search_hits: RwSignal::new(None),
-            pending_delete: RwSignal::new(None),
-            storage_line: RwSignal::new(String::new()),
-            import_result: RwSignal::new(None),
-            channel: StoredValue::new_local(None),
-            remote_streams: RwSignal::new(Vec::new()),
-            remote_seen: StoredValue::new(Default::default()),
+            shell: Shell {
+                loading: RwSignal::new(true),
+                store: StoredValue::new_local(None),
+                notice: RwSignal::new(loaded.warning),
+                channel: StoredValue::new_local(None),
+                storage_line: RwSignal::new(String::new()),
+                import_result: RwSignal::new(None),
+            },
+            prefs: Prefs {
+                settings: RwSignal::new(loaded.settings),
+                settings_open: RwSignal::new(false),
+                sidebar_collapsed: RwSignal::new(collapsed),
+            },
+            sessions: SessionList {
+                list: RwSignal::new(Vec::new()),
+                active: RwSignal::new(None),
+                search: RwSignal::new(String::new()),
+                search_hits: RwSignal::new(None),
+                pending_delete: RwSignal::new(None),
+            },
+            chat: Conversation {
+                messages: RwSignal::new(Vec::new()),
+                has_older: RwSignal::new(false),
+                loading_older: StoredValue::new(false),
+                streaming: RwSignal::new(None),
+                busy: RwSignal::new(false),
+                abort: StoredValue::new_local(None),
+                awaiting: RwSignal::new(Vec::new()),
+                remote_streams: RwSignal::new(Vec::new()),
+                remote_seen: StoredValue::new(Default::default()),
+                draft: RwSignal::new(String::new()),
+            },
         };
+        provide_context(state);
+        provide_context(state.shell);
+        provide_context(state.prefs);
+        provide_context(state.sessions);
+        provide_context(state.chat);
         spawn_local(state.open_store());
         state
     }
@@ -132,51 +191,50 @@ impl AppState {
         let store = match IdbStore::open_default().await {
             Ok(db) => AnyStore::Idb(db),
             Err(e) => {
-                self.notice.set(Some(self.t().err_open_store.replace("{e}", &e.to_string())));
+                self.shell.notice.set(Some(self.t().err_open_store.replace("{e}", &e.to_string())));
                 AnyStore::Memory(air_store::MemoryStore::new())
             }
         };
         let store = Rc::new(store);
-        self.store.set_value(Some(store.clone()));
+        self.shell.store.set_value(Some(store.clone()));
         let channel = air_web::channel::Channel::open(SYNC_CHANNEL, move |text| {
             if let Some(event) = SyncEvent::parse(&text) {
                 spawn_local(self.on_sync(event));
             }
         });
-        self.channel.set_value(channel.map(Rc::new));
+        self.shell.channel.set_value(channel.map(Rc::new));
         match store.list_sessions().await {
             Ok(list) => {
                 let first = list.first().map(|s| s.id.clone());
-                self.sessions.set(list);
+                self.sessions.list.set(list);
                 if let Some(id) = first {
                     self.open_session(id).await;
                 }
             }
             Err(e) => self.report(self.t().err_read_sessions, &e),
         }
-        self.loading.set(false);
+        self.shell.loading.set(false);
         // After the first render of the opened state.
         request_animation_frame(|| air_web::perf_mark("air-ready"));
-        crate::data::refresh_storage(self);
     }
 
     pub fn store(&self) -> Option<Rc<AnyStore>> {
-        self.store.get_value()
+        self.shell.store.get_value()
     }
 
     /// Makes `id` the active session and loads its messages.
     pub async fn open_session(self, id: String) {
         let Some(store) = self.store() else { return };
-        self.active.set(Some(id.clone()));
+        self.sessions.active.set(Some(id.clone()));
         match store.messages_page(&id, None, PAGE).await {
             // Another session may have been opened meanwhile.
-            Ok(mut list) if self.active.get_untracked().as_deref() == Some(id.as_str()) => {
-                self.has_older.set(list.len() == PAGE);
+            Ok(mut list) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
+                self.chat.has_older.set(list.len() == PAGE);
                 // The answer this tab is streaming is shown live, not as its checkpoint.
-                if let Some(live) = self.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
+                if let Some(live) = self.chat.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
                     list.retain(|m| m.id != live);
                 }
-                self.messages.set(list);
+                self.chat.messages.set(list);
             }
             Ok(_) => {}
             Err(e) => self.report(self.t().err_read_messages, &e),
@@ -185,7 +243,7 @@ impl AppState {
 
     /// Tells the other tabs about a change.
     pub fn broadcast(&self, event: SyncEvent) {
-        if let Some(channel) = self.channel.get_value() {
+        if let Some(channel) = self.shell.channel.get_value() {
             channel.post(&event.to_json());
         }
     }
@@ -193,10 +251,10 @@ impl AppState {
     /// Applies a change another tab made.
     async fn on_sync(self, event: SyncEvent) {
         let Some(store) = self.store() else { return };
-        let active = self.active.get_untracked();
+        let active = self.sessions.active.get_untracked();
         let event = match event {
             SyncEvent::Streaming { session_id, message_id, active } => {
-                self.remote_streams.update(|ids| {
+                self.chat.remote_streams.update(|ids| {
                     ids.retain(|id| id != &message_id);
                     if active {
                         ids.push(message_id.clone());
@@ -205,13 +263,13 @@ impl AppState {
                 if active {
                     // Forget it if the other tab goes quiet (closed or crashed).
                     let beat = crate::env::now_ms();
-                    self.remote_seen.update_value(|seen| {
+                    self.chat.remote_seen.update_value(|seen| {
                         seen.insert(message_id.clone(), beat);
                     });
                     crate::env::after(REMOTE_STALE_MS, move || {
-                        let last = self.remote_seen.with_value(|seen| seen.get(&message_id).copied());
+                        let last = self.chat.remote_seen.with_value(|seen| seen.get(&message_id).copied());
                         if last == Some(beat) {
-                            self.remote_streams.update(|ids| ids.retain(|id| id != &message_id));
+                            self.chat.remote_streams.update(|ids| ids.retain(|id| id != &message_id));
                         }
                     });
                 }
@@ -222,26 +280,26 @@ impl AppState {
         match event {
             SyncEvent::SessionChanged { session_id } => {
                 if let Ok(Some(session)) = store.get_session(&session_id).await {
-                    if !self.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id)) {
+                    if !self.sessions.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id)) {
                         self.upsert_session(session);
                     }
                 }
                 if active.as_deref() == Some(session_id.as_str()) && !self.is_busy() {
-                    let n = self.messages.with_untracked(Vec::len).max(PAGE);
+                    let n = self.chat.messages.with_untracked(Vec::len).max(PAGE);
                     if let Ok(list) = store.messages_page(&session_id, None, n).await {
-                        if self.active.get_untracked() == active && !self.is_busy() {
-                            self.has_older.set(list.len() == n);
-                            self.messages.set(list);
+                        if self.sessions.active.get_untracked() == active && !self.is_busy() {
+                            self.chat.has_older.set(list.len() == n);
+                            self.chat.messages.set(list);
                         }
                     }
                 }
             }
             SyncEvent::SessionDeleted { session_id } => {
                 // Do not keep writing into a session that no longer exists.
-                if self.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == session_id)) {
+                if self.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == session_id)) {
                     self.stop();
                 }
-                self.sessions.update(|l| l.retain(|s| s.id != session_id));
+                self.sessions.list.update(|l| l.retain(|s| s.id != session_id));
                 if active.as_deref() == Some(session_id.as_str()) {
                     self.new_session();
                 }
@@ -249,7 +307,7 @@ impl AppState {
             SyncEvent::Streaming { .. } => {}
             SyncEvent::SessionsChanged => {
                 if let Ok(list) = store.list_sessions().await {
-                    self.sessions.set(list);
+                    self.sessions.list.set(list);
                 }
                 if let Some(id) = active {
                     if !self.is_busy() {
@@ -262,19 +320,19 @@ impl AppState {
 
     /// Loads the page of messages before the first one shown.
     pub fn load_older(self) {
-        let (Some(store), Some(id)) = (self.store(), self.active.get_untracked()) else { return };
-        if self.loading_older.get_value() {
+        let (Some(store), Some(id)) = (self.store(), self.sessions.active.get_untracked()) else { return };
+        if self.chat.loading_older.get_value() {
             return;
         }
-        self.loading_older.set_value(true);
-        let first = self.messages.with_untracked(|m| m.first().map(|m| m.seq));
+        self.chat.loading_older.set_value(true);
+        let first = self.chat.messages.with_untracked(|m| m.first().map(|m| m.seq));
         spawn_local(async move {
             let page = store.messages_page(&id, first, PAGE).await;
-            self.loading_older.set_value(false);
+            self.chat.loading_older.set_value(false);
             match page {
-                Ok(mut older) if self.active.get_untracked().as_deref() == Some(id.as_str()) => {
-                    self.has_older.set(older.len() == PAGE);
-                    self.messages.update(|m| {
+                Ok(mut older) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
+                    self.chat.has_older.set(older.len() == PAGE);
+                    self.chat.messages.update(|m| {
                         older.append(m);
                         *m = older;
                     });
@@ -286,10 +344,10 @@ impl AppState {
     }
 
     pub fn select_session(self, id: String) {
-        if self.active.get_untracked().as_deref() == Some(id.as_str()) {
+        if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
             return;
         }
-        self.messages.set(Vec::new());
+        self.chat.messages.set(Vec::new());
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
@@ -298,9 +356,9 @@ impl AppState {
 
     /// Shows the session creator; the session is created with its first message.
     pub fn new_session(self) {
-        self.active.set(None);
-        self.messages.set(Vec::new());
-        self.has_older.set(false);
+        self.sessions.active.set(None);
+        self.chat.messages.set(Vec::new());
+        self.chat.has_older.set(false);
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
@@ -310,27 +368,27 @@ impl AppState {
     /// [`UNDO_MS`], unless [`AppState::undo_delete`] is called first. A
     /// second delete finishes the first one immediately.
     pub fn delete_session(self, id: String) {
-        let Some(session) = self.sessions.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
-        if let Some(previous) = self.pending_delete.get_untracked() {
+        let Some(session) = self.sessions.list.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
+        if let Some(previous) = self.sessions.pending_delete.get_untracked() {
             self.finish_delete(previous.id);
         }
-        if self.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
+        if self.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
             self.stop();
         }
-        self.sessions.update(|list| list.retain(|s| s.id != id));
-        if self.active.get_untracked().as_deref() == Some(id.as_str()) {
+        self.sessions.list.update(|list| list.retain(|s| s.id != id));
+        if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
             self.new_session();
         }
-        self.pending_delete.set(Some(session));
+        self.sessions.pending_delete.set(Some(session));
         crate::env::after(UNDO_MS, move || {
-            if self.pending_delete.with_untracked(|p| p.as_ref().map(|p| p.id == id).unwrap_or(false)) {
+            if self.sessions.pending_delete.with_untracked(|p| p.as_ref().map(|p| p.id == id).unwrap_or(false)) {
                 self.finish_delete(id);
             }
         });
     }
 
     fn finish_delete(self, id: String) {
-        self.pending_delete.update(|p| {
+        self.sessions.pending_delete.update(|p| {
             if p.as_ref().map(|p| p.id == id).unwrap_or(false) {
                 *p = None;
             }
@@ -345,20 +403,20 @@ impl AppState {
     }
 
     pub fn undo_delete(self) {
-        if let Some(session) = self.pending_delete.get_untracked() {
-            self.pending_delete.set(None);
+        if let Some(session) = self.sessions.pending_delete.get_untracked() {
+            self.sessions.pending_delete.set(None);
             self.upsert_session(session);
         }
     }
 
     pub fn rename_session(self, id: String, title: String) {
         let Some(store) = self.store() else { return };
-        let Some(mut session) = self.sessions.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
+        let Some(mut session) = self.sessions.list.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
         if title.trim().is_empty() || title.trim() == session.title {
             return;
         }
         session.rename(&title);
-        self.sessions.update(|l| {
+        self.sessions.list.update(|l| {
             if let Some(s) = l.iter_mut().find(|s| s.id == id) {
                 *s = session.clone();
             }
@@ -373,22 +431,22 @@ impl AppState {
 
     /// Searches titles and message text; results land in `search_hits`.
     pub fn run_search(self, query: String) {
-        self.search.set(query.clone());
+        self.sessions.search.set(query.clone());
         if query.trim().is_empty() {
-            self.search_hits.set(None);
+            self.sessions.search_hits.set(None);
             return;
         }
         let Some(store) = self.store() else { return };
         // Wait for a pause in typing: a search reads every message.
         crate::env::after(SEARCH_DELAY_MS, move || {
-            if self.search.get_untracked() != query {
+            if self.sessions.search.get_untracked() != query {
                 return;
             }
             spawn_local(async move {
                 let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
                 // Only the latest query's answer counts.
-                if self.search.get_untracked() == query {
-                    self.search_hits.set(Some(hits));
+                if self.sessions.search.get_untracked() == query {
+                    self.sessions.search_hits.set(Some(hits));
                 }
             });
         });
@@ -396,12 +454,12 @@ impl AppState {
 
     /// Inserts or replaces a session in the list, keeping newest-first order.
     pub fn upsert_session(self, session: SessionRecord) {
-        let is_new = self.sessions.with_untracked(|l| !l.iter().any(|s| s.id == session.id));
-        if is_new && self.search_hits.with_untracked(Option::is_some) {
+        let is_new = self.sessions.list.with_untracked(|l| !l.iter().any(|s| s.id == session.id));
+        if is_new && self.sessions.search_hits.with_untracked(Option::is_some) {
             // Let a running search decide whether the new session matches.
-            self.run_search(self.search.get_untracked());
+            self.run_search(self.sessions.search.get_untracked());
         }
-        self.sessions.update(|list| {
+        self.sessions.list.update(|list| {
             list.retain(|s| s.id != session.id);
             let pos = list.iter().position(|s| s.updated_at <= session.updated_at).unwrap_or(list.len());
             list.insert(pos, session);
@@ -409,26 +467,26 @@ impl AppState {
     }
 
     pub fn set_sidebar_collapsed(self, collapsed: bool) {
-        self.sidebar_collapsed.set(collapsed);
+        self.prefs.sidebar_collapsed.set(collapsed);
         let _ = LocalStorageKv.set(SIDEBAR_COLLAPSED_KEY, if collapsed { "true" } else { "false" });
     }
 
     pub fn save_settings(self, new: Settings) {
         match settings::save(&LocalStorageKv, &new) {
-            Ok(()) => self.notice.set(None),
+            Ok(()) => self.shell.notice.set(None),
             Err(e) => self.report(self.t().err_settings, &e),
         }
-        self.settings.set(new);
+        self.prefs.settings.set(new);
     }
 
     /// UI texts in the current language (untracked; for async tasks).
-    pub fn t(&self) -> &'static crate::i18n::Text {
-        crate::i18n::text(self.settings.with_untracked(|s| s.language))
+    pub fn t(&self) -> &'static air_i18n::Text {
+        air_i18n::text(self.chat_lang())
     }
 
     /// The language for messages built in the core crates.
     pub fn chat_lang(&self) -> air_chat::Lang {
-        crate::i18n::chat_lang(self.settings.with_untracked(|s| s.language))
+        self.prefs.settings.with_untracked(|s| s.language.into())
     }
 
     /// Shows a problem, choosing the storage-full text when that is the cause.
@@ -437,35 +495,35 @@ impl AppState {
             air_store::StoreError::QuotaExceeded(_) => self.t().err_storage_full.to_owned(),
             other => template.replace("{e}", &other.to_string()),
         };
-        self.notice.set(Some(text));
+        self.shell.notice.set(Some(text));
     }
 
     pub fn is_busy(&self) -> bool {
-        self.busy.get_untracked()
+        self.chat.busy.get_untracked()
     }
 
     /// Starts a turn: its Stop handle, or `None` if one is already running.
     pub fn begin_turn(&self) -> Option<Abort> {
-        if self.busy.get_untracked() {
+        if self.chat.busy.get_untracked() {
             return None;
         }
-        self.busy.set(true);
+        self.chat.busy.set(true);
         let abort = Abort::new();
-        self.abort.set_value(Some(abort.clone()));
+        self.chat.abort.set_value(Some(abort.clone()));
         Some(abort)
     }
 
     pub fn end_turn(&self) {
-        self.busy.set(false);
-        self.abort.set_value(None);
-        self.awaiting.set(Vec::new());
+        self.chat.busy.set(false);
+        self.chat.abort.set_value(None);
+        self.chat.awaiting.set(Vec::new());
     }
 
     /// Stops the turn: the request being streamed is aborted (what arrived
     /// is kept), a running tool call is abandoned, and no further request
     /// of this turn is made.
     pub fn stop(self) {
-        if let Some(abort) = self.abort.get_value() {
+        if let Some(abort) = self.chat.abort.get_value() {
             abort.abort();
         }
     }

@@ -18,8 +18,8 @@ pub fn SessionCreator() -> impl IntoView {
         <section class="creator" data-testid="session-creator">
             <h2>{move || t().creator_title}</h2>
             <p class="muted">
-                {move || t().creator_answers_from}" " <strong>{move || state.settings.with(|s| s.model.clone())}</strong>
-                " "{move || t().creator_at}" " <code>{move || state.settings.with(|s| s.base_url.clone())}</code> "."
+                {move || t().creator_answers_from}" " <strong>{move || state.prefs.settings.with(|s| s.model.clone())}</strong>
+                " "{move || t().creator_at}" " <code>{move || state.prefs.settings.with(|s| s.base_url.clone())}</code> "."
             </p>
             <div class="suggestions">
                 {move || {
@@ -41,10 +41,10 @@ pub fn SessionCreator() -> impl IntoView {
 pub fn ChatView() -> impl IntoView {
     let state = use_app();
     let streaming_here = move || {
-        let active = state.active.get();
-        state.streaming.with(|s| s.as_ref().map(|s| Some(&s.session_id) == active.as_ref()).unwrap_or(false))
+        let active = state.sessions.active.get();
+        state.chat.streaming.with(|s| s.as_ref().map(|s| Some(&s.session_id) == active.as_ref()).unwrap_or(false))
     };
-    let last_id = Memo::new(move |_| state.messages.with(|m| m.last().map(|x| x.id.clone())));
+    let last_id = Memo::new(move |_| state.chat.messages.with(|m| m.last().map(|x| x.id.clone())));
     // Follow the conversation while the reader is at the end; once they
     // scroll up to read, leave them there.
     let list = NodeRef::<leptos::html::Section>::new();
@@ -53,8 +53,8 @@ pub fn ChatView() -> impl IntoView {
     // is the reader's doing, not ours (ours may arrive after more text).
     let pinned = StoredValue::new(0);
     let grown = Memo::new(move |_| {
-        let streamed = state.streaming.with(|s| s.as_ref().map_or(0, |s| s.text.len() + s.reasoning.len()));
-        (state.active.get(), state.messages.with(Vec::len), streamed)
+        let streamed = state.chat.streaming.with(|s| s.as_ref().map_or(0, |s| s.text.len() + s.reasoning.len()));
+        (state.sessions.active.get(), state.chat.messages.with(Vec::len), streamed)
     });
     Effect::new(move |previous: Option<Option<String>>| {
         let (active, _, _) = grown.get();
@@ -73,7 +73,7 @@ pub fn ChatView() -> impl IntoView {
     // A closed tab left a call waiting for approval: ask again, once.
     let asked_again = StoredValue::new(None::<String>);
     Effect::new(move |_| {
-        let waiting = state.messages.with(|m| {
+        let waiting = state.chat.messages.with(|m| {
             m.iter()
                 .rev()
                 .take_while(|x| x.role == Role::Tool)
@@ -81,7 +81,7 @@ pub fn ChatView() -> impl IntoView {
                 .map(|x| x.id.clone())
         });
         if let Some(id) = waiting {
-            if !state.busy.get_untracked() && asked_again.get_value().as_ref() != Some(&id) {
+            if !state.chat.busy.get_untracked() && asked_again.get_value().as_ref() != Some(&id) {
                 asked_again.set_value(Some(id));
                 chat::resume_tools(state);
             }
@@ -103,14 +103,14 @@ pub fn ChatView() -> impl IntoView {
                 }
             }
         >
-            <Show when=move || state.has_older.get()>
+            <Show when=move || state.chat.has_older.get()>
                 <button class="load-older" data-testid="load-older" on:click=move |_| {
                     follow.set_value(false);
                     state.load_older();
                 }>{move || t().load_older}</button>
             </Show>
             <For
-                each=move || state.messages.get()
+                each=move || state.chat.messages.get()
                 key=|m| (m.id.clone(), m.rev, m.content.len(), m.incomplete)
                 let:message
             >
@@ -144,13 +144,13 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
     if message.is_thought() {
         // A thought that failed or was stopped is the last message: it can be retried.
         let id = message.id.clone();
-        let retry = move || last_id.with(|l| l.as_deref() == Some(id.as_str())) && !state.busy.get();
+        let retry = move || last_id.with(|l| l.as_deref() == Some(id.as_str())) && !state.chat.busy.get();
         let id = message.id.clone();
         return view! {
             <details class="message thought" data-testid="transitive-thought">
                 <summary>{move || t().thought}</summary>
                 <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div>
-                {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(crate::i18n::chat_lang(state.settings.with(|s| s.language)))}</div> })}
+                {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}
             </details>
             <Show when=retry>
                 <button class="action" data-testid="regenerate" on:click={
@@ -174,10 +174,10 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
     };
     let remote = {
         let id = id.clone();
-        move || state.remote_streams.with(|ids| ids.contains(&id))
+        move || state.chat.remote_streams.with(|ids| ids.contains(&id))
     };
     // `busy` changes twice per turn, not per chunk.
-    let idle = move || !state.busy.get();
+    let idle = move || !state.chat.busy.get();
     let footer = (message.role == Role::Assistant).then(|| {
         let mut parts = Vec::new();
         if let Some(m) = &message.model {
@@ -236,7 +236,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         <article class=format!("message {role}") data-testid=format!("message-{role}")>
             {reasoning}
             {body}
-            {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(crate::i18n::chat_lang(state.settings.with(|s| s.language)))}</div> })}
+            {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}
             <div class="message-foot">
                 {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">{move || t().stopped}</span> })}
                 {(message.finish == Some(FinishReason::Length)).then(|| view! {
@@ -295,11 +295,11 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
 #[component]
 fn StreamingMessage() -> impl IntoView {
     let state = use_app();
-    let field = move |f: fn(&Streaming) -> bool| move || state.streaming.with(|s| s.as_ref().is_some_and(f));
+    let field = move |f: fn(&Streaming) -> bool| move || state.chat.streaming.with(|s| s.as_ref().is_some_and(f));
     let has_reasoning = Memo::new(move |_| field(|s| !s.reasoning.is_empty())());
     let is_thought = Memo::new(move |_| field(|s| s.thought)());
-    let status = Memo::new(move |_| state.streaming.with(|s| s.as_ref().and_then(|s| s.status.clone())));
-    let model = Memo::new(move |_| state.streaming.with(|s| s.as_ref().map(|s| s.model.clone()).unwrap_or_default()));
+    let status = Memo::new(move |_| state.chat.streaming.with(|s| s.as_ref().and_then(|s| s.status.clone())));
+    let model = Memo::new(move |_| state.chat.streaming.with(|s| s.as_ref().map(|s| s.model.clone()).unwrap_or_default()));
     view! {
         <article class="message assistant streaming" class:thought=is_thought
             data-testid="message-streaming" aria-busy="true">
@@ -333,7 +333,7 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> 
     // chunks come (a long code block re-renders its tail each time).
     let render = move || {
         let _ = scheduled.try_set_value(false);
-        let update = state.streaming.with_untracked(|s| {
+        let update = state.chat.streaming.with_untracked(|s| {
             let text = source(s.as_ref()?);
             // Nothing new in this part: skip (another part changed).
             if seen.try_get_value()? == text.len() {
@@ -350,7 +350,7 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> 
         }
     };
     Effect::new(move |first: Option<()>| {
-        state.streaming.track();
+        state.chat.streaming.track();
         if first.is_none() {
             render();
         } else if scheduled.try_get_value() == Some(false) {
@@ -379,7 +379,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     // that ran it closed.
     let live = {
         let id = id.clone();
-        move || state.busy.get() || state.awaiting.with(|a| a.contains(&id))
+        move || state.chat.busy.get() || state.chat.awaiting.with(|a| a.contains(&id))
     };
     let status_key = match run.status {
         ToolStatus::AwaitingApproval => "awaiting",
@@ -415,7 +415,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         move || {
             pending
                 && !live()
-                && state.messages.with(|m| m.iter().rev().take_while(|x| x.role == Role::Tool).any(|x| x.id == id))
+                && state.chat.messages.with(|m| m.iter().rev().take_while(|x| x.role == Role::Tool).any(|x| x.id == id))
         }
     };
     let source = run.server.clone();
@@ -449,7 +449,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     });
     let asking = {
         let id = id.clone();
-        move || state.awaiting.with(|a| a.contains(&id))
+        move || state.chat.awaiting.with(|a| a.contains(&id))
     };
     let answer = move |approval: Approval| {
         let id = id.clone();

@@ -8,16 +8,21 @@ mod sidebar;
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::{AppState, use_app};
+use crate::state::{AppState, use_app, use_shell};
 
 /// The two-column layout: sessions on the left, the conversation on the right.
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::init();
-    provide_context(state);
+    // Once the store is open: how much is stored, and is it kept.
+    Effect::new(move |_| {
+        if !state.shell.loading.get() {
+            crate::data::refresh_storage(state);
+        }
+    });
     // Theme and language follow the settings.
     Effect::new(move |_| {
-        let (theme, lang) = state.settings.with(|s| (s.theme, s.language));
+        let (theme, lang) = state.prefs.settings.with(|s| (s.theme, s.language));
         let theme = match theme {
             air_store::settings::Theme::Light => Some("light"),
             air_store::settings::Theme::Dark => Some("dark"),
@@ -31,7 +36,7 @@ pub fn App() -> impl IntoView {
         air_web::set_root_attribute("lang", Some(lang));
     });
     view! {
-        <div class="app" class:sidebar-collapsed=move || state.sidebar_collapsed.get()>
+        <div class="app" class:sidebar-collapsed=move || state.prefs.sidebar_collapsed.get()>
             <sidebar::Sidebar/>
             <div
                 class="backdrop"
@@ -42,11 +47,11 @@ pub fn App() -> impl IntoView {
                 <TopBar/>
                 <Notice/>
                 <Show
-                    when=move || !state.loading.get()
+                    when=move || !state.shell.loading.get()
                     fallback=|| view! { <div class="loading" data-testid="loading"><span class="spinner"></span>{move || t().app_loading}</div> }
                 >
                     <Show
-                        when=move || state.active.get().is_some()
+                        when=move || state.sessions.active.get().is_some()
                         fallback=|| view! { <chat::SessionCreator/> }
                     >
                         <chat::ChatView/>
@@ -63,8 +68,8 @@ pub fn App() -> impl IntoView {
 fn TopBar() -> impl IntoView {
     let state = use_app();
     let title = move || {
-        let active = state.active.get();
-        state.sessions.with(|l| {
+        let active = state.sessions.active.get();
+        state.sessions.list.with(|l| {
             active
                 .and_then(|id| l.iter().find(|s| s.id == id).map(|s| s.title.clone()))
                 .filter(|t| !t.is_empty())
@@ -77,17 +82,17 @@ fn TopBar() -> impl IntoView {
                 class="icon-button"
                 data-testid="toggle-sidebar"
                 title=move || t().toggle_sidebar
-                on:click=move |_| state.set_sidebar_collapsed(!state.sidebar_collapsed.get_untracked())
+                on:click=move |_| state.set_sidebar_collapsed(!state.prefs.sidebar_collapsed.get_untracked())
             >"☰"</button>
             <h1 class="topbar-title">{title}</h1>
             <span class="model-badge" data-testid="model-badge" title=move || t().model_badge_title>
-                {move || state.settings.with(|s| s.model.clone())}
+                {move || state.prefs.settings.with(|s| s.model.clone())}
             </span>
             <button
                 class="icon-button"
                 data-testid="open-settings"
                 title=move || t().settings
-                on:click=move |_| state.settings_open.set(true)
+                on:click=move |_| state.prefs.settings_open.set(true)
             >"⚙"</button>
         </header>
     }
@@ -95,12 +100,12 @@ fn TopBar() -> impl IntoView {
 
 #[component]
 fn Notice() -> impl IntoView {
-    let state = use_app();
+    let shell = use_shell();
     view! {
-        <Show when=move || state.notice.with(Option::is_some)>
+        <Show when=move || shell.notice.with(Option::is_some)>
             <div class="notice" role="alert" data-testid="notice">
-                <span>{move || state.notice.get().unwrap_or_default()}</span>
-                <button class="icon-button" title=move || t().dismiss on:click=move |_| state.notice.set(None)>"×"</button>
+                <span>{move || shell.notice.get().unwrap_or_default()}</span>
+                <button class="icon-button" title=move || t().dismiss on:click=move |_| shell.notice.set(None)>"×"</button>
             </div>
         </Show>
     }

@@ -25,13 +25,13 @@ fn parse_opt<T: std::str::FromStr>(v: &str) -> Option<T> {
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
     let state = use_app();
-    let draft = RwSignal::new(state.settings.get_untracked());
+    let draft = RwSignal::new(state.prefs.settings.get_untracked());
     let models = RwSignal::new(Vec::<String>::new());
     let test = RwSignal::new(TestState::Idle);
     // Start from the saved values whenever the drawer opens.
     Effect::new(move |_| {
-        if state.settings_open.get() {
-            draft.set(state.settings.get_untracked());
+        if state.prefs.settings_open.get() {
+            draft.set(state.prefs.settings.get_untracked());
             test.set(TestState::Idle);
         }
     });
@@ -43,7 +43,7 @@ pub fn SettingsPanel() -> impl IntoView {
         s.api_key = s.api_key.trim().to_owned();
         s.model = s.model.trim().to_owned();
         state.save_settings(s);
-        state.settings_open.set(false);
+        state.prefs.settings_open.set(false);
     };
     let run_test = move |_| {
         test.set(TestState::Running);
@@ -74,8 +74,8 @@ pub fn SettingsPanel() -> impl IntoView {
         }
     };
     view! {
-        <Show when=move || state.settings_open.get()>
-            <div class="drawer-backdrop" on:click=move |_| state.settings_open.set(false)></div>
+        <Show when=move || state.prefs.settings_open.get()>
+            <div class="drawer-backdrop" on:click=move |_| state.prefs.settings_open.set(false)></div>
             <aside class="drawer" data-testid="settings" role="dialog" aria-label=move || t().settings>
                 <form on:submit=save>
                     <h2>{move || t().settings}</h2>
@@ -197,7 +197,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     </fieldset>
                     <DataSection/>
                     <div class="drawer-actions">
-                        <button type="button" on:click=move |_| state.settings_open.set(false)>{move || t().cancel}</button>
+                        <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>
                         <button type="submit" class="primary" data-testid="settings-save">{move || t().save}</button>
                     </div>
                 </form>
@@ -217,9 +217,9 @@ fn DataSection() -> impl IntoView {
             <div class="row wrap">
                 <button type="button" data-testid="export-all"
                     on:click=move |_| crate::data::export(state, None, include_secrets.get_untracked())>{move || t().export_all}</button>
-                <Show when=move || state.active.with(Option::is_some)>
+                <Show when=move || state.sessions.active.with(Option::is_some)>
                     <button type="button" data-testid="export-one"
-                        on:click=move |_| crate::data::export(state, state.active.get_untracked(), false)>{move || t().export_one}</button>
+                        on:click=move |_| crate::data::export(state, state.sessions.active.get_untracked(), false)>{move || t().export_one}</button>
                 </Show>
                 <label class="file-button">{move || t().import}
                     <input type="file" accept=".json,application/json" data-testid="import-file"
@@ -232,8 +232,8 @@ fn DataSection() -> impl IntoView {
                     on:change=move |ev| include_secrets.set(event_target_checked(&ev))/>
                 {move || t().include_secrets}
             </label>
-            <p class="hint" data-testid="import-result">{move || state.import_result.get().unwrap_or_default()}</p>
-            <p class="hint" data-testid="storage-usage">{move || state.storage_line.get()}</p>
+            <p class="hint" data-testid="import-result">{move || state.shell.import_result.get().unwrap_or_default()}</p>
+            <p class="hint" data-testid="storage-usage">{move || state.shell.storage_line.get()}</p>
         </fieldset>
     }
 }

@@ -4,17 +4,18 @@ use crate::i18n::t;
 
 /// Sidebar rows rendered at a time.
 const LIST_STEP: usize = 100;
-use crate::state::use_app;
+use crate::state::{use_app, use_sessions};
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
     let state = use_app();
+    let sessions = use_sessions();
     // Only the first `shown` rows are rendered; scrolling near the end of
     // the list renders more, so thousands of sessions cost little at start.
     let shown = RwSignal::new(LIST_STEP);
     let matching = move || {
-        let hits = state.search_hits.get();
-        state.sessions.with(|list| {
+        let hits = sessions.search_hits.get();
+        sessions.list.with(|list| {
             list.iter()
                 .filter(|s| hits.as_ref().map(|h| h.contains(&s.id)).unwrap_or(true))
                 .map(|s| (s.id.clone(), s.title.clone()))
@@ -48,7 +49,7 @@ pub fn Sidebar() -> impl IntoView {
                     type="search"
                     data-testid="session-search"
                     placeholder=move || t().search_placeholder
-                    prop:value=move || state.search.get()
+                    prop:value=move || sessions.search.get()
                     on:input=move |ev| state.run_search(event_target_value(&ev))
                 />
             </div>
@@ -61,11 +62,11 @@ pub fn Sidebar() -> impl IntoView {
                         {move || format!("+{}", more())}
                     </button>
                 </Show>
-                <Show when=move || state.search_hits.with(|h| h.as_ref().map(Vec::is_empty).unwrap_or(false))>
+                <Show when=move || sessions.search_hits.with(|h| h.as_ref().map(Vec::is_empty).unwrap_or(false))>
                     <p class="muted empty" data-testid="search-empty">{move || t().search_empty}</p>
                 </Show>
             </nav>
-            <Show when=move || state.pending_delete.with(Option::is_some)>
+            <Show when=move || sessions.pending_delete.with(Option::is_some)>
                 <div class="toast" role="status" data-testid="undo-toast">
                     <span>{move || t().deleted}</span>
                     <button data-testid="undo-delete" on:click=move |_| state.undo_delete()>{move || t().undo}</button>
@@ -78,12 +79,13 @@ pub fn Sidebar() -> impl IntoView {
 #[component]
 fn SessionItem(id: String, title: String) -> impl IntoView {
     let state = use_app();
+    let sessions = use_sessions();
     let renaming = RwSignal::new(false);
     let draft = RwSignal::new(title.clone());
     let shown = if title.is_empty() { crate::i18n::t_now().new_chat.to_owned() } else { title.clone() };
     let is_active = {
         let id = id.clone();
-        move || state.active.get().as_deref() == Some(id.as_str())
+        move || sessions.active.get().as_deref() == Some(id.as_str())
     };
     let commit = {
         let id = id.clone();

@@ -87,6 +87,15 @@ pub enum Language {
     Chinese,
 }
 
+impl From<Language> for air_chat::Lang {
+    fn from(l: Language) -> Self {
+        match l {
+            Language::English => air_chat::Lang::En,
+            Language::Chinese => air_chat::Lang::Zh,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Settings {
