@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use air_agent::{Approval, Env, Event, Status, ToolMode, Turn};
 use air_http::Abort;
 use air_store::conversation::TemplateVars;
+use air_store::settings::ToolCalling;
 use air_store::{MessageRecord, StoreError};
 use air_tools::ToolDef;
 use air_tools::policy::Policy;
@@ -164,6 +165,11 @@ fn apply(state: AppState, event: Event) {
             });
         }
         Event::StreamEnded { .. } => state.chat.streaming.set(None),
+        Event::ToolCallingLearnt { key, calling } => {
+            let mut settings = state.prefs.settings.get_untracked();
+            settings.probed_tool_calling.insert(key, calling);
+            state.save_settings(settings);
+        }
         Event::Broadcast(e) => state.broadcast(e),
         Event::StoreFailed { what, error } => {
             let t = state.t();
@@ -205,7 +211,12 @@ where
 fn turn<'a>(env: &'a BrowserEnv, abort: Abort, tools: &'a air_tools::Registry) -> Turn<'a, BrowserEnv> {
     let state = env.state;
     let settings = state.prefs.settings.get_untracked();
-    let mode = if settings.tools_enabled { ToolMode::Native } else { ToolMode::Off };
+    let mode = match (settings.tools_enabled, settings.tool_calling) {
+        (false, _) => ToolMode::Off,
+        (true, ToolCalling::Auto) => ToolMode::Auto,
+        (true, ToolCalling::Native) => ToolMode::Native,
+        (true, ToolCalling::Prompt) => ToolMode::Prompt,
+    };
     let policies = settings.tool_policies.clone();
     Turn::new(env, settings, tools, abort, state.chat_lang()).with_mode(mode).with_policies(policies)
 }

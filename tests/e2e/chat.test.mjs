@@ -56,6 +56,40 @@ describe('chat with the local model', () => {
     await context.close();
   });
 
+  test('tools reach the tiny model through the prompt, and whatever it writes is shown', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const bodies = [];
+    page.on('request', (r) => { if (r.url().endsWith('/chat/completions')) bodies.push(JSON.parse(r.postData())); });
+    const errors = await openApp(page, app.url);
+    await configure(page, { baseUrl: model.baseUrl });
+    await send(page, 'What is 23 * 17? Use the calculator.');
+    // The turn is over when Send is back.
+    await page.getByTestId('message-assistant').last().waitFor({ timeout: 60_000 });
+    await page.getByTestId('send').waitFor({ timeout: 90_000 });
+
+    // Auto asked once whether it calls tools natively; it does not.
+    assert.equal(bodies[0].stream, false);
+    assert.equal(bodies[0].tools[0].function.name, 'probe');
+    const learnt = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-settings')).probedToolCalling);
+    assert.deepEqual(Object.values(learnt), ['prompt']);
+    // So the tools went into the system prompt, not the `tools` field.
+    const chat = bodies[1];
+    assert.equal(chat.tools, undefined);
+    assert.match(chat.messages[0].content, /## calculator[\s\S]*- expression \(string, required\)/);
+    assert.match(chat.messages[0].content, /<tool_call>/);
+
+    // Whatever it wrote went through the parser: no call markup is shown,
+    // and either a card or a text answer is there.
+    const shown = await page.getByTestId('messages').textContent();
+    assert.doesNotMatch(shown, /<tool_call>/);
+    const cards = await page.getByTestId('tool-card').count();
+    const answer = await page.getByTestId('message-assistant').last().getByTestId('message-text').textContent().catch(() => '');
+    assert.ok(cards > 0 || answer.trim().length > 0, 'a card or an answer');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('Stop ends the answer and keeps what arrived, also after a reload', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

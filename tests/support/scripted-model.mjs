@@ -77,6 +77,7 @@ export const reply = {
 export async function startScriptedModel() {
   const queue = [];
   const requests = [];
+  const probes = [];
   const sockets = new Set();
   const server = createServer(async (req, res) => {
     if (req.method === 'OPTIONS') {
@@ -97,6 +98,14 @@ export async function startScriptedModel() {
     for await (const piece of req) raw += piece;
     let body = null;
     try { body = JSON.parse(raw); } catch {}
+    // The app's one-off question "do you call tools natively?": this
+    // scripted model does. Kept apart from the chat requests.
+    if (body?.stream === false && body?.tools?.[0]?.function?.name === 'probe') {
+      probes.push({ at: Date.now(), body });
+      res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ id: 'chatcmpl-probe', object: 'chat.completion', model: 'scripted-model', choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_probe', type: 'function', function: { name: 'probe', arguments: '{}' } }] } }] }));
+      return;
+    }
     requests.push({ at: Date.now(), url: req.url, headers: req.headers, body });
     const next = queue.shift() ?? reply.text('(no scripted reply left)');
     if (next.status !== 200) {
@@ -120,6 +129,7 @@ export async function startScriptedModel() {
   return {
     baseUrl: `${base}/v1`,
     requests,
+    probes,
     enqueue: (...replies) => queue.push(...replies),
     pending: () => queue.length,
     stop: () => new Promise((ok) => { for (const s of sockets) s.destroy(); server.close(ok); }),

@@ -1,5 +1,5 @@
 use air_store::Settings;
-use air_store::settings::{Language, PRESETS, Theme};
+use air_store::settings::{Language, PRESETS, Theme, ToolCalling};
 use air_tools::policy::Policy;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -168,6 +168,24 @@ pub fn SettingsPanel() -> impl IntoView {
                                 prop:checked=move || draft.with(|d| d.tools_enabled)
                                 on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.tools_enabled = v) }/>
                             {move || t().tools_enabled}
+                        </label>
+                        <label>{move || t().tool_calling}
+                            <select data-testid="settings-tool-calling" on:change=move |ev| {
+                                let c = match event_target_value(&ev).as_str() { "native" => ToolCalling::Native, "prompt" => ToolCalling::Prompt, _ => ToolCalling::Auto };
+                                edit(&|d| d.tool_calling = c)
+                            }>
+                                <option value="auto" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Auto)>{move || {
+                                    let t = t();
+                                    let found = draft.with(|d| d.probed_tool_calling.get(&d.tool_calling_key()).copied());
+                                    match found {
+                                        Some(ToolCalling::Native) => format!("{} ({})", t.tool_calling_auto, t.tool_calling_native),
+                                        Some(ToolCalling::Prompt) => format!("{} ({})", t.tool_calling_auto, t.tool_calling_prompt),
+                                        _ => t.tool_calling_auto.to_owned(),
+                                    }
+                                }}</option>
+                                <option value="native" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Native)>{move || t().tool_calling_native}</option>
+                                <option value="prompt" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Prompt)>{move || t().tool_calling_prompt}</option>
+                            </select>
                         </label>
                         <ToolPolicies draft=draft/>
                     </fieldset>

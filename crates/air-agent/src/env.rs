@@ -47,6 +47,9 @@ pub enum Event {
     StreamEnded { session_id: String, message_id: String },
     /// Tell other tabs (a heartbeat too, while streaming).
     Broadcast(SyncEvent),
+    /// Auto found out how this provider and model take tools: remember it
+    /// under `key` ([`air_store::Settings::tool_calling_key`]).
+    ToolCallingLearnt { key: String, calling: air_store::settings::ToolCalling },
     /// A write failed; the turn goes on where it can.
     StoreFailed { what: &'static str, error: StoreError },
 }

@@ -5,6 +5,7 @@ use air_chat::ChatError;
 use air_chat::error::{classify_http, parse_model_list};
 use air_http::{Abort, Body, HttpClient, HttpError, Request};
 use air_store::Settings;
+use air_store::settings::ToolCalling;
 
 use crate::stream::auth_header;
 
@@ -30,6 +31,36 @@ pub async fn list_models<H: HttpClient>(http: &H, settings: &Settings) -> Result
         Err(HttpError::Network(detail)) => Err(network_error(http, &url, detail).await),
         Err(e) => Err(ChatError::Unexpected(e.to_string())),
     }
+}
+
+/// Finds out whether the model calls tools natively: one small request
+/// offering a tool and asking for it to be called. `tool_calls` in the
+/// answer: native. An ordinary answer, or a refusal that names tools:
+/// prompt. Anything else (network, server trouble): `None`, nothing learnt.
+pub async fn probe_tool_calling<H: HttpClient>(http: &H, settings: &Settings, abort: &Abort) -> Option<ToolCalling> {
+    let body = serde_json::json!({
+        "model": settings.model.trim(),
+        "messages": [{"role": "user", "content": "Call the tool `probe` now, with no arguments."}],
+        "tools": [{"type": "function", "function": {"name": "probe", "description": "Answers whether tools work. Call it when asked.", "parameters": {"type": "object", "properties": {}}}}],
+        "max_tokens": 48,
+        "stream": false
+    });
+    let mut request = Request::post_json(settings.chat_url(), body.to_string());
+    if let Some((k, v)) = auth_header(settings) {
+        request = request.header(k, v);
+    }
+    let response = http.send(request, abort).await.ok()?;
+    let status = response.status;
+    let text = response.body.text().await.ok()?;
+    if (200..300).contains(&status) {
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let calls = &v["choices"][0]["message"]["tool_calls"];
+        return Some(if calls.as_array().is_some_and(|c| !c.is_empty()) { ToolCalling::Native } else { ToolCalling::Prompt });
+    }
+    // "tools are not supported", "tool_choice", "--jinja"…
+    let lower = text.to_lowercase();
+    ((400..500).contains(&status) && (lower.contains("tool") || lower.contains("function") || lower.contains("jinja")))
+        .then_some(ToolCalling::Prompt)
 }
 
 /// A failed `fetch` is CORS if the server answers when CORS is not asked
@@ -61,6 +92,27 @@ mod tests {
         let sent = &http.requests()[0];
         assert_eq!((sent.method.as_str(), sent.url.as_str()), ("GET", "http://p.test/v1/models"));
         assert_eq!(sent.headers, [("Authorization".to_owned(), "Bearer sk-1".to_owned())]);
+    }
+
+    #[test]
+    fn probing_tells_native_from_prompt() {
+        let http = ScriptedHttp::new();
+        let native = r#"{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"probe","arguments":"{}"}}]}}]}"#;
+        let text = r#"{"choices":[{"message":{"role":"assistant","content":"Sure, here is a probe."}}]}"#;
+        http.push(Script::status(200, native));
+        http.push(Script::status(200, text));
+        http.push(Script::status(400, r#"{"error":{"message":"tools param requires --jinja flag"}}"#));
+        http.push(Script::status(503, "busy"));
+        http.push(Script::Fail(HttpError::Network("refused".into())));
+        let s = settings("sk-1");
+        let probe = || pollster::block_on(probe_tool_calling(&http, &s, &Abort::new()));
+        assert_eq!(probe(), Some(ToolCalling::Native));
+        assert_eq!(probe(), Some(ToolCalling::Prompt));
+        assert_eq!(probe(), Some(ToolCalling::Prompt));
+        assert_eq!(probe(), None, "a server error teaches nothing");
+        assert_eq!(probe(), None);
+        let sent: serde_json::Value = serde_json::from_str(http.requests()[0].body.as_deref().unwrap()).unwrap();
+        assert_eq!((sent["stream"].as_bool(), sent["tools"][0]["function"]["name"].as_str()), (Some(false), Some("probe")));
     }
 
     #[test]

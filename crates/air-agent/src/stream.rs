@@ -4,6 +4,7 @@
 use std::pin::pin;
 
 use air_chat::error::classify_http;
+use air_chat::prompt::{CallParser, PromptCall, PromptEvent};
 use air_chat::{ChatError, ChatRequest, ReplyStream, ToolCall};
 use air_http::{Body, HttpClient, HttpError, Request, Response};
 use air_store::conversation::Checkpoint;
@@ -33,7 +34,9 @@ impl<E: Env> Turn<'_, E> {
     /// Streams `request` into `record`, after the text and reasoning it
     /// already has (Continue), checkpointing as it goes; then stores the
     /// result and emits it.
-    pub(crate) async fn stream_into(&self, request: &ChatRequest, record: &mut MessageRecord) -> Streamed {
+    /// With `prompt_calls`, tool calls are read from the text (prompt mode):
+    /// the text shown and stored is the answer without them.
+    pub(crate) async fn stream_into(&self, request: &ChatRequest, record: &mut MessageRecord, prompt_calls: bool) -> Streamed {
         let env = self.env;
         let session_id = record.session_id.clone();
         let prefix = record.content.clone();
@@ -59,17 +62,26 @@ impl<E: Env> Turn<'_, E> {
         });
 
         let mut reply = ReplyStream::new();
-        let outcome = self.read(request, &mut reply, record, &prefix, &reasoning_prefix).await;
+        let mut text = TextCalls::new(prompt_calls);
+        let outcome = self.read(request, &mut reply, &mut text, record, &prefix, &reasoning_prefix).await;
 
         let r = reply.into_reply();
-        record.content = format!("{prefix}{}", r.content);
+        text.finish(&r.content);
+        record.content = format!("{prefix}{}", text.visible(&r.content));
         let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
         record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
         record.usage = r.usage.clone();
         if let Some(model) = &r.model {
             record.model = Some(model.clone());
         }
-        let calls = r.finished_tool_calls();
+        let mut calls = r.finished_tool_calls();
+        // Calls written as text get ids of their own, unique in the session.
+        calls.extend(text.calls.iter().enumerate().map(|(i, c)| ToolCall {
+            id: format!("{}-{i}", record.id),
+            name: c.name.clone(),
+            arguments: c.arguments.clone(),
+            extra: None,
+        }));
         record.tool_calls.extend(calls.iter().cloned());
         record.finish = r.finish.clone();
         record.incomplete = false;
@@ -113,6 +125,7 @@ impl<E: Env> Turn<'_, E> {
         &self,
         request: &ChatRequest,
         reply: &mut ReplyStream,
+        text: &mut TextCalls,
         record: &mut MessageRecord,
         prefix: &str,
         reasoning_prefix: &str,
@@ -125,7 +138,7 @@ impl<E: Env> Turn<'_, E> {
         let mut body = response.body;
         let mut checkpoint = Checkpoint::default();
         checkpoint.due(env.now_ms());
-        let (mut shown_text, mut shown_reasoning) = (0, 0);
+        let (mut fed, mut shown_text, mut shown_reasoning) = (0, 0, 0);
         let mut model: Option<String> = None;
         let outcome = loop {
             match body.chunk().await {
@@ -139,12 +152,15 @@ impl<E: Env> Turn<'_, E> {
                 Err(e) => break Outcome::Failed(ChatError::Interrupted { detail: Some(e.to_string()) }),
             }
             let r = reply.reply();
-            if r.content.len() > shown_text || r.reasoning.len() > shown_reasoning {
+            text.feed(&r.content[fed..]);
+            fed = r.content.len();
+            let visible = text.visible(&r.content);
+            if visible.len() > shown_text || r.reasoning.len() > shown_reasoning {
                 env.emit(Event::StreamDelta {
-                    text: r.content[shown_text..].to_owned(),
+                    text: visible[shown_text..].to_owned(),
                     reasoning: r.reasoning[shown_reasoning..].to_owned(),
                 });
-                (shown_text, shown_reasoning) = (r.content.len(), r.reasoning.len());
+                (shown_text, shown_reasoning) = (visible.len(), r.reasoning.len());
             }
             if r.model.is_some() && r.model != model {
                 model.clone_from(&r.model);
@@ -154,7 +170,7 @@ impl<E: Env> Turn<'_, E> {
                 break Outcome::Finished;
             }
             if checkpoint.due(env.now_ms()) {
-                record.content = format!("{prefix}{}", r.content);
+                record.content = format!("{prefix}{}", text.visible(&r.content));
                 let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
                 record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
                 self.save_quietly(record).await;
@@ -249,6 +265,48 @@ impl<E: Env> Turn<'_, E> {
                 env.emit(Event::SessionSaved(session));
             }
         }
+    }
+}
+
+/// Tool calls written in the answer's text (prompt mode), and the text
+/// without them. Off, it passes the text through.
+struct TextCalls {
+    parser: Option<CallParser>,
+    shown: String,
+    calls: Vec<PromptCall>,
+}
+
+impl TextCalls {
+    fn new(on: bool) -> Self {
+        Self { parser: on.then(CallParser::new), shown: String::new(), calls: Vec::new() }
+    }
+
+    fn take(&mut self, events: Vec<PromptEvent>) {
+        for e in events {
+            match e {
+                PromptEvent::Text(t) => self.shown.push_str(&t),
+                PromptEvent::Call(c) => self.calls.push(c),
+            }
+        }
+    }
+
+    fn feed(&mut self, delta: &str) {
+        if let Some(p) = self.parser.as_mut() {
+            let events = p.feed(delta);
+            self.take(events);
+        }
+    }
+
+    fn finish(&mut self, _all: &str) {
+        if let Some(p) = self.parser.as_mut() {
+            let events = p.finish();
+            self.take(events);
+        }
+    }
+
+    /// The text to show: all of it when off, else what is decided so far.
+    fn visible<'a>(&'a self, all: &'a str) -> &'a str {
+        if self.parser.is_some() { &self.shown } else { all }
     }
 }
 

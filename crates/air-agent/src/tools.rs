@@ -93,6 +93,13 @@ impl<E: Env> Turn<'_, E> {
     /// schema, and the policy does not forbid it.
     fn plan(&self, call: &ToolCall) -> Plan {
         let error = |text: String| Plan::Answer { status: ToolStatus::Error, text };
+        if call.name.is_empty() {
+            // A call written as text whose JSON could not be read.
+            return error(format!(
+                "Your tool call could not be read: {}\nWrite each call as <tool_call>{{\"name\": \"TOOL_NAME\", \"arguments\": {{...}}}}</tool_call> with valid JSON.",
+                call.arguments
+            ));
+        }
         let Some(tool) = self.tools.get(&call.name) else {
             let names: Vec<&str> = self.tools.definitions().map(|d| d.name.as_str()).collect();
             return error(if names.is_empty() {

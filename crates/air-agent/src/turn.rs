@@ -2,7 +2,8 @@
 
 use air_chat::{Lang, Role};
 use air_http::Abort;
-use air_store::conversation::{build_request, build_thought_request};
+use air_chat::prompt::{PromptTool, tools_system_prompt};
+use air_store::conversation::{build_prompt_mode_request, build_request, build_thought_request};
 use air_store::records::{MessageKind, next_seq};
 use air_store::sync::SyncEvent;
 use air_store::{MessageRecord, SessionRecord, Settings, Store, StoreError};
@@ -20,6 +21,12 @@ pub enum ToolMode {
     /// The request's `tools` field; the model answers with `tool_calls`.
     #[default]
     Native,
+    /// The tools are described in the system prompt; calls are read from
+    /// the answer's text.
+    Prompt,
+    /// As the settings say: native or prompt as set, or as found out once
+    /// per provider and model (a probe request, remembered).
+    Auto,
 }
 
 /// One turn: everything a user action sets going, until the answer is
@@ -113,7 +120,7 @@ impl<'a, E: Env> Turn<'a, E> {
                     let history = self.history(session_id, None).await;
                     let request = build_thought_request(&self.settings, &history, &vars);
                     let mut thought = self.new_answer(session_id, Some(MessageKind::TransitiveThought)).await;
-                    if !self.stream_into(&request, &mut thought).await.ok || self.abort.is_aborted() {
+                    if !self.stream_into(&request, &mut thought, false).await.ok || self.abort.is_aborted() {
                         return;
                     }
                 }
@@ -130,13 +137,20 @@ impl<'a, E: Env> Turn<'a, E> {
         let vars = self.env.template_vars();
         let max_rounds = self.settings.max_tool_rounds;
         let mut seen = Vec::new();
+        let mode = self.resolve_mode().await;
+        let section = (mode == ToolMode::Prompt).then(|| self.tools_section());
         loop {
             let history = self.history(session_id, Some(&record.id)).await;
-            let mut request = build_request(&self.settings, &history, &vars);
-            if self.mode == ToolMode::Native {
-                request.tools = self.tools.definitions().map(air_tools::ToolDef::to_openai).collect();
-            }
-            let streamed = self.stream_into(&request, &mut record).await;
+            let request = match (mode, &section) {
+                (ToolMode::Prompt, Some(section)) => build_prompt_mode_request(&self.settings, &history, &vars, section),
+                (ToolMode::Native, _) => {
+                    let mut r = build_request(&self.settings, &history, &vars);
+                    r.tools = self.tools.definitions().map(air_tools::ToolDef::to_openai).collect();
+                    r
+                }
+                _ => build_request(&self.settings, &history, &vars),
+            };
+            let streamed = self.stream_into(&request, &mut record, mode == ToolMode::Prompt).await;
             if !streamed.ok || streamed.calls.is_empty() || self.abort.is_aborted() {
                 return;
             }
@@ -152,6 +166,56 @@ impl<'a, E: Env> Turn<'a, E> {
             }
             record = self.new_answer(session_id, None).await;
         }
+    }
+
+    /// Native, prompt or off for this turn. Auto uses what was found out for
+    /// this provider and model, or finds out now (and says so, to be
+    /// remembered); if the probe teaches nothing, native.
+    async fn resolve_mode(&self) -> ToolMode {
+        use air_store::settings::ToolCalling;
+        if self.tools.is_empty() || self.mode == ToolMode::Off {
+            return ToolMode::Off;
+        }
+        if self.mode != ToolMode::Auto {
+            return self.mode;
+        }
+        let calling = match self.settings.resolved_tool_calling() {
+            Some(c) => Some(c),
+            None => {
+                let found = crate::provider::probe_tool_calling(self.env.http(), &self.settings, &self.abort).await;
+                if let Some(calling) = found {
+                    self.env.emit(Event::ToolCallingLearnt { key: self.settings.tool_calling_key(), calling });
+                }
+                found
+            }
+        };
+        match calling {
+            Some(ToolCalling::Prompt) => ToolMode::Prompt,
+            _ => ToolMode::Native,
+        }
+    }
+
+    /// The system-prompt section describing the tools (prompt mode).
+    fn tools_section(&self) -> String {
+        let defs: Vec<&air_tools::ToolDef> = self.tools.definitions().collect();
+        let tools: Vec<PromptTool<'_>> = defs
+            .iter()
+            .map(|d| {
+                let a = &d.annotations;
+                let mut hints = Vec::new();
+                if a.read_only_hint == Some(true) {
+                    hints.push("read-only");
+                }
+                if a.destructive_hint == Some(true) {
+                    hints.push("destructive");
+                }
+                if a.idempotent_hint == Some(true) {
+                    hints.push("idempotent");
+                }
+                PromptTool { name: &d.name, description: &d.description, parameters: &d.input_schema, hints }
+            })
+            .collect();
+        tools_system_prompt(&tools)
     }
 
     /// Picks up a tool round that did not finish: the tab closed while its

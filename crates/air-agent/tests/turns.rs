@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-use air_agent::{Approval, Env, Event, Turn};
+use air_agent::{Approval, Env, Event, ToolMode, Turn};
 use air_chat::Lang;
 use air_http::fake::{Script, ScriptedHttp, Step};
 use air_http::{Abort, HttpError};
@@ -141,6 +141,7 @@ impl Env for World {
             Event::StreamEnded { message_id, .. } => format!("stream ended {message_id}"),
             Event::Broadcast(e) => format!("broadcast {}", e.to_json()),
             Event::StoreFailed { what, error } => format!("store failed ({what}): {error}"),
+            Event::ToolCallingLearnt { key, calling } => format!("learnt: {key} calls tools {calling:?}"),
         };
         self.note(line);
     }
@@ -590,4 +591,50 @@ fn an_unfinished_tool_round_is_picked_up_again() {
     run(s.turn().resume_tools("s1")).unwrap();
     assert_eq!(s.world.http.requests().len(), 1);
     s.check(expect_file!["transcripts/resume.txt"]);
+}
+
+/// Prompt mode: the tools are in the system prompt, the call is read out of
+/// the streamed text (and not shown), the result goes back as a user
+/// message, and the model answers.
+#[test]
+fn prompt_mode_reads_calls_from_the_text() {
+    let s = setup();
+    s.world.http.push(Script::sse([
+        chunk(json!({"content": "Let me echo that.\n<tool_"}), None),
+        chunk(json!({"content": "call>{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}</tool_call>"}), None),
+        chunk(json!({}), Some("stop")),
+        "[DONE]".to_owned(),
+    ]));
+    s.world.http.push(text_reply("It said hi."));
+    let turn = s.turn().with_mode(ToolMode::Prompt);
+    let session = run(turn.send(None, "Echo hi")).unwrap();
+    let all = run(s.stored(&session));
+    assert_eq!(all[1].content, "Let me echo that.\n", "the call is not part of the text");
+    assert_eq!(all[1].tool_calls[0].name, "echo");
+    assert_eq!(all[2].content, "echo {\"text\":\"hi\"}");
+    let second: Value = serde_json::from_str(s.world.http.requests()[1].body.as_deref().unwrap()).unwrap();
+    assert!(second.get("tools").is_none(), "no native tools in prompt mode");
+    assert!(second["messages"][0]["content"].as_str().unwrap().contains("## echo"));
+    s.check(expect_file!["transcripts/prompt_mode.txt"]);
+}
+
+/// Auto: one probe finds the model answers tools in text only; that is
+/// said (to be remembered) and the turn goes on in prompt mode.
+#[test]
+fn auto_mode_probes_once_and_says_what_it_found() {
+    let s = setup();
+    s.world.http.push(Script::status(200, r#"{"choices":[{"message":{"role":"assistant","content":"I cannot call tools."}}]}"#));
+    s.world.http.push(text_reply("Hello."));
+    run(s.turn().with_mode(ToolMode::Auto).send(None, "Hi")).unwrap();
+    let reqs = s.world.http.requests();
+    assert_eq!(reqs.len(), 2);
+    let main: Value = serde_json::from_str(reqs[1].body.as_deref().unwrap()).unwrap();
+    assert!(main.get("tools").is_none() && main["messages"][0]["content"].as_str().unwrap().starts_with("# Tools"));
+    // Once known, no probe.
+    let mut known = setup();
+    known.settings.probed_tool_calling.insert(known.settings.tool_calling_key(), air_store::settings::ToolCalling::Native);
+    known.world.http.push(text_reply("Hello."));
+    run(known.turn().with_mode(ToolMode::Auto).send(None, "Hi")).unwrap();
+    assert_eq!(known.world.http.requests().len(), 1);
+    s.check(expect_file!["transcripts/auto_probe.txt"]);
 }

@@ -101,7 +101,8 @@ impl ChunkDecoder {
             }
         }
 
-        if let Some(usage) = chunk.usage.as_ref().and_then(Usage::from_wire) {
+        let usage = chunk.usage.as_ref().and_then(Usage::from_wire).or_else(|| chunk.x_groq.as_ref().and_then(|g| g.get("usage")).and_then(Usage::from_wire));
+        if let Some(usage) = usage {
             out.push(StreamEvent::Usage(usage));
         }
         out

@@ -14,6 +14,7 @@
 
 pub mod decode;
 pub mod error;
+pub mod prompt;
 pub mod reply;
 pub mod wire;
 

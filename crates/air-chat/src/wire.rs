@@ -116,6 +116,8 @@ pub(crate) struct Chunk {
     pub object: Option<String>,
     pub choices: Option<Vec<Choice>>,
     pub usage: Option<Value>,
+    /// Groq puts usage in its own object (`x_groq.usage`) instead.
+    pub x_groq: Option<Value>,
     pub error: Option<Value>,
     pub message: Option<Value>,
     pub code: Option<Value>,

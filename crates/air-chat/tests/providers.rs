@@ -234,3 +234,11 @@ fn random_bytes_never_panic() {
         assert_eq!(decode(&[&body[..cut], &body[cut..]]), whole);
     }
 }
+
+#[test]
+fn groq_usage_in_its_own_object() {
+    let r = check("groq_x_groq_usage");
+    assert_eq!(r.content, "Hi there");
+    assert_eq!(r.usage.map(|u| (u.prompt_tokens, u.completion_tokens, u.total_tokens)), Some((40, 12, 52)));
+    assert_eq!(r.finish, Some(FinishReason::Stop));
+}

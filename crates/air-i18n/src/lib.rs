@@ -60,6 +60,10 @@ texts! {
     tokens: "tokens", "tokens";
     answering: "answering…", "回答中…";
     tools_enabled: "Tools: let the model use the calculator, the clock and MCP tools", "工具：允许模型使用计算器、时钟和 MCP 工具";
+    tool_calling: "How the model calls tools", "模型调用工具的方式";
+    tool_calling_auto: "Find out once per model", "按模型自动判断";
+    tool_calling_native: "natively (tool_calls)", "原生（tool_calls）";
+    tool_calling_prompt: "through the prompt (<tool_call> in the text)", "通过提示词（文本中的 <tool_call>）";
     policies_title: "Before a tool runs:", "工具运行前：";
     policy_default: "Default ({p})", "默认（{p}）";
     policy_allow: "Run without asking", "直接运行";

@@ -92,6 +92,62 @@ fn paired(history: &[MessageRecord]) -> Vec<ChatMessage> {
     out
 }
 
+/// The request for a model that reads its tools from the prompt: the tools
+/// section goes at the end of the system prompt, each call the model made
+/// goes back into its message as the `<tool_call>` text it wrote, and the
+/// results of a round go to it as one user message of `<tool_response>`
+/// blocks (such models know no `tool` role).
+pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars, tools_section: &str) -> ChatRequest {
+    use air_chat::prompt::{call_text, result_text};
+    let mut req = build_request(settings, history, vars);
+    let mut messages: Vec<ChatMessage> = Vec::with_capacity(req.messages.len() + 1);
+    match req.messages.first_mut() {
+        Some(first) if first.role == Role::System => {
+            let mut text = first.content.take().unwrap_or_default();
+            text.push_str("\n\n");
+            text.push_str(tools_section);
+            first.content = Some(text);
+        }
+        _ => messages.push(ChatMessage::text(Role::System, tools_section)),
+    }
+    let mut names: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let mut results: Vec<String> = Vec::new();
+    let flush = |messages: &mut Vec<ChatMessage>, results: &mut Vec<String>| {
+        if !results.is_empty() {
+            messages.push(ChatMessage::text(Role::User, results.join("\n")));
+            results.clear();
+        }
+    };
+    for m in req.messages.drain(..) {
+        match m.role {
+            Role::Tool => {
+                let id = m.tool_call_id.clone().unwrap_or_default();
+                let name = names.get(&id).cloned().unwrap_or_default();
+                results.push(result_text(&name, m.content.as_deref().unwrap_or_default()));
+            }
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                flush(&mut messages, &mut results);
+                let mut text = m.content.clone().unwrap_or_default();
+                for c in &m.tool_calls {
+                    names.insert(c.id.clone(), c.function.name.clone());
+                    if !text.is_empty() && !text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                    text.push_str(&call_text(&c.function.name, &c.function.arguments));
+                }
+                messages.push(ChatMessage::text(Role::Assistant, text));
+            }
+            _ => {
+                flush(&mut messages, &mut results);
+                messages.push(m);
+            }
+        }
+    }
+    flush(&mut messages, &mut results);
+    req.messages = messages;
+    req
+}
+
 /// The extra request of Transitive Thinking: the conversation so far, then
 /// the instruction to write only a reasoning chain.
 pub fn build_thought_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
@@ -232,6 +288,38 @@ mod tests {
                 (Role::User, None, Some("and?")),
             ]
         );
+    }
+
+    #[test]
+    fn prompt_mode_writes_calls_and_results_as_text() {
+        use crate::records::{ToolRun, ToolStatus};
+        let mut settings = Settings::default();
+        settings.system_prompt = "Be brief.".into();
+        let user = MessageRecord::new("u", "s", 1.0, Role::User, "2+2 and the time?");
+        let mut asks = MessageRecord::new("a", "s", 2.0, Role::Assistant, "Let me check.");
+        asks.tool_calls = vec![
+            air_chat::ToolCall { id: "a-0".into(), name: "calculator".into(), arguments: "{\"expression\":\"2+2\"}".into(), extra: None },
+            air_chat::ToolCall { id: "a-1".into(), name: "get_current_time".into(), arguments: "{}".into(), extra: None },
+        ];
+        let result = |id: &str, call: &str, name: &str, text: &str| {
+            let mut m = MessageRecord::new(id, "s", 3.0, Role::Tool, text);
+            m.tool_call_id = Some(call.into());
+            m.tool = Some(ToolRun { name: name.into(), server: None, arguments: "{}".into(), status: ToolStatus::Done, output: Vec::new(), full_chars: None, started_at: None, duration_ms: None });
+            m
+        };
+        let history = [user, asks, result("r1", "a-0", "calculator", "2+2 = 4"), result("r2", "a-1", "get_current_time", "Sunday 10:00")];
+        let req = build_prompt_mode_request(&settings, &history, &TemplateVars::default(), "# Tools\n...");
+        let got: Vec<(Role, &str)> = req.messages.iter().map(|m| (m.role, m.content.as_deref().unwrap_or(""))).collect();
+        assert_eq!(
+            got,
+            [
+                (Role::System, "Be brief.\n\n# Tools\n..."),
+                (Role::User, "2+2 and the time?"),
+                (Role::Assistant, "Let me check.\n<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\":\"2+2\"}}</tool_call>\n<tool_call>{\"name\": \"get_current_time\", \"arguments\": {}}</tool_call>"),
+                (Role::User, "<tool_response name=\"calculator\">\n2+2 = 4\n</tool_response>\n<tool_response name=\"get_current_time\">\nSunday 10:00\n</tool_response>"),
+            ]
+        );
+        assert!(req.tools.is_empty() && req.messages.iter().all(|m| m.tool_calls.is_empty() && m.tool_call_id.is_none()));
     }
 
     #[test]

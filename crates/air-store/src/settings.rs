@@ -118,6 +118,25 @@ pub struct Settings {
     pub tools_enabled: bool,
     /// Allow / ask / deny, per tool and per MCP server.
     pub tool_policies: air_tools::policy::Policies,
+    /// How tools reach the model: natively, through the prompt, or found
+    /// out once per provider and model (auto).
+    pub tool_calling: ToolCalling,
+    /// What auto found out, by [`Settings::tool_calling_key`].
+    pub probed_tool_calling: std::collections::BTreeMap<String, ToolCalling>,
+}
+
+/// How tools reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolCalling {
+    /// Ask the model once whether it calls tools natively, and remember.
+    #[default]
+    Auto,
+    /// The request's `tools`; the model answers with `tool_calls`.
+    Native,
+    /// The tools are described in the system prompt and the calls read
+    /// from the answer's text.
+    Prompt,
 }
 
 impl Default for Settings {
@@ -136,11 +155,27 @@ impl Default for Settings {
             transitive_thinking: false,
             tools_enabled: true,
             tool_policies: Default::default(),
+            tool_calling: ToolCalling::Auto,
+            probed_tool_calling: Default::default(),
         }
     }
 }
 
 impl Settings {
+    /// Native or prompt, for these settings: as set, or as auto found out
+    /// (`None`: not found out yet).
+    pub fn resolved_tool_calling(&self) -> Option<ToolCalling> {
+        match self.tool_calling {
+            ToolCalling::Auto => self.probed_tool_calling.get(&self.tool_calling_key()).copied(),
+            set => Some(set),
+        }
+    }
+
+    /// What auto remembers a finding under: the provider and the model.
+    pub fn tool_calling_key(&self) -> String {
+        format!("{} {}", self.base_url.trim().trim_end_matches('/'), self.model.trim())
+    }
+
     /// `{base}/chat/completions`, tolerant of a trailing slash.
     pub fn chat_url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim().trim_end_matches('/'))
