@@ -429,10 +429,12 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         .iter()
         .map(|c| match c {
             Content::Text { text } => view! { <pre class="tool-text">{text.clone()}</pre> }.into_any(),
-            Content::Image { mime, data } => {
+            // Only images go in as images (an `<img>` runs no script, even SVG).
+            Content::Image { mime, data } if mime.starts_with("image/") && !mime.contains([';', ',']) => {
                 let src = format!("data:{mime};base64,{data}");
                 view! { <img class="tool-image" src=src alt=""/> }.into_any()
             }
+            Content::Image { mime, .. } => view! { <span class="muted">{format!("[{mime}]")}</span> }.into_any(),
             Content::Link { uri, name } => {
                 let safe = uri.starts_with("https://") || uri.starts_with("http://");
                 let label = name.clone().unwrap_or_else(|| uri.clone());

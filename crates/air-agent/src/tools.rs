@@ -4,7 +4,7 @@
 use std::pin::pin;
 
 use air_chat::{Role, ToolCall};
-use air_store::MessageRecord;
+use air_store::{MessageRecord, Store};
 use air_store::records::{ToolRun, ToolStatus, next_seq};
 use air_tools::policy::Policy;
 use air_tools::{ToolOutput, ToolSource, args, schema};
@@ -163,6 +163,11 @@ impl<E: Env> Turn<'_, E> {
                 Approval::Once => {}
             }
         }
+        // Picking up a closed tab's round: another tab may have answered
+        // the same question meanwhile. A call runs once.
+        if self.resuming.get() && self.finished_elsewhere(record).await {
+            return;
+        }
         set_status(record, ToolStatus::Running);
         if let Some(t) = record.tool.as_mut() {
             t.started_at = Some(env.now_ms());
@@ -180,6 +185,19 @@ impl<E: Env> Turn<'_, E> {
         };
         let status = if output.is_error { ToolStatus::Error } else { ToolStatus::Done };
         self.finish(record, status, output).await;
+    }
+
+    /// Whether the stored copy of `record` already has a result (another
+    /// tab ran it); if so, `record` becomes that copy.
+    async fn finished_elsewhere(&self, record: &mut MessageRecord) -> bool {
+        let Ok(all) = self.env.store().messages(&record.session_id).await else { return false };
+        match all.into_iter().find(|m| m.id == record.id) {
+            Some(stored) if stored.tool.as_ref().is_some_and(|t| t.status.is_final()) => {
+                *record = stored;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Stores the result: the whole output for the card, a text of at most

@@ -39,11 +39,13 @@ pub struct Turn<'a, E: Env> {
     pub(crate) mode: ToolMode,
     pub(crate) abort: Abort,
     pub(crate) lang: Lang,
+    /// This turn picks up a round a closed tab left (see `resume_tools`).
+    pub(crate) resuming: std::cell::Cell<bool>,
 }
 
 impl<'a, E: Env> Turn<'a, E> {
     pub fn new(env: &'a E, settings: Settings, tools: &'a Registry, abort: Abort, lang: Lang) -> Self {
-        Self { env, settings, tools, policies: Default::default(), mode: ToolMode::Native, abort, lang }
+        Self { env, settings, tools, policies: Default::default(), mode: ToolMode::Native, abort, lang, resuming: Default::default() }
     }
 
     pub fn with_policies(mut self, policies: Policies) -> Self {
@@ -247,7 +249,9 @@ impl<'a, E: Env> Turn<'a, E> {
         if pending.is_empty() {
             return Ok(());
         }
+        self.resuming.set(true);
         self.run_calls(pending, &mut Vec::new()).await;
+        self.resuming.set(false);
         if self.abort.is_aborted() {
             return Ok(());
         }

@@ -67,6 +67,8 @@ struct World {
     log: Rc<RefCell<String>>,
     approvals: RefCell<VecDeque<Approval>>,
     always: RefCell<Vec<String>>,
+    /// While the question is open, another tab answers it and runs the call.
+    other_tab_runs_it: Cell<bool>,
 }
 
 impl World {
@@ -81,6 +83,7 @@ impl World {
             log,
             approvals: RefCell::new(VecDeque::new()),
             always: RefCell::new(Vec::new()),
+            other_tab_runs_it: Cell::new(false),
         }
     }
 
@@ -146,6 +149,14 @@ impl Env for World {
         self.note(line);
     }
     async fn approve(&self, record: &MessageRecord, tool: &ToolDef) -> Approval {
+        if self.other_tab_runs_it.get() {
+            let mut done = record.clone();
+            done.content = "done in the other tab".into();
+            if let Some(t) = done.tool.as_mut() {
+                t.status = air_store::records::ToolStatus::Done;
+            }
+            let _ = self.store.inner.put_message(&done).await;
+        }
         let a = self.approvals.borrow_mut().pop_front().unwrap_or(Approval::Deny);
         self.note(format!("asked to approve {} ({}): {a:?}", tool.name, record.id));
         a
@@ -591,6 +602,26 @@ fn an_unfinished_tool_round_is_picked_up_again() {
     run(s.turn().resume_tools("s1")).unwrap();
     assert_eq!(s.world.http.requests().len(), 1);
     s.check(expect_file!["transcripts/resume.txt"]);
+
+    // Two tabs asked the same question; the other one answered and ran
+    // the call first: it is not run twice.
+    let t = setup();
+    run(async {
+        let store = &t.world.store.inner;
+        store.put_session(&SessionRecord::new("s1", 1.0)).await.unwrap();
+        store.put_message(&MessageRecord::new("m1", "s1", 2.0, Role::User, "Clean")).await.unwrap();
+        let mut answer = MessageRecord::new("m2", "s1", 3.0, Role::Assistant, "");
+        answer.tool_calls = vec![call("a", "delete_file", r#"{"text":"/tmp/x"}"#)];
+        store.put_message(&answer).await.unwrap();
+        store.put_message(&result("t1", "a", "delete_file", ToolStatus::AwaitingApproval)).await.unwrap();
+    });
+    t.world.other_tab_runs_it.set(true);
+    t.world.approvals.borrow_mut().push_back(Approval::Once);
+    t.world.http.push(text_reply("Cleaned."));
+    run(t.turn().resume_tools("s1")).unwrap();
+    let all = run(t.stored("s1"));
+    assert_eq!(all[2].content, "done in the other tab", "the other tab's result stands");
+    assert!(!t.world.transcript().contains("Running"), "never run here");
 }
 
 /// Prompt mode: the tools are in the system prompt, the call is read out of
