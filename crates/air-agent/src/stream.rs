@@ -4,7 +4,7 @@
 use std::pin::pin;
 
 use air_chat::error::classify_http;
-use air_chat::prompt::{CallParser, PromptCall, PromptEvent};
+use air_chat::prompt_calls::{PromptCall, PromptCallParser, PromptEvent};
 use air_chat::{ChatError, ChatRequest, ReplyStream, ToolCall};
 use air_http::{Body, HttpClient, HttpError, Request, Response};
 use air_store::conversation::Checkpoint;
@@ -271,14 +271,14 @@ impl<E: Env> Turn<'_, E> {
 /// Tool calls written in the answer's text (prompt mode), and the text
 /// without them. Off, it passes the text through.
 struct TextCalls {
-    parser: Option<CallParser>,
+    parser: Option<PromptCallParser>,
     shown: String,
     calls: Vec<PromptCall>,
 }
 
 impl TextCalls {
     fn new(on: bool) -> Self {
-        Self { parser: on.then(CallParser::new), shown: String::new(), calls: Vec::new() }
+        Self { parser: on.then(PromptCallParser::new), shown: String::new(), calls: Vec::new() }
     }
 
     fn take(&mut self, events: Vec<PromptEvent>) {

@@ -2,7 +2,7 @@
 
 use air_chat::{Lang, Role};
 use air_http::Abort;
-use air_chat::prompt::{PromptTool, tools_system_prompt};
+use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
 use air_store::conversation::{build_prompt_mode_request, build_request, build_thought_request};
 use air_store::records::{MessageKind, next_seq};
 use air_store::sync::SyncEvent;

@@ -14,12 +14,15 @@
 
 pub mod decode;
 pub mod error;
-pub mod prompt;
+pub mod prompt_calls;
+pub mod prompt_tools;
 pub mod reply;
 pub mod wire;
 
 pub use decode::ChunkDecoder;
 pub use error::{ChatError, HttpErrorKind, Lang};
+pub use prompt_calls::{PromptCall, PromptCallParser, PromptEvent};
+pub use prompt_tools::PromptTool;
 pub use reply::{FinishReason, Reply, ToolCall, Usage};
 pub use wire::{ChatMessage, ChatRequest, Role};
 

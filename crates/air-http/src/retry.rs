@@ -21,9 +21,10 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
-    /// How long to wait before attempt `attempt + 1` (`attempt` counts from
-    /// 1) after a failure that is `retryable`, given the server's
-    /// `Retry-After` in seconds; `None`: do not retry.
+    /// How long to wait before the next attempt after attempt number
+    /// `attempt` (the first is 1) failed in a way that is `retryable`,
+    /// given the server's `Retry-After` in seconds. `None` means: do not
+    /// retry.
     pub fn delay_ms(&self, attempt: u32, retryable: bool, retry_after_s: Option<u64>) -> Option<u64> {
         if !retryable || attempt >= self.max_attempts {
             return None;

@@ -98,7 +98,8 @@ fn paired(history: &[MessageRecord]) -> Vec<ChatMessage> {
 /// results of a round go to it as one user message of `<tool_response>`
 /// blocks (such models know no `tool` role).
 pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars, tools_section: &str) -> ChatRequest {
-    use air_chat::prompt::{call_text, result_text};
+    use air_chat::prompt_tools::{ToolResult, tool_call_text, tool_results_message};
+    use crate::records::ToolStatus;
     let mut req = build_request(settings, history, vars);
     let mut messages: Vec<ChatMessage> = Vec::with_capacity(req.messages.len() + 1);
     match req.messages.first_mut() {
@@ -110,11 +111,22 @@ pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord],
         }
         _ => messages.push(ChatMessage::text(Role::System, tools_section)),
     }
+    // Whether each result reports a failure, by call id.
+    let failed: std::collections::HashMap<&str, bool> = history
+        .iter()
+        .filter_map(|m| {
+            let status = m.tool.as_ref()?.status;
+            Some((m.tool_call_id.as_deref()?, !matches!(status, ToolStatus::Done)))
+        })
+        .collect();
     let mut names: std::collections::HashMap<String, String> = std::collections::HashMap::new();
-    let mut results: Vec<String> = Vec::new();
-    let flush = |messages: &mut Vec<ChatMessage>, results: &mut Vec<String>| {
+    // (name, output, is_error) of the round being collected.
+    let mut results: Vec<(String, String, bool)> = Vec::new();
+    let flush = |messages: &mut Vec<ChatMessage>, results: &mut Vec<(String, String, bool)>| {
         if !results.is_empty() {
-            messages.push(ChatMessage::text(Role::User, results.join("\n")));
+            let list: Vec<ToolResult<'_>> =
+                results.iter().map(|(name, output, is_error)| ToolResult { name, output, is_error: *is_error }).collect();
+            messages.push(ChatMessage::text(Role::User, tool_results_message(&list)));
             results.clear();
         }
     };
@@ -123,7 +135,10 @@ pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord],
             Role::Tool => {
                 let id = m.tool_call_id.clone().unwrap_or_default();
                 let name = names.get(&id).cloned().unwrap_or_default();
-                results.push(result_text(&name, m.content.as_deref().unwrap_or_default()));
+                // A result stored is a final one; a missing one was answered
+                // with NO_RESULT, which is a failure too.
+                let is_error = failed.get(id.as_str()).copied().unwrap_or(true);
+                results.push((name, m.content.clone().unwrap_or_default(), is_error));
             }
             Role::Assistant if !m.tool_calls.is_empty() => {
                 flush(&mut messages, &mut results);
@@ -133,7 +148,7 @@ pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord],
                     if !text.is_empty() && !text.ends_with('\n') {
                         text.push('\n');
                     }
-                    text.push_str(&call_text(&c.function.name, &c.function.arguments));
+                    text.push_str(&tool_call_text(&c.function.name, &c.function.arguments));
                 }
                 messages.push(ChatMessage::text(Role::Assistant, text));
             }
@@ -315,8 +330,8 @@ mod tests {
             [
                 (Role::System, "Be brief.\n\n# Tools\n..."),
                 (Role::User, "2+2 and the time?"),
-                (Role::Assistant, "Let me check.\n<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\":\"2+2\"}}</tool_call>\n<tool_call>{\"name\": \"get_current_time\", \"arguments\": {}}</tool_call>"),
-                (Role::User, "<tool_response name=\"calculator\">\n2+2 = 4\n</tool_response>\n<tool_response name=\"get_current_time\">\nSunday 10:00\n</tool_response>"),
+                (Role::Assistant, "Let me check.\n<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2+2\"}}</tool_call>\n<tool_call>{\"name\": \"get_current_time\", \"arguments\": {}}</tool_call>"),
+                (Role::User, "<tool_response name=\"calculator\" call=\"1\">\n2+2 = 4\n</tool_response>\n<tool_response name=\"get_current_time\" call=\"2\">\nSunday 10:00\n</tool_response>\nContinue: use these results to answer the user."),
             ]
         );
         assert!(req.tools.is_empty() && req.messages.iter().all(|m| m.tool_calls.is_empty() && m.tool_call_id.is_none()));
