@@ -78,6 +78,8 @@ pub fn ChatView() -> impl IntoView {
                 .rev()
                 .take_while(|x| x.role == Role::Tool)
                 .find(|x| x.tool.as_ref().is_some_and(|t| t.status == ToolStatus::AwaitingApproval))
+                // Another tab that is still open asks its own question.
+                .filter(|x| !state.chat.remote_streams.with(|r| r.contains(&x.id)))
                 .map(|x| x.id.clone())
         });
         if let Some(id) = waiting {
@@ -379,7 +381,12 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     // that ran it closed.
     let live = {
         let id = id.clone();
-        move || state.chat.busy.get() || state.chat.awaiting.with(|a| a.contains(&id))
+        // (or another tab is running it right now)
+        move || {
+            state.chat.busy.get()
+                || state.chat.awaiting.with(|a| a.contains(&id))
+                || state.chat.remote_streams.with(|r| r.contains(&id))
+        }
     };
     let status_key = match run.status {
         ToolStatus::AwaitingApproval => "awaiting",

@@ -11,7 +11,9 @@ use air_tools::{ToolOutput, ToolSource, args, schema};
 use futures_util::future::{Either, join_all, select};
 use serde_json::Value;
 
-use crate::env::{Approval, Env};
+use air_store::sync::SyncEvent;
+
+use crate::env::{Approval, Env, Event};
 use crate::turn::Turn;
 
 /// The most characters of one tool output given to the model; the card
@@ -28,7 +30,9 @@ impl<E: Env> Turn<'_, E> {
     /// Runs calls concurrently, each into its `tool` record, and stores
     /// their results. `seen` holds the calls already run in this turn
     /// (name + canonical arguments): a repeat is not run again.
-    pub(crate) async fn run_calls(&self, calls: Vec<(ToolCall, MessageRecord)>, seen: &mut Vec<String>) {
+    /// Returns how many of the calls were answered here (not by another
+    /// tab that picked up the same round).
+    pub(crate) async fn run_calls(&self, calls: Vec<(ToolCall, MessageRecord)>, seen: &mut Vec<String>) -> usize {
         let (calls, mut records): (Vec<ToolCall>, Vec<MessageRecord>) = calls.into_iter().unzip();
         let mut plans = Vec::with_capacity(calls.len());
         for call in &calls {
@@ -50,7 +54,7 @@ impl<E: Env> Turn<'_, E> {
             plans.push(plan);
         }
         let runs = records.iter_mut().zip(plans).map(|(record, plan)| self.run_one(record, plan));
-        join_all(runs).await;
+        join_all(runs).await.into_iter().filter(|here| *here).count()
     }
 
     /// The calls are answered without running (round limit): each gets a
@@ -122,21 +126,22 @@ impl<E: Env> Turn<'_, E> {
         Plan::Run { args: value }
     }
 
-    async fn run_one(&self, record: &mut MessageRecord, plan: Plan) {
+    /// Answers one call; `false` if another tab had answered it already.
+    async fn run_one(&self, record: &mut MessageRecord, plan: Plan) -> bool {
         let env = self.env;
         let args = match plan {
             Plan::Answer { status, text } => {
                 self.finish(record, status, ToolOutput::error(text)).await;
-                return;
+                return true;
             }
             Plan::Run { args } => args,
         };
         let name = record.tool.as_ref().map(|t| t.name.clone()).unwrap_or_default();
-        let Some(tool) = self.tools.get(&name).cloned() else { return };
+        let Some(tool) = self.tools.get(&name).cloned() else { return true };
         let policy = self.policies.borrow().decide(tool.def());
         if policy == Policy::Ask {
             set_status(record, ToolStatus::AwaitingApproval);
-            self.save(record, "tool").await;
+            self.save_tool(record).await;
             let approval = {
                 let asked = record.clone();
                 let ask = pin!(env.approve(&asked, tool.def()));
@@ -147,13 +152,13 @@ impl<E: Env> Turn<'_, E> {
             };
             let Some(approval) = approval else {
                 self.finish(record, ToolStatus::Stopped, ToolOutput::error("The user stopped the turn before answering.")).await;
-                return;
+                return true;
             };
             match approval {
                 Approval::Deny => {
                     let text = format!("The user denied this call of `{name}`.");
                     self.finish(record, ToolStatus::Denied, ToolOutput::error(text)).await;
-                    return;
+                    return true;
                 }
                 Approval::Always => {
                     // Later calls of this turn run without asking too.
@@ -166,25 +171,41 @@ impl<E: Env> Turn<'_, E> {
         // Picking up a closed tab's round: another tab may have answered
         // the same question meanwhile. A call runs once.
         if self.resuming.get() && self.finished_elsewhere(record).await {
-            return;
+            return false;
         }
         set_status(record, ToolStatus::Running);
         if let Some(t) = record.tool.as_mut() {
             t.started_at = Some(env.now_ms());
         }
-        self.save(record, "tool").await;
+        self.save_tool(record).await;
         let output = {
             let call = pin!(tool.call(args));
             match select(call, self.abort.aborted()).await {
                 Either::Left((output, _)) => output,
                 Either::Right(_) => {
                     self.finish(record, ToolStatus::Stopped, ToolOutput::error("Stopped by the user before it finished.")).await;
-                    return;
+                    return true;
                 }
             }
         };
         let status = if output.is_error { ToolStatus::Error } else { ToolStatus::Done };
         self.finish(record, status, output).await;
+        true
+    }
+
+
+    /// Saves a tool record, shows it, and tells other tabs: while it waits
+    /// or runs, a heartbeat like a streaming answer's (so another tab shows
+    /// it as live, not interrupted, and does not pick it up); then that it
+    /// ended.
+    async fn save_tool(&self, record: &mut MessageRecord) {
+        self.save(record, "tool").await;
+        let live = record.tool.as_ref().is_some_and(|t| !t.status.is_final());
+        self.env.emit(Event::Broadcast(SyncEvent::Streaming {
+            session_id: record.session_id.clone(),
+            message_id: record.id.clone(),
+            active: live,
+        }));
     }
 
     /// Whether the stored copy of `record` already has a result (another
@@ -212,7 +233,7 @@ impl<E: Env> Turn<'_, E> {
             t.duration_ms = t.started_at.map(|s| (now - s).max(0.0));
             t.output = output.content;
         }
-        self.save(record, "tool").await;
+        self.save_tool(record).await;
     }
 }
 

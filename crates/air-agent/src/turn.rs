@@ -250,9 +250,10 @@ impl<'a, E: Env> Turn<'a, E> {
             return Ok(());
         }
         self.resuming.set(true);
-        self.run_calls(pending, &mut Vec::new()).await;
+        let here = self.run_calls(pending, &mut Vec::new()).await;
         self.resuming.set(false);
-        if self.abort.is_aborted() {
+        // Another tab answered every call: it goes on with the answer.
+        if self.abort.is_aborted() || here == 0 {
             return Ok(());
         }
         let next = self.new_answer(session_id, None).await;

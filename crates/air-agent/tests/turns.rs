@@ -622,6 +622,7 @@ fn an_unfinished_tool_round_is_picked_up_again() {
     let all = run(t.stored("s1"));
     assert_eq!(all[2].content, "done in the other tab", "the other tab's result stands");
     assert!(!t.world.transcript().contains("Running"), "never run here");
+    assert!(t.world.http.requests().is_empty(), "and the other tab goes on with the answer, not this one");
 }
 
 /// Prompt mode: the tools are in the system prompt, the call is read out of
