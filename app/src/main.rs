@@ -5,6 +5,7 @@ mod chat;
 mod data;
 mod env;
 mod i18n;
+mod mcp;
 mod state;
 mod store;
 mod view;

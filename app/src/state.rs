@@ -49,6 +49,8 @@ pub struct Shell {
 #[derive(Clone, Copy)]
 pub struct Prefs {
     pub settings: RwSignal<Settings>,
+    /// The MCP servers the user added (localStorage, saved as they change).
+    pub mcp_servers: RwSignal<Vec<air_store::mcp::McpServer>>,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }
@@ -139,6 +141,7 @@ impl AppState {
     pub fn init() -> Self {
         let kv = LocalStorageKv;
         let loaded = settings::load(&kv);
+        let (servers, servers_warning) = air_store::mcp::load(&kv);
         let collapsed = match kv.get(SIDEBAR_COLLAPSED_KEY).as_deref() {
             Some("true") => true,
             Some("false") => false,
@@ -148,13 +151,14 @@ impl AppState {
             shell: Shell {
                 loading: RwSignal::new(true),
                 store: StoredValue::new_local(None),
-                notice: RwSignal::new(loaded.warning),
+                notice: RwSignal::new(loaded.warning.or(servers_warning)),
                 channel: StoredValue::new_local(None),
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
             },
             prefs: Prefs {
                 settings: RwSignal::new(loaded.settings),
+                mcp_servers: RwSignal::new(servers),
                 settings_open: RwSignal::new(false),
                 sidebar_collapsed: RwSignal::new(collapsed),
             },
@@ -528,12 +532,14 @@ impl AppState {
         }
     }
 
-    /// The tools offered to the model: the built-ins.
+    /// The tools offered to the model: the built-ins, then the tools of
+    /// the enabled MCP servers.
     pub fn tools(&self) -> air_tools::Registry {
         let mut registry = air_tools::Registry::new();
         for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
             registry.register(tool);
         }
+        self.prefs.mcp_servers.with_untracked(|servers| crate::mcp::register(&mut registry, servers));
         registry
     }
 }

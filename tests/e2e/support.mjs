@@ -35,17 +35,11 @@ export function freePort() {
 }
 
 /**
- * Starts llama.cpp's server with the SmolLM2 model on a free port and waits
- * until /health answers. Returns { baseUrl, stop }.
+ * Spawns a server process, collecting its output; `stop` ends it by PID
+ * (SIGTERM, then SIGKILL after 3 s).
  */
-export async function startModel({ nPredict = 160 } = {}) {
-  const python = process.env.AIR_PYTHON;
-  const model = process.env.AIR_MODEL;
-  if (!python || !model) throw new Error('AIR_PYTHON and AIR_MODEL must be set (./dev test sets them)');
-  const port = await freePort();
-  const child = spawn(python, [join(ROOT, 'tests/support/llama_server.py'), model, String(port), '--threads', '2', '--n-predict', String(nPredict)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function spawnServer(command, args, env = {}) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
   child.stderr.on('data', (d) => { log += d; });
@@ -57,10 +51,23 @@ export async function startModel({ nPredict = 160 } = {}) {
     await gone;
     clearTimeout(timer);
   };
+  return { child, output: () => log, stop };
+}
+
+/**
+ * Starts llama.cpp's server with the SmolLM2 model on a free port and waits
+ * until /health answers. Returns { baseUrl, stop }.
+ */
+export async function startModel({ nPredict = 160 } = {}) {
+  const python = process.env.AIR_PYTHON;
+  const model = process.env.AIR_MODEL;
+  if (!python || !model) throw new Error('AIR_PYTHON and AIR_MODEL must be set (./dev test sets them)');
+  const port = await freePort();
+  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/llama_server.py'), model, String(port), '--threads', '2', '--n-predict', String(nPredict)]);
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the model server exited:\n${log}`);
+    if (child.exitCode !== null) throw new Error(`the model server exited:\n${output()}`);
     try {
       const r = await fetch(`${base}/health`);
       if (r.ok) return { baseUrl: `${base}/v1`, stop };
@@ -68,7 +75,25 @@ export async function startModel({ nPredict = 160 } = {}) {
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
-  throw new Error(`the model server did not become ready:\n${log}`);
+  throw new Error(`the model server did not become ready:\n${output()}`);
+}
+
+/**
+ * Starts the MCP reference server (npm `@modelcontextprotocol/server-everything`,
+ * Streamable HTTP) on a free port of 127.0.0.1. Returns { url, stop }.
+ */
+export async function startEverything() {
+  const port = await freePort();
+  const entry = join(ROOT, 'tests/node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  const { child, output, stop } = spawnServer(process.execPath, ['-r', join(ROOT, 'tests/support/loopback.cjs'), entry, 'streamableHttp'], { PORT: String(port) });
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the MCP server exited:\n${output()}`);
+    if (/listening on port/i.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`the MCP server did not start:\n${output()}`);
 }
 
 /** Opens the app and waits until the store is open. */

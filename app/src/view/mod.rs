@@ -2,6 +2,7 @@
 
 mod chat;
 mod composer;
+mod mcp;
 mod settings;
 mod sidebar;
 

@@ -213,6 +213,7 @@ pub fn SettingsPanel() -> impl IntoView {
                             </label>
                         </div>
                     </fieldset>
+                    <super::mcp::McpServers/>
                     <DataSection/>
                     <div class="drawer-actions">
                         <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>

@@ -11,6 +11,7 @@
 
 pub mod conversation;
 pub mod export;
+pub mod mcp;
 pub mod memory;
 pub mod records;
 pub mod settings;

@@ -2,7 +2,8 @@
 //! carries the IANA database, so the bundle does not).
 
 use air_tools::builtin::{Clock, ZonedTime};
-use wasm_bindgen::JsValue;
+use js_sys::{Array, Date, Function, Intl, Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
 
 /// [`Clock`] on `Date.now()` and `Intl`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -10,7 +11,7 @@ pub struct BrowserClock;
 
 impl Clock for BrowserClock {
     fn now_ms(&self) -> f64 {
-        js_sys::Date::now()
+        Date::now()
     }
 
     fn zoned(&self, at_ms: f64, zone: Option<&str>) -> Result<ZonedTime, String> {
@@ -19,11 +20,15 @@ impl Clock for BrowserClock {
 }
 
 /// `at_ms` in `zone` (the user's own when `None`); `Err` for a zone the
-/// browser does not know (`Intl` throws a `RangeError`).
+/// browser does not know (`Intl` throws a `RangeError`), with its message.
 pub fn zoned_time(at_ms: f64, zone: Option<&str>) -> Result<ZonedTime, String> {
-    let options = js_sys::Object::new();
-    let set = |k: &str, v: &str| js_sys::Reflect::set(&options, &JsValue::from_str(k), &JsValue::from_str(v)).map(|_| ());
-    let fields = [
+    // `formatToParts` throws for an invalid date, and js-sys does not catch
+    // that; JavaScript dates end at ±8.64e15 ms.
+    if !at_ms.is_finite() || at_ms.abs() > 8.64e15 {
+        return Err(format!("{at_ms} is not a time JavaScript can represent"));
+    }
+    let options = Object::new();
+    let mut fields = vec![
         ("hourCycle", "h23"),
         ("year", "numeric"),
         ("month", "2-digit"),
@@ -34,42 +39,73 @@ pub fn zoned_time(at_ms: f64, zone: Option<&str>) -> Result<ZonedTime, String> {
         ("weekday", "long"),
         ("timeZoneName", "longOffset"),
     ];
-    for (k, v) in fields {
-        set(k, v).map_err(|e| format!("{e:?}"))?;
-    }
     if let Some(z) = zone {
-        set("timeZone", z).map_err(|e| format!("{e:?}"))?;
+        fields.push(("timeZone", z));
     }
-    let locales = js_sys::Array::of1(&JsValue::from_str("en-US"));
-    // `new Intl.DateTimeFormat` throws for an unknown zone; js-sys does not
-    // surface that as a Result, so construct it through Reflect.
-    let ctor: js_sys::Function = js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &js_sys::Object::new())
-        .constructor();
-    let args = js_sys::Array::of2(&locales, &options);
-    let format = js_sys::Reflect::construct(&ctor, &args).map_err(|_| format!("unknown time zone {}", zone.unwrap_or("")))?;
-    let format: js_sys::Intl::DateTimeFormat = wasm_bindgen::JsCast::unchecked_into(format);
-    let parts = format.format_to_parts(&js_sys::Date::new(&JsValue::from_f64(at_ms)));
-    let mut get = std::collections::HashMap::new();
+    for (k, v) in fields {
+        Reflect::set(&options, &JsValue::from_str(k), &JsValue::from_str(v)).map_err(|e| describe(&e))?;
+    }
+    let format = new_date_time_format(&options)?;
+    let parts = format.format_to_parts(&Date::new(&JsValue::from_f64(at_ms)));
+    let mut found: Vec<(String, String)> = Vec::new();
     for part in parts.iter() {
-        let field = |k: &str| js_sys::Reflect::get(&part, &JsValue::from_str(k)).ok().and_then(|v| v.as_string());
+        let field = |k: &str| Reflect::get(&part, &JsValue::from_str(k)).ok().and_then(|v| v.as_string());
         if let (Some(t), Some(v)) = (field("type"), field("value")) {
-            get.insert(t, v);
+            found.push((t, v));
         }
     }
-    let p = |k: &str| get.get(k).cloned().unwrap_or_default();
-    let resolved = js_sys::Reflect::get(&format.resolved_options(), &JsValue::from_str("timeZone"))
+    let part = |k: &str| {
+        found
+            .iter()
+            .find(|(t, _)| t == k)
+            .map(|(_, v)| v.as_str())
+            .ok_or_else(|| format!("Intl gave no {k} for this time"))
+    };
+    let zone_name = Reflect::get(&format.resolved_options(), &JsValue::from_str("timeZone"))
         .ok()
         .and_then(|v| v.as_string())
-        .unwrap_or_default();
-    let offset = p("timeZoneName");
-    let offset = match offset.strip_prefix("GMT") {
-        Some("") | None => "+00:00".to_owned(),
-        Some(o) => o.to_owned(),
-    };
+        .ok_or_else(|| "Intl did not say which time zone it used".to_owned())?;
     Ok(ZonedTime {
-        zone: resolved,
-        local: format!("{}-{}-{} {}:{}:{}", p("year"), p("month"), p("day"), p("hour"), p("minute"), p("second")),
-        weekday: p("weekday"),
-        utc_offset: offset,
+        zone: zone_name,
+        local: format!(
+            "{}-{}-{} {}:{}:{}",
+            part("year")?,
+            part("month")?,
+            part("day")?,
+            part("hour")?,
+            part("minute")?,
+            part("second")?
+        ),
+        weekday: part("weekday")?.to_owned(),
+        utc_offset: utc_offset(part("timeZoneName")?),
     })
+}
+
+/// `new Intl.DateTimeFormat("en-US", options)`, through `Reflect.construct`
+/// because js-sys's constructor does not catch the `RangeError` an unknown
+/// zone throws (an uncaught exception would unwind through the wasm).
+fn new_date_time_format(options: &Object) -> Result<Intl::DateTimeFormat, String> {
+    let intl = Reflect::get(&js_sys::global(), &JsValue::from_str("Intl")).map_err(|e| describe(&e))?;
+    let constructor: Function = Reflect::get(&intl, &JsValue::from_str("DateTimeFormat"))
+        .map_err(|e| describe(&e))?
+        .dyn_into()
+        .map_err(|_| "this browser has no Intl.DateTimeFormat".to_owned())?;
+    let args = Array::of2(&JsValue::from_str("en-US"), options);
+    let format = Reflect::construct(&constructor, &args).map_err(|e| describe(&e))?;
+    Ok(format.unchecked_into())
+}
+
+/// `GMT+08:00` → `+08:00`; `GMT` (UTC itself) → `+00:00`.
+fn utc_offset(name: &str) -> String {
+    let offset = name.trim_start_matches("GMT").trim_start_matches("UTC").replace('\u{2212}', "-");
+    if offset.is_empty() { "+00:00".to_owned() } else { offset }
+}
+
+/// A thrown JavaScript value as text (`RangeError: Invalid time zone
+/// specified: Mars/Base`).
+fn describe(e: &JsValue) -> String {
+    match e.dyn_ref::<js_sys::Error>() {
+        Some(error) => format!("{}: {}", String::from(error.name()), String::from(error.message())),
+        None => e.as_string().unwrap_or_else(|| format!("{e:?}")),
+    }
 }

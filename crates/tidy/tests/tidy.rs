@@ -122,9 +122,10 @@ fn dependencies_follow_the_crate_map() {
         ("air-i18n", &["air-chat"]),
         ("air-chat", &["air-sse", "air-http"]),
         ("air-store", &["air-chat", "air-tools"]),
+        ("air-mcp", &["air-http", "air-sse", "air-tools"]),
         ("air-agent", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
-        ("app", &["air-agent", "air-chat", "air-http", "air-i18n", "air-render", "air-store", "air-tools", "air-web"]),
+        ("app", &["air-agent", "air-chat", "air-http", "air-i18n", "air-mcp", "air-render", "air-store", "air-tools", "air-web"]),
         ("tidy", &[]),
     ];
     let all = packages();

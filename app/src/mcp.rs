@@ -1,0 +1,116 @@
+//! MCP servers in the app: the saved list, one client per server, their
+//! tools in the registry, and adding, enabling and removing servers.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use air_http::Abort;
+use air_mcp::tool::{McpTool, def_from};
+use air_mcp::{McpClient, ServerConfig, names};
+use air_store::mcp::{self as saved, McpServer, SavedTool};
+use air_tools::Registry;
+use air_web::LocalStorageKv;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+
+use crate::env;
+use crate::state::AppState;
+
+type Client = McpClient<env::Http>;
+
+thread_local! {
+    /// One client (and so one session) per server, by its configuration.
+    static CLIENTS: RefCell<HashMap<String, Rc<Client>>> = RefCell::new(HashMap::new());
+}
+
+fn config(server: &McpServer) -> ServerConfig {
+    ServerConfig { name: server.name.clone(), url: server.url.trim().to_owned(), headers: server.headers.clone() }
+}
+
+fn client_for(server: &McpServer) -> Rc<Client> {
+    let c = config(server);
+    let key = format!("{}\u{0}{}\u{0}{:?}", c.name, c.url, c.headers);
+    CLIENTS.with(|clients| clients.borrow_mut().entry(key).or_insert_with(|| Rc::new(McpClient::new(env::Http::default(), c))).clone())
+}
+
+/// Adds the tools of every enabled server, named `mcp_{server}_{tool}`.
+pub fn register(registry: &mut Registry, servers: &[McpServer]) {
+    for server in servers.iter().filter(|s| s.enabled) {
+        let client = client_for(server);
+        for tool in &server.tools {
+            let name = names::tool_name(&server.name, &tool.name, |n| registry.get(n).is_some());
+            let raw = serde_json::json!({
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.input_schema,
+                "annotations": tool.annotations,
+            });
+            if let Some(def) = def_from(&server.name, name, &raw) {
+                registry.register(Rc::new(McpTool::new(def, tool.name.clone(), client.clone())));
+            }
+        }
+    }
+}
+
+fn saved_tool(v: &Value) -> Option<SavedTool> {
+    Some(SavedTool {
+        name: v.get("name")?.as_str()?.to_owned(),
+        description: v.get("description").or_else(|| v.get("title")).and_then(Value::as_str).unwrap_or_default().to_owned(),
+        input_schema: v.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
+        annotations: v.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default(),
+    })
+}
+
+fn persist(state: AppState, servers: Vec<McpServer>) {
+    if let Err(e) = saved::save(&LocalStorageKv, &servers) {
+        state.report(state.t().err_settings, &e);
+    }
+    state.prefs.mcp_servers.set(servers);
+}
+
+/// Connects to a server, lists its tools and saves it with them (a server
+/// of the same name is replaced). `done` gets the number of tools, or why
+/// it failed; nothing is saved then.
+pub fn add_server(state: AppState, name: String, url: String, headers: Vec<(String, String)>, done: impl Fn(Result<usize, String>) + 'static) {
+    let name = name.trim().to_owned();
+    let url = url.trim().to_owned();
+    if name.is_empty() || !(url.starts_with("http://") || url.starts_with("https://")) {
+        done(Err(state.t().mcp_need_name_url.to_owned()));
+        return;
+    }
+    let server = McpServer { name: name.clone(), url, headers, enabled: true, tools: Vec::new() };
+    // A new client: the server (or its address) may have changed.
+    let client = Rc::new(McpClient::new(env::Http::default(), config(&server)));
+    spawn_local(async move {
+        let listed = client.list_tools(&Abort::new()).await;
+        client.close().await;
+        match listed {
+            Ok(tools) => {
+                let tools: Vec<SavedTool> = tools.iter().filter_map(saved_tool).collect();
+                let n = tools.len();
+                let mut servers = state.prefs.mcp_servers.get_untracked();
+                servers.retain(|s| s.name != name);
+                servers.push(McpServer { tools, ..server });
+                persist(state, servers);
+                done(Ok(n));
+            }
+            Err(e) => done(Err(e.to_string())),
+        }
+    });
+}
+
+pub fn set_enabled(state: AppState, name: &str, enabled: bool) {
+    let mut servers = state.prefs.mcp_servers.get_untracked();
+    for s in servers.iter_mut().filter(|s| s.name == name) {
+        s.enabled = enabled;
+    }
+    persist(state, servers);
+}
+
+pub fn remove_server(state: AppState, name: &str) {
+    let mut servers = state.prefs.mcp_servers.get_untracked();
+    servers.retain(|s| s.name != name);
+    persist(state, servers);
+}

@@ -1,0 +1,27 @@
+//! An MCP client for a page: Streamable HTTP over [`air_http::HttpClient`].
+//!
+//! * [`client::McpClient`]: the session with one server: `initialize`
+//!   (version negotiation, `Mcp-Session-Id`, `MCP-Protocol-Version`),
+//!   requests answered as JSON or as an SSE stream (server requests on
+//!   that stream are answered: `ping`, and -32601 to the rest), an expired
+//!   session initialised again once, `tools/list` with pagination,
+//!   `tools/call`, and DELETE on close.
+//! * [`names::tool_name`]: `mcp_{server}_{tool}`, as providers accept
+//!   names, unique in the registry.
+//! * [`tool::McpTool`]: a server's tool as an [`air_tools::Tool`].
+//!
+//! This is the first slice of the MCP client; other revisions (2026-07-28
+//! stateless, the legacy HTTP+SSE transport), resumption and the rest of
+//! the protocol build on it.
+
+pub mod client;
+pub mod names;
+pub mod tool;
+
+pub use client::{McpClient, McpError, ServerConfig};
+
+/// The protocol revision asked for first.
+pub const LATEST_VERSION: &str = "2025-11-25";
+
+/// Revisions this client speaks (newest first).
+pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];

@@ -1,0 +1,61 @@
+//! Registry names for MCP tools: `mcp_{server}_{tool}`.
+
+/// Providers accept `^[a-zA-Z0-9_-]{1,64}$` as a function name.
+pub const MAX_NAME: usize = 64;
+
+/// `s` with everything outside `[A-Za-z0-9_-]` turned into `_`.
+fn clean(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+}
+
+/// `mcp_{server}_{tool}`, sanitised and at most [`MAX_NAME`] characters;
+/// `taken` says whether a name is already used, and a clash gets a
+/// numbered suffix. A long name keeps its end (where tool names differ)
+/// behind a short hash of the whole, so two long names stay apart.
+pub fn tool_name(server: &str, tool: &str, taken: impl Fn(&str) -> bool) -> String {
+    let base = format!("mcp_{}_{}", clean(server), clean(tool));
+    let base = if base.len() <= MAX_NAME {
+        base
+    } else {
+        let hash = format!("{:08x}", fnv1a(&base) as u32);
+        let keep = MAX_NAME - hash.len() - 1;
+        let tail = &base[base.len() - (keep - 4)..];
+        format!("mcp_{hash}_{tail}")
+    };
+    if !taken(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| {
+            let suffix = format!("_{n}");
+            let cut = base.len().min(MAX_NAME - suffix.len());
+            format!("{}{suffix}", &base[..cut])
+        })
+        .find(|name| !taken(name))
+        .unwrap_or(base)
+}
+
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100000001b3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_clean_short_and_unique() {
+        assert_eq!(tool_name("everything", "echo", |_| false), "mcp_everything_echo");
+        assert_eq!(tool_name("My Server!", "get-sum", |_| false), "mcp_My_Server__get-sum");
+        assert_eq!(tool_name("s", "t", |n| n == "mcp_s_t"), "mcp_s_t_2");
+        assert_eq!(tool_name("s", "t", |n| n == "mcp_s_t" || n == "mcp_s_t_2"), "mcp_s_t_3");
+        let long_a = tool_name("a-very-long-server-name-for-testing", "a_tool_with_an_extremely_long_name_number_one", |_| false);
+        let long_b = tool_name("a-very-long-server-name-for-testing", "a_tool_with_an_extremely_long_name_number_two", |_| false);
+        assert!(long_a.len() <= MAX_NAME && long_b.len() <= MAX_NAME, "{long_a} {long_b}");
+        assert_ne!(long_a, long_b);
+        assert!(long_a.ends_with("number_one"));
+        assert!(long_a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        let clash = tool_name("x", &"t".repeat(70), |n| n.len() == MAX_NAME && !n.ends_with("_2"));
+        assert!(clash.len() <= MAX_NAME && clash.ends_with("_2"), "{clash}");
+    }
+}

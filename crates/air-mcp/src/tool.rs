@@ -1,0 +1,85 @@
+//! A server's tool as a registry entry.
+
+use std::rc::Rc;
+
+use air_http::{Abort, HttpClient};
+use air_tools::{Annotations, Content, Tool, ToolDef, ToolOutput, ToolSource};
+use futures_util::future::LocalBoxFuture;
+use serde_json::Value;
+
+use crate::client::McpClient;
+
+/// The registry's definition of a tool from `tools/list`: named
+/// `registry_name` (see [`crate::names::tool_name`]), from `server`.
+/// `None` for an entry without a name.
+pub fn def_from(server: &str, registry_name: String, tool: &Value) -> Option<ToolDef> {
+    let name = tool.get("name").and_then(Value::as_str)?;
+    let description = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .or_else(|| tool.get("title").and_then(Value::as_str))
+        .unwrap_or(name)
+        .to_owned();
+    let input_schema = tool.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"}));
+    let annotations: Annotations = tool.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default();
+    Some(ToolDef { name: registry_name, description, input_schema, annotations, source: ToolSource::Mcp { server: server.to_owned() } })
+}
+
+/// A `tools/call` result as a tool output: text, images, links and
+/// embedded resources; `isError` marks a failure the model is told about.
+pub fn output_from(result: &Value) -> ToolOutput {
+    let mut content = Vec::new();
+    for item in result.get("content").and_then(Value::as_array).into_iter().flatten() {
+        let s = |k: &str| item.get(k).and_then(Value::as_str).map(str::to_owned);
+        match item.get("type").and_then(Value::as_str) {
+            Some("text") => content.push(Content::Text { text: s("text").unwrap_or_default() }),
+            Some("image") => content.push(Content::Image { mime: s("mimeType").unwrap_or_else(|| "image/png".into()), data: s("data").unwrap_or_default() }),
+            Some("audio") => content.push(Content::Text { text: format!("[audio: {}]", s("mimeType").unwrap_or_default()) }),
+            Some("resource_link") => content.push(Content::Link { uri: s("uri").unwrap_or_default(), name: s("name").or_else(|| s("title")) }),
+            Some("resource") => {
+                let r = item.get("resource");
+                let field = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str).map(str::to_owned);
+                match field("text") {
+                    Some(text) => content.push(Content::Text { text }),
+                    None => content.push(Content::Link { uri: field("uri").unwrap_or_default(), name: None }),
+                }
+            }
+            _ => {}
+        }
+    }
+    if content.is_empty() {
+        if let Some(structured) = result.get("structuredContent") {
+            content.push(Content::Text { text: structured.to_string() });
+        }
+    }
+    ToolOutput { content, is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false) }
+}
+
+/// A tool of an MCP server, called through its client.
+pub struct McpTool<H> {
+    def: ToolDef,
+    /// The tool's own name on its server.
+    remote_name: String,
+    client: Rc<McpClient<H>>,
+}
+
+impl<H> McpTool<H> {
+    pub fn new(def: ToolDef, remote_name: impl Into<String>, client: Rc<McpClient<H>>) -> Self {
+        Self { def, remote_name: remote_name.into(), client }
+    }
+}
+
+impl<H: HttpClient> Tool for McpTool<H> {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+
+    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+        Box::pin(async move {
+            match self.client.call_tool(&self.remote_name, args, &Abort::new()).await {
+                Ok(result) => output_from(&result),
+                Err(e) => ToolOutput::error(format!("{e}.")),
+            }
+        })
+    }
+}

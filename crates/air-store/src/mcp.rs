@@ -1,0 +1,112 @@
+//! The MCP servers the user added, kept in localStorage under
+//! [`MCP_SERVERS_KEY`] (seeds 000 and 004): name, URL, headers, enabled, and
+//! the definitions of their tools as listed when the server was added, so
+//! a chat does not have to connect just to know the tools.
+
+use air_tools::Annotations;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::settings::KeyValue;
+
+pub const MCP_SERVERS_KEY: &str = "air-agent-mcp-servers";
+
+/// One server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServer {
+    /// Unique; tools are named `mcp_{name}_{tool}`.
+    pub name: String,
+    pub url: String,
+    /// Sent only to this server (API key, `Authorization`).
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// The tools as the server listed them.
+    #[serde(default)]
+    pub tools: Vec<SavedTool>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A tool's definition as the server gave it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedTool {
+    /// The tool's name on its server.
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default = "object_schema")]
+    pub input_schema: Value,
+    #[serde(default)]
+    pub annotations: Annotations,
+}
+
+fn object_schema() -> Value {
+    serde_json::json!({"type": "object"})
+}
+
+/// The saved servers; unreadable storage gives none and a warning (the
+/// text is kept aside under `…corrupt`, never lost).
+pub fn load(kv: &impl KeyValue) -> (Vec<McpServer>, Option<String>) {
+    let Some(raw) = kv.get(MCP_SERVERS_KEY) else { return (Vec::new(), None) };
+    match serde_json::from_str(&raw) {
+        Ok(list) => (list, None),
+        Err(e) => {
+            let _ = kv.set(&format!("{MCP_SERVERS_KEY}.corrupt"), &raw);
+            (Vec::new(), Some(format!("The saved MCP servers could not be read ({e}); they were kept aside.")))
+        }
+    }
+}
+
+pub fn save(kv: &impl KeyValue, servers: &[McpServer]) -> crate::Result<()> {
+    let text = serde_json::to_string(servers).map_err(|e| crate::StoreError::Other(e.to_string()))?;
+    kv.set(MCP_SERVERS_KEY, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    #[derive(Default)]
+    struct Kv(RefCell<HashMap<String, String>>);
+
+    impl KeyValue for Kv {
+        fn get(&self, key: &str) -> Option<String> {
+            self.0.borrow().get(key).cloned()
+        }
+        fn set(&self, key: &str, value: &str) -> crate::Result<()> {
+            self.0.borrow_mut().insert(key.into(), value.into());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn servers_round_trip_and_bad_storage_is_kept_aside() {
+        let kv = Kv::default();
+        assert_eq!(load(&kv), (Vec::new(), None));
+        let s = McpServer {
+            name: "everything".into(),
+            url: "http://127.0.0.1:3001/mcp".into(),
+            headers: vec![("Authorization".into(), "Bearer t".into())],
+            enabled: true,
+            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default() }],
+        };
+        save(&kv, std::slice::from_ref(&s)).unwrap();
+        assert_eq!(load(&kv).0, vec![s]);
+        // Older or hand-written entries: only name and URL.
+        kv.set(MCP_SERVERS_KEY, r#"[{"name":"a","url":"http://x/mcp"}]"#).unwrap();
+        let (list, _) = load(&kv);
+        assert!(list[0].enabled && list[0].tools.is_empty());
+        kv.set(MCP_SERVERS_KEY, "{not json").unwrap();
+        let (list, warning) = load(&kv);
+        assert!(list.is_empty() && warning.is_some());
+        assert_eq!(kv.get("air-agent-mcp-servers.corrupt").as_deref(), Some("{not json"));
+    }
+}
