@@ -70,35 +70,42 @@ fn persist(state: AppState, servers: Vec<McpServer>) {
     state.prefs.mcp_servers.set(servers);
 }
 
-/// Connects to a server, lists its tools and saves it with them (a server
-/// of the same name is replaced). `done` gets the number of tools, or why
-/// it failed; nothing is saved then.
-pub fn add_server(state: AppState, name: String, url: String, headers: Vec<(String, String)>, done: impl Fn(Result<usize, String>) + 'static) {
+/// A server as added: where it is, and the tools it listed.
+pub struct Preview {
+    pub server: McpServer,
+    /// Every tool it offers; the user picks which to keep.
+    pub tools: Vec<SavedTool>,
+}
+
+/// Connects to a server over a temporary connection and lists its tools,
+/// for the user to pick from; nothing is saved yet. `done` gets the
+/// preview, or why it failed.
+pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String, String)>, done: impl Fn(Result<Preview, String>) + 'static) {
     let name = name.trim().to_owned();
     let url = url.trim().to_owned();
     if name.is_empty() || !(url.starts_with("http://") || url.starts_with("https://")) {
         done(Err(state.t().mcp_need_name_url.to_owned()));
         return;
     }
-    let server = McpServer { name: name.clone(), url, headers, enabled: true, tools: Vec::new() };
-    // A new client: the server (or its address) may have changed.
-    let client = Rc::new(McpClient::new(env::Http::default(), config(&server)));
+    let server = McpServer { name, url, headers, enabled: true, tools: Vec::new() };
+    let client = McpClient::new(env::Http::default(), config(&server));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
         client.close().await;
-        match listed {
-            Ok(tools) => {
-                let tools: Vec<SavedTool> = tools.iter().filter_map(saved_tool).collect();
-                let n = tools.len();
-                let mut servers = state.prefs.mcp_servers.get_untracked();
-                servers.retain(|s| s.name != name);
-                servers.push(McpServer { tools, ..server });
-                persist(state, servers);
-                done(Ok(n));
-            }
-            Err(e) => done(Err(e.to_string())),
-        }
+        done(listed.map(|tools| Preview { server, tools: tools.iter().filter_map(saved_tool).collect() }).map_err(|e| e.to_string()));
     });
+}
+
+/// Saves a server with the tools picked (a server of the same name is
+/// replaced). Returns how many tools were kept.
+pub fn save_server(state: AppState, preview: Preview, picked: &[String]) -> usize {
+    let tools: Vec<SavedTool> = preview.tools.into_iter().filter(|t| picked.contains(&t.name)).collect();
+    let n = tools.len();
+    let mut servers = state.prefs.mcp_servers.get_untracked();
+    servers.retain(|s| s.name != preview.server.name);
+    servers.push(McpServer { tools, ..preview.server });
+    persist(state, servers);
+    n
 }
 
 pub fn set_enabled(state: AppState, name: &str, enabled: bool) {

@@ -12,25 +12,36 @@ describe('MCP servers (reference server, scripted model)', () => {
   before(async () => { server = await startEverything(); });
   after(async () => { await server?.stop(); });
 
-  async function addServer(page, name, url) {
+  /** Settings → MCP servers → Connect; returns the error shown, or null once the tools are listed. */
+  async function connect(page, name, url) {
     await page.getByTestId('open-settings').click();
     await page.getByTestId('mcp-name').fill(name);
     await page.getByTestId('mcp-url').fill(url);
     await page.getByTestId('mcp-add').click();
-    await page.getByTestId('mcp-add-result').filter({ hasText: /Added|Could not/ }).waitFor({ timeout: 20_000 });
-    return (await page.getByTestId('mcp-add-result').textContent()).trim();
+    const picks = page.getByTestId('mcp-picks');
+    const failed = page.getByTestId('mcp-add-result').filter({ hasText: /Could not/ });
+    await Promise.race([picks.waitFor({ timeout: 20_000 }), failed.waitFor({ timeout: 20_000 })]);
+    return (await failed.count()) ? (await failed.textContent()).trim() : null;
   }
 
   test('a server is added from its URL and its tool is called in a chat', async () => {
     const { context, page, errors } = await h.freshPage();
-    assert.equal(await addServer(page, 'everything', server.url), 'Added “everything” with 13 tool(s).');
+    assert.equal(await connect(page, 'everything', server.url), null);
+    // The server's tools, all picked; nothing is saved before "Add".
+    assert.equal(await page.getByTestId('mcp-pick').count(), 13);
+    assert.equal(await page.evaluate(() => localStorage.getItem('air-agent-mcp-servers')), null);
+    await page.getByTestId('mcp-pick-get-env').uncheck();
+    assert.equal((await page.getByTestId('mcp-save').textContent()).trim(), 'Add with 12 tool(s)');
+    await page.getByTestId('mcp-save').click();
+    assert.equal((await page.getByTestId('mcp-add-result').textContent()).trim(), 'Added “everything” with 12 tool(s).');
     const row = page.getByTestId('mcp-server');
     assert.equal(await row.getByTestId('mcp-server-name').textContent(), 'everything');
-    assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '13 tools');
-    // Saved with its tools: no reconnect is needed to know them.
+    assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '12 tools');
+    // Saved with the picked tools: no reconnect is needed to know them.
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers')));
     assert.equal(saved[0].url, server.url);
     assert.ok(saved[0].tools.some((t) => t.name === 'echo' && t.inputSchema.required.includes('message')));
+    assert.ok(!saved[0].tools.some((t) => t.name === 'get-env'), 'the unpicked tool is left out');
     await page.getByTestId('settings-save').click();
 
     h.model.enqueue(
@@ -42,6 +53,7 @@ describe('MCP servers (reference server, scripted model)', () => {
     await page.getByText('The server echoed it.').waitFor({ timeout: 20_000 });
     const offered = h.model.requests[before].body.tools.map((t) => t.function.name);
     assert.ok(offered.includes('mcp_everything_echo') && offered.includes('mcp_everything_get-sum'), offered.join(','));
+    assert.ok(!offered.includes('mcp_everything_get-env'));
     const card = page.getByTestId('tool-card');
     assert.equal(await card.getAttribute('data-status'), 'done');
     assert.match(await card.locator('summary').textContent(), /mcp_everything_echo\s*everything/);
@@ -62,7 +74,7 @@ describe('MCP servers (reference server, scripted model)', () => {
 
   test('a server that cannot be reached is explained and not saved', async () => {
     const { context, page } = await h.freshPage();
-    const text = await addServer(page, 'nowhere', 'http://127.0.0.1:9/mcp');
+    const text = await connect(page, 'nowhere', 'http://127.0.0.1:9/mcp');
     assert.match(text, /Could not add it: the MCP server could not be reached/);
     assert.equal(await page.getByTestId('mcp-server').count(), 0);
     await context.close();

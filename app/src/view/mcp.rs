@@ -5,11 +5,13 @@ use leptos::prelude::*;
 use crate::i18n::t;
 use crate::state::use_app;
 
-/// Result of the last "Connect & add".
+/// Where adding a server stands.
 #[derive(Clone, PartialEq)]
 enum AddState {
     Idle,
-    Adding,
+    Connecting,
+    /// Connected: the user picks the tools to keep.
+    Picking,
     Added(String, usize),
     Failed(String),
 }
@@ -21,22 +23,53 @@ pub fn McpServers() -> impl IntoView {
     let url = RwSignal::new(String::new());
     let auth = RwSignal::new(String::new());
     let adding = RwSignal::new(AddState::Idle);
-    let add = move |_| {
+    // The server being added and its tools, while the user picks.
+    let preview = StoredValue::new_local(None::<crate::mcp::Preview>);
+    let offered = RwSignal::new(Vec::<(String, String)>::new());
+    let picked = RwSignal::new(Vec::<String>::new());
+    let connect = move |_| {
         let (n, u, a) = (name.get_untracked(), url.get_untracked(), auth.get_untracked());
         let headers = if a.trim().is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), a.trim().to_owned())] };
-        adding.set(AddState::Adding);
-        let shown = n.trim().to_owned();
-        crate::mcp::add_server(state, n, u, headers, move |r| {
-            adding.set(match r {
-                Ok(count) => AddState::Added(shown.clone(), count),
-                Err(e) => AddState::Failed(e),
-            });
-            if matches!(adding.get_untracked(), AddState::Added(..)) {
-                name.set(String::new());
-                url.set(String::new());
-                auth.set(String::new());
+        adding.set(AddState::Connecting);
+        crate::mcp::preview(state, n, u, headers, move |r| match r {
+            Ok(p) => {
+                offered.set(p.tools.iter().map(|t| (t.name.clone(), t.description.clone())).collect());
+                picked.set(p.tools.iter().map(|t| t.name.clone()).collect());
+                preview.set_value(Some(p));
+                adding.set(AddState::Picking);
             }
+            Err(e) => adding.set(AddState::Failed(e)),
         });
+    };
+    let save = move |_| {
+        let Some(p) = preview.try_update_value(Option::take).flatten() else { return };
+        let shown = p.server.name.clone();
+        let n = crate::mcp::save_server(state, p, &picked.get_untracked());
+        adding.set(AddState::Added(shown, n));
+        name.set(String::new());
+        url.set(String::new());
+        auth.set(String::new());
+    };
+    let cancel = move |_| {
+        preview.set_value(None);
+        adding.set(AddState::Idle);
+    };
+    let pick_list = move || {
+        offered.get().into_iter().map(|(tool, description)| {
+            let t1 = tool.clone();
+            let t2 = tool.clone();
+            view! {
+                <label class="check mcp-pick" data-testid="mcp-pick">
+                    <input type="checkbox" data-testid=format!("mcp-pick-{tool}")
+                        prop:checked=move || picked.with(|p| p.contains(&t1))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            picked.update(|p| { p.retain(|x| x != &t2); if on { p.push(t2.clone()); } });
+                        }/>
+                    <span><code>{tool.clone()}</code>" "<span class="muted">{description}</span></span>
+                </label>
+            }
+        }).collect_view()
     };
     let rows = move || {
         state.prefs.mcp_servers.get().into_iter().map(|s| {
@@ -78,13 +111,29 @@ pub fn McpServers() -> impl IntoView {
             <label>{move || t().mcp_auth}
                 <input data-testid="mcp-auth" autocomplete="off" placeholder="Bearer …" prop:value=move || auth.get() on:input=move |ev| auth.set(event_target_value(&ev))/>
             </label>
-            <div class="row">
-                <button type="button" data-testid="mcp-add" disabled=move || adding.get() == AddState::Adding on:click=add>
-                    {move || if adding.get() == AddState::Adding { t().mcp_adding } else { t().mcp_add }}
-                </button>
-            </div>
+            <Show
+                when=move || adding.get() == AddState::Picking
+                fallback=move || view! {
+                    <div class="row">
+                        <button type="button" data-testid="mcp-add" disabled=move || adding.get() == AddState::Connecting on:click=connect>
+                            {move || if adding.get() == AddState::Connecting { t().mcp_adding } else { t().mcp_add }}
+                        </button>
+                    </div>
+                }
+            >
+                <div data-testid="mcp-picks">
+                    <p class="hint">{move || t().mcp_pick}</p>
+                    <div class="mcp-picks">{pick_list}</div>
+                    <div class="row">
+                        <button type="button" class="primary" data-testid="mcp-save" on:click=save>
+                            {move || t().mcp_save.replace("{n}", &picked.with(Vec::len).to_string())}
+                        </button>
+                        <button type="button" data-testid="mcp-cancel" on:click=cancel>{move || t().cancel}</button>
+                    </div>
+                </div>
+            </Show>
             <p class="hint" role="status" data-testid="mcp-add-result">{move || match adding.get() {
-                AddState::Idle | AddState::Adding => String::new(),
+                AddState::Idle | AddState::Connecting | AddState::Picking => String::new(),
                 AddState::Added(s, n) => t().mcp_added.replace("{s}", &s).replace("{n}", &n.to_string()),
                 AddState::Failed(e) => t().mcp_failed.replace("{e}", &e),
             }}</p>

@@ -68,7 +68,9 @@ texts! {
     mcp_name: "Name", "名称";
     mcp_url: "URL (Streamable HTTP)", "URL（Streamable HTTP）";
     mcp_auth: "Authorization header (optional)", "Authorization 请求头（可选）";
-    mcp_add: "Connect & add", "连接并添加";
+    mcp_add: "Connect", "连接";
+    mcp_pick: "Pick the tools to offer to the model:", "选择要提供给模型的工具：";
+    mcp_save: "Add with {n} tool(s)", "添加（{n} 个工具）";
     mcp_adding: "Connecting…", "连接中…";
     mcp_added: "Added “{s}” with {n} tool(s).", "已添加“{s}”，共 {n} 个工具。";
     mcp_failed: "Could not add it: {e}", "无法添加：{e}";
