@@ -39,7 +39,7 @@ fn client_for(server: &McpServer) -> Rc<Client> {
 pub fn register(registry: &mut Registry, servers: &[McpServer]) {
     for server in servers.iter().filter(|s| s.enabled) {
         let client = client_for(server);
-        for tool in &server.tools {
+        for tool in server.tools.iter().filter(|t| !t.gone) {
             let name = names::tool_name(&server.name, &tool.name, |n| registry.get(n).is_some());
             let raw = serde_json::json!({
                 "name": tool.name,
@@ -60,6 +60,7 @@ fn saved_tool(v: &Value) -> Option<SavedTool> {
         description: v.get("description").or_else(|| v.get("title")).and_then(Value::as_str).unwrap_or_default().to_owned(),
         input_schema: v.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
         annotations: v.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default(),
+        gone: false,
     })
 }
 
@@ -87,7 +88,7 @@ pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String,
         done(Err(state.t().mcp_need_name_url.to_owned()));
         return;
     }
-    let server = McpServer { name, url, headers, enabled: true, tools: Vec::new() };
+    let server = McpServer { name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new() };
     let client = McpClient::new(env::Http::default(), config(&server));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
@@ -99,13 +100,47 @@ pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String,
 /// Saves a server with the tools picked (a server of the same name is
 /// replaced). Returns how many tools were kept.
 pub fn save_server(state: AppState, preview: Preview, picked: &[String]) -> usize {
-    let tools: Vec<SavedTool> = preview.tools.into_iter().filter(|t| picked.contains(&t.name)).collect();
+    let (tools, left): (Vec<SavedTool>, Vec<SavedTool>) = preview.tools.into_iter().partition(|t| picked.contains(&t.name));
     let n = tools.len();
+    let excluded = left.into_iter().map(|t| t.name).collect();
     let mut servers = state.prefs.mcp_servers.get_untracked();
     servers.retain(|s| s.name != preview.server.name);
-    servers.push(McpServer { tools, ..preview.server });
+    servers.push(McpServer { tools, excluded, ..preview.server });
     persist(state, servers);
     n
+}
+
+/// Connects to a saved server again (at `url`, which may have changed) and
+/// merges what it lists now: tools updated, new ones added (except those
+/// the user left out), and ones no longer offered kept but marked gone.
+/// `done` gets the counts, or why it failed (nothing changes then).
+pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<saved::SyncCounts, String>) + 'static) {
+    let Some(mut server) = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == name).cloned()) else { return };
+    let url = url.trim().to_owned();
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        done(Err(state.t().mcp_need_name_url.to_owned()));
+        return;
+    }
+    server.url = url;
+    let client = McpClient::new(env::Http::default(), config(&server));
+    spawn_local(async move {
+        let listed = client.list_tools(&Abort::new()).await;
+        client.close().await;
+        match listed {
+            Ok(listed) => {
+                let listed: Vec<SavedTool> = listed.iter().filter_map(saved_tool).collect();
+                let (tools, counts) = saved::resync(&server.tools, &server.excluded, &listed);
+                server.tools = tools;
+                let mut servers = state.prefs.mcp_servers.get_untracked();
+                for s in servers.iter_mut().filter(|s| s.name == server.name) {
+                    *s = server.clone();
+                }
+                persist(state, servers);
+                done(Ok(counts));
+            }
+            Err(e) => done(Err(e.to_string())),
+        }
+    });
 }
 
 pub fn set_enabled(state: AppState, name: &str, enabled: bool) {

@@ -79,4 +79,38 @@ describe('MCP servers (reference server, scripted model)', () => {
     assert.equal(await page.getByTestId('mcp-server').count(), 0);
     await context.close();
   });
+
+  test('re-syncing a server updates its tools, keeps what went, and says how many', async () => {
+    const { context, page } = await h.freshPage();
+    assert.equal(await connect(page, 'everything', server.url), null);
+    await page.getByTestId('mcp-save').click();
+    // Since then the server changed: echo was described differently, and
+    // a tool it offered is gone.
+    await page.evaluate(() => {
+      const list = JSON.parse(localStorage.getItem('air-agent-mcp-servers'));
+      list[0].tools.find((t) => t.name === 'echo').description = 'stale';
+      list[0].tools.push({ name: 'old-tool', description: 'gone soon', inputSchema: { type: 'object' } });
+      localStorage.setItem('air-agent-mcp-servers', JSON.stringify(list));
+    });
+    await page.reload();
+    await page.getByTestId('open-settings').click();
+    const row = page.getByTestId('mcp-server');
+    assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '14 tools');
+    await row.getByTestId('mcp-server-resync').click();
+    const result = page.getByTestId('mcp-sync-result').filter({ hasText: /Re-synced/ });
+    await result.waitFor({ timeout: 20_000 });
+    assert.equal((await result.textContent()).trim(), 'Re-synced: 1 updated, 0 added, 1 gone, 12 unchanged.');
+    assert.equal(await page.getByTestId('mcp-server-tools').textContent(), '13 tools (+ 1 no longer offered)');
+    const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].tools);
+    assert.equal(saved.find((t) => t.name === 'echo').description, 'Echoes back the input string');
+    assert.equal(saved.find((t) => t.name === 'old-tool').gone, true);
+
+    // A new address that does not answer changes nothing.
+    await page.getByTestId('mcp-server-url').fill('http://127.0.0.1:9/mcp');
+    await page.getByTestId('mcp-server-resync').click();
+    await page.getByTestId('mcp-sync-result').filter({ hasText: /Could not re-sync/ }).waitFor({ timeout: 20_000 });
+    const url = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].url);
+    assert.equal(url, server.url);
+    await context.close();
+  });
 });

@@ -3,6 +3,15 @@
 use leptos::prelude::*;
 
 use crate::i18n::t;
+
+/// "Re-synced: 1 updated, 2 added, 1 gone, 9 unchanged."
+fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
+    text.mcp_synced
+        .replace("{u}", &c.updated.to_string())
+        .replace("{a}", &c.added.to_string())
+        .replace("{g}", &c.gone.to_string())
+        .replace("{k}", &c.unchanged.to_string())
+}
 use crate::state::use_app;
 
 /// Where adding a server stands.
@@ -71,23 +80,51 @@ pub fn McpServers() -> impl IntoView {
             }
         }).collect_view()
     };
+    // The last re-sync's outcome, by server (rows are rebuilt when the list changes).
+    let sync_note = RwSignal::new(None::<(String, String)>);
     let rows = move || {
         state.prefs.mcp_servers.get().into_iter().map(|s| {
             let n1 = s.name.clone();
             let n2 = s.name.clone();
-            let count = s.tools.len();
+            let n3 = s.name.clone();
+            let live = s.tools.iter().filter(|t| !t.gone).count();
+            let gone = s.tools.len() - live;
+            let url = RwSignal::new(s.url.clone());
+            let n4 = s.name.clone();
+            let resync = move |_| {
+                // Outside a reactive scope: the texts come from the state.
+                let name = n3.clone();
+                sync_note.set(Some((name.clone(), state.t().mcp_syncing.to_owned())));
+                crate::mcp::resync(state, name.clone(), url.get_untracked(), move |r| {
+                    let text = match r {
+                        Ok(c) => synced_text(state.t(), c),
+                        Err(e) => state.t().mcp_sync_failed.replace("{e}", &e),
+                    };
+                    sync_note.set(Some((name.clone(), text)));
+                });
+            };
             view! {
                 <div class="mcp-row" data-testid="mcp-server">
                     <div class="mcp-what">
                         <strong data-testid="mcp-server-name">{s.name.clone()}</strong>
-                        <code class="muted">{s.url.clone()}</code>
-                        <span class="muted" data-testid="mcp-server-tools">{move || t().mcp_tools_count.replace("{n}", &count.to_string())}</span>
+                        <input class="mcp-url" data-testid="mcp-server-url" autocomplete="off" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
+                        <span class="muted" data-testid="mcp-server-tools">{move || {
+                            let mut text = t().mcp_tools_count.replace("{n}", &live.to_string());
+                            if gone > 0 {
+                                text.push_str(&t().mcp_tools_gone.replace("{n}", &gone.to_string()));
+                            }
+                            text
+                        }}</span>
+                        <span class="muted" role="status" data-testid="mcp-sync-result">{move || {
+                            sync_note.with(|n| n.as_ref().filter(|(s, _)| *s == n4).map(|(_, text)| text.clone()).unwrap_or_default())
+                        }}</span>
                     </div>
                     <label class="check">
                         <input type="checkbox" data-testid="mcp-server-enabled" prop:checked=s.enabled
                             on:change=move |ev| crate::mcp::set_enabled(state, &n1, event_target_checked(&ev))/>
                         {move || t().mcp_enabled}
                     </label>
+                    <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
                     <button type="button" data-testid="mcp-server-remove" on:click=move |_| crate::mcp::remove_server(state, &n2)>{move || t().mcp_remove}</button>
                 </div>
             }

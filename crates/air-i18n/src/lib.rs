@@ -77,6 +77,11 @@ texts! {
     mcp_need_name_url: "Give the server a name and an http(s) URL.", "请填写服务器名称和 http(s) 地址。";
     mcp_tools_count: "{n} tools", "{n} 个工具";
     mcp_enabled: "On", "启用";
+    mcp_resync: "Re-sync", "重新同步";
+    mcp_syncing: "Connecting…", "连接中…";
+    mcp_synced: "Re-synced: {u} updated, {a} added, {g} gone, {k} unchanged.", "已重新同步：更新 {u} 个，新增 {a} 个，消失 {g} 个，未变 {k} 个。";
+    mcp_sync_failed: "Could not re-sync: {e}", "无法重新同步：{e}";
+    mcp_tools_gone: " (+ {n} no longer offered)", "（另有 {n} 个已不再提供）";
     mcp_remove: "Remove", "移除";
     mcp_none: "No MCP server yet.", "还没有 MCP 服务器。";
     policies_title: "Before a tool runs:", "工具运行前：";

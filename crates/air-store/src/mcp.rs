@@ -26,6 +26,10 @@ pub struct McpServer {
     /// The tools as the server listed them.
     #[serde(default)]
     pub tools: Vec<SavedTool>,
+    /// Tools the server offers that the user left out (a re-sync does not
+    /// add them back).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -44,6 +48,54 @@ pub struct SavedTool {
     pub input_schema: Value,
     #[serde(default)]
     pub annotations: Annotations,
+    /// The server no longer offers it (seen at the last re-sync): kept so
+    /// the user sees what went, not offered to the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone: bool,
+}
+
+/// What a re-sync changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SyncCounts {
+    pub updated: usize,
+    pub added: usize,
+    pub gone: usize,
+    pub unchanged: usize,
+}
+
+/// Merges what the server lists now into what was saved: a saved tool
+/// still listed is updated (and no longer gone), a new one is added unless
+/// the user left it out, and a saved one no longer listed is kept, marked
+/// gone. Order: the saved tools first, then the new ones in the server's
+/// order.
+pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) -> (Vec<SavedTool>, SyncCounts) {
+    let mut counts = SyncCounts::default();
+    let mut out = Vec::with_capacity(saved.len() + listed.len());
+    for old in saved {
+        match listed.iter().find(|t| t.name == old.name) {
+            Some(new) => {
+                let same = new.description == old.description
+                    && new.input_schema == old.input_schema
+                    && new.annotations == old.annotations
+                    && !old.gone;
+                if same { counts.unchanged += 1 } else { counts.updated += 1 }
+                out.push(SavedTool { gone: false, ..new.clone() });
+            }
+            None => {
+                if !old.gone {
+                    counts.gone += 1;
+                }
+                out.push(SavedTool { gone: true, ..old.clone() });
+            }
+        }
+    }
+    for new in listed {
+        if !saved.iter().any(|t| t.name == new.name) && !excluded.contains(&new.name) {
+            counts.added += 1;
+            out.push(SavedTool { gone: false, ..new.clone() });
+        }
+    }
+    (out, counts)
 }
 
 fn object_schema() -> Value {
@@ -87,6 +139,27 @@ mod tests {
         }
     }
 
+    fn tool(name: &str, description: &str) -> SavedTool {
+        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), gone: false }
+    }
+
+    #[test]
+    fn resync_updates_adds_and_keeps_what_went() {
+        let saved = [tool("echo", "old text"), tool("sum", "adds"), tool("old", "was here")];
+        let listed = [tool("echo", "new text"), tool("sum", "adds"), tool("fresh", "new one"), tool("env", "left out")];
+        let (merged, counts) = resync(&saved, &["env".to_owned()], &listed);
+        assert_eq!(counts, SyncCounts { updated: 1, added: 1, gone: 1, unchanged: 1 });
+        let names: Vec<(&str, bool)> = merged.iter().map(|t| (t.name.as_str(), t.gone)).collect();
+        assert_eq!(names, [("echo", false), ("sum", false), ("old", true), ("fresh", false)]);
+        assert_eq!(merged[0].description, "new text");
+        // Once gone, gone again is not counted again; back again is an update.
+        let (again, counts) = resync(&merged, &[], &listed[..2]);
+        assert_eq!(counts, SyncCounts { updated: 0, added: 0, gone: 1, unchanged: 2 });
+        let (back, counts) = resync(&again, &[], &[tool("old", "was here")]);
+        assert_eq!(counts.updated, 1, "{counts:?}");
+        assert!(!back.iter().find(|t| t.name == "old").unwrap().gone);
+    }
+
     #[test]
     fn servers_round_trip_and_bad_storage_is_kept_aside() {
         let kv = Kv::default();
@@ -96,7 +169,8 @@ mod tests {
             url: "http://127.0.0.1:3001/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer t".into())],
             enabled: true,
-            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default() }],
+            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), gone: false }],
+            excluded: Vec::new(),
         };
         save(&kv, std::slice::from_ref(&s)).unwrap();
         assert_eq!(load(&kv).0, vec![s]);
