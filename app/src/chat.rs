@@ -12,7 +12,7 @@ use air_http::Abort;
 use air_store::conversation::TemplateVars;
 use air_store::settings::ToolCalling;
 use air_store::{MessageRecord, StoreError};
-use air_tools::ToolDef;
+use air_tools::{ElicitAnswer, Elicitation, ToolDef};
 use air_tools::policy::Policy;
 use futures_channel::oneshot;
 use leptos::prelude::*;
@@ -32,6 +32,19 @@ pub struct BrowserEnv {
 thread_local! {
     /// Approvals being waited for, by tool message id.
     static APPROVALS: RefCell<HashMap<String, oneshot::Sender<Approval>>> = RefCell::new(HashMap::new());
+}
+
+thread_local! {
+    /// Questions of running calls being waited for, by tool message id.
+    static QUESTIONS: RefCell<HashMap<String, oneshot::Sender<ElicitAnswer>>> = RefCell::new(HashMap::new());
+}
+
+/// Answers the question a running call asked on its card.
+pub fn answer_question(state: AppState, record_id: &str, answer: ElicitAnswer) {
+    if let Some(tx) = QUESTIONS.with(|q| q.borrow_mut().remove(record_id)) {
+        let _ = tx.send(answer);
+    }
+    state.chat.questions.update(|q| q.retain(|(id, _)| id != record_id));
 }
 
 /// Answers the approval question of a tool card.
@@ -88,6 +101,15 @@ impl Env for BrowserEnv {
         APPROVALS.with(|a| a.borrow_mut().insert(record.id.clone(), tx));
         self.state.chat.awaiting.update(|ids| ids.push(record.id.clone()));
         rx.await.unwrap_or(Approval::Deny)
+    }
+    async fn elicit(&self, record: &MessageRecord, _tool: &ToolDef, request: Elicitation) -> ElicitAnswer {
+        let (tx, rx) = oneshot::channel();
+        QUESTIONS.with(|q| q.borrow_mut().insert(record.id.clone(), tx));
+        self.state.chat.questions.update(|q| q.push((record.id.clone(), request)));
+        // Dropped unanswered (Stop, the tab's turn ended): cancelled.
+        let answer = rx.await.unwrap_or(ElicitAnswer::Cancel);
+        self.state.chat.questions.update(|q| q.retain(|(id, _)| id != &record.id));
+        answer
     }
     fn always_allow(&self, tool: &ToolDef) {
         let mut settings = self.state.prefs.settings.get_untracked();
@@ -170,6 +192,9 @@ fn apply(state: AppState, event: Event) {
             settings.probed_tool_calling.insert(key, calling);
             state.save_settings(settings);
         }
+        Event::ToolProgress { message_id, progress, .. } => state.chat.progress.update(|p| {
+            p.insert(message_id, progress);
+        }),
         Event::Broadcast(e) => state.broadcast(e),
         Event::StoreFailed { what, error } => {
             let t = state.t();

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use air_http::Abort;
-use air_mcp::tool::{McpTool, def_from};
-use air_mcp::{McpClient, ServerConfig, names};
+use air_mcp::tool::{McpTool, callable, def_from};
+use air_mcp::{ClientHost, McpClient, Notice, ServerConfig, names};
+use futures_util::future::LocalBoxFuture;
 use air_store::mcp::{self as saved, McpServer, SavedTool};
 use air_tools::Registry;
 use air_web::LocalStorageKv;
@@ -29,16 +30,65 @@ fn config(server: &McpServer) -> ServerConfig {
     ServerConfig { name: server.name.clone(), url: server.url.trim().to_owned(), headers: server.headers.clone() }
 }
 
-fn client_for(server: &McpServer) -> Rc<Client> {
+/// Time allowed for a tool call, and for any other request.
+const CALL_TIMEOUT_MS: u64 = 10 * 60 * 1000;
+const REQUEST_TIMEOUT_MS: u64 = 60 * 1000;
+
+/// What a server's session hears from the page: the timer, and what to do
+/// when the server announces changes.
+struct Host {
+    state: AppState,
+    server: String,
+    /// The client it serves (set once the client exists).
+    client: RefCell<std::rc::Weak<Client>>,
+}
+
+impl ClientHost for Host {
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(env::sleep(ms))
+    }
+
+    fn connected(&self) {
+        // The session's own stream: questions and announcements that come
+        // outside any answer. Runs until the server closes it for good.
+        let Some(client) = self.client.borrow().upgrade() else { return };
+        spawn_local(async move {
+            let _ = client.listen(&Abort::new()).await;
+        });
+    }
+
+    fn notice(&self, notice: Notice) {
+        if notice == Notice::ToolsChanged {
+            // List them again; the next request of a turn offers them.
+            let url = self.state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == self.server).map(|s| s.url.clone()));
+            if let Some(url) = url {
+                resync(self.state, self.server.clone(), url, |_| {});
+            }
+        }
+    }
+}
+
+fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
     let c = config(server);
     let key = format!("{}\u{0}{}\u{0}{:?}", c.name, c.url, c.headers);
-    CLIENTS.with(|clients| clients.borrow_mut().entry(key).or_insert_with(|| Rc::new(McpClient::new(env::Http::default(), c))).clone())
+    CLIENTS.with(|clients| {
+        clients
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| {
+                let host = Rc::new(Host { state, server: server.name.clone(), client: RefCell::new(std::rc::Weak::new()) });
+                let client = Rc::new(McpClient::new(env::Http::default(), c).with_host(host.clone()).with_timeouts(Some(CALL_TIMEOUT_MS), Some(REQUEST_TIMEOUT_MS)));
+                *host.client.borrow_mut() = Rc::downgrade(&client);
+                client
+            })
+            .clone()
+    })
 }
 
 /// Adds the tools of every enabled server, named `mcp_{server}_{tool}`.
-pub fn register(registry: &mut Registry, servers: &[McpServer]) {
+pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) {
     for server in servers.iter().filter(|s| s.enabled) {
-        let client = client_for(server);
+        let client = client_for(state, server);
         for tool in server.tools.iter().filter(|t| !t.gone) {
             let name = names::tool_name(&server.name, &tool.name, |n| registry.get(n).is_some());
             let raw = serde_json::json!({
@@ -54,7 +104,11 @@ pub fn register(registry: &mut Registry, servers: &[McpServer]) {
     }
 }
 
+/// A listed tool as saved; `None` for one this client cannot call.
 fn saved_tool(v: &Value) -> Option<SavedTool> {
+    if !callable(v) {
+        return None;
+    }
     Some(SavedTool {
         name: v.get("name")?.as_str()?.to_owned(),
         description: v.get("description").or_else(|| v.get("title")).and_then(Value::as_str).unwrap_or_default().to_owned(),

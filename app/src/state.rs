@@ -85,6 +85,11 @@ pub struct Conversation {
     abort: StoredValue<Option<Abort>, LocalStorage>,
     /// Tool messages whose call waits for the user's approval in this tab.
     pub awaiting: RwSignal<Vec<String>>,
+    /// How far running calls have come, by tool message id.
+    pub progress: RwSignal<std::collections::HashMap<String, air_tools::Progress>>,
+    /// Questions running calls ask the user (MCP elicitation), by tool
+    /// message id.
+    pub questions: RwSignal<Vec<(String, air_tools::Elicitation)>>,
     /// Messages another tab is streaming into right now.
     pub remote_streams: RwSignal<Vec<String>>,
     /// When each of those last sent a heartbeat.
@@ -177,6 +182,8 @@ impl AppState {
                 busy: RwSignal::new(false),
                 abort: StoredValue::new_local(None),
                 awaiting: RwSignal::new(Vec::new()),
+                progress: RwSignal::new(Default::default()),
+                questions: RwSignal::new(Vec::new()),
                 remote_streams: RwSignal::new(Vec::new()),
                 remote_seen: StoredValue::new(Default::default()),
                 draft: RwSignal::new(String::new()),
@@ -521,6 +528,8 @@ impl AppState {
         self.chat.busy.set(false);
         self.chat.abort.set_value(None);
         self.chat.awaiting.set(Vec::new());
+        self.chat.progress.set(Default::default());
+        self.chat.questions.set(Vec::new());
     }
 
     /// Stops the turn: the request being streamed is aborted (what arrived
@@ -539,7 +548,7 @@ impl AppState {
         for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
             registry.register(tool);
         }
-        self.prefs.mcp_servers.with_untracked(|servers| crate::mcp::register(&mut registry, servers));
+        self.prefs.mcp_servers.with_untracked(|servers| crate::mcp::register(*self, &mut registry, servers));
         registry
     }
 }

@@ -28,15 +28,15 @@ describe('MCP servers (reference server, scripted model)', () => {
     const { context, page, errors } = await h.freshPage();
     assert.equal(await connect(page, 'everything', server.url), null);
     // The server's tools, all picked; nothing is saved before "Add".
-    assert.equal(await page.getByTestId('mcp-pick').count(), 13);
+    assert.equal(await page.getByTestId('mcp-pick').count(), 14);
     assert.equal(await page.evaluate(() => localStorage.getItem('air-agent-mcp-servers')), null);
     await page.getByTestId('mcp-pick-get-env').uncheck();
-    assert.equal((await page.getByTestId('mcp-save').textContent()).trim(), 'Add with 12 tool(s)');
+    assert.equal((await page.getByTestId('mcp-save').textContent()).trim(), 'Add with 13 tool(s)');
     await page.getByTestId('mcp-save').click();
-    assert.equal((await page.getByTestId('mcp-add-result').textContent()).trim(), 'Added “everything” with 12 tool(s).');
+    assert.equal((await page.getByTestId('mcp-add-result').textContent()).trim(), 'Added “everything” with 13 tool(s).');
     const row = page.getByTestId('mcp-server');
     assert.equal(await row.getByTestId('mcp-server-name').textContent(), 'everything');
-    assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '12 tools');
+    assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '13 tools');
     // Saved with the picked tools: no reconnect is needed to know them.
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers')));
     assert.equal(saved[0].url, server.url);
@@ -95,12 +95,12 @@ describe('MCP servers (reference server, scripted model)', () => {
     await page.reload();
     await page.getByTestId('open-settings').click();
     const row = page.getByTestId('mcp-server');
-    assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '14 tools');
+    assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '15 tools');
     await row.getByTestId('mcp-server-resync').click();
     const result = page.getByTestId('mcp-sync-result').filter({ hasText: /Re-synced/ });
     await result.waitFor({ timeout: 20_000 });
-    assert.equal((await result.textContent()).trim(), 'Re-synced: 1 updated, 0 added, 1 gone, 12 unchanged.');
-    assert.equal(await page.getByTestId('mcp-server-tools').textContent(), '13 tools (+ 1 no longer offered)');
+    assert.equal((await result.textContent()).trim(), 'Re-synced: 1 updated, 0 added, 1 gone, 13 unchanged.');
+    assert.equal(await page.getByTestId('mcp-server-tools').textContent(), '14 tools (+ 1 no longer offered)');
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].tools);
     assert.equal(saved.find((t) => t.name === 'echo').description, 'Echoes back the input string');
     assert.equal(saved.find((t) => t.name === 'old-tool').gone, true);
@@ -111,6 +111,81 @@ describe('MCP servers (reference server, scripted model)', () => {
     await page.getByTestId('mcp-sync-result').filter({ hasText: /Could not re-sync/ }).waitFor({ timeout: 20_000 });
     const url = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].url);
     assert.equal(url, server.url);
+    await context.close();
+  });
+
+  /** Adds the reference server with every tool it offers, and closes Settings. */
+  async function addEverything(page) {
+    assert.equal(await connect(page, 'everything', server.url), null);
+    await page.getByTestId('mcp-save').click();
+    await page.getByTestId('settings-save').click();
+  }
+
+  test('a long call shows live progress, and a question is answered on its card', async () => {
+    const { context, page, errors } = await h.freshPage();
+    await addEverything(page);
+
+    // Progress: the server reports each step while the card is open.
+    h.model.enqueue(
+      reply.calls([{ id: 'p1', name: 'mcp_everything_trigger-long-running-operation', arguments: '{"duration": 4, "steps": 4}' }]),
+      reply.text('It finished.'),
+    );
+    await send(page, 'Run the long operation');
+    const progress = page.getByTestId('tool-progress');
+    await progress.filter({ hasText: /^[123] \/ 4$/ }).waitFor({ timeout: 20_000 });
+    const seen = await progress.locator('progress').getAttribute('value');
+    assert.ok(Number(seen) > 0 && Number(seen) < 1, `a partial bar, got ${seen}`);
+    await page.getByText('It finished.').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('tool-progress').count(), 0, 'no bar once it is done');
+    assert.match(h.model.requests.at(-1).body.messages.at(-1).content, /Long running operation completed/);
+
+    // A question: the server asks for a form; the card shows it.
+    h.model.enqueue(
+      reply.calls([{ id: 'q1', name: 'mcp_everything_trigger-elicitation-request', arguments: '{}' }]),
+      reply.text('Thanks for answering.'),
+    );
+    await send(page, 'Ask me something');
+    const question = page.getByTestId('tool-question');
+    await question.waitFor({ timeout: 20_000 });
+    assert.equal(await question.getByTestId('question-message').isVisible(), true);
+    // Defaults are filled in (SEP-1034).
+    assert.equal(await question.locator('[data-field=firstLine]').inputValue(), 'It was a dark and stormy night.');
+    assert.equal(await question.locator('[data-field=integer]').inputValue(), '42');
+    // A wrong value is explained and nothing is sent.
+    await question.locator('[data-field=name]').fill('Ada Lovelace');
+    await question.locator('[data-field=email]').fill('not an email');
+    await question.getByTestId('question-submit').click();
+    assert.match(await question.getByTestId('question-problems').textContent(), /not a valid email/);
+    await question.locator('[data-field=email]').fill('ada@example.org');
+    await question.locator('[data-field=integer]').fill('7');
+    await question.getByTestId('question-submit').click();
+    await page.getByText('Thanks for answering.').waitFor({ timeout: 20_000 });
+    const result = h.model.requests.at(-1).body.messages.at(-1).content;
+    assert.match(result, /"name": "Ada Lovelace"/);
+    assert.match(result, /"email": "ada@example.org"/);
+    assert.match(result, /"integer": 7/);
+    assert.match(result, /"firstLine": "It was a dark and stormy night."/);
+    assert.equal(await page.getByTestId('tool-question').count(), 0);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('Stop cancels a running call on the server', async () => {
+    const { context, page } = await h.freshPage();
+    await addEverything(page);
+    const sent = [];
+    page.on('request', (r) => { if (r.method() === 'POST' && r.url() === server.url) sent.push(r.postData() ?? ''); });
+    h.model.enqueue(reply.calls([{ id: 's1', name: 'mcp_everything_trigger-long-running-operation', arguments: '{"duration": 60, "steps": 60}' }]));
+    await send(page, 'Start something long');
+    await page.getByTestId('tool-progress').waitFor({ timeout: 20_000 });
+    await page.getByTestId('stop').click();
+    const card = page.getByTestId('tool-card');
+    await page.waitForFunction(() => document.querySelector('[data-testid=tool-card]')?.dataset.status === 'stopped', null, { timeout: 10_000 });
+    assert.equal(await card.getAttribute('data-status'), 'stopped');
+    const call = sent.map((b) => JSON.parse(b)).find((m) => m.method === 'tools/call');
+    const cancel = sent.map((b) => JSON.parse(b)).find((m) => m.method === 'notifications/cancelled');
+    assert.ok(cancel, `the server was told: ${sent.join('\n')}`);
+    assert.equal(cancel.params.requestId, call.id);
     await context.close();
   });
 });

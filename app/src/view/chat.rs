@@ -442,6 +442,11 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 view! { <img class="tool-image" src=src alt=""/> }.into_any()
             }
             Content::Image { mime, .. } => view! { <span class="muted">{format!("[{mime}]")}</span> }.into_any(),
+            Content::Audio { mime, data } if mime.starts_with("audio/") && !mime.contains([';', ',']) => {
+                let src = format!("data:{mime};base64,{data}");
+                view! { <audio class="tool-audio" data-testid="tool-audio" controls src=src></audio> }.into_any()
+            }
+            Content::Audio { mime, .. } => view! { <span class="muted">{format!("[{mime}]")}</span> }.into_any(),
             Content::Link { uri, name } => {
                 let safe = uri.starts_with("https://") || uri.starts_with("http://");
                 let label = name.clone().unwrap_or_else(|| uri.clone());
@@ -460,6 +465,29 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         let id = id.clone();
         move || state.chat.awaiting.with(|a| a.contains(&id))
     };
+    let progress = {
+        let id = id.clone();
+        move || {
+            let p = state.chat.progress.with(|p| p.get(&id).cloned())?;
+            let bar = match p.fraction() {
+                Some(f) => view! { <progress max="1" value=f></progress> }.into_any(),
+                None => view! { <progress></progress> }.into_any(),
+            };
+            let label = match (p.total, &p.message) {
+                (_, Some(m)) => m.clone(),
+                (Some(total), None) => format!("{} / {}", p.progress, total),
+                (None, None) => p.progress.to_string(),
+            };
+            Some(view! { <div class="tool-progress" data-testid="tool-progress">{bar}<span class="muted">{label}</span></div> })
+        }
+    };
+    let question = {
+        let id = id.clone();
+        move || {
+            let q = state.chat.questions.with(|q| q.iter().find(|(m, _)| *m == id).map(|(_, e)| e.clone()))?;
+            Some(view! { <crate::view::question::Question record_id=id.clone() request=q/> })
+        }
+    };
     let answer = move |approval: Approval| {
         let id = id.clone();
         move |_| crate::chat::answer_approval(state, &id, approval)
@@ -473,6 +501,8 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 {duration.map(|d| view! { <span class="tool-duration muted" data-testid="tool-duration">{d}</span> })}
             </summary>
             <pre class="tool-args" data-testid="tool-args">{args}</pre>
+            {move || pending.then(progress.clone())}
+            {question}
             <div class="tool-output" data-testid="tool-output">{output}</div>
             {cut}
             <Show when=move || interrupted()>

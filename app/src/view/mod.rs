@@ -3,6 +3,7 @@
 mod chat;
 mod composer;
 mod mcp;
+pub(crate) mod question;
 mod settings;
 mod sidebar;
 

@@ -4,7 +4,7 @@ use air_http::HttpClient;
 use air_store::conversation::TemplateVars;
 use air_store::sync::SyncEvent;
 use air_store::{MessageRecord, SessionRecord, Store, StoreError};
-use air_tools::ToolDef;
+use air_tools::{ElicitAnswer, Elicitation, Progress, ToolDef};
 
 /// A user's answer to "may this tool run?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,8 @@ pub enum Event {
     StreamStatus(Option<Status>),
     /// The streaming answer ended; its final record follows as `MessageSaved`.
     StreamEnded { session_id: String, message_id: String },
+    /// A running call reported how far it has come (not stored).
+    ToolProgress { session_id: String, message_id: String, progress: Progress },
     /// Tell other tabs (a heartbeat too, while streaming).
     Broadcast(SyncEvent),
     /// Auto found out how this provider and model take tools: remember it
@@ -89,4 +91,10 @@ pub trait Env {
 
     /// The answer to [`Env::approve`] was [`Approval::Always`]: remember it.
     fn always_allow(&self, _tool: &ToolDef) {}
+
+    /// A running call (`record`, still `Running`) asks the user a question
+    /// (MCP elicitation). Nobody to ask: declined.
+    async fn elicit(&self, _record: &MessageRecord, _tool: &ToolDef, _request: Elicitation) -> ElicitAnswer {
+        ElicitAnswer::Decline
+    }
 }

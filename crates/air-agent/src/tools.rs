@@ -7,7 +7,8 @@ use air_chat::{Role, ToolCall};
 use air_store::{MessageRecord, Store};
 use air_store::records::{ToolRun, ToolStatus, next_seq};
 use air_tools::policy::Policy;
-use air_tools::{ToolOutput, ToolSource, args, schema};
+use air_tools::{CallContext, CallHost, ElicitAnswer, Elicitation, Progress, ToolDef, ToolOutput, ToolSource, args, schema};
+use futures_util::future::LocalBoxFuture;
 use futures_util::future::{Either, join_all, select};
 use serde_json::Value;
 
@@ -19,6 +20,10 @@ use crate::turn::Turn;
 /// The most characters of one tool output given to the model; the card
 /// keeps the whole output.
 pub const MAX_TOOL_TEXT: usize = 16_000;
+
+/// How long a stopped call may take to cancel its work elsewhere (an MCP
+/// server is told) before the turn stops waiting for it.
+const CANCEL_GRACE_MS: u64 = 2_000;
 
 /// What to do with one call, decided before anything runs.
 enum Plan {
@@ -179,10 +184,14 @@ impl<E: Env> Turn<'_, E> {
         }
         self.save_tool(record).await;
         let output = {
-            let call = pin!(tool.call(args));
+            let host = Reporter { env, record: record.clone(), tool: tool.def() };
+            let call = pin!(tool.call(args, CallContext { abort: &self.abort, host: &host }));
             match select(call, self.abort.aborted()).await {
                 Either::Left((output, _)) => output,
-                Either::Right(_) => {
+                Either::Right((_, call)) => {
+                    // The call saw the same Stop: give it a moment to tell
+                    // its server, then stop waiting.
+                    let _ = select(call, pin!(env.sleep(CANCEL_GRACE_MS))).await;
                     self.finish(record, ToolStatus::Stopped, ToolOutput::error("Stopped by the user before it finished.")).await;
                     return true;
                 }
@@ -234,6 +243,23 @@ impl<E: Env> Turn<'_, E> {
             t.output = output.content;
         }
         self.save_tool(record).await;
+    }
+}
+
+/// Passes a running call's progress and questions on to the environment.
+struct Reporter<'a, E> {
+    env: &'a E,
+    record: MessageRecord,
+    tool: &'a ToolDef,
+}
+
+impl<E: Env> CallHost for Reporter<'_, E> {
+    fn progress(&self, progress: Progress) {
+        self.env.emit(Event::ToolProgress { session_id: self.record.session_id.clone(), message_id: self.record.id.clone(), progress });
+    }
+
+    fn elicit(&self, request: Elicitation) -> LocalBoxFuture<'_, ElicitAnswer> {
+        Box::pin(self.env.elicit(&self.record, self.tool, request))
     }
 }
 

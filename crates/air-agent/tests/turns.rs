@@ -14,7 +14,7 @@ use air_http::fake::{Script, ScriptedHttp, Step};
 use air_http::{Abort, HttpError};
 use air_store::conversation::{TemplateVars, build_request};
 use air_store::{MemoryStore, MessageRecord, SessionRecord, Settings, Store};
-use air_tools::{Annotations, Registry, Tool, ToolDef, ToolOutput, ToolSource};
+use air_tools::{Annotations, CallContext, ElicitAnswer, Elicitation, Progress, Registry, Tool, ToolDef, ToolOutput, ToolSource};
 use expect_test::{ExpectFile, expect_file};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
@@ -145,6 +145,7 @@ impl Env for World {
             Event::Broadcast(e) => format!("broadcast {}", e.to_json()),
             Event::StoreFailed { what, error } => format!("store failed ({what}): {error}"),
             Event::ToolCallingLearnt { key, calling } => format!("learnt: {key} calls tools {calling:?}"),
+            Event::ToolProgress { message_id, progress, .. } => format!("progress {message_id}: {progress:?}"),
         };
         self.note(line);
     }
@@ -163,6 +164,10 @@ impl Env for World {
     }
     fn always_allow(&self, tool: &ToolDef) {
         self.always.borrow_mut().push(tool.name.clone());
+    }
+    async fn elicit(&self, record: &MessageRecord, tool: &ToolDef, request: Elicitation) -> ElicitAnswer {
+        self.note(format!("{} ({}) asks the user: {request:?}", tool.name, record.id));
+        ElicitAnswer::Accept { content: json!({"name": "Ada"}) }
     }
 }
 
@@ -261,7 +266,7 @@ impl Tool for Echo {
     fn def(&self) -> &ToolDef {
         &self.def
     }
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+    fn call<'a>(&'a self, args: Value, _ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             self.running.set(self.running.get() + 1);
             self.most.set(self.most.get().max(self.running.get()));
@@ -297,9 +302,52 @@ impl Tool for Hang {
     fn def(&self) -> &ToolDef {
         &self.def
     }
-    fn call(&self, _args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+    fn call<'a>(&'a self, _args: Value, _ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         self.abort.abort();
         Box::pin(std::future::pending())
+    }
+}
+
+/// Reports progress, asks the user a question, and returns the answer.
+struct Survey {
+    def: ToolDef,
+}
+
+impl Tool for Survey {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+    fn call<'a>(&'a self, _args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            ctx.host.progress(Progress { progress: 1.0, total: Some(2.0), message: Some("halfway".into()) });
+            let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+            let answer = ctx.host.elicit(Elicitation::Form { message: "Your name?".into(), schema }).await;
+            ctx.host.progress(Progress { progress: 2.0, total: Some(2.0), message: None });
+            ToolOutput::text(format!("{answer:?}"))
+        })
+    }
+}
+
+/// Presses Stop while it runs, then, told by the same Stop, cancels its
+/// work "on the server" and returns.
+struct Cancellable {
+    def: ToolDef,
+    abort: Abort,
+    cancelled: Rc<Cell<bool>>,
+}
+
+impl Tool for Cancellable {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+    fn call<'a>(&'a self, _args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            self.abort.abort();
+            YieldOnce(false).await;
+            ctx.abort.aborted().await;
+            self.cancelled.set(true);
+            ToolOutput::error("cancelled on the server")
+        })
     }
 }
 
@@ -309,6 +357,8 @@ struct Setup {
     settings: Settings,
     abort: Abort,
     most_parallel: Rc<Cell<u32>>,
+    /// The `remote` tool cancelled its work after Stop.
+    cancelled: Rc<Cell<bool>>,
 }
 
 fn setup() -> Setup {
@@ -317,6 +367,7 @@ fn setup() -> Setup {
     let most = Rc::new(Cell::new(0));
     let running = Rc::new(Cell::new(0));
     let echo_schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+    let read_only = Annotations { read_only_hint: Some(true), ..Default::default() };
     tools.register(Rc::new(Echo {
         def: def("echo", echo_schema.clone(), Annotations { read_only_hint: Some(true), ..Default::default() }),
         running: running.clone(),
@@ -331,13 +382,20 @@ fn setup() -> Setup {
         most: most.clone(),
     }));
     tools.register(Rc::new(Hang { def: def("slow", json!({"type": "object"}), Annotations::default()), abort: abort.clone() }));
+    tools.register(Rc::new(Survey { def: def("survey", json!({"type": "object"}), read_only.clone()) }));
+    let cancelled = Rc::new(Cell::new(false));
+    tools.register(Rc::new(Cancellable {
+        def: def("remote", json!({"type": "object"}), read_only),
+        abort: abort.clone(),
+        cancelled: cancelled.clone(),
+    }));
     let settings = Settings {
         base_url: "http://model.test/v1".into(),
         model: "scripted".into(),
         api_key: "sk-test".into(),
         ..Settings::default()
     };
-    Setup { world: World::new(), tools, settings, abort, most_parallel: most }
+    Setup { world: World::new(), tools, settings, abort, most_parallel: most, cancelled }
 }
 
 impl Setup {
@@ -406,6 +464,26 @@ fn invalid_and_unknown_calls_go_back_to_the_model_which_corrects_itself() {
     s.world.http.push(text_reply("Fixed."));
     run(s.turn().send(None, "Try")).unwrap();
     s.check(expect_file!["transcripts/invalid_call.txt"]);
+}
+
+#[test]
+fn a_running_call_reports_progress_and_asks_the_user() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("a", "survey", "{}")]));
+    s.world.http.push(text_reply("Hello Ada."));
+    run(s.turn().send(None, "Ask me")).unwrap();
+    s.check(expect_file!["transcripts/progress_and_question.txt"]);
+}
+
+#[test]
+fn stop_lets_a_call_cancel_its_work_before_it_is_marked_stopped() {
+    let s = setup();
+    s.world.http.push(calls_reply(&[("a", "remote", "{}")]));
+    run(s.turn().send(None, "Go")).unwrap();
+    assert!(s.cancelled.get(), "the call saw the Stop and cancelled its work");
+    let stored = run(s.stored("id1"));
+    let tool = stored.iter().find_map(|m| m.tool.as_ref()).unwrap();
+    assert_eq!(tool.status, air_store::records::ToolStatus::Stopped);
 }
 
 #[test]

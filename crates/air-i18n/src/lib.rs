@@ -99,6 +99,13 @@ texts! {
     tool_interrupted: "Interrupted", "已中断";
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
+    tool_question: "The tool asks:", "工具在询问：";
+    elicit_submit: "Submit", "提交";
+    elicit_decline: "Decline", "拒绝";
+    elicit_cancel: "Cancel", "取消";
+    elicit_required: "required", "必填";
+    elicit_url: "It asks you to open a page on {domain}.", "它请你打开 {domain} 上的一个页面。";
+    elicit_open: "Open {domain}", "打开 {domain}";
     tool_ask: "Run this tool?", "运行这个工具吗？";
     allow_once: "Allow once", "允许一次";
     allow_always: "Always allow", "总是允许";

@@ -2,11 +2,18 @@
 //! 2025-03-26 to 2025-11-25).
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::pin::pin;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
 
 use air_http::{Abort, Body, HttpClient, HttpError, Request, Response};
+use air_tools::{CallHost, ElicitAnswer, Progress};
+use futures_util::future::{Either, LocalBoxFuture, select};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::elicit;
 use crate::{LATEST_VERSION, SUPPORTED_VERSIONS};
 
 /// Where a server is and what to send it.
@@ -35,6 +42,8 @@ pub enum McpError {
     UnsupportedVersion(String),
     /// The answer is not what the protocol says.
     Protocol(String),
+    /// No answer within the time allowed (the request was cancelled).
+    Timeout { ms: u64 },
     Aborted,
 }
 
@@ -47,6 +56,7 @@ impl std::fmt::Display for McpError {
             McpError::Rpc { code, message } => write!(f, "the MCP server reported an error ({code}): {message}"),
             McpError::UnsupportedVersion(v) => write!(f, "the MCP server speaks protocol version {v}, which this app does not know"),
             McpError::Protocol(d) => write!(f, "the MCP server's answer was not understood: {d}"),
+            McpError::Timeout { ms } => write!(f, "the MCP server did not answer within {} s", ms / 1000),
             McpError::Aborted => f.write_str("stopped"),
         }
     }
@@ -69,6 +79,46 @@ impl From<HttpError> for McpError {
     }
 }
 
+/// Something a server announced outside any answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// `notifications/tools/list_changed`: list the tools again.
+    ToolsChanged,
+    PromptsChanged,
+    ResourcesChanged,
+    /// `notifications/resources/updated` for a subscribed resource.
+    ResourceUpdated { uri: String },
+    /// `notifications/message`: a log line.
+    Log { level: String, logger: Option<String>, data: Value },
+}
+
+/// What the client needs from where it runs: a timer, and someone to tell
+/// about the server's announcements.
+pub trait ClientHost {
+    /// Resolves after `ms` milliseconds.
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
+    fn notice(&self, _notice: Notice) {}
+    /// A session started: a good time to [`McpClient::listen`].
+    fn connected(&self) {}
+}
+
+/// A host without a timer: waits are not waited (tests, tools).
+struct Immediate;
+
+impl ClientHost for Immediate {
+    fn sleep(&self, _ms: u64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// How long to wait before reconnecting to a stream whose server named no
+/// `retry:` delay.
+const DEFAULT_RETRY_MS: u64 = 1_000;
+/// How long a watched call waits for the session's stream to open.
+const STREAM_OPEN_WAIT_MS: u64 = 3_000;
+/// Reconnections to one answer's stream in a row that bring nothing new.
+const MAX_RESUMES: u32 = 5;
+
 #[derive(Debug, Default)]
 struct State {
     session_id: Option<String>,
@@ -76,6 +126,19 @@ struct State {
     next_id: u64,
     initialized: bool,
     server_info: Option<Value>,
+    capabilities: Option<Value>,
+    /// Ids of requests sent and not yet answered.
+    pending: Vec<u64>,
+    /// Calls in flight that someone watches (progress, questions).
+    watched: usize,
+    /// Server requests and progress that came on the session's own stream,
+    /// for a watched call to take.
+    inbox: VecDeque<Value>,
+    inbox_wakers: Vec<Waker>,
+    /// [`McpClient::listen`] is running.
+    listening: bool,
+    /// Its GET has been sent and not yet answered.
+    stream_opening: bool,
 }
 
 /// What a request came back with.
@@ -85,17 +148,40 @@ enum Outcome {
     Expired,
 }
 
-/// The session with one server. Single-threaded; one request at a time
-/// per call, several calls may be in flight.
+/// How reading one SSE stream ended.
+enum StreamEnd {
+    Answered(Result<Value, McpError>),
+    /// It closed before the answer: resume from `last_id` after `retry_ms`.
+    Closed { last_id: Option<String>, retry_ms: Option<u64>, progressed: bool },
+}
+
+/// The session with one server. Single-threaded; several requests may be
+/// in flight at once.
 pub struct McpClient<H> {
     http: H,
     config: ServerConfig,
+    host: Rc<dyn ClientHost>,
+    /// Time allowed for `tools/call` and for other requests (none: no limit).
+    timeouts: (Option<u64>, Option<u64>),
     state: RefCell<State>,
 }
 
 impl<H: HttpClient> McpClient<H> {
     pub fn new(http: H, config: ServerConfig) -> Self {
-        Self { http, config, state: RefCell::new(State { next_id: 1, ..State::default() }) }
+        Self { http, config, host: Rc::new(Immediate), timeouts: (None, None), state: RefCell::new(State { next_id: 1, ..State::default() }) }
+    }
+
+    /// Runs with this timer and hears the server's announcements.
+    pub fn with_host(mut self, host: Rc<dyn ClientHost>) -> Self {
+        self.host = host;
+        self
+    }
+
+    /// Gives up on (and cancels) a `tools/call` after `call_ms`, any other
+    /// request after `request_ms`. Needs a host with a timer.
+    pub fn with_timeouts(mut self, call_ms: Option<u64>, request_ms: Option<u64>) -> Self {
+        self.timeouts = (call_ms, request_ms);
+        self
     }
 
     pub fn config(&self) -> &ServerConfig {
@@ -122,6 +208,16 @@ impl<H: HttpClient> McpClient<H> {
         self.state.borrow().server_info.clone()
     }
 
+    /// What the server offers (`capabilities` of its initialize answer).
+    pub fn server_capabilities(&self) -> Option<Value> {
+        self.state.borrow().capabilities.clone()
+    }
+
+    /// Ids of the requests waiting for an answer.
+    pub fn pending(&self) -> Vec<u64> {
+        self.state.borrow().pending.clone()
+    }
+
     fn next_id(&self) -> u64 {
         let mut s = self.state.borrow_mut();
         let id = s.next_id;
@@ -129,10 +225,9 @@ impl<H: HttpClient> McpClient<H> {
         id
     }
 
-    /// A POST of one JSON-RPC message with the headers every request
-    /// carries: the user's, the session id and the protocol version.
-    fn post(&self, message: &Value) -> Request {
-        let mut r = Request::post_json(&self.config.url, message.to_string()).header("Accept", "application/json, text/event-stream");
+    /// The headers every request carries: the user's, the session id and
+    /// the protocol version.
+    fn with_headers(&self, mut r: Request) -> Request {
         for (k, v) in &self.config.headers {
             r = r.header(k, v);
         }
@@ -144,6 +239,17 @@ impl<H: HttpClient> McpClient<H> {
             r = r.header("MCP-Protocol-Version", v);
         }
         r
+    }
+
+    /// A POST of one JSON-RPC message.
+    fn post(&self, message: &Value) -> Request {
+        self.with_headers(Request::post_json(&self.config.url, message.to_string()).header("Accept", "application/json, text/event-stream"))
+    }
+
+    /// What this client can do for a server: answer elicitations (forms
+    /// and URLs).
+    pub fn capabilities() -> Value {
+        json!({"elicitation": {"form": {}, "url": {}}})
     }
 
     /// Starts the session: `initialize` with the newest revision, checks
@@ -163,13 +269,13 @@ impl<H: HttpClient> McpClient<H> {
             "method": "initialize",
             "params": {
                 "protocolVersion": LATEST_VERSION,
-                "capabilities": {},
+                "capabilities": Self::capabilities(),
                 "clientInfo": {"name": "air-agent", "title": "Air Agent", "version": env!("CARGO_PKG_VERSION")}
             }
         });
         let response = self.http.send(self.post(&message), abort).await?;
         let session = response.header("mcp-session-id").map(str::to_owned);
-        let result = match self.answer(id, response, false, abort).await? {
+        let result = match self.answer(id, response, false, abort, None).await? {
             Outcome::Result(r) => r,
             Outcome::Expired => return Err(McpError::Protocol("initialize was refused as an expired session".into())),
         };
@@ -182,44 +288,275 @@ impl<H: HttpClient> McpClient<H> {
             s.session_id = session;
             s.version = Some(version);
             s.server_info = result.get("serverInfo").cloned();
+            s.capabilities = result.get("capabilities").cloned();
         }
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        self.notify("notifications/initialized", None, abort).await?;
+        self.state.borrow_mut().initialized = true;
+        self.host.connected();
+        Ok(result.get("serverInfo").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Sends a notification (answered 202, no body).
+    async fn notify(&self, method: &str, params: Option<Value>, abort: &Abort) -> Result<(), McpError> {
+        let mut note = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            note["params"] = p;
+        }
         let r = self.http.send(self.post(&note), abort).await?;
         if !r.ok() {
             let status = r.status;
             let body = r.body.text().await.unwrap_or_default();
             return Err(McpError::Http { status, body });
         }
-        self.state.borrow_mut().initialized = true;
-        Ok(result.get("serverInfo").cloned().unwrap_or(Value::Null))
+        Ok(())
     }
 
     /// Sends a request and returns its result. Connects first if needed;
     /// an expired session is initialised again, once, and the request sent
     /// again.
     pub async fn request(&self, method: &str, params: Value, abort: &Abort) -> Result<Value, McpError> {
+        self.request_with(method, params, abort, None).await
+    }
+
+    /// [`McpClient::request`], reporting progress to `call` and asking it
+    /// the server's questions. Stopped by `abort` or the timeout, the
+    /// request is cancelled on the server (`notifications/cancelled`).
+    pub async fn request_with(&self, method: &str, params: Value, abort: &Abort, call: Option<&dyn CallHost>) -> Result<Value, McpError> {
         if !self.state.borrow().initialized {
             self.connect(abort).await?;
         }
         for attempt in 0..2 {
             let id = self.next_id();
+            let mut params = params.clone();
+            if call.is_some() {
+                // Progress reports name the request they belong to.
+                if let Some(p) = params.as_object_mut() {
+                    let meta = p.entry("_meta").or_insert_with(|| json!({}));
+                    if let Some(m) = meta.as_object_mut() {
+                        m.insert("progressToken".into(), json!(id));
+                    }
+                }
+            }
             let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
             let had_session = self.state.borrow().session_id.is_some();
-            let response = self.http.send(self.post(&message), abort).await?;
-            match self.answer(id, response, had_session, abort).await? {
-                Outcome::Result(r) => return Ok(r),
-                Outcome::Expired if attempt == 0 => {
+            self.state.borrow_mut().pending.push(id);
+            // Stopped by the caller or by the timeout.
+            let inner = Abort::new();
+            abort.on_abort({
+                let inner = inner.clone();
+                move || inner.abort()
+            });
+            let outcome = {
+                let exchange = async {
+                    let response = self.http.send(self.post(&message), &inner).await?;
+                    self.answer(id, response, had_session, &inner, call).await
+                };
+                // A watched call also takes what the server sends it on the
+                // session's own stream.
+                let exchange = pin!(async {
+                    let Some(host) = call else { return exchange.await };
+                    // Questions sent before that stream is open would be lost
+                    // (a server that holds back the stream's headers is not
+                    // waited for long).
+                    let _ = select(pin!(self.stream_settled()), self.host.sleep(STREAM_OPEN_WAIT_MS)).await;
+                    self.state.borrow_mut().watched += 1;
+                    let outcome = match select(pin!(exchange), pin!(self.serve_inbox(host, &inner))).await {
+                        Either::Left((outcome, _)) => outcome,
+                        Either::Right((never, _)) => match never {},
+                    };
+                    self.state.borrow_mut().watched -= 1;
+                    outcome
+                });
+                let limit = if method == "tools/call" { self.timeouts.0 } else { self.timeouts.1 };
+                match limit {
+                    None => exchange.await,
+                    Some(ms) => match select(exchange, self.host.sleep(ms)).await {
+                        Either::Left((outcome, _)) => outcome,
+                        Either::Right(_) => {
+                            inner.abort();
+                            Err(McpError::Timeout { ms })
+                        }
+                    },
+                }
+            };
+            self.state.borrow_mut().pending.retain(|p| *p != id);
+            match outcome {
+                Ok(Outcome::Result(r)) => return Ok(r),
+                Ok(Outcome::Expired) if attempt == 0 => {
                     self.connect(abort).await?;
                 }
-                Outcome::Expired => break,
+                Ok(Outcome::Expired) => break,
+                Err(e @ (McpError::Aborted | McpError::Timeout { .. })) => {
+                    // A dropped stream is not a cancellation: say it.
+                    let reason = if matches!(e, McpError::Aborted) { "stopped by the user" } else { "timed out" };
+                    let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason})), &Abort::new()).await;
+                    return Err(e);
+                }
+                Err(e) => return Err(e),
             }
         }
         Err(McpError::Protocol("the session expired again right after it was renewed".into()))
     }
 
+    /// Wakes whoever waits for the inbox or for the stream to open.
+    fn wake_all(&self) {
+        let wakers = std::mem::take(&mut self.state.borrow_mut().inbox_wakers);
+        wakers.into_iter().for_each(Waker::wake);
+    }
+
+    /// Resolves once the session's stream is not being opened.
+    async fn stream_settled(&self) {
+        std::future::poll_fn(|cx| {
+            let mut s = self.state.borrow_mut();
+            if s.stream_opening {
+                s.inbox_wakers.push(cx.waker().clone());
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await
+    }
+
+    /// Whether the session's own stream is open (see [`McpClient::listen`]).
+    pub fn stream_open(&self) -> bool {
+        let s = self.state.borrow();
+        s.listening && !s.stream_opening
+    }
+
+    /// Serves what the session's stream left for watched calls, forever.
+    async fn serve_inbox(&self, call: &dyn CallHost, abort: &Abort) -> std::convert::Infallible {
+        loop {
+            let message = std::future::poll_fn(|cx| {
+                let mut s = self.state.borrow_mut();
+                match s.inbox.pop_front() {
+                    Some(m) => Poll::Ready(m),
+                    None => {
+                        s.inbox_wakers.push(cx.waker().clone());
+                        Poll::Pending
+                    }
+                }
+            })
+            .await;
+            let _ = self.handle(0, message, abort, Some(call)).await;
+        }
+    }
+
+    /// Keeps the session's own stream open (a GET): server requests and
+    /// notifications that belong to no request arrive there (some servers
+    /// send a call's questions there too). Returns when the server offers
+    /// no such stream (405, or the session is gone), or when `abort` fires.
+    /// A closed stream is resumed with `Last-Event-ID` after the `retry:`
+    /// delay. One at a time: a second call returns at once.
+    pub async fn listen(&self, abort: &Abort) -> Result<(), McpError> {
+        {
+            let mut s = self.state.borrow_mut();
+            if std::mem::replace(&mut s.listening, true) {
+                return Ok(());
+            }
+            s.stream_opening = true;
+        }
+        let result = self.listen_loop(abort).await;
+        {
+            let mut s = self.state.borrow_mut();
+            s.listening = false;
+            s.stream_opening = false;
+        }
+        self.wake_all();
+        match result {
+            Err(McpError::Aborted) => Ok(()),
+            other => other,
+        }
+    }
+
+    async fn listen_loop(&self, abort: &Abort) -> Result<(), McpError> {
+        if !self.state.borrow().initialized {
+            self.connect(abort).await?;
+        }
+        let mut last_id: Option<String> = None;
+        let mut idle = 0;
+        loop {
+            let mut get = self.with_headers(Request::get(&self.config.url).header("Accept", "text/event-stream"));
+            if let Some(id) = &last_id {
+                get = get.header("Last-Event-ID", id);
+            }
+            self.state.borrow_mut().stream_opening = true;
+            let response = self.http.send(get, abort).await;
+            self.state.borrow_mut().stream_opening = false;
+            self.wake_all();
+            let response = response?;
+            if matches!(response.status, 400 | 404 | 405) {
+                // Not offered (or the session ended: the next request renews it).
+                return Ok(());
+            }
+            if !response.ok() || !is_sse(&response) {
+                let status = response.status;
+                let body = response.body.text().await.unwrap_or_default();
+                return Err(McpError::Http { status, body });
+            }
+            let mut body = response.body;
+            let mut decoder = air_sse::Decoder::new();
+            let mut retry_ms = None;
+            let mut progressed = false;
+            loop {
+                let chunk = match body.chunk().await {
+                    Ok(c) => c,
+                    Err(HttpError::Network(_)) => None,
+                    Err(e) => return Err(e.into()),
+                };
+                let frames = match &chunk {
+                    Some(bytes) => decoder.feed(bytes),
+                    None => decoder.finish(),
+                };
+                for frame in frames {
+                    match frame {
+                        air_sse::Frame::Retry(ms) => retry_ms = Some(ms),
+                        air_sse::Frame::Event(event) if !event.data.trim().is_empty() => {
+                            progressed = true;
+                            if let Ok(message) = serde_json::from_str::<Value>(&event.data) {
+                                self.on_session_stream(message, abort).await?;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if chunk.is_none() {
+                    break;
+                }
+            }
+            last_id = decoder.last_event_id().map(str::to_owned).or(last_id);
+            idle = if progressed { 0 } else { idle + 1 };
+            if idle > MAX_RESUMES {
+                return Err(McpError::Protocol(format!("the session's stream kept closing ({MAX_RESUMES} reconnections)")));
+            }
+            let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
+            if let Either::Right(_) = select(wait, abort.aborted()).await {
+                return Err(McpError::Aborted);
+            }
+        }
+    }
+
+    /// A message on the session's stream: for a watched call if one is in
+    /// flight and it is a question or progress; otherwise handled here.
+    async fn on_session_stream(&self, message: Value, abort: &Abort) -> Result<(), McpError> {
+        let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+        let for_a_call = message.get("id").is_some() || method == "notifications/progress";
+        if for_a_call && !method.is_empty() && self.state.borrow().watched > 0 {
+            self.state.borrow_mut().inbox.push_back(message);
+            self.wake_all();
+            return Ok(());
+        }
+        self.handle(0, message, abort, None).await.map(|_| ())
+    }
+
     /// Every tool the server offers (all pages).
     pub async fn list_tools(&self, abort: &Abort) -> Result<Vec<Value>, McpError> {
-        let mut tools = Vec::new();
+        self.list_all("tools/list", "tools", abort).await
+    }
+
+    /// Every item of a paged list (`tools`, `prompts`, `resources`, …).
+    pub async fn list_all(&self, method: &str, key: &str, abort: &Abort) -> Result<Vec<Value>, McpError> {
+        let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         // A server that never stops paging is cut off.
         for _ in 0..100 {
@@ -227,23 +564,28 @@ impl<H: HttpClient> McpClient<H> {
                 Some(c) => json!({"cursor": c}),
                 None => json!({}),
             };
-            let result = self.request("tools/list", params, abort).await?;
-            match result.get("tools") {
-                Some(Value::Array(page)) => tools.extend(page.iter().cloned()),
-                _ => return Err(McpError::Protocol("tools/list answered without a tools list".into())),
+            let result = self.request(method, params, abort).await?;
+            match result.get(key) {
+                Some(Value::Array(page)) => items.extend(page.iter().cloned()),
+                _ => return Err(McpError::Protocol(format!("{method} answered without a {key} list"))),
             }
-            cursor = result.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+            cursor = result.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_owned);
             if cursor.is_none() {
                 break;
             }
         }
-        Ok(tools)
+        Ok(items)
     }
 
     /// Calls a tool; the result as the server sent it (`content`,
     /// `isError`, `structuredContent`).
     pub async fn call_tool(&self, name: &str, arguments: Value, abort: &Abort) -> Result<Value, McpError> {
         self.request("tools/call", json!({"name": name, "arguments": arguments}), abort).await
+    }
+
+    /// [`McpClient::call_tool`] reporting to `call` (progress, questions).
+    pub async fn call_tool_with(&self, name: &str, arguments: Value, abort: &Abort, call: &dyn CallHost) -> Result<Value, McpError> {
+        self.request_with("tools/call", json!({"name": name, "arguments": arguments}), abort, Some(call)).await
     }
 
     /// Ends the session (DELETE with its id). Failures are ignored: the
@@ -260,8 +602,10 @@ impl<H: HttpClient> McpClient<H> {
     }
 
     /// Reads the answer to request `id`: a JSON body, or an SSE stream on
-    /// which server requests and notifications may come first.
-    async fn answer(&self, id: u64, response: Response<H::Body>, had_session: bool, abort: &Abort) -> Result<Outcome, McpError> {
+    /// which server requests and notifications may come first. A stream
+    /// that closes before the answer is resumed with a GET and
+    /// `Last-Event-ID`, after the server's `retry:` delay.
+    async fn answer(&self, id: u64, response: Response<H::Body>, had_session: bool, abort: &Abort, call: Option<&dyn CallHost>) -> Result<Outcome, McpError> {
         let status = response.status;
         if status == 404 || (status == 400 && had_session) {
             // The npm reference server says 400 "No valid session ID" where
@@ -276,56 +620,104 @@ impl<H: HttpClient> McpClient<H> {
             let body = response.body.text().await.unwrap_or_default();
             return Err(rpc_error_in(&body).unwrap_or(McpError::Http { status, body }));
         }
-        let sse = response.header("content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"));
-        let mut body = response.body;
-        if !sse {
-            let text = body.text().await?;
+        if !is_sse(&response) {
+            let text = response.body.text().await?;
             let message: Value = serde_json::from_str(&text).map_err(|e| McpError::Protocol(format!("not JSON ({e})")))?;
-            return match self.handle(id, message, abort).await? {
+            return match self.handle(id, message, abort, call).await? {
                 Some(result) => result.map(Outcome::Result),
                 None => Err(McpError::Protocol("the answer is not the response to the request".into())),
             };
         }
-        let mut decoder = air_sse::Decoder::new();
+        let mut body = response.body;
+        let mut resumes = 0;
         loop {
-            let chunk = body.chunk().await?;
+            let (last_id, retry_ms, progressed) = match self.read_stream(id, body, abort, call).await? {
+                StreamEnd::Answered(result) => return result.map(Outcome::Result),
+                StreamEnd::Closed { last_id, retry_ms, progressed } => (last_id, retry_ms, progressed),
+            };
+            // Without an event id the server cannot resume it.
+            let Some(last_id) = last_id else {
+                return Err(McpError::Protocol("the stream ended before the response".into()));
+            };
+            resumes = if progressed { 1 } else { resumes + 1 };
+            if resumes > MAX_RESUMES {
+                return Err(McpError::Protocol(format!("the stream kept closing before the response ({MAX_RESUMES} reconnections)")));
+            }
+            let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
+            if let Either::Right(_) = select(wait, abort.aborted()).await {
+                return Err(McpError::Aborted);
+            }
+            let get = self.with_headers(Request::get(&self.config.url).header("Accept", "text/event-stream").header("Last-Event-ID", &last_id));
+            let response = self.http.send(get, abort).await?;
+            if !response.ok() || !is_sse(&response) {
+                let status = response.status;
+                let text = response.body.text().await.unwrap_or_default();
+                return Err(McpError::Protocol(format!("the stream ended before the response, and resuming it was answered HTTP {status} {}", short(&text))));
+            }
+            body = response.body;
+        }
+    }
+
+    /// Reads one SSE stream until the response to `id` or its end.
+    async fn read_stream(&self, id: u64, mut body: H::Body, abort: &Abort, call: Option<&dyn CallHost>) -> Result<StreamEnd, McpError> {
+        let mut decoder = air_sse::Decoder::new();
+        let mut retry_ms = None;
+        let mut progressed = false;
+        loop {
+            let chunk = match body.chunk().await {
+                Ok(c) => c,
+                // A connection that breaks is resumed like one that closes.
+                Err(HttpError::Network(_)) if decoder.last_event_id().is_some() => None,
+                Err(e) => return Err(e.into()),
+            };
             let frames = match &chunk {
                 Some(bytes) => decoder.feed(bytes),
                 None => decoder.finish(),
             };
             for frame in frames {
-                let air_sse::Frame::Event(event) = frame else { continue };
+                let event = match frame {
+                    air_sse::Frame::Event(event) => event,
+                    air_sse::Frame::Retry(ms) => {
+                        retry_ms = Some(ms);
+                        continue;
+                    }
+                    air_sse::Frame::Comment(_) => continue,
+                };
                 // A priming event carries only an id.
                 if event.data.trim().is_empty() {
                     continue;
                 }
+                progressed = true;
                 let Ok(message) = serde_json::from_str::<Value>(&event.data) else { continue };
-                if let Some(result) = self.handle(id, message, abort).await? {
-                    return result.map(Outcome::Result);
+                if let Some(result) = self.handle(id, message, abort, call).await? {
+                    return Ok(StreamEnd::Answered(result));
                 }
             }
             if chunk.is_none() {
-                return Err(McpError::Protocol("the stream ended before the response".into()));
+                return Ok(StreamEnd::Closed { last_id: decoder.last_event_id().map(str::to_owned), retry_ms, progressed });
             }
         }
     }
 
     /// One message from the server: the response to `id` (returned), a
-    /// server request (answered), or a notification (skipped for now).
-    async fn handle(&self, id: u64, message: Value, abort: &Abort) -> Result<Option<Result<Value, McpError>>, McpError> {
+    /// server request (answered), or a notification (passed on).
+    async fn handle(&self, id: u64, message: Value, abort: &Abort, call: Option<&dyn CallHost>) -> Result<Option<Result<Value, McpError>>, McpError> {
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
         match (method, message.get("id")) {
             (Some(method), Some(request_id)) => {
-                let reply = if method == "ping" {
-                    json!({"jsonrpc": "2.0", "id": request_id, "result": {}})
-                } else {
-                    json!({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": format!("method not supported: {method}")}})
+                let reply = match self.serve(&method, &params, call).await {
+                    Ok(result) => json!({"jsonrpc": "2.0", "id": request_id, "result": result}),
+                    Err((code, text)) => json!({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}),
                 };
                 let r = self.http.send(self.post(&reply), abort).await?;
                 let _ = r.body.text().await;
                 Ok(None)
             }
-            (Some(_), None) => Ok(None),
+            (Some(method), None) => {
+                self.notified(&method, &params, call);
+                Ok(None)
+            }
             (None, Some(got)) if got.as_u64() == Some(id) => {
                 if let Some(e) = message.get("error") {
                     return Ok(Some(Err(rpc_error(e))));
@@ -335,6 +727,51 @@ impl<H: HttpClient> McpClient<H> {
             _ => Ok(None),
         }
     }
+
+    /// Answers a request from the server: `ping`, and `elicitation/create`
+    /// (asked of the user through `call`; declined when nobody watches).
+    async fn serve(&self, method: &str, params: &Value, call: Option<&dyn CallHost>) -> Result<Value, (i64, String)> {
+        match method {
+            "ping" => Ok(json!({})),
+            "elicitation/create" => {
+                let request = elicit::request_from(params).map_err(|e| (-32602, e))?;
+                let answer = match call {
+                    Some(host) => host.elicit(request).await,
+                    None => ElicitAnswer::Decline,
+                };
+                Ok(elicit::answer_json(&answer))
+            }
+            _ => Err((-32601, format!("method not supported: {method}"))),
+        }
+    }
+
+    /// A notification from the server.
+    fn notified(&self, method: &str, params: &Value, call: Option<&dyn CallHost>) {
+        let s = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_owned);
+        match method {
+            "notifications/progress" => {
+                let Some(host) = call else { return };
+                let ours = params.get("progressToken").and_then(Value::as_u64).is_some_and(|t| self.state.borrow().pending.contains(&t));
+                if let (true, Some(progress)) = (ours, params.get("progress").and_then(Value::as_f64)) {
+                    host.progress(Progress { progress, total: params.get("total").and_then(Value::as_f64), message: s("message") });
+                }
+            }
+            "notifications/tools/list_changed" => self.host.notice(Notice::ToolsChanged),
+            "notifications/prompts/list_changed" => self.host.notice(Notice::PromptsChanged),
+            "notifications/resources/list_changed" => self.host.notice(Notice::ResourcesChanged),
+            "notifications/resources/updated" => self.host.notice(Notice::ResourceUpdated { uri: s("uri").unwrap_or_default() }),
+            "notifications/message" => self.host.notice(Notice::Log {
+                level: s("level").unwrap_or_else(|| "info".into()),
+                logger: s("logger"),
+                data: params.get("data").cloned().unwrap_or(Value::Null),
+            }),
+            _ => {}
+        }
+    }
+}
+
+fn is_sse<B>(response: &Response<B>) -> bool {
+    response.header("content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"))
 }
 
 fn rpc_error(e: &Value) -> McpError {

@@ -15,10 +15,11 @@
 //! the protocol build on it.
 
 pub mod client;
+pub mod elicit;
 pub mod names;
 pub mod tool;
 
-pub use client::{McpClient, McpError, ServerConfig};
+pub use client::{ClientHost, McpClient, McpError, Notice, ServerConfig};
 
 /// The protocol revision asked for first.
 pub const LATEST_VERSION: &str = "2025-11-25";

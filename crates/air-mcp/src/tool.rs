@@ -2,12 +2,19 @@
 
 use std::rc::Rc;
 
-use air_http::{Abort, HttpClient};
-use air_tools::{Annotations, Content, Tool, ToolDef, ToolOutput, ToolSource};
+use air_http::HttpClient;
+use air_tools::{Annotations, CallContext, Content, Tool, ToolDef, ToolOutput, ToolSource};
 use futures_util::future::LocalBoxFuture;
 use serde_json::Value;
 
 use crate::client::McpClient;
+
+/// Whether this client can call a `tools/list` entry: not one that must
+/// run as a task (`execution.taskSupport: "required"`), which this client
+/// does not offer.
+pub fn callable(tool: &Value) -> bool {
+    tool.pointer("/execution/taskSupport").and_then(Value::as_str) != Some("required")
+}
 
 /// The registry's definition of a tool from `tools/list`: named
 /// `registry_name` (see [`crate::names::tool_name`]), from `server`.
@@ -34,7 +41,7 @@ pub fn output_from(result: &Value) -> ToolOutput {
         match item.get("type").and_then(Value::as_str) {
             Some("text") => content.push(Content::Text { text: s("text").unwrap_or_default() }),
             Some("image") => content.push(Content::Image { mime: s("mimeType").unwrap_or_else(|| "image/png".into()), data: s("data").unwrap_or_default() }),
-            Some("audio") => content.push(Content::Text { text: format!("[audio: {}]", s("mimeType").unwrap_or_default()) }),
+            Some("audio") => content.push(Content::Audio { mime: s("mimeType").unwrap_or_else(|| "audio/wav".into()), data: s("data").unwrap_or_default() }),
             Some("resource_link") => content.push(Content::Link { uri: s("uri").unwrap_or_default(), name: s("name").or_else(|| s("title")) }),
             Some("resource") => {
                 let r = item.get("resource");
@@ -74,9 +81,9 @@ impl<H: HttpClient> Tool for McpTool<H> {
         &self.def
     }
 
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+    fn call<'a>(&'a self, args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            match self.client.call_tool(&self.remote_name, args, &Abort::new()).await {
+            match self.client.call_tool_with(&self.remote_name, args, ctx.abort, ctx.host).await {
                 Ok(result) => output_from(&result),
                 Err(e) => ToolOutput::error(format!("{e}.")),
             }

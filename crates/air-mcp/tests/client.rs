@@ -3,13 +3,15 @@
 //! servers produce (JSON answers, pages, expired sessions, server requests
 //! on the stream, errors).
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use air_http::fake::{Script, ScriptedHttp, Step};
 use air_http::{Abort, Request};
-use air_mcp::tool::{McpTool, def_from, output_from};
-use air_mcp::{McpClient, McpError, ServerConfig};
-use air_tools::{Content, Tool, ToolSource};
+use air_mcp::tool::{McpTool, callable, def_from, output_from};
+use air_mcp::{ClientHost, McpClient, McpError, Notice, ServerConfig, elicit};
+use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, Tool, ToolSource, Unattended};
+use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 const SESSION: &str = "c4d8f111-9175-4f55-be8d-57a4f68e4518";
@@ -229,6 +231,9 @@ fn tools_become_registry_entries() {
     assert_eq!(def.annotations.read_only_hint, Some(true));
     assert_eq!(def.input_schema["required"], json!(["message"]));
     assert!(def_from("s", "x".into(), &json!({"description": "no name"})).is_none());
+    assert!(callable(echo));
+    assert!(!callable(&json!({"name": "research", "execution": {"taskSupport": "required"}})));
+    assert!(callable(&json!({"name": "maybe", "execution": {"taskSupport": "optional"}})));
 
     let out = output_from(&json!({"content": [
         {"type": "text", "text": "a"},
@@ -249,6 +254,142 @@ fn tools_become_registry_entries() {
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "Echo: yo"}]}})));
     let client = Rc::new(McpClient::new(http, config()));
     let tool = McpTool::new(def, "echo", client.clone());
-    assert_eq!(run(tool.call(json!({"message": "yo"}))).model_text(), "Echo: yo");
-    assert_eq!(body(&client.http().requests()[2])["params"], json!({"name": "echo", "arguments": {"message": "yo"}}));
+    let abort = Abort::new();
+    assert_eq!(run(tool.call(json!({"message": "yo"}), CallContext { abort: &abort, host: &Unattended })).model_text(), "Echo: yo");
+    assert_eq!(body(&client.http().requests()[2])["params"], json!({"name": "echo", "arguments": {"message": "yo"}, "_meta": {"progressToken": 2}}));
+}
+
+/// Watches a call: keeps its progress, answers its questions by accepting
+/// the form's defaults.
+#[derive(Default)]
+struct Watcher {
+    progress: RefCell<Vec<Progress>>,
+    asked: RefCell<Vec<Elicitation>>,
+}
+
+impl CallHost for Watcher {
+    fn progress(&self, progress: Progress) {
+        self.progress.borrow_mut().push(progress);
+    }
+    fn elicit(&self, request: Elicitation) -> LocalBoxFuture<'_, ElicitAnswer> {
+        self.asked.borrow_mut().push(request.clone());
+        Box::pin(async move {
+            match request {
+                Elicitation::Form { schema, .. } => {
+                    ElicitAnswer::Accept { content: Value::Object(elicit::with_defaults(&elicit::fields(&schema), Default::default())) }
+                }
+                Elicitation::Url { .. } => ElicitAnswer::Decline,
+            }
+        })
+    }
+}
+
+/// A timer that does not wait but remembers, and a notice board.
+#[derive(Default, Clone)]
+struct Host {
+    slept: Rc<RefCell<Vec<u64>>>,
+    notices: Rc<RefCell<Vec<Notice>>>,
+}
+
+impl ClientHost for Host {
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        self.slept.borrow_mut().push(ms);
+        Box::pin(async {})
+    }
+    fn notice(&self, notice: Notice) {
+        self.notices.borrow_mut().push(notice);
+    }
+}
+
+fn initialized(http: &ScriptedHttp) {
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": true}}}})).with_header("Mcp-Session-Id", "s1"));
+    http.push(accepted());
+}
+
+fn raw_sse(text: &str) -> Script {
+    Script::Respond { status: 200, headers: vec![("content-type".into(), "text/event-stream".into())], steps: vec![Step::Chunk(text.as_bytes().to_vec())] }
+}
+
+#[test]
+fn a_call_reports_progress_asks_the_user_and_hears_list_changes() {
+    let http = ScriptedHttp::new();
+    initialized(&http);
+    let stream = [
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 2, "progress": 1, "total": 4, "message": "step 1"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 77, "progress": 3}}),
+        json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "Defaults?", "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"}, "age": {"type": "integer", "default": 30}, "verified": {"type": "boolean", "default": true}}}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hello"}}),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "done"}]}}),
+    ];
+    http.push(Script::sse(stream.iter().map(Value::to_string)));
+    http.push(accepted());
+    let host = Host::default();
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    let watcher = Watcher::default();
+    let r = run(client.call_tool_with("long", json!({}), &Abort::new(), &watcher)).unwrap();
+    assert_eq!(output_from(&r).model_text(), "done");
+    assert_eq!(*watcher.progress.borrow(), [Progress { progress: 1.0, total: Some(4.0), message: Some("step 1".into()) }], "progress of other requests is not ours");
+    assert_eq!(watcher.asked.borrow()[0].message(), "Defaults?");
+    let sent = client.http().requests();
+    assert_eq!(body(&sent[0])["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}}));
+    assert_eq!(body(&sent[2])["params"]["_meta"]["progressToken"], 2);
+    assert_eq!(body(&sent[3]), json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"name": "John Doe", "age": 30, "verified": true}}}));
+    assert_eq!(*host.notices.borrow(), [Notice::ToolsChanged, Notice::Log { level: "info".into(), logger: None, data: json!("hello") }]);
+    assert!(client.pending().is_empty());
+}
+
+#[test]
+fn a_stream_closed_before_the_answer_is_resumed_after_the_retry_delay() {
+    let http = ScriptedHttp::new();
+    initialized(&http);
+    // The conformance suite's sse-retry server: a priming event with an id
+    // and `retry: 500`, then the stream closes.
+    http.push(raw_sse("id: event-1\nretry: 500\ndata: \n\n"));
+    http.push(raw_sse(&format!("id: event-2\ndata: \n\nid: event-3\ndata: {}\n\n", json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "back"}]}}))));
+    let host = Host::default();
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    let r = run(client.call_tool("test_reconnection", json!({}), &Abort::new())).unwrap();
+    assert_eq!(output_from(&r).model_text(), "back");
+    assert_eq!(*host.slept.borrow(), [500]);
+    let sent = client.http().requests();
+    assert_eq!(sent[3].method, "GET");
+    assert_eq!(header(&sent[3], "Last-Event-ID"), Some("event-1"));
+    assert_eq!(header(&sent[3], "Mcp-Session-Id"), Some("s1"));
+    assert_eq!(header(&sent[3], "Accept"), Some("text/event-stream"));
+
+    // A stream without event ids cannot be resumed; one that keeps
+    // closing is given up.
+    let http = ScriptedHttp::new();
+    initialized(&http);
+    http.push(raw_sse("id: e\ndata: \n\n"));
+    for _ in 0..6 {
+        http.push(raw_sse("id: e\ndata: \n\n"));
+    }
+    let client = McpClient::new(http, config());
+    let e = run(client.call_tool("x", json!({}), &Abort::new())).unwrap_err();
+    assert!(e.to_string().contains("kept closing"), "{e}");
+}
+
+#[test]
+fn a_stopped_or_timed_out_call_is_cancelled_on_the_server() {
+    let http = ScriptedHttp::new();
+    initialized(&http);
+    http.push(raw_sse("id: 1\ndata: \n\n").then(Step::Abort).then(Step::Hang));
+    http.push(accepted());
+    let client = McpClient::new(http, config());
+    assert_eq!(run(client.call_tool("slow", json!({}), &Abort::new())), Err(McpError::Aborted));
+    let sent = client.http().requests();
+    assert_eq!(body(&sent[3]), json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "stopped by the user"}}));
+
+    let http = ScriptedHttp::new();
+    initialized(&http);
+    http.push(raw_sse("id: 1\ndata: \n\n").then(Step::Hang));
+    http.push(accepted());
+    let client = McpClient::new(http, config()).with_timeouts(Some(60_000), None);
+    let e = run(client.call_tool("slow", json!({}), &Abort::new())).unwrap_err();
+    assert_eq!(e, McpError::Timeout { ms: 60_000 });
+    assert_eq!(e.to_string(), "the MCP server did not answer within 60 s");
+    assert_eq!(body(&client.http().requests()[3])["params"]["reason"], "timed out");
 }

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
-use crate::{Annotations, Tool, ToolDef, ToolOutput, ToolSource};
+use crate::{Annotations, CallContext, Tool, ToolDef, ToolOutput, ToolSource};
 
 /// Both built-ins only read, and give the same answer for the same input
 /// (the time tool at the same moment), so they run without asking.
@@ -55,7 +55,7 @@ impl Tool for Calculator {
         &self.def
     }
 
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+    fn call<'a>(&'a self, args: Value, _ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         // Arguments arrive validated; this is for callers that skip that.
         let Some(expr) = args.get("expression").and_then(Value::as_str).map(str::to_owned) else {
             return Box::pin(async {
@@ -130,7 +130,7 @@ impl Tool for CurrentTime {
         &self.def
     }
 
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput> {
+    fn call<'a>(&'a self, args: Value, _ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         // An empty zone, or "local", is how models say "the user's own".
         let zone = args
             .get("timezone")
@@ -243,7 +243,8 @@ mod tests {
     }
 
     fn call(tool: &dyn Tool, args: Value) -> ToolOutput {
-        pollster::block_on(tool.call(args))
+        let abort = air_http::Abort::new();
+        pollster::block_on(tool.call(args, CallContext { abort: &abort, host: &crate::Unattended }))
     }
 
     #[test]

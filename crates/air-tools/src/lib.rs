@@ -15,6 +15,7 @@
 
 pub mod args;
 pub mod builtin;
+pub mod call;
 pub mod policy;
 pub mod schema;
 
@@ -24,6 +25,8 @@ use std::rc::Rc;
 use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use call::{CallContext, CallHost, ElicitAnswer, Elicitation, Progress, Unattended};
 
 /// Where a tool comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -86,6 +89,8 @@ pub enum Content {
     Text { text: String },
     /// Base64 image data.
     Image { mime: String, data: String },
+    /// Base64 audio data.
+    Audio { mime: String, data: String },
     Link {
         uri: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -121,6 +126,7 @@ impl ToolOutput {
             .map(|c| match c {
                 Content::Text { text } => text.clone(),
                 Content::Image { mime, .. } => format!("[image: {mime}]"),
+                Content::Audio { mime, .. } => format!("[audio: {mime}]"),
                 Content::Link { uri, name: Some(n) } => format!("[{n}]({uri})"),
                 Content::Link { uri, name: None } => uri.clone(),
             })
@@ -133,7 +139,9 @@ impl ToolOutput {
 /// [`ToolDef::input_schema`].
 pub trait Tool {
     fn def(&self) -> &ToolDef;
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, ToolOutput>;
+    /// Runs the call. `ctx` carries the user's Stop and where to report
+    /// progress and ask questions.
+    fn call<'a>(&'a self, args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput>;
 }
 
 /// The tools offered to the model, by name (listed in name order).

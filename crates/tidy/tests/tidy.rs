@@ -117,7 +117,7 @@ fn dependencies_follow_the_crate_map() {
     let allowed: &[(&str, &[&str])] = &[
         ("air-sse", &[]),
         ("air-http", &[]),
-        ("air-tools", &[]),
+        ("air-tools", &["air-http"]),
         ("air-render", &[]),
         ("air-i18n", &["air-chat"]),
         ("air-chat", &["air-sse", "air-http"]),
@@ -126,6 +126,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-agent", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("app", &["air-agent", "air-chat", "air-http", "air-i18n", "air-mcp", "air-render", "air-store", "air-tools", "air-web"]),
+        ("air-mcp-cli", &["air-http", "air-mcp", "air-tools"]),
         ("tidy", &[]),
     ];
     let all = packages();

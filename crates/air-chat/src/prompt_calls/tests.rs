@@ -169,7 +169,7 @@ fn the_forms_models_write() {
         (
             "{name: \"calculator\", arguments: {expression: \"4\", exact: True}}",
             "",
-            vec![call("calculator", "{\"exact\":true,\"expression\":\"4\"}")],
+            vec![call("calculator", "{\"expression\":\"4\",\"exact\":true}")],
         ),
         (
             "[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {}}]",

@@ -108,7 +108,7 @@ fn parameter_types_enums_defaults_and_order() {
         - zeta (integer, optional, default 3)
 
         Example:
-        <tool_call>{"name": "write_file", "arguments": {"force": true, "path": "..."}}</tool_call>
+        <tool_call>{"name": "write_file", "arguments": {"path": "...", "force": true}}</tool_call>
     "#]]
     .assert_eq(
         tools_system_prompt(&tools)
@@ -162,7 +162,7 @@ fn the_example_uses_what_the_schema_offers() {
         hints: vec![],
     }];
     let prompt = tools_system_prompt(&tools);
-    assert!(prompt.ends_with("<tool_call>{\"name\": \"weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 1, \"missing\": \"...\", \"unit\": \"c\"}}</tool_call>\n"), "{prompt}");
+    assert!(prompt.ends_with("<tool_call>{\"name\": \"weather\", \"arguments\": {\"unit\": \"c\", \"city\": \"Paris\", \"days\": 1, \"missing\": \"...\"}}</tool_call>\n"), "{prompt}");
 }
 
 #[test]

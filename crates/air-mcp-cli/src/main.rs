@@ -1,0 +1,266 @@
+//! `air-mcp`: the app's MCP client (`air-mcp`) on the command line, over
+//! plain HTTP on this machine. Lists a server's tools or calls one, and
+//! prints the result as JSON. The official conformance suite runs it (see
+//! `tests/conformance/run.sh`), so what it checks is the same client the
+//! page uses.
+//!
+//! ```text
+//! air-mcp [--header NAME:VALUE]... [--accept-defaults] tools URL
+//! air-mcp [--header NAME:VALUE]... [--accept-defaults] call TOOL JSON URL
+//! ```
+//!
+//! The URL comes last, as the conformance runner appends it.
+//! `--accept-defaults` answers a server's form questions (elicitation) by
+//! accepting the defaults it proposes; without it they are declined.
+
+use std::io::Read;
+use std::pin::pin;
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use air_http::{Abort, Body, HttpClient, HttpError, Request, Response};
+use air_mcp::elicit;
+use air_mcp::{ClientHost, McpClient, Notice, ServerConfig};
+use air_tools::{CallHost, ElicitAnswer, Elicitation, Progress};
+use futures_channel::{mpsc, oneshot};
+use futures_util::StreamExt;
+use futures_util::future::{Either, LocalBoxFuture, select};
+use serde_json::Value;
+
+/// Blocking HTTP/1.1, one thread per request so that a call and the
+/// session's own stream are read at the same time.
+struct Http {
+    agent: ureq::Agent,
+}
+
+type Head = (u16, Vec<(String, String)>);
+
+struct StreamedBody {
+    chunks: mpsc::UnboundedReceiver<Result<Vec<u8>, HttpError>>,
+    abort: Abort,
+}
+
+impl Body for StreamedBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+        match select(self.chunks.next(), pin!(self.abort.aborted())).await {
+            Either::Left((Some(chunk), _)) => chunk.map(Some),
+            Either::Left((None, _)) => Ok(None),
+            Either::Right(_) => Err(HttpError::Aborted),
+        }
+    }
+}
+
+/// With `AIR_MCP_TRACE=FILE`, every request and response is appended to FILE.
+fn trace(line: &str) {
+    if let Some(path) = std::env::var_os("AIR_MCP_TRACE") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}
+
+/// Sends `request` and streams its body into `chunks`, on this thread.
+fn exchange(agent: &ureq::Agent, request: Request, head: oneshot::Sender<Result<Head, HttpError>>, chunks: mpsc::UnboundedSender<Result<Vec<u8>, HttpError>>) {
+    let mut builder = ureq::http::Request::builder().method(request.method.as_str()).uri(&request.url);
+    for (k, v) in &request.headers {
+        builder = builder.header(k, v);
+    }
+    let req = match builder.body(request.body.unwrap_or_default().into_bytes()) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = head.send(Err(HttpError::Other(e.to_string())));
+            return;
+        }
+    };
+    let response = match agent.run(req) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = head.send(Err(HttpError::Network(e.to_string())));
+            return;
+        }
+    };
+    let status = response.status().as_u16();
+    let headers = response.headers().iter().map(|(k, v)| (k.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
+    trace(&format!("< {status} {headers:?}"));
+    if head.send(Ok((status, headers))).is_err() {
+        return;
+    }
+    let mut reader = response.into_body().into_reader();
+    let mut buf = vec![0; 16 * 1024];
+    loop {
+        let sent = match reader.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                trace(&format!("< {}", String::from_utf8_lossy(&buf[..n])));
+                chunks.unbounded_send(Ok(buf[..n].to_vec()))
+            }
+            Err(e) => {
+                let _ = chunks.unbounded_send(Err(HttpError::Network(e.to_string())));
+                return;
+            }
+        };
+        // Nobody reads any more.
+        if sent.is_err() {
+            return;
+        }
+    }
+}
+
+impl HttpClient for Http {
+    type Body = StreamedBody;
+
+    async fn send(&self, request: Request, abort: &Abort) -> Result<Response<StreamedBody>, HttpError> {
+        if abort.is_aborted() {
+            return Err(HttpError::Aborted);
+        }
+        trace(&format!("> {} {} {:?} {}", request.method, request.url, request.headers, request.body.as_deref().unwrap_or("")));
+        let (head_tx, head_rx) = oneshot::channel();
+        let (chunks_tx, chunks_rx) = mpsc::unbounded();
+        let agent = self.agent.clone();
+        std::thread::spawn(move || exchange(&agent, request, head_tx, chunks_tx));
+        let (status, headers) = match select(head_rx, pin!(abort.aborted())).await {
+            Either::Left((Ok(head), _)) => head?,
+            Either::Left((Err(_), _)) => return Err(HttpError::Network("the request's thread ended".into())),
+            Either::Right(_) => return Err(HttpError::Aborted),
+        };
+        Ok(Response { status, headers, body: StreamedBody { chunks: chunks_rx, abort: abort.clone() } })
+    }
+}
+
+/// The real clock, and the server's announcements on stderr.
+struct Host;
+
+impl ClientHost for Host {
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        let (tx, rx) = oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            let _ = tx.send(());
+        });
+        Box::pin(async move {
+            let _ = rx.await;
+        })
+    }
+
+    fn notice(&self, notice: Notice) {
+        eprintln!("server: {notice:?}");
+    }
+}
+
+/// Where a call reports: progress on stderr; questions answered with the
+/// form's defaults, or declined.
+struct Watcher {
+    accept_defaults: bool,
+}
+
+impl CallHost for Watcher {
+    fn progress(&self, p: Progress) {
+        eprintln!("progress: {} / {} {}", p.progress, p.total.map_or("?".into(), |t| t.to_string()), p.message.unwrap_or_default());
+    }
+
+    fn elicit(&self, request: Elicitation) -> LocalBoxFuture<'_, ElicitAnswer> {
+        eprintln!("question: {}", request.message());
+        let answer = match request {
+            Elicitation::Form { schema, .. } if self.accept_defaults => {
+                ElicitAnswer::Accept { content: Value::Object(elicit::with_defaults(&elicit::fields(&schema), Default::default())) }
+            }
+            _ => ElicitAnswer::Decline,
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+enum Command {
+    Tools,
+    Call { tool: String, arguments: Value },
+}
+
+struct Args {
+    headers: Vec<(String, String)>,
+    accept_defaults: bool,
+    command: Command,
+    url: String,
+}
+
+const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | call TOOL JSON) URL";
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut headers = Vec::new();
+    let mut accept_defaults = false;
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--header" => {
+                let h = it.next().ok_or("--header needs NAME:VALUE")?;
+                let (k, v) = h.split_once(':').ok_or_else(|| format!("not NAME:VALUE: {h}"))?;
+                headers.push((k.trim().to_owned(), v.trim().to_owned()));
+            }
+            "--accept-defaults" => accept_defaults = true,
+            _ => rest.push(a.clone()),
+        }
+    }
+    let url = rest.pop().ok_or(USAGE)?;
+    let command = match rest.as_slice() {
+        [c] if c == "tools" => Command::Tools,
+        [c, tool, json] if c == "call" => {
+            let arguments = serde_json::from_str(json).map_err(|e| format!("the arguments are not JSON: {e}"))?;
+            Command::Call { tool: tool.clone(), arguments }
+        }
+        _ => return Err(USAGE.into()),
+    };
+    Ok(Args { headers, accept_defaults, command, url })
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = match parse(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
+    let config = ServerConfig { name: "cli".into(), url: args.url.clone(), headers: args.headers };
+    let client = McpClient::new(Http { agent }, config).with_host(Rc::new(Host));
+    let watcher = Watcher { accept_defaults: args.accept_defaults };
+    let abort = Abort::new();
+    let result = pollster::block_on(async {
+        if let Err(e) = client.connect(&abort).await {
+            return Err(e);
+        }
+        let command = pin!(async {
+            match &args.command {
+                Command::Tools => client.list_tools(&abort).await.map(Value::Array),
+                Command::Call { tool, arguments } => client.call_tool_with(tool, arguments.clone(), &abort, &watcher).await,
+            }
+        });
+        // The session's own stream, open while the command runs.
+        let listener = Abort::new();
+        // (Polled first, so the command waits for it to open.)
+        let out = match select(pin!(client.listen(&listener)), command).await {
+            Either::Right((out, _)) => out,
+            Either::Left((listened, command)) => {
+                if let Err(e) = listened {
+                    eprintln!("the session's stream: {e}");
+                }
+                command.await
+            }
+        };
+        listener.abort();
+        client.close().await;
+        out
+    });
+    match result {
+        Ok(v) => {
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
