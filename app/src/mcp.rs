@@ -98,7 +98,7 @@ pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer])
                 "annotations": tool.annotations,
             });
             if let Some(def) = def_from(&server.name, name, &raw) {
-                registry.register(Rc::new(McpTool::new(def, tool.name.clone(), client.clone())));
+                registry.register(Rc::new(McpTool::new(def, tool.name.clone(), client.clone()).with_output_schema(tool.output_schema.clone())));
             }
         }
     }
@@ -114,6 +114,7 @@ fn saved_tool(v: &Value) -> Option<SavedTool> {
         description: v.get("description").or_else(|| v.get("title")).and_then(Value::as_str).unwrap_or_default().to_owned(),
         input_schema: v.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
         annotations: v.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default(),
+        output_schema: v.get("outputSchema").filter(|s| s.is_object()).cloned(),
         gone: false,
     })
 }

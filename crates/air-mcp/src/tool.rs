@@ -62,17 +62,40 @@ pub fn output_from(result: &Value) -> ToolOutput {
     ToolOutput { content, is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false) }
 }
 
+/// [`output_from`], with `structuredContent` checked against the tool's
+/// `outputSchema`: a result that does not match is a failure the model is
+/// told about (with what did not match).
+pub fn checked_output(result: &Value, output_schema: Option<&Value>) -> ToolOutput {
+    let mut out = output_from(result);
+    if let (Some(schema), Some(structured), false) = (output_schema, result.get("structuredContent"), out.is_error) {
+        if let Err(violations) = air_tools::schema::validate(schema, structured) {
+            out.is_error = true;
+            out.content.push(Content::Text {
+                text: format!("The server's structured result does not match the tool's output schema: {}", air_tools::schema::describe(&violations)),
+            });
+        }
+    }
+    out
+}
+
 /// A tool of an MCP server, called through its client.
 pub struct McpTool<H> {
     def: ToolDef,
     /// The tool's own name on its server.
     remote_name: String,
+    output_schema: Option<Value>,
     client: Rc<McpClient<H>>,
 }
 
 impl<H> McpTool<H> {
     pub fn new(def: ToolDef, remote_name: impl Into<String>, client: Rc<McpClient<H>>) -> Self {
-        Self { def, remote_name: remote_name.into(), client }
+        Self { def, remote_name: remote_name.into(), output_schema: None, client }
+    }
+
+    /// Checks results against this `outputSchema`.
+    pub fn with_output_schema(mut self, schema: Option<Value>) -> Self {
+        self.output_schema = schema.filter(Value::is_object);
+        self
     }
 }
 
@@ -84,7 +107,7 @@ impl<H: HttpClient> Tool for McpTool<H> {
     fn call<'a>(&'a self, args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             match self.client.call_tool_with(&self.remote_name, args, ctx.abort, ctx.host).await {
-                Ok(result) => output_from(&result),
+                Ok(result) => checked_output(&result, self.output_schema.as_ref()),
                 Err(e) => ToolOutput::error(format!("{e}.")),
             }
         })

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use air_http::fake::{Script, ScriptedHttp, Step};
 use air_http::{Abort, Request};
-use air_mcp::tool::{McpTool, callable, def_from, output_from};
+use air_mcp::tool::{McpTool, callable, checked_output, def_from, output_from};
 use air_mcp::{ClientHost, McpClient, McpError, Notice, ServerConfig, elicit};
 use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, Tool, ToolSource, Unattended};
 use futures_util::future::LocalBoxFuture;
@@ -246,6 +246,16 @@ fn tools_become_registry_entries() {
     assert_eq!(out.content[1], Content::Image { mime: "image/png".into(), data: "iVBOR".into() });
     assert_eq!(out.model_text(), "a\n[image: image/png]\n[r](https://example.com/r)\nembedded\n[audio: audio/wav]");
     assert_eq!(output_from(&json!({"structuredContent": {"sum": 3}})).model_text(), r#"{"sum":3}"#);
+
+    // Structured results are checked against the output schema.
+    let schema = json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]});
+    let good = json!({"content": [{"type": "text", "text": "3"}], "structuredContent": {"sum": 3}});
+    assert!(!checked_output(&good, Some(&schema)).is_error);
+    let bad = json!({"content": [{"type": "text", "text": "?"}], "structuredContent": {"sum": "three"}});
+    let out = checked_output(&bad, Some(&schema));
+    assert!(out.is_error);
+    assert!(out.model_text().contains("does not match the tool's output schema"), "{}", out.model_text());
+    assert!(!checked_output(&bad, None).is_error);
 
     // Called through the registry's interface.
     let http = ScriptedHttp::new();

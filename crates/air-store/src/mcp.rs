@@ -48,6 +48,9 @@ pub struct SavedTool {
     pub input_schema: Value,
     #[serde(default)]
     pub annotations: Annotations,
+    /// The schema its `structuredContent` follows, if it declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
     /// The server no longer offers it (seen at the last re-sync): kept so
     /// the user sees what went, not offered to the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -77,6 +80,7 @@ pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) ->
                 let same = new.description == old.description
                     && new.input_schema == old.input_schema
                     && new.annotations == old.annotations
+                    && new.output_schema == old.output_schema
                     && !old.gone;
                 if same { counts.unchanged += 1 } else { counts.updated += 1 }
                 out.push(SavedTool { gone: false, ..new.clone() });
@@ -140,7 +144,7 @@ mod tests {
     }
 
     fn tool(name: &str, description: &str) -> SavedTool {
-        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), gone: false }
+        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, gone: false }
     }
 
     #[test]
@@ -169,7 +173,7 @@ mod tests {
             url: "http://127.0.0.1:3001/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer t".into())],
             enabled: true,
-            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), gone: false }],
+            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, gone: false }],
             excluded: Vec::new(),
         };
         save(&kv, std::slice::from_ref(&s)).unwrap();
