@@ -128,6 +128,8 @@ fn apply(state: AppState, event: Event) {
         Event::SessionCreated(session) => {
             let id = session.id.clone();
             state.upsert_session(session);
+            // The new chat's server choice is now this session's.
+            state.update_mcp_chat(|c| c.started(&id));
             // The user is still on the session creator: open the new session.
             if active.is_none() {
                 state.sessions.active.set(Some(id));

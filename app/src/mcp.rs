@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use air_http::Abort;
 use air_mcp::tool::{McpTool, callable, def_from};
-use air_mcp::{ClientHost, McpClient, Notice, ServerConfig, names};
+use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig, names};
 use futures_util::future::LocalBoxFuture;
 use air_store::mcp::{self as saved, McpServer, SavedTool};
 use air_tools::Registry;
@@ -57,6 +57,13 @@ impl ClientHost for Host {
         });
     }
 
+    fn connection(&self, state: Connection) {
+        let server = self.server.clone();
+        self.state.prefs.mcp_status.update(|m| {
+            m.insert(server, state);
+        });
+    }
+
     fn notice(&self, notice: Notice) {
         if notice == Notice::ToolsChanged {
             // List them again; the next request of a turn offers them.
@@ -83,6 +90,22 @@ fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
             })
             .clone()
     })
+}
+
+/// Connects to every enabled server in the background (on start, and when
+/// one is added or switched on), so each shows where it stands and calls
+/// find their session ready.
+pub fn restore(state: AppState) {
+    let servers = state.prefs.mcp_servers.get_untracked();
+    for server in servers.iter().filter(|s| s.enabled) {
+        let client = client_for(state, server);
+        if client.protocol_version().is_some() {
+            continue;
+        }
+        spawn_local(async move {
+            let _ = client.connect(&Abort::new()).await;
+        });
+    }
 }
 
 /// Adds the tools of every enabled server, named `mcp_{server}_{tool}`.
@@ -124,6 +147,7 @@ fn persist(state: AppState, servers: Vec<McpServer>) {
         state.report(state.t().err_settings, &e);
     }
     state.prefs.mcp_servers.set(servers);
+    restore(state);
 }
 
 /// A server as added: where it is, and the tools it listed.
@@ -210,4 +234,11 @@ pub fn remove_server(state: AppState, name: &str) {
     let mut servers = state.prefs.mcp_servers.get_untracked();
     servers.retain(|s| s.name != name);
     persist(state, servers);
+    state.update_mcp_chat(|c| c.forget_server(name));
+}
+
+/// Switches a server on or off for the open chat.
+pub fn toggle_for_chat(state: AppState, name: &str, on: bool) {
+    let chat = state.chat_key();
+    state.update_mcp_chat(|c| c.set(&chat, name, on));
 }

@@ -51,6 +51,10 @@ pub struct Prefs {
     pub settings: RwSignal<Settings>,
     /// The MCP servers the user added (localStorage, saved as they change).
     pub mcp_servers: RwSignal<Vec<air_store::mcp::McpServer>>,
+    /// Which of them each chat uses (localStorage).
+    pub mcp_chat: RwSignal<air_store::mcp::ChatServers>,
+    /// Where each server's session stands, by server name.
+    pub mcp_status: RwSignal<std::collections::HashMap<String, air_mcp::Connection>>,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }
@@ -164,6 +168,8 @@ impl AppState {
             prefs: Prefs {
                 settings: RwSignal::new(loaded.settings),
                 mcp_servers: RwSignal::new(servers),
+                mcp_chat: RwSignal::new(air_store::mcp::ChatServers::load(&kv)),
+                mcp_status: RwSignal::new(Default::default()),
                 settings_open: RwSignal::new(false),
                 sidebar_collapsed: RwSignal::new(collapsed),
             },
@@ -407,7 +413,10 @@ impl AppState {
         let Some(store) = self.store() else { return };
         spawn_local(async move {
             match store.delete_session(&id).await {
-                Ok(()) => self.broadcast(SyncEvent::SessionDeleted { session_id: id }),
+                Ok(()) => {
+                    self.update_mcp_chat(|c| c.forget(&id));
+                    self.broadcast(SyncEvent::SessionDeleted { session_id: id })
+                }
                 Err(e) => self.report(self.t().err_delete, &e),
             }
         });
@@ -482,6 +491,21 @@ impl AppState {
         let _ = LocalStorageKv.set(SIDEBAR_COLLAPSED_KEY, if collapsed { "true" } else { "false" });
     }
 
+    /// Changes which servers chats use, and saves it.
+    pub fn update_mcp_chat(self, change: impl FnOnce(&mut air_store::mcp::ChatServers)) {
+        let mut chat = self.prefs.mcp_chat.get_untracked();
+        change(&mut chat);
+        if let Err(e) = chat.save(&LocalStorageKv) {
+            self.report(self.t().err_settings, &e);
+        }
+        self.prefs.mcp_chat.set(chat);
+    }
+
+    /// The key of the open chat's server choice.
+    pub fn chat_key(&self) -> String {
+        self.sessions.active.get_untracked().unwrap_or_else(|| air_store::mcp::NEW_CHAT.to_owned())
+    }
+
     pub fn save_settings(self, new: Settings) {
         match settings::save(&LocalStorageKv, &new) {
             Ok(()) => self.shell.notice.set(None),
@@ -548,7 +572,12 @@ impl AppState {
         for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
             registry.register(tool);
         }
-        self.prefs.mcp_servers.with_untracked(|servers| crate::mcp::register(*self, &mut registry, servers));
+        let chat = self.chat_key();
+        let servers: Vec<_> = self
+            .prefs
+            .mcp_servers
+            .with_untracked(|servers| self.prefs.mcp_chat.with_untracked(|c| servers.iter().filter(|s| c.uses(&chat, &s.name)).cloned().collect()));
+        crate::mcp::register(*self, &mut registry, &servers);
         registry
     }
 }

@@ -42,7 +42,26 @@ describe('MCP servers (reference server, scripted model)', () => {
     assert.equal(saved[0].url, server.url);
     assert.ok(saved[0].tools.some((t) => t.name === 'echo' && t.inputSchema.required.includes('message')));
     assert.ok(!saved[0].tools.some((t) => t.name === 'get-env'), 'the unpicked tool is left out');
+    // Its session is started at once, and its state shown.
+    await row.getByTestId('mcp-server-status').filter({ hasText: 'Connected (protocol 2025-11-25)' }).waitFor({ timeout: 20_000 });
+    assert.equal(await row.getByTestId('mcp-server-status').getAttribute('data-state'), 'connected');
     await page.getByTestId('settings-save').click();
+
+    // Per chat: switched off in the new chat, its tools are not offered.
+    const chip = page.locator('[data-testid=mcp-chip][data-server=everything]');
+    assert.equal(await chip.getAttribute('aria-pressed'), 'true');
+    await chip.click();
+    assert.equal(await chip.getAttribute('aria-pressed'), 'false');
+    h.model.enqueue(reply.text('Without the server.'));
+    await send(page, 'No MCP in this chat');
+    await page.getByText('Without the server.').waitFor({ timeout: 20_000 });
+    assert.ok(!(h.model.requests.at(-1).body.tools ?? []).some((t) => t.function.name.startsWith('mcp_')));
+    assert.equal(await chip.getAttribute('aria-pressed'), 'false', 'the chat keeps its choice once it exists');
+    const chatSettings = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-chat-settings')));
+    assert.deepEqual(Object.values(chatSettings.off), [['everything']]);
+    // A new chat uses every server again.
+    await page.getByTestId('new-session').click();
+    assert.equal(await chip.getAttribute('aria-pressed'), 'true');
 
     h.model.enqueue(
       reply.calls([{ id: 'm1', name: 'mcp_everything_echo', arguments: '{"message":"hello from the page"}' }]),
@@ -187,5 +206,38 @@ describe('MCP servers (reference server, scripted model)', () => {
     assert.ok(cancel, `the server was told: ${sent.join('\n')}`);
     assert.equal(cancel.params.requestId, call.id);
     await context.close();
+  });
+
+  test('a server restarted mid-session recovers on the next call', async () => {
+    const own = await startEverything();
+    let again;
+    try {
+      const { context, page, errors } = await h.freshPage();
+      assert.equal(await connect(page, 'restarting', own.url), null);
+      await page.getByTestId('mcp-save').click();
+      await page.getByTestId('settings-save').click();
+      const call = (id, message) => reply.calls([{ id, name: 'mcp_restarting_echo', arguments: JSON.stringify({ message }) }]);
+      h.model.enqueue(call('r1', 'before'), reply.text('First done.'));
+      await send(page, 'Echo before');
+      await page.getByText('First done.').waitFor({ timeout: 20_000 });
+      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'Echo: before');
+
+      // The server restarts: it knows no session any more.
+      await own.stop();
+      again = await startEverything({ port: own.port });
+      h.model.enqueue(call('r2', 'after'), reply.text('Second done.'));
+      await send(page, 'Echo after');
+      await page.getByText('Second done.').waitFor({ timeout: 30_000 });
+      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'Echo: after');
+      const cards = page.getByTestId('tool-card');
+      assert.equal(await cards.nth(1).getAttribute('data-status'), 'done');
+      const chip = page.locator('[data-testid=mcp-chip][data-server=restarting]');
+      assert.equal(await chip.getAttribute('data-state'), 'connected');
+      assert.deepEqual(errors.filter((e) => !/ERR_CONNECTION_REFUSED|net::|Failed to load resource/.test(e)), []);
+      await context.close();
+    } finally {
+      await again?.stop();
+      await own.stop();
+    }
   });
 });

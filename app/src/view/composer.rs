@@ -4,6 +4,42 @@ use crate::chat;
 use crate::i18n::t;
 use crate::state::{use_app, use_chat};
 
+/// The enabled MCP servers, each switched on or off for the open chat.
+#[component]
+fn McpToggle() -> impl IntoView {
+    let state = use_app();
+    let servers = move || state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect::<Vec<_>>());
+    view! {
+        <Show when=move || !servers().is_empty()>
+            <div class="mcp-toggle" data-testid="mcp-toggle" role="group" aria-label=move || t().mcp_toggle_label>
+                <span class="muted">{move || t().mcp_toggle_label}</span>
+                {move || {
+                    let chat = state.sessions.active.get().unwrap_or_default();
+                    servers()
+                        .into_iter()
+                        .map(|(name, n)| {
+                            let on = state.prefs.mcp_chat.with(|c| c.uses(&chat, &name));
+                            let status = crate::view::mcp::status_text(state, &name);
+                            let mut title = t().mcp_toggle_title.replace("{n}", &n.to_string());
+                            if !status.is_empty() {
+                                title = format!("{status}\n{title}");
+                            }
+                            let key = crate::view::mcp::status_key(state, &name);
+                            let label = name.clone();
+                            let server = name.clone();
+                            view! {
+                                <button type="button" class="mcp-chip" class:on=on aria-pressed=on.to_string() title=title
+                                    data-testid="mcp-chip" data-server=server data-state=key
+                                    on:click=move |_| crate::mcp::toggle_for_chat(state, &name, !on)>{label}</button>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </div>
+        </Show>
+    }
+}
+
 /// The message box with Send / Stop.
 #[component]
 pub fn Composer() -> impl IntoView {
@@ -12,6 +48,7 @@ pub fn Composer() -> impl IntoView {
     let streaming = move || conversation.busy.get();
     let submit = move || chat::send(state, conversation.draft.get_untracked());
     view! {
+        <McpToggle/>
         <form class="composer" on:submit=move |ev| { ev.prevent_default(); submit(); }>
             <textarea
                 data-testid="composer-input"

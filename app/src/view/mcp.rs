@@ -1,5 +1,6 @@
 //! Settings → MCP servers: the list (tools, on/off, remove) and adding one.
 
+use air_mcp::Connection;
 use leptos::prelude::*;
 
 use crate::i18n::t;
@@ -12,7 +13,30 @@ fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
         .replace("{g}", &c.gone.to_string())
         .replace("{k}", &c.unchanged.to_string())
 }
-use crate::state::use_app;
+use crate::state::{AppState, use_app};
+
+/// `connecting`, `reconnecting`, `connected`, `failed`, or `off`.
+pub fn status_key(state: AppState, server: &str) -> &'static str {
+    state.prefs.mcp_status.with(|m| match m.get(server) {
+        None => "off",
+        Some(Connection::Connecting) => "connecting",
+        Some(Connection::Reconnecting) => "reconnecting",
+        Some(Connection::Connected { .. }) => "connected",
+        Some(Connection::Failed { .. }) => "failed",
+    })
+}
+
+/// Where a server's session stands, in words (empty before any attempt).
+pub fn status_text(state: AppState, server: &str) -> String {
+    let t = t();
+    state.prefs.mcp_status.with(|m| match m.get(server) {
+        None => String::new(),
+        Some(Connection::Connecting) => t.mcp_status_connecting.to_owned(),
+        Some(Connection::Reconnecting) => t.mcp_status_reconnecting.to_owned(),
+        Some(Connection::Connected { version }) => t.mcp_status_connected.replace("{v}", version),
+        Some(Connection::Failed { reason }) => t.mcp_status_failed.replace("{e}", reason),
+    })
+}
 
 /// Where adding a server stands.
 #[derive(Clone, PartialEq)]
@@ -91,6 +115,8 @@ pub fn McpServers() -> impl IntoView {
             let gone = s.tools.len() - live;
             let url = RwSignal::new(s.url.clone());
             let n4 = s.name.clone();
+            let n5 = s.name.clone();
+            let n6 = s.name.clone();
             let resync = move |_| {
                 // Outside a reactive scope: the texts come from the state.
                 let name = n3.clone();
@@ -115,6 +141,7 @@ pub fn McpServers() -> impl IntoView {
                             }
                             text
                         }}</span>
+                        <span class="mcp-status" data-testid="mcp-server-status" data-state=move || status_key(state, &n5)>{move || status_text(state, &n6)}</span>
                         <span class="muted" role="status" data-testid="mcp-sync-result">{move || {
                             sync_note.with(|n| n.as_ref().filter(|(s, _)| *s == n4).map(|(_, text)| text.clone()).unwrap_or_default())
                         }}</span>

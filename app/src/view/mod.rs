@@ -2,7 +2,7 @@
 
 mod chat;
 mod composer;
-mod mcp;
+pub(crate) mod mcp;
 pub(crate) mod question;
 mod settings;
 mod sidebar;
@@ -16,6 +16,8 @@ use crate::state::{AppState, use_app, use_shell};
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::init();
+    // The saved MCP servers' sessions, restored in the background.
+    crate::mcp::restore(state);
     // Once the store is open: how much is stored, and is it kept.
     Effect::new(move |_| {
         if !state.shell.loading.get() {

@@ -84,6 +84,10 @@ texts! {
     mcp_tools_gone: " (+ {n} no longer offered)", "（另有 {n} 个已不再提供）";
     mcp_remove: "Remove", "移除";
     mcp_none: "No MCP server yet.", "还没有 MCP 服务器。";
+    mcp_status_connecting: "Connecting…", "连接中…";
+    mcp_status_reconnecting: "Reconnecting…", "重新连接中…";
+    mcp_status_connected: "Connected (protocol {v})", "已连接（协议 {v}）";
+    mcp_status_failed: "Not connected: {e}", "未连接：{e}";
     policies_title: "Before a tool runs:", "工具运行前：";
     policy_default: "Default ({p})", "默认（{p}）";
     policy_allow: "Run without asking", "直接运行";
@@ -100,6 +104,8 @@ texts! {
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
     tool_question: "The tool asks:", "工具在询问：";
+    mcp_toggle_label: "MCP servers in this chat:", "本对话使用的 MCP 服务器：";
+    mcp_toggle_title: "{n} tools; click to switch on or off for this chat", "{n} 个工具；点击为本对话开启或关闭";
     elicit_submit: "Submit", "提交";
     elicit_decline: "Decline", "拒绝";
     elicit_cancel: "Cancel", "取消";

@@ -92,6 +92,17 @@ pub enum Notice {
     Log { level: String, logger: Option<String>, data: Value },
 }
 
+/// Where the session with a server stands, for the user to see.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Connection {
+    Connecting,
+    /// A session existed and is being started again (it expired, or the
+    /// server restarted).
+    Reconnecting,
+    Connected { version: String },
+    Failed { reason: String },
+}
+
 /// What the client needs from where it runs: a timer, and someone to tell
 /// about the server's announcements.
 pub trait ClientHost {
@@ -100,6 +111,8 @@ pub trait ClientHost {
     fn notice(&self, _notice: Notice) {}
     /// A session started: a good time to [`McpClient::listen`].
     fn connected(&self) {}
+    /// The session's state changed.
+    fn connection(&self, _state: Connection) {}
 }
 
 /// A host without a timer: waits are not waited (tests, tools).
@@ -256,12 +269,23 @@ impl<H: HttpClient> McpClient<H> {
     /// the one the server picked, keeps the session id, then
     /// `notifications/initialized`. Returns the server's `serverInfo`.
     pub async fn connect(&self, abort: &Abort) -> Result<Value, McpError> {
-        {
+        let again = {
             let mut s = self.state.borrow_mut();
             s.session_id = None;
             s.version = None;
-            s.initialized = false;
+            std::mem::replace(&mut s.initialized, false) || s.server_info.is_some()
+        };
+        self.host.connection(if again { Connection::Reconnecting } else { Connection::Connecting });
+        let result = self.start_session(abort).await;
+        match &result {
+            Ok(_) => self.host.connection(Connection::Connected { version: self.protocol_version().unwrap_or_default() }),
+            Err(McpError::Aborted) => {}
+            Err(e) => self.host.connection(Connection::Failed { reason: e.to_string() }),
         }
+        result
+    }
+
+    async fn start_session(&self, abort: &Abort) -> Result<Value, McpError> {
         let id = self.next_id();
         let message = json!({
             "jsonrpc": "2.0",
@@ -386,6 +410,10 @@ impl<H: HttpClient> McpClient<H> {
                     self.connect(abort).await?;
                 }
                 Ok(Outcome::Expired) => break,
+                Err(e @ McpError::Network(_)) => {
+                    self.host.connection(Connection::Failed { reason: e.to_string() });
+                    return Err(e);
+                }
                 Err(e @ (McpError::Aborted | McpError::Timeout { .. })) => {
                     // A dropped stream is not a cancellation: say it.
                     let reason = if matches!(e, McpError::Aborted) { "stopped by the user" } else { "timed out" };

@@ -19,7 +19,7 @@ pub mod elicit;
 pub mod names;
 pub mod tool;
 
-pub use client::{ClientHost, McpClient, McpError, Notice, ServerConfig};
+pub use client::{ClientHost, Connection, McpClient, McpError, Notice, ServerConfig};
 
 /// The protocol revision asked for first.
 pub const LATEST_VERSION: &str = "2025-11-25";

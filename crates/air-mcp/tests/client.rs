@@ -9,7 +9,7 @@ use std::rc::Rc;
 use air_http::fake::{Script, ScriptedHttp, Step};
 use air_http::{Abort, Request};
 use air_mcp::tool::{McpTool, callable, checked_output, def_from, output_from};
-use air_mcp::{ClientHost, McpClient, McpError, Notice, ServerConfig, elicit};
+use air_mcp::{ClientHost, Connection, McpClient, McpError, Notice, ServerConfig, elicit};
 use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, Tool, ToolSource, Unattended};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
@@ -299,6 +299,7 @@ impl CallHost for Watcher {
 struct Host {
     slept: Rc<RefCell<Vec<u64>>>,
     notices: Rc<RefCell<Vec<Notice>>>,
+    states: Rc<RefCell<Vec<Connection>>>,
 }
 
 impl ClientHost for Host {
@@ -309,6 +310,40 @@ impl ClientHost for Host {
     fn notice(&self, notice: Notice) {
         self.notices.borrow_mut().push(notice);
     }
+    fn connection(&self, state: Connection) {
+        self.states.borrow_mut().push(state);
+    }
+}
+
+#[test]
+fn the_connection_state_is_reported_through_a_restart_and_a_failure() {
+    let http = ScriptedHttp::new();
+    initialized(&http);
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}})));
+    // The server restarted: it does not know the session.
+    http.push(Script::status(404, ""));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 4, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}})).with_header("Mcp-Session-Id", "s2"));
+    http.push(accepted());
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 5, "result": {"tools": []}})));
+    // Then it went away.
+    http.push(Script::Fail(air_http::HttpError::Network("connection refused".into())));
+    let host = Host::default();
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    let abort = Abort::new();
+    run(client.list_tools(&abort)).unwrap();
+    run(client.list_tools(&abort)).unwrap();
+    assert!(run(client.list_tools(&abort)).is_err());
+    let failed = "the MCP server could not be reached (down, wrong address, or no CORS for this page): connection refused".to_owned();
+    assert_eq!(
+        *host.states.borrow(),
+        [
+            Connection::Connecting,
+            Connection::Connected { version: "2025-11-25".into() },
+            Connection::Reconnecting,
+            Connection::Connected { version: "2025-06-18".into() },
+            Connection::Failed { reason: failed },
+        ]
+    );
 }
 
 fn initialized(http: &ScriptedHttp) {

@@ -124,6 +124,76 @@ pub fn save(kv: &impl KeyValue, servers: &[McpServer]) -> crate::Result<()> {
     kv.set(MCP_SERVERS_KEY, &text)
 }
 
+/// localStorage key of which servers each chat uses.
+pub const MCP_CHAT_KEY: &str = "air-agent-mcp-chat-settings";
+
+/// The key that stands for a chat not started yet (the new-chat screen);
+/// its choice moves to the session once it exists.
+pub const NEW_CHAT: &str = "";
+
+/// Which MCP servers each chat uses (the McpToggle above the composer). A
+/// chat uses every enabled server unless switched off here, so servers
+/// added later are on in old chats too.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatServers {
+    /// Session id → servers switched off in it.
+    #[serde(default)]
+    off: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl ChatServers {
+    /// Whether chat `session` uses `server`.
+    pub fn uses(&self, session: &str, server: &str) -> bool {
+        !self.off.get(session).is_some_and(|o| o.iter().any(|s| s == server))
+    }
+
+    pub fn set(&mut self, session: &str, server: &str, on: bool) {
+        let off = self.off.entry(session.to_owned()).or_default();
+        off.retain(|s| s != server);
+        if !on {
+            off.push(server.to_owned());
+        }
+        if off.is_empty() {
+            self.off.remove(session);
+        }
+    }
+
+    /// The new chat became `session`: it keeps the choice made before.
+    pub fn started(&mut self, session: &str) {
+        if let Some(off) = self.off.remove(NEW_CHAT) {
+            self.off.insert(session.to_owned(), off);
+        }
+    }
+
+    /// A chat was deleted.
+    pub fn forget(&mut self, session: &str) {
+        self.off.remove(session);
+    }
+
+    /// A server was removed or renamed away: no chat refers to it.
+    pub fn forget_server(&mut self, server: &str) {
+        for off in self.off.values_mut() {
+            off.retain(|s| s != server);
+        }
+        self.off.retain(|_, off| !off.is_empty());
+    }
+
+    /// Reads the saved choice; unreadable data is kept aside and every
+    /// chat uses every server.
+    pub fn load(kv: &impl KeyValue) -> Self {
+        let Some(raw) = kv.get(MCP_CHAT_KEY) else { return Self::default() };
+        serde_json::from_str(&raw).unwrap_or_else(|_| {
+            let _ = kv.set(&format!("{MCP_CHAT_KEY}.corrupt"), &raw);
+            Self::default()
+        })
+    }
+
+    pub fn save(&self, kv: &impl KeyValue) -> crate::Result<()> {
+        let text = serde_json::to_string(self).map_err(|e| crate::StoreError::Other(e.to_string()))?;
+        kv.set(MCP_CHAT_KEY, &text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +256,28 @@ mod tests {
         let (list, warning) = load(&kv);
         assert!(list.is_empty() && warning.is_some());
         assert_eq!(kv.get("air-agent-mcp-servers.corrupt").as_deref(), Some("{not json"));
+    }
+
+    #[test]
+    fn chats_use_every_server_unless_switched_off() {
+        let kv = Kv::default();
+        let mut c = ChatServers::load(&kv);
+        assert!(c.uses("s1", "files"));
+        c.set(NEW_CHAT, "files", false);
+        assert!(!c.uses(NEW_CHAT, "files") && c.uses(NEW_CHAT, "web"));
+        c.started("s1");
+        assert!(!c.uses("s1", "files") && c.uses(NEW_CHAT, "files"), "the choice moved to the new session");
+        c.set("s2", "web", false);
+        c.save(&kv).unwrap();
+        let mut back = ChatServers::load(&kv);
+        assert_eq!(back, c);
+        back.set("s1", "files", true);
+        assert!(back.uses("s1", "files"));
+        back.forget_server("web");
+        assert!(back.uses("s2", "web"));
+        assert_eq!(back, ChatServers::default());
+        kv.set(MCP_CHAT_KEY, "{nope").unwrap();
+        assert_eq!(ChatServers::load(&kv), ChatServers::default());
+        assert_eq!(kv.get(&format!("{MCP_CHAT_KEY}.corrupt")).as_deref(), Some("{nope"));
     }
 }
