@@ -240,4 +240,27 @@ describe('MCP servers (reference server, scripted model)', () => {
       await own.stop();
     }
   });
+
+  test('a server of the legacy HTTP+SSE transport (2024-11-05) is used too', async () => {
+    const legacy = await startEverything({ transport: 'sse' });
+    try {
+      const { context, page, errors } = await h.freshPage();
+      assert.equal(await connect(page, 'legacy', legacy.url), null);
+      assert.ok(await page.getByTestId('mcp-pick').count() >= 10);
+      await page.getByTestId('mcp-save').click();
+      await page.getByTestId('mcp-server-status').filter({ hasText: /Connected/ }).waitFor({ timeout: 20_000 });
+      await page.getByTestId('settings-save').click();
+      h.model.enqueue(
+        reply.calls([{ id: 'l1', name: 'mcp_legacy_echo', arguments: '{"message":"over the old transport"}' }]),
+        reply.text('Legacy works.'),
+      );
+      await send(page, 'Echo over legacy');
+      await page.getByText('Legacy works.').waitFor({ timeout: 20_000 });
+      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'Echo: over the old transport');
+      assert.deepEqual(errors.filter((e) => !/404|Failed to load resource/.test(e)), []);
+      await context.close();
+    } finally {
+      await legacy.stop();
+    }
+  });
 });

@@ -82,14 +82,15 @@ export async function startModel({ nPredict = 160 } = {}) {
  * Starts the MCP reference server (npm `@modelcontextprotocol/server-everything`,
  * Streamable HTTP) on a free port of 127.0.0.1. Returns { url, stop }.
  */
-export async function startEverything({ port: wanted } = {}) {
+export async function startEverything({ port: wanted, transport = 'streamableHttp' } = {}) {
   const port = wanted ?? await freePort();
   const entry = join(ROOT, 'tests/node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-  const { child, output, stop } = spawnServer(process.execPath, ['-r', join(ROOT, 'tests/support/loopback.cjs'), entry, 'streamableHttp'], { PORT: String(port) });
+  const { child, output, stop } = spawnServer(process.execPath, ['-r', join(ROOT, 'tests/support/loopback.cjs'), entry, transport], { PORT: String(port) });
+  const path = transport === 'sse' ? '/sse' : '/mcp';
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the MCP server exited:\n${output()}`);
-    if (/listening on port/i.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, port, stop };
+    if (/listening on port|running on port/i.test(output())) return { url: `http://127.0.0.1:${port}${path}`, port, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::elicit;
-use crate::{LATEST_VERSION, SUPPORTED_VERSIONS};
+use crate::{LATEST_VERSION, LEGACY_VERSION, SUPPORTED_VERSIONS};
 
 /// Where a server is and what to send it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,18 +170,43 @@ enum StreamEnd {
 
 /// The session with one server. Single-threaded; several requests may be
 /// in flight at once.
-pub struct McpClient<H> {
+pub struct McpClient<H: HttpClient> {
     http: H,
     config: ServerConfig,
     host: Rc<dyn ClientHost>,
     /// Time allowed for `tools/call` and for other requests (none: no limit).
     timeouts: (Option<u64>, Option<u64>),
     state: RefCell<State>,
+    /// The legacy HTTP+SSE transport, when the server speaks only that.
+    legacy: RefCell<Option<Legacy<H::Body>>>,
+}
+
+/// The HTTP+SSE transport of revision 2024-11-05: one event stream (a GET)
+/// carries every answer; messages are POSTed to the endpoint it names.
+struct Legacy<B> {
+    endpoint: String,
+    /// The stream, while nobody is reading it.
+    body: Option<B>,
+    decoder: air_sse::Decoder,
+    /// Answers read for requests that have not picked them up yet.
+    answers: std::collections::HashMap<u64, Result<Value, McpError>>,
+    /// The server closed the stream (the session is over).
+    closed: bool,
+    wakers: Vec<Waker>,
+    /// Messages that arrived with the endpoint, not yet handled.
+    early: Vec<Value>,
 }
 
 impl<H: HttpClient> McpClient<H> {
     pub fn new(http: H, config: ServerConfig) -> Self {
-        Self { http, config, host: Rc::new(Immediate), timeouts: (None, None), state: RefCell::new(State { next_id: 1, ..State::default() }) }
+        Self {
+            http,
+            config,
+            host: Rc::new(Immediate),
+            timeouts: (None, None),
+            state: RefCell::new(State { next_id: 1, ..State::default() }),
+            legacy: RefCell::new(None),
+        }
     }
 
     /// Runs with this timer and hears the server's announcements.
@@ -248,15 +273,21 @@ impl<H: HttpClient> McpClient<H> {
         if let Some(id) = &s.session_id {
             r = r.header("Mcp-Session-Id", id);
         }
-        if let Some(v) = &s.version {
+        if let Some(v) = s.version.as_ref().filter(|_| !self.is_legacy()) {
             r = r.header("MCP-Protocol-Version", v);
         }
         r
     }
 
+    /// Whether the server is spoken to over the legacy HTTP+SSE transport.
+    pub fn is_legacy(&self) -> bool {
+        self.legacy.borrow().is_some()
+    }
+
     /// A POST of one JSON-RPC message.
     fn post(&self, message: &Value) -> Request {
-        self.with_headers(Request::post_json(&self.config.url, message.to_string()).header("Accept", "application/json, text/event-stream"))
+        let url = self.legacy.borrow().as_ref().map_or_else(|| self.config.url.clone(), |l| l.endpoint.clone());
+        self.with_headers(Request::post_json(url, message.to_string()).header("Accept", "application/json, text/event-stream"))
     }
 
     /// What this client can do for a server: answer elicitations (forms
@@ -297,14 +328,33 @@ impl<H: HttpClient> McpClient<H> {
                 "clientInfo": {"name": "air-agent", "title": "Air Agent", "version": env!("CARGO_PKG_VERSION")}
             }
         });
+        *self.legacy.borrow_mut() = None;
         let response = self.http.send(self.post(&message), abort).await?;
         let session = response.header("mcp-session-id").map(str::to_owned);
-        let result = match self.answer(id, response, false, abort, None).await? {
-            Outcome::Result(r) => r,
-            Outcome::Expired => return Err(McpError::Protocol("initialize was refused as an expired session".into())),
+        let result = if matches!(response.status, 400 | 404 | 405) {
+            // Perhaps a server of the legacy HTTP+SSE transport.
+            let status = response.status;
+            let body = response.body.text().await.unwrap_or_default();
+            let refused = rpc_error_in(&body).unwrap_or(McpError::Http { status, body });
+            if !self.open_legacy(abort).await? {
+                return Err(refused);
+            }
+            let id = self.next_id();
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": message["params"].clone()});
+            let response = self.http.send(self.post(&message), abort).await?;
+            match self.legacy_answer(id, response, abort, None).await? {
+                Outcome::Result(r) => r,
+                Outcome::Expired => return Err(McpError::Protocol("the server closed its event stream".into())),
+            }
+        } else {
+            match self.answer(id, response, false, abort, None).await? {
+                Outcome::Result(r) => r,
+                Outcome::Expired => return Err(McpError::Protocol("initialize was refused as an expired session".into())),
+            }
         };
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
-        if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
+        let known = SUPPORTED_VERSIONS.contains(&version.as_str()) || (self.is_legacy() && version == LEGACY_VERSION);
+        if !known {
             return Err(McpError::UnsupportedVersion(version));
         }
         {
@@ -373,6 +423,9 @@ impl<H: HttpClient> McpClient<H> {
             let outcome = {
                 let exchange = async {
                     let response = self.http.send(self.post(&message), &inner).await?;
+                    if self.is_legacy() {
+                        return self.legacy_answer(id, response, &inner, call).await;
+                    }
                     self.answer(id, response, had_session, &inner, call).await
                 };
                 // A watched call also takes what the server sends it on the
@@ -501,6 +554,10 @@ impl<H: HttpClient> McpClient<H> {
         if !self.state.borrow().initialized {
             self.connect(abort).await?;
         }
+        if self.is_legacy() {
+            // Its one stream is read by the requests themselves.
+            return Ok(());
+        }
         let mut last_id: Option<String> = None;
         let mut idle = 0;
         loop {
@@ -575,6 +632,174 @@ impl<H: HttpClient> McpClient<H> {
             return Ok(());
         }
         self.handle(0, message, abort, None).await.map(|_| ())
+    }
+
+    /// Opens the legacy transport's event stream (a GET of the server's
+    /// URL) and reads the `endpoint` event that says where to POST.
+    /// `false` if the server offers no such stream.
+    async fn open_legacy(&self, abort: &Abort) -> Result<bool, McpError> {
+        let mut get = Request::get(&self.config.url).header("Accept", "text/event-stream");
+        for (k, v) in &self.config.headers {
+            get = get.header(k, v);
+        }
+        let response = self.http.send(get, abort).await?;
+        if !response.ok() || !is_sse(&response) {
+            return Ok(false);
+        }
+        let mut body = response.body;
+        let mut decoder = air_sse::Decoder::new();
+        // The endpoint comes first; a few other events may precede it.
+        for _ in 0..64 {
+            let Some(chunk) = body.chunk().await? else { return Ok(false) };
+            let mut endpoint = None;
+            let mut early = Vec::new();
+            for frame in decoder.feed(&chunk) {
+                let air_sse::Frame::Event(e) = frame else { continue };
+                match e.event.as_deref() {
+                    Some("endpoint") if endpoint.is_none() => endpoint = Some(resolve(&self.config.url, e.data.trim())),
+                    None | Some("message") if endpoint.is_some() => early.extend(serde_json::from_str::<Value>(&e.data).ok()),
+                    _ => {}
+                }
+            }
+            if let Some(endpoint) = endpoint {
+                *self.legacy.borrow_mut() = Some(Legacy {
+                    endpoint,
+                    body: Some(body),
+                    decoder,
+                    answers: Default::default(),
+                    closed: false,
+                    wakers: Vec::new(),
+                    early,
+                });
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The answer to request `id` over the legacy transport: the POST is
+    /// only accepted; the answer comes on the event stream, which whoever
+    /// waits reads (one at a time), keeping answers for the others.
+    async fn legacy_answer(&self, id: u64, response: Response<H::Body>, abort: &Abort, call: Option<&dyn CallHost>) -> Result<Outcome, McpError> {
+        let status = response.status;
+        let text = response.body.text().await.unwrap_or_default();
+        if status == 404 {
+            return Ok(Outcome::Expired);
+        }
+        if !(200..300).contains(&status) {
+            return Err(rpc_error_in(&text).unwrap_or(McpError::Http { status, body: text }));
+        }
+        loop {
+            // Answered already, or the stream is free to read, or wait.
+            let body = std::future::poll_fn(|cx| {
+                let mut guard = self.legacy.borrow_mut();
+                let Some(l) = guard.as_mut() else { return Poll::Ready(Err(Some(Err(McpError::Protocol("the legacy stream is gone".into()))))) };
+                if let Some(answer) = l.answers.remove(&id) {
+                    return Poll::Ready(Err(Some(answer)));
+                }
+                if l.closed {
+                    return Poll::Ready(Err(None));
+                }
+                match l.body.take() {
+                    Some(b) => Poll::Ready(Ok(b)),
+                    None => {
+                        l.wakers.push(cx.waker().clone());
+                        Poll::Pending
+                    }
+                }
+            });
+            let mut body = match body.await {
+                Ok(b) => b,
+                Err(Some(answer)) => return answer.map(Outcome::Result),
+                Err(None) => return Ok(Outcome::Expired),
+            };
+            let early = self.legacy.borrow_mut().as_mut().map(|l| std::mem::take(&mut l.early)).unwrap_or_default();
+            if !early.is_empty() {
+                let mut mine = None;
+                for message in early {
+                    if let Some(answer) = self.legacy_message(id, message, abort, call).await {
+                        mine = Some(answer);
+                    }
+                }
+                self.put_back(Some(body));
+                if let Some(answer) = mine {
+                    return answer.map(Outcome::Result);
+                }
+                continue;
+            }
+            let read = match select(pin!(body.chunk()), pin!(abort.aborted())).await {
+                Either::Left((c, _)) => Some(c),
+                Either::Right(_) => None,
+            };
+            let Some(chunk) = read else {
+                self.put_back(Some(body));
+                return Err(McpError::Aborted);
+            };
+            let (frames, body) = {
+                let mut guard = self.legacy.borrow_mut();
+                let Some(l) = guard.as_mut() else { return Err(McpError::Protocol("the legacy stream is gone".into())) };
+                match chunk {
+                    Ok(Some(bytes)) => (l.decoder.feed(&bytes), Some(body)),
+                    _ => (l.decoder.finish(), None),
+                }
+            };
+            let ended = body.is_none();
+            let mut mine = None;
+            for frame in frames {
+                let air_sse::Frame::Event(e) = frame else { continue };
+                if !matches!(e.event.as_deref(), None | Some("message")) || e.data.trim().is_empty() {
+                    continue;
+                }
+                let Ok(message) = serde_json::from_str::<Value>(&e.data) else { continue };
+                if let Some(answer) = self.legacy_message(id, message, abort, call).await {
+                    mine = Some(answer);
+                }
+            }
+            if ended {
+                if let Some(l) = self.legacy.borrow_mut().as_mut() {
+                    l.closed = true;
+                }
+                // The session is over: the next request starts another.
+                self.state.borrow_mut().initialized = false;
+            }
+            self.put_back(body);
+            if let Some(answer) = mine {
+                return answer.map(Outcome::Result);
+            }
+        }
+    }
+
+    /// One message of the legacy stream: the answer to `id` (returned),
+    /// another request's answer (kept for it), or a server request or
+    /// notification (handled).
+    async fn legacy_message(&self, id: u64, message: Value, abort: &Abort, call: Option<&dyn CallHost>) -> Option<Result<Value, McpError>> {
+        let is_response = message.get("method").is_none();
+        match (is_response, message.get("id").and_then(Value::as_u64)) {
+            (true, Some(got)) if got == id => Some(response_of(&message)),
+            (true, Some(got)) => {
+                if let Some(l) = self.legacy.borrow_mut().as_mut() {
+                    l.answers.insert(got, response_of(&message));
+                }
+                None
+            }
+            _ => {
+                let _ = self.handle(0, message, abort, call).await;
+                None
+            }
+        }
+    }
+
+    /// Returns the legacy stream for others to read, and wakes them.
+    fn put_back(&self, body: Option<H::Body>) {
+        let wakers = {
+            let mut guard = self.legacy.borrow_mut();
+            let Some(l) = guard.as_mut() else { return };
+            if body.is_some() {
+                l.body = body;
+            }
+            std::mem::take(&mut l.wakers)
+        };
+        wakers.into_iter().for_each(Waker::wake);
     }
 
     /// Every tool the server offers (all pages).
@@ -796,6 +1021,30 @@ impl<H: HttpClient> McpClient<H> {
             _ => {}
         }
     }
+}
+
+/// The result or error of a JSON-RPC response.
+fn response_of(message: &Value) -> Result<Value, McpError> {
+    if let Some(e) = message.get("error") {
+        return Err(rpc_error(e));
+    }
+    message.get("result").cloned().ok_or_else(|| McpError::Protocol("a response with neither result nor error".into()))
+}
+
+/// `reference` (absolute, rooted or relative) against `base`.
+fn resolve(base: &str, reference: &str) -> String {
+    if reference.starts_with("http://") || reference.starts_with("https://") {
+        return reference.to_owned();
+    }
+    let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
+    let host_end = rest.find('/').unwrap_or(rest.len());
+    let origin = format!("{scheme}://{}", &rest[..host_end]);
+    if reference.starts_with('/') {
+        return format!("{origin}{reference}");
+    }
+    let path = rest[host_end..].split(['?', '#']).next().unwrap_or("");
+    let dir = path.rfind('/').map_or("/", |i| &path[..=i]);
+    format!("{origin}{dir}{reference}")
 }
 
 fn is_sse<B>(response: &Response<B>) -> bool {

@@ -24,5 +24,8 @@ pub use client::{ClientHost, Connection, McpClient, McpError, Notice, ServerConf
 /// The protocol revision asked for first.
 pub const LATEST_VERSION: &str = "2025-11-25";
 
+/// The revision of the legacy HTTP+SSE transport, spoken only over it.
+pub const LEGACY_VERSION: &str = "2024-11-05";
+
 /// Revisions this client speaks (newest first).
 pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];

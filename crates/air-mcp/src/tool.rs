@@ -79,7 +79,7 @@ pub fn checked_output(result: &Value, output_schema: Option<&Value>) -> ToolOutp
 }
 
 /// A tool of an MCP server, called through its client.
-pub struct McpTool<H> {
+pub struct McpTool<H: HttpClient> {
     def: ToolDef,
     /// The tool's own name on its server.
     remote_name: String,
@@ -87,7 +87,7 @@ pub struct McpTool<H> {
     client: Rc<McpClient<H>>,
 }
 
-impl<H> McpTool<H> {
+impl<H: HttpClient> McpTool<H> {
     pub fn new(def: ToolDef, remote_name: impl Into<String>, client: Rc<McpClient<H>>) -> Self {
         Self { def, remote_name: remote_name.into(), output_schema: None, client }
     }

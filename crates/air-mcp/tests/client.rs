@@ -438,3 +438,42 @@ fn a_stopped_or_timed_out_call_is_cancelled_on_the_server() {
     assert_eq!(e.to_string(), "the MCP server did not answer within 60 s");
     assert_eq!(body(&client.http().requests()[3])["params"]["reason"], "timed out");
 }
+
+#[test]
+fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream() {
+    // As the reference server answers in `sse` mode (recorded 2026-11-22):
+    // POST to the stream's URL is 404; the GET stream names the endpoint.
+    let http = ScriptedHttp::new();
+    http.push(Script::status(404, "<pre>Cannot POST /sse</pre>"));
+    let stream = format!(
+        "event: endpoint\ndata: /message?sessionId=f1fe\n\nevent: message\ndata: {}\n\nevent: message\ndata: {}\n\nevent: message\ndata: {}\n\n",
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "legacy"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "Echo: legacy hi"}]}}),
+    );
+    http.push(raw_sse(&stream).then(Step::Hang));
+    http.push(Script::status(202, "Accepted"));
+    http.push(Script::status(202, "Accepted"));
+    http.push(Script::status(202, "Accepted"));
+    let host = Host::default();
+    let config = ServerConfig { name: "old".into(), url: "http://127.0.0.1:3918/sse".into(), headers: vec![] };
+    let client = McpClient::new(http, config).with_host(Rc::new(host.clone()));
+    let r = run(client.call_tool("echo", json!({"message": "legacy hi"}), &Abort::new())).unwrap();
+    assert_eq!(output_from(&r).model_text(), "Echo: legacy hi");
+    assert!(client.is_legacy());
+    assert_eq!(client.protocol_version().as_deref(), Some("2024-11-05"));
+    let sent = client.http().requests();
+    let line: Vec<String> = sent.iter().map(|r| format!("{} {} {}", r.method, r.url, r.body.as_deref().map(|b| body(r)["method"].as_str().unwrap_or("").to_owned()).unwrap_or_default())).collect();
+    assert_eq!(
+        line,
+        [
+            "POST http://127.0.0.1:3918/sse initialize",
+            "GET http://127.0.0.1:3918/sse ",
+            "POST http://127.0.0.1:3918/message?sessionId=f1fe initialize",
+            "POST http://127.0.0.1:3918/message?sessionId=f1fe notifications/initialized",
+            "POST http://127.0.0.1:3918/message?sessionId=f1fe tools/call",
+        ]
+    );
+    assert_eq!(header(&sent[4], "MCP-Protocol-Version"), None, "2024-11-05 has no version header");
+    assert_eq!(host.notices.borrow().len(), 1);
+}
