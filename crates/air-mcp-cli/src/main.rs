@@ -234,7 +234,12 @@ fn main() -> ExitCode {
         let command = pin!(async {
             match &args.command {
                 Command::Tools => client.list_tools(&abort).await.map(Value::Array),
-                Command::Call { tool, arguments } => client.call_tool_with(tool, arguments.clone(), &abort, &watcher).await,
+                Command::Call { tool, arguments } => {
+                    // Its schema says which arguments also travel as headers.
+                    let listed = client.list_tools(&abort).await?;
+                    let schema = listed.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(tool)).and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Null);
+                    client.call_tool_for(tool, &schema, arguments.clone(), &abort, &watcher).await
+                }
             }
         });
         // The session's own stream, open while the command runs.

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::elicit;
-use crate::{LATEST_VERSION, LEGACY_VERSION, SUPPORTED_VERSIONS};
+use crate::{LATEST_VERSION, LEGACY_VERSION, MODERN_VERSION, SUPPORTED_VERSIONS};
 
 /// Where a server is and what to send it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,6 +127,8 @@ impl ClientHost for Immediate {
 /// How long to wait before reconnecting to a stream whose server named no
 /// `retry:` delay.
 const DEFAULT_RETRY_MS: u64 = 1_000;
+/// Rounds of input a 2026-07-28 request may ask for before giving up.
+const MAX_INPUT_ROUNDS: u32 = 8;
 /// How long a watched call waits for the session's stream to open.
 const STREAM_OPEN_WAIT_MS: u64 = 3_000;
 /// Reconnections to one answer's stream in a row that bring nothing new.
@@ -152,6 +154,11 @@ struct State {
     listening: bool,
     /// Its GET has been sent and not yet answered.
     stream_opening: bool,
+    /// The server speaks 2026-07-28: every request stands alone.
+    modern: bool,
+    /// Which era the server is of was found out (it is asked first when
+    /// connecting again).
+    era_known: bool,
 }
 
 /// What a request came back with.
@@ -316,7 +323,54 @@ impl<H: HttpClient> McpClient<H> {
         result
     }
 
+    /// 2026-07-28 first: `server/discover`. `Ok(false)` when the server
+    /// does not speak it (it answered anything but a discovery result).
+    async fn discover(&self, abort: &Abort) -> Result<bool, McpError> {
+        // Id 0 is never used by requests: theirs start at 1.
+        let id = 0;
+        let mut params = serde_json::Map::new();
+        params.insert("_meta".into(), Value::Object(modern_meta()));
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": params});
+        let mut request = Request::post_json(&self.config.url, message.to_string())
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", MODERN_VERSION)
+            .header("Mcp-Method", "server/discover");
+        for (k, v) in &self.config.headers {
+            request = request.header(k, v);
+        }
+        let response = match self.http.send(request, abort).await {
+            Ok(r) => r,
+            Err(HttpError::Aborted) => return Err(McpError::Aborted),
+            // Perhaps only the new headers were refused (CORS): the older
+            // handshake says more.
+            Err(_) => return Ok(false),
+        };
+        if !response.ok() {
+            let _ = response.body.text().await;
+            return Ok(false);
+        }
+        let Ok(Outcome::Result(result)) = self.answer(id, response, false, abort, None).await else { return Ok(false) };
+        let speaks = result.get("supportedVersions").and_then(Value::as_array).is_some_and(|v| v.iter().any(|v| v.as_str() == Some(MODERN_VERSION)));
+        if !speaks {
+            return Ok(false);
+        }
+        let mut s = self.state.borrow_mut();
+        s.modern = true;
+        s.version = Some(MODERN_VERSION.to_owned());
+        s.server_info = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo").cloned().or_else(|| result.get("serverInfo").cloned());
+        s.capabilities = result.get("capabilities").cloned();
+        s.initialized = true;
+        Ok(true)
+    }
+
     async fn start_session(&self, abort: &Abort) -> Result<Value, McpError> {
+        // The era found before is asked first (cached for this server).
+        let modern_before = std::mem::take(&mut self.state.borrow_mut().modern);
+        let era_known = self.state.borrow().era_known;
+        if (modern_before || !era_known) && self.discover(abort).await? {
+            self.state.borrow_mut().era_known = true;
+            return Ok(self.server_info().unwrap_or(Value::Null));
+        }
         let id = self.next_id();
         let message = json!({
             "jsonrpc": "2.0",
@@ -365,7 +419,11 @@ impl<H: HttpClient> McpClient<H> {
             s.capabilities = result.get("capabilities").cloned();
         }
         self.notify("notifications/initialized", None, abort).await?;
-        self.state.borrow_mut().initialized = true;
+        {
+            let mut s = self.state.borrow_mut();
+            s.initialized = true;
+            s.era_known = true;
+        }
         self.host.connected();
         Ok(result.get("serverInfo").cloned().unwrap_or(Value::Null))
     }
@@ -396,22 +454,47 @@ impl<H: HttpClient> McpClient<H> {
     /// the server's questions. Stopped by `abort` or the timeout, the
     /// request is cancelled on the server (`notifications/cancelled`).
     pub async fn request_with(&self, method: &str, params: Value, abort: &Abort, call: Option<&dyn CallHost>) -> Result<Value, McpError> {
+        self.request_full(method, params, abort, call, &[]).await
+    }
+
+    /// [`McpClient::request_with`], plus headers for this request alone
+    /// (2026-07-28 `Mcp-Param-*`).
+    async fn request_full(&self, method: &str, mut params: Value, abort: &Abort, call: Option<&dyn CallHost>, extra: &[(String, String)]) -> Result<Value, McpError> {
         if !self.state.borrow().initialized {
             self.connect(abort).await?;
         }
-        for attempt in 0..2 {
+        let mut attempt = 0;
+        let mut rounds = 0;
+        loop {
             let id = self.next_id();
-            let mut params = params.clone();
-            if call.is_some() {
-                // Progress reports name the request they belong to.
-                if let Some(p) = params.as_object_mut() {
-                    let meta = p.entry("_meta").or_insert_with(|| json!({}));
-                    if let Some(m) = meta.as_object_mut() {
+            let modern = self.state.borrow().modern;
+            let mut sent = params.clone();
+            if let Some(p) = sent.as_object_mut() {
+                let meta = p.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(m) = meta.as_object_mut() {
+                    // Progress reports name the request they belong to.
+                    if call.is_some() {
                         m.insert("progressToken".into(), json!(id));
                     }
+                    if modern {
+                        m.extend(modern_meta());
+                    }
+                }
+                if p.get("_meta").is_some_and(|m| m.as_object().is_some_and(|m| m.is_empty())) {
+                    p.remove("_meta");
                 }
             }
-            let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": sent});
+            let mut request = self.post(&message);
+            if modern {
+                request = request.header("Mcp-Method", method);
+                if let Some(name) = routing_name(method, &params) {
+                    request = request.header("Mcp-Name", name);
+                }
+                for (k, v) in extra {
+                    request = request.header(k, v);
+                }
+            }
             let had_session = self.state.borrow().session_id.is_some();
             self.state.borrow_mut().pending.push(id);
             // Stopped by the caller or by the timeout.
@@ -422,9 +505,15 @@ impl<H: HttpClient> McpClient<H> {
             });
             let outcome = {
                 let exchange = async {
-                    let response = self.http.send(self.post(&message), &inner).await?;
+                    let response = self.http.send(request, &inner).await?;
                     if self.is_legacy() {
                         return self.legacy_answer(id, response, &inner, call).await;
+                    }
+                    if modern && !response.ok() {
+                        // No session to lose: an error is an error.
+                        let status = response.status;
+                        let body = response.body.text().await.unwrap_or_default();
+                        return Err(rpc_error_in(&body).unwrap_or(McpError::Http { status, body }));
                     }
                     self.answer(id, response, had_session, &inner, call).await
                 };
@@ -458,25 +547,55 @@ impl<H: HttpClient> McpClient<H> {
             };
             self.state.borrow_mut().pending.retain(|p| *p != id);
             match outcome {
+                // 2026-07-28: the server needs answers first (MRTR). Ask,
+                // then send the same request again with them and the
+                // unchanged request state.
+                Ok(Outcome::Result(r)) if modern && r.get("resultType").and_then(Value::as_str) == Some("input_required") => {
+                    rounds += 1;
+                    if rounds > MAX_INPUT_ROUNDS {
+                        return Err(McpError::Protocol(format!("the server kept asking for input ({MAX_INPUT_ROUNDS} rounds)")));
+                    }
+                    let mut responses = serde_json::Map::new();
+                    for (key, req) in r.get("inputRequests").and_then(Value::as_object).into_iter().flatten() {
+                        let asked = req.get("method").and_then(Value::as_str).unwrap_or_default();
+                        let answer = match self.serve(asked, req.get("params").unwrap_or(&Value::Null), call).await {
+                            Ok(result) => result,
+                            Err((code, message)) => return Err(McpError::Rpc { code, message: format!("the server asked for {asked}: {message}") }),
+                        };
+                        responses.insert(key.clone(), answer);
+                    }
+                    if let Some(p) = params.as_object_mut() {
+                        p.insert("inputResponses".into(), Value::Object(responses));
+                        match r.get("requestState") {
+                            Some(state) => p.insert("requestState".into(), state.clone()),
+                            None => p.remove("requestState"),
+                        };
+                    }
+                }
                 Ok(Outcome::Result(r)) => return Ok(r),
-                Ok(Outcome::Expired) if attempt == 0 => {
+                Ok(Outcome::Expired) if attempt == 0 && !modern => {
+                    attempt += 1;
                     self.connect(abort).await?;
                 }
-                Ok(Outcome::Expired) => break,
+                Ok(Outcome::Expired) => {
+                    return Err(McpError::Protocol("the session expired again right after it was renewed".into()));
+                }
                 Err(e @ McpError::Network(_)) => {
                     self.host.connection(Connection::Failed { reason: e.to_string() });
                     return Err(e);
                 }
                 Err(e @ (McpError::Aborted | McpError::Timeout { .. })) => {
-                    // A dropped stream is not a cancellation: say it.
-                    let reason = if matches!(e, McpError::Aborted) { "stopped by the user" } else { "timed out" };
-                    let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason})), &Abort::new()).await;
+                    // A dropped stream is not a cancellation: say it (in
+                    // 2026-07-28 closing the stream is the cancellation).
+                    if !modern {
+                        let reason = if matches!(e, McpError::Aborted) { "stopped by the user" } else { "timed out" };
+                        let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason})), &Abort::new()).await;
+                    }
                     return Err(e);
                 }
                 Err(e) => return Err(e),
             }
         }
-        Err(McpError::Protocol("the session expired again right after it was renewed".into()))
     }
 
     /// Wakes whoever waits for the inbox or for the stream to open.
@@ -554,8 +673,9 @@ impl<H: HttpClient> McpClient<H> {
         if !self.state.borrow().initialized {
             self.connect(abort).await?;
         }
-        if self.is_legacy() {
-            // Its one stream is read by the requests themselves.
+        if self.is_legacy() || self.state.borrow().modern {
+            // The legacy stream is read by the requests themselves; a
+            // 2026-07-28 server has no such stream.
             return Ok(());
         }
         let mut last_id: Option<String> = None;
@@ -841,6 +961,13 @@ impl<H: HttpClient> McpClient<H> {
         self.request_with("tools/call", json!({"name": name, "arguments": arguments}), abort, Some(call)).await
     }
 
+    /// [`McpClient::call_tool_with`] for a tool with this input schema, whose
+    /// `x-mcp-header` arguments a 2026-07-28 server also gets as headers.
+    pub async fn call_tool_for(&self, name: &str, schema: &Value, arguments: Value, abort: &Abort, call: &dyn CallHost) -> Result<Value, McpError> {
+        let headers = param_headers(schema, &arguments);
+        self.request_full("tools/call", json!({"name": name, "arguments": arguments}), abort, Some(call), &headers).await
+    }
+
     /// Ends the session (DELETE with its id). Failures are ignored: the
     /// server forgets it in time anyway, and 405 is allowed.
     pub async fn close(&self) {
@@ -1021,6 +1148,78 @@ impl<H: HttpClient> McpClient<H> {
             _ => {}
         }
     }
+}
+
+/// What a 2026-07-28 request carries in `_meta` instead of a session.
+fn modern_meta() -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert("io.modelcontextprotocol/protocolVersion".into(), json!(MODERN_VERSION));
+    m.insert("io.modelcontextprotocol/clientCapabilities".into(), McpClient::<NoHttp>::capabilities());
+    m.insert("io.modelcontextprotocol/clientInfo".into(), json!({"name": "air-agent", "title": "Air Agent", "version": env!("CARGO_PKG_VERSION")}));
+    m
+}
+
+/// Stands in for a client type where only associated functions are used.
+struct NoHttp;
+
+struct NoBody;
+
+impl Body for NoBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+        Ok(None)
+    }
+}
+
+impl HttpClient for NoHttp {
+    type Body = NoBody;
+    async fn send(&self, _request: Request, _abort: &Abort) -> Result<Response<NoBody>, HttpError> {
+        Err(HttpError::Other("no HTTP".into()))
+    }
+}
+
+/// The `Mcp-Name` of a request: the tool or prompt name, or the resource URI.
+fn routing_name<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
+    match method {
+        "tools/call" | "prompts/get" => params.get("name").and_then(Value::as_str),
+        "resources/read" => params.get("uri").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// The `Mcp-Param-*` headers a 2026-07-28 call carries: each argument whose
+/// schema property is marked `x-mcp-header` (values that are not plain
+/// visible ASCII are sent as `=?base64?…?=`).
+pub fn param_headers(input_schema: &Value, arguments: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (name, prop) in input_schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        let Some(header) = prop.get("x-mcp-header").and_then(Value::as_str) else { continue };
+        let Some(value) = arguments.get(name) else { continue };
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Null => continue,
+            other => other.to_string(),
+        };
+        let safe = !text.is_empty() && text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text;
+        let text = if safe { text } else { format!("=?base64?{}?=", base64(text.as_bytes())) };
+        out.push((format!("Mcp-Param-{header}"), text));
+    }
+    out
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= c.len() {
+                out.push(char::from(T[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// The result or error of a JSON-RPC response.

@@ -24,6 +24,9 @@ pub use client::{ClientHost, Connection, McpClient, McpError, Notice, ServerConf
 /// The protocol revision asked for first.
 pub const LATEST_VERSION: &str = "2025-11-25";
 
+/// The stateless revision: no session, every request stands alone.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
 /// The revision of the legacy HTTP+SSE transport, spoken only over it.
 pub const LEGACY_VERSION: &str = "2024-11-05";
 

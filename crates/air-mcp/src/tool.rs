@@ -106,7 +106,7 @@ impl<H: HttpClient> Tool for McpTool<H> {
 
     fn call<'a>(&'a self, args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            match self.client.call_tool_with(&self.remote_name, args, ctx.abort, ctx.host).await {
+            match self.client.call_tool_for(&self.remote_name, &self.def.input_schema, args, ctx.abort, ctx.host).await {
                 Ok(result) => checked_output(&result, self.output_schema.as_ref()),
                 Err(e) => ToolOutput::error(format!("{e}.")),
             }

@@ -52,13 +52,22 @@ fn body(r: &Request) -> Value {
     serde_json::from_str(r.body.as_deref().unwrap_or("null")).unwrap()
 }
 
+/// A server of the revisions before 2026-07-28: it refuses the client's
+/// first question, `server/discover`, as the reference server does
+/// (recorded 2026-11-22).
+fn older() -> ScriptedHttp {
+    let http = ScriptedHttp::new();
+    http.push(Script::status(400, r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#));
+    http
+}
+
 fn run<F: std::future::Future>(f: F) -> F::Output {
     pollster::block_on(f)
 }
 
 #[test]
 fn a_session_with_the_reference_server() {
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(recorded("everything-init.sse", true));
     http.push(accepted());
     http.push(recorded("everything-list.sse", true));
@@ -79,20 +88,20 @@ fn a_session_with_the_reference_server() {
     // What was sent: initialize, initialized, tools/list, tools/call.
     let http_sent = client_requests(&client);
     let methods: Vec<String> = http_sent.iter().map(|r| body(r)["method"].as_str().unwrap_or_default().to_owned()).collect();
-    assert_eq!(methods, ["initialize", "notifications/initialized", "tools/list", "tools/call"]);
-    let init = body(&http_sent[0]);
+    assert_eq!(methods, ["server/discover", "initialize", "notifications/initialized", "tools/list", "tools/call"]);
+    let init = body(&http_sent[1]);
     assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
     assert_eq!(init["params"]["clientInfo"]["name"], "air-agent");
-    assert_eq!(header(&http_sent[0], "Mcp-Session-Id"), None);
+    assert_eq!(header(&http_sent[1], "Mcp-Session-Id"), None);
     for r in &http_sent {
         assert_eq!(header(r, "Accept"), Some("application/json, text/event-stream"));
         assert_eq!(header(r, "X-Api-Key"), Some("k1"), "the server's own headers go with every request");
     }
-    for r in &http_sent[1..] {
+    for r in &http_sent[2..] {
         assert_eq!(header(r, "Mcp-Session-Id"), Some(SESSION));
         assert_eq!(header(r, "MCP-Protocol-Version"), Some("2025-11-25"));
     }
-    assert_eq!(body(&http_sent[1]).get("id"), None, "a notification has no id");
+    assert_eq!(body(&http_sent[2]).get("id"), None, "a notification has no id");
 }
 
 /// The scripted client inside the McpClient (tests only).
@@ -102,7 +111,7 @@ fn client_requests(client: &McpClient<ScriptedHttp>) -> Vec<Request> {
 
 #[test]
 fn json_answers_pages_and_an_expired_session() {
-    let http = ScriptedHttp::new();
+    let http = older();
     // Python's SDK in JSON mode: plain application/json answers.
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "py"}}})).with_header("Mcp-Session-Id", "s1"));
     http.push(accepted());
@@ -117,17 +126,17 @@ fn json_answers_pages_and_an_expired_session() {
     assert_eq!(tools.iter().map(|t| t["name"].as_str().unwrap()).collect::<Vec<_>>(), ["a", "b"]);
     assert_eq!(client.session_id().as_deref(), Some("s2"));
     let sent = client.http().requests();
-    assert_eq!(body(&sent[3])["params"]["cursor"], "p2");
-    assert_eq!(header(&sent[3], "Mcp-Session-Id"), Some("s1"));
-    assert_eq!(body(&sent[4])["method"], "initialize");
-    assert_eq!(header(&sent[4], "Mcp-Session-Id"), None, "a new session starts without the old id");
-    assert_eq!(body(&sent[6])["params"]["cursor"], "p2", "the same page is asked again");
-    assert_eq!(header(&sent[6], "MCP-Protocol-Version"), Some("2025-06-18"));
+    assert_eq!(body(&sent[4])["params"]["cursor"], "p2");
+    assert_eq!(header(&sent[4], "Mcp-Session-Id"), Some("s1"));
+    assert_eq!(body(&sent[5])["method"], "initialize");
+    assert_eq!(header(&sent[5], "Mcp-Session-Id"), None, "a new session starts without the old id");
+    assert_eq!(body(&sent[7])["params"]["cursor"], "p2", "the same page is asked again");
+    assert_eq!(header(&sent[7], "MCP-Protocol-Version"), Some("2025-06-18"));
 }
 
 #[test]
 fn the_reference_servers_400_for_an_unknown_session_also_renews_it() {
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(recorded("everything-init.sse", true));
     http.push(accepted());
     http.push(Script::status(400, r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#));
@@ -138,13 +147,13 @@ fn the_reference_servers_400_for_an_unknown_session_also_renews_it() {
     let r = run(client.call_tool("echo", json!({"message": "x"}), &Abort::new())).unwrap();
     assert_eq!(output_from(&r).model_text(), "ok");
     let sent = client.http().requests();
-    assert_eq!(header(&sent[5], "Mcp-Session-Id"), Some("new"));
-    assert_eq!(body(&sent[5])["method"], "tools/call");
+    assert_eq!(header(&sent[6], "Mcp-Session-Id"), Some("new"));
+    assert_eq!(body(&sent[6])["method"], "tools/call");
 }
 
 #[test]
 fn server_requests_on_the_stream_are_answered() {
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}})));
     http.push(accepted());
     let stream = [
@@ -161,19 +170,19 @@ fn server_requests_on_the_stream_are_answered() {
     let r = run(client.call_tool("long", json!({}), &Abort::new())).unwrap();
     assert_eq!(output_from(&r).model_text(), "done");
     let sent = client.http().requests();
-    assert_eq!(body(&sent[3]), json!({"jsonrpc": "2.0", "id": "s-1", "result": {}}));
-    assert_eq!(body(&sent[4])["error"]["code"], -32601);
-    assert_eq!(body(&sent[4])["id"], "s-2");
+    assert_eq!(body(&sent[4]), json!({"jsonrpc": "2.0", "id": "s-1", "result": {}}));
+    assert_eq!(body(&sent[5])["error"]["code"], -32601);
+    assert_eq!(body(&sent[5])["id"], "s-2");
 }
 
 #[test]
 fn errors_say_what_happened() {
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "1999-01-01", "capabilities": {}}})));
     let client = McpClient::new(http, config());
     assert_eq!(run(client.list_tools(&Abort::new())), Err(McpError::UnsupportedVersion("1999-01-01".into())));
 
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}})));
     http.push(accepted());
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Unknown tool: nope"}})));
@@ -182,19 +191,19 @@ fn errors_say_what_happened() {
     assert_eq!(e, McpError::Rpc { code: -32602, message: "Unknown tool: nope".into() });
     assert_eq!(e.to_string(), "the MCP server reported an error (-32602): Unknown tool: nope");
 
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(Script::Fail(air_http::HttpError::Network("Failed to fetch".into())));
     let client = McpClient::new(http, config());
     let e = run(client.list_tools(&Abort::new())).unwrap_err();
     assert!(e.to_string().contains("no CORS for this page"), "{e}");
 
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(Script::status(401, "Unauthorized"));
     let client = McpClient::new(http, config());
     assert_eq!(run(client.list_tools(&Abort::new())), Err(McpError::Http { status: 401, body: "Unauthorized".into() }));
 
     // A stream that ends before the answer.
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}})));
     http.push(accepted());
     http.push(Script::sse(["{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}"]));
@@ -204,7 +213,7 @@ fn errors_say_what_happened() {
 
 #[test]
 fn closing_deletes_the_session() {
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(recorded("everything-init.sse", true));
     http.push(accepted());
     http.push(Script::status(200, ""));
@@ -212,8 +221,8 @@ fn closing_deletes_the_session() {
     run(client.connect(&Abort::new())).unwrap();
     run(client.close());
     let sent = client.http().requests();
-    assert_eq!(sent[2].method, "DELETE");
-    assert_eq!(header(&sent[2], "Mcp-Session-Id"), Some(SESSION));
+    assert_eq!(sent[3].method, "DELETE");
+    assert_eq!(header(&sent[3], "Mcp-Session-Id"), Some(SESSION));
     assert_eq!(client.session_id(), None);
 }
 
@@ -258,7 +267,7 @@ fn tools_become_registry_entries() {
     assert!(!checked_output(&bad, None).is_error);
 
     // Called through the registry's interface.
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(recorded("everything-init.sse", true));
     http.push(accepted());
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "Echo: yo"}]}})));
@@ -266,7 +275,7 @@ fn tools_become_registry_entries() {
     let tool = McpTool::new(def, "echo", client.clone());
     let abort = Abort::new();
     assert_eq!(run(tool.call(json!({"message": "yo"}), CallContext { abort: &abort, host: &Unattended })).model_text(), "Echo: yo");
-    assert_eq!(body(&client.http().requests()[2])["params"], json!({"name": "echo", "arguments": {"message": "yo"}, "_meta": {"progressToken": 2}}));
+    assert_eq!(body(&client.http().requests()[3])["params"], json!({"name": "echo", "arguments": {"message": "yo"}, "_meta": {"progressToken": 2}}));
 }
 
 /// Watches a call: keeps its progress, answers its questions by accepting
@@ -317,7 +326,7 @@ impl ClientHost for Host {
 
 #[test]
 fn the_connection_state_is_reported_through_a_restart_and_a_failure() {
-    let http = ScriptedHttp::new();
+    let http = older();
     initialized(&http);
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}})));
     // The server restarted: it does not know the session.
@@ -357,7 +366,7 @@ fn raw_sse(text: &str) -> Script {
 
 #[test]
 fn a_call_reports_progress_asks_the_user_and_hears_list_changes() {
-    let http = ScriptedHttp::new();
+    let http = older();
     initialized(&http);
     let stream = [
         json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 2, "progress": 1, "total": 4, "message": "step 1"}}),
@@ -378,16 +387,16 @@ fn a_call_reports_progress_asks_the_user_and_hears_list_changes() {
     assert_eq!(*watcher.progress.borrow(), [Progress { progress: 1.0, total: Some(4.0), message: Some("step 1".into()) }], "progress of other requests is not ours");
     assert_eq!(watcher.asked.borrow()[0].message(), "Defaults?");
     let sent = client.http().requests();
-    assert_eq!(body(&sent[0])["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}}));
-    assert_eq!(body(&sent[2])["params"]["_meta"]["progressToken"], 2);
-    assert_eq!(body(&sent[3]), json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"name": "John Doe", "age": 30, "verified": true}}}));
+    assert_eq!(body(&sent[1])["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}}));
+    assert_eq!(body(&sent[3])["params"]["_meta"]["progressToken"], 2);
+    assert_eq!(body(&sent[4]), json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"name": "John Doe", "age": 30, "verified": true}}}));
     assert_eq!(*host.notices.borrow(), [Notice::ToolsChanged, Notice::Log { level: "info".into(), logger: None, data: json!("hello") }]);
     assert!(client.pending().is_empty());
 }
 
 #[test]
 fn a_stream_closed_before_the_answer_is_resumed_after_the_retry_delay() {
-    let http = ScriptedHttp::new();
+    let http = older();
     initialized(&http);
     // The conformance suite's sse-retry server: a priming event with an id
     // and `retry: 500`, then the stream closes.
@@ -399,14 +408,14 @@ fn a_stream_closed_before_the_answer_is_resumed_after_the_retry_delay() {
     assert_eq!(output_from(&r).model_text(), "back");
     assert_eq!(*host.slept.borrow(), [500]);
     let sent = client.http().requests();
-    assert_eq!(sent[3].method, "GET");
-    assert_eq!(header(&sent[3], "Last-Event-ID"), Some("event-1"));
-    assert_eq!(header(&sent[3], "Mcp-Session-Id"), Some("s1"));
-    assert_eq!(header(&sent[3], "Accept"), Some("text/event-stream"));
+    assert_eq!(sent[4].method, "GET");
+    assert_eq!(header(&sent[4], "Last-Event-ID"), Some("event-1"));
+    assert_eq!(header(&sent[4], "Mcp-Session-Id"), Some("s1"));
+    assert_eq!(header(&sent[4], "Accept"), Some("text/event-stream"));
 
     // A stream without event ids cannot be resumed; one that keeps
     // closing is given up.
-    let http = ScriptedHttp::new();
+    let http = older();
     initialized(&http);
     http.push(raw_sse("id: e\ndata: \n\n"));
     for _ in 0..6 {
@@ -419,16 +428,16 @@ fn a_stream_closed_before_the_answer_is_resumed_after_the_retry_delay() {
 
 #[test]
 fn a_stopped_or_timed_out_call_is_cancelled_on_the_server() {
-    let http = ScriptedHttp::new();
+    let http = older();
     initialized(&http);
     http.push(raw_sse("id: 1\ndata: \n\n").then(Step::Abort).then(Step::Hang));
     http.push(accepted());
     let client = McpClient::new(http, config());
     assert_eq!(run(client.call_tool("slow", json!({}), &Abort::new())), Err(McpError::Aborted));
     let sent = client.http().requests();
-    assert_eq!(body(&sent[3]), json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "stopped by the user"}}));
+    assert_eq!(body(&sent[4]), json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "stopped by the user"}}));
 
-    let http = ScriptedHttp::new();
+    let http = older();
     initialized(&http);
     http.push(raw_sse("id: 1\ndata: \n\n").then(Step::Hang));
     http.push(accepted());
@@ -436,14 +445,14 @@ fn a_stopped_or_timed_out_call_is_cancelled_on_the_server() {
     let e = run(client.call_tool("slow", json!({}), &Abort::new())).unwrap_err();
     assert_eq!(e, McpError::Timeout { ms: 60_000 });
     assert_eq!(e.to_string(), "the MCP server did not answer within 60 s");
-    assert_eq!(body(&client.http().requests()[3])["params"]["reason"], "timed out");
+    assert_eq!(body(&client.http().requests()[4])["params"]["reason"], "timed out");
 }
 
 #[test]
 fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream() {
     // As the reference server answers in `sse` mode (recorded 2026-11-22):
     // POST to the stream's URL is 404; the GET stream names the endpoint.
-    let http = ScriptedHttp::new();
+    let http = older();
     http.push(Script::status(404, "<pre>Cannot POST /sse</pre>"));
     let stream = format!(
         "event: endpoint\ndata: /message?sessionId=f1fe\n\nevent: message\ndata: {}\n\nevent: message\ndata: {}\n\nevent: message\ndata: {}\n\n",
@@ -467,6 +476,7 @@ fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream(
     assert_eq!(
         line,
         [
+            "POST http://127.0.0.1:3918/sse server/discover",
             "POST http://127.0.0.1:3918/sse initialize",
             "GET http://127.0.0.1:3918/sse ",
             "POST http://127.0.0.1:3918/message?sessionId=f1fe initialize",
@@ -474,6 +484,79 @@ fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream(
             "POST http://127.0.0.1:3918/message?sessionId=f1fe tools/call",
         ]
     );
-    assert_eq!(header(&sent[4], "MCP-Protocol-Version"), None, "2024-11-05 has no version header");
+    assert_eq!(header(&sent[5], "MCP-Protocol-Version"), None, "2024-11-05 has no version header");
     assert_eq!(host.notices.borrow().len(), 1);
+}
+
+fn py_answer(name: &str) -> Script {
+    Script::Respond { status: 200, headers: vec![("content-type".into(), "application/json".into())], steps: vec![Step::Chunk(fixture(name).into_bytes())] }
+}
+
+#[test]
+fn a_2026_07_28_server_gets_self_contained_requests_and_its_input_requests_answered() {
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    http.push(py_answer("py-call-input-required.json"));
+    http.push(py_answer("py-call-complete.json"));
+    let client = McpClient::new(http, config());
+    let watcher = Watcher::default();
+    let r = run(client.call_tool_with("favourite", json!({}), &Abort::new(), &watcher)).unwrap();
+    assert_eq!(output_from(&r).model_text(), "favourite colour: green");
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+    assert_eq!(client.session_id(), None);
+    assert_eq!(client.server_info().unwrap()["name"], "py-test-server");
+    assert_eq!(watcher.asked.borrow()[0].message(), "What is your favourite colour?");
+
+    let sent = client.http().requests();
+    assert_eq!(sent.len(), 3, "no initialize, no initialized notification, no GET stream");
+    for (r, method) in sent.iter().zip(["server/discover", "tools/call", "tools/call"]) {
+        assert_eq!(header(r, "MCP-Protocol-Version"), Some("2026-07-28"));
+        assert_eq!(header(r, "Mcp-Method"), Some(method));
+        assert_eq!(header(r, "Mcp-Session-Id"), None);
+        let meta = &body(r)["params"]["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "air-agent");
+        assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"]["elicitation"], json!({"form": {}, "url": {}}));
+    }
+    assert_eq!(header(&sent[1], "Mcp-Name"), Some("favourite"));
+    let first: Value = serde_json::from_str(&fixture("py-call-input-required.json")).unwrap();
+    let retry = body(&sent[2]);
+    assert_ne!(retry["id"], body(&sent[1])["id"], "a new id for the retry");
+    assert_eq!(retry["params"]["requestState"], first["result"]["requestState"], "the state goes back unchanged");
+    assert_eq!(retry["params"]["inputResponses"], json!({"__main__:ask_colour": {"action": "accept", "content": {"colour": "green"}}}));
+    assert_eq!(retry["params"]["arguments"], json!({}));
+}
+
+#[test]
+fn a_2026_07_28_call_is_cancelled_by_closing_its_stream_and_errors_are_not_expiry() {
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    http.push(raw_sse(": ping\n\n").then(Step::Abort).then(Step::Hang));
+    http.push(Script::status(404, r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#));
+    let client = McpClient::new(http, config());
+    assert_eq!(run(client.call_tool("slow", json!({}), &Abort::new())), Err(McpError::Aborted));
+    // No notifications/cancelled: the closed stream was the cancellation.
+    assert_eq!(client.http().requests().len(), 2);
+    let e = run(client.request("nope/nothing", json!({}), &Abort::new())).unwrap_err();
+    assert_eq!(e, McpError::Rpc { code: -32601, message: "Method not found".into() });
+    assert_eq!(client.http().requests().len(), 3, "a 404 is an answer here, not a lost session");
+}
+
+#[test]
+fn x_mcp_header_arguments_are_mirrored_as_headers() {
+    let schema = json!({"type": "object", "properties": {
+        "tenant": {"type": "string", "x-mcp-header": "Tenant"},
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "n": {"type": "integer", "x-mcp-header": "Count"},
+        "plain": {"type": "string"}
+    }});
+    let headers = air_mcp::client::param_headers(&schema, &json!({"tenant": "acme", "region": "ünï côde", "n": 3, "plain": "x"}));
+    assert_eq!(
+        headers,
+        [
+            ("Mcp-Param-Tenant".to_owned(), "acme".to_owned()),
+            ("Mcp-Param-Region".to_owned(), "=?base64?w7xuw68gY8O0ZGU=?=".to_owned()),
+            ("Mcp-Param-Count".to_owned(), "3".to_owned()),
+        ]
+    );
 }

@@ -1,0 +1,87 @@
+"""An MCP server of the Python SDK (PyPI `mcp`) for the tests, on 127.0.0.1.
+
+    python py_mcp_server.py PORT MODE
+
+MODE is `stateful` (sessions, SSE answers), `stateless-json` (no session,
+JSON answers) or `stateless` (no session, SSE answers). Every mode also
+answers 2026-07-28 requests on the same endpoint. The SDK sends no CORS
+headers; a page needs them, so the app is wrapped in Starlette's
+CORSMiddleware. Prints `ready` once it listens.
+"""
+
+import sys
+from typing import Annotated
+
+import anyio
+import uvicorn
+from pydantic import BaseModel, Field
+from starlette.middleware.cors import CORSMiddleware
+
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+
+port = int(sys.argv[1])
+mode = sys.argv[2] if len(sys.argv) > 2 else "stateful"
+
+mcp = MCPServer("py-test-server")
+
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+@mcp.tool()
+def shout(text: str) -> str:
+    """Returns the text in capitals."""
+    return text.upper()
+
+
+@mcp.tool()
+async def count(steps: int, ctx: Context) -> str:
+    """Counts to `steps`, reporting progress, a tenth of a second per step."""
+    for i in range(1, steps + 1):
+        await anyio.sleep(0.1)
+        await ctx.report_progress(i, steps, f"step {i}")
+    return f"counted to {steps}"
+
+
+class Colour(BaseModel):
+    colour: str = Field(description="Your favourite colour", default="green")
+
+
+def ask_colour() -> Elicit[Colour]:
+    return Elicit("What is your favourite colour?", Colour)
+
+
+@mcp.tool()
+def favourite(colour: Annotated[Colour, Resolve(ask_colour)]) -> str:
+    """Asks the user for their favourite colour (mid-call before 2026-07-28,
+    as an input_required result from it on)."""
+    return f"favourite colour: {colour.colour}"
+
+
+@mcp.tool()
+def whoami(tenant: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Tenant"})]) -> str:
+    """Says which tenant the call is for (the argument also travels as the
+    Mcp-Param-Tenant header in 2026-07-28)."""
+    return f"tenant: {tenant}"
+
+
+app = mcp.streamable_http_app(stateless_http=mode != "stateful", json_response=mode == "stateless-json")
+app = CORSMiddleware(
+    app,
+    allow_origins=["*"],
+    allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+    allow_headers=["*", "authorization"],
+    expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
+)
+
+
+class Ready(uvicorn.Server):
+    async def startup(self, sockets=None):
+        await super().startup(sockets)
+        print("ready", flush=True)
+
+
+Ready(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
