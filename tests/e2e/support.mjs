@@ -97,6 +97,26 @@ export async function startEverything({ port: wanted, transport = 'streamableHtt
   throw new Error(`the MCP server did not start:\n${output()}`);
 }
 
+/**
+ * Starts the Python SDK's MCP server (`support/py_mcp_server.py`, PyPI
+ * `mcp` from AIR_MCP_PYTHON's venv) in `mode`: stateful, stateless-json or
+ * stateless. Returns { url, stop }.
+ */
+export async function startPyMcp(mode) {
+  const python = process.env.AIR_MCP_PYTHON;
+  if (!python) throw new Error('AIR_MCP_PYTHON is not set (./dev test sets it)');
+  const port = await freePort();
+  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_mcp_server.py'), String(port), mode]);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the Python MCP server exited:\n${output()}`);
+    if (/^ready$/m.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`the Python MCP server did not start:\n${output()}`);
+}
+
 /** Opens the app and waits until the store is open. */
 export async function openApp(page, url) {
   const errors = [];

@@ -1,0 +1,84 @@
+// MCP servers of the Python SDK (PyPI `mcp`), started by the test on
+// 127.0.0.1 in each of its modes. They speak 2026-07-28, so the page uses
+// stateless requests: a tool's questions come back as input_required
+// results, arguments marked x-mcp-header travel as headers too.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { scriptedHarness, send, startPyMcp } from './support.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+/** Allows `n` calls that ask first (tools without annotations do). */
+async function allow(page, n) {
+  for (let i = 0; i < n; i++) {
+    const button = page.getByTestId('approve-once').first();
+    await button.waitFor({ timeout: 20_000 });
+    await button.click();
+  }
+}
+
+for (const mode of ['stateful', 'stateless-json', 'stateless']) {
+  describe(`MCP server of the Python SDK (${mode})`, () => {
+    const h = scriptedHarness({ before, after }, startScriptedModel);
+    let server;
+    before(async () => { server = await startPyMcp(mode); });
+    after(async () => { await server?.stop(); });
+
+    test('its tools are added, called, and a question is answered on the card', async () => {
+      const { context, page, errors } = await h.freshPage();
+      const sent = [];
+      page.on('request', (r) => { if (r.url() === server.url && r.method() === 'POST') sent.push(r); });
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('mcp-name').fill('py');
+      await page.getByTestId('mcp-url').fill(server.url);
+      await page.getByTestId('mcp-add').click();
+      await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+      assert.deepEqual(
+        (await page.getByTestId('mcp-pick').evaluateAll((els) => els.map((e) => e.dataset.testid))).length,
+        5,
+      );
+      await page.getByTestId('mcp-save').click();
+      const status = page.getByTestId('mcp-server-status');
+      await status.filter({ hasText: 'Connected (protocol 2026-07-28)' }).waitFor({ timeout: 20_000 });
+      await page.getByTestId('settings-save').click();
+
+      h.model.enqueue(
+        reply.calls([
+          { id: 'a', name: 'mcp_py_add', arguments: '{"a": 2, "b": 40}' },
+          { id: 'w', name: 'mcp_py_whoami', arguments: '{"tenant": "acme"}' },
+        ]),
+        reply.text('Both answered.'),
+      );
+      await send(page, 'Add and tell me the tenant');
+      await allow(page, 2);
+      await page.getByText('Both answered.').waitFor({ timeout: 20_000 });
+      const results = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+      assert.deepEqual(results, ['42', 'tenant: acme']);
+      // Each call stood alone: version, method and name in headers, the
+      // marked argument mirrored, no session.
+      const call = sent.map((r) => ({ h: r.headers(), b: JSON.parse(r.postData()) })).find((r) => r.b.params?.name === 'whoami');
+      assert.equal(call.h['mcp-protocol-version'], '2026-07-28');
+      assert.equal(call.h['mcp-method'], 'tools/call');
+      assert.equal(call.h['mcp-name'], 'whoami');
+      assert.equal(call.h['mcp-param-tenant'], 'acme');
+      assert.equal(call.h['mcp-session-id'], undefined);
+
+      // The tool needs an answer from the user first (input_required).
+      h.model.enqueue(
+        reply.calls([{ id: 'f', name: 'mcp_py_favourite', arguments: '{}' }]),
+        reply.text('Noted your colour.'),
+      );
+      await send(page, 'Ask my favourite colour');
+      await allow(page, 1);
+      const question = page.getByTestId('tool-question');
+      await question.waitFor({ timeout: 20_000 });
+      assert.equal(await question.getByTestId('question-message').textContent(), 'What is your favourite colour?');
+      assert.equal(await question.locator('[data-field=colour]').inputValue(), 'green');
+      await question.locator('[data-field=colour]').fill('blue');
+      await question.getByTestId('question-submit').click();
+      await page.getByText('Noted your colour.').waitFor({ timeout: 20_000 });
+      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'favourite colour: blue');
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  });
+}
