@@ -31,6 +31,8 @@ use serde_json::Value;
 /// session's own stream are read at the same time.
 struct Http {
     agent: ureq::Agent,
+    /// The last request sent (the benchmark replays it raw).
+    last: std::cell::RefCell<Option<Request>>,
 }
 
 type Head = (u16, Vec<(String, String)>);
@@ -115,6 +117,7 @@ impl HttpClient for Http {
             return Err(HttpError::Aborted);
         }
         trace(&format!("> {} {} {:?} {}", request.method, request.url, request.headers, request.body.as_deref().unwrap_or("")));
+        *self.last.borrow_mut() = Some(request.clone());
         let (head_tx, head_rx) = oneshot::channel();
         let (chunks_tx, chunks_rx) = mpsc::unbounded();
         let agent = self.agent.clone();
@@ -174,6 +177,9 @@ impl CallHost for Watcher {
 enum Command {
     Tools,
     Call { tool: String, arguments: Value },
+    /// Times `n` calls through the client against `n` raw POSTs of the
+    /// same message on the same session.
+    Bench { tool: String, arguments: Value, n: usize },
 }
 
 struct Args {
@@ -183,7 +189,7 @@ struct Args {
     url: String,
 }
 
-const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | call TOOL JSON) URL";
+const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | call TOOL JSON | bench TOOL JSON N) URL";
 
 fn parse(args: &[String]) -> Result<Args, String> {
     let mut headers = Vec::new();
@@ -208,9 +214,50 @@ fn parse(args: &[String]) -> Result<Args, String> {
             let arguments = serde_json::from_str(json).map_err(|e| format!("the arguments are not JSON: {e}"))?;
             Command::Call { tool: tool.clone(), arguments }
         }
+        [c, tool, json, n] if c == "bench" => {
+            let arguments = serde_json::from_str(json).map_err(|e| format!("the arguments are not JSON: {e}"))?;
+            Command::Bench { tool: tool.clone(), arguments, n: n.parse().map_err(|_| USAGE)? }
+        }
         _ => return Err(USAGE.into()),
     };
     Ok(Args { headers, accept_defaults, command, url })
+}
+
+/// Median milliseconds of `n` calls through the client and of `n` raw
+/// POSTs of the same JSON-RPC message (same session and headers), taken
+/// in turns so that both see the same server.
+async fn bench(client: &McpClient<Http>, tool: &str, arguments: &Value, n: usize, abort: &Abort) -> Result<Value, air_mcp::McpError> {
+    let raw_agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let mut through_client = Vec::with_capacity(n);
+    let mut raw = Vec::with_capacity(n);
+    // One of each first, to warm both up.
+    for i in 0..=n {
+        let t = std::time::Instant::now();
+        client.call_tool(tool, arguments.clone(), abort).await?;
+        let c = t.elapsed().as_secs_f64() * 1000.0;
+        // The very request the client sent, replayed.
+        let Some(sent) = client.http().last.borrow().clone() else { continue };
+        let mut req = ureq::http::Request::builder().method(sent.method.as_str()).uri(&sent.url);
+        for (k, v) in &sent.headers {
+            req = req.header(k, v);
+        }
+        let req = req.body(sent.body.unwrap_or_default().into_bytes()).map_err(|e| air_mcp::McpError::Protocol(e.to_string()))?;
+        let t = std::time::Instant::now();
+        let response = raw_agent.run(req).map_err(|e| air_mcp::McpError::Network(e.to_string()))?;
+        let mut text = String::new();
+        response.into_body().into_reader().read_to_string(&mut text).map_err(|e| air_mcp::McpError::Network(e.to_string()))?;
+        let r = t.elapsed().as_secs_f64() * 1000.0;
+        if i > 0 {
+            through_client.push(c);
+            raw.push(r);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let (c, r) = (median(&mut through_client), median(&mut raw));
+    Ok(serde_json::json!({"calls": n, "clientMs": c, "rawMs": r, "ratio": if r > 0.0 { c / r } else { 0.0 }}))
 }
 
 fn main() -> ExitCode {
@@ -224,7 +271,7 @@ fn main() -> ExitCode {
     };
     let agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
     let config = ServerConfig { name: "cli".into(), url: args.url.clone(), headers: args.headers };
-    let client = McpClient::new(Http { agent }, config).with_host(Rc::new(Host));
+    let client = McpClient::new(Http { agent, last: Default::default() }, config).with_host(Rc::new(Host));
     let watcher = Watcher { accept_defaults: args.accept_defaults };
     let abort = Abort::new();
     let result = pollster::block_on(async {
@@ -234,6 +281,7 @@ fn main() -> ExitCode {
         let command = pin!(async {
             match &args.command {
                 Command::Tools => client.list_tools(&abort).await.map(Value::Array),
+                Command::Bench { tool, arguments, n } => bench(&client, tool, arguments, *n, &abort).await,
                 Command::Call { tool, arguments } => {
                     // Its schema says which arguments also travel as headers.
                     let listed = client.list_tools(&abort).await?;
