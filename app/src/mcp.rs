@@ -242,3 +242,55 @@ pub fn toggle_for_chat(state: AppState, name: &str, on: bool) {
     let chat = state.chat_key();
     state.update_mcp_chat(|c| c.set(&chat, name, on));
 }
+
+/// The enabled servers the open chat uses.
+fn chat_servers(state: AppState) -> Vec<McpServer> {
+    let chat = state.chat_key();
+    state.prefs.mcp_servers.with_untracked(|l| state.prefs.mcp_chat.with_untracked(|c| l.iter().filter(|s| s.enabled && c.uses(&chat, &s.name)).cloned().collect()))
+}
+
+/// The prompts of the servers the open chat uses, with their server's name;
+/// `done` gets them and, for servers that could not list theirs, why.
+pub fn list_prompts(state: AppState, done: impl Fn(Vec<(String, air_mcp::prompts::Prompt)>, Vec<String>) + 'static) {
+    let servers = chat_servers(state);
+    spawn_local(async move {
+        let mut prompts = Vec::new();
+        let mut errors = Vec::new();
+        for server in servers {
+            let client = client_for(state, &server);
+            match client.list_prompts(&Abort::new()).await {
+                Ok(list) => prompts.extend(list.iter().filter_map(air_mcp::prompts::prompt_from).map(|p| (server.name.clone(), p))),
+                // A server without prompts says "method not found".
+                Err(air_mcp::McpError::Rpc { code: -32601, .. }) => {}
+                Err(e) => errors.push(format!("{}: {e}", server.name)),
+            }
+        }
+        done(prompts, errors);
+    });
+}
+
+fn server_client(state: AppState, name: &str) -> Option<Rc<Client>> {
+    let server = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == name).cloned())?;
+    Some(client_for(state, &server))
+}
+
+/// A prompt's messages as text, for the composer.
+pub fn get_prompt(state: AppState, server: String, name: String, args: serde_json::Map<String, Value>, done: impl Fn(Result<String, String>) + 'static) {
+    let Some(client) = server_client(state, &server) else { return };
+    spawn_local(async move {
+        let r = client.get_prompt(&name, &args, &Abort::new()).await;
+        done(r.map(|v| air_mcp::prompts::text_of(&v)).map_err(|e| e.to_string()));
+    });
+}
+
+/// The server's suggestions for a prompt argument (none on failure).
+pub fn complete(state: AppState, server: String, prompt: String, argument: String, value: String, others: serde_json::Map<String, Value>, done: impl Fn(Vec<String>) + 'static) {
+    let Some(client) = server_client(state, &server) else { return };
+    let offers = client.server_capabilities().is_none_or(|c| c.get("completions").is_some());
+    if !offers {
+        return;
+    }
+    spawn_local(async move {
+        done(client.complete_prompt_argument(&prompt, &argument, &value, &others, &Abort::new()).await.unwrap_or_default());
+    });
+}

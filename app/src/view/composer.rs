@@ -35,6 +35,7 @@ fn McpToggle() -> impl IntoView {
                         })
                         .collect_view()
                 }}
+                <crate::view::prompts::PromptPicker/>
             </div>
         </Show>
     }

@@ -3,6 +3,7 @@
 mod chat;
 mod composer;
 pub(crate) mod mcp;
+mod prompts;
 pub(crate) mod question;
 mod settings;
 mod sidebar;

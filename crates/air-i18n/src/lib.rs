@@ -104,6 +104,13 @@ texts! {
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
     tool_question: "The tool asks:", "工具在询问：";
+    prompts: "Prompts", "提示词";
+    prompts_title: "Insert a prompt of this chat's MCP servers", "插入本对话 MCP 服务器提供的提示词";
+    prompts_loading: "Listing prompts…", "正在列出提示词…";
+    prompts_none: "These servers offer no prompts.", "这些服务器没有提供提示词。";
+    prompt_insert: "Insert", "插入";
+    prompt_missing: "Fill in the required arguments.", "请填写必填参数。";
+    prompt_failed: "Could not get the prompt: {e}", "无法获取提示词：{e}";
     mcp_toggle_label: "MCP servers in this chat:", "本对话使用的 MCP 服务器：";
     mcp_toggle_title: "{n} tools; click to switch on or off for this chat", "{n} 个工具；点击为本对话开启或关闭";
     elicit_submit: "Submit", "提交";

@@ -7,6 +7,8 @@
 //! ```text
 //! air-mcp [--header NAME:VALUE]... [--accept-defaults] tools URL
 //! air-mcp [--header NAME:VALUE]... [--accept-defaults] call TOOL JSON URL
+//! air-mcp [--header NAME:VALUE]... request METHOD JSON URL
+//! air-mcp bench TOOL JSON N URL
 //! ```
 //!
 //! The URL comes last, as the conformance runner appends it.
@@ -176,6 +178,8 @@ impl CallHost for Watcher {
 
 enum Command {
     Tools,
+    /// Any request, by method and params.
+    Request { method: String, params: Value },
     Call { tool: String, arguments: Value },
     /// Times `n` calls through the client against `n` raw POSTs of the
     /// same message on the same session.
@@ -189,7 +193,7 @@ struct Args {
     url: String,
 }
 
-const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | call TOOL JSON | bench TOOL JSON N) URL";
+const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | call TOOL JSON | request METHOD JSON | bench TOOL JSON N) URL";
 
 fn parse(args: &[String]) -> Result<Args, String> {
     let mut headers = Vec::new();
@@ -213,6 +217,10 @@ fn parse(args: &[String]) -> Result<Args, String> {
         [c, tool, json] if c == "call" => {
             let arguments = serde_json::from_str(json).map_err(|e| format!("the arguments are not JSON: {e}"))?;
             Command::Call { tool: tool.clone(), arguments }
+        }
+        [c, method, json] if c == "request" => {
+            let params = serde_json::from_str(json).map_err(|e| format!("the params are not JSON: {e}"))?;
+            Command::Request { method: method.clone(), params }
         }
         [c, tool, json, n] if c == "bench" => {
             let arguments = serde_json::from_str(json).map_err(|e| format!("the arguments are not JSON: {e}"))?;
@@ -281,6 +289,7 @@ fn main() -> ExitCode {
         let command = pin!(async {
             match &args.command {
                 Command::Tools => client.list_tools(&abort).await.map(Value::Array),
+                Command::Request { method, params } => client.request(method, params.clone(), &abort).await,
                 Command::Bench { tool, arguments, n } => bench(&client, tool, arguments, *n, &abort).await,
                 Command::Call { tool, arguments } => {
                     // Its schema says which arguments also travel as headers.

@@ -922,6 +922,27 @@ impl<H: HttpClient> McpClient<H> {
         wakers.into_iter().for_each(Waker::wake);
     }
 
+    /// Every prompt the server offers (all pages).
+    pub async fn list_prompts(&self, abort: &Abort) -> Result<Vec<Value>, McpError> {
+        self.list_all("prompts/list", "prompts", abort).await
+    }
+
+    /// A prompt's messages for these arguments.
+    pub async fn get_prompt(&self, name: &str, arguments: &serde_json::Map<String, Value>, abort: &Abort) -> Result<Value, McpError> {
+        self.request("prompts/get", json!({"name": name, "arguments": arguments}), abort).await
+    }
+
+    /// Values the server suggests for argument `argument` of prompt
+    /// `prompt`, given what is typed so far and the other arguments.
+    pub async fn complete_prompt_argument(&self, prompt: &str, argument: &str, value: &str, others: &serde_json::Map<String, Value>, abort: &Abort) -> Result<Vec<String>, McpError> {
+        let mut params = json!({"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": argument, "value": value}});
+        if !others.is_empty() {
+            params["context"] = json!({"arguments": others});
+        }
+        let result = self.request("completion/complete", params, abort).await?;
+        Ok(crate::prompts::completions(&result))
+    }
+
     /// Every tool the server offers (all pages).
     pub async fn list_tools(&self, abort: &Abort) -> Result<Vec<Value>, McpError> {
         self.list_all("tools/list", "tools", abort).await
