@@ -307,4 +307,48 @@ describe('MCP servers (reference server, scripted model)', () => {
     assert.deepEqual(unexpected(errors), []);
     await context.close();
   });
+
+  test('a page the server wants opened is shown with its domain, opened only when the user says so', async () => {
+    const { context, page, errors } = await h.freshPage();
+    await addEverything(page);
+    const call = (id, args) => reply.calls([{ id, name: 'mcp_everything_trigger-url-elicitation', arguments: JSON.stringify(args) }]);
+    // Asked mid-call (elicitation/create in URL mode).
+    h.model.enqueue(call('u1', { url: 'https://auth.example.com/approve?x=1', message: 'Approve the deployment' }), reply.text('Opened.'));
+    await send(page, 'Ask me to open a page');
+    const question = page.getByTestId('tool-question');
+    await question.waitFor({ timeout: 20_000 });
+    assert.equal(await question.getByTestId('question-message').textContent(), 'Approve the deployment');
+    assert.equal(await question.getByTestId('question-domain').textContent(), 'It asks you to open a page on auth.example.com.');
+    assert.equal(await question.getByTestId('question-open').getAttribute('href'), 'https://auth.example.com/approve?x=1');
+    const popup = context.waitForEvent('page');
+    await question.getByTestId('question-open').click();
+    await (await popup).close();
+    await page.getByText('Opened.').waitFor({ timeout: 20_000 });
+    assert.match(h.model.requests.at(-1).body.messages.at(-1).content, /"action": "accept"/);
+
+    // Declined: nothing is opened and the server hears so.
+    h.model.enqueue(call('u2', { url: 'https://auth.example.com/again' }), reply.text('Declined.'));
+    await send(page, 'Once more');
+    await page.getByTestId('question-decline').click();
+    await page.getByText('Declined.').waitFor({ timeout: 20_000 });
+    assert.match(h.model.requests.at(-1).body.messages.at(-1).content, /declined/);
+
+    // Required before the call (error -32042): opened, then the call is tried again.
+    h.model.enqueue(call('u3', { url: 'https://auth.example.com/first', errorPath: true }), reply.text('Tried again.'));
+    await send(page, 'And the error path');
+    await page.getByTestId('tool-question').waitFor({ timeout: 20_000 });
+    const popup2 = context.waitForEvent('page');
+    await page.getByTestId('question-open').click();
+    await (await popup2).close();
+    // Tried again, the server goes on with its own question (it asks
+    // mid-call this time): opened as well.
+    await page.getByTestId('tool-question').waitFor({ timeout: 20_000 });
+    const popup3 = context.waitForEvent('page');
+    await page.getByTestId('question-open').click();
+    await (await popup3).close();
+    await page.getByText('Tried again.').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('tool-card').last().getAttribute('data-status'), 'done');
+    assert.deepEqual(unexpected(errors), []);
+    await context.close();
+  });
 });

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::task::{Poll, Waker};
 
 use air_http::{Abort, Body, HttpClient, HttpError, Request, Response};
-use air_tools::{CallHost, ElicitAnswer, Progress};
+use air_tools::{CallHost, ElicitAnswer, Elicitation, Progress};
 use futures_util::future::{Either, LocalBoxFuture, select};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -44,6 +44,9 @@ pub enum McpError {
     Protocol(String),
     /// No answer within the time allowed (the request was cancelled).
     Timeout { ms: u64 },
+    /// The server needs the user to open pages first (-32042), each a URL
+    /// with what to tell the user.
+    UrlRequired { message: String, pages: Vec<(String, String)> },
     Aborted,
 }
 
@@ -54,6 +57,7 @@ impl std::fmt::Display for McpError {
             McpError::Http { status, body } if body.trim().is_empty() => write!(f, "the MCP server answered HTTP {status}"),
             McpError::Http { status, body } => write!(f, "the MCP server answered HTTP {status}: {}", short(body)),
             McpError::Rpc { code, message } => write!(f, "the MCP server reported an error ({code}): {message}"),
+            McpError::UrlRequired { message, .. } => write!(f, "the MCP server needs the user to open a page first: {message}"),
             McpError::UnsupportedVersion(v) => write!(f, "the MCP server speaks protocol version {v}, which this app does not know"),
             McpError::Protocol(d) => write!(f, "the MCP server's answer was not understood: {d}"),
             McpError::Timeout { ms } => write!(f, "the MCP server did not answer within {} s", ms / 1000),
@@ -465,6 +469,7 @@ impl<H: HttpClient> McpClient<H> {
         }
         let mut attempt = 0;
         let mut rounds = 0;
+        let mut url_retried = false;
         loop {
             let id = self.next_id();
             let modern = self.state.borrow().modern;
@@ -583,6 +588,20 @@ impl<H: HttpClient> McpClient<H> {
                 Err(e @ McpError::Network(_)) => {
                     self.host.connection(Connection::Failed { reason: e.to_string() });
                     return Err(e);
+                }
+                // The pages the server needs opened are offered to the user;
+                // once opened, the same request is sent again (once).
+                Err(McpError::UrlRequired { message, pages }) if call.is_some() && !url_retried => {
+                    url_retried = true;
+                    let Some(host) = call else { continue };
+                    for (url, text) in &pages {
+                        let Ok(Elicitation::Url { message: m, url }) = elicit::request_from(&json!({"mode": "url", "url": url, "message": text})) else {
+                            return Err(McpError::UrlRequired { message, pages });
+                        };
+                        if !matches!(host.elicit(Elicitation::Url { message: m, url }).await, ElicitAnswer::Accept { .. }) {
+                            return Err(McpError::UrlRequired { message, pages });
+                        }
+                    }
                 }
                 Err(e @ (McpError::Aborted | McpError::Timeout { .. })) => {
                     // A dropped stream is not a cancellation: say it (in
@@ -1272,6 +1291,19 @@ fn is_sse<B>(response: &Response<B>) -> bool {
 }
 
 fn rpc_error(e: &Value) -> McpError {
+    let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+    if code == -32042 {
+        let pages: Vec<(String, String)> = e
+            .pointer("/data/elicitations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|x| Some((x.get("url")?.as_str()?.to_owned(), x.get("message").and_then(Value::as_str).unwrap_or_default().to_owned())))
+            .collect();
+        if !pages.is_empty() {
+            return McpError::UrlRequired { message: e.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(), pages };
+        }
+    }
     McpError::Rpc {
         code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
         message: e.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_owned(),

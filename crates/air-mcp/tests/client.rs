@@ -560,3 +560,43 @@ fn x_mcp_header_arguments_are_mirrored_as_headers() {
         ]
     );
 }
+
+/// Opens every page it is asked to.
+struct Opener(RefCell<Vec<String>>);
+
+impl CallHost for Opener {
+    fn progress(&self, _progress: Progress) {}
+    fn elicit(&self, request: Elicitation) -> LocalBoxFuture<'_, ElicitAnswer> {
+        if let Elicitation::Url { url, .. } = request {
+            self.0.borrow_mut().push(url);
+        }
+        Box::pin(async { ElicitAnswer::Accept { content: json!({}) } })
+    }
+}
+
+#[test]
+fn pages_the_server_needs_opened_are_offered_and_the_call_tried_again() {
+    // As the reference server's trigger-url-elicitation answers with
+    // errorPath (recorded 2026-11-22).
+    let needs = |id: u64| {
+        json_answer(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32042, "message": "This request requires browser-based authorization.",
+            "data": {"elicitations": [{"mode": "url", "elicitationId": "e1", "url": "https://example.com/approve", "message": "Please open the link."}]}}}))
+    };
+    let http = older();
+    initialized(&http);
+    http.push(needs(2));
+    let client = McpClient::new(http, config());
+    let e = run(client.call_tool_with("gated", json!({}), &Abort::new(), &Watcher::default())).unwrap_err();
+    assert!(matches!(&e, McpError::UrlRequired { pages, .. } if pages[0].0 == "https://example.com/approve"), "{e:?}");
+    assert_eq!(client.http().requests().len(), 4, "declined: not tried again");
+
+    let http = older();
+    initialized(&http);
+    http.push(needs(2));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "authorized"}]}})));
+    let client = McpClient::new(http, config());
+    let opener = Opener(RefCell::new(Vec::new()));
+    let r = run(client.call_tool_with("gated", json!({}), &Abort::new(), &opener)).unwrap();
+    assert_eq!(output_from(&r).model_text(), "authorized");
+    assert_eq!(*opener.0.borrow(), ["https://example.com/approve"]);
+}
