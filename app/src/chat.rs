@@ -255,15 +255,24 @@ pub fn send(state: AppState, text: String) {
     if text.is_empty() || state.is_busy() {
         return;
     }
+    // Attached resources go after the text, as context.
+    let attached = state.chat.attachments.get_untracked();
+    let mut full = text.clone();
+    for (_, block) in &attached {
+        full.push_str("\n\n");
+        full.push_str(block);
+    }
     start(state, move |env, abort| async move {
         // Cleared at once, so a second Enter cannot send it again.
         state.chat.draft.set(String::new());
+        state.chat.attachments.set(Vec::new());
         let tools = state.tools();
         let session = state.sessions.active.get_untracked();
-        if let Err(e) = turn(&env, abort, &tools).send(session, &text).await {
-            // Nothing was saved: the text goes back into the composer.
+        if let Err(e) = turn(&env, abort, &tools).send(session, &full).await {
+            // Nothing was saved: the text and attachments go back.
             if state.chat.draft.with_untracked(String::is_empty) {
                 state.chat.draft.set(text);
+                state.chat.attachments.set(attached);
             }
             state.report(state.t().err_save_message, &e);
         }

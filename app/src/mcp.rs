@@ -294,3 +294,49 @@ pub fn complete(state: AppState, server: String, prompt: String, argument: Strin
         done(client.complete_prompt_argument(&prompt, &argument, &value, &others, &Abort::new()).await.unwrap_or_default());
     });
 }
+
+/// What the chat's servers offer to read: (server, resource) and (server,
+/// template); `done` also gets why a server could not list them.
+#[allow(clippy::type_complexity)]
+pub fn list_resources(
+    state: AppState,
+    done: impl Fn(Vec<(String, air_mcp::resources::Resource)>, Vec<(String, air_mcp::resources::Template)>, Vec<String>) + 'static,
+) {
+    let servers = chat_servers(state);
+    spawn_local(async move {
+        let (mut resources, mut templates, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+        for server in servers {
+            let client = client_for(state, &server);
+            match client.list_resources(&Abort::new()).await {
+                Ok(list) => resources.extend(list.iter().filter_map(air_mcp::resources::resource_from).map(|r| (server.name.clone(), r))),
+                Err(air_mcp::McpError::Rpc { code: -32601, .. }) => continue,
+                Err(e) => {
+                    errors.push(format!("{}: {e}", server.name));
+                    continue;
+                }
+            }
+            if let Ok(list) = client.list_resource_templates(&Abort::new()).await {
+                templates.extend(list.iter().filter_map(air_mcp::resources::template_from).map(|t| (server.name.clone(), t)));
+            }
+        }
+        done(resources, templates, errors);
+    });
+}
+
+/// Reads a resource and attaches it to the next message.
+pub fn attach_resource(state: AppState, server: String, uri: String, label: String, done: impl Fn(Result<(), String>) + 'static) {
+    let Some(client) = server_client(state, &server) else { return };
+    spawn_local(async move {
+        match client.read_resource(&uri, &Abort::new()).await {
+            Ok(result) => {
+                let block = air_mcp::resources::context_block(&result);
+                state.chat.attachments.update(|a| {
+                    a.retain(|(l, _)| *l != label);
+                    a.push((label, block));
+                });
+                done(Ok(()));
+            }
+            Err(e) => done(Err(e.to_string())),
+        }
+    });
+}

@@ -100,6 +100,9 @@ pub struct Conversation {
     remote_seen: StoredValue<std::collections::HashMap<String, f64>>,
     /// The composer's text.
     pub draft: RwSignal<String>,
+    /// Resources attached to the next message: a label and the context
+    /// block sent after the text.
+    pub attachments: RwSignal<Vec<(String, String)>>,
 }
 
 /// The four concerns together, for the actions that span them (opening a
@@ -190,6 +193,7 @@ impl AppState {
                 awaiting: RwSignal::new(Vec::new()),
                 progress: RwSignal::new(Default::default()),
                 questions: RwSignal::new(Vec::new()),
+                attachments: RwSignal::new(Vec::new()),
                 remote_streams: RwSignal::new(Vec::new()),
                 remote_seen: StoredValue::new(Default::default()),
                 draft: RwSignal::new(String::new()),

@@ -351,4 +351,35 @@ describe('MCP servers (reference server, scripted model)', () => {
     assert.deepEqual(unexpected(errors), []);
     await context.close();
   });
+
+  test('resources, and templates filled in, are attached to a message as context', async () => {
+    const { context, page, errors } = await h.freshPage();
+    await addEverything(page);
+    await page.getByTestId('resources-open').click();
+    const picker = page.getByTestId('resource-picker');
+    const doc = picker.locator('[data-testid=resource-item][data-uri="demo://resource/static/document/architecture.md"]');
+    await doc.waitFor({ timeout: 20_000 });
+    await doc.click();
+    await page.getByTestId('attachment').filter({ hasText: 'architecture.md' }).waitFor({ timeout: 20_000 });
+
+    await page.getByTestId('resources-open').click();
+    await page.locator('[data-testid=template-item][data-template="demo://resource/dynamic/text/{resourceId}"]').click();
+    const form = page.getByTestId('template-form');
+    await form.locator('[data-field=resourceId]').fill('7');
+    await form.getByTestId('template-attach').click();
+    await page.getByTestId('attachment').filter({ hasText: 'demo://resource/dynamic/text/7' }).waitFor({ timeout: 20_000 });
+    // One can be taken off again.
+    assert.equal(await page.getByTestId('attachment').count(), 2);
+
+    h.model.enqueue(reply.text('I read them.'));
+    await send(page, 'Summarise the attached documents');
+    await page.getByText('I read them.').waitFor({ timeout: 20_000 });
+    const user = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'user').at(-1).content;
+    assert.ok(user.startsWith('Summarise the attached documents\n\n<resource uri="demo://resource/static/document/architecture.md" mimeType="text/markdown">'), user.slice(0, 200));
+    assert.match(user, /# Everything Server – Architecture/);
+    assert.match(user, /<resource uri="demo:\/\/resource\/dynamic\/text\/7"/);
+    assert.equal(await page.getByTestId('attachment').count(), 0, 'sent with the message, then cleared');
+    assert.deepEqual(unexpected(errors), []);
+    await context.close();
+  });
 });

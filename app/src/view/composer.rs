@@ -36,8 +36,10 @@ fn McpToggle() -> impl IntoView {
                         .collect_view()
                 }}
                 <crate::view::prompts::PromptPicker/>
+                <crate::view::resources::ResourcePicker/>
             </div>
         </Show>
+        <crate::view::resources::Attachments/>
     }
 }
 

@@ -4,6 +4,7 @@ mod chat;
 mod composer;
 pub(crate) mod mcp;
 mod prompts;
+pub(crate) mod resources;
 pub(crate) mod question;
 mod settings;
 mod sidebar;

@@ -111,6 +111,13 @@ texts! {
     prompt_insert: "Insert", "插入";
     prompt_missing: "Fill in the required arguments.", "请填写必填参数。";
     prompt_failed: "Could not get the prompt: {e}", "无法获取提示词：{e}";
+    resources: "Resources", "资源";
+    resources_title: "Attach a resource of this chat's MCP servers to your next message", "把本对话 MCP 服务器的资源附加到下一条消息";
+    resources_loading: "Listing resources…", "正在列出资源…";
+    resources_none: "These servers offer no resources.", "这些服务器没有提供资源。";
+    resource_attach: "Attach", "附加";
+    resource_remove: "Remove this attachment", "移除此附件";
+    resource_failed: "Could not read the resource: {e}", "无法读取资源：{e}";
     mcp_toggle_label: "MCP servers in this chat:", "本对话使用的 MCP 服务器：";
     mcp_toggle_title: "{n} tools; click to switch on or off for this chat", "{n} 个工具；点击为本对话开启或关闭";
     elicit_submit: "Submit", "提交";

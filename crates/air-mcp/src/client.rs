@@ -946,6 +946,21 @@ impl<H: HttpClient> McpClient<H> {
         self.list_all("prompts/list", "prompts", abort).await
     }
 
+    /// Every resource the server lists (all pages).
+    pub async fn list_resources(&self, abort: &Abort) -> Result<Vec<Value>, McpError> {
+        self.list_all("resources/list", "resources", abort).await
+    }
+
+    /// Every resource template the server lists (all pages).
+    pub async fn list_resource_templates(&self, abort: &Abort) -> Result<Vec<Value>, McpError> {
+        self.list_all("resources/templates/list", "resourceTemplates", abort).await
+    }
+
+    /// A resource's contents.
+    pub async fn read_resource(&self, uri: &str, abort: &Abort) -> Result<Value, McpError> {
+        self.request("resources/read", json!({"uri": uri}), abort).await
+    }
+
     /// A prompt's messages for these arguments.
     pub async fn get_prompt(&self, name: &str, arguments: &serde_json::Map<String, Value>, abort: &Abort) -> Result<Value, McpError> {
         self.request("prompts/get", json!({"name": name, "arguments": arguments}), abort).await

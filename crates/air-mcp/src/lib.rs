@@ -18,6 +18,7 @@ pub mod client;
 pub mod elicit;
 pub mod names;
 pub mod prompts;
+pub mod resources;
 pub mod tool;
 
 pub use client::{ClientHost, Connection, McpClient, McpError, Notice, ServerConfig};

@@ -1,0 +1,169 @@
+//! The resource picker beside the composer: what the chat's MCP servers
+//! offer to read (resources, and templates filled in), attached to the next
+//! message as context; the attachments as chips.
+
+use air_mcp::resources::{Resource, Template, expand};
+use leptos::prelude::*;
+
+use crate::i18n::t;
+use crate::state::use_app;
+
+#[derive(Clone)]
+enum Stage {
+    Closed,
+    Loading,
+    List(Vec<(String, Resource)>, Vec<(String, Template)>, Vec<String>),
+    Template(String, Template),
+}
+
+/// The "Resources" button and its panel.
+#[component]
+pub fn ResourcePicker() -> impl IntoView {
+    let state = use_app();
+    let stage = RwSignal::new(Stage::Closed);
+    let problem = RwSignal::new(None::<String>);
+    let open = move |_| {
+        problem.set(None);
+        if matches!(stage.get_untracked(), Stage::Closed) {
+            stage.set(Stage::Loading);
+            crate::mcp::list_resources(state, move |r, t, e| stage.set(Stage::List(r, t, e)));
+        } else {
+            stage.set(Stage::Closed);
+        }
+    };
+    let attach = move |server: String, uri: String, label: String| {
+        problem.set(None);
+        crate::mcp::attach_resource(state, server, uri, label, move |r| match r {
+            Ok(()) => stage.set(Stage::Closed),
+            Err(e) => problem.set(Some(state.t().resource_failed.replace("{e}", &e))),
+        });
+    };
+    let panel = move || match stage.get() {
+        Stage::Closed => None,
+        Stage::Loading => Some(view! { <div class="prompt-panel" data-testid="resource-picker"><p class="muted">{move || t().resources_loading}</p></div> }.into_any()),
+        Stage::List(resources, templates, errors) => {
+            let empty = resources.is_empty() && templates.is_empty();
+            let items = resources
+                .into_iter()
+                .map(|(server, r)| {
+                    let (s2, uri, label) = (server.clone(), r.uri.clone(), r.label.clone());
+                    view! {
+                        <li>
+                            <button type="button" class="prompt-item" data-testid="resource-item" data-uri=r.uri.clone()
+                                on:click=move |_| attach(s2.clone(), uri.clone(), label.clone())>
+                                <strong>{r.label.clone()}</strong>
+                                <span class="muted">" · "{server}</span>
+                                {r.description.clone().map(|d| view! { <small class="muted">{d}</small> })}
+                            </button>
+                        </li>
+                    }
+                })
+                .collect_view();
+            let template_items = templates
+                .into_iter()
+                .map(|(server, tpl)| {
+                    let (s2, t2) = (server.clone(), tpl.clone());
+                    view! {
+                        <li>
+                            <button type="button" class="prompt-item" data-testid="template-item" data-template=tpl.uri_template.clone()
+                                on:click=move |_| stage.set(Stage::Template(s2.clone(), t2.clone()))>
+                                <strong>{tpl.label.clone()}</strong>
+                                <span class="muted">" · "{server}</span>
+                                <small class="muted"><code>{tpl.uri_template.clone()}</code></small>
+                            </button>
+                        </li>
+                    }
+                })
+                .collect_view();
+            Some(
+                view! {
+                    <div class="prompt-panel" data-testid="resource-picker">
+                        {empty.then(|| view! { <p class="muted">{move || t().resources_none}</p> })}
+                        <ul class="prompt-list">{items}{template_items}</ul>
+                        {errors.into_iter().map(|e| view! { <p class="error">{e}</p> }).collect_view()}
+                    </div>
+                }
+                .into_any(),
+            )
+        }
+        Stage::Template(server, tpl) => {
+            let values: Vec<RwSignal<String>> = tpl.vars.iter().map(|_| RwSignal::new(String::new())).collect();
+            let rows = tpl
+                .vars
+                .iter()
+                .zip(values.iter().copied())
+                .map(|(v, value)| {
+                    view! {
+                        <label class="question-field">
+                            <span class="question-label">{v.clone()}</span>
+                            <input type="text" data-field=v.clone() autocomplete="off" prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev))/>
+                        </label>
+                    }
+                })
+                .collect_view();
+            let submit = {
+                let tpl = tpl.clone();
+                move |ev: leptos::ev::SubmitEvent| {
+                    ev.prevent_default();
+                    let filled: Vec<(String, String)> = tpl.vars.iter().cloned().zip(values.iter().map(|v| v.get_untracked().trim().to_owned())).collect();
+                    if filled.iter().any(|(_, v)| v.is_empty()) {
+                        problem.set(Some(state.t().prompt_missing.to_owned()));
+                        return;
+                    }
+                    let uri = expand(&tpl.uri_template, &filled);
+                    attach(server.clone(), uri.clone(), uri);
+                }
+            };
+            Some(
+                view! {
+                    <form class="prompt-panel question-form" data-testid="template-form" novalidate=true on:submit=submit>
+                        <p><strong>{tpl.label.clone()}</strong>{tpl.description.clone().map(|d| view! { <span class="muted">" — "{d}</span> })}</p>
+                        {rows}
+                        <div class="tool-approval">
+                            <button type="submit" class="primary" data-testid="template-attach">{move || t().resource_attach}</button>
+                            <button type="button" on:click=move |_| stage.set(Stage::Closed)>{move || t().elicit_cancel}</button>
+                        </div>
+                    </form>
+                }
+                .into_any(),
+            )
+        }
+    };
+    view! {
+        <div class="prompt-picker">
+            <button type="button" class="prompts-open resources-open" data-testid="resources-open" title=move || t().resources_title on:click=open>{move || t().resources}</button>
+            {panel}
+            {move || problem.get().map(|p| view! { <p class="error" data-testid="resource-problem">{p}</p> })}
+        </div>
+    }
+}
+
+/// The resources attached to the next message, each removable.
+#[component]
+pub fn Attachments() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <Show when=move || state.chat.attachments.with(|a| !a.is_empty())>
+            <div class="attachments" data-testid="attachments">
+                {move || {
+                    state
+                        .chat
+                        .attachments
+                        .get()
+                        .into_iter()
+                        .map(|(label, _)| {
+                            let l2 = label.clone();
+                            view! {
+                                <span class="attachment" data-testid="attachment">
+                                    {label}
+                                    <button type="button" class="icon-button" title=move || t().resource_remove data-testid="attachment-remove"
+                                        on:click=move |_| state.chat.attachments.update(|a| a.retain(|(l, _)| *l != l2))>"×"</button>
+                                </span>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </div>
+        </Show>
+    }
+}
