@@ -572,16 +572,21 @@ impl AppState {
     /// The tools offered to the model: the built-ins, then the tools of
     /// the enabled MCP servers.
     pub fn tools(&self) -> air_tools::Registry {
-        let mut registry = air_tools::Registry::new();
-        for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
-            registry.register(tool);
-        }
         let chat = self.chat_key();
         let servers: Vec<_> = self
             .prefs
             .mcp_servers
             .with_untracked(|servers| self.prefs.mcp_chat.with_untracked(|c| servers.iter().filter(|s| c.uses(&chat, &s.name)).cloned().collect()));
-        crate::mcp::register(*self, &mut registry, &servers);
+        self.registry(&servers)
+    }
+
+    /// The built-ins and the tools of these servers (the enabled ones).
+    pub fn registry(&self, servers: &[air_store::mcp::McpServer]) -> air_tools::Registry {
+        let mut registry = air_tools::Registry::new();
+        for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
+            registry.register(tool);
+        }
+        crate::mcp::register(*self, &mut registry, servers);
         registry
     }
 }

@@ -62,13 +62,19 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       assert.equal(call.h['mcp-param-tenant'], 'acme');
       assert.equal(call.h['mcp-session-id'], undefined);
 
+      // From now on the server's tools run without asking (its policy in
+      // Settings; each tool is listed there too).
+      await page.getByTestId('open-settings').click();
+      assert.equal(await page.getByTestId('policy-mcp_py_favourite').count(), 1);
+      await page.getByTestId('server-policy-py').selectOption('allow');
+      await page.getByTestId('settings-save').click();
+
       // The tool needs an answer from the user first (input_required).
       h.model.enqueue(
         reply.calls([{ id: 'f', name: 'mcp_py_favourite', arguments: '{}' }]),
         reply.text('Noted your colour.'),
       );
       await send(page, 'Ask my favourite colour');
-      await allow(page, 1);
       const question = page.getByTestId('tool-question');
       await question.waitFor({ timeout: 20_000 });
       assert.equal(await question.getByTestId('question-message').textContent(), 'What is your favourite colour?');
@@ -77,6 +83,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await question.getByTestId('question-submit').click();
       await page.getByText('Noted your colour.').waitFor({ timeout: 20_000 });
       assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'favourite colour: blue');
+      assert.equal(await page.getByTestId('approve-once').count(), 0, 'not asked: the server is allowed');
       assert.deepEqual(errors, []);
       await context.close();
     });

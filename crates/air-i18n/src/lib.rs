@@ -118,6 +118,7 @@ texts! {
     resource_attach: "Attach", "附加";
     resource_remove: "Remove this attachment", "移除此附件";
     resource_failed: "Could not read the resource: {e}", "无法读取资源：{e}";
+    policy_server_default: "Default (each tool's own)", "默认（按各工具）";
     mcp_toggle_label: "MCP servers in this chat:", "本对话使用的 MCP 服务器：";
     mcp_toggle_title: "{n} tools; click to switch on or off for this chat", "{n} 个工具；点击为本对话开启或关闭";
     elicit_submit: "Submit", "提交";
