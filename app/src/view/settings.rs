@@ -327,6 +327,7 @@ fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
                     .cloned()
                     .map(tool_row)
                     .collect();
+                let count = tools.len();
                 let (s1, s2) = (server.name.clone(), server.name.clone());
                 view! {
                     <div class="policy-server" data-testid="policy-server">
@@ -339,7 +340,10 @@ fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
                                 move |p| draft.update(|d| d.tool_policies.set_server(&s2, p)),
                             )}
                         </label>
-                        {tools}
+                        <details class="policy-tools">
+                            <summary>{move || t().mcp_tools_count.replace("{n}", &count.to_string())}</summary>
+                            {tools}
+                        </details>
                     </div>
                 }
             })
