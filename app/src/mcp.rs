@@ -57,10 +57,24 @@ impl ClientHost for Host {
         });
     }
 
-    fn connection(&self, state: Connection) {
+    fn connection(&self, status: Connection) {
+        // The revision it speaks is remembered for the next start.
+        if let Connection::Connected { version } = &status {
+            let stale = self.state.prefs.mcp_servers.with_untracked(|l| l.iter().any(|s| s.name == self.server && s.protocol.as_ref() != Some(version)));
+            if stale {
+                let mut servers = self.state.prefs.mcp_servers.get_untracked();
+                for s in servers.iter_mut().filter(|s| s.name == self.server) {
+                    s.protocol = Some(version.clone());
+                }
+                if let Err(e) = saved::save(&LocalStorageKv, &servers) {
+                    self.state.report(self.state.t().err_settings, &e);
+                }
+                self.state.prefs.mcp_servers.set(servers);
+            }
+        }
         let server = self.server.clone();
         self.state.prefs.mcp_status.update(|m| {
-            m.insert(server, state);
+            m.insert(server, status);
         });
     }
 
@@ -84,7 +98,12 @@ fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
             .entry(key)
             .or_insert_with(|| {
                 let host = Rc::new(Host { state, server: server.name.clone(), client: RefCell::new(std::rc::Weak::new()) });
-                let client = Rc::new(McpClient::new(env::Http::default(), c).with_host(host.clone()).with_timeouts(Some(CALL_TIMEOUT_MS), Some(REQUEST_TIMEOUT_MS)));
+                let client = Rc::new(
+                    McpClient::new(env::Http::default(), c)
+                        .with_known_version(server.protocol.as_deref())
+                        .with_host(host.clone())
+                        .with_timeouts(Some(CALL_TIMEOUT_MS), Some(REQUEST_TIMEOUT_MS)),
+                );
                 *host.client.borrow_mut() = Rc::downgrade(&client);
                 client
             })
@@ -167,10 +186,11 @@ pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String,
         done(Err(state.t().mcp_need_name_url.to_owned()));
         return;
     }
-    let server = McpServer { name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new() };
+    let mut server = McpServer { name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None };
     let client = McpClient::new(env::Http::default(), config(&server));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
+        server.protocol = client.protocol_version();
         client.close().await;
         done(listed.map(|tools| Preview { server, tools: tools.iter().filter_map(saved_tool).collect() }).map_err(|e| e.to_string()));
     });
@@ -204,9 +224,11 @@ pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<s
     let client = McpClient::new(env::Http::default(), config(&server));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
+        let protocol = client.protocol_version();
         client.close().await;
         match listed {
             Ok(listed) => {
+                server.protocol = protocol;
                 let listed: Vec<SavedTool> = listed.iter().filter_map(saved_tool).collect();
                 let (tools, counts) = saved::resync(&server.tools, &server.excluded, &listed);
                 server.tools = tools;

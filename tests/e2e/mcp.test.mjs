@@ -49,6 +49,7 @@ describe('MCP servers (reference server, scripted model)', () => {
     // Saved with the picked tools: no reconnect is needed to know them.
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers')));
     assert.equal(saved[0].url, server.url);
+    assert.equal(saved[0].protocol, '2025-11-25', 'the revision it speaks is remembered');
     assert.ok(saved[0].tools.some((t) => t.name === 'echo' && t.inputSchema.required.includes('message')));
     assert.ok(!saved[0].tools.some((t) => t.name === 'get-env'), 'the unpicked tool is left out');
     // Its session is started at once, and its state shown.
@@ -120,7 +121,13 @@ describe('MCP servers (reference server, scripted model)', () => {
       list[0].tools.push({ name: 'old-tool', description: 'gone soon', inputSchema: { type: 'object' } });
       localStorage.setItem('air-agent-mcp-servers', JSON.stringify(list));
     });
+    const posted = [];
+    page.on('request', (r) => { if (r.method() === 'POST' && r.url() === server.url) posted.push(JSON.parse(r.postData()).method); });
     await page.reload();
+    // Restored on start in the era it spoke last: no need to ask.
+    await page.getByTestId('mcp-chip').and(page.locator('[data-state=connected]')).waitFor({ timeout: 20_000 });
+    assert.equal(posted[0], 'initialize');
+    assert.ok(!posted.includes('server/discover'), posted.join(','));
     await page.getByTestId('open-settings').click();
     const row = page.getByTestId('mcp-server');
     assert.equal(await row.getByTestId('mcp-server-tools').textContent(), '15 tools');

@@ -220,6 +220,16 @@ impl<H: HttpClient> McpClient<H> {
         }
     }
 
+    /// The server spoke `version` before: a revision with sessions (or the
+    /// legacy transport) starts with `initialize` at once, without asking
+    /// whether it speaks 2026-07-28.
+    pub fn with_known_version(self, version: Option<&str>) -> Self {
+        if version.is_some_and(|v| v != crate::MODERN_VERSION) {
+            self.state.borrow_mut().era_known = true;
+        }
+        self
+    }
+
     /// Runs with this timer and hears the server's announcements.
     pub fn with_host(mut self, host: Rc<dyn ClientHost>) -> Self {
         self.host = host;

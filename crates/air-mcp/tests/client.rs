@@ -600,3 +600,14 @@ fn pages_the_server_needs_opened_are_offered_and_the_call_tried_again() {
     assert_eq!(output_from(&r).model_text(), "authorized");
     assert_eq!(*opener.0.borrow(), ["https://example.com/approve"]);
 }
+
+#[test]
+fn a_server_known_to_speak_sessions_is_not_asked_about_2026_07_28() {
+    let http = ScriptedHttp::new();
+    initialized(&http);
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}})));
+    let client = McpClient::new(http, config()).with_known_version(Some("2025-11-25"));
+    run(client.list_tools(&Abort::new())).unwrap();
+    let methods: Vec<Value> = client.http().requests().iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, [json!("initialize"), json!("notifications/initialized"), json!("tools/list")]);
+}

@@ -30,6 +30,10 @@ pub struct McpServer {
     /// add them back).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
+    /// The protocol revision it spoke last, so the next connection starts
+    /// in the right era without asking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
 }
 
 fn yes() -> bool {
@@ -245,6 +249,7 @@ mod tests {
             enabled: true,
             tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, gone: false }],
             excluded: Vec::new(),
+            protocol: Some("2025-11-25".into()),
         };
         save(&kv, std::slice::from_ref(&s)).unwrap();
         assert_eq!(load(&kv).0, vec![s]);
