@@ -383,6 +383,7 @@ impl<H: HttpClient> McpClient<H> {
         let era_known = self.state.borrow().era_known;
         if (modern_before || !era_known) && self.discover(abort).await? {
             self.state.borrow_mut().era_known = true;
+            self.host.connected();
             return Ok(self.server_info().unwrap_or(Value::Null));
         }
         let id = self.next_id();
@@ -702,10 +703,14 @@ impl<H: HttpClient> McpClient<H> {
         if !self.state.borrow().initialized {
             self.connect(abort).await?;
         }
-        if self.is_legacy() || self.state.borrow().modern {
-            // The legacy stream is read by the requests themselves; a
-            // 2026-07-28 server has no such stream.
+        if self.is_legacy() {
+            // The legacy stream is read by the requests themselves.
             return Ok(());
+        }
+        if self.state.borrow().modern {
+            self.state.borrow_mut().stream_opening = false;
+            self.wake_all();
+            return self.subscriptions_listen(abort).await;
         }
         let mut last_id: Option<String> = None;
         let mut idle = 0;
@@ -762,6 +767,68 @@ impl<H: HttpClient> McpClient<H> {
             idle = if progressed { 0 } else { idle + 1 };
             if idle > MAX_RESUMES {
                 return Err(McpError::Protocol(format!("the session's stream kept closing ({MAX_RESUMES} reconnections)")));
+            }
+            let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
+            if let Either::Right(_) = select(wait, abort.aborted()).await {
+                return Err(McpError::Aborted);
+            }
+        }
+    }
+
+    /// 2026-07-28: `subscriptions/listen`, one long-lived POST stream for
+    /// the list changes; opened again when the server closes it. Returns
+    /// when the server does not offer it.
+    async fn subscriptions_listen(&self, abort: &Abort) -> Result<(), McpError> {
+        let mut idle = 0;
+        loop {
+            let id = self.next_id();
+            let mut params = serde_json::Map::new();
+            params.insert("notifications".into(), json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}));
+            params.insert("_meta".into(), Value::Object(modern_meta()));
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params});
+            let request = self.post(&message).header("Mcp-Method", "subscriptions/listen");
+            let response = self.http.send(request, abort).await?;
+            if !response.ok() || !is_sse(&response) {
+                let _ = response.body.text().await;
+                return Ok(());
+            }
+            let mut body = response.body;
+            let mut decoder = air_sse::Decoder::new();
+            let mut retry_ms = None;
+            let mut progressed = false;
+            loop {
+                let chunk = match body.chunk().await {
+                    Ok(c) => c,
+                    Err(HttpError::Network(_)) => None,
+                    Err(e) => return Err(e.into()),
+                };
+                let frames = match &chunk {
+                    Some(bytes) => decoder.feed(bytes),
+                    None => decoder.finish(),
+                };
+                for frame in frames {
+                    match frame {
+                        air_sse::Frame::Retry(ms) => retry_ms = Some(ms),
+                        air_sse::Frame::Event(event) if !event.data.trim().is_empty() => {
+                            let Ok(message) = serde_json::from_str::<Value>(&event.data) else { continue };
+                            // The answer to the listen request itself ends it.
+                            if message.get("method").is_none() {
+                                return Ok(());
+                            }
+                            progressed = true;
+                            let method = message.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+                            self.notified(&method, message.get("params").unwrap_or(&Value::Null), None);
+                        }
+                        _ => {}
+                    }
+                }
+                if chunk.is_none() {
+                    break;
+                }
+            }
+            idle = if progressed { 0 } else { idle + 1 };
+            if idle > MAX_RESUMES {
+                return Err(McpError::Protocol(format!("the subscription stream kept closing ({MAX_RESUMES} reconnections)")));
             }
             let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
             if let Either::Right(_) = select(wait, abort.aborted()).await {

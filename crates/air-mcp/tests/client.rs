@@ -611,3 +611,25 @@ fn a_server_known_to_speak_sessions_is_not_asked_about_2026_07_28() {
     let methods: Vec<Value> = client.http().requests().iter().map(|r| body(r)["method"].clone()).collect();
     assert_eq!(methods, [json!("initialize"), json!("notifications/initialized"), json!("tools/list")]);
 }
+
+#[test]
+fn a_2026_07_28_server_announces_list_changes_on_a_subscription_stream() {
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    let stream = [
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": {"toolsListChanged": true}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 1}}}),
+    ];
+    http.push(Script::sse(stream.iter().map(Value::to_string)));
+    // Closed, opened again: this time the server says no.
+    http.push(Script::status(405, ""));
+    let host = Host::default();
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    run(client.listen(&Abort::new())).unwrap();
+    assert_eq!(*host.notices.borrow(), [Notice::ToolsChanged]);
+    let sent = client.http().requests();
+    assert_eq!(body(&sent[1])["method"], "subscriptions/listen");
+    assert_eq!(body(&sent[1])["params"]["notifications"]["toolsListChanged"], true);
+    assert_eq!(header(&sent[1], "Mcp-Method"), Some("subscriptions/listen"));
+    assert_eq!(body(&sent[2])["method"], "subscriptions/listen", "opened again after it closed");
+}
