@@ -34,7 +34,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
       assert.deepEqual(
         (await page.getByTestId('mcp-pick').evaluateAll((els) => els.map((e) => e.dataset.testid))).length,
-        5,
+        6,
       );
       await page.getByTestId('mcp-save').click();
       const status = page.getByTestId('mcp-server-status');
@@ -84,6 +84,21 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await page.getByText('Noted your colour.').waitFor({ timeout: 20_000 });
       assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'favourite colour: blue');
       assert.equal(await page.getByTestId('approve-once').count(), 0, 'not asked: the server is allowed');
+
+      // The server adds a tool and says so on its subscription stream: the
+      // page lists the tools again, and the next request offers the new one.
+      h.model.enqueue(reply.calls([{ id: 'g', name: 'mcp_py_grow', arguments: '{}' }]), reply.text('Grown.'));
+      await send(page, 'Grow a tool');
+      await page.getByText('Grown.').waitFor({ timeout: 20_000 });
+      await page.waitForFunction(
+        () => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].tools.some((t) => t.name === 'echo_back'),
+        null,
+        { timeout: 20_000 },
+      );
+      h.model.enqueue(reply.text('I see it.'));
+      await send(page, 'What tools now?');
+      await page.getByText('I see it.').waitFor({ timeout: 20_000 });
+      assert.ok(h.model.requests.at(-1).body.tools.some((t) => t.function.name === 'mcp_py_echo_back'));
       assert.deepEqual(errors, []);
       await context.close();
     });

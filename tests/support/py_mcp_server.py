@@ -68,6 +68,19 @@ def whoami(tenant: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Tena
     return f"tenant: {tenant}"
 
 
+def echo_back(text: str) -> str:
+    """Returns the text as it is."""
+    return text
+
+
+@mcp.tool()
+async def grow(ctx: Context) -> str:
+    """Adds the tool `echo_back` and announces that the tool list changed."""
+    mcp.add_tool(echo_back)
+    await ctx.notify_tools_changed()
+    return "added echo_back"
+
+
 app = mcp.streamable_http_app(stateless_http=mode != "stateful", json_response=mode == "stateless-json")
 app = CORSMiddleware(
     app,
