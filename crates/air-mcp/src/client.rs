@@ -179,6 +179,66 @@ enum StreamEnd {
     Closed { last_id: Option<String>, retry_ms: Option<u64>, progressed: bool },
 }
 
+/// Reads the JSON-RPC messages of one SSE stream: priming events (an id,
+/// no data) and comments are skipped, `retry:` and the last event id kept.
+struct Messages<B> {
+    body: B,
+    decoder: air_sse::Decoder,
+    queued: VecDeque<Value>,
+    retry_ms: Option<u64>,
+    /// A message came (the stream was of use, whatever happens next).
+    progressed: bool,
+    ended: bool,
+}
+
+impl<B: Body> Messages<B> {
+    fn new(body: B) -> Self {
+        Self { body, decoder: air_sse::Decoder::new(), queued: VecDeque::new(), retry_ms: None, progressed: false, ended: false }
+    }
+
+    /// The next message, or `None` once the stream has ended. A connection
+    /// that breaks ends the stream like a close when it can be resumed
+    /// (it had an event id), and is an error otherwise.
+    async fn next(&mut self) -> Result<Option<Value>, McpError> {
+        loop {
+            if let Some(m) = self.queued.pop_front() {
+                self.progressed = true;
+                return Ok(Some(m));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            let chunk = match self.body.chunk().await {
+                Ok(c) => c,
+                Err(HttpError::Network(_)) if self.decoder.last_event_id().is_some() => None,
+                Err(e) => return Err(e.into()),
+            };
+            let frames = match &chunk {
+                Some(bytes) => self.decoder.feed(bytes),
+                None => {
+                    self.ended = true;
+                    self.decoder.finish()
+                }
+            };
+            for frame in frames {
+                match frame {
+                    air_sse::Frame::Retry(ms) => self.retry_ms = Some(ms),
+                    air_sse::Frame::Event(e) if !e.data.trim().is_empty() => {
+                        if let Ok(m) = serde_json::from_str::<Value>(&e.data) {
+                            self.queued.push_back(m);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn last_id(&self) -> Option<String> {
+        self.decoder.last_event_id().map(str::to_owned)
+    }
+}
+
 /// The session with one server. Single-threaded; several requests may be
 /// in flight at once.
 pub struct McpClient<H: HttpClient> {
@@ -733,37 +793,17 @@ impl<H: HttpClient> McpClient<H> {
                 let body = response.body.text().await.unwrap_or_default();
                 return Err(McpError::Http { status, body });
             }
-            let mut body = response.body;
-            let mut decoder = air_sse::Decoder::new();
-            let mut retry_ms = None;
-            let mut progressed = false;
+            let mut messages = Messages::new(response.body);
             loop {
-                let chunk = match body.chunk().await {
-                    Ok(c) => c,
-                    Err(HttpError::Network(_)) => None,
-                    Err(e) => return Err(e.into()),
-                };
-                let frames = match &chunk {
-                    Some(bytes) => decoder.feed(bytes),
-                    None => decoder.finish(),
-                };
-                for frame in frames {
-                    match frame {
-                        air_sse::Frame::Retry(ms) => retry_ms = Some(ms),
-                        air_sse::Frame::Event(event) if !event.data.trim().is_empty() => {
-                            progressed = true;
-                            if let Ok(message) = serde_json::from_str::<Value>(&event.data) {
-                                self.on_session_stream(message, abort).await?;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                if chunk.is_none() {
-                    break;
+                match messages.next().await {
+                    Ok(Some(message)) => self.on_session_stream(message, abort).await?,
+                    // A broken connection is resumed like a closed one.
+                    Ok(None) | Err(McpError::Network(_)) => break,
+                    Err(e) => return Err(e),
                 }
             }
-            last_id = decoder.last_event_id().map(str::to_owned).or(last_id);
+            let (retry_ms, progressed) = (messages.retry_ms, messages.progressed);
+            last_id = messages.last_id().or(last_id);
             idle = if progressed { 0 } else { idle + 1 };
             if idle > MAX_RESUMES {
                 return Err(McpError::Protocol(format!("the session's stream kept closing ({MAX_RESUMES} reconnections)")));
@@ -792,40 +832,18 @@ impl<H: HttpClient> McpClient<H> {
                 let _ = response.body.text().await;
                 return Ok(());
             }
-            let mut body = response.body;
-            let mut decoder = air_sse::Decoder::new();
-            let mut retry_ms = None;
-            let mut progressed = false;
+            let mut messages = Messages::new(response.body);
             loop {
-                let chunk = match body.chunk().await {
-                    Ok(c) => c,
-                    Err(HttpError::Network(_)) => None,
-                    Err(e) => return Err(e.into()),
+                let message = match messages.next().await {
+                    Ok(Some(m)) => m,
+                    Ok(None) | Err(McpError::Network(_)) => break,
+                    Err(e) => return Err(e),
                 };
-                let frames = match &chunk {
-                    Some(bytes) => decoder.feed(bytes),
-                    None => decoder.finish(),
-                };
-                for frame in frames {
-                    match frame {
-                        air_sse::Frame::Retry(ms) => retry_ms = Some(ms),
-                        air_sse::Frame::Event(event) if !event.data.trim().is_empty() => {
-                            let Ok(message) = serde_json::from_str::<Value>(&event.data) else { continue };
-                            // The answer to the listen request itself ends it.
-                            if message.get("method").is_none() {
-                                return Ok(());
-                            }
-                            progressed = true;
-                            let method = message.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
-                            self.notified(&method, message.get("params").unwrap_or(&Value::Null), None);
-                        }
-                        _ => {}
-                    }
-                }
-                if chunk.is_none() {
-                    break;
-                }
+                // The answer to the listen request itself ends it.
+                let Some(method) = message.get("method").and_then(Value::as_str) else { return Ok(()) };
+                self.notified(method, message.get("params").unwrap_or(&Value::Null), None);
             }
+            let (retry_ms, progressed) = (messages.retry_ms, messages.progressed);
             idle = if progressed { 0 } else { idle + 1 };
             if idle > MAX_RESUMES {
                 return Err(McpError::Protocol(format!("the subscription stream kept closing ({MAX_RESUMES} reconnections)")));
@@ -1171,44 +1189,14 @@ impl<H: HttpClient> McpClient<H> {
     }
 
     /// Reads one SSE stream until the response to `id` or its end.
-    async fn read_stream(&self, id: u64, mut body: H::Body, abort: &Abort, call: Option<&dyn CallHost>) -> Result<StreamEnd, McpError> {
-        let mut decoder = air_sse::Decoder::new();
-        let mut retry_ms = None;
-        let mut progressed = false;
-        loop {
-            let chunk = match body.chunk().await {
-                Ok(c) => c,
-                // A connection that breaks is resumed like one that closes.
-                Err(HttpError::Network(_)) if decoder.last_event_id().is_some() => None,
-                Err(e) => return Err(e.into()),
-            };
-            let frames = match &chunk {
-                Some(bytes) => decoder.feed(bytes),
-                None => decoder.finish(),
-            };
-            for frame in frames {
-                let event = match frame {
-                    air_sse::Frame::Event(event) => event,
-                    air_sse::Frame::Retry(ms) => {
-                        retry_ms = Some(ms);
-                        continue;
-                    }
-                    air_sse::Frame::Comment(_) => continue,
-                };
-                // A priming event carries only an id.
-                if event.data.trim().is_empty() {
-                    continue;
-                }
-                progressed = true;
-                let Ok(message) = serde_json::from_str::<Value>(&event.data) else { continue };
-                if let Some(result) = self.handle(id, message, abort, call).await? {
-                    return Ok(StreamEnd::Answered(result));
-                }
-            }
-            if chunk.is_none() {
-                return Ok(StreamEnd::Closed { last_id: decoder.last_event_id().map(str::to_owned), retry_ms, progressed });
+    async fn read_stream(&self, id: u64, body: H::Body, abort: &Abort, call: Option<&dyn CallHost>) -> Result<StreamEnd, McpError> {
+        let mut messages = Messages::new(body);
+        while let Some(message) = messages.next().await? {
+            if let Some(result) = self.handle(id, message, abort, call).await? {
+                return Ok(StreamEnd::Answered(result));
             }
         }
+        Ok(StreamEnd::Closed { last_id: messages.last_id(), retry_ms: messages.retry_ms, progressed: messages.progressed })
     }
 
     /// One message from the server: the response to `id` (returned), a
