@@ -265,16 +265,10 @@ pub fn toggle_for_chat(state: AppState, name: &str, on: bool) {
     state.update_mcp_chat(|c| c.set(&chat, name, on));
 }
 
-/// The enabled servers the open chat uses.
-fn chat_servers(state: AppState) -> Vec<McpServer> {
-    let chat = state.chat_key();
-    state.prefs.mcp_servers.with_untracked(|l| state.prefs.mcp_chat.with_untracked(|c| l.iter().filter(|s| s.enabled && c.uses(&chat, &s.name)).cloned().collect()))
-}
-
 /// The prompts of the servers the open chat uses, with their server's name;
 /// `done` gets them and, for servers that could not list theirs, why.
 pub fn list_prompts(state: AppState, done: impl Fn(Vec<(String, air_mcp::prompts::Prompt)>, Vec<String>) + 'static) {
-    let servers = chat_servers(state);
+    let servers = state.chat_servers();
     spawn_local(async move {
         let mut prompts = Vec::new();
         let mut errors = Vec::new();
@@ -324,7 +318,7 @@ pub fn list_resources(
     state: AppState,
     done: impl Fn(Vec<(String, air_mcp::resources::Resource)>, Vec<(String, air_mcp::resources::Template)>, Vec<String>) + 'static,
 ) {
-    let servers = chat_servers(state);
+    let servers = state.chat_servers();
     spawn_local(async move {
         let (mut resources, mut templates, mut errors) = (Vec::new(), Vec::new(), Vec::new());
         for server in servers {

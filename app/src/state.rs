@@ -572,12 +572,15 @@ impl AppState {
     /// The tools offered to the model: the built-ins, then the tools of
     /// the enabled MCP servers.
     pub fn tools(&self) -> air_tools::Registry {
+        self.registry(&self.chat_servers())
+    }
+
+    /// The enabled MCP servers the open chat uses.
+    pub fn chat_servers(&self) -> Vec<air_store::mcp::McpServer> {
         let chat = self.chat_key();
-        let servers: Vec<_> = self
-            .prefs
+        self.prefs
             .mcp_servers
-            .with_untracked(|servers| self.prefs.mcp_chat.with_untracked(|c| servers.iter().filter(|s| c.uses(&chat, &s.name)).cloned().collect()));
-        self.registry(&servers)
+            .with_untracked(|l| self.prefs.mcp_chat.with_untracked(|c| l.iter().filter(|s| s.enabled && c.uses(&chat, &s.name)).cloned().collect()))
     }
 
     /// The built-ins and the tools of these servers (the enabled ones).

@@ -374,7 +374,7 @@ impl<H: HttpClient> McpClient<H> {
     /// What this client can do for a server: answer elicitations (forms
     /// and URLs).
     pub fn capabilities() -> Value {
-        json!({"elicitation": {"form": {}, "url": {}}})
+        client_capabilities()
     }
 
     /// Starts the session: `initialize` with the newest revision, checks
@@ -688,6 +688,16 @@ impl<H: HttpClient> McpClient<H> {
         }
     }
 
+    /// Waits the server's `retry:` delay (or the default) before a stream is
+    /// opened again; Stop ends the wait.
+    async fn wait_to_reopen(&self, retry_ms: Option<u64>, abort: &Abort) -> Result<(), McpError> {
+        let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
+        match select(wait, abort.aborted()).await {
+            Either::Left(_) => Ok(()),
+            Either::Right(_) => Err(McpError::Aborted),
+        }
+    }
+
     /// Wakes whoever waits for the inbox or for the stream to open.
     fn wake_all(&self) {
         let wakers = std::mem::take(&mut self.state.borrow_mut().inbox_wakers);
@@ -706,12 +716,6 @@ impl<H: HttpClient> McpClient<H> {
             }
         })
         .await
-    }
-
-    /// Whether the session's own stream is open (see [`McpClient::listen`]).
-    pub fn stream_open(&self) -> bool {
-        let s = self.state.borrow();
-        s.listening && !s.stream_opening
     }
 
     /// Serves what the session's stream left for watched calls, forever.
@@ -802,16 +806,12 @@ impl<H: HttpClient> McpClient<H> {
                     Err(e) => return Err(e),
                 }
             }
-            let (retry_ms, progressed) = (messages.retry_ms, messages.progressed);
             last_id = messages.last_id().or(last_id);
-            idle = if progressed { 0 } else { idle + 1 };
+            idle = if messages.progressed { 0 } else { idle + 1 };
             if idle > MAX_RESUMES {
                 return Err(McpError::Protocol(format!("the session's stream kept closing ({MAX_RESUMES} reconnections)")));
             }
-            let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
-            if let Either::Right(_) = select(wait, abort.aborted()).await {
-                return Err(McpError::Aborted);
-            }
+            self.wait_to_reopen(messages.retry_ms, abort).await?;
         }
     }
 
@@ -843,15 +843,11 @@ impl<H: HttpClient> McpClient<H> {
                 let Some(method) = message.get("method").and_then(Value::as_str) else { return Ok(()) };
                 self.notified(method, message.get("params").unwrap_or(&Value::Null), None);
             }
-            let (retry_ms, progressed) = (messages.retry_ms, messages.progressed);
-            idle = if progressed { 0 } else { idle + 1 };
+            idle = if messages.progressed { 0 } else { idle + 1 };
             if idle > MAX_RESUMES {
                 return Err(McpError::Protocol(format!("the subscription stream kept closing ({MAX_RESUMES} reconnections)")));
             }
-            let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
-            if let Either::Right(_) = select(wait, abort.aborted()).await {
-                return Err(McpError::Aborted);
-            }
+            self.wait_to_reopen(messages.retry_ms, abort).await?;
         }
     }
 
@@ -1173,10 +1169,7 @@ impl<H: HttpClient> McpClient<H> {
             if resumes > MAX_RESUMES {
                 return Err(McpError::Protocol(format!("the stream kept closing before the response ({MAX_RESUMES} reconnections)")));
             }
-            let wait = pin!(self.host.sleep(retry_ms.unwrap_or(DEFAULT_RETRY_MS)));
-            if let Either::Right(_) = select(wait, abort.aborted()).await {
-                return Err(McpError::Aborted);
-            }
+            self.wait_to_reopen(retry_ms, abort).await?;
             let get = self.with_headers(Request::get(&self.config.url).header("Accept", "text/event-stream").header("Last-Event-ID", &last_id));
             let response = self.http.send(get, abort).await?;
             if !response.ok() || !is_sse(&response) {
@@ -1270,31 +1263,17 @@ impl<H: HttpClient> McpClient<H> {
     }
 }
 
+fn client_capabilities() -> Value {
+    json!({"elicitation": {"form": {}, "url": {}}})
+}
+
 /// What a 2026-07-28 request carries in `_meta` instead of a session.
 fn modern_meta() -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     m.insert("io.modelcontextprotocol/protocolVersion".into(), json!(MODERN_VERSION));
-    m.insert("io.modelcontextprotocol/clientCapabilities".into(), McpClient::<NoHttp>::capabilities());
+    m.insert("io.modelcontextprotocol/clientCapabilities".into(), client_capabilities());
     m.insert("io.modelcontextprotocol/clientInfo".into(), json!({"name": "air-agent", "title": "Air Agent", "version": env!("CARGO_PKG_VERSION")}));
     m
-}
-
-/// Stands in for a client type where only associated functions are used.
-struct NoHttp;
-
-struct NoBody;
-
-impl Body for NoBody {
-    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
-        Ok(None)
-    }
-}
-
-impl HttpClient for NoHttp {
-    type Body = NoBody;
-    async fn send(&self, _request: Request, _abort: &Abort) -> Result<Response<NoBody>, HttpError> {
-        Err(HttpError::Other("no HTTP".into()))
-    }
 }
 
 /// The `Mcp-Name` of a request: the tool or prompt name, or the resource URI.

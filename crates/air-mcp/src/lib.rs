@@ -34,3 +34,8 @@ pub const LEGACY_VERSION: &str = "2024-11-05";
 
 /// Revisions this client speaks (newest first).
 pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// A string field of a JSON object, owned.
+pub(crate) fn str_field(v: &serde_json::Value, key: &str) -> Option<String> {
+    v.get(key).and_then(serde_json::Value::as_str).map(str::to_owned)
+}

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::str_field as s;
+
 /// One argument of a prompt (always a string).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptArg {
@@ -23,7 +25,6 @@ pub struct Prompt {
 
 /// A `prompts/list` entry; `None` without a name.
 pub fn prompt_from(v: &Value) -> Option<Prompt> {
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
     let name = s(v, "name")?;
     let arguments = v
         .get("arguments")

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::str_field as s;
+
 /// A resource as listed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resource {
@@ -22,10 +24,6 @@ pub struct Template {
     pub description: Option<String>,
     /// Its variables, in order.
     pub vars: Vec<String>,
-}
-
-fn s(v: &Value, k: &str) -> Option<String> {
-    v.get(k).and_then(Value::as_str).map(str::to_owned)
 }
 
 pub fn resource_from(v: &Value) -> Option<Resource> {

@@ -472,7 +472,7 @@ fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream(
     assert!(client.is_legacy());
     assert_eq!(client.protocol_version().as_deref(), Some("2024-11-05"));
     let sent = client.http().requests();
-    let line: Vec<String> = sent.iter().map(|r| format!("{} {} {}", r.method, r.url, r.body.as_deref().map(|b| body(r)["method"].as_str().unwrap_or("").to_owned()).unwrap_or_default())).collect();
+    let line: Vec<String> = sent.iter().map(|r| format!("{} {} {}", r.method, r.url, r.body.as_deref().map(|_| body(r)["method"].as_str().unwrap_or("").to_owned()).unwrap_or_default())).collect();
     assert_eq!(
         line,
         [
