@@ -258,9 +258,9 @@ pub fn send(state: AppState, text: String) {
     // Attached resources go after the text, as context.
     let attached = state.chat.attachments.get_untracked();
     let mut full = text.clone();
-    for (_, block) in &attached {
+    for a in &attached {
         full.push_str("\n\n");
-        full.push_str(block);
+        full.push_str(&a.block);
     }
     start(state, move |env, abort| async move {
         // Cleared at once, so a second Enter cannot send it again.
@@ -268,13 +268,17 @@ pub fn send(state: AppState, text: String) {
         state.chat.attachments.set(Vec::new());
         let tools = state.tools();
         let session = state.sessions.active.get_untracked();
-        if let Err(e) = turn(&env, abort, &tools).send(session, &full).await {
-            // Nothing was saved: the text and attachments go back.
-            if state.chat.draft.with_untracked(String::is_empty) {
-                state.chat.draft.set(text);
-                state.chat.attachments.set(attached);
+        match turn(&env, abort, &tools).send(session, &full).await {
+            // Sent: their changes no longer matter.
+            Ok(_) => crate::mcp::release(state, &attached),
+            Err(e) => {
+                // Nothing was saved: the text and attachments go back.
+                if state.chat.draft.with_untracked(String::is_empty) {
+                    state.chat.draft.set(text);
+                    state.chat.attachments.set(attached);
+                }
+                state.report(state.t().err_save_message, &e);
             }
-            state.report(state.t().err_save_message, &e);
         }
     });
 }

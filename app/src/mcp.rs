@@ -17,7 +17,7 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::env;
-use crate::state::AppState;
+use crate::state::{AppState, Attachment};
 
 type Client = McpClient<env::Http>;
 
@@ -79,13 +79,21 @@ impl ClientHost for Host {
     }
 
     fn notice(&self, notice: Notice) {
-        if notice == Notice::ToolsChanged {
-            // List them again; the next request of a turn offers them.
-            let url = self.state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == self.server).map(|s| s.url.clone()));
-            if let Some(url) = url {
-                resync(self.state, self.server.clone(), url, |_| {});
+        match notice {
+            Notice::ToolsChanged => {
+                // List them again; the next request of a turn offers them.
+                let url = self.state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == self.server).map(|s| s.url.clone()));
+                if let Some(url) = url {
+                    resync(self.state, self.server.clone(), url, |_| {});
+                }
             }
+            Notice::ResourceUpdated { uri } => refresh_attachment(self.state, self.server.clone(), uri),
+            _ => {}
         }
+    }
+
+    fn now_ms(&self) -> Option<u64> {
+        Some(env::now_ms() as u64)
     }
 }
 
@@ -339,20 +347,62 @@ pub fn list_resources(
     });
 }
 
-/// Reads a resource and attaches it to the next message.
+/// Reads a resource and attaches it to the next message; where the server
+/// offers it, subscribes, so a change is read again before sending.
 pub fn attach_resource(state: AppState, server: String, uri: String, label: String, done: impl Fn(Result<(), String>) + 'static) {
     let Some(client) = server_client(state, &server) else { return };
     spawn_local(async move {
         match client.read_resource(&uri, &Abort::new()).await {
             Ok(result) => {
                 let block = air_mcp::resources::context_block(&result);
+                let attachment = Attachment { server: server.clone(), uri: uri.clone(), label: label.clone(), block, live: false, updates: 0 };
                 state.chat.attachments.update(|a| {
-                    a.retain(|(l, _)| *l != label);
-                    a.push((label, block));
+                    a.retain(|x| x.label != label);
+                    a.push(attachment);
                 });
                 done(Ok(()));
+                if let Ok(true) = client.subscribe_resource(&uri, &Abort::new()).await {
+                    state.chat.attachments.update(|a| a.iter_mut().filter(|x| x.server == server && x.uri == uri).for_each(|x| x.live = true));
+                }
             }
             Err(e) => done(Err(e.to_string())),
+        }
+    });
+}
+
+/// Removes an attachment (and its subscription).
+pub fn detach(state: AppState, label: &str) {
+    let gone: Vec<Attachment> = state.chat.attachments.with_untracked(|a| a.iter().filter(|x| x.label == label).cloned().collect());
+    state.chat.attachments.update(|a| a.retain(|x| x.label != label));
+    release(state, &gone);
+}
+
+/// Ends the subscriptions of attachments that are no longer attached.
+pub fn release(state: AppState, attachments: &[Attachment]) {
+    for a in attachments.iter().filter(|a| a.live) {
+        let still = state.chat.attachments.with_untracked(|l| l.iter().any(|x| x.server == a.server && x.uri == a.uri));
+        let Some(client) = server_client(state, &a.server).filter(|_| !still) else { continue };
+        let uri = a.uri.clone();
+        spawn_local(async move {
+            let _ = client.unsubscribe_resource(&uri, &Abort::new()).await;
+        });
+    }
+}
+
+/// The server says an attached resource changed: read it again.
+fn refresh_attachment(state: AppState, server: String, uri: String) {
+    let attached = state.chat.attachments.with_untracked(|a| a.iter().any(|x| x.server == server && x.uri == uri));
+    let Some(client) = server_client(state, &server).filter(|_| attached) else { return };
+    spawn_local(async move {
+        // A failed read keeps what was read before.
+        if let Ok(result) = client.read_resource(&uri, &Abort::new()).await {
+            let block = air_mcp::resources::context_block(&result);
+            state.chat.attachments.update(|a| {
+                for x in a.iter_mut().filter(|x| x.server == server && x.uri == uri) {
+                    x.block = block.clone();
+                    x.updates += 1;
+                }
+            });
         }
     });
 }

@@ -100,9 +100,22 @@ pub struct Conversation {
     remote_seen: StoredValue<std::collections::HashMap<String, f64>>,
     /// The composer's text.
     pub draft: RwSignal<String>,
-    /// Resources attached to the next message: a label and the context
-    /// block sent after the text.
-    pub attachments: RwSignal<Vec<(String, String)>>,
+    /// Resources attached to the next message.
+    pub attachments: RwSignal<Vec<Attachment>>,
+}
+
+/// A resource attached to the next message: its context block is sent
+/// after the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attachment {
+    pub server: String,
+    pub uri: String,
+    pub label: String,
+    pub block: String,
+    /// The server announces its changes (subscribed).
+    pub live: bool,
+    /// Times it was read again after the server said it changed.
+    pub updates: u32,
 }
 
 /// The four concerns together, for the actions that span them (opening a

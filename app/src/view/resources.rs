@@ -151,13 +151,15 @@ pub fn Attachments() -> impl IntoView {
                         .attachments
                         .get()
                         .into_iter()
-                        .map(|(label, _)| {
-                            let l2 = label.clone();
+                        .map(|a| {
+                            let label = a.label.clone();
                             view! {
-                                <span class="attachment" data-testid="attachment">
-                                    {label}
+                                <span class="attachment" data-testid="attachment" data-live=a.live.to_string()>
+                                    {a.live.then(|| view! { <span class="live-dot" title=move || t().resource_live>"●"</span> })}
+                                    {a.label}
+                                    {(a.updates > 0).then(|| view! { <small class="muted" data-testid="attachment-updated">" · "{move || t().resource_updated}</small> })}
                                     <button type="button" class="icon-button" title=move || t().resource_remove data-testid="attachment-remove"
-                                        on:click=move |_| state.chat.attachments.update(|a| a.retain(|(l, _)| *l != l2))>"×"</button>
+                                        on:click=move |_| crate::mcp::detach(state, &label)>"×"</button>
                                 </span>
                             }
                         })

@@ -117,6 +117,8 @@ texts! {
     resources_none: "These servers offer no resources.", "这些服务器没有提供资源。";
     resource_attach: "Attach", "附加";
     resource_remove: "Remove this attachment", "移除此附件";
+    resource_live: "The server announces changes: the latest version is sent", "服务器会通知变更：发送的是最新版本";
+    resource_updated: "updated", "已更新";
     resource_failed: "Could not read the resource: {e}", "无法读取资源：{e}";
     policy_server_default: "Default (each tool's own)", "默认（按各工具）";
     mcp_toggle_label: "MCP servers in this chat:", "本对话使用的 MCP 服务器：";

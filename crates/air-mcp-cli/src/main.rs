@@ -151,6 +151,10 @@ impl ClientHost for Host {
     fn notice(&self, notice: Notice) {
         eprintln!("server: {notice:?}");
     }
+
+    fn now_ms(&self) -> Option<u64> {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_millis() as u64)
+    }
 }
 
 /// Where a call reports: progress on stderr; questions answered with the

@@ -47,6 +47,9 @@ pub enum McpError {
     /// The server needs the user to open pages first (-32042), each a URL
     /// with what to tell the user.
     UrlRequired { message: String, pages: Vec<(String, String)> },
+    /// The server does not speak the revision sent (-32022); it named the
+    /// ones it does.
+    VersionRefused { supported: Vec<String> },
     Aborted,
 }
 
@@ -59,6 +62,7 @@ impl std::fmt::Display for McpError {
             McpError::Rpc { code, message } => write!(f, "the MCP server reported an error ({code}): {message}"),
             McpError::UrlRequired { message, .. } => write!(f, "the MCP server needs the user to open a page first: {message}"),
             McpError::UnsupportedVersion(v) => write!(f, "the MCP server speaks protocol version {v}, which this app does not know"),
+            McpError::VersionRefused { supported } => write!(f, "the MCP server refused this protocol version; it speaks {}", supported.join(", ")),
             McpError::Protocol(d) => write!(f, "the MCP server's answer was not understood: {d}"),
             McpError::Timeout { ms } => write!(f, "the MCP server did not answer within {} s", ms / 1000),
             McpError::Aborted => f.write_str("stopped"),
@@ -117,6 +121,11 @@ pub trait ClientHost {
     fn connected(&self) {}
     /// The session's state changed.
     fn connection(&self, _state: Connection) {}
+    /// The time now, in milliseconds since the epoch. Without a clock,
+    /// nothing is cached (results with `ttlMs` are asked for every time).
+    fn now_ms(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A host without a timer: waits are not waited (tests, tools).
@@ -137,6 +146,8 @@ const MAX_INPUT_ROUNDS: u32 = 8;
 const STREAM_OPEN_WAIT_MS: u64 = 3_000;
 /// Reconnections to one answer's stream in a row that bring nothing new.
 const MAX_RESUMES: u32 = 5;
+/// The longest a result is kept fresh, whatever `ttlMs` says.
+const MAX_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 
 #[derive(Debug, Default)]
 struct State {
@@ -163,6 +174,14 @@ struct State {
     /// Which era the server is of was found out (it is asked first when
     /// connecting again).
     era_known: bool,
+    /// Results the server said stay fresh a while (`ttlMs`), by method and
+    /// resource URI ("" for lists), with the time they go stale.
+    cache: std::collections::HashMap<(String, String), (Value, u64)>,
+    /// Resources whose changes the user wants to hear of.
+    subscribed: std::collections::BTreeSet<String>,
+    /// Bumped when `subscribed` changes: a 2026-07-28 listen stream is
+    /// opened again with the new set.
+    subscriptions_rev: u64,
 }
 
 /// What a request came back with.
@@ -385,6 +404,8 @@ impl<H: HttpClient> McpClient<H> {
             let mut s = self.state.borrow_mut();
             s.session_id = None;
             s.version = None;
+            // A new session may see other lists.
+            s.cache.clear();
             std::mem::replace(&mut s.initialized, false) || s.server_info.is_some()
         };
         self.host.connection(if again { Connection::Reconnecting } else { Connection::Connecting });
@@ -499,6 +520,7 @@ impl<H: HttpClient> McpClient<H> {
             s.initialized = true;
             s.era_known = true;
         }
+        self.resubscribe(abort).await?;
         self.host.connected();
         Ok(result.get("serverInfo").cloned().unwrap_or(Value::Null))
     }
@@ -656,6 +678,21 @@ impl<H: HttpClient> McpClient<H> {
                 Ok(Outcome::Expired) => {
                     return Err(McpError::Protocol("the session expired again right after it was renewed".into()));
                 }
+                // The server no longer speaks 2026-07-28 (-32022): connect
+                // again in a revision it names, then send the request again.
+                Err(McpError::VersionRefused { supported }) if modern && attempt == 0 => {
+                    let ours = |v: &String| SUPPORTED_VERSIONS.contains(&v.as_str());
+                    if supported.iter().any(|v| v == MODERN_VERSION) || (!supported.is_empty() && !supported.iter().any(ours)) {
+                        return Err(McpError::UnsupportedVersion(supported.join(", ")));
+                    }
+                    attempt += 1;
+                    {
+                        let mut s = self.state.borrow_mut();
+                        s.modern = false;
+                        s.era_known = true;
+                    }
+                    self.connect(abort).await?;
+                }
                 Err(e @ McpError::Network(_)) => {
                     self.host.connection(Connection::Failed { reason: e.to_string() });
                     return Err(e);
@@ -709,6 +746,20 @@ impl<H: HttpClient> McpClient<H> {
         std::future::poll_fn(|cx| {
             let mut s = self.state.borrow_mut();
             if s.stream_opening {
+                s.inbox_wakers.push(cx.waker().clone());
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await
+    }
+
+    /// Resolves once the subscribed resources differ from revision `rev`.
+    async fn subscriptions_changed(&self, rev: u64) {
+        std::future::poll_fn(|cx| {
+            let mut s = self.state.borrow_mut();
+            if s.subscriptions_rev == rev {
                 s.inbox_wakers.push(cx.waker().clone());
                 Poll::Pending
             } else {
@@ -822,8 +873,16 @@ impl<H: HttpClient> McpClient<H> {
         let mut idle = 0;
         loop {
             let id = self.next_id();
+            let (rev, uris) = {
+                let s = self.state.borrow();
+                (s.subscriptions_rev, s.subscribed.iter().cloned().collect::<Vec<_>>())
+            };
+            let mut wanted = json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true});
+            if !uris.is_empty() {
+                wanted["resourceSubscriptions"] = json!(uris);
+            }
             let mut params = serde_json::Map::new();
-            params.insert("notifications".into(), json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}));
+            params.insert("notifications".into(), wanted);
             params.insert("_meta".into(), Value::Object(modern_meta()));
             let message = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params});
             let request = self.post(&message).header("Mcp-Method", "subscriptions/listen");
@@ -834,7 +893,13 @@ impl<H: HttpClient> McpClient<H> {
             }
             let mut messages = Messages::new(response.body);
             loop {
-                let message = match messages.next().await {
+                // A changed set of subscriptions closes this stream and
+                // opens one that asks for the new set.
+                let next = match select(pin!(messages.next()), pin!(self.subscriptions_changed(rev))).await {
+                    Either::Left((next, _)) => next,
+                    Either::Right(_) => break,
+                };
+                let message = match next {
                     Ok(Some(m)) => m,
                     Ok(None) | Err(McpError::Network(_)) => break,
                     Err(e) => return Err(e),
@@ -842,6 +907,9 @@ impl<H: HttpClient> McpClient<H> {
                 // The answer to the listen request itself ends it.
                 let Some(method) = message.get("method").and_then(Value::as_str) else { return Ok(()) };
                 self.notified(method, message.get("params").unwrap_or(&Value::Null), None);
+            }
+            if self.state.borrow().subscriptions_rev != rev {
+                continue;
             }
             idle = if messages.progressed { 0 } else { idle + 1 };
             if idle > MAX_RESUMES {
@@ -1047,9 +1115,99 @@ impl<H: HttpClient> McpClient<H> {
         self.list_all("resources/templates/list", "resourceTemplates", abort).await
     }
 
-    /// A resource's contents.
+    /// A resource's contents (kept as long as the server's `ttlMs` says, or
+    /// until it announces a change).
     pub async fn read_resource(&self, uri: &str, abort: &Abort) -> Result<Value, McpError> {
-        self.request("resources/read", json!({"uri": uri}), abort).await
+        if let Some(hit) = self.cached("resources/read", uri) {
+            return Ok(hit);
+        }
+        let result = self.request("resources/read", json!({"uri": uri}), abort).await?;
+        self.keep("resources/read", uri, ttl_of(&result), &result);
+        Ok(result)
+    }
+
+    /// Whether the server offers to announce changes to a resource.
+    pub fn offers_subscriptions(&self) -> bool {
+        self.server_capabilities().and_then(|c| c.pointer("/resources/subscribe").and_then(Value::as_bool)).unwrap_or(false)
+    }
+
+    /// Asks to hear when `uri` changes ([`Notice::ResourceUpdated`]):
+    /// `resources/subscribe` in a session (again after it is renewed); in
+    /// 2026-07-28 the listen stream is opened again with it. `Ok(false)`
+    /// when the server does not offer it.
+    pub async fn subscribe_resource(&self, uri: &str, abort: &Abort) -> Result<bool, McpError> {
+        if !self.state.borrow().initialized {
+            self.connect(abort).await?;
+        }
+        if !self.offers_subscriptions() {
+            return Ok(false);
+        }
+        if self.state.borrow().subscribed.contains(uri) {
+            return Ok(true);
+        }
+        if !self.state.borrow().modern {
+            self.request("resources/subscribe", json!({"uri": uri}), abort).await?;
+        }
+        let mut s = self.state.borrow_mut();
+        s.subscribed.insert(uri.to_owned());
+        s.subscriptions_rev += 1;
+        drop(s);
+        self.wake_all();
+        Ok(true)
+    }
+
+    /// No longer hear of `uri`'s changes.
+    pub async fn unsubscribe_resource(&self, uri: &str, abort: &Abort) -> Result<(), McpError> {
+        let (was, modern) = {
+            let mut s = self.state.borrow_mut();
+            let was = s.subscribed.remove(uri);
+            s.subscriptions_rev += u64::from(was);
+            (was, s.modern)
+        };
+        self.wake_all();
+        if was && !modern && self.state.borrow().initialized {
+            self.request("resources/unsubscribe", json!({"uri": uri}), abort).await?;
+        }
+        Ok(())
+    }
+
+    /// The resources subscribed to.
+    pub fn subscriptions(&self) -> Vec<String> {
+        self.state.borrow().subscribed.iter().cloned().collect()
+    }
+
+    /// Subscribes the renewed session to what the old one was subscribed
+    /// to (2026-07-28 asks for them on its listen stream instead).
+    async fn resubscribe(&self, abort: &Abort) -> Result<(), McpError> {
+        let uris = self.subscriptions();
+        for uri in uris {
+            let id = self.next_id();
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}});
+            let response = self.http.send(self.post(&message), abort).await?;
+            let outcome = if self.is_legacy() { self.legacy_answer(id, response, abort, None).await } else { self.answer(id, response, true, abort, None).await };
+            if let Err(McpError::Aborted) = outcome {
+                return Err(McpError::Aborted);
+            }
+        }
+        Ok(())
+    }
+
+    /// A fresh result kept for `method` and `key`.
+    fn cached(&self, method: &str, key: &str) -> Option<Value> {
+        let now = self.host.now_ms()?;
+        let s = self.state.borrow();
+        s.cache.get(&(method.to_owned(), key.to_owned())).filter(|(_, until)| now < *until).map(|(v, _)| v.clone())
+    }
+
+    /// Keeps `value` for `ttl` milliseconds (none or 0: not kept).
+    fn keep(&self, method: &str, key: &str, ttl: Option<u64>, value: &Value) {
+        let (Some(now), Some(ttl)) = (self.host.now_ms(), ttl.filter(|t| *t > 0)) else { return };
+        self.state.borrow_mut().cache.insert((method.to_owned(), key.to_owned()), (value.clone(), now.saturating_add(ttl.min(MAX_TTL_MS))));
+    }
+
+    /// Forgets a kept result.
+    fn forget(&self, method: &str, key: &str) {
+        self.state.borrow_mut().cache.remove(&(method.to_owned(), key.to_owned()));
     }
 
     /// A prompt's messages for these arguments.
@@ -1073,10 +1231,16 @@ impl<H: HttpClient> McpClient<H> {
         self.list_all("tools/list", "tools", abort).await
     }
 
-    /// Every item of a paged list (`tools`, `prompts`, `resources`, …).
+    /// Every item of a paged list (`tools`, `prompts`, `resources`, …),
+    /// kept while every page's `ttlMs` says it is fresh, or until the
+    /// server announces the list changed.
     pub async fn list_all(&self, method: &str, key: &str, abort: &Abort) -> Result<Vec<Value>, McpError> {
+        if let Some(Value::Array(items)) = self.cached(method, "") {
+            return Ok(items);
+        }
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
+        let mut ttl: Option<u64> = Some(u64::MAX);
         // A server that never stops paging is cut off.
         for _ in 0..100 {
             let params = match &cursor {
@@ -1084,6 +1248,7 @@ impl<H: HttpClient> McpClient<H> {
                 None => json!({}),
             };
             let result = self.request(method, params, abort).await?;
+            ttl = ttl.zip(ttl_of(&result)).map(|(a, b)| a.min(b));
             match result.get(key) {
                 Some(Value::Array(page)) => items.extend(page.iter().cloned()),
                 _ => return Err(McpError::Protocol(format!("{method} answered without a {key} list"))),
@@ -1093,6 +1258,7 @@ impl<H: HttpClient> McpClient<H> {
                 break;
             }
         }
+        self.keep(method, "", ttl, &Value::Array(items.clone()));
         Ok(items)
     }
 
@@ -1249,10 +1415,24 @@ impl<H: HttpClient> McpClient<H> {
                     host.progress(Progress { progress, total: params.get("total").and_then(Value::as_f64), message: s("message") });
                 }
             }
-            "notifications/tools/list_changed" => self.host.notice(Notice::ToolsChanged),
-            "notifications/prompts/list_changed" => self.host.notice(Notice::PromptsChanged),
-            "notifications/resources/list_changed" => self.host.notice(Notice::ResourcesChanged),
-            "notifications/resources/updated" => self.host.notice(Notice::ResourceUpdated { uri: s("uri").unwrap_or_default() }),
+            "notifications/tools/list_changed" => {
+                self.forget("tools/list", "");
+                self.host.notice(Notice::ToolsChanged);
+            }
+            "notifications/prompts/list_changed" => {
+                self.forget("prompts/list", "");
+                self.host.notice(Notice::PromptsChanged);
+            }
+            "notifications/resources/list_changed" => {
+                self.forget("resources/list", "");
+                self.forget("resources/templates/list", "");
+                self.host.notice(Notice::ResourcesChanged);
+            }
+            "notifications/resources/updated" => {
+                let uri = s("uri").unwrap_or_default();
+                self.forget("resources/read", &uri);
+                self.host.notice(Notice::ResourceUpdated { uri });
+            }
             "notifications/message" => self.host.notice(Notice::Log {
                 level: s("level").unwrap_or_else(|| "info".into()),
                 logger: s("logger"),
@@ -1321,6 +1501,11 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// How long a result may be kept (`ttlMs`, 2026-07-28).
+fn ttl_of(result: &Value) -> Option<u64> {
+    result.get("ttlMs").and_then(Value::as_u64)
+}
+
 /// The result or error of a JSON-RPC response.
 fn response_of(message: &Value) -> Result<Value, McpError> {
     if let Some(e) = message.get("error") {
@@ -1362,6 +1547,10 @@ fn rpc_error(e: &Value) -> McpError {
         if !pages.is_empty() {
             return McpError::UrlRequired { message: e.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(), pages };
         }
+    }
+    if code == -32022 {
+        let supported = e.pointer("/data/supported").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
+        return McpError::VersionRefused { supported };
     }
     McpError::Rpc {
         code: e.get("code").and_then(Value::as_i64).unwrap_or(0),

@@ -309,6 +309,7 @@ struct Host {
     slept: Rc<RefCell<Vec<u64>>>,
     notices: Rc<RefCell<Vec<Notice>>>,
     states: Rc<RefCell<Vec<Connection>>>,
+    now: Rc<std::cell::Cell<u64>>,
 }
 
 impl ClientHost for Host {
@@ -321,6 +322,9 @@ impl ClientHost for Host {
     }
     fn connection(&self, state: Connection) {
         self.states.borrow_mut().push(state);
+    }
+    fn now_ms(&self) -> Option<u64> {
+        Some(self.now.get())
     }
 }
 
@@ -632,4 +636,139 @@ fn a_2026_07_28_server_announces_list_changes_on_a_subscription_stream() {
     assert_eq!(body(&sent[1])["params"]["notifications"]["toolsListChanged"], true);
     assert_eq!(header(&sent[1], "Mcp-Method"), Some("subscriptions/listen"));
     assert_eq!(body(&sent[2])["method"], "subscriptions/listen", "opened again after it closed");
+}
+
+fn methods(client: &McpClient<ScriptedHttp>) -> Vec<String> {
+    client.http().requests().iter().map(|r| body(r)["method"].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+#[test]
+fn results_are_kept_for_their_ttl_and_forgotten_when_the_server_says_they_changed() {
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    let tools = |id: u64, name: &str| json_answer(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": name, "inputSchema": {"type": "object"}}], "ttlMs": 60000, "cacheScope": "private", "resultType": "complete"}}));
+    http.push(tools(1, "a"));
+    http.push(tools(2, "b"));
+    let stream = [
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [], "resultType": "complete"}}),
+    ];
+    http.push(Script::sse(stream.iter().map(Value::to_string)));
+    http.push(tools(4, "c"));
+    // A read without ttlMs is not kept.
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 5, "result": {"contents": [{"uri": "note://a", "text": "1"}], "resultType": "complete"}})));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 6, "result": {"contents": [{"uri": "note://a", "text": "2"}], "resultType": "complete"}})));
+    let host = Host::default();
+    host.now.set(1_000_000);
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    let abort = Abort::new();
+    let names = |list: Vec<Value>| list.iter().map(|t| t["name"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>();
+    assert_eq!(names(run(client.list_tools(&abort)).unwrap()), ["a"]);
+    host.now.set(1_059_999);
+    assert_eq!(names(run(client.list_tools(&abort)).unwrap()), ["a"], "fresh for 60 s: not asked again");
+    host.now.set(1_060_000);
+    assert_eq!(names(run(client.list_tools(&abort)).unwrap()), ["b"], "stale: asked again");
+    run(client.call_tool("x", json!({}), &abort)).unwrap();
+    assert_eq!(names(run(client.list_tools(&abort)).unwrap()), ["c"], "the server said the list changed");
+    assert_eq!(run(client.read_resource("note://a", &abort)).unwrap()["contents"][0]["text"], "1");
+    assert_eq!(run(client.read_resource("note://a", &abort)).unwrap()["contents"][0]["text"], "2");
+    assert_eq!(methods(&client), ["server/discover", "tools/list", "tools/list", "tools/call", "tools/list", "resources/read", "resources/read"]);
+
+    // Without a clock nothing is kept.
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    http.push(tools(1, "a"));
+    http.push(tools(2, "b"));
+    let client = McpClient::new(http, config());
+    run(client.list_tools(&abort)).unwrap();
+    assert_eq!(names(run(client.list_tools(&abort)).unwrap()), ["b"]);
+}
+
+#[test]
+fn a_server_that_refuses_2026_07_28_is_spoken_to_in_a_revision_it_names() {
+    // -32022 as the Python SDK words it, with the revisions it speaks.
+    let refused = |supported: Value| Script::status(400, &json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": supported}}}).to_string());
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    http.push(refused(json!(["2025-06-18", "2025-11-25"])));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}})).with_header("Mcp-Session-Id", "s1"));
+    http.push(accepted());
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "ok"}]}})));
+    let host = Host::default();
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    let r = run(client.call_tool("x", json!({}), &Abort::new())).unwrap();
+    assert_eq!(output_from(&r).model_text(), "ok");
+    assert_eq!(methods(&client), ["server/discover", "tools/call", "initialize", "notifications/initialized", "tools/call"]);
+    assert_eq!(client.protocol_version().as_deref(), Some("2025-06-18"));
+    assert_eq!(header(&client.http().requests()[4], "Mcp-Session-Id"), Some("s1"));
+    assert_eq!(host.states.borrow().last(), Some(&Connection::Connected { version: "2025-06-18".into() }));
+
+    // Only revisions this client does not know: said so, nothing more sent.
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    http.push(refused(json!(["2031-01-01"])));
+    let client = McpClient::new(http, config());
+    let e = run(client.call_tool("x", json!({}), &Abort::new())).unwrap_err();
+    assert_eq!(e, McpError::UnsupportedVersion("2031-01-01".into()));
+    assert_eq!(client.http().requests().len(), 2);
+}
+
+#[test]
+fn resources_are_subscribed_in_a_session_and_again_when_it_is_renewed() {
+    let http = older();
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {"resources": {"subscribe": true}}}})).with_header("Mcp-Session-Id", "s1"));
+    http.push(accepted());
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {}})));
+    // The server restarted.
+    http.push(Script::status(404, ""));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 4, "result": {"protocolVersion": "2025-11-25", "capabilities": {"resources": {"subscribe": true}}}})).with_header("Mcp-Session-Id", "s2"));
+    http.push(accepted());
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 5, "result": {}})));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 6, "result": {"resources": []}})));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 7, "result": {}})));
+    let client = McpClient::new(http, config());
+    let abort = Abort::new();
+    assert_eq!(run(client.subscribe_resource("test://static/resource/1", &abort)), Ok(true));
+    assert_eq!(run(client.subscribe_resource("test://static/resource/1", &abort)), Ok(true), "once is enough");
+    run(client.list_resources(&abort)).unwrap();
+    run(client.unsubscribe_resource("test://static/resource/1", &abort)).unwrap();
+    assert!(client.subscriptions().is_empty());
+    assert_eq!(
+        methods(&client),
+        ["server/discover", "initialize", "notifications/initialized", "resources/subscribe", "resources/list", "initialize", "notifications/initialized", "resources/subscribe", "resources/list", "resources/unsubscribe"]
+    );
+    let sent = client.http().requests();
+    assert_eq!(body(&sent[3])["params"], json!({"uri": "test://static/resource/1"}));
+    assert_eq!(header(&sent[7], "Mcp-Session-Id"), Some("s2"), "the renewed session subscribes");
+
+    // A server that does not offer it: nothing is sent.
+    let http = older();
+    initialized(&http);
+    let client = McpClient::new(http, config());
+    assert_eq!(run(client.subscribe_resource("a://b", &abort)), Ok(false));
+    assert_eq!(client.http().requests().len(), 3);
+}
+
+#[test]
+fn a_2026_07_28_listen_stream_asks_for_subscribed_resources_and_reopens_when_they_change() {
+    let http = ScriptedHttp::new();
+    http.push(py_answer("py-discover.json"));
+    let stream = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "note://a"}}).to_string();
+    http.push(raw_sse(&format!("data: {stream}\n\n")).then(Step::Hang));
+    http.push(Script::status(405, ""));
+    let host = Host::default();
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    let abort = Abort::new();
+    assert_eq!(run(client.subscribe_resource("note://a", &abort)), Ok(true));
+    let (listened, subscribed) = run(futures_util::future::join(client.listen(&abort), async {
+        // The listen stream is open (its first message read) when this runs.
+        client.subscribe_resource("note://b", &abort).await
+    }));
+    listened.unwrap();
+    assert_eq!(subscribed, Ok(true));
+    assert_eq!(*host.notices.borrow(), [Notice::ResourceUpdated { uri: "note://a".into() }]);
+    let sent = client.http().requests();
+    assert_eq!(methods(&client), ["server/discover", "subscriptions/listen", "subscriptions/listen"], "no resources/subscribe in 2026-07-28");
+    assert_eq!(body(&sent[1])["params"]["notifications"]["resourceSubscriptions"], json!(["note://a"]));
+    assert_eq!(body(&sent[2])["params"]["notifications"]["resourceSubscriptions"], json!(["note://a", "note://b"]));
 }
