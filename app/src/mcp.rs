@@ -362,7 +362,7 @@ pub fn attach_resource(state: AppState, server: String, uri: String, label: Stri
                 });
                 done(Ok(()));
                 if let Ok(true) = client.subscribe_resource(&uri, &Abort::new()).await {
-                    state.chat.attachments.update(|a| a.iter_mut().filter(|x| x.server == server && x.uri == uri).for_each(|x| x.live = true));
+                    state.chat.attachments.update(|a| a.iter_mut().filter(|x| x.is(&server, &uri)).for_each(|x| x.live = true));
                 }
             }
             Err(e) => done(Err(e.to_string())),
@@ -380,7 +380,7 @@ pub fn detach(state: AppState, label: &str) {
 /// Ends the subscriptions of attachments that are no longer attached.
 pub fn release(state: AppState, attachments: &[Attachment]) {
     for a in attachments.iter().filter(|a| a.live) {
-        let still = state.chat.attachments.with_untracked(|l| l.iter().any(|x| x.server == a.server && x.uri == a.uri));
+        let still = state.chat.attachments.with_untracked(|l| l.iter().any(|x| x.is(&a.server, &a.uri)));
         let Some(client) = server_client(state, &a.server).filter(|_| !still) else { continue };
         let uri = a.uri.clone();
         spawn_local(async move {
@@ -391,14 +391,14 @@ pub fn release(state: AppState, attachments: &[Attachment]) {
 
 /// The server says an attached resource changed: read it again.
 fn refresh_attachment(state: AppState, server: String, uri: String) {
-    let attached = state.chat.attachments.with_untracked(|a| a.iter().any(|x| x.server == server && x.uri == uri));
+    let attached = state.chat.attachments.with_untracked(|a| a.iter().any(|x| x.is(&server, &uri)));
     let Some(client) = server_client(state, &server).filter(|_| attached) else { return };
     spawn_local(async move {
         // A failed read keeps what was read before.
         if let Ok(result) = client.read_resource(&uri, &Abort::new()).await {
             let block = air_mcp::resources::context_block(&result);
             state.chat.attachments.update(|a| {
-                for x in a.iter_mut().filter(|x| x.server == server && x.uri == uri) {
+                for x in a.iter_mut().filter(|x| x.is(&server, &uri)) {
                     x.block = block.clone();
                     x.updates += 1;
                 }

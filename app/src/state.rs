@@ -118,6 +118,13 @@ pub struct Attachment {
     pub updates: u32,
 }
 
+impl Attachment {
+    /// It is `uri` of `server`.
+    pub fn is(&self, server: &str, uri: &str) -> bool {
+        self.server == server && self.uri == uri
+    }
+}
+
 /// The four concerns together, for the actions that span them (opening a
 /// session, a turn, syncing with other tabs). Each is also in context on
 /// its own, and views take only the ones they show.
