@@ -9,7 +9,10 @@ headers; a page needs them, so the app is wrapped in Starlette's
 CORSMiddleware. Prints `ready` once it listens.
 """
 
+import io
+import math
 import sys
+import wave
 from typing import Annotated
 
 import anyio
@@ -17,12 +20,15 @@ import uvicorn
 from pydantic import BaseModel, Field
 from starlette.middleware.cors import CORSMiddleware
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from mcp.server.mcpserver.utilities.types import Audio
 
 port = int(sys.argv[1])
 mode = sys.argv[2] if len(sys.argv) > 2 else "stateful"
 
-mcp = MCPServer("py-test-server")
+# The tool list may be kept for a minute (`ttlMs` in 2026-07-28).
+mcp = MCPServer("py-test-server", cache_hints={"tools/list": CacheHint(ttl_ms=60_000, scope="private")})
 
 
 @mcp.tool()
@@ -79,6 +85,39 @@ async def grow(ctx: Context) -> str:
     mcp.add_tool(echo_back)
     await ctx.notify_tools_changed()
     return "added echo_back"
+
+
+@mcp.tool()
+def chime() -> Audio:
+    """A quarter of a second of a 440 Hz tone, as WAV audio."""
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        frames = bytearray()
+        for i in range(2000):
+            v = int(8000 * math.sin(2 * math.pi * 440 * i / 8000))
+            frames += v.to_bytes(2, "little", signed=True)
+        w.writeframes(bytes(frames))
+    return Audio(data=buf.getvalue(), format="wav")
+
+
+counter = {"count": 0}
+
+
+@mcp.resource("note://counter", mime_type="text/plain")
+def note_counter() -> str:
+    """A counter that `touch` moves on."""
+    return f"count {counter['count']}"
+
+
+@mcp.tool()
+async def touch(ctx: Context) -> str:
+    """Moves the counter on and tells subscribers that note://counter changed."""
+    counter["count"] += 1
+    await ctx.notify_resource_updated("note://counter")
+    return f"count {counter['count']}"
 
 
 app = mcp.streamable_http_app(stateless_http=mode != "stateful", json_response=mode == "stateless-json")

@@ -9,6 +9,7 @@
 //! air-mcp [--header NAME:VALUE]... [--accept-defaults] call TOOL JSON URL
 //! air-mcp [--header NAME:VALUE]... request METHOD JSON URL
 //! air-mcp bench TOOL JSON N URL
+//! air-mcp [--header NAME:VALUE]... script URL      (commands on stdin)
 //! ```
 //!
 //! The URL comes last, as the conformance runner appends it.
@@ -26,8 +27,8 @@ use air_mcp::{ClientHost, McpClient, Notice, ServerConfig};
 use air_tools::{CallHost, ElicitAnswer, Elicitation, Progress};
 use futures_channel::{mpsc, oneshot};
 use futures_util::StreamExt;
-use futures_util::future::{Either, LocalBoxFuture, select};
-use serde_json::Value;
+use futures_util::future::{Either, LocalBoxFuture, join, select};
+use serde_json::{Value, json};
 
 /// Blocking HTTP/1.1, one thread per request so that a call and the
 /// session's own stream are read at the same time.
@@ -35,6 +36,8 @@ struct Http {
     agent: ureq::Agent,
     /// The last request sent (the benchmark replays it raw).
     last: std::cell::RefCell<Option<Request>>,
+    /// Requests sent so far (numbers the exchanges in the trace).
+    sent: std::cell::Cell<usize>,
 }
 
 type Head = (u16, Vec<(String, String)>);
@@ -54,18 +57,26 @@ impl Body for StreamedBody {
     }
 }
 
-/// With `AIR_MCP_TRACE=FILE`, every request and response is appended to FILE.
-fn trace(line: &str) {
+/// With `AIR_MCP_TRACE=FILE`, every exchange is appended to FILE as JSON
+/// lines that a host test can replay: `{"n", "send": {method, url, headers,
+/// body}}` when a request goes out, `{"n", "status", "headers"}` when its
+/// answer starts (`{"n", "failed"}` if it never does), `{"n", "chunk"}`
+/// for each piece of its body, then `{"n", "end"}` or `{"n", "error"}`, where `n`
+/// numbers the exchanges in the order they were sent. A script also logs
+/// each command (`{"command"}`), the moment an `abort` stops it
+/// (`{"aborted"}`) and what it printed (`{"result"}`).
+fn trace(line: Value) {
     if let Some(path) = std::env::var_os("AIR_MCP_TRACE") {
         use std::io::Write;
         if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
-            let _ = writeln!(f, "{line}");
+            // One write per line: several threads append to the same file.
+            let _ = f.write_all(format!("{line}\n").as_bytes());
         }
     }
 }
 
 /// Sends `request` and streams its body into `chunks`, on this thread.
-fn exchange(agent: &ureq::Agent, request: Request, head: oneshot::Sender<Result<Head, HttpError>>, chunks: mpsc::UnboundedSender<Result<Vec<u8>, HttpError>>) {
+fn exchange(n: usize, agent: &ureq::Agent, request: Request, head: oneshot::Sender<Result<Head, HttpError>>, chunks: mpsc::UnboundedSender<Result<Vec<u8>, HttpError>>) {
     let mut builder = ureq::http::Request::builder().method(request.method.as_str()).uri(&request.url);
     for (k, v) in &request.headers {
         builder = builder.header(k, v);
@@ -80,13 +91,14 @@ fn exchange(agent: &ureq::Agent, request: Request, head: oneshot::Sender<Result<
     let response = match agent.run(req) {
         Ok(r) => r,
         Err(e) => {
+            trace(json!({"n": n, "failed": e.to_string()}));
             let _ = head.send(Err(HttpError::Network(e.to_string())));
             return;
         }
     };
     let status = response.status().as_u16();
     let headers = response.headers().iter().map(|(k, v)| (k.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
-    trace(&format!("< {status} {headers:?}"));
+    trace(json!({"n": n, "status": status, "headers": headers}));
     if head.send(Ok((status, headers))).is_err() {
         return;
     }
@@ -94,12 +106,16 @@ fn exchange(agent: &ureq::Agent, request: Request, head: oneshot::Sender<Result<
     let mut buf = vec![0; 16 * 1024];
     loop {
         let sent = match reader.read(&mut buf) {
-            Ok(0) => return,
-            Ok(n) => {
-                trace(&format!("< {}", String::from_utf8_lossy(&buf[..n])));
-                chunks.unbounded_send(Ok(buf[..n].to_vec()))
+            Ok(0) => {
+                trace(json!({"n": n, "end": true}));
+                return;
+            }
+            Ok(read) => {
+                trace(json!({"n": n, "chunk": String::from_utf8_lossy(&buf[..read])}));
+                chunks.unbounded_send(Ok(buf[..read].to_vec()))
             }
             Err(e) => {
+                trace(json!({"n": n, "error": e.to_string()}));
                 let _ = chunks.unbounded_send(Err(HttpError::Network(e.to_string())));
                 return;
             }
@@ -118,12 +134,14 @@ impl HttpClient for Http {
         if abort.is_aborted() {
             return Err(HttpError::Aborted);
         }
-        trace(&format!("> {} {} {:?} {}", request.method, request.url, request.headers, request.body.as_deref().unwrap_or("")));
+        let n = self.sent.get();
+        self.sent.set(n + 1);
+        trace(json!({"n": n, "send": {"method": request.method.as_str(), "url": request.url, "headers": request.headers, "body": request.body}}));
         *self.last.borrow_mut() = Some(request.clone());
         let (head_tx, head_rx) = oneshot::channel();
         let (chunks_tx, chunks_rx) = mpsc::unbounded();
         let agent = self.agent.clone();
-        std::thread::spawn(move || exchange(&agent, request, head_tx, chunks_tx));
+        std::thread::spawn(move || exchange(n, &agent, request, head_tx, chunks_tx));
         let (status, headers) = match select(head_rx, pin!(abort.aborted())).await {
             Either::Left((Ok(head), _)) => head?,
             Either::Left((Err(_), _)) => return Err(HttpError::Network("the request's thread ended".into())),
@@ -182,12 +200,19 @@ impl CallHost for Watcher {
 
 enum Command {
     Tools,
+    /// Every resource, page by page.
+    Resources,
     /// Any request, by method and params.
     Request { method: String, params: Value },
     Call { tool: String, arguments: Value },
     /// Times `n` calls through the client against `n` raw POSTs of the
     /// same message on the same session.
     Bench { tool: String, arguments: Value, n: usize },
+    /// Commands read from stdin, one per line (`tools`, `call TOOL JSON`,
+    /// `request METHOD JSON`, `resources`; `abort MS` before one stops it
+    /// after MS milliseconds), run one after another on the same client;
+    /// each result is printed as one line of JSON.
+    Script,
 }
 
 struct Args {
@@ -197,7 +222,7 @@ struct Args {
     url: String,
 }
 
-const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | call TOOL JSON | request METHOD JSON | bench TOOL JSON N) URL";
+const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | resources | call TOOL JSON | request METHOD JSON | bench TOOL JSON N | script) URL";
 
 fn parse(args: &[String]) -> Result<Args, String> {
     let mut headers = Vec::new();
@@ -216,8 +241,16 @@ fn parse(args: &[String]) -> Result<Args, String> {
         }
     }
     let url = rest.pop().ok_or(USAGE)?;
-    let command = match rest.as_slice() {
+    let command = command(&rest)?;
+    Ok(Args { headers, accept_defaults, command, url })
+}
+
+/// One command, from its words.
+fn command(words: &[String]) -> Result<Command, String> {
+    Ok(match words {
         [c] if c == "tools" => Command::Tools,
+        [c] if c == "script" => Command::Script,
+        [c] if c == "resources" => Command::Resources,
         [c, tool, json] if c == "call" => {
             let arguments = serde_json::from_str(json).map_err(|e| format!("the arguments are not JSON: {e}"))?;
             Command::Call { tool: tool.clone(), arguments }
@@ -231,8 +264,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
             Command::Bench { tool: tool.clone(), arguments, n: n.parse().map_err(|_| USAGE)? }
         }
         _ => return Err(USAGE.into()),
-    };
-    Ok(Args { headers, accept_defaults, command, url })
+    })
 }
 
 /// Median milliseconds of `n` calls through the client and of `n` raw
@@ -272,6 +304,72 @@ async fn bench(client: &McpClient<Http>, tool: &str, arguments: &Value, n: usize
     Ok(serde_json::json!({"calls": n, "clientMs": c, "rawMs": r, "ratio": if r > 0.0 { c / r } else { 0.0 }}))
 }
 
+/// Runs one command.
+async fn execute(client: &McpClient<Http>, command: &Command, watcher: &Watcher, abort: &Abort) -> Result<Value, air_mcp::McpError> {
+    match command {
+        Command::Tools => client.list_tools(abort).await.map(Value::Array),
+        Command::Resources => client.list_resources(abort).await.map(Value::Array),
+        Command::Request { method, params } => client.request(method, params.clone(), abort).await,
+        Command::Bench { tool, arguments, n } => bench(client, tool, arguments, *n, abort).await,
+        Command::Call { tool, arguments } => {
+            // Its schema says which arguments also travel as headers.
+            let listed = client.list_tools(abort).await?;
+            let schema = listed.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(tool)).and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Null);
+            client.call_tool_for(tool, &schema, arguments.clone(), abort, watcher).await
+        }
+        Command::Script => script(client, watcher).await,
+    }
+}
+
+/// Runs the commands on stdin, one after another, printing each result as
+/// a line of JSON.
+async fn script(client: &McpClient<Http>, watcher: &Watcher) -> Result<Value, air_mcp::McpError> {
+    // Read on a thread of its own: while a line is awaited, the session's
+    // stream goes on being read.
+    let (tx, mut lines) = mpsc::unbounded::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lines() {
+            let Ok(line) = line else { break };
+            if tx.unbounded_send(line).is_err() {
+                break;
+            }
+        }
+    });
+    while let Some(line) = lines.next().await {
+        trace(json!({"command": line}));
+        // `abort MS COMMAND` stops the command after MS milliseconds.
+        let (stop_after, line) = match line.strip_prefix("abort ").and_then(|l| l.split_once(' ')) {
+            Some((ms, rest)) => (ms.parse::<u64>().ok(), rest.to_owned()),
+            None => (None, line),
+        };
+        // Words, with the JSON argument (which may hold spaces) last.
+        let mut words: Vec<String> = line.splitn(3, ' ').map(str::to_owned).collect();
+        words.retain(|w| !w.is_empty());
+        if words.is_empty() {
+            continue;
+        }
+        let out = match command(&words) {
+            Ok(Command::Script) => json!({"error": "a script cannot run a script"}),
+            Ok(c) => {
+                let stop = Abort::new();
+                let timer = async {
+                    if let Some(ms) = stop_after {
+                        Host.sleep(ms).await;
+                        trace(json!({"aborted": true}));
+                        stop.abort();
+                    }
+                };
+                let (out, ()) = join(Box::pin(execute(client, &c, watcher, &stop)), timer).await;
+                out.unwrap_or_else(|e| json!({"error": e.to_string()}))
+            }
+            Err(e) => json!({"error": e}),
+        };
+        trace(json!({"result": out}));
+        println!("{out}");
+    }
+    Ok(Value::Null)
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let args = match parse(&argv) {
@@ -283,29 +381,15 @@ fn main() -> ExitCode {
     };
     let agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
     let config = ServerConfig { name: "cli".into(), url: args.url.clone(), headers: args.headers };
-    let client = McpClient::new(Http { agent, last: Default::default() }, config).with_host(Rc::new(Host));
+    let client = McpClient::new(Http { agent, last: Default::default(), sent: Default::default() }, config).with_host(Rc::new(Host));
     let watcher = Watcher { accept_defaults: args.accept_defaults };
     let abort = Abort::new();
     let result = pollster::block_on(async {
-        if let Err(e) = client.connect(&abort).await {
-            return Err(e);
-        }
-        let command = pin!(async {
-            match &args.command {
-                Command::Tools => client.list_tools(&abort).await.map(Value::Array),
-                Command::Request { method, params } => client.request(method, params.clone(), &abort).await,
-                Command::Bench { tool, arguments, n } => bench(&client, tool, arguments, *n, &abort).await,
-                Command::Call { tool, arguments } => {
-                    // Its schema says which arguments also travel as headers.
-                    let listed = client.list_tools(&abort).await?;
-                    let schema = listed.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(tool)).and_then(|t| t.get("inputSchema")).cloned().unwrap_or(Value::Null);
-                    client.call_tool_for(tool, &schema, arguments.clone(), &abort, &watcher).await
-                }
-            }
-        });
-        // The session's own stream, open while the command runs.
+        client.connect(&abort).await?;
+        // The session's own stream stays open while the command runs
+        // (polled first, so the command waits for it to open).
         let listener = Abort::new();
-        // (Polled first, so the command waits for it to open.)
+        let command = pin!(execute(&client, &args.command, &watcher, &abort));
         let out = match select(pin!(client.listen(&listener)), command).await {
             Either::Right((out, _)) => out,
             Either::Left((listened, command)) => {
@@ -320,6 +404,7 @@ fn main() -> ExitCode {
         out
     });
     match result {
+        Ok(Value::Null) => ExitCode::SUCCESS,
         Ok(v) => {
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             ExitCode::SUCCESS

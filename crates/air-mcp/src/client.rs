@@ -128,6 +128,20 @@ pub trait ClientHost {
     }
 }
 
+/// Ends [`McpClient::listen`]'s claim on the session's stream, however it ends.
+struct Listening<'a, H: HttpClient>(&'a McpClient<H>);
+
+impl<H: HttpClient> Drop for Listening<'_, H> {
+    fn drop(&mut self) {
+        {
+            let mut s = self.0.state.borrow_mut();
+            s.listening = false;
+            s.stream_opening = false;
+        }
+        self.0.wake_all();
+    }
+}
+
 /// A host without a timer: waits are not waited (tests, tools).
 struct Immediate;
 
@@ -624,10 +638,15 @@ impl<H: HttpClient> McpClient<H> {
                     // waited for long).
                     let _ = select(pin!(self.stream_settled()), self.host.sleep(STREAM_OPEN_WAIT_MS)).await;
                     self.state.borrow_mut().watched += 1;
-                    let outcome = match select(pin!(exchange), pin!(self.serve_inbox(host, &inner))).await {
+                    let outcome = match select(pin!(exchange), pin!(self.serve_inbox(host, id, &inner))).await {
                         Either::Left((outcome, _)) => outcome,
                         Either::Right((never, _)) => match never {},
                     };
+                    // Progress that came on the other stream before the
+                    // answer, and was not yet shown.
+                    while let Some(m) = self.take_inbox(id, true) {
+                        let _ = self.handle(0, m, &inner, Some(host)).await;
+                    }
                     self.state.borrow_mut().watched -= 1;
                     outcome
                 });
@@ -769,22 +788,32 @@ impl<H: HttpClient> McpClient<H> {
         .await
     }
 
-    /// Serves what the session's stream left for watched calls, forever.
-    async fn serve_inbox(&self, call: &dyn CallHost, abort: &Abort) -> std::convert::Infallible {
+    /// Serves what the session's stream left for watched call `id`, forever.
+    async fn serve_inbox(&self, call: &dyn CallHost, id: u64, abort: &Abort) -> std::convert::Infallible {
         loop {
-            let message = std::future::poll_fn(|cx| {
-                let mut s = self.state.borrow_mut();
-                match s.inbox.pop_front() {
-                    Some(m) => Poll::Ready(m),
-                    None => {
-                        s.inbox_wakers.push(cx.waker().clone());
-                        Poll::Pending
-                    }
+            let message = std::future::poll_fn(|cx| match self.take_inbox(id, false) {
+                Some(m) => Poll::Ready(m),
+                None => {
+                    self.state.borrow_mut().inbox_wakers.push(cx.waker().clone());
+                    Poll::Pending
                 }
             })
             .await;
             let _ = self.handle(0, message, abort, Some(call)).await;
         }
+    }
+
+    /// The first message the session's stream left for call `id`: its
+    /// progress (the token is the request's id), or, unless
+    /// `progress_only`, a question from the server (which names no call:
+    /// any watched call may answer it).
+    fn take_inbox(&self, id: u64, progress_only: bool) -> Option<Value> {
+        let mut s = self.state.borrow_mut();
+        let at = s.inbox.iter().position(|m| match m.pointer("/params/progressToken") {
+            Some(token) => m.get("method").and_then(Value::as_str) == Some("notifications/progress") && token.as_u64() == Some(id),
+            None => !progress_only && m.get("id").is_some(),
+        })?;
+        s.inbox.remove(at)
     }
 
     /// Keeps the session's own stream open (a GET): server requests and
@@ -801,13 +830,10 @@ impl<H: HttpClient> McpClient<H> {
             }
             s.stream_opening = true;
         }
+        // Also when this future is dropped half-way: the next listen opens
+        // a stream again, and no call waits for this one.
+        let _listening = Listening(self);
         let result = self.listen_loop(abort).await;
-        {
-            let mut s = self.state.borrow_mut();
-            s.listening = false;
-            s.stream_opening = false;
-        }
-        self.wake_all();
         match result {
             Err(McpError::Aborted) => Ok(()),
             other => other,
@@ -839,8 +865,11 @@ impl<H: HttpClient> McpClient<H> {
             self.state.borrow_mut().stream_opening = false;
             self.wake_all();
             let response = response?;
-            if matches!(response.status, 400 | 404 | 405) {
-                // Not offered (or the session ended: the next request renews it).
+            if matches!(response.status, 400 | 404 | 405 | 409) {
+                // Not offered, or the session ended (the next request
+                // renews it), or the server holds another stream of this
+                // session open (409, Python's SDK: a connection it has not
+                // yet seen closed).
                 return Ok(());
             }
             if !response.ok() || !is_sse(&response) {
@@ -1284,11 +1313,16 @@ impl<H: HttpClient> McpClient<H> {
     /// server forgets it in time anyway, and 405 is allowed.
     pub async fn close(&self) {
         let Some(id) = self.state.borrow_mut().session_id.take() else { return };
+        let version = self.state.borrow().version.clone();
         let mut r = Request { method: "DELETE".into(), url: self.config.url.clone(), headers: Vec::new(), body: None };
         for (k, v) in &self.config.headers {
             r = r.header(k, v);
         }
         r = r.header("Mcp-Session-Id", id);
+        // As on every request after initialization.
+        if let Some(v) = version {
+            r = r.header("MCP-Protocol-Version", v);
+        }
         let _ = self.http.send(r, &Abort::new()).await;
         self.state.borrow_mut().initialized = false;
     }

@@ -54,10 +54,10 @@ pub fn output_from(result: &Value) -> ToolOutput {
             _ => {}
         }
     }
-    if content.is_empty() {
-        if let Some(structured) = result.get("structuredContent") {
-            content.push(Content::Text { text: structured.to_string() });
-        }
+    if content.is_empty()
+        && let Some(structured) = result.get("structuredContent")
+    {
+        content.push(Content::Text { text: structured.to_string() });
     }
     ToolOutput { content, is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false) }
 }
@@ -67,13 +67,13 @@ pub fn output_from(result: &Value) -> ToolOutput {
 /// told about (with what did not match).
 pub fn checked_output(result: &Value, output_schema: Option<&Value>) -> ToolOutput {
     let mut out = output_from(result);
-    if let (Some(schema), Some(structured), false) = (output_schema, result.get("structuredContent"), out.is_error) {
-        if let Err(violations) = air_tools::schema::validate(schema, structured) {
-            out.is_error = true;
-            out.content.push(Content::Text {
-                text: format!("The server's structured result does not match the tool's output schema: {}", air_tools::schema::describe(&violations)),
-            });
-        }
+    if let (Some(schema), Some(structured), false) = (output_schema, result.get("structuredContent"), out.is_error)
+        && let Err(violations) = air_tools::schema::validate(schema, structured)
+    {
+        out.is_error = true;
+        out.content.push(Content::Text {
+            text: format!("The server's structured result does not match the tool's output schema: {}", air_tools::schema::describe(&violations)),
+        });
     }
     out
 }

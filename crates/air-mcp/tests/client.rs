@@ -223,7 +223,29 @@ fn closing_deletes_the_session() {
     let sent = client.http().requests();
     assert_eq!(sent[3].method, "DELETE");
     assert_eq!(header(&sent[3], "Mcp-Session-Id"), Some(SESSION));
+    assert_eq!(header(&sent[3], "MCP-Protocol-Version"), Some("2025-11-25"), "as on every request after initialization");
     assert_eq!(client.session_id(), None);
+}
+
+#[test]
+fn a_listen_given_up_half_way_does_not_keep_the_next_one_from_opening() {
+    let http = older();
+    http.push(recorded("everything-init.sse", true));
+    http.push(accepted());
+    let open = || Script::Respond { status: 200, headers: vec![("content-type".into(), "text/event-stream".into())], steps: vec![Step::Hang] };
+    http.push(open());
+    http.push(open());
+    let client = McpClient::new(http, config());
+    run(client.connect(&Abort::new())).unwrap();
+    // The stream opens, then its reader is dropped (the page navigates
+    // away from a chat, a command ends) without aborting it.
+    for _ in 0..2 {
+        let abort = Abort::new();
+        let stayed_open = matches!(run(futures_util::future::select(Box::pin(client.listen(&abort)), std::future::ready(()))), futures_util::future::Either::Right(_));
+        assert!(stayed_open);
+    }
+    let gets = client.http().requests().iter().filter(|r| r.method == "GET").count();
+    assert_eq!(gets, 2, "each listen opens the stream");
 }
 
 #[test]
