@@ -362,7 +362,12 @@ pub fn attach_resource(state: AppState, server: String, uri: String, label: Stri
                 });
                 done(Ok(()));
                 if let Ok(true) = client.subscribe_resource(&uri, &Abort::new()).await {
-                    state.chat.attachments.update(|a| a.iter_mut().filter(|x| x.is(&server, &uri)).for_each(|x| x.live = true));
+                    // Sent or removed while the subscription was on its way: end it.
+                    if state.chat.attachments.with_untracked(|a| a.iter().any(|x| x.is(&server, &uri))) {
+                        state.chat.attachments.update(|a| a.iter_mut().filter(|x| x.is(&server, &uri)).for_each(|x| x.live = true));
+                    } else {
+                        let _ = client.unsubscribe_resource(&uri, &Abort::new()).await;
+                    }
                 }
             }
             Err(e) => done(Err(e.to_string())),

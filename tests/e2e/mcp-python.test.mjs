@@ -7,6 +7,33 @@ import assert from 'node:assert/strict';
 import { scriptedHarness, send, startPyMcp } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
+/**
+ * Calls `touch` as another client would, in one 2026-07-28 request, so
+ * the server announces that note://counter changed.
+ */
+async function touch(url) {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+  };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'touch',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'touch', arguments: {}, _meta: meta } }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  assert.match(text, /count \d+/);
+}
+
 /** Allows `n` calls that ask first (tools without annotations do). */
 async function allow(page, n) {
   for (let i = 0; i < n; i++) {
@@ -32,7 +59,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await page.getByTestId('mcp-url').fill(server.url);
       await page.getByTestId('mcp-add').click();
       await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
-      assert.equal(await page.getByTestId('mcp-pick').count(), 6);
+      assert.equal(await page.getByTestId('mcp-pick').count(), 8);
       await page.getByTestId('mcp-save').click();
       const status = page.getByTestId('mcp-server-status');
       await status.filter({ hasText: 'Connected (protocol 2026-07-28)' }).waitFor({ timeout: 20_000 });
@@ -96,6 +123,35 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await send(page, 'What tools now?');
       await page.getByText('I see it.').waitFor({ timeout: 20_000 });
       assert.ok(h.model.requests.at(-1).body.tools.some((t) => t.function.name === 'mcp_py_echo_back'));
+
+      // Audio in a result plays on the card.
+      h.model.enqueue(reply.calls([{ id: 'c', name: 'mcp_py_chime', arguments: '{}' }]), reply.text('Chimed.'));
+      await send(page, 'Chime');
+      await page.getByText('Chimed.').waitFor({ timeout: 20_000 });
+      const audio = page.getByTestId('tool-audio').last();
+      assert.match(await audio.getAttribute('src'), /^data:audio\/wav;base64,UklGR/);
+      const duration = await audio.evaluate((a) => new Promise((done) => {
+        if (a.readyState >= 1) done(a.duration);
+        else a.addEventListener('loadedmetadata', () => done(a.duration), { once: true });
+        setTimeout(() => done(`not loaded (readyState ${a.readyState}, error ${a.error?.message})`), 10_000);
+      }));
+      assert.ok(Math.abs(duration - 0.25) < 0.01, `duration ${duration}`);
+      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, '[audio: audio/wav]');
+
+      // An attached resource follows its changes: the page subscribes, and
+      // when another client moves the counter on, it reads it again.
+      await page.getByTestId('resources-open').click();
+      await page.locator('[data-testid=resource-item][data-uri="note://counter"]').click();
+      const attachment = page.getByTestId('attachment').filter({ hasText: 'counter' });
+      await attachment.waitFor({ timeout: 20_000 });
+      await page.locator('[data-testid=attachment][data-live=true]').waitFor({ timeout: 20_000 });
+      await touch(server.url);
+      await attachment.getByTestId('attachment-updated').waitFor({ timeout: 20_000 });
+      h.model.enqueue(reply.text('Read the counter.'));
+      await send(page, 'What does the counter say?');
+      await page.getByText('Read the counter.').waitFor({ timeout: 20_000 });
+      const user = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'user').at(-1).content;
+      assert.match(user, /<resource uri="note:\/\/counter" mimeType="text\/plain">\s*count 1\s*<\/resource>/);
       assert.deepEqual(errors, []);
       await context.close();
     });

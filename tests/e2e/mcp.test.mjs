@@ -15,6 +15,12 @@ function unexpected(errors) {
   return errors.filter((e) => !/Failed to load resource: the server responded with a status of 400/.test(e));
 }
 
+/** Polls `check` until it holds (10 s at most). */
+async function waitUntil(check) {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(check(), 'condition not met in time');
+}
+
 describe('MCP servers (reference server, scripted model)', () => {
   const h = scriptedHarness({ before, after }, startScriptedModel);
   let server;
@@ -361,6 +367,11 @@ describe('MCP servers (reference server, scripted model)', () => {
 
   test('resources, and templates filled in, are attached to a message as context', async () => {
     const { context, page, errors } = await h.freshPage();
+    const methods = [];
+    page.on('request', (r) => {
+      if (r.url() === server.url && r.method() === 'POST') methods.push(JSON.parse(r.postData()));
+    });
+    const sentOf = (method) => methods.filter((m) => m.method === method).map((m) => m.params.uri);
     await addEverything(page);
     await page.getByTestId('resources-open').click();
     const picker = page.getByTestId('resource-picker');
@@ -368,6 +379,9 @@ describe('MCP servers (reference server, scripted model)', () => {
     await doc.waitFor({ timeout: 20_000 });
     await doc.click();
     await page.getByTestId('attachment').filter({ hasText: 'architecture.md' }).waitFor({ timeout: 20_000 });
+    // The server offers subscriptions: the page follows the attached resource.
+    await page.locator('[data-testid=attachment][data-live=true]').waitFor({ timeout: 20_000 });
+    assert.deepEqual(sentOf('resources/subscribe'), ['demo://resource/static/document/architecture.md']);
 
     await page.getByTestId('resources-open').click();
     await page.locator('[data-testid=template-item][data-template="demo://resource/dynamic/text/{resourceId}"]').click();
@@ -375,7 +389,14 @@ describe('MCP servers (reference server, scripted model)', () => {
     await form.locator('[data-field=resourceId]').fill('7');
     await form.getByTestId('template-attach').click();
     await page.getByTestId('attachment').filter({ hasText: 'demo://resource/dynamic/text/7' }).waitFor({ timeout: 20_000 });
-    // One can be taken off again.
+    // One can be taken off again, and its subscription ends.
+    await page.getByTestId('resources-open').click();
+    await picker.locator('[data-testid=resource-item][data-uri="demo://resource/static/document/features.md"]').click();
+    const extra = page.getByTestId('attachment').filter({ hasText: 'features.md' });
+    await extra.and(page.locator('[data-live=true]')).waitFor({ timeout: 20_000 });
+    await extra.getByTestId('attachment-remove').click();
+    await waitUntil(() => sentOf('resources/unsubscribe').length === 1);
+    assert.deepEqual(sentOf('resources/unsubscribe'), ['demo://resource/static/document/features.md']);
     assert.equal(await page.getByTestId('attachment').count(), 2);
 
     h.model.enqueue(reply.text('I read them.'));
@@ -386,6 +407,9 @@ describe('MCP servers (reference server, scripted model)', () => {
     assert.match(user, /# Everything Server – Architecture/);
     assert.match(user, /<resource uri="demo:\/\/resource\/dynamic\/text\/7"/);
     assert.equal(await page.getByTestId('attachment').count(), 0, 'sent with the message, then cleared');
+    // Sent, they are no longer followed.
+    await waitUntil(() => sentOf('resources/unsubscribe').length === 3);
+    assert.deepEqual(sentOf('resources/unsubscribe').slice(1).sort(), sentOf('resources/subscribe').filter((u) => !u.endsWith('features.md')).sort());
     assert.deepEqual(unexpected(errors), []);
     await context.close();
   });

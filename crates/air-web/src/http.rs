@@ -103,8 +103,13 @@ impl BodyReader {
 
 impl Drop for BodyReader {
     fn drop(&mut self) {
-        // Stop the download if the reader is dropped before the end.
-        let _ = self.reader.cancel();
+        // Stop the download if the reader is dropped before the end. The
+        // promise rejects when the stream already failed (a server gone):
+        // that is taken, not left as an unhandled rejection.
+        let cancelled = JsFuture::from(self.reader.cancel());
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = cancelled.await;
+        });
     }
 }
 
