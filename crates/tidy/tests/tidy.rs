@@ -126,7 +126,8 @@ fn dependencies_follow_the_crate_map() {
         ("air-agent", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("app", &["air-agent", "air-chat", "air-http", "air-i18n", "air-mcp", "air-render", "air-store", "air-tools", "air-web"]),
-        ("air-mcp-cli", &["air-http", "air-mcp", "air-tools"]),
+        ("air-oauth", &["air-http"]),
+        ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-tools"]),
         ("tidy", &[]),
     ];
     let all = packages();
