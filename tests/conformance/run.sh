@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite's client scenarios (not auth), each run
-# against `air-mcp` (crates/air-mcp-cli), the app's MCP client core on the
-# command line. The runner starts a scenario server, runs the command with
-# the server's URL appended, and checks what the client did.
+# The official MCP conformance suite's client scenarios, each run against
+# `air-mcp` (crates/air-mcp-cli), the app's MCP client core on the command
+# line (its OAuth steps are `air-oauth`'s). The runner starts a scenario
+# server, runs the command with the server's URL appended, and checks what
+# the client did. Every auth scenario runs, the three marked draft too;
+# the two marked extension (client credentials, JWT) are not offered.
 #
 #   tests/conformance/run.sh PATH/TO/air-mcp
 set -euo pipefail
@@ -20,16 +22,29 @@ SCENARIOS=(
   "elicitation-sep1034-client-defaults|$BIN --accept-defaults call test_client_elicitation_defaults {}"
   "sse-retry|$BIN call test_reconnection {}"
 )
+# Sign-in: the client's metadata document is offered where the server takes
+# one (auth/basic-cimd checks it is the URL used), else it registers.
+AUTH="$BIN --client-metadata-url https://conformance-test.local/client-metadata.json call test-tool {}"
+for s in metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd \
+  scope-from-www-authenticate scope-from-scopes-supported scope-omitted-when-undefined \
+  scope-step-up scope-retry-limit token-endpoint-auth-basic token-endpoint-auth-post \
+  token-endpoint-auth-none 2025-03-26-oauth-metadata-backcompat 2025-03-26-oauth-endpoint-fallback \
+  resource-mismatch offline-access-scope offline-access-not-supported; do
+  SCENARIOS+=("auth/$s|$AUTH")
+done
+# Credentials the user entered (the runner hands them over in its context).
+SCENARIOS+=("auth/pre-registration|$HERE/preregistered.sh $BIN call test-tool {}")
 
 failed=()
 for entry in "${SCENARIOS[@]}"; do
   name="${entry%%|*}"
   cmd="${entry#*|}"
-  if conformance client --command "$cmd" --scenario "$name" --output-dir "$OUT" >"$OUT/$name.log" 2>&1; then
-    printf '  ok    %s (%s)\n' "$name" "$(grep -o 'Passed: [0-9]*/[0-9]*' "$OUT/$name.log" | tail -1)"
+  log="$OUT/${name//\//-}.log"
+  if conformance client --command "$cmd" --scenario "$name" --output-dir "$OUT" >"$log" 2>&1; then
+    printf '  ok    %s (%s)\n' "$name" "$(grep -o 'Passed: [0-9]*/[0-9]*' "$log" | tail -1)"
   else
     printf '  FAIL  %s\n' "$name"
-    sed 's/^/        /' "$OUT/$name.log" | tail -40
+    sed 's/^/        /' "$log" | tail -40
     failed+=("$name")
   fi
 done

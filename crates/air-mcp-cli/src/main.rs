@@ -16,6 +16,8 @@
 //! `--accept-defaults` answers a server's form questions (elicitation) by
 //! accepting the defaults it proposes; without it they are declined.
 
+mod auth;
+
 use std::io::Read;
 use std::pin::pin;
 use std::process::ExitCode;
@@ -218,15 +220,18 @@ enum Command {
 struct Args {
     headers: Vec<(String, String)>,
     accept_defaults: bool,
+    /// How to sign in where the server asks (OAuth).
+    oauth: air_oauth::flow::Settings,
     command: Command,
     url: String,
 }
 
-const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] (tools | resources | call TOOL JSON | request METHOD JSON | bench TOOL JSON N | script) URL";
+const USAGE: &str = "usage: air-mcp [--header NAME:VALUE]... [--accept-defaults] [--client-id ID [--client-secret S]] [--client-metadata-url URL] (tools | resources | call TOOL JSON | request METHOD JSON | bench TOOL JSON N | script) URL";
 
 fn parse(args: &[String]) -> Result<Args, String> {
     let mut headers = Vec::new();
     let mut accept_defaults = false;
+    let mut oauth = air_oauth::flow::Settings { redirect_uri: auth::REDIRECT_URI.into(), client_name: "Air Agent (command line)".into(), ..Default::default() };
     let mut rest = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -237,12 +242,15 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 headers.push((k.trim().to_owned(), v.trim().to_owned()));
             }
             "--accept-defaults" => accept_defaults = true,
+            "--client-id" => oauth.client_id = Some(it.next().ok_or("--client-id needs an id")?.clone()),
+            "--client-secret" => oauth.client_secret = Some(it.next().ok_or("--client-secret needs a secret")?.clone()),
+            "--client-metadata-url" => oauth.metadata_document = Some(it.next().ok_or("--client-metadata-url needs a URL")?.clone()),
             _ => rest.push(a.clone()),
         }
     }
     let url = rest.pop().ok_or(USAGE)?;
     let command = command(&rest)?;
-    Ok(Args { headers, accept_defaults, command, url })
+    Ok(Args { headers, accept_defaults, oauth, command, url })
 }
 
 /// One command, from its words.
@@ -379,9 +387,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
     let config = ServerConfig { name: "cli".into(), url: args.url.clone(), headers: args.headers };
-    let client = McpClient::new(Http { agent, last: Default::default(), sent: Default::default() }, config).with_host(Rc::new(Host));
+    let http = || Http { agent: agent.clone(), last: Default::default(), sent: Default::default() };
+    let sign_in = auth::SignIn::new(http(), &args.url, args.oauth.clone());
+    let client = McpClient::new(http(), config).with_host(Rc::new(Host)).with_authorizer(Rc::new(sign_in));
     let watcher = Watcher { accept_defaults: args.accept_defaults };
     let abort = Abort::new();
     let result = pollster::block_on(async {

@@ -142,6 +142,21 @@ impl<H: HttpClient> Drop for Listening<'_, H> {
     }
 }
 
+/// Authorization for a server that asks for it (OAuth, in `air-oauth`):
+/// the header to send, and what to do when the server refuses.
+pub trait Authorizer {
+    /// The `Authorization` value to send now, if any.
+    fn header(&self) -> Option<String>;
+    /// The server refused a request: 401, or 403 with `insufficient_scope`,
+    /// with its `WWW-Authenticate` value. Get a token (refresh it, sign in,
+    /// or ask for more scope); `true` sends the request again.
+    fn refused(&self, status: u16, www_authenticate: Option<String>) -> LocalBoxFuture<'_, bool>;
+}
+
+/// How many times one request is sent again after the server refused its
+/// token (a sign-in, then a step-up of the scope).
+const MAX_AUTH_RETRIES: usize = 2;
+
 /// A host without a timer: waits are not waited (tests, tools).
 struct Immediate;
 
@@ -283,6 +298,7 @@ pub struct McpClient<H: HttpClient> {
     state: RefCell<State>,
     /// The legacy HTTP+SSE transport, when the server speaks only that.
     legacy: RefCell<Option<Legacy<H::Body>>>,
+    authorizer: Option<Rc<dyn Authorizer>>,
 }
 
 /// The HTTP+SSE transport of revision 2024-11-05: one event stream (a GET)
@@ -310,6 +326,7 @@ impl<H: HttpClient> McpClient<H> {
             timeouts: (None, None),
             state: RefCell::new(State { next_id: 1, ..State::default() }),
             legacy: RefCell::new(None),
+            authorizer: None,
         }
     }
 
@@ -324,6 +341,45 @@ impl<H: HttpClient> McpClient<H> {
     }
 
     /// Runs with this timer and hears the server's announcements.
+    /// Signs in where the server asks for it.
+    pub fn with_authorizer(mut self, authorizer: Rc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
+        self
+    }
+
+    /// Sends a request with the authorization the server wants: when it
+    /// refuses the token (401, or 403 `insufficient_scope`), the
+    /// authorizer gets one and the request goes again, a bounded number
+    /// of times. Without an authorizer the refusal is the answer.
+    async fn send(&self, request: Request, abort: &Abort) -> Result<Response<H::Body>, HttpError> {
+        let Some(auth) = self.authorizer.clone() else { return self.http.send(request, abort).await };
+        let mut tries = 0;
+        loop {
+            let mut r = request.clone();
+            if let Some(h) = auth.header() {
+                r = r.header("Authorization", h);
+            }
+            let response = self.http.send(r, abort).await?;
+            let challenge = response.header("www-authenticate").map(str::to_owned);
+            let refused = response.status == 401 || (response.status == 403 && challenge.as_deref().is_some_and(|c| c.contains("insufficient_scope")));
+            if !refused || tries >= MAX_AUTH_RETRIES {
+                return Ok(response);
+            }
+            tries += 1;
+            let _ = response.body.text().await;
+            let status = response.status;
+            if !auth.refused(status, challenge).await {
+                // Nothing better to send: ask once more so the caller gets
+                // the server's own refusal to report.
+                let mut r = request.clone();
+                if let Some(h) = auth.header() {
+                    r = r.header("Authorization", h);
+                }
+                return self.http.send(r, abort).await;
+            }
+        }
+    }
+
     pub fn with_host(mut self, host: Rc<dyn ClientHost>) -> Self {
         self.host = host;
         self
@@ -447,7 +503,7 @@ impl<H: HttpClient> McpClient<H> {
         for (k, v) in &self.config.headers {
             request = request.header(k, v);
         }
-        let response = match self.http.send(request, abort).await {
+        let response = match self.send(request, abort).await {
             Ok(r) => r,
             Err(HttpError::Aborted) => return Err(McpError::Aborted),
             // Perhaps only the new headers were refused (CORS): the older
@@ -493,7 +549,7 @@ impl<H: HttpClient> McpClient<H> {
             }
         });
         *self.legacy.borrow_mut() = None;
-        let response = self.http.send(self.post(&message), abort).await?;
+        let response = self.send(self.post(&message), abort).await?;
         let session = response.header("mcp-session-id").map(str::to_owned);
         let result = if matches!(response.status, 400 | 404 | 405) {
             // Perhaps a server of the legacy HTTP+SSE transport.
@@ -505,7 +561,7 @@ impl<H: HttpClient> McpClient<H> {
             }
             let id = self.next_id();
             let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": message["params"].clone()});
-            let response = self.http.send(self.post(&message), abort).await?;
+            let response = self.send(self.post(&message), abort).await?;
             match self.legacy_answer(id, response, abort, None).await? {
                 Outcome::Result(r) => r,
                 Outcome::Expired => return Err(McpError::Protocol("the server closed its event stream".into())),
@@ -545,7 +601,7 @@ impl<H: HttpClient> McpClient<H> {
         if let Some(p) = params {
             note["params"] = p;
         }
-        let r = self.http.send(self.post(&note), abort).await?;
+        let r = self.send(self.post(&note), abort).await?;
         if !r.ok() {
             let status = r.status;
             let body = r.body.text().await.unwrap_or_default();
@@ -617,7 +673,7 @@ impl<H: HttpClient> McpClient<H> {
             });
             let outcome = {
                 let exchange = async {
-                    let response = self.http.send(request, &inner).await?;
+                    let response = self.send(request, &inner).await?;
                     if self.is_legacy() {
                         return self.legacy_answer(id, response, &inner, call).await;
                     }
@@ -861,7 +917,7 @@ impl<H: HttpClient> McpClient<H> {
                 get = get.header("Last-Event-ID", id);
             }
             self.state.borrow_mut().stream_opening = true;
-            let response = self.http.send(get, abort).await;
+            let response = self.send(get, abort).await;
             self.state.borrow_mut().stream_opening = false;
             self.wake_all();
             let response = response?;
@@ -915,7 +971,7 @@ impl<H: HttpClient> McpClient<H> {
             params.insert("_meta".into(), Value::Object(modern_meta()));
             let message = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params});
             let request = self.post(&message).header("Mcp-Method", "subscriptions/listen");
-            let response = self.http.send(request, abort).await?;
+            let response = self.send(request, abort).await?;
             if !response.ok() || !is_sse(&response) {
                 let _ = response.body.text().await;
                 return Ok(());
@@ -969,7 +1025,7 @@ impl<H: HttpClient> McpClient<H> {
         for (k, v) in &self.config.headers {
             get = get.header(k, v);
         }
-        let response = self.http.send(get, abort).await?;
+        let response = self.send(get, abort).await?;
         if !response.ok() || !is_sse(&response) {
             return Ok(false);
         }
@@ -1212,7 +1268,7 @@ impl<H: HttpClient> McpClient<H> {
         for uri in uris {
             let id = self.next_id();
             let message = json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}});
-            let response = self.http.send(self.post(&message), abort).await?;
+            let response = self.send(self.post(&message), abort).await?;
             let outcome = if self.is_legacy() { self.legacy_answer(id, response, abort, None).await } else { self.answer(id, response, true, abort, None).await };
             if let Err(McpError::Aborted) = outcome {
                 return Err(McpError::Aborted);
@@ -1323,7 +1379,7 @@ impl<H: HttpClient> McpClient<H> {
         if let Some(v) = version {
             r = r.header("MCP-Protocol-Version", v);
         }
-        let _ = self.http.send(r, &Abort::new()).await;
+        let _ = self.send(r, &Abort::new()).await;
         self.state.borrow_mut().initialized = false;
     }
 
@@ -1371,7 +1427,7 @@ impl<H: HttpClient> McpClient<H> {
             }
             self.wait_to_reopen(retry_ms, abort).await?;
             let get = self.with_headers(Request::get(&self.config.url).header("Accept", "text/event-stream").header("Last-Event-ID", &last_id));
-            let response = self.http.send(get, abort).await?;
+            let response = self.send(get, abort).await?;
             if !response.ok() || !is_sse(&response) {
                 let status = response.status;
                 let text = response.body.text().await.unwrap_or_default();
@@ -1403,7 +1459,7 @@ impl<H: HttpClient> McpClient<H> {
                     Ok(result) => json!({"jsonrpc": "2.0", "id": request_id, "result": result}),
                     Err((code, text)) => json!({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}),
                 };
-                let r = self.http.send(self.post(&reply), abort).await?;
+                let r = self.send(self.post(&reply), abort).await?;
                 let _ = r.body.text().await;
                 Ok(None)
             }

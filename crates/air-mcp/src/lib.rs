@@ -21,7 +21,7 @@ pub mod prompts;
 pub mod resources;
 pub mod tool;
 
-pub use client::{ClientHost, Connection, McpClient, McpError, Notice, ServerConfig};
+pub use client::{Authorizer, ClientHost, Connection, McpClient, McpError, Notice, ServerConfig};
 
 /// The protocol revision asked for first.
 pub const LATEST_VERSION: &str = "2025-11-25";

@@ -794,3 +794,53 @@ fn a_2026_07_28_listen_stream_asks_for_subscribed_resources_and_reopens_when_the
     assert_eq!(body(&sent[1])["params"]["notifications"]["resourceSubscriptions"], json!(["note://a"]));
     assert_eq!(body(&sent[2])["params"]["notifications"]["resourceSubscriptions"], json!(["note://a", "note://b"]));
 }
+
+/// Signs in by handing out the next token of a list, and notes each refusal.
+struct Tokens {
+    next: RefCell<Vec<&'static str>>,
+    current: RefCell<Option<String>>,
+    refusals: RefCell<Vec<(u16, Option<String>)>>,
+}
+
+impl air_mcp::Authorizer for Tokens {
+    fn header(&self) -> Option<String> {
+        self.current.borrow().clone()
+    }
+
+    fn refused(&self, status: u16, www_authenticate: Option<String>) -> LocalBoxFuture<'_, bool> {
+        self.refusals.borrow_mut().push((status, www_authenticate));
+        let next = self.next.borrow_mut().pop();
+        let got = next.is_some();
+        *self.current.borrow_mut() = next.map(|t| format!("Bearer {t}"));
+        Box::pin(async move { got })
+    }
+}
+
+#[test]
+fn a_refused_token_is_replaced_and_the_request_sent_again_a_bounded_number_of_times() {
+    let http = ScriptedHttp::new();
+    let challenge = r#"Bearer resource_metadata="http://127.0.0.1:3001/.well-known/oauth-protected-resource/mcp", scope="read""#;
+    // server/discover: 401, then (signed in) the older server's refusal.
+    http.push(Script::status(401, "").with_header("WWW-Authenticate", challenge));
+    http.push(Script::status(400, r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request"},"id":null}"#));
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}})));
+    http.push(accepted());
+    // tools/call needs more scope: 403 insufficient_scope, then again, then
+    // the bound is reached and the server's refusal is the answer.
+    let more = r#"Bearer error="insufficient_scope", scope="read write""#;
+    for _ in 0..3 {
+        http.push(Script::status(403, "").with_header("WWW-Authenticate", more));
+    }
+    let tokens = Rc::new(Tokens { next: RefCell::new(vec!["t3", "t2", "t1"]), current: RefCell::new(None), refusals: RefCell::default() });
+    let client = McpClient::new(http, ServerConfig { headers: Vec::new(), ..config() }).with_authorizer(tokens.clone());
+    run(client.connect(&Abort::new())).unwrap();
+    let err = run(client.call_tool("write", json!({}), &Abort::new())).unwrap_err();
+    assert!(matches!(err, McpError::Http { status: 403, .. }), "{err}");
+    let sent = client.http().requests();
+    let auth: Vec<Option<&str>> = sent.iter().map(|r| header(r, "Authorization")).collect();
+    assert_eq!(auth, [None, Some("Bearer t1"), Some("Bearer t1"), Some("Bearer t1"), Some("Bearer t1"), Some("Bearer t2"), Some("Bearer t3")]);
+    let refusals = tokens.refusals.borrow();
+    assert_eq!(refusals.len(), 3, "one sign-in, two step-ups, then no more");
+    assert_eq!(refusals[0], (401, Some(challenge.to_owned())));
+    assert_eq!(refusals[1], (403, Some(more.to_owned())));
+}

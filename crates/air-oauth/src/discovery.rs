@@ -83,16 +83,18 @@ pub struct AuthServer {
 
 impl AuthServer {
     /// Reads and checks the metadata found at a URL derived from
-    /// `expected_issuer`: the issuer must be that one, and S256 must be
-    /// offered (without `code_challenge_methods_supported` the server may
-    /// not do PKCE at all, and MCP forbids going on).
-    pub fn from_json(v: &Value, expected_issuer: &str) -> Result<Self, String> {
+    /// `expected_issuer`: the issuer must be that one (RFC 8414 §3.3), and
+    /// S256 must be offered (without `code_challenge_methods_supported`
+    /// the server may not do PKCE at all, and MCP forbids going on).
+    /// `None`: the server named no issuer (2025-03-26, metadata at the MCP
+    /// server's origin), so any is taken.
+    pub fn from_json(v: &Value, expected_issuer: Option<&str>) -> Result<Self, String> {
         if !v.is_object() {
             return Err("the authorization server's metadata is not a JSON object".into());
         }
         let issuer = string(v, "issuer").ok_or("the authorization server's metadata has no issuer")?;
-        if issuer.trim_end_matches('/') != expected_issuer.trim_end_matches('/') {
-            return Err(format!("the authorization server calls itself {issuer}, not {expected_issuer}"));
+        if let Some(expected) = expected_issuer.filter(|e| issuer.trim_end_matches('/') != e.trim_end_matches('/')) {
+            return Err(format!("the authorization server calls itself {issuer}, not {expected}"));
         }
         let methods = strings(v, "code_challenge_methods_supported");
         if methods.is_empty() {
@@ -151,17 +153,18 @@ mod tests {
     fn metadata_is_checked() {
         let ok = json!({"issuer": "https://as.example", "authorization_endpoint": "https://as.example/a", "token_endpoint": "https://as.example/t",
             "code_challenge_methods_supported": ["S256"], "client_id_metadata_document_supported": true});
-        let m = AuthServer::from_json(&ok, "https://as.example/").unwrap();
+        let m = AuthServer::from_json(&ok, Some("https://as.example/")).unwrap();
         assert!(m.client_id_metadata_document_supported);
         assert_eq!(m.registration_endpoint, None);
         let mut no_pkce = ok.clone();
         no_pkce.as_object_mut().unwrap().remove("code_challenge_methods_supported");
-        assert!(AuthServer::from_json(&no_pkce, "https://as.example").unwrap_err().contains("PKCE"));
+        assert!(AuthServer::from_json(&no_pkce, Some("https://as.example")).unwrap_err().contains("PKCE"));
         let mut plain = ok.clone();
         plain["code_challenge_methods_supported"] = json!(["plain"]);
-        assert!(AuthServer::from_json(&plain, "https://as.example").unwrap_err().contains("S256"));
-        assert!(AuthServer::from_json(&ok, "https://evil.example").unwrap_err().contains("calls itself"));
-        assert!(AuthServer::from_json(&json!([1]), "https://as.example").is_err());
+        assert!(AuthServer::from_json(&plain, Some("https://as.example")).unwrap_err().contains("S256"));
+        assert!(AuthServer::from_json(&ok, Some("https://evil.example")).unwrap_err().contains("calls itself"));
+        assert!(AuthServer::from_json(&ok, None).is_ok(), "a 2025-03-26 server named no issuer");
+        assert!(AuthServer::from_json(&json!([1]), None).is_err());
         assert!(ProtectedResource::from_json(&json!({"resource": "x"})).is_err());
     }
 }

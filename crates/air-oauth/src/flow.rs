@@ -192,7 +192,8 @@ impl<H: HttpClient> OAuth<H> {
         let mut server = None;
         for url in auth_server_urls(&issuer) {
             if let Some(v) = self.get_json(&url, abort).await? {
-                server = Some(AuthServer::from_json(&v, &issuer).map_err(OAuthError::Metadata)?);
+                let expected = resource_meta.as_ref().map(|_| issuer.as_str());
+                server = Some(AuthServer::from_json(&v, expected).map_err(OAuthError::Metadata)?);
                 break;
             }
         }

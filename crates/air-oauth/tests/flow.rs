@@ -157,7 +157,7 @@ fn secrets_and_refusals() {
     let abort = Abort::new();
     let d = air_oauth::Discovery {
         resource: "https://mcp.example.com/mcp".into(),
-        server: air_oauth::AuthServer::from_json(&as_metadata(json!({"token_endpoint_auth_methods_supported": ["client_secret_post"]})), "https://auth.example.com/tenant1").unwrap(),
+        server: air_oauth::AuthServer::from_json(&as_metadata(json!({"token_endpoint_auth_methods_supported": ["client_secret_post"]})), Some("https://auth.example.com/tenant1")).unwrap(),
         scope: None,
     };
     let client = run(oauth.client(&d, &abort)).unwrap();
