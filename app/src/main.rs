@@ -6,6 +6,7 @@ mod data;
 mod env;
 mod i18n;
 mod mcp;
+mod oauth;
 mod state;
 mod store;
 mod view;

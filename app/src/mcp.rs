@@ -108,6 +108,7 @@ fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
                 let host = Rc::new(Host { state, server: server.name.clone(), client: RefCell::new(std::rc::Weak::new()) });
                 let client = Rc::new(
                     McpClient::new(env::Http::default(), c)
+                        .with_authorizer(crate::oauth::authorizer(state, &server.url))
                         .with_known_version(server.protocol.as_deref())
                         .with_host(host.clone())
                         .with_timeouts(Some(CALL_TIMEOUT_MS), Some(REQUEST_TIMEOUT_MS)),
@@ -195,7 +196,7 @@ pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String,
         return;
     }
     let mut server = McpServer { name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None };
-    let client = McpClient::new(env::Http::default(), config(&server));
+    let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
         server.protocol = client.protocol_version();
@@ -229,7 +230,7 @@ pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<s
         return;
     }
     server.url = url;
-    let client = McpClient::new(env::Http::default(), config(&server));
+    let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
         let protocol = client.protocol_version();
@@ -262,6 +263,10 @@ pub fn set_enabled(state: AppState, name: &str, enabled: bool) {
 
 pub fn remove_server(state: AppState, name: &str) {
     let mut servers = state.prefs.mcp_servers.get_untracked();
+    // Its tokens go with it.
+    for s in servers.iter().filter(|s| s.name == name) {
+        crate::oauth::forget(&s.url);
+    }
     servers.retain(|s| s.name != name);
     persist(state, servers);
     state.update_mcp_chat(|c| c.forget_server(name));

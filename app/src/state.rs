@@ -55,6 +55,8 @@ pub struct Prefs {
     pub mcp_chat: RwSignal<air_store::mcp::ChatServers>,
     /// Where each server's session stands, by server name.
     pub mcp_status: RwSignal<std::collections::HashMap<String, air_mcp::Connection>>,
+    /// Servers that asked the user to sign in, by URL.
+    pub mcp_sign_in: RwSignal<std::collections::HashMap<String, crate::oauth::SignInNeeded>>,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }
@@ -193,6 +195,7 @@ impl AppState {
                 mcp_servers: RwSignal::new(servers),
                 mcp_chat: RwSignal::new(air_store::mcp::ChatServers::load(&kv)),
                 mcp_status: RwSignal::new(Default::default()),
+                mcp_sign_in: RwSignal::new(Default::default()),
                 settings_open: RwSignal::new(false),
                 sidebar_collapsed: RwSignal::new(collapsed),
             },

@@ -117,6 +117,26 @@ export async function startPyMcp(mode) {
   throw new Error(`the Python MCP server did not start:\n${output()}`);
 }
 
+/**
+ * Starts the MCP server that asks for OAuth (`support/py_oauth_mcp_server.py`,
+ * PyPI `fastmcp` from AIR_MCP_PYTHON's venv, with its in-memory
+ * authorization server on the same origin). Returns { url, origin, stop }.
+ */
+export async function startOAuthMcp() {
+  const python = process.env.AIR_MCP_PYTHON;
+  if (!python) throw new Error('AIR_MCP_PYTHON is not set (./dev test sets it)');
+  const port = await freePort();
+  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_oauth_mcp_server.py'), String(port)]);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the OAuth MCP server exited:\n${output()}`);
+    if (/^ready$/m.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, origin: `http://127.0.0.1:${port}`, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`the OAuth MCP server did not start:\n${output()}`);
+}
+
 /** Opens the app and waits until the store is open. */
 export async function openApp(page, url) {
   const errors = [];

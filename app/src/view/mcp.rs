@@ -60,7 +60,7 @@ pub fn McpServers() -> impl IntoView {
     let preview = StoredValue::new_local(None::<crate::mcp::Preview>);
     let offered = RwSignal::new(Vec::<(String, String)>::new());
     let picked = RwSignal::new(Vec::<String>::new());
-    let connect = move |_| {
+    let run_connect = move || {
         let (n, u, a) = (name.get_untracked(), url.get_untracked(), auth.get_untracked());
         let headers = if a.trim().is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), a.trim().to_owned())] };
         adding.set(AddState::Connecting);
@@ -72,6 +72,20 @@ pub fn McpServers() -> impl IntoView {
                 adding.set(AddState::Picking);
             }
             Err(e) => adding.set(AddState::Failed(e)),
+        });
+    };
+    let connect = move |_| run_connect();
+    // The server asked for a sign-in: after it, connect again.
+    let needs_sign_in = move || state.prefs.mcp_sign_in.with(|m| m.contains_key(url.get().trim()));
+    let signing_in = RwSignal::new(false);
+    let sign_in = move |_| {
+        signing_in.set(true);
+        crate::oauth::sign_in(state, url.get_untracked(), move |r| {
+            signing_in.set(false);
+            match r {
+                Ok(()) => run_connect(),
+                Err(e) => adding.set(AddState::Failed(t().mcp_sign_in_failed.replace("{e}", &e))),
+            }
         });
     };
     let save = move |_| {
@@ -201,6 +215,14 @@ pub fn McpServers() -> impl IntoView {
                 AddState::Added(s, n) => t().mcp_added.replace("{s}", &s).replace("{n}", &n.to_string()),
                 AddState::Failed(e) => t().mcp_failed.replace("{e}", &e),
             }}</p>
+            <Show when=needs_sign_in>
+                <div class="row" data-testid="mcp-sign-in-needed">
+                    <span class="hint">{move || t().mcp_sign_in_needed}</span>
+                    <button type="button" class="primary" data-testid="mcp-sign-in" disabled=move || signing_in.get() on:click=sign_in>
+                        {move || if signing_in.get() { t().mcp_signing_in } else { t().mcp_sign_in }}
+                    </button>
+                </div>
+            </Show>
         </fieldset>
     }
 }

@@ -20,6 +20,11 @@ pub fn App() -> impl IntoView {
     let state = AppState::init();
     // The saved MCP servers' sessions, restored in the background.
     crate::mcp::restore(state);
+    // A sign-in that went through the whole page (no popup) ends here.
+    crate::oauth::resume(move |_url, r| match r {
+        Ok(()) => crate::mcp::restore(state),
+        Err(e) => state.shell.notice.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &e))),
+    });
     // Once the store is open: how much is stored, and is it kept.
     Effect::new(move |_| {
         if !state.shell.loading.get() {

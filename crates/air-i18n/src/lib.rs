@@ -75,6 +75,11 @@ texts! {
     mcp_added: "Added “{s}” with {n} tool(s).", "已添加“{s}”，共 {n} 个工具。";
     mcp_failed: "Could not add it: {e}", "无法添加：{e}";
     mcp_need_name_url: "Give the server a name and an http(s) URL.", "请填写服务器名称和 http(s) 地址。";
+    mcp_sign_in_needed: "This server asks you to sign in.", "此服务器要求登录。";
+    mcp_sign_in: "Sign in", "登录";
+    mcp_signing_in: "Signing in…", "登录中…";
+    mcp_sign_in_redirect: "Going to the sign-in page…", "正在前往登录页面…";
+    mcp_sign_in_failed: "Could not sign in: {e}", "登录失败：{e}";
     mcp_tools_count: "{n} tools", "{n} 个工具";
     mcp_enabled: "On", "启用";
     mcp_resync: "Re-sync", "重新同步";

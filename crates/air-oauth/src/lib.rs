@@ -22,7 +22,9 @@ pub mod discovery;
 pub mod flow;
 pub mod pkce;
 pub mod url;
+pub mod vault;
 
 pub use challenge::Challenge;
 pub use discovery::{AuthServer, ProtectedResource};
 pub use flow::{Client, Discovery, OAuth, OAuthError, Pending, Tokens};
+pub use vault::{Grant, Vault};

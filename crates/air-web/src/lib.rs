@@ -10,6 +10,7 @@ pub mod channel;
 pub mod http;
 pub mod idb;
 pub mod kv;
+pub mod popup;
 pub mod zoned;
 
 pub use http::{Abort, BodyReader, FetchClient, FetchError, HttpResponse};

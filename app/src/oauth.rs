@@ -1,0 +1,269 @@
+//! Signing in to MCP servers that ask for it (OAuth 2.1, `air-oauth`),
+//! entirely in the page.
+//!
+//! Each server's client carries an [`AppAuth`]: it sends the server's own
+//! token (never another's), refreshes it when the server refuses it, and
+//! otherwise marks the server as needing a sign-in. Signing in starts from
+//! the user's click ([`sign_in`]): a popup opens at once, goes to the
+//! authorization page once discovery and registration are done, and the
+//! app's callback page (`oauth-callback.html`) posts the answer back. Where
+//! popups are blocked the whole page goes, and [`resume`] finishes on the
+//! way back.
+//!
+//! Stored in localStorage under `air-agent-mcp-oauth`: clients by issuer,
+//! and each server's grant (discovery and tokens) by its URL. Export leaves
+//! them out; [`forget`] removes a server's grant.
+
+use std::rc::Rc;
+
+use air_http::Abort;
+use air_mcp::Authorizer;
+use air_oauth::challenge::bearer;
+use air_oauth::flow::{Settings as OAuthSettings, step_up_scope};
+use air_oauth::{OAuth, Pending, Vault};
+use air_store::KeyValue;
+use air_web::LocalStorageKv;
+use futures_util::future::LocalBoxFuture;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::env;
+use crate::state::AppState;
+
+const KEY: &str = "air-agent-mcp-oauth";
+/// A sign-in that left the page (no popup), to finish on the way back.
+const PENDING_KEY: &str = "air-agent-mcp-oauth-pending";
+/// Where the callback page leaves the answer when there was no popup.
+const RETURN_KEY: &str = "air-agent-oauth-return";
+/// What the callback page posts to the window that opened it.
+const MESSAGE: &str = "air-oauth-callback";
+/// Tokens this close to their end are refreshed before use.
+const REFRESH_MARGIN_MS: u64 = 60_000;
+
+fn load() -> Vault {
+    Vault::from_json(LocalStorageKv.get(KEY).as_deref())
+}
+
+fn save(vault: &Vault) {
+    let _ = LocalStorageKv.set(KEY, &vault.to_json());
+}
+
+fn settings() -> OAuthSettings {
+    OAuthSettings {
+        redirect_uri: air_web::popup::resolve("oauth-callback.html").unwrap_or_default(),
+        client_name: "Air Agent".into(),
+        ..OAuthSettings::default()
+    }
+}
+
+fn oauth() -> OAuth<env::Http> {
+    OAuth::new(env::Http::default(), settings())
+}
+
+fn now() -> u64 {
+    env::now_ms() as u64
+}
+
+/// Forgets the server's tokens.
+pub fn forget(url: &str) {
+    let mut v = load();
+    v.forget(url);
+    save(&v);
+}
+
+/// One server's authorization, given to its client.
+pub struct AppAuth {
+    state: AppState,
+    url: String,
+}
+
+pub fn authorizer(state: AppState, url: &str) -> Rc<dyn Authorizer> {
+    Rc::new(AppAuth {
+        state,
+        url: url.trim().to_owned(),
+    })
+}
+
+async fn refresh(url: &str) -> bool {
+    let vault = load();
+    let Some((grant, client)) = vault.grant_and_client(url) else {
+        return false;
+    };
+    if grant.tokens.refresh_token.is_none() {
+        return false;
+    }
+    match oauth()
+        .refresh(
+            &grant.discovery,
+            client,
+            &grant.tokens,
+            now(),
+            &Abort::new(),
+        )
+        .await
+    {
+        Ok(tokens) => {
+            let mut v = load();
+            v.put_grant(url, grant.discovery.clone(), tokens);
+            save(&v);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+impl Authorizer for AppAuth {
+    fn header(&self) -> Option<String> {
+        let grant = load().grant(&self.url).cloned()?;
+        // About to expire: refreshed in the background for what follows.
+        if grant.tokens.expires_within(now(), REFRESH_MARGIN_MS)
+            && grant.tokens.refresh_token.is_some()
+        {
+            let url = self.url.clone();
+            spawn_local(async move {
+                refresh(&url).await;
+            });
+        }
+        Some(grant.tokens.header())
+    }
+
+    fn refused(&self, status: u16, www_authenticate: Option<String>) -> LocalBoxFuture<'_, bool> {
+        Box::pin(async move {
+            let more_scope = www_authenticate
+                .as_deref()
+                .and_then(bearer)
+                .is_some_and(|c| c.insufficient_scope());
+            if status == 401 && refresh(&self.url).await {
+                return true;
+            }
+            // The user has to sign in (or consent to more): say so.
+            let url = self.url.clone();
+            self.state.prefs.mcp_sign_in.update(|m| {
+                m.insert(
+                    url,
+                    SignInNeeded {
+                        challenge: www_authenticate,
+                        more_scope,
+                    },
+                );
+            });
+            false
+        })
+    }
+}
+
+/// A server that asked for a sign-in, and its challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignInNeeded {
+    pub challenge: Option<String>,
+    pub more_scope: bool,
+}
+
+/// Signs in to the server at `url`; call it from the user's click. `done`
+/// gets the outcome.
+pub fn sign_in(state: AppState, url: String, done: impl Fn(Result<(), String>) + 'static) {
+    let url = url.trim().to_owned();
+    let popup = air_web::popup::open("air-agent-sign-in");
+    spawn_local(async move {
+        let result = run_sign_in(state, &url, popup.as_ref()).await;
+        match (&result, &popup) {
+            (Err(_), Some(p)) => p.close(),
+            (Ok(()), _) => state.prefs.mcp_sign_in.update(|m| {
+                m.remove(&url);
+            }),
+            _ => {}
+        }
+        done(result);
+    });
+}
+
+async fn run_sign_in(
+    state: AppState,
+    url: &str,
+    popup: Option<&air_web::popup::Popup>,
+) -> Result<(), String> {
+    let abort = Abort::new();
+    let needed = state
+        .prefs
+        .mcp_sign_in
+        .with_untracked(|m| m.get(url).cloned());
+    let challenge = needed
+        .as_ref()
+        .and_then(|n| n.challenge.as_deref())
+        .and_then(bearer);
+    let o = oauth();
+    let mut discovery = o
+        .discover(url, challenge.as_ref(), &abort)
+        .await
+        .map_err(|e| e.to_string())?;
+    let vault = load();
+    if needed.as_ref().is_some_and(|n| n.more_scope) {
+        let held = vault.grant(url).and_then(|g| g.tokens.scope.clone());
+        discovery.scope =
+            step_up_scope(held.as_deref(), challenge.as_ref().and_then(|c| c.scope()));
+    }
+    let client = match vault.clients.get(&discovery.server.issuer) {
+        Some(c) => c.clone(),
+        None => {
+            let c = o
+                .client(&discovery, &abort)
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut v = load();
+            v.clients.insert(discovery.server.issuer.clone(), c.clone());
+            save(&v);
+            c
+        }
+    };
+    let random = air_web::popup::random_bytes::<48>()
+        .ok_or("this browser gives no random numbers (crypto.getRandomValues)")?;
+    let pending = o.begin(&discovery, &client, &random);
+    let Some(popup) = popup else {
+        // No popup: the whole page goes, and comes back to `resume`.
+        let text = serde_json::to_string(&(url, &pending)).map_err(|e| e.to_string())?;
+        LocalStorageKv
+            .set(PENDING_KEY, &text)
+            .map_err(|e| e.to_string())?;
+        air_web::popup::go(&pending.authorize_url);
+        return Err(state.t().mcp_sign_in_redirect.to_owned());
+    };
+    if !popup.go(&pending.authorize_url) {
+        return Err("the sign-in window could not be opened".into());
+    }
+    let callback = air_web::popup::next_message(MESSAGE)
+        .await
+        .ok_or("the sign-in window gave no answer")?;
+    popup.close();
+    finish(url, &pending, &callback).await
+}
+
+async fn finish(url: &str, pending: &Pending, callback: &str) -> Result<(), String> {
+    let tokens = oauth()
+        .finish(pending, callback, now(), &Abort::new())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut v = load();
+    v.put_grant(url, pending.discovery.clone(), tokens);
+    save(&v);
+    Ok(())
+}
+
+/// On start: finishes a sign-in that went through the whole page. `done`
+/// gets the server's URL and the outcome.
+pub fn resume(done: impl Fn(String, Result<(), String>) + 'static) {
+    let (Some(pending), Some(callback)) = (
+        LocalStorageKv.get(PENDING_KEY),
+        LocalStorageKv.get(RETURN_KEY),
+    ) else {
+        return;
+    };
+    LocalStorageKv.remove(PENDING_KEY);
+    LocalStorageKv.remove(RETURN_KEY);
+    let Ok((url, pending)) = serde_json::from_str::<(String, Pending)>(&pending) else {
+        return;
+    };
+    spawn_local(async move {
+        let r = finish(&url, &pending, &callback).await;
+        done(url, r);
+    });
+}

@@ -1,0 +1,78 @@
+// An MCP server that asks for OAuth (PyPI `fastmcp` with its in-memory
+// authorization server, started by the test on 127.0.0.1): the page reads
+// the 401, finds the authorization server, registers itself, and signs in
+// through a popup that comes back to the app's callback page; the token
+// goes to that server only, and leaves with it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { scriptedHarness, send, startOAuthMcp } from './support.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
+  const h = scriptedHarness({ before, after }, startScriptedModel);
+  let server;
+  before(async () => { server = await startOAuthMcp(); });
+  after(async () => { await server?.stop(); });
+
+  test('the user signs in through a popup, and the server’s tool is called with its token', async () => {
+    const { context, page, errors } = await h.freshPage();
+    const toServer = [];
+    const toOthers = [];
+    context.on('request', (r) => {
+      const auth = r.headers().authorization;
+      if (r.url().startsWith(server.origin)) toServer.push({ url: r.url(), method: r.method(), auth });
+      else if (auth) toOthers.push({ url: r.url(), auth });
+    });
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-name').fill('notes');
+    await page.getByTestId('mcp-url').fill(server.url);
+    await page.getByTestId('mcp-add').click();
+    // Refused without a token: the page says it needs a sign-in.
+    const signIn = page.getByTestId('mcp-sign-in');
+    await signIn.waitFor({ timeout: 20_000 });
+    assert.match(await page.getByTestId('mcp-sign-in-needed').textContent(), /asks you to sign in/);
+
+    const popup = context.waitForEvent('page');
+    await signIn.click();
+    const win = await popup;
+    // The popup goes to the authorization page, which sends it back to the
+    // app's callback page; that hands the answer over and closes.
+    await win.waitForEvent('close', { timeout: 20_000 });
+    await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('mcp-pick').count(), 1);
+    await page.getByTestId('mcp-save').click();
+    await page.getByTestId('mcp-server-status').filter({ hasText: /Connected/ }).waitFor({ timeout: 20_000 });
+    await page.getByTestId('settings-save').click();
+
+    // What happened on the wire: discovery, registration, the authorization
+    // page, the token, then the MCP requests with the token.
+    const paths = toServer.map((r) => `${r.method} ${new URL(r.url).pathname}`);
+    for (const step of ['GET /.well-known/oauth-protected-resource/mcp', 'POST /register', 'GET /authorize', 'POST /token']) {
+      assert.ok(paths.includes(step), `${step} in ${paths.join(', ')}`);
+    }
+    const authorize = new URL(toServer.find((r) => new URL(r.url).pathname === '/authorize').url);
+    assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(authorize.searchParams.get('resource'), server.url);
+    assert.equal(authorize.searchParams.get('redirect_uri'), new URL('oauth-callback.html', h.app.url).href);
+    const vault = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-oauth')));
+    const grant = vault.grants[server.url];
+    assert.ok(grant.tokens.access_token, 'the token is kept for this server');
+    assert.ok(vault.clients[grant.discovery.server.issuer].client_id, 'the client is kept by issuer');
+
+    h.model.enqueue(reply.calls([{ id: 's1', name: 'mcp_notes_secret_note', arguments: '{}' }]), reply.text('Read it.'));
+    await send(page, 'Read the secret note');
+    await page.getByTestId('approve-once').click();
+    await page.getByText('Read it.').waitFor({ timeout: 20_000 });
+    assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'the owl flies at midnight');
+    const bearer = `Bearer ${grant.tokens.access_token}`;
+    assert.ok(toServer.some((r) => r.method === 'POST' && new URL(r.url).pathname === '/mcp' && r.auth === bearer), 'the MCP requests carry the token');
+    assert.deepEqual(toOthers, [], 'no other origin got an Authorization header');
+
+    // Removing the server forgets its token.
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-server-remove').click();
+    await page.waitForFunction(() => !Object.keys(JSON.parse(localStorage.getItem('air-agent-mcp-oauth')).grants).length, null, { timeout: 10_000 });
+    assert.deepEqual(errors.filter((e) => !/status of 401|status of 400|Failed to load resource/.test(e)), []);
+    await context.close();
+  });
+});

@@ -1,0 +1,60 @@
+"""An MCP server that asks for OAuth (PyPI `fastmcp`, its in-memory OAuth
+2.1 authorization server: metadata, dynamic registration, PKCE; it grants
+at once, as if the user had said yes), on 127.0.0.1, for the tests.
+
+    python py_oauth_mcp_server.py PORT
+
+The MCP endpoint is /mcp; the authorization server lives on the same
+origin. Every route answers CORS (Starlette's CORSMiddleware) and exposes
+WWW-Authenticate, so a page can read the 401's challenge. Prints `ready`
+once it listens.
+"""
+
+import sys
+
+import uvicorn
+from fastmcp import FastMCP
+from fastmcp.server.auth.providers.in_memory import InMemoryOAuthProvider
+from mcp.server.auth.settings import ClientRegistrationOptions
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+
+port = int(sys.argv[1])
+base = f"http://127.0.0.1:{port}"
+
+auth = InMemoryOAuthProvider(
+    base_url=base,
+    client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["notes"], default_scopes=["notes"]),
+    required_scopes=["notes"],
+)
+mcp = FastMCP("py-oauth-server", auth=auth)
+
+
+@mcp.tool()
+def secret_note() -> str:
+    """Returns a note only a signed-in user may read."""
+    return "the owl flies at midnight"
+
+
+app = mcp.http_app(
+    path="/mcp",
+    host_origin_protection=False,
+    middleware=[
+        Middleware(
+            CORSMiddleware,
+            allow_origins=["*"],
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+            allow_headers=["*", "authorization"],
+            expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
+        )
+    ],
+)
+
+
+class Ready(uvicorn.Server):
+    async def startup(self, sockets=None):
+        await super().startup(sockets)
+        print("ready", flush=True)
+
+
+Ready(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
