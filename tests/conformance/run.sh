@@ -4,7 +4,8 @@
 # line (its OAuth steps are `air-oauth`'s). The runner starts a scenario
 # server, runs the command with the server's URL appended, and checks what
 # the client did. Every auth scenario runs, the three marked draft too;
-# the two marked extension (client credentials, JWT) are not offered.
+# those marked extension (client credentials, cross-app access) are not
+# offered by this client.
 #
 #   tests/conformance/run.sh PATH/TO/air-mcp
 set -euo pipefail

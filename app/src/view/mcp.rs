@@ -131,6 +131,7 @@ pub fn McpServers() -> impl IntoView {
             let n4 = s.name.clone();
             let n5 = s.name.clone();
             let n6 = s.name.clone();
+            let n7 = StoredValue::new(s.name.clone());
             let resync = move |_| {
                 // Outside a reactive scope: the texts come from the state.
                 let name = n3.clone();
@@ -166,6 +167,15 @@ pub fn McpServers() -> impl IntoView {
                         {move || t().mcp_enabled}
                     </label>
                     <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
+                    <Show when=move || state.prefs.mcp_sign_in.with(|m| m.contains_key(url.get().trim()))>
+                        <button type="button" class="primary" data-testid="mcp-server-sign-in" on:click=move |_| {
+                            let name = n7.get_value();
+                            crate::oauth::sign_in(state, url.get_untracked(), move |r| match r {
+                                Ok(()) => crate::mcp::restore(state),
+                                Err(e) => sync_note.set(Some((name.clone(), state.t().mcp_sign_in_failed.replace("{e}", &e)))),
+                            });
+                        }>{move || t().mcp_sign_in}</button>
+                    </Show>
                     <button type="button" data-testid="mcp-server-remove" on:click=move |_| crate::mcp::remove_server(state, &n2)>{move || t().mcp_remove}</button>
                 </div>
             }
