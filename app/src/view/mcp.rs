@@ -223,11 +223,13 @@ pub fn McpServers() -> impl IntoView {
             <p class="hint" role="status" data-testid="mcp-add-result">{move || match adding.get() {
                 AddState::Idle | AddState::Connecting | AddState::Picking => String::new(),
                 AddState::Added(s, n) => t().mcp_added.replace("{s}", &s).replace("{n}", &n.to_string()),
+                // A sign-in is offered below instead.
+                AddState::Failed(_) if needs_sign_in() => String::new(),
                 AddState::Failed(e) => t().mcp_failed.replace("{e}", &e),
             }}</p>
             <Show when=needs_sign_in>
                 <div class="row" data-testid="mcp-sign-in-needed">
-                    <span class="hint">{move || t().mcp_sign_in_needed}</span>
+                    <span class="muted">{move || t().mcp_sign_in_needed}</span>
                     <button type="button" class="primary" data-testid="mcp-sign-in" disabled=move || signing_in.get() on:click=sign_in>
                         {move || if signing_in.get() { t().mcp_signing_in } else { t().mcp_sign_in }}
                     </button>

@@ -57,6 +57,10 @@ impl std::fmt::Display for McpError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             McpError::Network(d) => write!(f, "the MCP server could not be reached (down, wrong address, or no CORS for this page): {d}"),
+            McpError::Http { status: 401, .. } => f.write_str("the MCP server asks you to sign in (HTTP 401)"),
+            McpError::Http { status: 403, body } if body.contains("insufficient_scope") || body.trim().is_empty() => {
+                f.write_str("the MCP server refused: this sign-in does not allow it (HTTP 403)")
+            }
             McpError::Http { status, body } if body.trim().is_empty() => write!(f, "the MCP server answered HTTP {status}"),
             McpError::Http { status, body } => write!(f, "the MCP server answered HTTP {status}: {}", short(body)),
             McpError::Rpc { code, message } => write!(f, "the MCP server reported an error ({code}): {message}"),
