@@ -185,14 +185,59 @@ pub struct Preview {
     pub tools: Vec<SavedTool>,
 }
 
+/// Why connecting failed, and whether the doctor may say more (nothing
+/// answered, or the answers look like CORS hid something).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub text: String,
+    pub worth_diagnosing: bool,
+}
+
+/// How long the doctor's probes may take in all.
+const DOCTOR_TIMEOUT_MS: u64 = 20_000;
+
+/// Probes why the page cannot use the server at `url` (`air-doctor`), with
+/// the headers this client sends it.
+pub fn diagnose(url: String, headers: Vec<(String, String)>, done: impl Fn(air_doctor::Finding) + 'static) {
+    let mut sent: Vec<(String, String)> = vec![
+        ("MCP-Protocol-Version".into(), "2025-11-25".into()),
+        ("Mcp-Session-Id".into(), "probe".into()),
+        ("Last-Event-ID".into(), "probe".into()),
+        ("Mcp-Method".into(), "tools/list".into()),
+        ("Mcp-Name".into(), "probe".into()),
+    ];
+    sent.extend(headers);
+    let target = air_doctor::Target {
+        url: url.trim().to_owned(),
+        page_origin: air_web::page_origin(),
+        headers: sent,
+        body: serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "air-agent", "version": "doctor"}}}).to_string(),
+        mcp: true,
+    };
+    spawn_local(async move {
+        // A server that keeps a probe waiting is not waited for long.
+        let abort = Abort::new();
+        let http = env::Http::default();
+        let probe = std::pin::pin!(air_doctor::diagnose(&http, &target, &abort));
+        let finding = match futures_util::future::select(probe, std::pin::pin!(env::sleep(DOCTOR_TIMEOUT_MS))).await {
+            futures_util::future::Either::Left((f, _)) => f,
+            futures_util::future::Either::Right(_) => {
+                abort.abort();
+                air_doctor::Finding::Unreachable { detail: format!("no answer within {} s", DOCTOR_TIMEOUT_MS / 1000) }
+            }
+        };
+        done(finding);
+    });
+}
+
 /// Connects to a server over a temporary connection and lists its tools,
 /// for the user to pick from; nothing is saved yet. `done` gets the
 /// preview, or why it failed.
-pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String, String)>, done: impl Fn(Result<Preview, String>) + 'static) {
+pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String, String)>, done: impl Fn(Result<Preview, Failure>) + 'static) {
     let name = name.trim().to_owned();
     let url = url.trim().to_owned();
     if name.is_empty() || !(url.starts_with("http://") || url.starts_with("https://")) {
-        done(Err(state.t().mcp_need_name_url.to_owned()));
+        done(Err(Failure { text: state.t().mcp_need_name_url.to_owned(), worth_diagnosing: false }));
         return;
     }
     let mut server = McpServer { name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None };
@@ -201,7 +246,7 @@ pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String,
         let listed = client.list_tools(&Abort::new()).await;
         server.protocol = client.protocol_version();
         client.close().await;
-        done(listed.map(|tools| Preview { server, tools: tools.iter().filter_map(saved_tool).collect() }).map_err(|e| e.to_string()));
+        done(listed.map(|tools| Preview { server, tools: tools.iter().filter_map(saved_tool).collect() }).map_err(|e| Failure { worth_diagnosing: matches!(e, air_mcp::McpError::Network(_) | air_mcp::McpError::Http { status: 400 | 404, .. }), text: e.to_string() }));
     });
 }
 

@@ -102,11 +102,11 @@ export async function startEverything({ port: wanted, transport = 'streamableHtt
  * `mcp` from AIR_MCP_PYTHON's venv) in `mode`: stateful, stateless-json or
  * stateless. Returns { url, stop }.
  */
-export async function startPyMcp(mode) {
+export async function startPyMcp(mode, cors = 'full') {
   const python = process.env.AIR_MCP_PYTHON;
   if (!python) throw new Error('AIR_MCP_PYTHON is not set (./dev test sets it)');
   const port = await freePort();
-  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_mcp_server.py'), String(port), mode]);
+  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_mcp_server.py'), String(port), mode, cors]);
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the Python MCP server exited:\n${output()}`);

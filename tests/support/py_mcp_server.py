@@ -1,12 +1,14 @@
 """An MCP server of the Python SDK (PyPI `mcp`) for the tests, on 127.0.0.1.
 
-    python py_mcp_server.py PORT MODE
+    python py_mcp_server.py PORT MODE [CORS]
 
 MODE is `stateful` (sessions, SSE answers), `stateless-json` (no session,
 JSON answers) or `stateless` (no session, SSE answers). Every mode also
 answers 2026-07-28 requests on the same endpoint. The SDK sends no CORS
 headers; a page needs them, so the app is wrapped in Starlette's
-CORSMiddleware. Prints `ready` once it listens.
+CORSMiddleware. CORS is `full` (the default), or misconfigured for the
+connectivity doctor's tests: `none` (no CORS at all) or `content-type`
+(only that request header allowed). Prints `ready` once it listens.
 """
 
 import io
@@ -26,6 +28,7 @@ from mcp.server.mcpserver.utilities.types import Audio
 
 port = int(sys.argv[1])
 mode = sys.argv[2] if len(sys.argv) > 2 else "stateful"
+cors = sys.argv[3] if len(sys.argv) > 3 else "full"
 
 # The tool list may be kept for a minute (`ttlMs` in 2026-07-28).
 mcp = MCPServer("py-test-server", cache_hints={"tools/list": CacheHint(ttl_ms=60_000, scope="private")})
@@ -121,13 +124,14 @@ async def touch(ctx: Context) -> str:
 
 
 app = mcp.streamable_http_app(stateless_http=mode != "stateful", json_response=mode == "stateless-json")
-app = CORSMiddleware(
-    app,
-    allow_origins=["*"],
-    allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-    allow_headers=["*", "authorization"],
-    expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
-)
+if cors != "none":
+    app = CORSMiddleware(
+        app,
+        allow_origins=["*"],
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=["content-type"] if cors == "content-type" else ["*", "authorization"],
+        expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
+    )
 
 
 class Ready(uvicorn.Server):

@@ -49,6 +49,14 @@ enum AddState {
     Failed(String),
 }
 
+/// What the doctor found for the server being added.
+#[derive(Clone, PartialEq)]
+enum Doctor {
+    Idle,
+    Probing,
+    Found(air_doctor::Finding),
+}
+
 #[component]
 pub fn McpServers() -> impl IntoView {
     let state = use_app();
@@ -60,10 +68,13 @@ pub fn McpServers() -> impl IntoView {
     let preview = StoredValue::new_local(None::<crate::mcp::Preview>);
     let offered = RwSignal::new(Vec::<(String, String)>::new());
     let picked = RwSignal::new(Vec::<String>::new());
+    let doctor = RwSignal::new(Doctor::Idle);
     let run_connect = move || {
         let (n, u, a) = (name.get_untracked(), url.get_untracked(), auth.get_untracked());
         let headers = if a.trim().is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), a.trim().to_owned())] };
         adding.set(AddState::Connecting);
+        doctor.set(Doctor::Idle);
+        let (probe_url, probe_headers) = (u.clone(), headers.clone());
         crate::mcp::preview(state, n, u, headers, move |r| match r {
             Ok(p) => {
                 offered.set(p.tools.iter().map(|t| (t.name.clone(), t.description.clone())).collect());
@@ -71,7 +82,14 @@ pub fn McpServers() -> impl IntoView {
                 preview.set_value(Some(p));
                 adding.set(AddState::Picking);
             }
-            Err(e) => adding.set(AddState::Failed(e)),
+            Err(e) => {
+                adding.set(AddState::Failed(e.text));
+                // Nothing usable came back: find out why, and say it.
+                if e.worth_diagnosing {
+                    doctor.set(Doctor::Probing);
+                    crate::mcp::diagnose(probe_url.clone(), probe_headers.clone(), move |f| doctor.set(Doctor::Found(f)));
+                }
+            }
         });
     };
     let connect = move |_| run_connect();
@@ -227,6 +245,28 @@ pub fn McpServers() -> impl IntoView {
                 AddState::Failed(_) if needs_sign_in() => String::new(),
                 AddState::Failed(e) => t().mcp_failed.replace("{e}", &e),
             }}</p>
+            {move || match doctor.get() {
+                Doctor::Idle => None,
+                Doctor::Probing => Some(view! { <p class="muted" data-testid="doctor-probing">{move || t().doctor_probing}</p> }.into_any()),
+                Doctor::Found(air_doctor::Finding::Fine) => None,
+                Doctor::Found(f) => {
+                    let origin = air_web::page_origin().unwrap_or_default();
+                    let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
+                    let fixes = f.fix(&origin, &headers);
+                    Some(view! {
+                        <div class="doctor" data-testid="doctor">
+                            <p data-testid="doctor-finding">{f.explain()}</p>
+                            {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || t().doctor_fix}</p> })}
+                            {fixes.into_iter().map(|(stack, code)| view! {
+                                <details data-testid="doctor-snippet">
+                                    <summary>{stack}</summary>
+                                    <pre><code>{code}</code></pre>
+                                </details>
+                            }).collect_view()}
+                        </div>
+                    }.into_any())
+                }
+            }}
             <Show when=needs_sign_in>
                 <div class="row" data-testid="mcp-sign-in-needed">
                     <span class="muted">{move || t().mcp_sign_in_needed}</span>

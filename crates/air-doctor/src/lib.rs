@@ -184,11 +184,10 @@ pub async fn diagnose<H: HttpClient>(http: &H, target: &Target, abort: &Abort) -
     }
     let private_from_public = page.as_ref().is_some_and(|(_, page_host)| !private(page_host)) && private(&host);
 
-    // 2. A simple request: no preflight.
-    match http.send(Request::get(&target.url).header("Accept", "text/event-stream"), abort).await {
-        Ok(r) => {
-            let _ = r.body.text().await;
-        }
+    // 2. A simple request: no preflight. Only whether it is answered
+    // matters (its body, a stream perhaps, is not read).
+    match http.send(Request::get(&target.url), abort).await {
+        Ok(_) => {}
         Err(HttpError::Network(detail)) => {
             if http.answers_without_cors(&target.url).await {
                 return Finding::OriginRefused;

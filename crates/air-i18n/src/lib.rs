@@ -80,6 +80,8 @@ texts! {
     mcp_signing_in: "Signing in…", "登录中…";
     mcp_sign_in_redirect: "Going to the sign-in page…", "正在前往登录页面…";
     mcp_sign_in_failed: "Could not sign in: {e}", "登录失败：{e}";
+    doctor_probing: "Finding out why…", "正在查找原因…";
+    doctor_fix: "What the server's owner must change:", "服务器所有者需要修改的设置：";
     mcp_tools_count: "{n} tools", "{n} 个工具";
     mcp_enabled: "On", "启用";
     mcp_resync: "Re-sync", "重新同步";

@@ -45,6 +45,11 @@ fn fallback_id() -> String {
     format!("{:x}-{:x}", now_ms() as u64, (js_sys::Math::random() * 1e15) as u64)
 }
 
+/// The page's own origin (`https://app.example`).
+pub fn page_origin() -> Option<String> {
+    web_sys::window()?.location().origin().ok()
+}
+
 /// The browser's language tag, e.g. `zh-CN`.
 pub fn locale() -> String {
     web_sys::window().and_then(|w| w.navigator().language()).unwrap_or_else(|| "en".into())

@@ -125,7 +125,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-mcp", &["air-http", "air-sse", "air-tools"]),
         ("air-agent", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
-        ("app", &["air-agent", "air-chat", "air-http", "air-i18n", "air-mcp", "air-oauth", "air-render", "air-store", "air-tools", "air-web"]),
+        ("app", &["air-agent", "air-chat", "air-http", "air-i18n", "air-mcp", "air-oauth", "air-doctor", "air-render", "air-store", "air-tools", "air-web"]),
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
         ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-tools"]),
