@@ -230,9 +230,21 @@ async fn run_sign_in(
     if !popup.go(&pending.authorize_url) {
         return Err("the sign-in window could not be opened".into());
     }
-    let callback = air_web::popup::next_message(MESSAGE)
-        .await
-        .ok_or("the sign-in window gave no answer")?;
+    // The answer, unless the user closes the window first.
+    let closed = async {
+        while !popup.closed() {
+            env::sleep(500).await;
+        }
+        // (The callback page closes itself right after posting: its
+        // message is given time to arrive.)
+        env::sleep(1_000).await;
+    };
+    let answer = std::pin::pin!(air_web::popup::next_message(MESSAGE));
+    let callback = match futures_util::future::select(answer, std::pin::pin!(closed)).await {
+        futures_util::future::Either::Left((Some(url), _)) => url,
+        futures_util::future::Either::Left((None, _)) => return Err("the sign-in window gave no answer".into()),
+        futures_util::future::Either::Right(_) => return Err(state.t().mcp_sign_in_closed.to_owned()),
+    };
     popup.close();
     finish(url, &pending, &callback).await
 }
