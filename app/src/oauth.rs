@@ -40,6 +40,11 @@ const MESSAGE: &str = "air-oauth-callback";
 /// Tokens this close to their end are refreshed before use.
 const REFRESH_MARGIN_MS: u64 = 60_000;
 
+thread_local! {
+    /// Servers whose tokens are being refreshed in the background.
+    static REFRESHING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
+}
+
 fn load() -> Vault {
     Vault::from_json(LocalStorageKv.get(KEY).as_deref())
 }
@@ -116,12 +121,15 @@ impl Authorizer for AppAuth {
     fn header(&self) -> Option<String> {
         let grant = load().grant(&self.url).cloned()?;
         // About to expire: refreshed in the background for what follows.
+        // (One refresh at a time per server, however many requests.)
         if grant.tokens.expires_within(now(), REFRESH_MARGIN_MS)
             && grant.tokens.refresh_token.is_some()
+            && REFRESHING.with(|r| r.borrow_mut().insert(self.url.clone()))
         {
             let url = self.url.clone();
             spawn_local(async move {
                 refresh(&url).await;
+                REFRESHING.with(|r| r.borrow_mut().remove(&url));
             });
         }
         Some(grant.tokens.header())
@@ -192,10 +200,10 @@ async fn run_sign_in(
         .and_then(|n| n.challenge.as_deref())
         .and_then(bearer);
     let o = oauth();
-    let mut discovery = o
-        .discover(url, challenge.as_ref(), &abort)
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut discovery = match o.discover(url, challenge.as_ref(), &abort).await {
+        Ok(d) => d,
+        Err(e) => return Err(why(state, e).await),
+    };
     let vault = load();
     if needed.as_ref().is_some_and(|n| n.more_scope) {
         let held = vault.grant(url).and_then(|g| g.tokens.scope.clone());
@@ -205,10 +213,10 @@ async fn run_sign_in(
     let client = match vault.clients.get(&discovery.server.issuer) {
         Some(c) => c.clone(),
         None => {
-            let c = o
-                .client(&discovery, &abort)
-                .await
-                .map_err(|e| e.to_string())?;
+            let c = match o.client(&discovery, &abort).await {
+                Ok(c) => c,
+                Err(e) => return Err(why(state, e).await),
+            };
             let mut v = load();
             v.clients.insert(discovery.server.issuer.clone(), c.clone());
             save(&v);
@@ -246,14 +254,28 @@ async fn run_sign_in(
         futures_util::future::Either::Right(_) => return Err(state.t().mcp_sign_in_closed.to_owned()),
     };
     popup.close();
-    finish(url, &pending, &callback).await
+    finish(state, url, &pending, &callback).await
 }
 
-async fn finish(url: &str, pending: &Pending, callback: &str) -> Result<(), String> {
-    let tokens = oauth()
-        .finish(pending, callback, now(), &Abort::new())
-        .await
-        .map_err(|e| e.to_string())?;
+/// What went wrong, said precisely: an endpoint the page could not reach
+/// is probed, and one that answers without CORS for this page is named
+/// (metadata, registration and token endpoints must allow it; the
+/// authorization page need not).
+async fn why(state: AppState, e: air_oauth::OAuthError) -> String {
+    use air_http::HttpClient;
+    if let air_oauth::OAuthError::Network { url, .. } = &e
+        && env::Http::default().answers_without_cors(url).await
+    {
+        return state.t().mcp_oauth_no_cors.replace("{url}", url);
+    }
+    e.to_string()
+}
+
+async fn finish(state: AppState, url: &str, pending: &Pending, callback: &str) -> Result<(), String> {
+    let tokens = match oauth().finish(pending, callback, now(), &Abort::new()).await {
+        Ok(t) => t,
+        Err(e) => return Err(why(state, e).await),
+    };
     let mut v = load();
     v.put_grant(url, pending.discovery.clone(), tokens);
     save(&v);
@@ -262,7 +284,7 @@ async fn finish(url: &str, pending: &Pending, callback: &str) -> Result<(), Stri
 
 /// On start: finishes a sign-in that went through the whole page. `done`
 /// gets the server's URL and the outcome.
-pub fn resume(done: impl Fn(String, Result<(), String>) + 'static) {
+pub fn resume(state: AppState, done: impl Fn(String, Result<(), String>) + 'static) {
     let (Some(pending), Some(callback)) = (
         LocalStorageKv.get(PENDING_KEY),
         LocalStorageKv.get(RETURN_KEY),
@@ -275,7 +297,7 @@ pub fn resume(done: impl Fn(String, Result<(), String>) + 'static) {
         return;
     };
     spawn_local(async move {
-        let r = finish(&url, &pending, &callback).await;
+        let r = finish(state, &url, &pending, &callback).await;
         done(url, r);
     });
 }

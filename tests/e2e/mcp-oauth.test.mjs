@@ -75,4 +75,31 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
     assert.deepEqual(errors.filter((e) => !/status of 401|status of 400|Failed to load resource/.test(e)), []);
     await context.close();
   });
+
+  test('a token endpoint that refuses this page is named', async () => {
+    const closed = await startOAuthMcp('no-cors-token');
+    try {
+      const { context, page } = await h.freshPage();
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('mcp-name').fill('closed');
+      await page.getByTestId('mcp-url').fill(closed.url);
+      await page.getByTestId('mcp-add').click();
+      await page.getByTestId('mcp-sign-in').waitFor({ timeout: 20_000 });
+      const popup = context.waitForEvent('page');
+      await page.getByTestId('mcp-sign-in').click();
+      await (await popup).waitForEvent('close', { timeout: 20_000 });
+      const error = page.getByTestId('mcp-sign-in-error');
+      await error.waitFor({ timeout: 20_000 });
+      assert.equal(
+        (await error.textContent()).trim(),
+        `Could not sign in: ${closed.origin}/token answers, but not to this page: the authorization server must allow this page's origin by CORS on its metadata, registration and token endpoints`,
+      );
+      assert.equal(await page.getByTestId('mcp-sign-in').isEnabled(), true, 'the user can try again');
+      const vault = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-oauth') ?? '{}'));
+      assert.deepEqual(vault.grants ?? {}, {}, 'no token kept');
+      await context.close();
+    } finally {
+      await closed.stop();
+    }
+  });
 });

@@ -122,11 +122,11 @@ export async function startPyMcp(mode, cors = 'full') {
  * PyPI `fastmcp` from AIR_MCP_PYTHON's venv, with its in-memory
  * authorization server on the same origin). Returns { url, origin, stop }.
  */
-export async function startOAuthMcp() {
+export async function startOAuthMcp(variant = null) {
   const python = process.env.AIR_MCP_PYTHON;
   if (!python) throw new Error('AIR_MCP_PYTHON is not set (./dev test sets it)');
   const port = await freePort();
-  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_oauth_mcp_server.py'), String(port)]);
+  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_oauth_mcp_server.py'), String(port), ...(variant ? [variant] : [])]);
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the OAuth MCP server exited:\n${output()}`);

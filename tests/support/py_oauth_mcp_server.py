@@ -2,12 +2,13 @@
 2.1 authorization server: metadata, dynamic registration, PKCE; it grants
 at once, as if the user had said yes), on 127.0.0.1, for the tests.
 
-    python py_oauth_mcp_server.py PORT
+    python py_oauth_mcp_server.py PORT [no-cors-token]
 
 The MCP endpoint is /mcp; the authorization server lives on the same
 origin. Every route answers CORS (Starlette's CORSMiddleware) and exposes
-WWW-Authenticate, so a page can read the 401's challenge. Prints `ready`
-once it listens.
+WWW-Authenticate, so a page can read the 401's challenge; with
+`no-cors-token` the token endpoint alone answers without CORS (as many
+real ones do). Prints `ready` once it listens.
 """
 
 import sys
@@ -16,10 +17,10 @@ import uvicorn
 from fastmcp import FastMCP
 from fastmcp.server.auth.providers.in_memory import InMemoryOAuthProvider
 from mcp.server.auth.settings import ClientRegistrationOptions
-from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 
 port = int(sys.argv[1])
+no_cors_token = len(sys.argv) > 2 and sys.argv[2] == "no-cors-token"
 base = f"http://127.0.0.1:{port}"
 
 auth = InMemoryOAuthProvider(
@@ -36,19 +37,26 @@ def secret_note() -> str:
     return "the owl flies at midnight"
 
 
-app = mcp.http_app(
-    path="/mcp",
-    host_origin_protection=False,
-    middleware=[
-        Middleware(
-            CORSMiddleware,
-            allow_origins=["*"],
-            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-            allow_headers=["*", "authorization"],
-            expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
-        )
-    ],
+inner = mcp.http_app(path="/mcp", host_origin_protection=False)
+cors = CORSMiddleware(
+    inner,
+    allow_origins=["*"],
+    allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+    allow_headers=["*", "authorization"],
+    expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
 )
+
+
+async def app(scope, receive, send):
+    if no_cors_token and scope["type"] == "http" and scope["path"] == "/token":
+        # The SDK gives its token route CORS of its own: take it away.
+        async def without_cors(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [(k, v) for k, v in message.get("headers", []) if not k.lower().startswith(b"access-control-")]
+            await send(message)
+
+        return await inner(scope, receive, without_cors)
+    return await cors(scope, receive, send)
 
 
 class Ready(uvicorn.Server):

@@ -96,13 +96,15 @@ pub fn McpServers() -> impl IntoView {
     // The server asked for a sign-in: after it, connect again.
     let needs_sign_in = move || state.prefs.mcp_sign_in.with(|m| m.contains_key(url.get().trim()));
     let signing_in = RwSignal::new(false);
+    let sign_in_error = RwSignal::new(None::<String>);
     let sign_in = move |_| {
         signing_in.set(true);
+        sign_in_error.set(None);
         crate::oauth::sign_in(state, url.get_untracked(), move |r| {
             signing_in.set(false);
             match r {
                 Ok(()) => run_connect(),
-                Err(e) => adding.set(AddState::Failed(t().mcp_sign_in_failed.replace("{e}", &e))),
+                Err(e) => sign_in_error.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &e))),
             }
         });
     };
@@ -274,6 +276,7 @@ pub fn McpServers() -> impl IntoView {
                         {move || if signing_in.get() { t().mcp_signing_in } else { t().mcp_sign_in }}
                     </button>
                 </div>
+                {move || sign_in_error.get().map(|e| view! { <p class="error-text" role="alert" data-testid="mcp-sign-in-error">{e}</p> })}
             </Show>
         </fieldset>
     }

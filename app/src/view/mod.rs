@@ -21,7 +21,7 @@ pub fn App() -> impl IntoView {
     // The saved MCP servers' sessions, restored in the background.
     crate::mcp::restore(state);
     // A sign-in that went through the whole page (no popup) ends here.
-    crate::oauth::resume(move |_url, r| match r {
+    crate::oauth::resume(state, move |_url, r| match r {
         Ok(()) => crate::mcp::restore(state),
         Err(e) => state.shell.notice.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &e))),
     });

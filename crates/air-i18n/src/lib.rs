@@ -80,6 +80,7 @@ texts! {
     mcp_signing_in: "Signing in…", "登录中…";
     mcp_sign_in_redirect: "Going to the sign-in page…", "正在前往登录页面…";
     mcp_sign_in_failed: "Could not sign in: {e}", "登录失败：{e}";
+    mcp_oauth_no_cors: "{url} answers, but not to this page: the authorization server must allow this page's origin by CORS on its metadata, registration and token endpoints", "{url} 有响应，但不允许本页面访问：授权服务器须在其元数据、注册和令牌端点上通过 CORS 允许本页面的来源";
     mcp_sign_in_closed: "the sign-in window was closed before it finished", "登录窗口在完成前被关闭";
     doctor_probing: "Finding out why…", "正在查找原因…";
     doctor_fix: "What the server's owner must change:", "服务器所有者需要修改的设置：";
