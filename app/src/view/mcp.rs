@@ -240,7 +240,7 @@ pub fn McpServers() -> impl IntoView {
                     </div>
                 </div>
             </Show>
-            <p class="hint" role="status" data-testid="mcp-add-result">{move || match adding.get() {
+            <p class="hint add-result" role="status" data-testid="mcp-add-result">{move || match adding.get() {
                 AddState::Idle | AddState::Connecting | AddState::Picking => String::new(),
                 AddState::Added(s, n) => t().mcp_added.replace("{s}", &s).replace("{n}", &n.to_string()),
                 // A sign-in is offered below instead.
