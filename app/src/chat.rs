@@ -251,6 +251,13 @@ fn turn<'a>(env: &'a BrowserEnv, abort: Abort, tools: &'a air_tools::Registry) -
 /// Sends the composer's text as a new user message and answers it. Empty
 /// text or a turn already running does nothing.
 pub fn send(state: AppState, text: String) {
+    send_from(state, text, true);
+}
+
+/// Sends `text` as the user's next message, with the attachments. From the
+/// composer, its draft is cleared (and given back if nothing was saved);
+/// otherwise (a message an MCP App sends) the draft is left alone.
+pub fn send_from(state: AppState, text: String, composer: bool) {
     let text = text.trim().to_owned();
     if text.is_empty() || state.is_busy() {
         return;
@@ -264,7 +271,9 @@ pub fn send(state: AppState, text: String) {
     }
     start(state, move |env, abort| async move {
         // Cleared at once, so a second Enter cannot send it again.
-        state.chat.draft.set(String::new());
+        if composer {
+            state.chat.draft.set(String::new());
+        }
         state.chat.attachments.set(Vec::new());
         let tools = state.tools();
         let session = state.sessions.active.get_untracked();
@@ -275,6 +284,8 @@ pub fn send(state: AppState, text: String) {
                 // Nothing was saved: the text and attachments go back.
                 if state.chat.draft.with_untracked(String::is_empty) {
                     state.chat.draft.set(text);
+                    state.chat.attachments.set(attached);
+                } else if !composer {
                     state.chat.attachments.set(attached);
                 }
                 state.report(state.t().err_save_message, &e);

@@ -1,6 +1,7 @@
 //! Air Agent: the Leptos user interface. Everything below the view layer
 //! lives in the `air-*` crates; this crate only wires signals to them.
 
+mod apps;
 mod chat;
 mod data;
 mod env;

@@ -97,7 +97,7 @@ impl ClientHost for Host {
     }
 }
 
-fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
+pub(crate) fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
     let c = config(server);
     let key = format!("{}\u{0}{}\u{0}{:?}", c.name, c.url, c.headers);
     CLIENTS.with(|clients| {
@@ -140,7 +140,8 @@ pub fn restore(state: AppState) {
 pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) {
     for server in servers.iter().filter(|s| s.enabled) {
         let client = client_for(state, server);
-        for tool in server.tools.iter().filter(|t| !t.gone) {
+        // Tools only a View may call stay out of the model's list.
+        for tool in server.tools.iter().filter(|t| !t.gone && air_apps::visibility(t.visibility.as_deref()).0) {
             let name = names::tool_name(&server.name, &tool.name, |n| registry.get(n).is_some());
             let raw = serde_json::json!({
                 "name": tool.name,
@@ -166,6 +167,8 @@ fn saved_tool(v: &Value) -> Option<SavedTool> {
         input_schema: v.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
         annotations: v.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default(),
         output_schema: v.get("outputSchema").filter(|s| s.is_object()).cloned(),
+        ui: air_apps::tool_ui(v).resource_uri,
+        visibility: v.pointer("/_meta/ui/visibility").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
         gone: false,
     })
 }

@@ -98,6 +98,26 @@ export async function startEverything({ port: wanted, transport = 'streamableHtt
 }
 
 /**
+ * Starts the MCP Apps example server (npm
+ * `@modelcontextprotocol/server-basic-vanillajs`: a `get-time` tool with a
+ * View, stateless Streamable HTTP) on a free port of 127.0.0.1.
+ * Returns { url, stop }.
+ */
+export async function startBasicApp() {
+  const port = await freePort();
+  const entry = join(ROOT, 'tests/node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+  const { child, output, stop } = spawnServer(process.execPath, ['-r', join(ROOT, 'tests/support/loopback.cjs'), entry], { PORT: String(port) });
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the MCP Apps server exited:\n${output()}`);
+    if (/MCP server listening/.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`the MCP Apps server did not start:\n${output()}`);
+}
+
+/**
  * Starts the Python SDK's MCP server (`support/py_mcp_server.py`, PyPI
  * `mcp` from AIR_MCP_PYTHON's venv) in `mode`: stateful, stateless-json or
  * stateless. Returns { url, stop }.

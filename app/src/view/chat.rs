@@ -113,7 +113,9 @@ pub fn ChatView() -> impl IntoView {
             </Show>
             <For
                 each=move || state.chat.messages.get()
-                key=|m| (m.id.clone(), m.rev, m.content.len(), m.incomplete)
+                // A tool card stays (its View must not reload as the call
+                // goes on); it follows its record itself.
+                key=|m| if m.role == Role::Tool { (m.id.clone(), 0, 0, false) } else { (m.id.clone(), m.rev, m.content.len(), m.incomplete) }
                 let:message
             >
                 <Message message=message last_id=last_id/>
@@ -129,7 +131,7 @@ pub fn ChatView() -> impl IntoView {
 fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoView {
     let state = use_app();
     if message.role == Role::Tool {
-        return view! { <ToolCard message=message/> }.into_any();
+        return view! { <ToolSlot id=message.id.clone()/> }.into_any();
     }
     if message.kind == Some(MessageKind::RoundLimit) {
         return view! { <div class="message notice" role="status" data-testid="round-limit">{message.content.clone()}</div> }.into_any();
@@ -367,6 +369,19 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> 
             </For>
             <div class="md-tail" inner_html=move || tail.get()></div>
         </div>
+    }
+}
+
+/// A tool call's place in the conversation: its card, redrawn as the
+/// record changes, and under it the tool's MCP App if it has one.
+#[component]
+fn ToolSlot(id: String) -> impl IntoView {
+    let state = use_app();
+    let record = Memo::new(move |_| state.chat.messages.with(|m| m.iter().find(|x| x.id == id).cloned()));
+    let app = record.with_untracked(|r| r.as_ref().and_then(|m| m.tool.as_ref()).and_then(|run| crate::apps::app_of(state, run)));
+    view! {
+        {move || record.get().map(|message| view! { <ToolCard message=message/> })}
+        {app.map(|(server, tool)| view! { <crate::view::app_frame::AppFrame record=record server=server tool=tool/> })}
     }
 }
 

@@ -1,5 +1,6 @@
 //! Components. Each takes what it needs from [`AppState`] in context.
 
+mod app_frame;
 mod chat;
 mod composer;
 pub(crate) mod mcp;

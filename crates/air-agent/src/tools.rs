@@ -90,6 +90,7 @@ impl<E: Env> Turn<'_, E> {
                     status: ToolStatus::Running,
                     output: Vec::new(),
                     full_chars: None,
+                    structured: None,
                     started_at: None,
                     duration_ms: None,
                 });
@@ -241,6 +242,7 @@ impl<E: Env> Turn<'_, E> {
             t.full_chars = full;
             t.duration_ms = t.started_at.map(|s| (now - s).max(0.0));
             t.output = output.content;
+            t.structured = output.structured;
         }
         self.save_tool(record).await;
     }

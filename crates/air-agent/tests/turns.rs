@@ -655,6 +655,7 @@ fn an_unfinished_tool_round_is_picked_up_again() {
             status,
             output: Vec::new(),
             full_chars: None,
+            structured: None,
             started_at: None,
             duration_ms: None,
         });

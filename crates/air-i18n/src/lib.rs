@@ -112,6 +112,16 @@ texts! {
     tool_interrupted: "Interrupted", "已中断";
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
+    app_open: "Show the app", "显示应用";
+    view_loading: "Loading the app…", "正在加载应用…";
+    app_failed: "The app cannot be shown: {e}", "无法显示应用：{e}";
+    app_close: "Close the app", "关闭应用";
+    app_link_ask: "The app wants to open a link:", "应用想要打开链接：";
+    app_link_open: "Open link", "打开链接";
+    app_exit_fullscreen: "Exit full screen", "退出全屏";
+    app_busy: "An answer is in progress; the app's message was not sent.", "正在回答中，应用的消息没有发送。";
+    app_context: "{tool} (from its app)", "{tool}（来自应用）";
+    app_refused: "Ignored in the app's declared domains: {d}", "已忽略应用声明的域名：{d}";
     tool_question: "The tool asks:", "工具在询问：";
     prompts: "Prompts", "提示词";
     prompts_title: "Insert a prompt of this chat's MCP servers", "插入本对话 MCP 服务器提供的提示词";

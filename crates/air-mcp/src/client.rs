@@ -465,7 +465,8 @@ impl<H: HttpClient> McpClient<H> {
     }
 
     /// What this client can do for a server: answer elicitations (forms
-    /// and URLs).
+    /// and URLs), and show MCP Apps (the `io.modelcontextprotocol/ui`
+    /// extension).
     pub fn capabilities() -> Value {
         client_capabilities()
     }
@@ -1538,7 +1539,7 @@ impl<H: HttpClient> McpClient<H> {
 }
 
 fn client_capabilities() -> Value {
-    json!({"elicitation": {"form": {}, "url": {}}})
+    json!({"elicitation": {"form": {}, "url": {}}, "extensions": {(air_apps::EXTENSION): air_apps::client_extension()}})
 }
 
 /// What a 2026-07-28 request carries in `_meta` instead of a session.

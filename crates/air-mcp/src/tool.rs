@@ -59,7 +59,11 @@ pub fn output_from(result: &Value) -> ToolOutput {
     {
         content.push(Content::Text { text: structured.to_string() });
     }
-    ToolOutput { content, is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false) }
+    ToolOutput {
+        content,
+        is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false),
+        structured: result.get("structuredContent").filter(|v| !v.is_null()).cloned(),
+    }
 }
 
 /// [`output_from`], with `structuredContent` checked against the tool's

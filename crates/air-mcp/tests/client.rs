@@ -413,7 +413,10 @@ fn a_call_reports_progress_asks_the_user_and_hears_list_changes() {
     assert_eq!(*watcher.progress.borrow(), [Progress { progress: 1.0, total: Some(4.0), message: Some("step 1".into()) }], "progress of other requests is not ours");
     assert_eq!(watcher.asked.borrow()[0].message(), "Defaults?");
     let sent = client.http().requests();
-    assert_eq!(body(&sent[1])["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}}));
+    assert_eq!(
+        body(&sent[1])["params"]["capabilities"],
+        json!({"elicitation": {"form": {}, "url": {}}, "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+    );
     assert_eq!(body(&sent[3])["params"]["_meta"]["progressToken"], 2);
     assert_eq!(body(&sent[4]), json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"name": "John Doe", "age": 30, "verified": true}}}));
     assert_eq!(*host.notices.borrow(), [Notice::ToolsChanged, Notice::Log { level: "info".into(), logger: None, data: json!("hello") }]);

@@ -55,6 +55,13 @@ pub struct SavedTool {
     /// The schema its `structuredContent` follows, if it declares one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// The `ui://` resource of its View (MCP Apps `_meta.ui.resourceUri`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<String>,
+    /// Who may call it (`_meta.ui.visibility`: `model`, `app`); `None`
+    /// is both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Vec<String>>,
     /// The server no longer offers it (seen at the last re-sync): kept so
     /// the user sees what went, not offered to the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -218,7 +225,7 @@ mod tests {
     }
 
     fn tool(name: &str, description: &str) -> SavedTool {
-        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, gone: false }
+        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false }
     }
 
     #[test]
@@ -247,7 +254,7 @@ mod tests {
             url: "http://127.0.0.1:3001/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer t".into())],
             enabled: true,
-            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, gone: false }],
+            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false }],
             excluded: Vec::new(),
             protocol: Some("2025-11-25".into()),
         };

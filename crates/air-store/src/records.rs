@@ -110,6 +110,9 @@ pub struct ToolRun {
     /// The whole output (the model may have been given a shortened text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub output: Vec<Content>,
+    /// An MCP tool's `structuredContent`, for its View (MCP Apps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<serde_json::Value>,
     /// The text given to the model was cut from this many characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_chars: Option<usize>,

@@ -106,15 +106,18 @@ pub struct ToolOutput {
     /// The tool ran but reports a failure (given to the model as such).
     #[serde(default)]
     pub is_error: bool,
+    /// An MCP tool's `structuredContent`, kept for its View (MCP Apps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<serde_json::Value>,
 }
 
 impl ToolOutput {
     pub fn text(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::Text { text: text.into() }], is_error: false }
+        Self { content: vec![Content::Text { text: text.into() }], is_error: false, structured: None }
     }
 
     pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::Text { text: text.into() }], is_error: true }
+        Self { content: vec![Content::Text { text: text.into() }], is_error: true, structured: None }
     }
 
     /// The output as the model reads it: text as is, images and links as a

@@ -1,0 +1,169 @@
+//! A tool's MCP App under its card: the View in a sandboxed frame, sized
+//! as it asks, with a question before it opens a link.
+
+use std::rc::Rc;
+
+use air_apps::UiResource;
+use air_store::MessageRecord;
+use air_store::mcp::{McpServer, SavedTool};
+use air_store::records::ToolStatus;
+use leptos::html;
+use leptos::prelude::*;
+
+use crate::apps::{self, Hooks, Live};
+use crate::i18n::t;
+use crate::state::use_app;
+
+#[component]
+pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: SavedTool) -> impl IntoView {
+    let state = use_app();
+    let status = move || record.with(|r| r.as_ref().and_then(|m| m.tool.as_ref()).map(|t| t.status));
+    // A call made while this card was on screen shows its View at once; an
+    // older one (a reload, another session) on request.
+    let open = RwSignal::new(status().is_some_and(|s| !s.is_final()));
+    let loaded: RwSignal<Option<Result<Rc<UiResource>, String>>, LocalStorage> = RwSignal::new_local(None);
+    let hooks = Hooks::new();
+    let live: StoredValue<Option<Rc<Live>>, LocalStorage> = StoredValue::new_local(None);
+    let frame_ref = NodeRef::<html::Iframe>::new();
+    let uri = tool.ui.clone().unwrap_or_default();
+    let record_id = record.with_untracked(|r| r.as_ref().map(|m| m.id.clone())).unwrap_or_default();
+
+    // Read the View once it is wanted and the call is allowed to run.
+    {
+        let server = server.clone();
+        Effect::new(move |_| {
+            if open.get() && status() != Some(ToolStatus::AwaitingApproval) && status() != Some(ToolStatus::Denied) && loaded.with_untracked(Option::is_none) {
+                loaded.set(Some(Err(String::new())));
+                apps::load(state, &server, uri.clone(), move |r| loaded.set(Some(r)));
+            }
+        });
+    }
+    // Start it when its frame is in the page.
+    {
+        let (server, tool) = (server.clone(), tool.clone());
+        Effect::new(move |_| {
+            let Some(frame) = frame_ref.get() else { return };
+            if live.with_value(Option::is_some) {
+                return;
+            }
+            let Some(Ok(resource)) = loaded.get_untracked() else { return };
+            let l = apps::mount(state, server.clone(), tool.clone(), record_id.clone(), resource, frame, hooks);
+            live.set_value(Some(l));
+        });
+    }
+    // The call as it goes on.
+    Effect::new(move |_| {
+        let run = record.with(|r| r.as_ref().and_then(|m| m.tool.clone()));
+        hooks.ready.track();
+        if let (Some(run), Some(l)) = (run, live.get_value()) {
+            l.feed(&run);
+        }
+    });
+    // Theme and language follow the app's.
+    Effect::new(move |prev: Option<()>| {
+        state.prefs.settings.with(|s| (s.theme, s.language));
+        if prev.is_some() {
+            if let Some(l) = live.get_value() {
+                l.refresh_context();
+            }
+        }
+    });
+    // Closed: the frame goes, and can be opened again.
+    Effect::new(move |_| {
+        if hooks.closed.get() {
+            if let Some(l) = live.get_value() {
+                l.leave();
+            }
+            live.set_value(None);
+            hooks.closed.set(false);
+            hooks.ready.set(false);
+            hooks.fullscreen.set(false);
+            hooks.height.set(None);
+            open.set(false);
+            loaded.set(None);
+        }
+    });
+    on_cleanup(move || {
+        if let Some(Some(l)) = live.try_get_value() {
+            l.leave();
+        }
+    });
+
+    let height = move || {
+        let h = hooks.height.get().unwrap_or(120.0).clamp(40.0, 800.0);
+        format!("{h:.0}px")
+    };
+    let state_attr = move || {
+        if hooks.ready.get() {
+            "ready"
+        } else if loaded.with(|l| matches!(l, Some(Ok(_)))) {
+            "starting"
+        } else {
+            "loading"
+        }
+    };
+    let frame_view = move || {
+        if !open.get() {
+            return view! {
+                <button class="app-open" data-testid="app-open" on:click=move |_| open.set(true)>{move || t().app_open}</button>
+            }
+            .into_any();
+        }
+        match loaded.get() {
+            Some(Ok(resource)) => {
+                let refused = (!resource.csp.refused.is_empty()).then(|| {
+                    let d = resource.csp.refused.join(", ");
+                    view! { <p class="muted app-note">{move || t().app_refused.replace("{d}", &d)}</p> }
+                });
+                view! {
+                    {refused}
+                    <iframe
+                        class="app-frame"
+                        data-testid="app-frame"
+                        node_ref=frame_ref
+                        sandbox="allow-scripts"
+                        allow=resource.permissions.allow()
+                        referrerpolicy="no-referrer"
+                        title=resource.uri.clone()
+                        style:height=height
+                    ></iframe>
+                }
+                .into_any()
+            }
+            Some(Err(e)) if !e.is_empty() => view! { <p class="app-error" data-testid="app-error">{move || t().app_failed.replace("{e}", &e)}</p> }.into_any(),
+            _ => view! { <p class="muted">{move || t().view_loading}</p> }.into_any(),
+        }
+    };
+    let link = move || {
+        hooks.link.get().map(|(_, url)| {
+            view! {
+                <div class="app-link" data-testid="app-link">
+                    <span>{move || t().app_link_ask}</span>
+                    <code>{url}</code>
+                    <button class="primary" data-testid="app-link-open" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_link(true) } }>{move || t().app_link_open}</button>
+                    <button data-testid="app-link-cancel" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_link(false) } }>{move || t().cancel}</button>
+                </div>
+            }
+        })
+    };
+    // Nothing to show before the call may run, nor for one refused.
+    let shown = move || !matches!(status(), None | Some(ToolStatus::AwaitingApproval) | Some(ToolStatus::Denied));
+    view! {
+        <Show when=shown>
+        <div class="app-view" class:fullscreen=move || hooks.fullscreen.get() data-testid="app-view" data-state=state_attr>
+            <Show when=move || open.get()>
+                <div class="app-bar">
+                    <Show when=move || hooks.fullscreen.get()>
+                        <button data-testid="app-exit-fullscreen" on:click=move |_| { if let Some(l) = live.get_value() { l.set_fullscreen(false) } }>{move || t().app_exit_fullscreen}</button>
+                    </Show>
+                    <button class="icon-button" data-testid="app-close" title=move || t().app_close aria-label=move || t().app_close
+                        on:click=move |_| match live.get_value() { Some(l) => l.close(), None => open.set(false) }>"×"</button>
+                </div>
+            </Show>
+            {frame_view}
+            {link}
+            {move || hooks.problem.get().map(|p| view! { <p class="app-error">{p}</p> })}
+        </div>
+        </Show>
+    }
+}

@@ -1,0 +1,149 @@
+// MCP Apps: a real MCP App server (npm @modelcontextprotocol/server-basic-vanillajs,
+// a `get-time` tool with a View) on 127.0.0.1. The model calls the tool;
+// its View is read from the server and shown in a sandboxed frame under
+// the card; the View's own button calls the tool through the app; the
+// frame cannot reach the app's storage or any undeclared origin.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { scriptedHarness, send, startBasicApp } from './support.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** Chromium's own reports of what the frame's policy refused, and the 400 of the first `server/discover`. */
+function unexpected(errors) {
+  return errors.filter((e) => !/Failed to load resource: the server responded with a status of 400|Content Security Policy|Refused to/.test(e));
+}
+
+/** Polls `check` (async) until it holds (15 s at most). */
+async function waitUntil(check, what) {
+  for (let i = 0; i < 150; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`not in time: ${what}`);
+}
+
+describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
+  const h = scriptedHarness({ before, after }, startScriptedModel);
+  let server;
+  // A server the View has not declared: it must never be reached.
+  let undeclared;
+  let undeclaredHits = 0;
+  before(async () => {
+    server = await startBasicApp();
+    undeclared = createServer((req, res) => { undeclaredHits++; res.writeHead(200, { 'Access-Control-Allow-Origin': '*' }); res.end('reached'); });
+    await new Promise((ok) => undeclared.listen(0, '127.0.0.1', ok));
+  });
+  after(async () => {
+    await server?.stop();
+    await new Promise((ok) => undeclared?.close(ok));
+  });
+
+  test('the View renders, calls its tool through the app, and stays in its sandbox', async () => {
+    const { context, page, errors } = await h.freshPage();
+    const logs = [];
+    page.on('console', (m) => logs.push(m.text()));
+
+    // Added like any server; the tool's View is remembered with it.
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-name').fill('basic');
+    await page.getByTestId('mcp-url').fill(server.url);
+    await page.getByTestId('mcp-add').click();
+    await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+    await page.getByTestId('mcp-save').click();
+    await page.getByTestId('settings-save').click();
+    const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers')));
+    assert.equal(saved[0].tools[0].name, 'get-time');
+    assert.equal(saved[0].tools[0].ui, 'ui://get-time/mcp-app.html');
+
+    // The model calls it: the card, and under it the View with the result.
+    h.model.enqueue(reply.calls([{ id: 't1', name: 'mcp_basic_get-time', arguments: '{}' }]), reply.text('Here is the time.'));
+    await send(page, 'What time is it on the server?');
+    // Not marked read-only: the user allows it first, and no View shows before.
+    await page.getByTestId('approve-once').click({ timeout: 20_000 });
+    await page.getByText('Here is the time.').waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid=app-view][data-state=ready]').waitFor({ timeout: 20_000 });
+    const view = page.frameLocator('[data-testid=app-frame]').frameLocator('iframe');
+    const time = view.locator('#server-time');
+    await waitUntil(async () => ISO.test((await time.textContent()) ?? ''), 'the tool result reaches the View');
+    const first = await time.textContent();
+    // The card says the same as the View.
+    assert.match(await page.getByTestId('tool-output').textContent(), new RegExp(first.replace(/[.]/g, '\\.')));
+    // The frame takes the View's height (it says its size).
+    await waitUntil(async () => (await page.getByTestId('app-frame').getAttribute('style')) !== 'height: 120px;', 'the frame is resized');
+    const height = parseInt((await page.getByTestId('app-frame').getAttribute('style')).replace(/\D+/g, ''), 10);
+    assert.ok(height > 150 && height <= 800, `height ${height}`);
+
+    // Its button calls get-time through the app (not the model).
+    const modelCalls = h.model.requests.length;
+    await new Promise((r) => setTimeout(r, 5));
+    await view.locator('#get-time-btn').click();
+    await waitUntil(async () => { const t = await time.textContent(); return ISO.test(t) && t !== first; }, 'a new time from the View\'s own call');
+    assert.equal(h.model.requests.length, modelCalls, 'the model was not asked');
+
+    // Sandbox: an opaque origin with no way into the app's storage, and a
+    // policy that lets nothing reach an undeclared origin.
+    await page.evaluate(() => { localStorage.setItem('secret-probe', 'x'); document.cookie = 'probe=1'; });
+    const inner = page.frames().find((f) => f.parentFrame() && f.parentFrame() !== page.mainFrame());
+    assert.ok(inner, 'the View runs in a frame inside the sandbox proxy');
+    const seen = await inner.evaluate(async (target) => {
+      const attempt = (f) => { try { const v = f(); return `read:${v}`; } catch (e) { return e.name; } };
+      const violation = new Promise((res) => document.addEventListener('securitypolicyviolation', (e) => res(e.effectiveDirective), { once: true }));
+      const fetched = await fetch(target).then(() => 'fetched', (e) => `blocked:${e.name}`);
+      return {
+        origin: self.origin,
+        localStorage: attempt(() => localStorage.getItem('secret-probe')),
+        indexedDB: attempt(() => { indexedDB.open('air-agent'); return 'opened'; }),
+        cookie: attempt(() => document.cookie),
+        parentDom: attempt(() => window.top.document.title),
+        fetched,
+        directive: await Promise.race([violation, new Promise((r) => setTimeout(() => r('no report'), 2000))]),
+      };
+    }, `http://127.0.0.1:${undeclared.address().port}/probe`);
+    assert.deepEqual(seen, {
+      origin: 'null',
+      localStorage: 'SecurityError',
+      indexedDB: 'SecurityError',
+      cookie: 'SecurityError',
+      parentDom: 'SecurityError',
+      fetched: 'blocked:TypeError',
+      directive: 'connect-src',
+    });
+    assert.equal(undeclaredHits, 0, 'the undeclared server was never reached');
+
+    // ui/message: the View's message goes into the conversation.
+    h.model.enqueue(reply.text('Got your message from the app.'));
+    await view.locator('#message-text').fill('Hello from the View');
+    await view.locator('#send-message-btn').click();
+    await page.getByText('Got your message from the app.').waitFor({ timeout: 20_000 });
+    const lastUser = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'user').at(-1);
+    assert.equal(lastUser.content, 'Hello from the View');
+
+    // ui/open-link: asked first; refused here.
+    await view.locator('#open-link-btn').click();
+    const ask = page.getByTestId('app-link');
+    await ask.waitFor({ timeout: 10_000 });
+    assert.match(await ask.locator('code').textContent(), /^https?:\/\//);
+    await page.getByTestId('app-link-cancel').click();
+    await waitUntil(() => logs.some((l) => /Open link request rejected/.test(l)), 'the View hears the refusal');
+    assert.equal(context.pages().length, 1, 'no window opened');
+
+    // Closing: the View is told first, then the frame goes.
+    await page.getByTestId('app-close').click();
+    await waitUntil(() => logs.some((l) => /App is being torn down/.test(l)), 'the View hears the teardown');
+    await page.getByTestId('app-frame').waitFor({ state: 'detached', timeout: 5_000 });
+
+    // After a reload, the View comes back on request, with the stored result.
+    await page.reload();
+    await page.getByTestId('app-open').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('app-frame').count(), 0, 'not started until asked');
+    await page.getByTestId('app-open').click();
+    await page.locator('[data-testid=app-view][data-state=ready]').waitFor({ timeout: 20_000 });
+    await waitUntil(async () => (await page.frameLocator('[data-testid=app-frame]').frameLocator('iframe').locator('#server-time').textContent()) === first, 'the stored result is shown again');
+
+    assert.deepEqual(unexpected(errors), []);
+    await context.close();
+  });
+});
