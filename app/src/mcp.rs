@@ -249,7 +249,17 @@ pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String,
         let listed = client.list_tools(&Abort::new()).await;
         server.protocol = client.protocol_version();
         client.close().await;
-        done(listed.map(|tools| Preview { server, tools: tools.iter().filter_map(saved_tool).collect() }).map_err(|e| Failure { worth_diagnosing: matches!(e, air_mcp::McpError::Network(_) | air_mcp::McpError::Http { status: 400 | 404, .. }), text: e.to_string() }));
+        // A 401 whose challenge the page could not read: CORS may hide it.
+        let url = server.url.clone();
+        let hidden_challenge = move || state.prefs.mcp_sign_in.with_untracked(|m| m.get(&url).is_some_and(|s| s.challenge.is_none()));
+        done(listed.map(|tools| Preview { server, tools: tools.iter().filter_map(saved_tool).collect() }).map_err(|e| Failure {
+            worth_diagnosing: match e {
+                air_mcp::McpError::Network(_) | air_mcp::McpError::Http { status: 400 | 404, .. } => true,
+                air_mcp::McpError::Http { status: 401, .. } => hidden_challenge(),
+                _ => false,
+            },
+            text: e.to_string(),
+        }));
     });
 }
 

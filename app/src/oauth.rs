@@ -41,7 +41,7 @@ const MESSAGE: &str = "air-oauth-callback";
 const REFRESH_MARGIN_MS: u64 = 60_000;
 
 thread_local! {
-    /// Servers whose tokens are being refreshed in the background.
+    /// Servers whose tokens are being refreshed.
     static REFRESHING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
 }
 
@@ -89,7 +89,25 @@ pub fn authorizer(state: AppState, url: &str) -> Rc<dyn Authorizer> {
     })
 }
 
+/// Refreshes the token of the server at `url`, one refresh at a time per
+/// server: a refresh token may be good for one use only, so a second
+/// caller waits for the refresh under way and takes its outcome.
 async fn refresh(url: &str) -> bool {
+    if !REFRESHING.with(|r| r.borrow_mut().insert(url.to_owned())) {
+        for _ in 0..400 {
+            env::sleep(50).await;
+            if !REFRESHING.with(|r| r.borrow().contains(url)) {
+                break;
+            }
+        }
+        return load().grant(url).is_some_and(|g| !g.tokens.expires_within(now(), 0));
+    }
+    let ok = refresh_now(url).await;
+    REFRESHING.with(|r| r.borrow_mut().remove(url));
+    ok
+}
+
+async fn refresh_now(url: &str) -> bool {
     let vault = load();
     let Some((grant, client)) = vault.grant_and_client(url) else {
         return false;
@@ -124,12 +142,11 @@ impl Authorizer for AppAuth {
         // (One refresh at a time per server, however many requests.)
         if grant.tokens.expires_within(now(), REFRESH_MARGIN_MS)
             && grant.tokens.refresh_token.is_some()
-            && REFRESHING.with(|r| r.borrow_mut().insert(self.url.clone()))
+            && !REFRESHING.with(|r| r.borrow().contains(&self.url))
         {
             let url = self.url.clone();
             spawn_local(async move {
                 refresh(&url).await;
-                REFRESHING.with(|r| r.borrow_mut().remove(&url));
             });
         }
         Some(grant.tokens.header())

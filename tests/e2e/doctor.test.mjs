@@ -1,11 +1,17 @@
 // The connectivity doctor against real servers misconfigured on purpose
-// (the Python SDK's server with no CORS, with too few allowed headers) and
-// a port nothing listens on: adding the server fails, and the page says
-// exactly why and what to change.
+// (the Python SDK's server with no CORS, another site's origin, too few
+// allowed headers, no preflight, hidden response headers), addresses where
+// nothing answers (a closed port, a name that does not resolve, TLS to a
+// plain-HTTP port), and an https page meeting an http server: adding the
+// server fails, and the page says exactly why and what to change.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, scriptedHarness, startPyMcp } from './support.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, ROOT, configure, freePort, openApp, scriptedHarness, startPyMcp } from './support.mjs';
 import { startScriptedModel } from '../support/scripted-model.mjs';
+import { startStaticServer } from '../support/static-server.mjs';
 
 describe('Connectivity doctor (misconfigured real servers)', () => {
   const h = scriptedHarness({ before, after }, startScriptedModel);
@@ -13,7 +19,7 @@ describe('Connectivity doctor (misconfigured real servers)', () => {
   after(async () => { for (const s of servers) await s.stop(); });
 
   /** Tries to add `url`; returns the doctor's finding and its snippets. */
-  async function diagnose(url) {
+  async function diagnose(url, result = /Could not add it/) {
     const { context, page } = await h.freshPage();
     await page.getByTestId('open-settings').click();
     await page.getByTestId('mcp-name').fill('broken');
@@ -23,7 +29,8 @@ describe('Connectivity doctor (misconfigured real servers)', () => {
     await finding.waitFor({ timeout: 30_000 });
     const text = (await finding.textContent()).trim();
     const snippets = await page.getByTestId('doctor-snippet').allTextContents();
-    assert.match(await page.getByTestId('mcp-add-result').textContent(), /Could not add it/);
+    if (result) assert.match(await page.getByTestId('mcp-add-result').textContent(), result);
+    else assert.equal(await page.getByTestId('mcp-sign-in-needed').isVisible(), true, 'a sign-in is offered too');
     await context.close();
     return { text, snippets };
   }
@@ -48,9 +55,93 @@ describe('Connectivity doctor (misconfigured real servers)', () => {
     assert.match(snippets[0], /allow_headers=\["content-type", "mcp-protocol-version", "mcp-session-id"/);
   });
 
+  test('a server that allows another origin: the Origin is refused', async () => {
+    const server = await startPyMcp('stateless-json', 'other-origin');
+    servers.push(server);
+    const { text, snippets } = await diagnose(server.url);
+    assert.equal(text, 'The server answers, but not to this page: its CORS settings do not allow this origin.');
+    assert.match(snippets[0], new RegExp(`allow_origins=\\["${h.app.url.replace(/\/$/, '')}"\\]`));
+  });
+
+  test('a server that refuses the preflight: said so, though simple requests pass', async () => {
+    const server = await startPyMcp('stateless-json', 'no-preflight');
+    servers.push(server);
+    const { text, snippets } = await diagnose(server.url);
+    assert.match(text, /refuses the browser's preflight \(OPTIONS\)/);
+    assert.equal(snippets.length, 3);
+  });
+
+  test('a session server that hides Mcp-Session-Id: the header is named', async () => {
+    const server = await startPyMcp('stateful', 'no-expose');
+    servers.push(server);
+    const { text, snippets } = await diagnose(server.url);
+    assert.equal(text, 'The server sends Mcp-Session-Id, but its CORS settings hide it from the page (Access-Control-Expose-Headers).');
+    assert.match(snippets[0], /expose_headers=\["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"\]/);
+  });
+
+  test('a server behind sign-in that hides WWW-Authenticate: the header is named', async () => {
+    const server = await startPyMcp('stateless-json', 'hidden-auth');
+    servers.push(server);
+    const { text } = await diagnose(server.url, null);
+    assert.equal(text, 'The server sends WWW-Authenticate, but its CORS settings hide it from the page (Access-Control-Expose-Headers).');
+  });
+
+  test('a name that does not resolve, and TLS to a plain-HTTP port: nothing answers', async () => {
+    const dns = await diagnose('http://no-such-host.invalid/mcp');
+    assert.match(dns.text, /Nothing answers at this address/);
+    const server = await startPyMcp('stateless-json');
+    servers.push(server);
+    const tls = await diagnose(server.url.replace('http://', 'https://'));
+    assert.match(tls.text, /Nothing answers at this address/);
+    assert.deepEqual(tls.snippets, []);
+  });
+
   test('nothing listening: said so, with nothing for a server owner to paste', async () => {
     const { text, snippets } = await diagnose(`http://127.0.0.1:${await freePort()}/mcp`);
     assert.match(text, /Nothing answers at this address/);
     assert.deepEqual(snippets, []);
+  });
+});
+
+describe('Connectivity doctor (an https page)', () => {
+  let app;
+  let model;
+  let browser;
+  const servers = [];
+  before(async () => {
+    const tls = { key: readFileSync(join(ROOT, 'tests/fixtures/tls/key.pem')), cert: readFileSync(join(ROOT, 'tests/fixtures/tls/cert.pem')) };
+    app = await startStaticServer(join(ROOT, 'dist'), 0, { tls, host: 'app.test' });
+    model = await startScriptedModel();
+    // app.test and mcp.test are this machine; the test certificate is accepted.
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      headless: true,
+      args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP app.test 127.0.0.1, MAP mcp.test 127.0.0.1', '--ignore-certificate-errors'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await model?.stop();
+    app?.server.close();
+    for (const s of servers) await s.stop();
+  });
+
+  test('an http server from an https page: mixed content', async () => {
+    const server = await startPyMcp('stateless-json');
+    servers.push(server);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await openApp(page, app.url);
+    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-name').fill('plain');
+    // The same server by a name that is not loopback (loopback is exempt).
+    await page.getByTestId('mcp-url').fill(server.url.replace('127.0.0.1', 'mcp.test'));
+    await page.getByTestId('mcp-add').click();
+    const finding = page.getByTestId('doctor-finding');
+    await finding.waitFor({ timeout: 30_000 });
+    assert.equal((await finding.textContent()).trim(), 'This page is served over https and the server over http: browsers block such requests (mixed content).');
+    assert.deepEqual(await page.getByTestId('doctor-snippet').allTextContents(), []);
+    await context.close();
   });
 });

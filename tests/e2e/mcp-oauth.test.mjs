@@ -1,11 +1,13 @@
 // An MCP server that asks for OAuth (PyPI `fastmcp` with its in-memory
 // authorization server, started by the test on 127.0.0.1): the page reads
 // the 401, finds the authorization server, registers itself, and signs in
-// through a popup that comes back to the app's callback page; the token
-// goes to that server only, and leaves with it.
+// through a popup that comes back to the app's callback page (or, with
+// popups blocked, through the whole page); the token goes to that server
+// only, survives a reload, is refreshed when it runs out, and leaves with
+// the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scriptedHarness, send, startOAuthMcp } from './support.mjs';
+import { configure, openApp, scriptedHarness, send, startOAuthMcp } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
@@ -74,6 +76,71 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
     await page.waitForFunction(() => !Object.keys(JSON.parse(localStorage.getItem('air-agent-mcp-oauth')).grants).length, null, { timeout: 10_000 });
     assert.deepEqual(errors.filter((e) => !/status of 401|status of 400|Failed to load resource/.test(e)), []);
     await context.close();
+  });
+
+  test('with popups blocked the whole page signs in; the token survives a reload and is refreshed when it runs out', async () => {
+    const short = await startOAuthMcp('short-tokens');
+    try {
+      const context = await h.browser.newContext();
+      // A popup blocker: window.open gives nothing.
+      await context.addInitScript(() => { window.open = () => null; });
+      const page = await context.newPage();
+      const errors = await openApp(page, h.app.url);
+      await configure(page, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+      const tokenRequests = [];
+      context.on('request', (r) => {
+        if (r.url() === `${short.origin}/token`) tokenRequests.push(new URLSearchParams(r.postData() ?? '').get('grant_type'));
+      });
+      const add = async () => {
+        await page.getByTestId('open-settings').click();
+        await page.getByTestId('mcp-name').fill('brief');
+        await page.getByTestId('mcp-url').fill(short.url);
+        await page.getByTestId('mcp-add').click();
+      };
+      await add();
+      await page.getByTestId('mcp-sign-in').waitFor({ timeout: 20_000 });
+      // The page itself goes to the authorization server and comes back.
+      const visited = [];
+      page.on('framenavigated', (f) => { if (f === page.mainFrame()) visited.push(new URL(f.url()).pathname); });
+      await page.getByTestId('mcp-sign-in').click();
+      let granted = false;
+      for (let i = 0; i < 100 && !granted; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        granted = await page.evaluate((url) => !!JSON.parse(localStorage.getItem('air-agent-mcp-oauth') ?? '{}').grants?.[url], short.url).catch(() => false);
+      }
+      assert.ok(granted, 'signed in through the whole page');
+      assert.ok(visited.includes('/oauth-callback.html'), `back through the callback page: ${visited.join(', ')}`);
+      assert.equal(new URL(page.url()).pathname, '/', 'back in the app');
+      await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+      assert.deepEqual(tokenRequests, ['authorization_code']);
+      // Signed in: adding it again lists its tools at once.
+      await add();
+      await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+      await page.getByTestId('mcp-save').click();
+      await page.getByTestId('settings-save').click();
+
+      // A reload keeps the token: connected, with no question.
+      await page.reload();
+      await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('mcp-server-status').filter({ hasText: /Connected/ }).waitFor({ timeout: 20_000 });
+      assert.equal(await page.getByTestId('mcp-sign-in').count(), 0);
+      await page.getByTestId('settings-save').click();
+
+      // The 3-second token has run out: refreshed without the user noticing.
+      await new Promise((r) => setTimeout(r, 3500));
+      h.model.enqueue(reply.calls([{ id: 'b1', name: 'mcp_brief_secret_note', arguments: '{}' }]), reply.text('Read it again.'));
+      await send(page, 'Read the note once more');
+      await page.getByTestId('approve-once').click();
+      await page.getByText('Read it again.').waitFor({ timeout: 20_000 });
+      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'the owl flies at midnight');
+      assert.ok(tokenRequests.includes('refresh_token'), `a refresh: ${tokenRequests.join(', ')}`);
+      assert.equal(await page.getByTestId('mcp-sign-in-needed').count(), 0, 'no sign-in asked');
+      assert.deepEqual(errors.filter((e) => !/status of 401|status of 400|Failed to load resource/.test(e)), []);
+      await context.close();
+    } finally {
+      await short.stop();
+    }
   });
 
   test('a token endpoint that refuses this page is named', async () => {

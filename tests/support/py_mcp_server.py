@@ -7,8 +7,13 @@ JSON answers) or `stateless` (no session, SSE answers). Every mode also
 answers 2026-07-28 requests on the same endpoint. The SDK sends no CORS
 headers; a page needs them, so the app is wrapped in Starlette's
 CORSMiddleware. CORS is `full` (the default), or misconfigured for the
-connectivity doctor's tests: `none` (no CORS at all) or `content-type`
-(only that request header allowed). Prints `ready` once it listens.
+connectivity doctor's tests: `none` (no CORS at all), `content-type`
+(only that request header allowed), `other-origin` (another site's origin
+allowed), `no-preflight` (CORS headers on answers, but OPTIONS refused),
+`no-expose` (no response header exposed, and sessions only: 2026-07-28
+refused) or `hidden-auth` (every POST is
+a 401 whose WWW-Authenticate is not exposed). Prints `ready` once it
+listens.
 """
 
 import io
@@ -124,13 +129,86 @@ async def touch(ctx: Context) -> str:
 
 
 app = mcp.streamable_http_app(stateless_http=mode != "stateful", json_response=mode == "stateless-json")
-if cors != "none":
+
+
+def refusing_auth(inner):
+    """Every POST answered 401 with a challenge, as a server behind auth does."""
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST":
+            challenge = f'Bearer resource_metadata="http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"'
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"www-authenticate", challenge.encode()), (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await inner(scope, receive, send)
+
+    return wrapped
+
+
+def without_preflight(inner):
+    """CORS headers on every answer, but OPTIONS refused (405)."""
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "OPTIONS":
+            await send({"type": "http.response.start", "status": 405, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def send_cors(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"access-control-allow-origin", b"*")]}
+            await send(message)
+
+        await inner(scope, receive, send_cors)
+
+    return wrapped
+
+
+def sessions_only(inner):
+    """Refuses 2026-07-28's `server/discover` as a server of 2025-11-25 does
+    (400, no session), so a client must use sessions."""
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await inner(scope, receive, send)
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if b'"server/discover"' in body:
+            payload = b'{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Bad Request: Missing session ID"}}'
+            await send({"type": "http.response.start", "status": 400, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+            await send({"type": "http.response.body", "body": payload})
+            return
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await inner(scope, replay, send)
+
+    return wrapped
+
+
+if cors == "no-expose":
+    app = sessions_only(app)
+if cors == "hidden-auth":
+    app = refusing_auth(app)
+if cors == "no-preflight":
+    app = without_preflight(app)
+elif cors != "none":
     app = CORSMiddleware(
         app,
-        allow_origins=["*"],
+        allow_origins=["https://elsewhere.example"] if cors == "other-origin" else ["*"],
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=["content-type"] if cors == "content-type" else ["*", "authorization"],
-        expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
+        expose_headers=[] if cors in ("no-expose", "hidden-auth") else ["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"],
     )
 
 

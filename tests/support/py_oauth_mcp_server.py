@@ -2,13 +2,14 @@
 2.1 authorization server: metadata, dynamic registration, PKCE; it grants
 at once, as if the user had said yes), on 127.0.0.1, for the tests.
 
-    python py_oauth_mcp_server.py PORT [no-cors-token]
+    python py_oauth_mcp_server.py PORT [no-cors-token | short-tokens]
 
 The MCP endpoint is /mcp; the authorization server lives on the same
 origin. Every route answers CORS (Starlette's CORSMiddleware) and exposes
 WWW-Authenticate, so a page can read the 401's challenge; with
 `no-cors-token` the token endpoint alone answers without CORS (as many
-real ones do). Prints `ready` once it listens.
+real ones do); with `short-tokens` access tokens last 3 s. Prints `ready`
+once it listens.
 """
 
 import sys
@@ -20,7 +21,13 @@ from mcp.server.auth.settings import ClientRegistrationOptions
 from starlette.middleware.cors import CORSMiddleware
 
 port = int(sys.argv[1])
-no_cors_token = len(sys.argv) > 2 and sys.argv[2] == "no-cors-token"
+variant = sys.argv[2] if len(sys.argv) > 2 else ""
+no_cors_token = variant == "no-cors-token"
+if variant == "short-tokens":
+    # Access tokens that run out after 3 s, to be refreshed.
+    import fastmcp.server.auth.providers.in_memory as in_memory
+
+    in_memory.DEFAULT_ACCESS_TOKEN_EXPIRY_SECONDS = 3
 base = f"http://127.0.0.1:{port}"
 
 auth = InMemoryOAuthProvider(

@@ -1,6 +1,7 @@
 // A small static file server for the built app (dist/). Used by `./dev serve`
 // and by the end-to-end tests. Serves only 127.0.0.1.
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,10 +19,14 @@ const TYPES = {
   '.ico': 'image/x-icon',
 };
 
-/** Starts serving `root` on 127.0.0.1:`port` (0 = any free port). Resolves to { server, url }. */
-export function startStaticServer(root, port = 0) {
+/**
+ * Starts serving `root` on 127.0.0.1:`port` (0 = any free port), over https
+ * when `tls` ({ key, cert }) is given, as `host` in the URL it reports.
+ * Resolves to { server, url }.
+ */
+export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1' } = {}) {
   const base = resolve(root);
-  const server = createServer(async (req, res) => {
+  const handler = async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
       let file = normalize(join(base, path));
@@ -53,10 +58,11 @@ export function startStaticServer(root, port = 0) {
     } catch (e) {
       res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(e));
     }
-  });
+  };
+  const server = tls ? createTlsServer(tls, handler) : createServer(handler);
   return new Promise((ok, fail) => {
     server.once('error', fail);
-    server.listen(port, '127.0.0.1', () => ok({ server, url: `http://127.0.0.1:${server.address().port}` }));
+    server.listen(port, '127.0.0.1', () => ok({ server, url: `${tls ? 'https' : 'http'}://${host}:${server.address().port}` }));
   });
 }
 
