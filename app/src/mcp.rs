@@ -217,6 +217,24 @@ pub fn diagnose(url: String, headers: Vec<(String, String)>, done: impl Fn(air_d
         body: serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "air-agent", "version": "doctor"}}}).to_string(),
         mcp: true,
     };
+    run_doctor(target, done);
+}
+
+/// Probes why the page cannot use the model provider at `base_url`: its
+/// chat endpoint, with an `Authorization` header if a key is set (a probe
+/// value, not the key) and a request no provider runs (no messages).
+pub fn diagnose_provider(base_url: &str, model: &str, has_key: bool, done: impl Fn(air_doctor::Finding) + 'static) {
+    let target = air_doctor::Target {
+        url: format!("{}/chat/completions", base_url.trim().trim_end_matches('/')),
+        page_origin: air_web::page_origin(),
+        headers: if has_key { vec![("Authorization".into(), "Bearer probe".into())] } else { Vec::new() },
+        body: serde_json::json!({"model": model, "messages": [], "max_tokens": 1}).to_string(),
+        mcp: false,
+    };
+    run_doctor(target, done);
+}
+
+fn run_doctor(target: air_doctor::Target, done: impl Fn(air_doctor::Finding) + 'static) {
     spawn_local(async move {
         // A server that keeps a probe waiting is not waited for long.
         let abort = Abort::new();

@@ -2,11 +2,13 @@
 // (the Python SDK's server with no CORS, another site's origin, too few
 // allowed headers, no preflight, hidden response headers), addresses where
 // nothing answers (a closed port, a name that does not resolve, TLS to a
-// plain-HTTP port), and an https page meeting an http server: adding the
+// plain-HTTP port), an https page meeting an http server, and a public page
+// meeting a local one (Chromium's Local Network Access): adding the
 // server fails, and the page says exactly why and what to change.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, ROOT, configure, freePort, openApp, scriptedHarness, startPyMcp } from './support.mjs';
@@ -96,6 +98,27 @@ describe('Connectivity doctor (misconfigured real servers)', () => {
     assert.deepEqual(tls.snippets, []);
   });
 
+  test('a model provider without CORS: diagnosed from Settings → Test', async () => {
+    // An OpenAI-compatible endpoint that answers, but sends no CORS headers.
+    const provider = createServer((req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end('{"object":"list","data":[{"id":"m"}]}'); });
+    await new Promise((ok) => provider.listen(0, '127.0.0.1', ok));
+    try {
+      const { context, page } = await h.freshPage();
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('settings-base-url').fill(`http://127.0.0.1:${provider.address().port}/v1`);
+      await page.getByTestId('settings-test').click();
+      const finding = page.getByTestId('doctor-finding');
+      await finding.waitFor({ timeout: 30_000 });
+      assert.equal((await finding.textContent()).trim(), 'The server answers, but not to this page: its CORS settings do not allow this origin.');
+      const snippets = await page.getByTestId('doctor-snippet').allTextContents();
+      assert.match(snippets[0], /expose_headers=\["Retry-After"\]/);
+      assert.doesNotMatch(snippets.join(' '), /Mcp-Session-Id/);
+      await context.close();
+    } finally {
+      await new Promise((ok) => provider.close(ok));
+    }
+  });
+
   test('nothing listening: said so, with nothing for a server owner to paste', async () => {
     const { text, snippets } = await diagnose(`http://127.0.0.1:${await freePort()}/mcp`);
     assert.match(text, /Nothing answers at this address/);
@@ -124,6 +147,33 @@ describe('Connectivity doctor (an https page)', () => {
     await model?.stop();
     app?.server.close();
     for (const s of servers) await s.stop();
+  });
+
+  test('a local server from a public page: private-network protection', async () => {
+    const server = await startPyMcp('stateless-json');
+    servers.push(server);
+    // This page's address counts as public; the server's (loopback) does not.
+    const port = new URL(app.url).port;
+    const b = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      headless: true,
+      args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP app.test 127.0.0.1', '--ignore-certificate-errors', `--ip-address-space-overrides=127.0.0.1:${port}=public`],
+    });
+    try {
+      const page = await (await b.newContext()).newPage();
+      await openApp(page, app.url);
+      await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('mcp-name').fill('local');
+      await page.getByTestId('mcp-url').fill(server.url);
+      await page.getByTestId('mcp-add').click();
+      const finding = page.getByTestId('doctor-finding');
+      await finding.waitFor({ timeout: 30_000 });
+      assert.equal((await finding.textContent()).trim(), "The server is on a private network and this page is not: the browser's private-network protection blocked the request.");
+      assert.match((await page.getByTestId('doctor-snippet').allTextContents()).join(' '), /Local Network Access/);
+    } finally {
+      await b.close();
+    }
   });
 
   test('an http server from an https page: mixed content', async () => {

@@ -51,10 +51,36 @@ enum AddState {
 
 /// What the doctor found for the server being added.
 #[derive(Clone, PartialEq)]
-enum Doctor {
+pub(crate) enum Doctor {
     Idle,
     Probing,
     Found(air_doctor::Finding),
+}
+
+/// What the connectivity doctor found, with the snippets to paste; `fix`
+/// picks the snippets for the kind of server (MCP or model provider).
+pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, &[String]) -> Vec<(&'static str, String)>, headers: Vec<String>) -> Option<AnyView> {
+    match doctor {
+        Doctor::Idle => None,
+        Doctor::Probing => Some(view! { <p class="muted" data-testid="doctor-probing">{move || t().doctor_probing}</p> }.into_any()),
+        Doctor::Found(air_doctor::Finding::Fine) => None,
+        Doctor::Found(f) => {
+            let origin = air_web::page_origin().unwrap_or_default();
+            let fixes = fix(&f, &origin, &headers);
+            Some(view! {
+                <div class="doctor" data-testid="doctor">
+                    <p data-testid="doctor-finding">{f.explain()}</p>
+                    {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || t().doctor_fix}</p> })}
+                    {fixes.into_iter().map(|(stack, code)| view! {
+                        <details data-testid="doctor-snippet">
+                            <summary>{stack}</summary>
+                            <pre><code>{code}</code></pre>
+                        </details>
+                    }).collect_view()}
+                </div>
+            }.into_any())
+        }
+    }
 }
 
 #[component]
@@ -247,27 +273,9 @@ pub fn McpServers() -> impl IntoView {
                 AddState::Failed(_) if needs_sign_in() => String::new(),
                 AddState::Failed(e) => t().mcp_failed.replace("{e}", &e),
             }}</p>
-            {move || match doctor.get() {
-                Doctor::Idle => None,
-                Doctor::Probing => Some(view! { <p class="muted" data-testid="doctor-probing">{move || t().doctor_probing}</p> }.into_any()),
-                Doctor::Found(air_doctor::Finding::Fine) => None,
-                Doctor::Found(f) => {
-                    let origin = air_web::page_origin().unwrap_or_default();
-                    let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
-                    let fixes = f.fix(&origin, &headers);
-                    Some(view! {
-                        <div class="doctor" data-testid="doctor">
-                            <p data-testid="doctor-finding">{f.explain()}</p>
-                            {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || t().doctor_fix}</p> })}
-                            {fixes.into_iter().map(|(stack, code)| view! {
-                                <details data-testid="doctor-snippet">
-                                    <summary>{stack}</summary>
-                                    <pre><code>{code}</code></pre>
-                                </details>
-                            }).collect_view()}
-                        </div>
-                    }.into_any())
-                }
+            {move || {
+                let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
+                doctor_report(doctor.get(), |f, origin, headers| f.fix(origin, headers), headers)
             }}
             <Show when=needs_sign_in>
                 <div class="row" data-testid="mcp-sign-in-needed">

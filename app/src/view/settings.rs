@@ -28,6 +28,7 @@ pub fn SettingsPanel() -> impl IntoView {
     let draft = RwSignal::new(state.prefs.settings.get_untracked());
     let models = RwSignal::new(Vec::<String>::new());
     let test = RwSignal::new(TestState::Idle);
+    let doctor = RwSignal::new(crate::view::mcp::Doctor::Idle);
     // Start from the saved values whenever the drawer opens.
     Effect::new(move |_| {
         if state.prefs.settings_open.get() {
@@ -47,6 +48,7 @@ pub fn SettingsPanel() -> impl IntoView {
     };
     let run_test = move |_| {
         test.set(TestState::Running);
+        doctor.set(crate::view::mcp::Doctor::Idle);
         let s = draft.get_untracked();
         spawn_local(async move {
             match crate::env::list_models(&s).await {
@@ -60,7 +62,14 @@ pub fn SettingsPanel() -> impl IntoView {
                     models.set(list);
                     test.set(TestState::Ok(msg));
                 }
-                Err(e) => test.set(TestState::Failed(e.message(state.chat_lang()))),
+                Err(e) => {
+                    // The page could not read an answer: find out why.
+                    if matches!(e, air_chat::ChatError::Network { .. } | air_chat::ChatError::Cors { .. }) {
+                        doctor.set(crate::view::mcp::Doctor::Probing);
+                        crate::mcp::diagnose_provider(&s.base_url, &s.model, !s.api_key.trim().is_empty(), move |f| doctor.set(crate::view::mcp::Doctor::Found(f)));
+                    }
+                    test.set(TestState::Failed(e.message(state.chat_lang())));
+                }
             }
         });
     };
@@ -131,6 +140,10 @@ pub fn SettingsPanel() -> impl IntoView {
                                 TestState::Ok(m) | TestState::Failed(m) => m,
                             }}
                         </p>
+                        {move || {
+                            let headers: Vec<String> = vec!["Authorization".into()];
+                            crate::view::mcp::doctor_report(doctor.get(), |f, origin, headers| f.fix_exposing(origin, headers, &["Retry-After"]), headers)
+                        }}
                     </fieldset>
                     <fieldset>
                         <legend>{move || t().answers}</legend>

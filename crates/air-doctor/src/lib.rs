@@ -83,9 +83,18 @@ impl Finding {
     /// What the server's owner must change, and a snippet for common
     /// stacks: `(stack, code)`. Empty where nothing on the server helps.
     pub fn fix(&self, page_origin: &str, headers: &[String]) -> Vec<(&'static str, String)> {
+        self.fix_exposing(page_origin, headers, &EXPOSE)
+    }
+
+    /// [`Finding::fix`] for a server whose client must read the response
+    /// headers `expose` (a model provider: `Retry-After`).
+    pub fn fix_exposing(&self, page_origin: &str, headers: &[String], expose: &[&str]) -> Vec<(&'static str, String)> {
         match self {
-            Finding::OriginRefused | Finding::PreflightRefused | Finding::HeaderNotAllowed(_) | Finding::HeaderNotExposed(_) => snippets(page_origin, headers),
-            Finding::PrivateNetwork => vec![("any", "Answer the preflight with `Access-Control-Allow-Private-Network: true`, or serve this page from the same network.".into())],
+            Finding::OriginRefused | Finding::PreflightRefused | Finding::HeaderNotAllowed(_) | Finding::HeaderNotExposed(_) => snippets(page_origin, headers, expose),
+            Finding::PrivateNetwork => vec![(
+                "any",
+                "Chrome and Edge ask before a public page may reach a local address (Local Network Access): allow it for this page in the browser's site settings. Browsers of the earlier Private Network Access rules need the server to answer the preflight with `Access-Control-Allow-Private-Network: true`. Or serve this page from the same network.".into(),
+            )],
             _ => Vec::new(),
         }
     }
@@ -94,7 +103,7 @@ impl Finding {
 /// The response headers MCP clients must read.
 const EXPOSE: [&str; 3] = ["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"];
 
-fn snippets(origin: &str, headers: &[String]) -> Vec<(&'static str, String)> {
+fn snippets(origin: &str, headers: &[String], expose: &[&str]) -> Vec<(&'static str, String)> {
     let mut allow: Vec<String> = vec!["content-type".into()];
     for h in headers {
         let h = h.to_ascii_lowercase();
@@ -103,7 +112,7 @@ fn snippets(origin: &str, headers: &[String]) -> Vec<(&'static str, String)> {
         }
     }
     let py_list = |v: &[String]| v.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(", ");
-    let expose: Vec<String> = EXPOSE.iter().map(|s| (*s).to_owned()).collect();
+    let expose: Vec<String> = expose.iter().map(|s| (*s).to_owned()).collect();
     vec![
         (
             "Python (mcp / Starlette)",
@@ -215,7 +224,8 @@ pub async fn diagnose<H: HttpClient>(http: &H, target: &Target, abort: &Abort) -
         }
     }
     // 5. What the answers must show.
-    if status == 401 && !challenge {
+    // (An MCP server must challenge; a model provider's 401 need not.)
+    if target.mcp && status == 401 && !challenge {
         return Finding::HeaderNotExposed("WWW-Authenticate".into());
     }
     if target.mcp && (200..300).contains(&status) && !session && text.contains("\"result\"") {

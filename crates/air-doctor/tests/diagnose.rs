@@ -98,3 +98,32 @@ fn hidden_response_headers() {
     http.push(Script::status(200, r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#));
     assert_eq!(run(&http, &t), Finding::Fine);
 }
+
+#[test]
+fn a_model_provider_is_probed_without_the_mcp_checks() {
+    // Its 401 for a probe key needs no challenge, and nothing asks for a session.
+    let http = ScriptedHttp::new();
+    http.push(Script::status(404, ""));
+    http.push(Script::status(401, r#"{"error":{"message":"Incorrect API key"}}"#));
+    http.push(Script::status(401, ""));
+    let t = Target {
+        url: "https://api.example.com/v1/chat/completions".into(),
+        page_origin: Some("https://app.example".into()),
+        headers: vec![("Authorization".into(), "Bearer probe".into())],
+        body: r#"{"model":"m","messages":[],"max_tokens":1}"#.into(),
+        mcp: false,
+    };
+    assert_eq!(run(&http, &t), Finding::Fine);
+    assert_eq!(http.requests().len(), 3);
+    // A refused header, with snippets that expose what a chat client reads.
+    let http = ScriptedHttp::new();
+    http.push(Script::status(404, ""));
+    http.push(Script::status(200, "{}"));
+    http.push(cors_error());
+    let found = run(&http, &t);
+    assert_eq!(found, Finding::HeaderNotAllowed("Authorization".into()));
+    let fix = found.fix_exposing("https://app.example", &["Authorization".into()], &["Retry-After"]);
+    assert!(fix[0].1.contains(r#"allow_headers=["content-type", "authorization"]"#), "{}", fix[0].1);
+    assert!(fix[0].1.contains(r#"expose_headers=["Retry-After"]"#), "{}", fix[0].1);
+    assert!(!fix.iter().any(|(_, code)| code.contains("Mcp-Session-Id")));
+}
