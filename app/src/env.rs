@@ -41,6 +41,15 @@ pub fn locale() -> String {
     air_web::locale()
 }
 
+/// A GET through `fetch`: the status and the body as text; `None` when
+/// nothing could be read.
+pub async fn get_text(url: &str) -> Option<(u16, String)> {
+    use air_http::{Body, HttpClient};
+    let response = Http::default().send(air_http::Request::get(url), &air_http::Abort::new()).await.ok()?;
+    let status = response.status;
+    Some((status, response.body.text().await.ok()?))
+}
+
 /// `GET {base}/models` through `fetch`.
 pub async fn list_models(settings: &Settings) -> Result<Vec<String>, ChatError> {
     air_agent::provider::list_models(&Http::default(), settings).await

@@ -61,6 +61,25 @@ fn settings() -> OAuthSettings {
     }
 }
 
+/// The file a deployment may serve as this client's Client ID Metadata
+/// Document (`./dev build` writes it when given the public URL).
+const METADATA_DOCUMENT: &str = "oauth-client-metadata.json";
+
+/// The URL of this deployment's Client ID Metadata Document, if it serves
+/// one that names itself (its `client_id` is the URL it is served at, and
+/// it allows this page's callback); otherwise `None`.
+async fn metadata_document() -> Option<String> {
+    let url = air_web::popup::resolve(METADATA_DOCUMENT)?;
+    let (status, text) = env::get_text(&url).await?;
+    if !(200..300).contains(&status) {
+        return None;
+    }
+    let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let callback = settings().redirect_uri;
+    let allows_callback = doc.get("redirect_uris").and_then(serde_json::Value::as_array).is_some_and(|l| l.iter().any(|u| u.as_str() == Some(callback.as_str())));
+    (doc.get("client_id").and_then(serde_json::Value::as_str) == Some(url.as_str()) && allows_callback).then_some(url)
+}
+
 fn oauth() -> OAuth<env::Http> {
     OAuth::new(env::Http::default(), settings())
 }
@@ -140,7 +159,7 @@ impl Authorizer for AppAuth {
         let grant = load().grant(&self.url).cloned()?;
         // About to expire: refreshed in the background for what follows.
         // (One refresh at a time per server, however many requests.)
-        if grant.tokens.expires_within(now(), REFRESH_MARGIN_MS)
+        if grant.tokens.due_for_refresh(now(), REFRESH_MARGIN_MS)
             && grant.tokens.refresh_token.is_some()
             && !REFRESHING.with(|r| r.borrow().contains(&self.url))
         {
@@ -186,11 +205,14 @@ pub struct SignInNeeded {
 
 /// Signs in to the server at `url`; call it from the user's click. `done`
 /// gets the outcome.
-pub fn sign_in(state: AppState, url: String, done: impl Fn(Result<(), String>) + 'static) {
+/// `client_id`: one the user entered for this server (it then takes the
+/// place of any other).
+pub fn sign_in(state: AppState, url: String, client_id: Option<String>, done: impl Fn(Result<(), String>) + 'static) {
     let url = url.trim().to_owned();
+    let client_id = client_id.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
     let popup = air_web::popup::open("air-agent-sign-in");
     spawn_local(async move {
-        let result = run_sign_in(state, &url, popup.as_ref()).await;
+        let result = run_sign_in(state, &url, client_id, popup.as_ref()).await;
         match (&result, &popup) {
             (Err(_), Some(p)) => p.close(),
             (Ok(()), _) => state.prefs.mcp_sign_in.update(|m| {
@@ -205,6 +227,7 @@ pub fn sign_in(state: AppState, url: String, done: impl Fn(Result<(), String>) +
 async fn run_sign_in(
     state: AppState,
     url: &str,
+    client_id: Option<String>,
     popup: Option<&air_web::popup::Popup>,
 ) -> Result<(), String> {
     let abort = Abort::new();
@@ -216,7 +239,10 @@ async fn run_sign_in(
         .as_ref()
         .and_then(|n| n.challenge.as_deref())
         .and_then(bearer);
-    let o = oauth();
+    // Who this client is: the id the user entered, else this deployment's
+    // metadata document (where the server takes one), else registration.
+    let entered = client_id.is_some();
+    let o = OAuth::new(env::Http::default(), OAuthSettings { client_id, metadata_document: metadata_document().await, ..settings() });
     let mut discovery = match o.discover(url, challenge.as_ref(), &abort).await {
         Ok(d) => d,
         Err(e) => return Err(why(state, e).await),
@@ -227,7 +253,7 @@ async fn run_sign_in(
         discovery.scope =
             step_up_scope(held.as_deref(), challenge.as_ref().and_then(|c| c.scope()));
     }
-    let client = match vault.clients.get(&discovery.server.issuer) {
+    let client = match vault.clients.get(&discovery.server.issuer).filter(|_| !entered) {
         Some(c) => c.clone(),
         None => {
             let c = match o.client(&discovery, &abort).await {

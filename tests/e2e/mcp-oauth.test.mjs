@@ -7,7 +7,9 @@
 // the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configure, openApp, scriptedHarness, send, startOAuthMcp } from './support.mjs';
+import { join } from 'node:path';
+import { ROOT, configure, openApp, scriptedHarness, send, startOAuthMcp } from './support.mjs';
+import { startStaticServer } from '../support/static-server.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
@@ -88,9 +90,21 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
       const errors = await openApp(page, h.app.url);
       await configure(page, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
       const tokenRequests = [];
+      let tokenInFlight = 0;
       context.on('request', (r) => {
-        if (r.url() === `${short.origin}/token`) tokenRequests.push(new URLSearchParams(r.postData() ?? '').get('grant_type'));
+        if (r.url() !== `${short.origin}/token`) return;
+        tokenRequests.push(new URLSearchParams(r.postData() ?? '').get('grant_type'));
+        tokenInFlight++;
       });
+      const tokenAnswers = [];
+      context.on('response', async (r) => { if (r.url() === `${short.origin}/token`) tokenAnswers.push(`${r.status()} ${await r.text().catch(() => '')}`); });
+      const settled = (r) => { if (r.url() === `${short.origin}/token`) tokenInFlight--; };
+      context.on('requestfinished', settled);
+      context.on('requestfailed', settled);
+      const waitUntilQuiet = async () => {
+        for (let i = 0; i < 100 && tokenInFlight > 0; i++) await new Promise((r) => setTimeout(r, 100));
+        await new Promise((r) => setTimeout(r, 300));
+      };
       const add = async () => {
         await page.getByTestId('open-settings').click();
         await page.getByTestId('mcp-name').fill('brief');
@@ -119,7 +133,10 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
       await page.getByTestId('mcp-save').click();
       await page.getByTestId('settings-save').click();
 
-      // A reload keeps the token: connected, with no question.
+      // A reload keeps the token: connected, with no question. (Reloading
+      // while a refresh is on its way would lose the refresh token it
+      // replaces; a person reloads when nothing is going on.)
+      await waitUntilQuiet();
       await page.reload();
       await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
       await page.getByTestId('open-settings').click();
@@ -133,13 +150,84 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
       await send(page, 'Read the note once more');
       await page.getByTestId('approve-once').click();
       await page.getByText('Read it again.').waitFor({ timeout: 20_000 });
-      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'the owl flies at midnight');
+      assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'the owl flies at midnight', `token requests: ${tokenRequests.join(', ')}; answers: ${tokenAnswers.join(' | ')}; server: ${short.output()}`);
       assert.ok(tokenRequests.includes('refresh_token'), `a refresh: ${tokenRequests.join(', ')}`);
       assert.equal(await page.getByTestId('mcp-sign-in-needed').count(), 0, 'no sign-in asked');
       assert.deepEqual(errors.filter((e) => !/status of 401|status of 400|Failed to load resource/.test(e)), []);
       await context.close();
     } finally {
       await short.stop();
+    }
+  });
+
+  test('a server that registers no clients: signed in with the client id the user enters', async () => {
+    const pre = await startOAuthMcp('preregistered', [new URL('oauth-callback.html', h.app.url).href]);
+    try {
+      const { context, page } = await h.freshPage();
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('mcp-name').fill('given');
+      await page.getByTestId('mcp-url').fill(pre.url);
+      await page.getByTestId('mcp-add').click();
+      await page.getByTestId('mcp-sign-in').waitFor({ timeout: 20_000 });
+      // Without an id: it says one is needed (the popup closes by itself).
+      await page.getByTestId('mcp-sign-in').click();
+      const error = page.getByTestId('mcp-sign-in-error');
+      await error.waitFor({ timeout: 20_000 });
+      assert.match(await error.textContent(), /registers no clients by itself: enter a client id for this server/);
+      // With the id it was given.
+      await page.getByTestId('mcp-client-id').fill('air-agent-test');
+      const popup = context.waitForEvent('page');
+      await page.getByTestId('mcp-sign-in').click();
+      await (await popup).waitForEvent('close', { timeout: 20_000 });
+      await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+      const vault = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-oauth')));
+      assert.deepEqual(Object.values(vault.clients).map((c) => c.client_id), ['air-agent-test']);
+      await context.close();
+    } finally {
+      await pre.stop();
+    }
+  });
+
+  test('a deployment that serves its Client ID Metadata Document is known by it', async () => {
+    // This deployment serves the document `./dev build` writes for its public URL.
+    const extra = {};
+    const app = await startStaticServer(join(ROOT, 'dist'), 0, { extra });
+    const documentUrl = `${app.url}/oauth-client-metadata.json`;
+    extra['/oauth-client-metadata.json'] = JSON.stringify({
+      client_id: documentUrl,
+      client_name: 'Air Agent',
+      redirect_uris: [`${app.url}/oauth-callback.html`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'web',
+    });
+    const cimd = await startOAuthMcp('cimd');
+    const context = await h.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await openApp(page, app.url);
+      await configure(page, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+      const registrations = [];
+      context.on('request', (r) => { if (r.url().endsWith('/register')) registrations.push(r.url()); });
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('mcp-name').fill('documented');
+      await page.getByTestId('mcp-url').fill(cimd.url);
+      await page.getByTestId('mcp-add').click();
+      await page.getByTestId('mcp-sign-in').waitFor({ timeout: 20_000 });
+      const popup = context.waitForEvent('page');
+      await page.getByTestId('mcp-sign-in').click();
+      const win = await popup;
+      await win.waitForEvent('close', { timeout: 20_000 });
+      await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+      const vault = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-oauth')));
+      assert.deepEqual(Object.values(vault.clients).map((c) => c.client_id), [documentUrl], 'the document URL is the client id');
+      assert.deepEqual(registrations, [], 'nothing registered');
+      assert.match(cimd.output(), new RegExp(`fetched client metadata document ${documentUrl}`), 'the authorization server read the document');
+    } finally {
+      await context.close();
+      await cimd.stop();
+      app.server.close();
     }
   });
 

@@ -142,15 +142,15 @@ export async function startPyMcp(mode, cors = 'full') {
  * PyPI `fastmcp` from AIR_MCP_PYTHON's venv, with its in-memory
  * authorization server on the same origin). Returns { url, origin, stop }.
  */
-export async function startOAuthMcp(variant = null) {
+export async function startOAuthMcp(variant = null, args = []) {
   const python = process.env.AIR_MCP_PYTHON;
   if (!python) throw new Error('AIR_MCP_PYTHON is not set (./dev test sets it)');
   const port = await freePort();
-  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_oauth_mcp_server.py'), String(port), ...(variant ? [variant] : [])]);
+  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_oauth_mcp_server.py'), String(port), ...(variant ? [variant] : []), ...args]);
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the OAuth MCP server exited:\n${output()}`);
-    if (/^ready$/m.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, origin: `http://127.0.0.1:${port}`, stop };
+    if (/^ready$/m.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, origin: `http://127.0.0.1:${port}`, output, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();

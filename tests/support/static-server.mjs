@@ -21,14 +21,21 @@ const TYPES = {
 
 /**
  * Starts serving `root` on 127.0.0.1:`port` (0 = any free port), over https
- * when `tls` ({ key, cert }) is given, as `host` in the URL it reports.
+ * when `tls` ({ key, cert }) is given, as `host` in the URL it reports;
+ * `extra` maps more paths to texts (read at each request).
  * Resolves to { server, url }.
  */
-export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1' } = {}) {
+export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {} } = {}) {
   const base = resolve(root);
   const handler = async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      // Files a test adds as if deployed with the build (`extra`: path → text).
+      if (typeof extra[path] === 'string') {
+        res.writeHead(200, { 'Content-Type': TYPES[extname(path)] ?? 'text/plain', 'Cache-Control': 'no-cache' });
+        res.end(extra[path]);
+        return;
+      }
       let file = normalize(join(base, path));
       if (!file.startsWith(base)) {
         res.writeHead(403).end('forbidden');

@@ -95,6 +95,8 @@ pub fn McpServers() -> impl IntoView {
     let offered = RwSignal::new(Vec::<(String, String)>::new());
     let picked = RwSignal::new(Vec::<String>::new());
     let doctor = RwSignal::new(Doctor::Idle);
+    // A client id for the server's sign-in, where it registers no clients.
+    let client_id = RwSignal::new(String::new());
     let run_connect = move || {
         let (n, u, a) = (name.get_untracked(), url.get_untracked(), auth.get_untracked());
         let headers = if a.trim().is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), a.trim().to_owned())] };
@@ -126,7 +128,7 @@ pub fn McpServers() -> impl IntoView {
     let sign_in = move |_| {
         signing_in.set(true);
         sign_in_error.set(None);
-        crate::oauth::sign_in(state, url.get_untracked(), move |r| {
+        crate::oauth::sign_in(state, url.get_untracked(), Some(client_id.get_untracked()), move |r| {
             signing_in.set(false);
             match r {
                 Ok(()) => run_connect(),
@@ -216,7 +218,7 @@ pub fn McpServers() -> impl IntoView {
                     <Show when=move || state.prefs.mcp_sign_in.with(|m| m.contains_key(url.get().trim()))>
                         <button type="button" class="primary" data-testid="mcp-server-sign-in" on:click=move |_| {
                             let name = n7.get_value();
-                            crate::oauth::sign_in(state, url.get_untracked(), move |r| match r {
+                            crate::oauth::sign_in(state, url.get_untracked(), None, move |r| match r {
                                 Ok(()) => crate::mcp::restore(state),
                                 Err(e) => sync_note.set(Some((name.clone(), state.t().mcp_sign_in_failed.replace("{e}", &e)))),
                             });
@@ -284,6 +286,10 @@ pub fn McpServers() -> impl IntoView {
                         {move || if signing_in.get() { t().mcp_signing_in } else { t().mcp_sign_in }}
                     </button>
                 </div>
+                <label class="hint">{move || t().mcp_client_id}
+                    <input type="text" data-testid="mcp-client-id" autocomplete="off" placeholder=move || t().mcp_client_id_hint
+                        prop:value=move || client_id.get() on:input=move |ev| client_id.set(event_target_value(&ev))/>
+                </label>
                 {move || sign_in_error.get().map(|e| view! { <p class="error-text" role="alert" data-testid="mcp-sign-in-error">{e}</p> })}
             </Show>
         </fieldset>

@@ -111,12 +111,26 @@ pub struct Tokens {
     /// Milliseconds since the epoch.
     pub expires_at: Option<u64>,
     pub scope: Option<String>,
+    /// When they were issued (milliseconds since the epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obtained_at: Option<u64>,
 }
 
 impl Tokens {
     /// Expired, or about to be within `margin_ms`.
     pub fn expires_within(&self, now_ms: u64, margin_ms: u64) -> bool {
         self.expires_at.is_some_and(|at| now_ms.saturating_add(margin_ms) >= at)
+    }
+
+    /// Worth refreshing before use: within `margin_ms` of its end, but not
+    /// in the first half of its life (a short-lived token is not refreshed
+    /// at every use).
+    pub fn due_for_refresh(&self, now_ms: u64, margin_ms: u64) -> bool {
+        let margin = match (self.obtained_at, self.expires_at) {
+            (Some(from), Some(at)) if at > from => margin_ms.min((at - from) / 2),
+            _ => margin_ms,
+        };
+        self.expires_within(now_ms, margin)
     }
 
     /// The `Authorization` header value.
@@ -388,6 +402,7 @@ impl<H: HttpClient> OAuth<H> {
             refresh_token: s("refresh_token").or_else(|| old.and_then(|t| t.refresh_token.clone())),
             expires_at,
             scope: s("scope").or_else(|| params.iter().find(|(k, _)| *k == "scope").map(|(_, v)| (*v).to_owned())).or_else(|| discovery.scope.clone()),
+            obtained_at: Some(now_ms),
         })
     }
 }
@@ -412,9 +427,17 @@ mod tests {
 
     #[test]
     fn tokens_expire_with_a_margin() {
-        let t = Tokens { access_token: "a".into(), token_type: "Bearer".into(), refresh_token: None, expires_at: Some(10_000), scope: None };
+        let t = Tokens { access_token: "a".into(), token_type: "Bearer".into(), refresh_token: None, expires_at: Some(10_000), scope: None, obtained_at: None };
         assert!(!t.expires_within(0, 5_000));
         assert!(t.expires_within(6_000, 5_000));
         assert_eq!(t.header(), "Bearer a");
+        // A one-hour token: refreshed in its last minute.
+        let hour = Tokens { expires_at: Some(3_600_000), obtained_at: Some(0), ..t.clone() };
+        assert!(!hour.due_for_refresh(3_500_000, 60_000));
+        assert!(hour.due_for_refresh(3_550_000, 60_000));
+        // A ten-second token: not at every use, only in its second half.
+        let brief = Tokens { expires_at: Some(10_000), obtained_at: Some(0), ..t };
+        assert!(!brief.due_for_refresh(4_000, 60_000));
+        assert!(brief.due_for_refresh(5_000, 60_000));
     }
 }

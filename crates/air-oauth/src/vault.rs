@@ -81,6 +81,7 @@ mod tests {
             refresh_token: None,
             expires_at: None,
             scope: None,
+            obtained_at: None,
         };
         let mut v = Vault::default();
         v.clients.insert(

@@ -162,7 +162,7 @@ fn secrets_and_refusals() {
     };
     let client = run(oauth.client(&d, &abort)).unwrap();
     assert_eq!((client.client_id.as_str(), client.auth_method.as_str()), ("pre", "client_secret_post"), "the entered id, with the method the server takes");
-    let old = air_oauth::Tokens { access_token: "at".into(), token_type: "Bearer".into(), refresh_token: Some("rt".into()), expires_at: Some(0), scope: None };
+    let old = air_oauth::Tokens { access_token: "at".into(), token_type: "Bearer".into(), refresh_token: Some("rt".into()), expires_at: Some(0), scope: None, obtained_at: None };
     let refused = run(oauth.refresh(&d, &client, &old, 0, &abort)).unwrap_err();
     assert_eq!(refused.to_string(), "the token endpoint answered 400: invalid_grant (expired)");
     let renewed = run(oauth.refresh(&d, &client, &old, 0, &abort)).unwrap();
