@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { scriptedHarness, send, startBasicApp } from './support.mjs';
+import { scriptedHarness, send, startBasicApp, startPyMcpApp } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -145,5 +145,75 @@ describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
 
     assert.deepEqual(unexpected(errors), []);
     await context.close();
+  });
+
+  test('app-only and model-only tools, declared origins, context for the model, full screen', async () => {
+    const palette = await startPyMcpApp(`http://127.0.0.1:${undeclared.address().port}`);
+    try {
+      const { context, page, errors } = await h.freshPage();
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('mcp-name').fill('palette');
+      await page.getByTestId('mcp-url').fill(palette.url);
+      await page.getByTestId('mcp-add').click();
+      await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+      await page.getByTestId('mcp-save').click();
+      await page.getByTestId('settings-save').click();
+
+      h.model.enqueue(reply.calls([{ id: 'c1', name: 'mcp_palette_pick_color', arguments: '{"color": "teal"}' }]), reply.text('Pick one.'));
+      await send(page, 'Show me the palette');
+      await page.getByTestId('approve-once').click({ timeout: 20_000 });
+      await page.getByText('Pick one.').waitFor({ timeout: 20_000 });
+      // The model is offered its tools, not the app's.
+      const offered = h.model.requests.at(-1).body.tools.map((t) => t.function.name);
+      assert.ok(offered.includes('mcp_palette_pick_color') && offered.includes('mcp_palette_admin_reset'), offered.join(', '));
+      assert.ok(!offered.some((n) => n.includes('save_choice')), 'the app-only tool is not offered to the model');
+
+      await page.locator('[data-testid=app-view][data-state=ready]').waitFor({ timeout: 20_000 });
+      const view = page.frameLocator('[data-testid=app-frame]').frameLocator('iframe');
+      const out = view.locator('#out');
+      await view.locator('#result').filter({ hasText: 'result=Offered teal' }).waitFor({ timeout: 10_000 });
+      assert.equal(await view.locator('#input').textContent(), 'input={"color":"teal"}');
+      assert.match(await view.locator('#theme').textContent(), /^theme=(light|dark)$/);
+
+      await view.locator('#save').click();
+      await out.filter({ hasText: 'save: saved teal' }).waitFor({ timeout: 10_000 });
+      await view.locator('#admin').click();
+      await out.filter({ hasText: /admin: refused: The tool admin_reset is not available to this app/ }).waitFor({ timeout: 10_000 });
+      await view.locator('#read').click();
+      await out.filter({ hasText: 'read: teal, coral, sand' }).waitFor({ timeout: 10_000 });
+      // The declared origin is reached; the undeclared one is not.
+      await view.locator('#fetch').click();
+      await out.filter({ hasText: 'undeclared:' }).waitFor({ timeout: 10_000 });
+      assert.match(await out.textContent(), /declared: pong\nundeclared: blocked/);
+      assert.equal(undeclaredHits, 0);
+
+      // Context for the model: a chip the user sees, sent with the next message.
+      await view.locator('#context').click();
+      await out.filter({ hasText: 'context: ok' }).waitFor({ timeout: 10_000 });
+      const chip = page.getByTestId('attachments');
+      await chip.filter({ hasText: 'pick_color (from its app)' }).waitFor({ timeout: 10_000 });
+      h.model.enqueue(reply.text('Teal it is.'));
+      await send(page, 'Which one did I pick?');
+      await page.getByText('Teal it is.').waitFor({ timeout: 20_000 });
+      const sent = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'user').at(-1).content;
+      assert.match(sent, /^Which one did I pick\?\n\n<app-context tool="pick_color">\nThe user picked teal in the palette\.\n<\/app-context>$/);
+
+      // Full screen on the View's request, and back.
+      await view.locator('#full').click();
+      await out.filter({ hasText: 'full: fullscreen' }).waitFor({ timeout: 10_000 });
+      assert.match(await page.getByTestId('app-view').getAttribute('class'), /fullscreen/);
+      assert.match(await out.textContent(), /mode: fullscreen/);
+      await page.getByTestId('app-exit-fullscreen').click();
+      await out.filter({ hasText: 'mode: inline' }).waitFor({ timeout: 10_000 });
+      assert.doesNotMatch(await page.getByTestId('app-view').getAttribute('class'), /fullscreen/);
+
+      // Closing waits for the View's answer to the teardown.
+      await page.getByTestId('app-close').click();
+      await page.getByTestId('app-frame').waitFor({ state: 'detached', timeout: 5_000 });
+      assert.deepEqual(unexpected(errors), []);
+      await context.close();
+    } finally {
+      await palette.stop();
+    }
   });
 });

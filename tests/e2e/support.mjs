@@ -118,6 +118,26 @@ export async function startBasicApp() {
 }
 
 /**
+ * Starts the MCP App server of the tests (`support/py_mcp_app_server.py`):
+ * a View with app-only and model-only tools, one declared origin (itself)
+ * and `undeclared` to try. Returns { url, origin, stop }.
+ */
+export async function startPyMcpApp(undeclared) {
+  const python = process.env.AIR_MCP_PYTHON;
+  if (!python) throw new Error('AIR_MCP_PYTHON is not set (./dev test sets it)');
+  const port = await freePort();
+  const { child, output, stop } = spawnServer(python, [join(ROOT, 'tests/support/py_mcp_app_server.py'), String(port), undeclared]);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the MCP App server exited:\n${output()}`);
+    if (/^ready$/m.test(output())) return { url: `http://127.0.0.1:${port}/mcp`, origin: `http://127.0.0.1:${port}`, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`the MCP App server did not start:\n${output()}`);
+}
+
+/**
  * Starts the Python SDK's MCP server (`support/py_mcp_server.py`, PyPI
  * `mcp` from AIR_MCP_PYTHON's venv) in `mode`: stateful, stateless-json or
  * stateless. Returns { url, stop }.
