@@ -196,6 +196,30 @@ pub struct Failure {
     pub worth_diagnosing: bool,
 }
 
+/// The add form while its sign-in is under way (localStorage), so a
+/// sign-in that takes the whole page comes back to it.
+const ADD_DRAFT: &str = "air-agent-mcp-add-draft";
+
+pub fn keep_add_draft(name: &str, url: &str, auth: &str) {
+    let _ = air_store::KeyValue::set(&LocalStorageKv, ADD_DRAFT, &serde_json::json!([name, url, auth]).to_string());
+}
+
+pub fn forget_add_draft() {
+    LocalStorageKv.remove(ADD_DRAFT);
+}
+
+/// The kept add form, once: (name, URL, Authorization).
+pub fn take_add_draft() -> Option<(String, String, String)> {
+    let text = air_store::KeyValue::get(&LocalStorageKv, ADD_DRAFT)?;
+    forget_add_draft();
+    serde_json::from_str(&text).ok()
+}
+
+/// A sign-in that took the whole page left the add form to come back to.
+pub fn has_add_draft() -> bool {
+    air_store::KeyValue::get(&LocalStorageKv, ADD_DRAFT).is_some()
+}
+
 /// How long the doctor's probes may take in all.
 const DOCTOR_TIMEOUT_MS: u64 = 20_000;
 

@@ -127,9 +127,9 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
       assert.equal(new URL(page.url()).pathname, '/', 'back in the app');
       await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
       assert.deepEqual(tokenRequests, ['authorization_code']);
-      // Signed in: adding it again lists its tools at once.
-      await add();
+      // Back where the user was: the add form, now listing the tools.
       await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+      assert.equal(await page.getByTestId('mcp-name').inputValue(), 'brief');
       await page.getByTestId('mcp-save').click();
       await page.getByTestId('settings-save').click();
 

@@ -121,6 +121,14 @@ pub fn McpServers() -> impl IntoView {
         });
     };
     let connect = move |_| run_connect();
+    // Back from a sign-in that took the whole page: the form as it was,
+    // connecting again.
+    if let Some((n, u, a)) = crate::mcp::take_add_draft() {
+        name.set(n);
+        url.set(u);
+        auth.set(a);
+        run_connect();
+    }
     // The server asked for a sign-in: after it, connect again.
     let needs_sign_in = move || state.prefs.mcp_sign_in.with(|m| m.contains_key(url.get().trim()));
     let signing_in = RwSignal::new(false);
@@ -128,7 +136,13 @@ pub fn McpServers() -> impl IntoView {
     let sign_in = move |_| {
         signing_in.set(true);
         sign_in_error.set(None);
+        // Kept in case the whole page goes to sign in: the form comes back.
+        crate::mcp::keep_add_draft(&name.get_untracked(), &url.get_untracked(), &auth.get_untracked());
         crate::oauth::sign_in(state, url.get_untracked(), Some(client_id.get_untracked()), move |r| {
+            // (Unless the page is on its way to the sign-in.)
+            if r.as_ref().err().map(String::as_str) != Some(state.t().mcp_sign_in_redirect) {
+                crate::mcp::forget_add_draft();
+            }
             signing_in.set(false);
             match r {
                 Ok(()) => run_connect(),

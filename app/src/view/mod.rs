@@ -23,7 +23,13 @@ pub fn App() -> impl IntoView {
     crate::mcp::restore(state);
     // A sign-in that went through the whole page (no popup) ends here.
     crate::oauth::resume(state, move |_url, r| match r {
-        Ok(()) => crate::mcp::restore(state),
+        Ok(()) => {
+            crate::mcp::restore(state);
+            // It was signed in from the add form: back to it.
+            if crate::mcp::has_add_draft() {
+                state.prefs.settings_open.set(true);
+            }
+        }
         Err(e) => state.shell.notice.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &e))),
     });
     // Once the store is open: how much is stored, and is it kept.
