@@ -72,6 +72,26 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
     assert.ok(toServer.some((r) => r.method === 'POST' && new URL(r.url).pathname === '/mcp' && r.auth === bearer), 'the MCP requests carry the token');
     assert.deepEqual(toOthers, [], 'no other origin got an Authorization header');
 
+    // The grant is gone (revoked elsewhere, say): the call fails, and its
+    // card offers the sign-in.
+    await page.evaluate((url) => {
+      const v = JSON.parse(localStorage.getItem('air-agent-mcp-oauth'));
+      delete v.grants[url];
+      localStorage.setItem('air-agent-mcp-oauth', JSON.stringify(v));
+    }, server.url);
+    h.model.enqueue(reply.calls([{ id: 's2', name: 'mcp_notes_secret_note', arguments: '{}' }]), reply.text('It refused.'));
+    await send(page, 'Read it again');
+    await page.getByTestId('approve-once').click();
+    await page.getByText('It refused.').waitFor({ timeout: 20_000 });
+    const card = page.getByTestId('tool-card').last();
+    await card.locator('summary').click();
+    const again = context.waitForEvent('page');
+    await card.getByTestId('tool-sign-in-button').click();
+    await (await again).waitForEvent('close', { timeout: 20_000 });
+    await card.getByTestId('tool-sign-in-outcome').waitFor({ timeout: 20_000 });
+    assert.equal((await card.getByTestId('tool-sign-in-outcome').textContent()).trim(), 'Signed in. Ask again to run it.');
+    assert.equal(await card.getByTestId('tool-sign-in').count(), 0, 'no longer asked');
+
     // Removing the server forgets its token.
     await page.getByTestId('open-settings').click();
     await page.getByTestId('mcp-server-remove').click();

@@ -503,6 +503,8 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
             Some(view! { <crate::view::question::Question record_id=id.clone() request=q/> })
         }
     };
+    // A server that now wants a sign-in (or more scope): offered here.
+    let sign_in = run.server.clone().filter(|_| run.status == ToolStatus::Error).map(|server| view! { <ToolSignIn server=server/> });
     let answer = move |approval: Approval| {
         let id = id.clone();
         move |_| crate::chat::answer_approval(state, &id, approval)
@@ -519,6 +521,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
             {move || pending.then(progress.clone())}
             {question}
             <div class="tool-output" data-testid="tool-output">{output}</div>
+            {sign_in}
             {cut}
             <Show when=move || interrupted()>
                 <div class="tool-approval">
@@ -536,6 +539,42 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         </details>
     }
     .into_any()
+}
+
+/// "This server asks you to sign in", with the button, on a failed call's
+/// card while the server waits for it.
+#[component]
+fn ToolSignIn(server: String) -> impl IntoView {
+    let state = use_app();
+    let url = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == server).map(|s| s.url.trim().to_owned())).unwrap_or_default();
+    let needed = {
+        let url = url.clone();
+        move || state.prefs.mcp_sign_in.with(|m| m.contains_key(&url))
+    };
+    let busy = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<String>);
+    let click = move |_| {
+        busy.set(true);
+        outcome.set(None);
+        crate::oauth::sign_in(state, url.clone(), None, move |r| {
+            busy.set(false);
+            outcome.set(Some(match r {
+                Ok(()) => state.t().tool_signed_in.to_owned(),
+                Err(e) => state.t().mcp_sign_in_failed.replace("{e}", &e),
+            }));
+        });
+    };
+    view! {
+        <Show when=needed.clone()>
+            <div class="tool-approval" data-testid="tool-sign-in">
+                <span>{move || t().mcp_sign_in_needed}</span>
+                <button class="primary" data-testid="tool-sign-in-button" disabled=move || busy.get() on:click=click.clone()>
+                    {move || if busy.get() { t().mcp_signing_in } else { t().mcp_sign_in }}
+                </button>
+            </div>
+        </Show>
+        {move || outcome.get().map(|o| view! { <p class="muted" data-testid="tool-sign-in-outcome">{o}</p> })}
+    }
 }
 
 fn air_tools_max() -> String {

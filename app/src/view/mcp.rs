@@ -57,6 +57,22 @@ pub(crate) enum Doctor {
     Found(air_doctor::Finding),
 }
 
+/// A finding in the language of the moment.
+fn explain(f: &air_doctor::Finding) -> String {
+    use air_doctor::Finding;
+    let t = t();
+    match f {
+        Finding::MixedContent => t.doctor_mixed.to_owned(),
+        Finding::PrivateNetwork => t.doctor_private.to_owned(),
+        Finding::Unreachable { detail } => t.doctor_unreachable.replace("{d}", detail),
+        Finding::OriginRefused => t.doctor_origin.to_owned(),
+        Finding::PreflightRefused => t.doctor_preflight.to_owned(),
+        Finding::HeaderNotAllowed(h) => t.doctor_header.replace("{h}", h),
+        Finding::HeaderNotExposed(h) => t.doctor_hidden.replace("{h}", h),
+        Finding::Fine => f.explain(),
+    }
+}
+
 /// What the connectivity doctor found, with the snippets to paste; `fix`
 /// picks the snippets for the kind of server (MCP or model provider).
 pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, &[String]) -> Vec<(&'static str, String)>, headers: Vec<String>) -> Option<AnyView> {
@@ -69,7 +85,7 @@ pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, 
             let fixes = fix(&f, &origin, &headers);
             Some(view! {
                 <div class="doctor" data-testid="doctor">
-                    <p data-testid="doctor-finding">{f.explain()}</p>
+                    <p data-testid="doctor-finding">{explain(&f)}</p>
                     {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || t().doctor_fix}</p> })}
                     {fixes.into_iter().map(|(stack, code)| view! {
                         <details data-testid="doctor-snippet">

@@ -86,6 +86,13 @@ texts! {
     mcp_sign_in_closed: "the sign-in window was closed before it finished", "登录窗口在完成前被关闭";
     doctor_probing: "Finding out why…", "正在查找原因…";
     doctor_fix: "What the server's owner must change:", "服务器所有者需要修改的设置：";
+    doctor_mixed: "This page is served over https and the server over http: browsers block such requests (mixed content).", "本页面通过 https 提供，而服务器使用 http：浏览器会拦截这类请求（混合内容）。";
+    doctor_private: "The server is on a private network and this page is not: the browser's private-network protection blocked the request.", "服务器位于私有网络而本页面不在：浏览器的私有网络保护拦截了请求。";
+    doctor_unreachable: "Nothing answers at this address: the server is down, the address or port is wrong, the name does not resolve, or its certificate is not trusted ({d}).", "此地址没有响应：服务器未运行、地址或端口错误、域名无法解析，或其证书不受信任（{d}）。";
+    doctor_origin: "The server answers, but not to this page: its CORS settings do not allow this origin.", "服务器有响应，但不响应本页面：其 CORS 设置不允许此来源。";
+    doctor_preflight: "The server refuses the browser's preflight (OPTIONS) for a JSON POST: CORS is not set up for POST with Content-Type: application/json.", "服务器拒绝了浏览器对 JSON POST 的预检请求（OPTIONS）：CORS 未允许带 Content-Type: application/json 的 POST。";
+    doctor_header: "The server's CORS settings do not allow the request header {h}.", "服务器的 CORS 设置不允许请求头 {h}。";
+    doctor_hidden: "The server sends {h}, but its CORS settings hide it from the page (Access-Control-Expose-Headers).", "服务器发送了 {h}，但其 CORS 设置对页面隐藏了它（Access-Control-Expose-Headers）。";
     mcp_tools_count: "{n} tools", "{n} 个工具";
     mcp_enabled: "On", "启用";
     mcp_resync: "Re-sync", "重新同步";
@@ -114,6 +121,7 @@ texts! {
     tool_interrupted: "Interrupted", "已中断";
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
+    tool_signed_in: "Signed in. Ask again to run it.", "已登录。再问一次即可运行。";
     app_open: "Show the app", "显示应用";
     view_loading: "Loading the app…", "正在加载应用…";
     app_failed: "The app cannot be shown: {e}", "无法显示应用：{e}";
