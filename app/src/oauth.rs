@@ -95,6 +95,20 @@ pub fn forget(url: &str) {
     save(&v);
 }
 
+/// This browser holds a sign-in for the server at `url`.
+pub fn signed_in(url: &str) -> bool {
+    load().grant(url).is_some()
+}
+
+/// Forgets the server's tokens (sign out); its next request asks for a
+/// sign-in again, and the settings say so at once.
+pub fn sign_out(state: AppState, url: &str) {
+    forget(url);
+    state.prefs.mcp_sign_in.update(|m| {
+        m.insert(url.to_owned(), SignInNeeded { challenge: None, more_scope: false });
+    });
+}
+
 /// One server's authorization, given to its client.
 pub struct AppAuth {
     state: AppState,

@@ -92,8 +92,14 @@ describe('MCP server behind OAuth (fastmcp, scripted model)', () => {
     assert.equal((await card.getByTestId('tool-sign-in-outcome').textContent()).trim(), 'Signed in. Ask again to run it.');
     assert.equal(await card.getByTestId('tool-sign-in').count(), 0, 'no longer asked');
 
-    // Removing the server forgets its token.
+    // Signing out forgets the token and keeps the server; removing it
+    // forgets its token too.
     await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-server-sign-out').click();
+    await page.getByTestId('mcp-server-sign-in').waitFor({ timeout: 10_000 });
+    assert.equal(await page.evaluate((url) => url in JSON.parse(localStorage.getItem('air-agent-mcp-oauth')).grants, server.url), false);
+    await page.getByTestId('mcp-server-sign-in').click();
+    await page.getByTestId('mcp-server-sign-out').waitFor({ timeout: 20_000 });
     await page.getByTestId('mcp-server-remove').click();
     await page.waitForFunction(() => !Object.keys(JSON.parse(localStorage.getItem('air-agent-mcp-oauth')).grants).length, null, { timeout: 10_000 });
     assert.deepEqual(errors.filter((e) => !/status of 401|status of 400|Failed to load resource/.test(e)), []);

@@ -254,6 +254,13 @@ pub fn McpServers() -> impl IntoView {
                             });
                         }>{move || t().mcp_sign_in}</button>
                     </Show>
+                    <Show when=move || {
+                        // (Re-read when a sign-in starts or ends.)
+                        state.prefs.mcp_sign_in.with(|m| !m.contains_key(url.get().trim())) && crate::oauth::signed_in(url.get().trim())
+                    }>
+                        <button type="button" data-testid="mcp-server-sign-out" title=move || t().mcp_sign_out_hint
+                            on:click=move |_| crate::oauth::sign_out(state, url.get_untracked().trim())>{move || t().mcp_sign_out}</button>
+                    </Show>
                     <button type="button" data-testid="mcp-server-remove" on:click=move |_| crate::mcp::remove_server(state, &n2)>{move || t().mcp_remove}</button>
                 </div>
             }

@@ -80,6 +80,8 @@ texts! {
     mcp_signing_in: "Signing in…", "登录中…";
     mcp_sign_in_redirect: "Going to the sign-in page…", "正在前往登录页面…";
     mcp_sign_in_failed: "Could not sign in: {e}", "登录失败：{e}";
+    mcp_sign_out: "Sign out", "退出登录";
+    mcp_sign_out_hint: "Forget this server's tokens in this browser", "在此浏览器中忘记此服务器的令牌";
     mcp_client_id: "OAuth client ID (only if the server's sign-in gave you one)", "OAuth 客户端 ID（仅当该服务器的登录为你分配了一个时填写）";
     mcp_client_id_hint: "Leave empty to register automatically", "留空则自动注册";
     mcp_oauth_no_cors: "{url} answers, but not to this page: the authorization server must allow this page's origin by CORS on its metadata, registration and token endpoints", "{url} 有响应，但不允许本页面访问：授权服务器须在其元数据、注册和令牌端点上通过 CORS 允许本页面的来源";
