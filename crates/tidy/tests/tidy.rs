@@ -124,6 +124,8 @@ fn dependencies_follow_the_crate_map() {
         ("air-store", &["air-chat", "air-tools"]),
         ("air-mcp", &["air-apps", "air-http", "air-sse", "air-tools"]),
         ("air-apps", &["air-tools"]),
+        ("air-search", &[]),
+        ("air-dynamic", &["air-search", "air-store", "air-tools"]),
         ("air-agent", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
         ("app", &["air-agent", "air-apps", "air-chat", "air-http", "air-i18n", "air-mcp", "air-oauth", "air-doctor", "air-render", "air-store", "air-tools", "air-web"]),

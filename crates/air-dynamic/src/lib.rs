@@ -1,0 +1,504 @@
+//! MCP dynamic loading (seed 001), without IO.
+//!
+//! With many servers, the model is not given every tool schema. It gets a
+//! one-line catalog entry per server and two loaders; what it loads joins
+//! the tools of the next request, per conversation, for as long as it
+//! stays valid.
+//!
+//! - [`enabled`]: the switches (global, per assistant).
+//! - [`Catalog`]: per server a summary, an epoch and the last refresh; per
+//!   tool a summary, keywords, the hash of its input schema and the epoch
+//!   it was seen in. Rebuilt from the saved servers with
+//!   [`Catalog::refresh`], which moves a server's epoch on when its tools
+//!   changed.
+//! - [`Loaded`]: the tools a conversation loaded, with their status;
+//!   [`Loaded::gate`] checks each against the catalog before every request.
+//! - [`Finder`]: the catalog on an `air_search::Index`, answering
+//!   `load_mcp_server` and `load_mcp_tool` locally.
+
+use std::collections::BTreeMap;
+
+use air_search::Index;
+use air_store::mcp::McpServer;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The loader tools' names.
+pub const LOAD_SERVER: &str = "load_mcp_server";
+pub const LOAD_TOOL: &str = "load_mcp_tool";
+
+/// Dynamic behaviour only when the global switch is on and the assistant
+/// does not turn it off (its override is on by default).
+pub fn enabled(global: bool, assistant_override: Option<bool>) -> bool {
+    global && assistant_override.unwrap_or(true)
+}
+
+/// The hash of a schema's canonical JSON (keys sorted): 16 hex digits of
+/// FNV-1a 64.
+pub fn schema_hash(schema: &Value) -> String {
+    let text = air_tools::args::canonical_json(schema);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Words worth searching a tool by: its name's parts and its description's
+/// words, each once, in order.
+pub fn keywords(name: &str, description: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in air_search::tokenize(name).into_iter().chain(air_search::tokenize(description)) {
+        if t.weight >= 1.0 && t.text.chars().count() > 1 && !out.contains(&t.text) {
+            out.push(t.text);
+        }
+        if out.len() >= 12 {
+            break;
+        }
+    }
+    out
+}
+
+/// The first sentence of a description, at most `max` characters: the
+/// summary until the summarizer writes a better one.
+pub fn first_sentence(text: &str, max: usize) -> String {
+    let text = text.trim();
+    let end = text.char_indices().find(|(i, c)| matches!(c, '.' | '。' | '\n' | '！' | '？') && (*c != '.' || text[i + 1..].starts_with([' ', '\n']) || i + 1 == text.len())).map(|(i, c)| i + c.len_utf8());
+    let s = end.map_or(text, |e| &text[..e]);
+    if s.chars().count() <= max {
+        s.trim().to_owned()
+    } else {
+        let cut: String = s.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerEntry {
+    pub name: String,
+    pub summary: String,
+    /// Moves on each time the server's tools change.
+    pub epoch: u64,
+    /// Milliseconds since the epoch.
+    pub refreshed_at: f64,
+    pub enabled: bool,
+    /// The summary was written by the summarizer model (not the fallback).
+    #[serde(default)]
+    pub summarized: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolEntry {
+    pub server: String,
+    /// Its name on the server.
+    pub name: String,
+    pub summary: String,
+    pub keywords: Vec<String>,
+    pub schema_hash: String,
+    /// The server's epoch when this tool last changed.
+    pub epoch: u64,
+    #[serde(default)]
+    pub summarized: bool,
+}
+
+/// What is known of every server and tool, without their schemas.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Catalog {
+    pub servers: Vec<ServerEntry>,
+    pub tools: Vec<ToolEntry>,
+}
+
+/// The tools the model may see of a server: not gone, visible to it.
+fn model_tools(server: &McpServer) -> impl Iterator<Item = &air_store::mcp::SavedTool> {
+    server.tools.iter().filter(|t| !t.gone && t.visibility.as_ref().is_none_or(|v| v.iter().any(|x| x == "model")))
+}
+
+impl Catalog {
+    /// The catalog for `servers` as saved now, keeping what `self` knew
+    /// (summaries, epochs): a server whose tools were added, removed or
+    /// changed moves to the next epoch, and so do its changed tools.
+    pub fn refresh(&self, servers: &[McpServer], now_ms: f64) -> Catalog {
+        let mut out = Catalog::default();
+        for server in servers {
+            let old = self.servers.iter().find(|s| s.name == server.name);
+            let old_tools: BTreeMap<&str, &ToolEntry> = self.tools.iter().filter(|t| t.server == server.name).map(|t| (t.name.as_str(), t)).collect();
+            let mut tools: Vec<ToolEntry> = Vec::new();
+            let mut changed = old.is_none();
+            for t in model_tools(server) {
+                let hash = schema_hash(&t.input_schema);
+                match old_tools.get(t.name.as_str()) {
+                    Some(prev) if prev.schema_hash == hash => {
+                        let mut kept = (*prev).clone();
+                        if !prev.summarized {
+                            kept.summary = first_sentence(&t.description, 120);
+                            kept.keywords = keywords(&t.name, &t.description);
+                        }
+                        tools.push(kept);
+                    }
+                    _ => {
+                        changed = true;
+                        tools.push(ToolEntry {
+                            server: server.name.clone(),
+                            name: t.name.clone(),
+                            summary: first_sentence(&t.description, 120),
+                            keywords: keywords(&t.name, &t.description),
+                            schema_hash: hash,
+                            epoch: 0,
+                            summarized: false,
+                        });
+                    }
+                }
+            }
+            changed |= old_tools.keys().any(|n| !tools.iter().any(|t| t.name == *n));
+            let epoch = match old {
+                Some(o) if !changed => o.epoch,
+                Some(o) => o.epoch + 1,
+                None => 1,
+            };
+            for t in tools.iter_mut().filter(|t| t.epoch == 0) {
+                t.epoch = epoch;
+            }
+            let fallback = || {
+                let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).take(8).collect();
+                format!("{} tools: {}{}", tools.len(), names.join(", "), if tools.len() > 8 { ", …" } else { "" })
+            };
+            let (summary, summarized) = match old {
+                Some(o) if o.summarized && !changed => (o.summary.clone(), true),
+                _ => (fallback(), false),
+            };
+            out.servers.push(ServerEntry {
+                name: server.name.clone(),
+                summary,
+                epoch,
+                refreshed_at: if changed { now_ms } else { old.map_or(now_ms, |o| o.refreshed_at) },
+                enabled: server.enabled,
+                summarized,
+            });
+            out.tools.extend(tools);
+        }
+        out
+    }
+
+    /// The summarizer's summaries, for the epoch they were written for
+    /// (a summary of tools that changed since is dropped).
+    pub fn summarized(&mut self, server: &str, epoch: u64, server_summary: &str, tools: &[(String, String)]) -> bool {
+        let Some(s) = self.servers.iter_mut().find(|s| s.name == server && s.epoch == epoch) else { return false };
+        if !server_summary.trim().is_empty() {
+            s.summary = server_summary.trim().to_owned();
+            s.summarized = true;
+        }
+        for (name, summary) in tools {
+            if let Some(t) = self.tools.iter_mut().find(|t| t.server == server && &t.name == name && !summary.trim().is_empty()) {
+                t.summary = summary.trim().to_owned();
+                t.summarized = true;
+            }
+        }
+        true
+    }
+
+    pub fn server(&self, name: &str) -> Option<&ServerEntry> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    pub fn tool(&self, server: &str, name: &str) -> Option<&ToolEntry> {
+        self.tools.iter().find(|t| t.server == server && t.name == name)
+    }
+
+    /// The initial context: one line per enabled server.
+    pub fn context_lines(&self) -> String {
+        self.servers.iter().filter(|s| s.enabled).map(|s| format!("- {}: {}", s.name, s.summary)).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Why a loaded tool is no longer offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Valid,
+    InvalidChanged,
+    InvalidDeleted,
+    InvalidDisabled,
+    InvalidServerDisabled,
+    InvalidRenamed,
+}
+
+/// How it came to be loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The model called a loader.
+    Manual,
+    /// It called the tool unloaded, and "auto-load once" loaded it.
+    Auto,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedTool {
+    pub server: String,
+    pub tool: String,
+    pub schema_hash: String,
+    pub epoch: u64,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub source: Source,
+    pub loaded_at: f64,
+    pub updated_at: f64,
+}
+
+/// The tools one conversation loaded.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Loaded {
+    pub tools: Vec<LoadedTool>,
+}
+
+impl Loaded {
+    /// Loads `server`/`tool` as the catalog has it now (again, if it was
+    /// loaded before). False if the catalog does not know it.
+    pub fn load(&mut self, catalog: &Catalog, server: &str, tool: &str, source: Source, now_ms: f64) -> bool {
+        let Some(entry) = catalog.tool(server, tool) else { return false };
+        let epoch = catalog.server(server).map_or(entry.epoch, |s| s.epoch);
+        let fresh = LoadedTool {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            schema_hash: entry.schema_hash.clone(),
+            epoch,
+            status: Status::Valid,
+            reason: None,
+            source,
+            loaded_at: now_ms,
+            updated_at: now_ms,
+        };
+        match self.tools.iter_mut().find(|t| t.server == server && t.tool == tool) {
+            Some(t) => *t = LoadedTool { loaded_at: t.loaded_at, ..fresh },
+            None => self.tools.push(fresh),
+        }
+        true
+    }
+
+    /// The validity gate, before every request and after a refresh, a
+    /// re-sync or a toggle: each loaded tool still exists, is enabled, its
+    /// server is enabled, and its schema is the one loaded. Returns whether
+    /// anything changed (to be saved).
+    pub fn gate(&mut self, catalog: &Catalog, servers: &[McpServer], now_ms: f64) -> bool {
+        let mut changed = false;
+        for t in &mut self.tools {
+            let server = servers.iter().find(|s| s.name == t.server);
+            let saved = server.and_then(|s| s.tools.iter().find(|x| x.name == t.tool));
+            let (status, reason) = match (server, saved, catalog.tool(&t.server, &t.tool)) {
+                (None, ..) => (Status::InvalidDeleted, format!("the server {} was removed", t.server)),
+                (Some(s), ..) if !s.enabled => (Status::InvalidServerDisabled, format!("the server {} is switched off", t.server)),
+                (Some(_), None, _) | (Some(_), Some(_), None) if renamed(catalog, t) => {
+                    (Status::InvalidRenamed, format!("{} is no longer offered under that name; load it again", t.tool))
+                }
+                (Some(_), None, _) => (Status::InvalidDeleted, format!("{} is no longer offered by {}", t.tool, t.server)),
+                (Some(s), Some(x), _) if x.gone || s.excluded.contains(&x.name) => {
+                    (Status::InvalidDisabled, format!("{} was switched off", t.tool))
+                }
+                (Some(_), Some(_), None) => (Status::InvalidDisabled, format!("{} is not offered to the model", t.tool)),
+                (Some(_), Some(_), Some(entry)) if entry.schema_hash != t.schema_hash => {
+                    (Status::InvalidChanged, format!("the parameters of {} changed; load it again", t.tool))
+                }
+                _ => (Status::Valid, String::new()),
+            };
+            if status != t.status {
+                t.status = status;
+                t.reason = (status != Status::Valid).then_some(reason);
+                t.updated_at = now_ms;
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// The valid tools, as (server, tool).
+    pub fn valid(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.tools.iter().filter(|t| t.status == Status::Valid).map(|t| (t.server.as_str(), t.tool.as_str()))
+    }
+
+    pub fn is_loaded(&self, server: &str, tool: &str) -> bool {
+        self.valid().any(|(s, t)| s == server && t == tool)
+    }
+}
+
+/// A loaded tool gone from its server while a tool with its schema (and a
+/// new name) appeared there: renamed, most likely.
+fn renamed(catalog: &Catalog, t: &LoadedTool) -> bool {
+    catalog.tool(&t.server, &t.tool).is_none() && catalog.tools.iter().any(|x| x.server == t.server && x.schema_hash == t.schema_hash)
+}
+
+/// The catalog on a search index: servers and tools, found by what they
+/// do, in English or Chinese.
+#[derive(Debug, Default)]
+pub struct Finder {
+    servers: Index,
+    tools: Index,
+}
+
+fn tool_key(server: &str, tool: &str) -> String {
+    format!("{server}\u{1f}{tool}")
+}
+
+impl Finder {
+    pub fn new(catalog: &Catalog) -> Self {
+        let mut f = Finder::default();
+        f.update(catalog);
+        f
+    }
+
+    /// Brings the index in line with `catalog` (incrementally: only what
+    /// changed is re-indexed).
+    pub fn update(&mut self, catalog: &Catalog) {
+        let servers: Vec<&ServerEntry> = catalog.servers.iter().filter(|s| s.enabled).collect();
+        for s in &servers {
+            let tools: Vec<&ToolEntry> = catalog.tools.iter().filter(|t| t.server == s.name).collect();
+            let names = tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(" ");
+            let summaries = tools.iter().map(|t| t.summary.as_str()).collect::<Vec<_>>().join(" ");
+            self.servers.upsert(&s.name, &[(&s.name, 3.0), (&s.summary, 1.5), (&names, 1.0), (&summaries, 0.7)]);
+        }
+        let gone: Vec<String> = catalog.servers.iter().filter(|s| !s.enabled).map(|s| s.name.clone()).collect();
+        for name in gone {
+            self.servers.remove(&name);
+        }
+        let mut live = std::collections::HashSet::new();
+        for t in catalog.tools.iter().filter(|t| servers.iter().any(|s| s.name == t.server)) {
+            let key = tool_key(&t.server, &t.name);
+            let keywords = t.keywords.join(" ");
+            self.tools.upsert(&key, &[(&t.name, 3.0), (&t.summary, 1.5), (&keywords, 1.0), (&t.server, 0.5)]);
+            live.insert(key);
+        }
+        // Tools no longer in the catalog: the index forgets them.
+        let stale: Vec<String> = self.tool_keys().into_iter().filter(|k| !live.contains(k)).collect();
+        for k in stale {
+            self.tools.remove(&k);
+        }
+    }
+
+    fn tool_keys(&self) -> Vec<String> {
+        self.tools.ids().map(str::to_owned).collect()
+    }
+
+    /// Servers for a need or a name, best first.
+    pub fn servers(&self, query: &str, limit: usize) -> Vec<String> {
+        self.servers.search(query, limit).into_iter().map(|h| h.id).collect()
+    }
+
+    /// Tools for a need or a name (optionally within one server), best
+    /// first, as (server, tool).
+    pub fn tools(&self, query: &str, server: Option<&str>, limit: usize) -> Vec<(String, String)> {
+        self.tools
+            .search(query, if server.is_some() { limit * 20 } else { limit })
+            .into_iter()
+            .filter_map(|h| h.id.split_once('\u{1f}').map(|(s, t)| (s.to_owned(), t.to_owned())))
+            .filter(|(s, _)| server.is_none_or(|want| want == s))
+            .take(limit)
+            .collect()
+    }
+}
+
+/// The loader tools, as the model sees them.
+pub fn loader_defs() -> Vec<air_tools::ToolDef> {
+    use air_tools::{Annotations, ToolDef, ToolSource};
+    let read_only = Annotations { read_only_hint: Some(true), ..Annotations::default() };
+    vec![
+        ToolDef {
+            name: LOAD_SERVER.into(),
+            description: "Show what one MCP server offers: its summary and a one-line summary of each of its tools. Give the server's name, or words for what you need.".into(),
+            input_schema: json!({"type": "object", "properties": {"name": {"type": "string", "description": "A server name, or words for what you need"}}, "required": ["name"]}),
+            annotations: read_only.clone(),
+            source: ToolSource::BuiltIn,
+        },
+        ToolDef {
+            name: LOAD_TOOL.into(),
+            description: "Load MCP tools so you can call them from your next step: gives their full parameters. Give tool names, or words for what each should do.".into(),
+            input_schema: json!({"type": "object", "properties": {
+                "names": {"type": "array", "items": {"type": "string"}, "description": "Tool names, or words for what each should do"},
+                "server_name": {"type": "string", "description": "Only look in this server"}
+            }, "required": ["names"]}),
+            annotations: read_only,
+            source: ToolSource::BuiltIn,
+        },
+    ]
+}
+
+/// The system prompt's section on loading tools, with the catalog.
+pub fn prompt_section(catalog: &Catalog) -> String {
+    format!(
+        "MCP servers are connected, but their tools are not loaded yet. To use one: call `{LOAD_SERVER}` to see what a server offers, then `{LOAD_TOOL}` with the tools you need; loaded tools can be called from your next step. Do not call a tool before loading it.\nServers:\n{}",
+        catalog.context_lines()
+    )
+}
+
+/// `load_mcp_server`'s answer: the best server for `name` with its tools'
+/// summaries, or what there is when nothing matches.
+pub fn answer_load_server(catalog: &Catalog, finder: &Finder, name: &str) -> Value {
+    let exact = catalog.servers.iter().find(|s| s.enabled && s.name.eq_ignore_ascii_case(name.trim()));
+    let found = exact.map(|s| s.name.clone()).or_else(|| finder.servers(name, 1).into_iter().next());
+    match found.and_then(|n| catalog.server(&n)) {
+        Some(s) => json!({
+            "server": s.name,
+            "summary": s.summary,
+            "tools": catalog.tools.iter().filter(|t| t.server == s.name).map(|t| json!({"name": t.name, "summary": t.summary})).collect::<Vec<_>>(),
+            "next": format!("Call {LOAD_TOOL} with the names of the tools you need."),
+        }),
+        None => json!({
+            "error": format!("No MCP server matches \"{name}\"."),
+            "servers": catalog.servers.iter().filter(|s| s.enabled).map(|s| json!({"name": s.name, "summary": s.summary})).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+/// `load_mcp_tool`'s answer, and what it loaded: for each name, the exact
+/// tool of that name (in `server_name` if given), else the best match;
+/// each with the name to call it by (`call_name`) and its full schema
+/// (from the saved `servers`).
+pub fn answer_load_tools(
+    catalog: &Catalog,
+    finder: &Finder,
+    servers: &[McpServer],
+    names: &[String],
+    server: Option<&str>,
+    call_name: impl Fn(&str, &str) -> String,
+) -> (Value, Vec<(String, String)>) {
+    let mut loaded: Vec<(String, String)> = Vec::new();
+    let mut missing = Vec::new();
+    for want in names {
+        let want = want.trim();
+        let exact = catalog
+            .tools
+            .iter()
+            .filter(|t| server.is_none_or(|s| s == t.server) && catalog.server(&t.server).is_some_and(|s| s.enabled))
+            .find(|t| t.name == want || format!("{}/{}", t.server, t.name) == want)
+            .map(|t| (t.server.clone(), t.name.clone()));
+        match exact.or_else(|| finder.tools(want, server, 1).into_iter().next()) {
+            Some(pair) if !loaded.contains(&pair) => loaded.push(pair),
+            Some(_) => {}
+            None => missing.push(want.to_owned()),
+        }
+    }
+    let schema = |s: &str, t: &str| {
+        servers.iter().find(|x| x.name == s).and_then(|x| x.tools.iter().find(|y| y.name == t)).map(|y| (y.description.clone(), y.input_schema.clone()))
+    };
+    let mut answer = json!({
+        "loaded": loaded.iter().map(|(s, t)| {
+            let (description, parameters) = schema(s, t).unwrap_or_else(|| (String::new(), json!({"type": "object"})));
+            json!({"name": call_name(s, t), "server": s, "description": description, "parameters": parameters})
+        }).collect::<Vec<_>>(),
+    });
+    if !loaded.is_empty() {
+        answer["next"] = json!("These tools can be called from your next step.");
+    }
+    if !missing.is_empty() {
+        answer["not_found"] = json!(missing);
+    }
+    (answer, loaded)
+}
+
+/// What a call of a tool that is not loaded gets back.
+pub fn not_loaded_error(tool: &str) -> String {
+    format!("The tool {tool} is not loaded. Call {LOAD_TOOL} with its name first, then call it.")
+}

@@ -1,0 +1,216 @@
+use air_dynamic::*;
+use air_store::mcp::{McpServer, SavedTool};
+use serde_json::{Value, json};
+
+fn tool(name: &str, description: &str, schema: Value) -> SavedTool {
+    SavedTool {
+        name: name.into(),
+        description: description.into(),
+        input_schema: schema,
+        annotations: Default::default(),
+        output_schema: None,
+        ui: None,
+        visibility: None,
+        gone: false,
+    }
+}
+
+fn server(name: &str, tools: Vec<SavedTool>) -> McpServer {
+    McpServer { name: name.into(), url: format!("https://{name}.example/mcp"), headers: Vec::new(), enabled: true, tools, excluded: Vec::new(), protocol: None }
+}
+
+fn obj(props: Value) -> Value {
+    json!({"type": "object", "properties": props})
+}
+
+fn servers() -> Vec<McpServer> {
+    vec![
+        server(
+            "github",
+            vec![
+                tool("create_issue", "Create a new issue in a GitHub repository. Needs a title.", obj(json!({"title": {"type": "string"}, "body": {"type": "string"}}))),
+                tool("list_issues", "List issues in a repository.", obj(json!({"state": {"type": "string"}}))),
+                tool("search_code", "Search code across repositories.", obj(json!({"q": {"type": "string"}}))),
+            ],
+        ),
+        server(
+            "amap",
+            vec![
+                tool("weather", "查询指定城市的天气预报。支持国内城市。", obj(json!({"city": {"type": "string"}}))),
+                tool("geocode", "将地址转换为经纬度坐标", obj(json!({"address": {"type": "string"}}))),
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn both_switches_must_be_on() {
+    assert!(!enabled(false, None));
+    assert!(!enabled(false, Some(true)));
+    assert!(!enabled(false, Some(false)));
+    assert!(enabled(true, None), "the assistant's override is on by default");
+    assert!(enabled(true, Some(true)));
+    assert!(!enabled(true, Some(false)));
+}
+
+#[test]
+fn the_schema_hash_ignores_key_order() {
+    let a = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}});
+    let b = json!({"properties": {"b": {"type": "number"}, "a": {"type": "string"}}, "type": "object"});
+    assert_eq!(schema_hash(&a), schema_hash(&b));
+    assert_eq!(schema_hash(&a).len(), 16);
+    assert_ne!(schema_hash(&a), schema_hash(&json!({"type": "object"})));
+}
+
+#[test]
+fn summaries_and_keywords_fall_back_to_the_description() {
+    assert_eq!(first_sentence("Create a new issue. Needs a title.", 120), "Create a new issue.");
+    assert_eq!(first_sentence("查询天气预报。支持国内城市。", 120), "查询天气预报。");
+    assert_eq!(first_sentence("Version 2.5 of the tool", 120), "Version 2.5 of the tool");
+    assert_eq!(first_sentence("abcdefghij", 5), "abcd…");
+    assert_eq!(keywords("create_issue", "Create a new issue in a GitHub repository"), ["creat", "issu", "new", "github", "git", "hub", "repository"]);
+}
+
+#[test]
+fn the_catalog_moves_a_servers_epoch_only_when_its_tools_change() {
+    let mut list = servers();
+    let c1 = Catalog::default().refresh(&list, 1000.0);
+    assert_eq!(c1.servers.iter().map(|s| (s.name.as_str(), s.epoch)).collect::<Vec<_>>(), [("github", 1), ("amap", 1)]);
+    assert_eq!(c1.server("github").map(|s| s.summary.as_str()), Some("3 tools: create_issue, list_issues, search_code"));
+    assert_eq!(c1.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Create a new issue in a GitHub repository."));
+    assert_eq!(c1.tool("amap", "weather").map(|t| t.summary.as_str()), Some("查询指定城市的天气预报。"));
+    // Nothing changed: same epochs, same refresh time.
+    let c2 = c1.refresh(&list, 2000.0);
+    assert_eq!(c2, c1);
+    // A schema changed in github: its epoch moves, amap's does not.
+    list[0].tools[1].input_schema = obj(json!({"state": {"type": "string", "enum": ["open", "closed"]}}));
+    let c3 = c2.refresh(&list, 3000.0);
+    assert_eq!(c3.server("github").map(|s| (s.epoch, s.refreshed_at)), Some((2, 3000.0)));
+    assert_eq!(c3.server("amap").map(|s| s.epoch), Some(1));
+    assert_eq!(c3.tool("github", "list_issues").map(|t| t.epoch), Some(2));
+    assert_eq!(c3.tool("github", "create_issue").map(|t| t.epoch), Some(1), "unchanged tools keep theirs");
+    // A tool removed, then one only the app may call: both leave the catalog.
+    list[0].tools.remove(2);
+    list[1].tools[1].visibility = Some(vec!["app".into()]);
+    let c4 = c3.refresh(&list, 4000.0);
+    assert!(c4.tool("github", "search_code").is_none());
+    assert!(c4.tool("amap", "geocode").is_none());
+    assert_eq!(c4.server("github").map(|s| s.epoch), Some(3));
+    assert_eq!(c4.server("amap").map(|s| s.epoch), Some(2));
+}
+
+#[test]
+fn the_summarizers_work_is_kept_until_the_tools_change() {
+    let mut list = servers();
+    let mut c = Catalog::default().refresh(&list, 0.0);
+    assert!(c.summarized("github", 1, "Issues and code on GitHub", &[("create_issue".into(), "Opens an issue".into())]));
+    assert!(!c.summarized("github", 7, "stale", &[]), "a summary for another epoch is dropped");
+    let again = c.refresh(&list, 1.0);
+    assert_eq!(again.server("github").map(|s| s.summary.as_str()), Some("Issues and code on GitHub"));
+    assert_eq!(again.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Opens an issue"));
+    list[0].tools.push(tool("merge", "Merge a pull request.", obj(json!({}))));
+    let changed = again.refresh(&list, 2.0);
+    assert_eq!(changed.server("github").map(|s| (s.summarized, s.summary.as_str())), Some((false, "4 tools: create_issue, list_issues, search_code, merge")));
+    assert_eq!(changed.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Opens an issue"), "an unchanged tool keeps its summary");
+}
+
+#[test]
+fn every_invalidation_path() {
+    let mut list = servers();
+    let catalog = Catalog::default().refresh(&list, 0.0);
+    let mut loaded = Loaded::default();
+    for (s, t) in [("github", "create_issue"), ("github", "list_issues"), ("github", "search_code"), ("amap", "weather"), ("amap", "geocode")] {
+        assert!(loaded.load(&catalog, s, t, Source::Manual, 10.0));
+    }
+    assert!(!loaded.load(&catalog, "github", "nope", Source::Manual, 10.0));
+    assert!(!loaded.gate(&catalog, &list, 11.0), "all valid: nothing to save");
+    assert_eq!(loaded.valid().count(), 5);
+
+    // Schema changed, deleted, switched off (gone at re-sync), renamed.
+    list[0].tools[0].input_schema = obj(json!({"title": {"type": "string"}}));
+    list[0].tools[1].gone = true;
+    let renamed_schema = list[0].tools[2].input_schema.clone();
+    list[0].tools.remove(2);
+    list[0].tools.push(tool("code_search", "Search code.", renamed_schema));
+    list[1].tools.remove(1);
+    let catalog = catalog.refresh(&list, 20.0);
+    assert!(loaded.gate(&catalog, &list, 21.0));
+    let status = |l: &Loaded, t: &str| l.tools.iter().find(|x| x.tool == t).map(|x| x.status);
+    assert_eq!(status(&loaded, "create_issue"), Some(Status::InvalidChanged));
+    assert_eq!(status(&loaded, "list_issues"), Some(Status::InvalidDisabled));
+    assert_eq!(status(&loaded, "search_code"), Some(Status::InvalidRenamed));
+    assert_eq!(status(&loaded, "geocode"), Some(Status::InvalidDeleted));
+    assert_eq!(status(&loaded, "weather"), Some(Status::Valid));
+    assert_eq!(loaded.valid().collect::<Vec<_>>(), [("amap", "weather")]);
+    assert!(loaded.tools.iter().filter(|t| t.status != Status::Valid).all(|t| t.reason.is_some() && t.updated_at == 21.0));
+
+    // The server switched off, then removed.
+    list[1].enabled = false;
+    let catalog = catalog.refresh(&list, 30.0);
+    loaded.gate(&catalog, &list, 31.0);
+    assert_eq!(status(&loaded, "weather"), Some(Status::InvalidServerDisabled));
+    list.remove(1);
+    let catalog = catalog.refresh(&list, 40.0);
+    loaded.gate(&catalog, &list, 41.0);
+    assert_eq!(status(&loaded, "weather"), Some(Status::InvalidDeleted));
+
+    // Loading again makes it valid, keeping when it was first loaded.
+    assert!(loaded.load(&catalog, "github", "create_issue", Source::Auto, 50.0));
+    let t = loaded.tools.iter().find(|x| x.tool == "create_issue").cloned();
+    assert_eq!(t.map(|t| (t.status, t.source, t.loaded_at, t.epoch)), Some((Status::Valid, Source::Auto, 10.0, 2)));
+    assert!(!loaded.gate(&catalog, &list, 51.0));
+}
+
+#[test]
+fn the_loaders_answer_locally() {
+    let list = servers();
+    let catalog = Catalog::default().refresh(&list, 0.0);
+    let finder = Finder::new(&catalog);
+    // By name, by need, in Chinese.
+    assert_eq!(answer_load_server(&catalog, &finder, "github")["server"], "github");
+    let weather = answer_load_server(&catalog, &finder, "天气怎么样");
+    assert_eq!(weather["server"], "amap");
+    assert_eq!(weather["tools"][0], json!({"name": "weather", "summary": "查询指定城市的天气预报。"}));
+    let none = answer_load_server(&catalog, &finder, "quantum physics");
+    assert!(none["error"].as_str().is_some_and(|e| e.contains("quantum physics")));
+    assert_eq!(none["servers"].as_array().map(Vec::len), Some(2));
+
+    let name = |s: &str, t: &str| format!("mcp_{s}_{t}");
+    let (answer, loaded) = answer_load_tools(&catalog, &finder, &list, &["create_issue".into(), "search for code".into(), "nothing like this".into()], None, name);
+    assert_eq!(loaded, [("github".to_owned(), "create_issue".to_owned()), ("github".to_owned(), "search_code".to_owned())]);
+    assert_eq!(answer["loaded"][0]["name"], "mcp_github_create_issue");
+    assert_eq!(answer["loaded"][0]["parameters"]["properties"]["title"]["type"], "string");
+    assert_eq!(answer["not_found"], json!(["nothing like this"]));
+    // Within one server only.
+    let (_, only) = answer_load_tools(&catalog, &finder, &list, &["weather".into()], Some("github"), name);
+    assert!(only.is_empty());
+    let (_, amap) = answer_load_tools(&catalog, &finder, &list, &["天气".into()], Some("amap"), name);
+    assert_eq!(amap, [("amap".to_owned(), "weather".to_owned())]);
+}
+
+#[test]
+fn the_index_follows_the_catalog() {
+    let mut list = servers();
+    let catalog = Catalog::default().refresh(&list, 0.0);
+    let mut finder = Finder::new(&catalog);
+    assert_eq!(finder.tools("geocode", None, 1), [("amap".to_owned(), "geocode".to_owned())]);
+    list[1].tools.remove(1);
+    list[0].enabled = false;
+    let catalog = catalog.refresh(&list, 1.0);
+    finder.update(&catalog);
+    assert!(finder.tools("geocode", None, 1).is_empty(), "a removed tool is forgotten");
+    assert!(finder.servers("github", 1).is_empty(), "a switched-off server is not offered");
+    assert!(finder.tools("create issue", None, 1).is_empty());
+}
+
+#[test]
+fn the_prompt_and_the_loaders() {
+    let catalog = Catalog::default().refresh(&servers(), 0.0);
+    let section = prompt_section(&catalog);
+    assert!(section.contains("load_mcp_server") && section.contains("load_mcp_tool"));
+    assert!(section.ends_with("Servers:\n- github: 3 tools: create_issue, list_issues, search_code\n- amap: 2 tools: weather, geocode"));
+    let defs = loader_defs();
+    assert_eq!(defs.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), [LOAD_SERVER, LOAD_TOOL]);
+    assert_eq!(defs[1].input_schema["required"], json!(["names"]));
+    assert!(not_loaded_error("mcp_github_create_issue").contains("load_mcp_tool"));
+}

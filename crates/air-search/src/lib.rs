@@ -1,0 +1,268 @@
+//! A small local search engine, without IO.
+//!
+//! - [`tokenize`]: text to terms. Latin letters and digits make words,
+//!   lower-cased, split at `snake_case`, `kebab-case`, `dot.case` and
+//!   `camelCase` boundaries (tool names are identifiers; a split word is
+//!   also kept whole), with a light
+//!   English stemmer and a few stop words left out. Han, kana and Hangul
+//!   make overlapping bigrams and single characters, so Chinese is
+//!   searchable without a dictionary.
+//! - [`Index`]: documents of weighted fields in an inverted index, ranked
+//!   with BM25 (term frequency counted per field weight, BM25F-style).
+//!   Documents are added, replaced and removed one at a time.
+
+use std::collections::HashMap;
+
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+/// BM25's length normalisation.
+const B: f32 = 0.75;
+/// A single CJK character counts for less than a pair.
+const CJK_UNIGRAM: f32 = 0.4;
+
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "with", "me", "my", "i",
+    "you", "your", "please", "can", "could", "would", "some", "what", "which", "how",
+];
+
+/// Chinese characters too common to mean anything alone.
+const CJK_STOP: &[char] = &['的', '了', '是', '在', '和', '与', '或', '把', '被', '我', '你', '他', '她', '它', '们', '这', '那', '个', '一', '请', '吗', '呢', '吧'];
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // kana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified
+        | 0xAC00..=0xD7AF    // Hangul
+        | 0xF900..=0xFAFF    // compatibility
+        | 0x20000..=0x2FA1F) // extensions B…
+}
+
+/// A term and how much one occurrence of it counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Term {
+    pub text: String,
+    pub weight: f32,
+}
+
+/// The terms of `text`, in order (see the crate docs).
+pub fn tokenize(text: &str) -> Vec<Term> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let flush_word = |word: &mut String, out: &mut Vec<Term>| {
+        if !word.is_empty() {
+            let parts = split_identifier(word);
+            // `GitHub` is also `github`, `listPullRequests` also the whole.
+            if parts.len() > 1 {
+                out.push(Term { text: stem(&word.to_lowercase()), weight: 1.0 });
+            }
+            for part in parts {
+                let lower = part.to_lowercase();
+                if !STOP.contains(&lower.as_str()) {
+                    out.push(Term { text: stem(&lower), weight: 1.0 });
+                }
+            }
+            word.clear();
+        }
+    };
+    let flush_cjk = |cjk: &mut Vec<char>, out: &mut Vec<Term>| {
+        for (i, c) in cjk.iter().enumerate() {
+            if !CJK_STOP.contains(c) {
+                out.push(Term { text: c.to_string(), weight: CJK_UNIGRAM });
+            }
+            if let Some(next) = cjk.get(i + 1) {
+                out.push(Term { text: format!("{c}{next}"), weight: 1.0 });
+            }
+        }
+        cjk.clear();
+    };
+    for c in text.chars() {
+        if is_cjk(c) {
+            flush_word(&mut word, &mut out);
+            cjk.push(c);
+        } else if c.is_alphanumeric() {
+            flush_cjk(&mut cjk, &mut out);
+            word.push(c);
+        } else {
+            flush_word(&mut word, &mut out);
+            flush_cjk(&mut cjk, &mut out);
+        }
+    }
+    flush_word(&mut word, &mut out);
+    flush_cjk(&mut cjk, &mut out);
+    out
+}
+
+/// `createIssue2` → `create`, `Issue`, `2`; `HTTPServer` → `HTTP`, `Server`.
+fn split_identifier(word: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (at, c) = chars[i];
+        let prev = chars[i - 1].1;
+        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+        let boundary = (prev.is_lowercase() && c.is_uppercase())
+            || (prev.is_uppercase() && c.is_uppercase() && next_lower)
+            || (prev.is_alphabetic() != c.is_alphabetic());
+        if boundary {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
+/// A light English stemmer: plurals, common endings and a final "e", so
+/// "issues", "searching" and "created" meet "issue", "search" and
+/// "create".
+fn stem(w: &str) -> String {
+    if !w.is_ascii() || w.len() <= 3 {
+        return w.to_owned();
+    }
+    let strip = |suffix: &str, keep: usize, add: &str| -> Option<String> {
+        w.strip_suffix(suffix).filter(|base| base.len() >= keep).map(|base| format!("{base}{add}"))
+    };
+    let s = strip("sses", 2, "ss")
+        .or_else(|| strip("ies", 3, "y"))
+        .or_else(|| strip("ing", 4, ""))
+        .or_else(|| strip("ed", 4, ""))
+        .or_else(|| if w.ends_with("ss") || w.ends_with("us") { None } else { strip("s", 3, "") })
+        .unwrap_or_else(|| w.to_owned());
+    // "create", "created" and "creating" meet at "creat".
+    match s.strip_suffix('e') {
+        Some(base) if base.len() >= 4 => base.to_owned(),
+        _ => s,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Doc {
+    id: String,
+    /// Weighted length.
+    len: f32,
+    terms: Vec<String>,
+}
+
+/// One result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: String,
+    pub score: f32,
+}
+
+/// An inverted index of documents made of weighted fields.
+#[derive(Debug, Clone, Default)]
+pub struct Index {
+    docs: Vec<Option<Doc>>,
+    free: Vec<u32>,
+    ids: HashMap<String, u32>,
+    /// Term → (document, weighted frequency).
+    postings: HashMap<String, Vec<(u32, f32)>>,
+    total_len: f64,
+}
+
+impl Index {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Documents in the index.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The ids of every document, in no order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.ids.keys().map(String::as_str)
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.ids.contains_key(id)
+    }
+
+    /// Adds `id`, or replaces what it held: `fields` are texts with how much
+    /// each counts (a name more than a description, say).
+    pub fn upsert(&mut self, id: &str, fields: &[(&str, f32)]) {
+        self.remove(id);
+        let mut freq: HashMap<String, f32> = HashMap::new();
+        let mut len = 0.0;
+        for (text, weight) in fields {
+            for t in tokenize(text) {
+                let w = t.weight * weight;
+                len += w;
+                *freq.entry(t.text).or_default() += w;
+            }
+        }
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.docs.push(None);
+                (self.docs.len() - 1) as u32
+            }
+        };
+        for (term, f) in &freq {
+            self.postings.entry(term.clone()).or_default().push((slot, *f));
+        }
+        self.total_len += f64::from(len);
+        self.docs[slot as usize] = Some(Doc { id: id.to_owned(), len, terms: freq.into_keys().collect() });
+        self.ids.insert(id.to_owned(), slot);
+    }
+
+    /// Removes `id`; false if it was not there.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let Some(slot) = self.ids.remove(id) else { return false };
+        if let Some(doc) = self.docs[slot as usize].take() {
+            self.total_len -= f64::from(doc.len);
+            for term in &doc.terms {
+                if let Some(list) = self.postings.get_mut(term) {
+                    list.retain(|(d, _)| *d != slot);
+                    if list.is_empty() {
+                        self.postings.remove(term);
+                    }
+                }
+            }
+        }
+        self.free.push(slot);
+        true
+    }
+
+    /// The best `limit` documents for `query`, best first (ties by id, so
+    /// results are stable). Documents that share no term are left out.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        let n = self.ids.len() as f32;
+        if n == 0.0 {
+            return Vec::new();
+        }
+        let avg = (self.total_len / f64::from(n)).max(1e-6) as f32;
+        let mut query_terms: HashMap<String, f32> = HashMap::new();
+        for t in tokenize(query) {
+            let w = query_terms.entry(t.text).or_default();
+            *w = w.max(t.weight);
+        }
+        let mut scores: HashMap<u32, f32> = HashMap::new();
+        for (term, qw) in &query_terms {
+            let Some(list) = self.postings.get(term) else { continue };
+            let df = list.len() as f32;
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            for (doc, tf) in list {
+                let len = self.docs[*doc as usize].as_ref().map_or(avg, |d| d.len);
+                let s = idf * (tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * len / avg));
+                *scores.entry(*doc).or_default() += qw * s;
+            }
+        }
+        let mut hits: Vec<Hit> = scores
+            .into_iter()
+            .filter_map(|(doc, score)| self.docs[doc as usize].as_ref().map(|d| Hit { id: d.id.clone(), score }))
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.truncate(limit);
+        hits
+    }
+}
