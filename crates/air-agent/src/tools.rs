@@ -110,8 +110,12 @@ impl<E: Env> Turn<'_, E> {
                 call.arguments
             ));
         }
+        let offered = self.offer.as_ref().map(|o| o.offered(self.tools));
         let Some(tool) = self.tools.get(&call.name) else {
-            let names: Vec<&str> = self.tools.definitions().map(|d| d.name.as_str()).collect();
+            let names: Vec<&str> = match &offered {
+                Some(defs) => defs.iter().map(|d| d.name.as_str()).collect(),
+                None => self.tools.definitions().map(|d| d.name.as_str()).collect(),
+            };
             return error(if names.is_empty() {
                 format!("Unknown tool `{}`: no tools are available.", call.name)
             } else {
@@ -119,6 +123,13 @@ impl<E: Env> Turn<'_, E> {
             });
         };
         let def = tool.def();
+        // Not offered (not loaded): the offer says whether it may run.
+        if let (Some(offer), Some(defs)) = (&self.offer, &offered)
+            && !defs.iter().any(|d| d.name == def.name)
+            && let Err(text) = offer.admit(&def.name)
+        {
+            return error(text);
+        }
         let value = match args::parse_arguments(&call.arguments) {
             Ok(v) => v,
             Err(e) => return error(format!("Invalid arguments for `{}`: {e}. Call it again with a JSON object.", call.name)),

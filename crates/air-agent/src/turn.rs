@@ -41,11 +41,21 @@ pub struct Turn<'a, E: Env> {
     pub(crate) lang: Lang,
     /// This turn picks up a round a closed tab left (see `resume_tools`).
     pub(crate) resuming: std::cell::Cell<bool>,
+    /// Only some of the tools are offered (MCP dynamic loading); `None`:
+    /// every tool, as always.
+    pub(crate) offer: Option<std::rc::Rc<dyn air_tools::offer::Offer>>,
 }
 
 impl<'a, E: Env> Turn<'a, E> {
     pub fn new(env: &'a E, settings: Settings, tools: &'a Registry, abort: Abort, lang: Lang) -> Self {
-        Self { env, settings, tools, policies: Default::default(), mode: ToolMode::Native, abort, lang, resuming: Default::default() }
+        Self { env, settings, tools, policies: Default::default(), mode: ToolMode::Native, abort, lang, resuming: Default::default(), offer: None }
+    }
+
+    /// Offers the model only what `offer` says (MCP dynamic loading);
+    /// `None` leaves the turn as it always was.
+    pub fn with_offer(mut self, offer: Option<std::rc::Rc<dyn air_tools::offer::Offer>>) -> Self {
+        self.offer = offer;
+        self
     }
 
     pub fn with_policies(mut self, policies: Policies) -> Self {
@@ -147,7 +157,15 @@ impl<'a, E: Env> Turn<'a, E> {
                 (ToolMode::Prompt, Some(section)) => build_prompt_mode_request(&self.settings, &history, &vars, section),
                 (ToolMode::Native, _) => {
                     let mut r = build_request(&self.settings, &history, &vars);
-                    r.tools = self.tools.definitions().map(air_tools::ToolDef::to_openai).collect();
+                    match &self.offer {
+                        None => r.tools = self.tools.definitions().map(air_tools::ToolDef::to_openai).collect(),
+                        Some(offer) => {
+                            r.tools = offer.offered(self.tools).into_iter().map(air_tools::ToolDef::to_openai).collect();
+                            if let Some(prompt) = offer.prompt() {
+                                with_system_section(&mut r, &prompt);
+                            }
+                        }
+                    }
                     r
                 }
                 _ => build_request(&self.settings, &history, &vars),
@@ -197,9 +215,13 @@ impl<'a, E: Env> Turn<'a, E> {
         }
     }
 
-    /// The system-prompt section describing the tools (prompt mode).
+    /// The system-prompt section describing the tools (prompt mode): all of
+    /// them, or those offered and what the offer says of the others.
     fn tools_section(&self) -> String {
-        let defs: Vec<&air_tools::ToolDef> = self.tools.definitions().collect();
+        let defs: Vec<&air_tools::ToolDef> = match &self.offer {
+            None => self.tools.definitions().collect(),
+            Some(offer) => offer.offered(self.tools),
+        };
         let tools: Vec<PromptTool<'_>> = defs
             .iter()
             .map(|d| {
@@ -217,7 +239,11 @@ impl<'a, E: Env> Turn<'a, E> {
                 PromptTool { name: &d.name, description: &d.description, parameters: &d.input_schema, hints }
             })
             .collect();
-        tools_system_prompt(&tools)
+        let section = tools_system_prompt(&tools);
+        match self.offer.as_ref().and_then(|o| o.prompt()) {
+            Some(more) => format!("{section}\n\n{more}"),
+            None => section,
+        }
     }
 
     /// Picks up a tool round that did not finish: the tab closed while its
@@ -343,5 +369,19 @@ impl<'a, E: Env> Turn<'a, E> {
         self.env.emit(Event::MessageSaved(record));
         self.answer(session_id, None).await;
         Ok(())
+    }
+}
+
+/// `section` added to the request's system message (one is made first if
+/// there is none).
+fn with_system_section(r: &mut air_chat::wire::ChatRequest, section: &str) {
+    match r.messages.first_mut() {
+        Some(first) if first.role == Role::System => {
+            let mut text = first.content.take().unwrap_or_default();
+            text.push_str("\n\n");
+            text.push_str(section);
+            first.content = Some(text);
+        }
+        _ => r.messages.insert(0, air_chat::wire::ChatMessage::text(Role::System, section)),
     }
 }

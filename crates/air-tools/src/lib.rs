@@ -16,6 +16,7 @@
 pub mod args;
 pub mod builtin;
 pub mod call;
+pub mod offer;
 pub mod policy;
 pub mod schema;
 
