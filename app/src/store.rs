@@ -43,4 +43,10 @@ impl Store for AnyStore {
     async fn delete_message(&self, id: &str) -> Result<()> {
         delegate!(self, s => s.delete_message(id))
     }
+    async fn get_doc(&self, key: &str) -> Result<Option<String>> {
+        delegate!(self, s => s.get_doc(key))
+    }
+    async fn put_doc(&self, key: &str, json: &str) -> Result<()> {
+        delegate!(self, s => s.put_doc(key, json))
+    }
 }

@@ -55,6 +55,13 @@ impl Store for LoggedStore {
         let _ = writeln!(self.log.borrow_mut(), "  store: delete {id}");
         self.inner.delete_message(id).await
     }
+    async fn get_doc(&self, key: &str) -> air_store::Result<Option<String>> {
+        self.inner.get_doc(key).await
+    }
+    async fn put_doc(&self, key: &str, json: &str) -> air_store::Result<()> {
+        let _ = writeln!(self.log.borrow_mut(), "  store: doc {key}");
+        self.inner.put_doc(key, json).await
+    }
 }
 
 struct World {

@@ -20,6 +20,15 @@ pub async fn run<S: Store>(store: &S) {
 
     assert_eq!(store.list_sessions().await.ok(), Some(vec![]), "a new store is empty");
 
+    // Documents: absent, written, replaced; kept apart from the records.
+    assert_eq!(store.get_doc("mcp-catalog").await.ok(), Some(None), "no document yet");
+    ok(store.put_doc("mcp-catalog", r#"{"servers":[]}"#).await, "put a document");
+    ok(store.put_doc("mcp-loaded/sess-a", "{\"tools\":[\"天气\"]}").await, "put another");
+    ok(store.put_doc("mcp-catalog", r#"{"servers":[1]}"#).await, "replace it");
+    assert_eq!(store.get_doc("mcp-catalog").await.ok().flatten().as_deref(), Some(r#"{"servers":[1]}"#));
+    assert_eq!(store.get_doc("mcp-loaded/sess-a").await.ok().flatten().as_deref(), Some("{\"tools\":[\"天气\"]}"));
+    assert_eq!(store.list_sessions().await.ok(), Some(vec![]), "documents are not sessions");
+
     let mut a = SessionRecord::new("sess-a", 1_000.0);
     a.auto_title("First question about Rust lifetimes please");
     let b = SessionRecord::new("sess-b", 2_000.0);

@@ -79,6 +79,10 @@ pub trait Store {
     /// Inserts or replaces one message (by id).
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
     async fn delete_message(&self, id: &str) -> Result<()>;
+    /// A small document kept beside the conversations, as JSON text, by
+    /// key (the MCP tool catalog, a conversation's loaded tools).
+    async fn get_doc(&self, key: &str) -> Result<Option<String>>;
+    async fn put_doc(&self, key: &str, json: &str) -> Result<()>;
 }
 
 /// Ids of the sessions whose title or any message contains `query`

@@ -10,6 +10,7 @@ use crate::{MessageRecord, Result, SessionRecord, Store};
 pub struct MemoryStore {
     sessions: RefCell<BTreeMap<String, SessionRecord>>,
     messages: RefCell<BTreeMap<String, MessageRecord>>,
+    docs: RefCell<BTreeMap<String, String>>,
 }
 
 impl MemoryStore {
@@ -62,6 +63,15 @@ impl Store for MemoryStore {
 
     async fn delete_message(&self, id: &str) -> Result<()> {
         self.messages.borrow_mut().remove(id);
+        Ok(())
+    }
+
+    async fn get_doc(&self, key: &str) -> Result<Option<String>> {
+        Ok(self.docs.borrow().get(key).cloned())
+    }
+
+    async fn put_doc(&self, key: &str, json: &str) -> Result<()> {
+        self.docs.borrow_mut().insert(key.to_owned(), json.to_owned());
         Ok(())
     }
 }

@@ -3,7 +3,8 @@
 //! Schema (version [`air_store::DB_VERSION`]):
 //! * `sessions`, key path `id`, index `by_updated` on `updatedAt`;
 //! * `messages`, key path `id`, index `by_session` on `[sessionId, seq]`;
-//! * `meta`, out-of-line keys: the record format under `recordFormat`.
+//! * `meta`, out-of-line keys: the record format under `recordFormat`, and
+//!   documents (JSON text) under `doc:{key}`.
 //!
 //! Upgrades: rexie creates what a version adds (stores, indexes) when the
 //! database opens; then [`IdbStore::open`] rewrites records stored in an
@@ -251,4 +252,24 @@ impl Store for IdbStore {
         })
         .await
     }
+
+    async fn get_doc(&self, key: &str) -> air_store::Result<Option<String>> {
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
+        let v = tx.store(META).map_err(err)?.get(JsValue::from_str(&doc_key(key))).await.map_err(err)?;
+        Ok(v.and_then(|v| v.as_string()))
+    }
+
+    async fn put_doc(&self, key: &str, json: &str) -> air_store::Result<()> {
+        let (key, value) = (JsValue::from_str(&doc_key(key)), JsValue::from_str(json));
+        self.write(&[META], |tx| async move {
+            tx.store(META).map_err(err)?.put(&value, Some(&key)).await.map_err(err)?;
+            Ok(tx)
+        })
+        .await
+    }
+}
+
+/// Documents live in `meta` beside the record format, under `doc:`.
+fn doc_key(key: &str) -> String {
+    format!("doc:{key}")
 }
