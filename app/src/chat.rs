@@ -275,9 +275,9 @@ pub fn send_from(state: AppState, text: String, composer: bool) {
             state.chat.draft.set(String::new());
         }
         state.chat.attachments.set(Vec::new());
-        let tools = state.tools();
+        let (tools, offer) = crate::dynamic::turn_tools(state).await;
         let session = state.sessions.active.get_untracked();
-        match turn(&env, abort, &tools).send(session, &full).await {
+        match turn(&env, abort, &tools).with_offer(offer).send(session, &full).await {
             // Sent: their changes no longer matter.
             Ok(_) => crate::mcp::release(state, &attached),
             Err(e) => {
@@ -304,8 +304,8 @@ fn report_err(state: AppState, template: fn(&crate::i18n::Text) -> &'static str,
 pub fn regenerate(state: AppState, message_id: String) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, move |env, abort| async move {
-        let tools = state.tools();
-        let r = turn(&env, abort, &tools).regenerate(&session_id, &message_id).await;
+        let (tools, offer) = crate::dynamic::turn_tools(state).await;
+        let r = turn(&env, abort, &tools).with_offer(offer).regenerate(&session_id, &message_id).await;
         report_err(state, |t| t.err_replace, r);
     });
 }
@@ -314,8 +314,8 @@ pub fn regenerate(state: AppState, message_id: String) {
 pub fn continue_answer(state: AppState, message_id: String) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, move |env, abort| async move {
-        let tools = state.tools();
-        let r = turn(&env, abort, &tools).continue_answer(&session_id, &message_id).await;
+        let (tools, offer) = crate::dynamic::turn_tools(state).await;
+        let r = turn(&env, abort, &tools).with_offer(offer).continue_answer(&session_id, &message_id).await;
         report_err(state, |t| t.err_replace, r);
     });
 }
@@ -327,8 +327,8 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
         return;
     }
     start(state, move |env, abort| async move {
-        let tools = state.tools();
-        let r = turn(&env, abort, &tools).edit_and_resend(&session_id, &message_id, &text).await;
+        let (tools, offer) = crate::dynamic::turn_tools(state).await;
+        let r = turn(&env, abort, &tools).with_offer(offer).edit_and_resend(&session_id, &message_id, &text).await;
         report_err(state, |t| t.err_change, r);
     });
 }
@@ -338,8 +338,8 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
 pub fn resume_tools(state: AppState) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, move |env, abort| async move {
-        let tools = state.tools();
-        let r = turn(&env, abort, &tools).resume_tools(&session_id).await;
+        let (tools, offer) = crate::dynamic::turn_tools(state).await;
+        let r = turn(&env, abort, &tools).with_offer(offer).resume_tools(&session_id).await;
         report_err(state, |t| t.err_read_messages, r);
     });
 }

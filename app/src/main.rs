@@ -4,6 +4,7 @@
 mod apps;
 mod chat;
 mod data;
+mod dynamic;
 mod env;
 mod i18n;
 mod mcp;

@@ -136,8 +136,10 @@ pub fn restore(state: AppState) {
     }
 }
 
-/// Adds the tools of every enabled server, named `mcp_{server}_{tool}`.
-pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) {
+/// Adds the tools of every enabled server, named `mcp_{server}_{tool}`;
+/// returns (server, tool, registry name) of each.
+pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) -> Vec<(String, String, String)> {
+    let mut names = Vec::new();
     for server in servers.iter().filter(|s| s.enabled) {
         let client = client_for(state, server);
         // Tools only a View may call stay out of the model's list.
@@ -149,11 +151,13 @@ pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer])
                 "inputSchema": tool.input_schema,
                 "annotations": tool.annotations,
             });
-            if let Some(def) = def_from(&server.name, name, &raw) {
+            if let Some(def) = def_from(&server.name, name.clone(), &raw) {
                 registry.register(Rc::new(McpTool::new(def, tool.name.clone(), client.clone()).with_output_schema(tool.output_schema.clone())));
+                names.push((server.name.clone(), tool.name.clone(), name));
             }
         }
     }
+    names
 }
 
 /// A listed tool as saved; `None` for one this client cannot call.
@@ -179,6 +183,8 @@ fn persist(state: AppState, servers: Vec<McpServer>) {
     }
     state.prefs.mcp_servers.set(servers);
     restore(state);
+    // The catalog follows (added, re-synced, switched, removed).
+    crate::dynamic::refresh_catalog(state);
 }
 
 /// A server as added: where it is, and the tools it listed.

@@ -104,6 +104,8 @@ pub struct Conversation {
     pub draft: RwSignal<String>,
     /// Resources attached to the next message.
     pub attachments: RwSignal<Vec<Attachment>>,
+    /// The MCP tools this conversation loaded (dynamic loading).
+    pub loaded_tools: RwSignal<air_dynamic::Loaded>,
 }
 
 /// A resource attached to the next message: its context block is sent
@@ -217,6 +219,7 @@ impl AppState {
                 progress: RwSignal::new(Default::default()),
                 questions: RwSignal::new(Vec::new()),
                 attachments: RwSignal::new(Vec::new()),
+                loaded_tools: RwSignal::new(air_dynamic::Loaded::default()),
                 remote_streams: RwSignal::new(Vec::new()),
                 remote_seen: StoredValue::new(Default::default()),
                 draft: RwSignal::new(String::new()),
@@ -283,6 +286,7 @@ impl AppState {
             Ok(_) => {}
             Err(e) => self.report(self.t().err_read_messages, &e),
         }
+        crate::dynamic::show_loaded(self, &id).await;
     }
 
     /// Tells the other tabs about a change.
@@ -402,6 +406,7 @@ impl AppState {
     pub fn new_session(self) {
         self.sessions.active.set(None);
         self.chat.messages.set(Vec::new());
+        self.chat.loaded_tools.set(air_dynamic::Loaded::default());
         self.chat.has_older.set(false);
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
@@ -614,5 +619,10 @@ impl AppState {
         }
         crate::mcp::register(*self, &mut registry, servers);
         registry
+    }
+
+    /// Every enabled MCP server (dynamic loading offers them all).
+    pub fn enabled_servers(&self) -> Vec<air_store::mcp::McpServer> {
+        self.prefs.mcp_servers.with_untracked(|l| l.iter().filter(|s| s.enabled).cloned().collect())
     }
 }

@@ -12,8 +12,18 @@ fn McpToggle() -> impl IntoView {
     view! {
         <Show when=move || !servers().is_empty()>
             <div class="mcp-toggle" data-testid="mcp-toggle" role="group" aria-label=move || t().mcp_toggle_label>
-                <span class="muted">{move || t().mcp_toggle_label}</span>
+                <Show when=move || !state.prefs.settings.with(|s| s.dynamic_mcp_loading)>
+                    <span class="muted">{move || t().mcp_toggle_label}</span>
+                </Show>
+                // Dynamic loading: the servers are all there, and what the
+                // conversation loaded is shown instead of the switches.
+                <Show when=move || state.prefs.settings.with(|s| s.dynamic_mcp_loading)>
+                    <LoadedTools/>
+                </Show>
                 {move || {
+                    if state.prefs.settings.with(|s| s.dynamic_mcp_loading) {
+                        return Vec::new();
+                    }
                     let chat = state.sessions.active.get().unwrap_or_default();
                     servers()
                         .into_iter()
@@ -33,13 +43,45 @@ fn McpToggle() -> impl IntoView {
                                     on:click=move |_| crate::mcp::toggle_for_chat(state, &name, !on)>{label}</button>
                             }
                         })
-                        .collect_view()
+                        .collect::<Vec<_>>()
                 }}
                 <crate::view::prompts::PromptPicker/>
                 <crate::view::resources::ResourcePicker/>
             </div>
         </Show>
         <crate::view::resources::Attachments/>
+    }
+}
+
+/// The MCP tools this conversation loaded (dynamic loading), each with
+/// why it is no longer offered if it is not.
+#[component]
+fn LoadedTools() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <span class="loaded-tools" data-testid="loaded-tools">
+            <span class="muted">{move || t().loaded_tools}</span>
+            {move || {
+                let list = state.chat.loaded_tools.get();
+                if list.tools.is_empty() {
+                    return view! { <span class="muted">{move || t().loaded_none}</span> }.into_any();
+                }
+                list.tools
+                    .into_iter()
+                    .map(|l| {
+                        let valid = l.status == air_dynamic::Status::Valid;
+                        let title = l.reason.clone().unwrap_or_else(|| format!("{} · {}", l.server, l.tool));
+                        let status = serde_json::to_value(l.status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+                        view! {
+                            <span class="loaded-tool" class:invalid=!valid title=title data-testid="loaded-tool" data-status=status>
+                                {format!("{}{}", if valid { "" } else { "⚠ " }, l.tool)}
+                            </span>
+                        }
+                    })
+                    .collect_view()
+                    .into_any()
+            }}
+        </span>
     }
 }
 

@@ -227,6 +227,31 @@ pub fn SettingsPanel() -> impl IntoView {
                         </div>
                     </fieldset>
                     <super::mcp::McpServers/>
+                    <fieldset data-testid="settings-experimental">
+                        <legend>{move || t().experimental}</legend>
+                        <label class="check">
+                            <input type="checkbox" data-testid="settings-dynamic-mcp"
+                                prop:checked=move || draft.with(|d| d.dynamic_mcp_loading)
+                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.dynamic_mcp_loading = v) }/>
+                            {move || t().dynamic_mcp}
+                        </label>
+                        <p class="hint">{move || t().dynamic_mcp_hint}</p>
+                        <p class="hint warn">{move || t().dynamic_mcp_risk}</p>
+                        <Show when=move || draft.with(|d| d.dynamic_mcp_loading)>
+                            <label class="check">
+                                <input type="checkbox" data-testid="settings-auto-load"
+                                    prop:checked=move || draft.with(|d| d.mcp_auto_load_once)
+                                    on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.mcp_auto_load_once = v) }/>
+                                {move || t().mcp_auto_load}
+                            </label>
+                            <label>{move || t().mcp_summarizer}
+                                <input type="text" data-testid="settings-summarizer" autocomplete="off" list="model-list"
+                                    placeholder=move || t().mcp_summarizer_hint
+                                    prop:value=move || draft.with(|d| d.mcp_summarizer_model.clone())
+                                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.mcp_summarizer_model = v.trim().to_owned()) }/>
+                            </label>
+                        </Show>
+                    </fieldset>
                     <DataSection/>
                     <div class="drawer-actions">
                         <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>

@@ -123,6 +123,15 @@ texts! {
     tool_interrupted: "Interrupted", "已中断";
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
+    experimental: "Experimental", "实验性";
+    dynamic_mcp: "MCP dynamic loading", "MCP 动态加载";
+    dynamic_mcp_hint: "Instead of every MCP tool's full description, the model gets one line per server and two tools to load what it needs (load_mcp_server, load_mcp_tool). Loaded tools stay with the conversation. Saves context with many servers.", "模型不再收到每个 MCP 工具的完整说明，而是每个服务器一行摘要和两个按需加载的工具（load_mcp_server、load_mcp_tool）。已加载的工具随会话保存。服务器较多时可节省上下文。";
+    dynamic_mcp_risk: "Risk: small models may not load tools before calling them, and each load costs an extra step.", "风险：小模型可能不会先加载再调用工具，每次加载也会多一步。";
+    mcp_auto_load: "Auto-load once: a call of a tool that is not loaded loads it and runs", "自动补加载一次：调用未加载的工具时自动加载并运行";
+    mcp_summarizer: "MCP summarizer model", "MCP 总结模型";
+    mcp_summarizer_hint: "None: the tools' own descriptions are used", "不设置则使用工具自带的描述";
+    loaded_tools: "Loaded MCP tools:", "已加载的 MCP 工具：";
+    loaded_none: "none yet (the model loads what it needs)", "暂无（模型会按需加载）";
     tool_signed_in: "Signed in. Ask again to run it.", "已登录。再问一次即可运行。";
     app_open: "Show the app", "显示应用";
     view_loading: "Loading the app…", "正在加载应用…";

@@ -123,6 +123,15 @@ pub struct Settings {
     pub tool_calling: ToolCalling,
     /// What auto found out, by [`Settings::tool_calling_key`].
     pub probed_tool_calling: std::collections::BTreeMap<String, ToolCalling>,
+    /// Experimental: MCP dynamic loading (a catalog and two loaders instead
+    /// of every tool schema). Off by default.
+    pub dynamic_mcp_loading: bool,
+    /// With dynamic loading: a call of a tool that is not loaded loads it
+    /// and runs, once, instead of being refused.
+    pub mcp_auto_load_once: bool,
+    /// With dynamic loading: the model that writes the catalog's summaries
+    /// (empty: none; the descriptions are used).
+    pub mcp_summarizer_model: String,
 }
 
 /// How tools reach the model.
@@ -157,6 +166,9 @@ impl Default for Settings {
             tool_policies: Default::default(),
             tool_calling: ToolCalling::Auto,
             probed_tool_calling: Default::default(),
+            dynamic_mcp_loading: false,
+            mcp_auto_load_once: false,
+            mcp_summarizer_model: String::new(),
         }
     }
 }

@@ -1,0 +1,119 @@
+//! MCP dynamic loading in the page (`air-dynamic`): the catalog (an
+//! IndexedDB document, `mcp-catalog`), each conversation's loaded tools
+//! (`mcp-loaded/{session id}`), and a turn's tools and offer.
+
+use std::rc::Rc;
+
+use air_dynamic::{Catalog, Loaded, Session};
+use air_store::Store;
+use air_tools::Registry;
+use air_tools::offer::Offer;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::env;
+use crate::state::AppState;
+
+const CATALOG: &str = "mcp-catalog";
+
+fn loaded_key(session: &str) -> String {
+    format!("mcp-loaded/{session}")
+}
+
+/// Dynamic loading is on (the global switch; assistants may turn it off
+/// for themselves).
+pub fn on(state: AppState) -> bool {
+    air_dynamic::enabled(state.prefs.settings.with_untracked(|s| s.dynamic_mcp_loading), None)
+}
+
+/// The catalog as stored, brought up to date with the saved servers (and
+/// stored again if that changed it). A document that cannot be read is
+/// rebuilt.
+async fn catalog(state: AppState) -> Catalog {
+    let Some(store) = state.store() else { return Catalog::default() };
+    let stored: Catalog = store.get_doc(CATALOG).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    let servers = state.prefs.mcp_servers.get_untracked();
+    let fresh = stored.refresh(&servers, env::now_ms());
+    if fresh != stored
+        && let Ok(text) = serde_json::to_string(&fresh)
+        && let Err(e) = store.put_doc(CATALOG, &text).await
+    {
+        state.report(state.t().err_settings, &e);
+    }
+    fresh
+}
+
+/// Brings the stored catalog up to date (after a server is added,
+/// re-synced, switched or removed).
+pub fn refresh_catalog(state: AppState) {
+    spawn_local(async move {
+        let _ = catalog(state).await;
+    });
+}
+
+async fn loaded(state: AppState, session: &str) -> Loaded {
+    let Some(store) = state.store() else { return Loaded::default() };
+    store.get_doc(&loaded_key(session)).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+/// Shows the loaded tools of the session just opened.
+pub async fn show_loaded(state: AppState, session: &str) {
+    let mut list = loaded(state, session).await;
+    if on(state) {
+        let catalog = catalog(state).await;
+        list.gate(&catalog, &state.prefs.mcp_servers.get_untracked(), env::now_ms());
+    }
+    if state.sessions.active.get_untracked().as_deref() == Some(session) {
+        state.chat.loaded_tools.set(list);
+    }
+}
+
+/// The tools of a turn and, when dynamic loading is on, its offer: the
+/// built-ins, every enabled server's tools (offered only once loaded) and
+/// the two loaders. Off, the chat's servers' tools as always.
+pub async fn turn_tools(state: AppState) -> (Registry, Option<Rc<dyn Offer>>) {
+    if !on(state) {
+        return (state.tools(), None);
+    }
+    let servers = state.enabled_servers();
+    let mut registry = Registry::new();
+    for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
+        registry.register(tool);
+    }
+    let names = crate::mcp::register(state, &mut registry, &servers);
+    let catalog = catalog(state).await;
+    let session = state.sessions.active.get_untracked();
+    let current = match &session {
+        Some(id) => loaded(state, id).await,
+        None => Loaded::default(),
+    };
+    let auto = state.prefs.settings.with_untracked(|s| s.mcp_auto_load_once);
+    let all = state.prefs.mcp_servers.get_untracked();
+    let offer = air_dynamic::prepare(true, None, &mut registry, || {
+        Session::new(
+            catalog,
+            all,
+            current,
+            names,
+            auto,
+            Box::new(env::now_ms),
+            // Saved for the conversation it belongs to (a new one exists by
+            // the time the model loads anything).
+            Box::new(move |l: &Loaded| save_loaded(state, l.clone())),
+        )
+    });
+    (registry, offer)
+}
+
+fn save_loaded(state: AppState, list: Loaded) {
+    let Some(session) = state.sessions.active.get_untracked() else { return };
+    state.chat.loaded_tools.set(list.clone());
+    let Some(store) = state.store() else { return };
+    spawn_local(async move {
+        if let Ok(text) = serde_json::to_string(&list)
+            && let Err(e) = store.put_doc(&loaded_key(&session), &text).await
+        {
+            state.report(state.t().err_save_message, &e);
+        }
+    });
+}

@@ -1,0 +1,90 @@
+// MCP dynamic loading (experimental): with the switch on, the model gets
+// the built-ins, the two loaders and a one-line catalog per server instead
+// of every tool; it loads what it needs, which is offered from the next
+// request, kept with the conversation across a reload, and shown above the
+// composer. Against the MCP reference server and a scripted model.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { scriptedHarness, send, startEverything } from './support.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+describe('MCP dynamic loading (reference server, scripted model)', () => {
+  const h = scriptedHarness({ before, after }, startScriptedModel);
+  let server;
+  before(async () => { server = await startEverything(); });
+  after(async () => { await server?.stop(); });
+
+  const names = (request) => (request.body.tools ?? []).map((t) => t.function.name);
+
+  test('the model loads a tool, calls it, and the conversation keeps it', async () => {
+    const { context, page, errors } = await h.freshPage();
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-name').fill('everything');
+    await page.getByTestId('mcp-url').fill(server.url);
+    await page.getByTestId('mcp-add').click();
+    await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+    await page.getByTestId('mcp-save').click();
+    // Off by default; its options show once it is on.
+    const toggle = page.getByTestId('settings-dynamic-mcp');
+    assert.equal(await toggle.isChecked(), false);
+    assert.equal(await page.getByTestId('settings-auto-load').count(), 0);
+    await toggle.check();
+    await page.getByTestId('settings-auto-load').waitFor();
+    await page.getByTestId('settings-save').click();
+    // The chat shows what it loaded instead of the server switches.
+    await page.getByTestId('loaded-tools').filter({ hasText: 'none yet' }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.getByTestId('mcp-chip').count(), 0);
+
+    h.model.enqueue(
+      reply.calls([{ id: 'l1', name: 'load_mcp_tool', arguments: '{"names": ["echo"]}' }]),
+      reply.calls([{ id: 'e1', name: 'mcp_everything_echo', arguments: '{"message": "loaded and called"}' }]),
+      reply.text('Echoed after loading.'),
+    );
+    const first = h.model.requests.length;
+    await send(page, 'Echo through a tool you load');
+    await page.getByText('Echoed after loading.').waitFor({ timeout: 20_000 });
+    const [r1, r2, r3] = h.model.requests.slice(first);
+    // First: built-ins and loaders only, and the catalog in the system prompt.
+    assert.deepEqual(names(r1), ['calculator', 'get_current_time', 'load_mcp_server', 'load_mcp_tool']);
+    const system = r1.body.messages[0].content;
+    assert.match(system, /call `load_mcp_server` to see what a server offers/);
+    assert.match(system, /Servers:\n- everything: \d+ tools: /);
+    // The loader's answer carries the name to call and the full schema.
+    const loaded = JSON.parse(r2.body.messages.at(-1).content);
+    assert.equal(loaded.loaded[0].name, 'mcp_everything_echo');
+    assert.deepEqual(loaded.loaded[0].parameters.required, ['message']);
+    // Then the loaded tool is offered, and its call runs on the server.
+    assert.deepEqual(names(r2), ['calculator', 'get_current_time', 'load_mcp_server', 'load_mcp_tool', 'mcp_everything_echo']);
+    assert.deepEqual(r3.body.messages.at(-1), { role: 'tool', content: 'Echo: loaded and called', tool_call_id: 'e1' });
+    const chip = page.getByTestId('loaded-tool');
+    assert.equal((await chip.textContent()).trim(), 'echo');
+    assert.equal(await chip.getAttribute('data-status'), 'valid');
+
+    // Kept with the conversation: after a reload, still loaded and offered.
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+    await page.getByTestId('loaded-tool').filter({ hasText: 'echo' }).waitFor({ timeout: 10_000 });
+    h.model.enqueue(reply.text('Still here.'));
+    await send(page, 'Anything else?');
+    await page.getByText('Still here.').waitFor({ timeout: 20_000 });
+    assert.ok(names(h.model.requests.at(-1)).includes('mcp_everything_echo'));
+
+    // A new chat starts with nothing loaded.
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('loaded-tools').filter({ hasText: 'none yet' }).waitFor({ timeout: 10_000 });
+
+    // Switched off: every tool again, and no loaders.
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('settings-dynamic-mcp').uncheck();
+    await page.getByTestId('settings-save').click();
+    h.model.enqueue(reply.text('All tools.'));
+    await send(page, 'And now?');
+    await page.getByText('All tools.').waitFor({ timeout: 20_000 });
+    const offered = names(h.model.requests.at(-1));
+    assert.ok(offered.includes('mcp_everything_echo') && offered.includes('mcp_everything_get-sum'));
+    assert.ok(!offered.includes('load_mcp_tool'));
+    assert.doesNotMatch(h.model.requests.at(-1).body.messages[0]?.content ?? '', /load_mcp_server/);
+    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    await context.close();
+  });
+});
