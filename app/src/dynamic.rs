@@ -44,10 +44,51 @@ async fn catalog(state: AppState) -> Catalog {
 }
 
 /// Brings the stored catalog up to date (after a server is added,
-/// re-synced, switched or removed).
+/// re-synced, switched or removed), then has its new summaries written.
 pub fn refresh_catalog(state: AppState) {
     spawn_local(async move {
         let _ = catalog(state).await;
+        summarize(state);
+    });
+}
+
+/// How long the summarizer may take per server.
+const SUMMARIZER_TIMEOUT_MS: u64 = 60_000;
+
+thread_local! {
+    static SUMMARIZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// In the background, never blocking anything: the summarizer model (if
+/// one is chosen and dynamic loading is on) writes the summaries of the
+/// servers that have none for their current tools. A failure or a timeout
+/// leaves the descriptions' first sentences in place.
+pub fn summarize(state: AppState) {
+    let (on_, model) = state.prefs.settings.with_untracked(|s| (s.dynamic_mcp_loading, s.mcp_summarizer_model.trim().to_owned()));
+    if !on_ || model.is_empty() || SUMMARIZING.with(|s| s.replace(true)) {
+        return;
+    }
+    spawn_local(async move {
+        let settings = state.prefs.settings.get_untracked();
+        let servers = state.prefs.mcp_servers.get_untracked();
+        for (name, epoch) in air_dynamic::unsummarized(&catalog(state).await) {
+            let Some(server) = servers.iter().find(|s| s.name == name) else { continue };
+            let Some(input) = air_dynamic::summarizer_input(&catalog(state).await, server) else { continue };
+            let ask = std::pin::pin!(env::complete(&settings, &model, air_dynamic::SUMMARIZER_PROMPT, &input));
+            let answer = match futures_util::future::select(ask, std::pin::pin!(env::sleep(SUMMARIZER_TIMEOUT_MS))).await {
+                futures_util::future::Either::Left((Ok(text), _)) => text,
+                _ => continue,
+            };
+            let Some((summary, tools)) = air_dynamic::parse_summaries(&answer) else { continue };
+            // Written into the catalog as it is now, for the epoch asked about.
+            let mut current = catalog(state).await;
+            if current.summarized(&name, epoch, &summary, &tools)
+                && let (Some(store), Ok(text)) = (state.store(), serde_json::to_string(&current))
+            {
+                let _ = store.put_doc(CATALOG, &text).await;
+            }
+        }
+        SUMMARIZING.with(|s| s.set(false));
     });
 }
 
@@ -82,6 +123,7 @@ pub async fn turn_tools(state: AppState) -> (Registry, Option<Rc<dyn Offer>>) {
     }
     let names = crate::mcp::register(state, &mut registry, &servers);
     let catalog = catalog(state).await;
+    summarize(state);
     let session = state.sessions.active.get_untracked();
     let current = match &session {
         Some(id) => loaded(state, id).await,

@@ -544,6 +544,8 @@ impl AppState {
             Err(e) => self.report(self.t().err_settings, &e),
         }
         self.prefs.settings.set(new);
+        // Dynamic loading just switched on, or a summarizer chosen.
+        crate::dynamic::refresh_catalog(self);
     }
 
     /// UI texts in the current language (untracked; for async tasks).

@@ -30,7 +30,17 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     assert.equal(await page.getByTestId('settings-auto-load').count(), 0);
     await toggle.check();
     await page.getByTestId('settings-auto-load').waitFor();
+    // A summarizer model writes the catalog's summaries in the background.
+    h.model.enqueueCompletion('```json\n{"server": "The MCP reference server: echo, sums, images and more", "tools": {"echo": "Repeats a message back", "get-sum": "Adds two numbers"}}\n```');
+    await page.getByTestId('settings-summarizer').fill('summarizer');
     await page.getByTestId('settings-save').click();
+    for (let i = 0; i < 100 && h.model.completions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(h.model.completions.length, 1, 'the summarizer was asked once');
+    const asked = h.model.completions[0].body;
+    assert.equal(asked.model, 'summarizer');
+    assert.match(asked.messages[0].content, /JSON only/);
+    assert.match(asked.messages[1].content, /^Server: everything\nTools:\n- echo: Echoes back the input string/);
+    await new Promise((r) => setTimeout(r, 300));
     // The chat shows what it loaded instead of the server switches.
     await page.getByTestId('loaded-tools').filter({ hasText: 'none yet' }).waitFor({ timeout: 10_000 });
     assert.equal(await page.getByTestId('mcp-chip').count(), 0);
@@ -48,7 +58,7 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     assert.deepEqual(names(r1), ['calculator', 'get_current_time', 'load_mcp_server', 'load_mcp_tool']);
     const system = r1.body.messages[0].content;
     assert.match(system, /call `load_mcp_server` to see what a server offers/);
-    assert.match(system, /Servers:\n- everything: \d+ tools: /);
+    assert.match(system, /Servers:\n- everything: The MCP reference server: echo, sums, images and more$/);
     // The loader's answer carries the name to call and the full schema.
     const loaded = JSON.parse(r2.body.messages.at(-1).content);
     assert.equal(loaded.loaded[0].name, 'mcp_everything_echo');

@@ -77,6 +77,8 @@ export const reply = {
 export async function startScriptedModel() {
   const queue = [];
   const requests = [];
+  const completions = [];
+  const completionQueue = [];
   const probes = [];
   const sockets = new Set();
   const server = createServer(async (req, res) => {
@@ -106,6 +108,15 @@ export async function startScriptedModel() {
       res.end(JSON.stringify({ id: 'chatcmpl-probe', object: 'chat.completion', model: 'scripted-model', choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_probe', type: 'function', function: { name: 'probe', arguments: '{}' } }] } }] }));
       return;
     }
+    // Other non-streamed questions (the MCP summarizer): answered from
+    // their own queue, as a chat completion, and kept apart.
+    if (body?.stream === false) {
+      completions.push({ at: Date.now(), body });
+      const content = completionQueue.shift() ?? '(no scripted completion left)';
+      res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ id: 'chatcmpl-c', object: 'chat.completion', model: body.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }));
+      return;
+    }
     requests.push({ at: Date.now(), url: req.url, headers: req.headers, body });
     const next = queue.shift() ?? reply.text('(no scripted reply left)');
     if (next.status !== 200) {
@@ -131,6 +142,9 @@ export async function startScriptedModel() {
     requests,
     probes,
     enqueue: (...replies) => queue.push(...replies),
+    completions,
+    /** Answers for non-streamed requests (the MCP summarizer), in order. */
+    enqueueCompletion: (...texts) => completionQueue.push(...texts),
     pending: () => queue.length,
     stop: () => new Promise((ok) => { for (const s of sockets) s.destroy(); server.close(ok); }),
   };

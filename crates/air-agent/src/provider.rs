@@ -73,6 +73,39 @@ pub async fn network_error<H: HttpClient>(http: &H, url: &str, detail: String) -
     }
 }
 
+/// One non-streamed answer of `model` at the configured provider to a
+/// system and a user message (background work such as the MCP catalog's
+/// summaries): its text, or why not.
+pub async fn complete<H: HttpClient>(http: &H, settings: &Settings, model: &str, system: &str, user: &str, abort: &Abort) -> Result<String, ChatError> {
+    let body = serde_json::json!({
+        "model": model.trim(),
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+        "temperature": 0,
+        "max_tokens": 1024,
+        "stream": false
+    });
+    let url = settings.chat_url();
+    let mut request = Request::post_json(&url, body.to_string());
+    if let Some((k, v)) = auth_header(settings) {
+        request = request.header(k, v);
+    }
+    match http.send(request, abort).await {
+        Ok(r) if r.ok() => {
+            let text = r.body.text().await.map_err(|e| ChatError::Unexpected(e.to_string()))?;
+            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| ChatError::Unexpected(format!("not JSON: {e}")))?;
+            v["choices"][0]["message"]["content"].as_str().map(str::to_owned).ok_or_else(|| ChatError::Unexpected("no answer text".into()))
+        }
+        Ok(r) => {
+            let status = r.status;
+            let retry_after = r.header("retry-after").map(str::to_owned);
+            let body = r.body.text().await.unwrap_or_default();
+            Err(classify_http(status, &body, retry_after.as_deref()))
+        }
+        Err(HttpError::Network(detail)) => Err(network_error(http, &url, detail).await),
+        Err(e) => Err(ChatError::Unexpected(e.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +146,23 @@ mod tests {
         assert_eq!(probe(), None);
         let sent: serde_json::Value = serde_json::from_str(http.requests()[0].body.as_deref().unwrap()).unwrap();
         assert_eq!((sent["stream"].as_bool(), sent["tools"][0]["function"]["name"].as_str()), (Some(false), Some("probe")));
+    }
+
+    #[test]
+    fn a_background_completion_with_another_model() {
+        let http = ScriptedHttp::new();
+        http.push(Script::status(200, r#"{"choices":[{"message":{"role":"assistant","content":"{\"server\": \"x\"}"}}]}"#));
+        http.push(Script::status(429, r#"{"error":{"message":"slow down"}}"#));
+        let s = settings("sk-1");
+        let got = pollster::block_on(complete(&http, &s, " summarizer ", "sys", "user", &Abort::new()));
+        assert_eq!(got, Ok(r#"{"server": "x"}"#.to_owned()));
+        let sent: serde_json::Value = serde_json::from_str(http.requests()[0].body.as_deref().unwrap_or("")).unwrap_or_default();
+        assert_eq!(sent["model"], "summarizer");
+        assert_eq!(sent["stream"], false);
+        assert_eq!(sent["messages"][0]["content"], "sys");
+        assert_eq!(http.requests()[0].headers, [("Content-Type".to_owned(), "application/json".to_owned()), ("Authorization".to_owned(), "Bearer sk-1".to_owned())]);
+        let r = pollster::block_on(complete(&http, &s, "m", "sys", "user", &Abort::new()));
+        assert!(matches!(r, Err(ChatError::Http { kind: HttpErrorKind::RateLimited, .. })), "{r:?}");
     }
 
     #[test]

@@ -214,3 +214,23 @@ fn the_prompt_and_the_loaders() {
     assert_eq!(defs[1].input_schema["required"], json!(["names"]));
     assert!(not_loaded_error("mcp_github_create_issue").contains("load_mcp_tool"));
 }
+
+#[test]
+fn the_summarizer_is_asked_and_read() {
+    let list = servers();
+    let mut catalog = Catalog::default().refresh(&list, 0.0);
+    assert_eq!(unsummarized(&catalog), [("github".to_owned(), 1), ("amap".to_owned(), 1)]);
+    let input = summarizer_input(&catalog, &list[1]).unwrap_or_default();
+    assert_eq!(input, "Server: amap\nTools:\n- weather: 查询指定城市的天气预报。支持国内城市。\n- geocode: 将地址转换为经纬度坐标\n");
+    assert!(SUMMARIZER_PROMPT.contains("JSON only"));
+    let answer = "Here you go:\n```json\n{\"server\": \"地图与天气\", \"tools\": {\"weather\": \"查天气\", \"geocode\": \"地址转坐标\", \"unknown\": \"x\"}}\n```";
+    let (server, tools) = parse_summaries(answer).unwrap_or_default();
+    assert_eq!(server, "地图与天气");
+    assert!(catalog.summarized("amap", 1, &server, &tools));
+    assert_eq!(catalog.tool("amap", "weather").map(|t| t.summary.as_str()), Some("查天气"));
+    assert!(catalog.tool("amap", "unknown").is_none(), "names it made up are ignored");
+    assert_eq!(unsummarized(&catalog), [("github".to_owned(), 1)]);
+    assert!(catalog.context_lines().contains("- amap: 地图与天气"));
+    assert_eq!(parse_summaries("I cannot do that."), None);
+    assert_eq!(parse_summaries("{not json}"), None);
+}
