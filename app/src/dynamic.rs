@@ -47,7 +47,17 @@ async fn catalog(state: AppState) -> Catalog {
 /// re-synced, switched or removed), then has its new summaries written.
 pub fn refresh_catalog(state: AppState) {
     spawn_local(async move {
-        let _ = catalog(state).await;
+        let catalog = catalog(state).await;
+        // What the open conversation loaded is checked again at once, so
+        // the panel says what changed.
+        if let Some(session) = state.sessions.active.get_untracked() {
+            let mut list = loaded(state, &session).await;
+            if list.gate(&catalog, &state.prefs.mcp_servers.get_untracked(), env::now_ms()) {
+                save_loaded(state, list);
+            } else if state.sessions.active.get_untracked().as_deref() == Some(session.as_str()) {
+                state.chat.loaded_tools.set(list);
+            }
+        }
         summarize(state);
     });
 }

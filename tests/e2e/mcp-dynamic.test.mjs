@@ -79,6 +79,35 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     await page.getByText('Still here.').waitFor({ timeout: 20_000 });
     assert.ok(names(h.model.requests.at(-1)).includes('mcp_everything_echo'));
 
+    // The server's tools change under it: echo's parameters are no longer
+    // what was loaded (as a re-sync would find), and the panel says why.
+    await page.evaluate(() => {
+      const list = JSON.parse(localStorage.getItem('air-agent-mcp-servers'));
+      list[0].tools.find((t) => t.name === 'echo').inputSchema.properties.message.description = 'changed';
+      localStorage.setItem('air-agent-mcp-servers', JSON.stringify(list));
+    });
+    await page.reload();
+    const changed = page.locator('[data-testid=loaded-tool][data-status=invalid_changed]');
+    await changed.waitFor({ timeout: 10_000 });
+    assert.equal((await changed.textContent()).trim(), '⚠ echo');
+    assert.equal(await changed.getAttribute('title'), 'the parameters of echo changed; load it again');
+    h.model.enqueue(reply.text('Not offered.'));
+    await send(page, 'Is echo there?');
+    await page.getByText('Not offered.').waitFor({ timeout: 20_000 });
+    assert.ok(!names(h.model.requests.at(-1)).includes('mcp_everything_echo'), 'an invalid tool is dropped from the request');
+    // Re-sync brings the server's real definition back: valid again.
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-server-resync').click();
+    await page.getByTestId('mcp-sync-result').filter({ hasText: /updated/ }).waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid=loaded-tool][data-status=valid]').waitFor({ timeout: 10_000 });
+    // Switched off: the panel says the server is off.
+    await page.getByTestId('mcp-server-enabled').uncheck();
+    const off = page.locator('[data-testid=loaded-tool][data-status=invalid_server_disabled]');
+    await off.waitFor({ timeout: 10_000 });
+    assert.equal(await off.getAttribute('title'), 'the server everything is switched off');
+    await page.getByTestId('mcp-server-enabled').check();
+    await page.getByTestId('settings-save').click();
+
     // A new chat starts with nothing loaded.
     await page.getByTestId('new-session').click();
     await page.getByTestId('loaded-tools').filter({ hasText: 'none yet' }).waitFor({ timeout: 10_000 });

@@ -9,8 +9,10 @@ use crate::state::{use_app, use_chat};
 fn McpToggle() -> impl IntoView {
     let state = use_app();
     let servers = move || state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect::<Vec<_>>());
+    // (With dynamic loading, what was loaded shows even when its server is off.)
+    let shown = move || !servers().is_empty() || (state.prefs.settings.with(|s| s.dynamic_mcp_loading) && state.chat.loaded_tools.with(|l| !l.tools.is_empty()));
     view! {
-        <Show when=move || !servers().is_empty()>
+        <Show when=shown>
             <div class="mcp-toggle" data-testid="mcp-toggle" role="group" aria-label=move || t().mcp_toggle_label>
                 <Show when=move || !state.prefs.settings.with(|s| s.dynamic_mcp_loading)>
                     <span class="muted">{move || t().mcp_toggle_label}</span>
