@@ -81,15 +81,19 @@ pub fn summarize(state: AppState) {
     spawn_local(async move {
         let settings = state.prefs.settings.get_untracked();
         let servers = state.prefs.mcp_servers.get_untracked();
-        for (name, epoch) in air_dynamic::unsummarized(&catalog(state).await) {
+        for (name, _) in air_dynamic::unsummarized(&catalog(state).await) {
             let Some(server) = servers.iter().find(|s| s.name == name) else { continue };
-            let Some(input) = air_dynamic::summarizer_input(&catalog(state).await, server) else { continue };
-            let ask = std::pin::pin!(env::complete(&settings, &model, air_dynamic::SUMMARIZER_PROMPT, &input));
-            let answer = match futures_util::future::select(ask, std::pin::pin!(env::sleep(SUMMARIZER_TIMEOUT_MS))).await {
-                futures_util::future::Either::Left((Ok(text), _)) => text,
-                _ => continue,
+            let ask = |input: String| {
+                let (settings, model) = (&settings, &model);
+                async move {
+                    let ask = std::pin::pin!(env::complete(settings, model, air_dynamic::SUMMARIZER_PROMPT, &input));
+                    match futures_util::future::select(ask, std::pin::pin!(env::sleep(SUMMARIZER_TIMEOUT_MS))).await {
+                        futures_util::future::Either::Left((Ok(text), _)) => Some(text),
+                        _ => None,
+                    }
+                }
             };
-            let Some((summary, tools)) = air_dynamic::parse_summaries(&answer) else { continue };
+            let Some((epoch, summary, tools)) = air_dynamic::summarize_one(&catalog(state).await, server, ask).await else { continue };
             // Written into the catalog as it is now, for the epoch asked about.
             let mut current = catalog(state).await;
             if current.summarized(&name, epoch, &summary, &tools)

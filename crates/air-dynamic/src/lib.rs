@@ -699,3 +699,19 @@ pub fn parse_summaries(answer: &str) -> Option<(String, Vec<(String, String)>)> 
 pub fn unsummarized(catalog: &Catalog) -> Vec<(String, u64)> {
     catalog.servers.iter().filter(|s| s.enabled && !s.summarized).map(|s| (s.name.clone(), s.epoch)).collect()
 }
+
+/// Asks the summarizer about one server of the catalog (`ask` sends the
+/// user message with [`SUMMARIZER_PROMPT`]; `None` is a failure or a
+/// timeout) and returns what to apply with [`Catalog::summarized`]: the
+/// epoch asked about, the server's summary and the tools'. `None` when the
+/// summarizer failed or said nothing usable: the descriptions stay.
+pub async fn summarize_one<F, Fut>(catalog: &Catalog, server: &McpServer, ask: F) -> Option<(u64, String, Vec<(String, String)>)>
+where
+    F: FnOnce(String) -> Fut,
+    Fut: std::future::Future<Output = Option<String>>,
+{
+    let epoch = catalog.server(&server.name)?.epoch;
+    let answer = ask(summarizer_input(catalog, server)?).await?;
+    let (summary, tools) = parse_summaries(&answer)?;
+    (!summary.is_empty() || !tools.is_empty()).then_some((epoch, summary, tools))
+}

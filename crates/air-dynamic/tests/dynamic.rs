@@ -234,3 +234,21 @@ fn the_summarizer_is_asked_and_read() {
     assert_eq!(parse_summaries("I cannot do that."), None);
     assert_eq!(parse_summaries("{not json}"), None);
 }
+
+#[test]
+fn when_the_summarizer_fails_the_descriptions_stay() {
+    let list = servers();
+    let mut catalog = Catalog::default().refresh(&list, 0.0);
+    let before = catalog.clone();
+    let run = |answer: Option<&'static str>| pollster::block_on(summarize_one(&catalog, &list[0], move |_| async move { answer.map(str::to_owned) }));
+    assert_eq!(run(None), None, "no answer (an error, a timeout)");
+    assert_eq!(run(Some("Sorry, I can't help with that.")), None, "no JSON");
+    assert_eq!(run(Some("{\"server\": \"\", \"tools\": {}}")), None, "nothing in it");
+    assert_eq!(catalog, before);
+    assert_eq!(catalog.server("github").map(|s| s.summary.as_str()), Some("3 tools: create_issue, list_issues, search_code"));
+    assert_eq!(catalog.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Create a new issue in a GitHub repository."));
+    let good = run(Some("{\"server\": \"GitHub issues and code\", \"tools\": {\"create_issue\": \"Opens an issue\"}}"));
+    let Some((epoch, summary, tools)) = good else { panic!("a usable answer") };
+    assert!(catalog.summarized("github", epoch, &summary, &tools));
+    assert_eq!(catalog.server("github").map(|s| s.summary.as_str()), Some("GitHub issues and code"));
+}
