@@ -5,7 +5,7 @@
 // composer. Against the MCP reference server and a scripted model.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scriptedHarness, send, startEverything } from './support.mjs';
+import { configure, launchBrowser, openApp, scriptedHarness, send, serveApp, startEverything, startModel } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 describe('MCP dynamic loading (reference server, scripted model)', () => {
@@ -123,6 +123,70 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     assert.ok(offered.includes('mcp_everything_echo') && offered.includes('mcp_everything_get-sum'));
     assert.ok(!offered.includes('load_mcp_tool'));
     assert.doesNotMatch(h.model.requests.at(-1).body.messages[0]?.content ?? '', /load_mcp_server/);
+    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    await context.close();
+  });
+});
+
+describe('MCP summarizer with the real local model', () => {
+  let browser, app, model, server;
+  before(async () => {
+    app = await serveApp();
+    model = await startModel({ nPredict: 200 });
+    server = await startEverything();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await model?.stop();
+    app?.server.close();
+  });
+
+  test('SmolLM2 is asked for the catalog, and whatever it writes, the catalog holds', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = await openApp(page, app.url);
+    await configure(page, { baseUrl: model.baseUrl });
+    const asked = [];
+    page.on('requestfinished', async (r) => {
+      const body = r.postData();
+      const json = body ? JSON.parse(body) : null;
+      // (Not auto mode's one-off probe, which offers a tool.)
+      if (r.url().endsWith('/chat/completions') && json?.stream === false && !json.tools) asked.push(await r.response().then((x) => x?.status()));
+    });
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-name').fill('everything');
+    await page.getByTestId('mcp-url').fill(server.url);
+    await page.getByTestId('mcp-add').click();
+    await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+    await page.getByTestId('mcp-save').click();
+    await page.getByTestId('settings-dynamic-mcp').check();
+    await page.getByTestId('settings-summarizer').fill('SmolLM2-135M-Instruct');
+    await page.getByTestId('settings-save').click();
+    for (let i = 0; i < 600 && asked.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(asked.slice(0, 1), [200], 'the local model answered the summarizer');
+    await new Promise((r) => setTimeout(r, 500));
+    // The stored catalog: the model's summary if it wrote usable JSON, the
+    // descriptions' otherwise; never empty.
+    const catalog = await page.evaluate(() => new Promise((resolve, reject) => {
+      const open = indexedDB.open('air-agent-db');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const get = open.result.transaction('meta').objectStore('meta').get('doc:mcp-catalog');
+        get.onsuccess = () => resolve(JSON.parse(get.result));
+        get.onerror = () => reject(get.error);
+      };
+    }));
+    const entry = catalog.servers.find((s) => s.name === 'everything');
+    assert.ok(entry.summary.trim().length > 0);
+    if (!entry.summarized) assert.match(entry.summary, /^\d+ tools: echo/);
+    assert.equal(catalog.tools.filter((t) => t.server === 'everything').length, 14);
+    assert.ok(catalog.tools.every((t) => t.summary.trim().length > 0));
+    // And the chat goes on with the catalog in its prompt.
+    await send(page, 'Hello');
+    await page.getByTestId('message-assistant').last().waitFor({ timeout: 60_000 });
+    await page.getByTestId('send').waitFor({ timeout: 90_000 });
     assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
     await context.close();
   });
