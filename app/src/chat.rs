@@ -130,6 +130,7 @@ fn apply(state: AppState, event: Event) {
             state.upsert_session(session);
             // The new chat's server choice is now this session's.
             state.update_mcp_chat(|c| c.started(&id));
+            state.update_assistants(|a| a.started(&id));
             // The user is still on the session creator: open the new session.
             if active.is_none() {
                 state.sessions.active.set(Some(id));
@@ -237,7 +238,8 @@ where
 /// A turn for the current settings and tools.
 fn turn<'a>(env: &'a BrowserEnv, abort: Abort, tools: &'a air_tools::Registry) -> Turn<'a, BrowserEnv> {
     let state = env.state;
-    let settings = state.prefs.settings.get_untracked();
+    // The chat's assistant, if any, over the user's settings.
+    let settings = state.turn_settings();
     let mode = match (settings.tools_enabled, settings.tool_calling) {
         (false, _) => ToolMode::Off,
         (true, ToolCalling::Auto) => ToolMode::Auto,

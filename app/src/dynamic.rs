@@ -23,7 +23,8 @@ fn loaded_key(session: &str) -> String {
 /// Dynamic loading is on (the global switch; assistants may turn it off
 /// for themselves).
 pub fn on(state: AppState) -> bool {
-    air_dynamic::enabled(state.prefs.settings.with_untracked(|s| s.dynamic_mcp_loading), None)
+    let assistant = state.assistant().map(|a| a.dynamic_loading);
+    air_dynamic::enabled(state.prefs.settings.with_untracked(|s| s.dynamic_mcp_loading), assistant)
 }
 
 /// The catalog as stored, brought up to date with the saved servers (and

@@ -53,6 +53,8 @@ pub struct Prefs {
     pub mcp_servers: RwSignal<Vec<air_store::mcp::McpServer>>,
     /// Which of them each chat uses (localStorage).
     pub mcp_chat: RwSignal<air_store::mcp::ChatServers>,
+    /// The assistants, and which one each chat uses (localStorage).
+    pub assistants: RwSignal<air_store::assistants::Assistants>,
     /// Where each server's session stands, by server name.
     pub mcp_status: RwSignal<std::collections::HashMap<String, air_mcp::Connection>>,
     /// Servers that asked the user to sign in, by URL.
@@ -196,6 +198,7 @@ impl AppState {
                 settings: RwSignal::new(loaded.settings),
                 mcp_servers: RwSignal::new(servers),
                 mcp_chat: RwSignal::new(air_store::mcp::ChatServers::load(&kv)),
+                assistants: RwSignal::new(air_store::assistants::Assistants::load(&kv)),
                 mcp_status: RwSignal::new(Default::default()),
                 mcp_sign_in: RwSignal::new(Default::default()),
                 settings_open: RwSignal::new(false),
@@ -447,6 +450,7 @@ impl AppState {
             match store.delete_session(&id).await {
                 Ok(()) => {
                     self.update_mcp_chat(|c| c.forget(&id));
+                    self.update_assistants(|a| a.forget(&id));
                     self.broadcast(SyncEvent::SessionDeleted { session_id: id })
                 }
                 Err(e) => self.report(self.t().err_delete, &e),
@@ -533,6 +537,32 @@ impl AppState {
         self.prefs.mcp_chat.set(chat);
     }
 
+    /// Changes the assistants or a chat's choice of one, and saves it.
+    pub fn update_assistants(self, change: impl FnOnce(&mut air_store::assistants::Assistants)) {
+        let mut all = self.prefs.assistants.get_untracked();
+        change(&mut all);
+        if let Err(e) = all.save(&LocalStorageKv) {
+            self.report(self.t().err_settings, &e);
+        }
+        self.prefs.assistants.set(all);
+    }
+
+    /// The open chat's assistant, if it has one.
+    pub fn assistant(&self) -> Option<air_store::assistants::Assistant> {
+        let chat = self.chat_key();
+        self.prefs.assistants.with_untracked(|a| a.of_chat(&chat).cloned())
+    }
+
+    /// The settings of a turn in the open chat: its assistant's, over the
+    /// user's.
+    pub fn turn_settings(&self) -> Settings {
+        let settings = self.prefs.settings.get_untracked();
+        match self.assistant() {
+            Some(a) => a.apply(&settings),
+            None => settings,
+        }
+    }
+
     /// The key of the open chat's server choice.
     pub fn chat_key(&self) -> String {
         self.sessions.active.get_untracked().unwrap_or_else(|| air_store::mcp::NEW_CHAT.to_owned())
@@ -608,9 +638,15 @@ impl AppState {
     /// The enabled MCP servers the open chat uses.
     pub fn chat_servers(&self) -> Vec<air_store::mcp::McpServer> {
         let chat = self.chat_key();
-        self.prefs
-            .mcp_servers
-            .with_untracked(|l| self.prefs.mcp_chat.with_untracked(|c| l.iter().filter(|s| s.enabled && c.uses(&chat, &s.name)).cloned().collect()))
+        let assistant = self.assistant();
+        self.prefs.mcp_servers.with_untracked(|l| {
+            self.prefs.mcp_chat.with_untracked(|c| {
+                l.iter()
+                    .filter(|s| s.enabled && c.uses(&chat, &s.name) && assistant.as_ref().is_none_or(|a| a.uses_server(&s.name)))
+                    .cloned()
+                    .collect()
+            })
+        })
     }
 
     /// The built-ins and the tools of these servers (the enabled ones).

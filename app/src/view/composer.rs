@@ -9,26 +9,34 @@ use crate::state::{use_app, use_chat};
 fn McpToggle() -> impl IntoView {
     let state = use_app();
     let servers = move || state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect::<Vec<_>>());
+    // Dynamic loading applies to this chat (the switch, and its assistant).
+    let dynamic_here = move || {
+        let chat = state.sessions.active.get().unwrap_or_default();
+        state.prefs.settings.with(|s| s.dynamic_mcp_loading) && state.prefs.assistants.with(|a| a.of_chat(&chat).is_none_or(|x| x.dynamic_loading))
+    };
     // (With dynamic loading, what was loaded shows even when its server is off.)
-    let shown = move || !servers().is_empty() || (state.prefs.settings.with(|s| s.dynamic_mcp_loading) && state.chat.loaded_tools.with(|l| !l.tools.is_empty()));
+    let shown = move || !servers().is_empty() || (dynamic_here() && state.chat.loaded_tools.with(|l| !l.tools.is_empty()));
     view! {
         <Show when=shown>
             <div class="mcp-toggle" data-testid="mcp-toggle" role="group" aria-label=move || t().mcp_toggle_label>
-                <Show when=move || !state.prefs.settings.with(|s| s.dynamic_mcp_loading)>
+                <Show when=move || !dynamic_here()>
                     <span class="muted">{move || t().mcp_toggle_label}</span>
                 </Show>
                 // Dynamic loading: the servers are all there, and what the
                 // conversation loaded is shown instead of the switches.
-                <Show when=move || state.prefs.settings.with(|s| s.dynamic_mcp_loading)>
+                <Show when=dynamic_here>
                     <LoadedTools/>
                 </Show>
                 {move || {
-                    if state.prefs.settings.with(|s| s.dynamic_mcp_loading) {
+                    if dynamic_here() {
                         return Vec::new();
                     }
                     let chat = state.sessions.active.get().unwrap_or_default();
+                    let assistant = state.prefs.assistants.with(|a| a.of_chat(&chat).cloned());
                     servers()
                         .into_iter()
+                        // The chat's assistant names its servers.
+                        .filter(|(name, _)| assistant.as_ref().is_none_or(|a| a.uses_server(name)))
                         .map(|(name, n)| {
                             let on = state.prefs.mcp_chat.with(|c| c.uses(&chat, &name));
                             let status = crate::view::mcp::status_text(state, &name);

@@ -1,6 +1,7 @@
 //! Components. Each takes what it needs from [`AppState`] in context.
 
 mod app_frame;
+mod assistants;
 mod chat;
 mod composer;
 pub(crate) mod mcp;
@@ -103,8 +104,14 @@ fn TopBar() -> impl IntoView {
                 on:click=move |_| state.set_sidebar_collapsed(!state.prefs.sidebar_collapsed.get_untracked())
             >"☰"</button>
             <h1 class="topbar-title">{title}</h1>
+            <assistants::AssistantPicker/>
             <span class="model-badge" data-testid="model-badge" title=move || t().model_badge_title>
-                {move || state.prefs.settings.with(|s| s.model.clone())}
+                {move || {
+                    // The chat's assistant may name another model.
+                    let chat = state.sessions.active.get().unwrap_or_default();
+                    let own = state.prefs.assistants.with(|a| a.of_chat(&chat).map(|x| x.model.clone())).filter(|m| !m.is_empty());
+                    own.unwrap_or_else(|| state.prefs.settings.with(|s| s.model.clone()))
+                }}
             </span>
             <button
                 class="icon-button"

@@ -227,6 +227,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         </div>
                     </fieldset>
                     <super::mcp::McpServers/>
+                    <super::assistants::AssistantsSection draft=draft/>
                     <fieldset data-testid="settings-experimental">
                         <legend>{move || t().experimental}</legend>
                         <label class="check">

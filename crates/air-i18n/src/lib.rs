@@ -124,6 +124,15 @@ texts! {
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
     experimental: "Experimental", "实验性";
+    assistants: "Assistants", "助手";
+    assistant: "Assistant", "助手";
+    assistant_none: "No assistant", "不使用助手";
+    assistant_new: "New assistant", "新建助手";
+    assistant_delete: "Delete", "删除";
+    assistant_name: "Name", "名称";
+    assistant_same: "as in Settings", "与设置相同";
+    assistant_dynamic: "MCP dynamic loading for this assistant", "此助手使用 MCP 动态加载";
+    assistant_servers: "MCP servers it uses:", "使用的 MCP 服务器：";
     dynamic_mcp: "MCP dynamic loading", "MCP 动态加载";
     dynamic_mcp_hint: "Instead of every MCP tool's full description, the model gets one line per server and two tools to load what it needs (load_mcp_server, load_mcp_tool). Loaded tools stay with the conversation. Saves context with many servers.", "模型不再收到每个 MCP 工具的完整说明，而是每个服务器一行摘要和两个按需加载的工具（load_mcp_server、load_mcp_tool）。已加载的工具随会话保存。服务器较多时可节省上下文。";
     dynamic_mcp_risk: "Risk: small models may not load tools before calling them, and each load costs an extra step.", "风险：小模型可能不会先加载再调用工具，每次加载也会多一步。";

@@ -9,6 +9,7 @@
 //! Architecture invariant: ids and timestamps are passed in, never made
 //! here, so everything in this crate is deterministic.
 
+pub mod assistants;
 pub mod conversation;
 pub mod export;
 pub mod mcp;

@@ -1,0 +1,159 @@
+//! Assistants: the list and the editor in Settings, and the picker of the
+//! open chat in the top bar.
+
+use air_store::assistants::Assistant;
+use leptos::prelude::*;
+
+use crate::i18n::t;
+use crate::state::use_app;
+
+/// The open chat's assistant (a new chat's choice moves to it when it
+/// starts).
+#[component]
+pub fn AssistantPicker() -> impl IntoView {
+    let state = use_app();
+    let current = move || {
+        let chat = state.sessions.active.get().unwrap_or_default();
+        state.prefs.assistants.with(|a| a.of_chat(&chat).map(|x| x.id.clone())).unwrap_or_default()
+    };
+    view! {
+        <Show when=move || state.prefs.assistants.with(|a| !a.list.is_empty())>
+            <select class="assistant-picker" data-testid="assistant-picker" title=move || t().assistant
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    let chat = state.chat_key();
+                    state.update_assistants(|a| a.pick(&chat, (!id.is_empty()).then_some(id.as_str())));
+                }>
+                <option value="" selected=move || current().is_empty()>{move || t().assistant_none}</option>
+                {move || state.prefs.assistants.get().list.into_iter().map(|a| {
+                    let id = a.id.clone();
+                    view! { <option value=a.id.clone() selected=move || current() == id>{a.name.clone()}</option> }
+                }).collect_view()}
+            </select>
+        </Show>
+    }
+}
+
+/// Settings → Assistants: each with Edit and Delete, and a form to add or
+/// change one.
+#[component]
+pub fn AssistantsSection(
+    /// The settings being edited in the drawer (the dynamic-loading switch
+    /// as it stands there).
+    draft: RwSignal<air_store::Settings>,
+) -> impl IntoView {
+    let state = use_app();
+    let editing = RwSignal::new(None::<Assistant>);
+    let edit = move |f: &dyn Fn(&mut Assistant)| editing.update(|e| if let Some(a) = e { f(a) });
+    let global_dynamic = move || draft.with(|s| s.dynamic_mcp_loading);
+    let save = move |_| {
+        let Some(a) = editing.get_untracked() else { return };
+        if a.name.trim().is_empty() {
+            return;
+        }
+        state.update_assistants(|all| all.put(Assistant { name: a.name.trim().to_owned(), ..a }));
+        editing.set(None);
+    };
+    let rows = move || {
+        state.prefs.assistants.get().list.into_iter().map(|a| {
+            let (for_edit, id) = (a.clone(), a.id.clone());
+            view! {
+                <div class="row assistant-row" data-testid="assistant">
+                    <strong data-testid="assistant-name">{a.name.clone()}</strong>
+                    <span class="muted">{if a.model.is_empty() { String::new() } else { a.model.clone() }}</span>
+                    <button type="button" data-testid="assistant-edit" on:click=move |_| editing.set(Some(for_edit.clone()))>{move || t().edit}</button>
+                    <button type="button" data-testid="assistant-delete" on:click=move |_| state.update_assistants(|all| all.delete(&id))>{move || t().assistant_delete}</button>
+                </div>
+            }
+        }).collect_view()
+    };
+    let form = move || {
+        editing.get().map(|a| {
+            let servers = state.prefs.mcp_servers.get();
+            view! {
+                <div class="assistant-form" data-testid="assistant-form">
+                    <label>{move || t().assistant_name}
+                        <input type="text" data-testid="assistant-name-input" prop:value=a.name.clone()
+                            on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.name = v.clone()) }/>
+                    </label>
+                    <label>{move || t().system_prompt}
+                        <textarea rows="3" data-testid="assistant-prompt" prop:value=a.system_prompt.clone()
+                            on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.system_prompt = v.clone()) }></textarea>
+                    </label>
+                    <div class="row">
+                        <label>{move || t().model}
+                            <input type="text" data-testid="assistant-model" list="model-list" placeholder=move || t().assistant_same prop:value=a.model.clone()
+                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.model = v.trim().to_owned()) }/>
+                        </label>
+                        <label>{move || t().temperature}
+                            <input type="number" min="0" max="2" step="0.1" data-testid="assistant-temperature" placeholder=move || t().assistant_same
+                                prop:value=a.temperature.map(|v| v.to_string()).unwrap_or_default()
+                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.temperature = v.trim().parse().ok()) }/>
+                        </label>
+                    </div>
+                    <Show when=global_dynamic>
+                        <label class="check">
+                            <input type="checkbox" data-testid="assistant-dynamic" prop:checked=move || editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading))
+                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|x| x.dynamic_loading = v) }/>
+                            {move || t().assistant_dynamic}
+                        </label>
+                    </Show>
+                    // Which servers it uses: not asked when dynamic loading
+                    // gives it every server.
+                    <Show when={
+                        let any = !servers.is_empty();
+                        move || any && !(global_dynamic() && editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading)))
+                    }>
+                        <div class="assistant-servers" data-testid="assistant-servers">
+                            <span class="muted">{move || t().assistant_servers}</span>
+                            {servers.iter().map(|s| {
+                                let name = s.name.clone();
+                                let checked = {
+                                    let name = name.clone();
+                                    move || editing.with(|e| e.as_ref().is_some_and(|x| x.uses_server(&name)))
+                                };
+                                let toggle = {
+                                    let name = name.clone();
+                                    move |ev| {
+                                        let on = event_target_checked(&ev);
+                                        let all: Vec<String> = state.prefs.mcp_servers.with_untracked(|l| l.iter().map(|s| s.name.clone()).collect());
+                                        edit(&|x| {
+                                            let mut list = x.servers.clone().unwrap_or_else(|| all.clone());
+                                            list.retain(|n| *n != name);
+                                            if on {
+                                                list.push(name.clone());
+                                            }
+                                            // Every server: "all", so later ones are in too.
+                                            x.servers = if all.iter().all(|n| list.contains(n)) { None } else { Some(list) };
+                                        })
+                                    }
+                                };
+                                view! {
+                                    <label class="check">
+                                        <input type="checkbox" data-testid="assistant-server" data-server=name.clone() prop:checked=checked on:change=toggle/>
+                                        {name.clone()}
+                                    </label>
+                                }
+                            }).collect_view()}
+                        </div>
+                    </Show>
+                    <div class="row">
+                        <button type="button" class="primary" data-testid="assistant-save" on:click=save>{move || t().save}</button>
+                        <button type="button" on:click=move |_| editing.set(None)>{move || t().cancel}</button>
+                    </div>
+                </div>
+            }
+        })
+    };
+    view! {
+        <fieldset data-testid="assistants">
+            <legend>{move || t().assistants}</legend>
+            {rows}
+            {form}
+            <Show when=move || editing.with(Option::is_none)>
+                <button type="button" data-testid="assistant-new"
+                    on:click=move |_| editing.set(Some(Assistant::new(crate::env::new_id(), "")))>{move || t().assistant_new}</button>
+            </Show>
+        </fieldset>
+    }
+}

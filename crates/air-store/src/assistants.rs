@@ -1,0 +1,197 @@
+//! Assistants: named presets (system prompt, model, temperature, the MCP
+//! servers they use, and whether MCP dynamic loading applies to them),
+//! kept in localStorage under [`ASSISTANTS_KEY`] with the one each chat
+//! uses.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Settings;
+use crate::mcp::NEW_CHAT;
+use crate::settings::KeyValue;
+
+pub const ASSISTANTS_KEY: &str = "air-agent-assistants";
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assistant {
+    pub id: String,
+    pub name: String,
+    /// Replaces the settings' system prompt when not empty.
+    #[serde(default)]
+    pub system_prompt: String,
+    /// Replaces the settings' model when not empty.
+    #[serde(default)]
+    pub model: String,
+    #[serde(default)]
+    pub temperature: Option<f32>,
+    /// The MCP servers it uses; `None`: every enabled one.
+    #[serde(default)]
+    pub servers: Option<Vec<String>>,
+    /// MCP dynamic loading for this assistant, when the global switch is on
+    /// (on by default).
+    #[serde(default = "yes")]
+    pub dynamic_loading: bool,
+}
+
+impl Assistant {
+    pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
+        Assistant { id: id.into(), name: name.into(), system_prompt: String::new(), model: String::new(), temperature: None, servers: None, dynamic_loading: true }
+    }
+
+    /// The settings of a turn with this assistant.
+    pub fn apply(&self, settings: &Settings) -> Settings {
+        let mut s = settings.clone();
+        if !self.system_prompt.trim().is_empty() {
+            s.system_prompt = self.system_prompt.clone();
+        }
+        if !self.model.trim().is_empty() {
+            s.model = self.model.trim().to_owned();
+        }
+        if self.temperature.is_some() {
+            s.temperature = self.temperature;
+        }
+        s
+    }
+
+    pub fn uses_server(&self, server: &str) -> bool {
+        self.servers.as_ref().is_none_or(|l| l.iter().any(|s| s == server))
+    }
+}
+
+/// Every assistant, and which one each chat uses.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assistants {
+    #[serde(default)]
+    pub list: Vec<Assistant>,
+    /// Session id (or the new chat) → assistant id.
+    #[serde(default)]
+    chats: std::collections::BTreeMap<String, String>,
+}
+
+impl Assistants {
+    pub fn get(&self, id: &str) -> Option<&Assistant> {
+        self.list.iter().find(|a| a.id == id)
+    }
+
+    /// The assistant of chat `session` (`None`: the settings as they are).
+    pub fn of_chat(&self, session: &str) -> Option<&Assistant> {
+        self.chats.get(session).and_then(|id| self.get(id))
+    }
+
+    pub fn pick(&mut self, session: &str, assistant: Option<&str>) {
+        match assistant {
+            Some(id) if self.get(id).is_some() => {
+                self.chats.insert(session.to_owned(), id.to_owned());
+            }
+            _ => {
+                self.chats.remove(session);
+            }
+        }
+    }
+
+    /// Adds or replaces (by id).
+    pub fn put(&mut self, assistant: Assistant) {
+        match self.list.iter_mut().find(|a| a.id == assistant.id) {
+            Some(a) => *a = assistant,
+            None => self.list.push(assistant),
+        }
+    }
+
+    /// Deletes it; the chats that used it go back to the settings.
+    pub fn delete(&mut self, id: &str) {
+        self.list.retain(|a| a.id != id);
+        self.chats.retain(|_, a| a != id);
+    }
+
+    /// The new chat became `session`: it keeps the assistant picked.
+    pub fn started(&mut self, session: &str) {
+        if let Some(a) = self.chats.remove(NEW_CHAT) {
+            self.chats.insert(session.to_owned(), a);
+        }
+    }
+
+    /// A chat was deleted.
+    pub fn forget(&mut self, session: &str) {
+        self.chats.remove(session);
+    }
+
+    /// Reads the saved assistants; unreadable data is kept aside.
+    pub fn load(kv: &impl KeyValue) -> Self {
+        let Some(raw) = kv.get(ASSISTANTS_KEY) else { return Self::default() };
+        serde_json::from_str(&raw).unwrap_or_else(|_| {
+            let _ = kv.set(&format!("{ASSISTANTS_KEY}.corrupt"), &raw);
+            Self::default()
+        })
+    }
+
+    pub fn save(&self, kv: &impl KeyValue) -> crate::Result<()> {
+        let text = serde_json::to_string(self).map_err(|e| crate::StoreError::Other(e.to_string()))?;
+        kv.set(ASSISTANTS_KEY, &text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    #[derive(Default)]
+    struct Kv(RefCell<HashMap<String, String>>);
+
+    impl KeyValue for Kv {
+        fn get(&self, key: &str) -> Option<String> {
+            self.0.borrow().get(key).cloned()
+        }
+        fn set(&self, key: &str, value: &str) -> crate::Result<()> {
+            self.0.borrow_mut().insert(key.into(), value.into());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_assistant_sets_what_it_names_and_leaves_the_rest() {
+        let settings = Settings { system_prompt: "Be brief.".into(), model: "m1".into(), temperature: Some(0.7), ..Settings::default() };
+        let mut a = Assistant::new("a1", "Translator");
+        assert_eq!(a.apply(&settings), settings, "an empty preset changes nothing");
+        a.system_prompt = "Translate into French.".into();
+        a.model = " m2 ".into();
+        a.temperature = Some(0.1);
+        let s = a.apply(&settings);
+        assert_eq!((s.system_prompt.as_str(), s.model.as_str(), s.temperature), ("Translate into French.", "m2", Some(0.1)));
+        assert_eq!(s.base_url, settings.base_url);
+        assert!(a.uses_server("any"));
+        a.servers = Some(vec!["github".into()]);
+        assert!(a.uses_server("github") && !a.uses_server("slack"));
+        assert!(a.dynamic_loading, "on by default");
+    }
+
+    #[test]
+    fn chats_remember_their_assistant() {
+        let kv = Kv::default();
+        let mut all = Assistants::default();
+        all.put(Assistant::new("a1", "Translator"));
+        all.put(Assistant::new("a2", "Coder"));
+        all.pick(NEW_CHAT, Some("a2"));
+        all.started("s1");
+        assert_eq!(all.of_chat("s1").map(|a| a.name.as_str()), Some("Coder"));
+        assert!(all.of_chat(NEW_CHAT).is_none());
+        all.pick("s2", Some("nope"));
+        assert!(all.of_chat("s2").is_none(), "an unknown assistant is not picked");
+        all.put(Assistant { name: "Coder 2".into(), ..Assistant::new("a2", "") });
+        assert_eq!(all.list.len(), 2);
+        assert_eq!(all.of_chat("s1").map(|a| a.name.as_str()), Some("Coder 2"));
+        all.save(&kv).unwrap();
+        assert_eq!(Assistants::load(&kv), all);
+        all.delete("a2");
+        assert!(all.of_chat("s1").is_none(), "its chats go back to the settings");
+        kv.set(ASSISTANTS_KEY, "{broken").unwrap();
+        assert_eq!(Assistants::load(&kv), Assistants::default());
+        assert_eq!(kv.get(&format!("{ASSISTANTS_KEY}.corrupt")).as_deref(), Some("{broken"));
+    }
+}

@@ -1,0 +1,75 @@
+// Assistants: a named preset (system prompt, model, temperature, MCP
+// dynamic loading for it) picked per chat, remembered across a reload, and
+// what it sets is what the request carries. Scripted model.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { scriptedHarness, send } from './support.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+describe('Assistants (scripted model)', () => {
+  const h = scriptedHarness({ before, after }, startScriptedModel);
+
+  test('an assistant is made, picked for a chat, remembered, and sets the request', async () => {
+    const { context, page, errors } = await h.freshPage();
+    assert.equal(await page.getByTestId('assistant-picker').count(), 0, 'no picker before there are assistants');
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('settings-dynamic-mcp').check();
+    await page.getByTestId('assistant-new').click();
+    await page.getByTestId('assistant-name-input').fill('Translator');
+    await page.getByTestId('assistant-prompt').fill('Translate everything into French.');
+    await page.getByTestId('assistant-model').fill('scripted-fr');
+    await page.getByTestId('assistant-temperature').fill('0.2');
+    // Dynamic loading is on in Settings: the assistant may turn it off for
+    // itself, and then says which servers it uses.
+    assert.equal(await page.getByTestId('assistant-dynamic').isChecked(), true);
+    assert.equal(await page.getByTestId('assistant-servers').count(), 0);
+    await page.getByTestId('assistant-dynamic').uncheck();
+    // (With no MCP server yet there is nothing to pick from.)
+    assert.equal(await page.getByTestId('assistant-servers').count(), 0);
+    await page.getByTestId('assistant-save').click();
+    assert.equal(await page.getByTestId('assistant-name').textContent(), 'Translator');
+    await page.getByTestId('settings-save').click();
+
+    // Picked for the new chat: the badge shows its model.
+    await page.getByTestId('assistant-picker').selectOption({ label: 'Translator' });
+    assert.equal(await page.getByTestId('model-badge').textContent(), 'scripted-fr');
+    h.model.enqueue(reply.text('Bonjour.'));
+    await send(page, 'Hello');
+    await page.getByText('Bonjour.').waitFor({ timeout: 20_000 });
+    let body = h.model.requests.at(-1).body;
+    assert.equal(body.model, 'scripted-fr');
+    assert.equal(body.temperature, 0.2);
+    assert.equal(body.messages[0].role, 'system');
+    assert.match(body.messages[0].content, /^Translate everything into French\./);
+    const tools = (b) => (b.tools ?? []).map((t) => t.function.name);
+    assert.ok(!tools(body).includes('load_mcp_tool'), 'dynamic loading is off for this assistant');
+
+    // The chat remembers it.
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('assistant-picker').locator('option:checked').textContent(), 'Translator');
+    h.model.enqueue(reply.text('Au revoir.'));
+    await send(page, 'Goodbye');
+    await page.getByText('Au revoir.').waitFor({ timeout: 20_000 });
+    assert.equal(h.model.requests.at(-1).body.model, 'scripted-fr');
+
+    // A new chat uses no assistant: the settings, and dynamic loading.
+    await page.getByTestId('new-session').click();
+    assert.equal(await page.getByTestId('assistant-picker').locator('option:checked').textContent(), 'No assistant');
+    h.model.enqueue(reply.text('Hi.'));
+    await send(page, 'Hi');
+    await page.getByText('Hi.', { exact: true }).waitFor({ timeout: 20_000 });
+    body = h.model.requests.at(-1).body;
+    assert.equal(body.model, 'scripted-model');
+    assert.ok(tools(body).includes('load_mcp_tool'));
+
+    // Deleted: its chats go back to the settings.
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('assistant-delete').click();
+    assert.equal(await page.getByTestId('assistant').count(), 0);
+    const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-assistants')));
+    assert.deepEqual(saved.list, []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
