@@ -146,6 +146,8 @@ pub async fn turn_tools(state: AppState) -> (Registry, Option<Rc<dyn Offer>>) {
     };
     let auto = state.prefs.settings.with_untracked(|s| s.mcp_auto_load_once);
     let all = state.prefs.mcp_servers.get_untracked();
+    // What the overall metrics already hold of this conversation.
+    let counted = std::cell::Cell::new(current.metrics);
     let offer = air_dynamic::prepare(true, None, &mut registry, || {
         Session::new(
             catalog,
@@ -156,10 +158,61 @@ pub async fn turn_tools(state: AppState) -> (Registry, Option<Rc<dyn Offer>>) {
             Box::new(env::now_ms),
             // Saved for the conversation it belongs to (a new one exists by
             // the time the model loads anything).
-            Box::new(move |l: &Loaded| save_loaded(state, l.clone())),
+            Box::new(move |l: &Loaded| {
+                add_overall(state, l.metrics.since(&counted.replace(l.metrics)));
+                save_loaded(state, l.clone());
+            }),
         )
     });
     (registry, offer)
+}
+
+const METRICS: &str = "mcp-metrics";
+
+thread_local! {
+    /// Changes to the overall metrics not yet written, and whether a write
+    /// is under way (one at a time, so none is lost).
+    static PENDING: std::cell::RefCell<air_dynamic::Metrics> = std::cell::RefCell::new(air_dynamic::Metrics::default());
+    static FLUSHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The metrics over every conversation (shown in Settings).
+pub fn load_overall(state: AppState) {
+    let Some(store) = state.store() else { return };
+    spawn_local(async move {
+        let m: air_dynamic::Metrics = store.get_doc(METRICS).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+        state.chat.metrics_overall.set(m);
+    });
+}
+
+/// Adds what a conversation's metrics gained to the overall ones.
+fn add_overall(state: AppState, delta: air_dynamic::Metrics) {
+    if delta == air_dynamic::Metrics::default() {
+        return;
+    }
+    PENDING.with(|p| p.borrow_mut().add(&delta));
+    if FLUSHING.with(|f| f.replace(true)) {
+        return;
+    }
+    let Some(store) = state.store() else {
+        FLUSHING.with(|f| f.set(false));
+        return;
+    };
+    spawn_local(async move {
+        loop {
+            let delta = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+            if delta == air_dynamic::Metrics::default() {
+                break;
+            }
+            let mut m: air_dynamic::Metrics = store.get_doc(METRICS).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+            m.add(&delta);
+            if let Ok(text) = serde_json::to_string(&m) {
+                let _ = store.put_doc(METRICS, &text).await;
+            }
+            state.chat.metrics_overall.set(m);
+        }
+        FLUSHING.with(|f| f.set(false));
+    });
 }
 
 fn save_loaded(state: AppState, list: Loaded) {

@@ -108,6 +108,8 @@ pub struct Conversation {
     pub attachments: RwSignal<Vec<Attachment>>,
     /// The MCP tools this conversation loaded (dynamic loading).
     pub loaded_tools: RwSignal<air_dynamic::Loaded>,
+    /// Dynamic loading's metrics over every conversation.
+    pub metrics_overall: RwSignal<air_dynamic::Metrics>,
 }
 
 /// A resource attached to the next message: its context block is sent
@@ -223,6 +225,7 @@ impl AppState {
                 questions: RwSignal::new(Vec::new()),
                 attachments: RwSignal::new(Vec::new()),
                 loaded_tools: RwSignal::new(air_dynamic::Loaded::default()),
+                metrics_overall: RwSignal::new(air_dynamic::Metrics::default()),
                 remote_streams: RwSignal::new(Vec::new()),
                 remote_seen: StoredValue::new(Default::default()),
                 draft: RwSignal::new(String::new()),

@@ -69,6 +69,11 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     const chip = page.getByTestId('loaded-tool');
     assert.equal((await chip.textContent()).trim(), 'echo');
     assert.equal(await chip.getAttribute('data-status'), 'valid');
+    // Metrics (estimated tokens): this conversation, and over all of them.
+    assert.match(await page.getByTestId('loaded-tools').getAttribute('title'), /^3 requests · load hit rate 100 % · 0 invalidations · 1 extra steps · tool context ≈\d+ tokens instead of ≈\d+ \(\d+ % less\)$/);
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('dynamic-metrics').filter({ hasText: /^Overall: 3 requests · load hit rate 100 %/ }).waitFor({ timeout: 10_000 });
+    await page.getByTestId('settings-save').click();
 
     // Kept with the conversation: after a reload, still loaded and offered.
     await page.reload();

@@ -69,7 +69,7 @@ fn McpToggle() -> impl IntoView {
 fn LoadedTools() -> impl IntoView {
     let state = use_app();
     view! {
-        <span class="loaded-tools" data-testid="loaded-tools">
+        <span class="loaded-tools" data-testid="loaded-tools" title=move || state.chat.loaded_tools.with(|l| metrics_text(&l.metrics))>
             <span class="muted">{move || t().loaded_tools}</span>
             {move || {
                 let list = state.chat.loaded_tools.get();
@@ -93,6 +93,23 @@ fn LoadedTools() -> impl IntoView {
             }}
         </span>
     }
+}
+
+/// Dynamic loading's metrics in a sentence.
+pub fn metrics_text(m: &air_dynamic::Metrics) -> String {
+    if m.requests == 0 {
+        return t().metrics_none.to_owned();
+    }
+    let pct = |x: f64| format!("{:.0} %", x * 100.0);
+    let saved = if m.context_tokens_without > 0 { 1.0 - m.context_tokens as f64 / m.context_tokens_without as f64 } else { 0.0 };
+    t().metrics_line
+        .replace("{r}", &m.requests.to_string())
+        .replace("{h}", &m.hit_rate().map_or_else(|| "–".to_owned(), pct))
+        .replace("{i}", &m.invalidations.to_string())
+        .replace("{e}", &m.extra_steps.to_string())
+        .replace("{w}", &m.context_tokens.to_string())
+        .replace("{o}", &m.context_tokens_without.to_string())
+        .replace("{s}", &pct(saved.max(0.0)))
 }
 
 /// The message box with Send / Stop.

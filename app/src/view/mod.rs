@@ -3,7 +3,7 @@
 mod app_frame;
 mod assistants;
 mod chat;
-mod composer;
+pub(crate) mod composer;
 pub(crate) mod mcp;
 mod prompts;
 pub(crate) mod resources;
@@ -37,6 +37,7 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         if !state.shell.loading.get() {
             crate::data::refresh_storage(state);
+            crate::dynamic::load_overall(state);
         }
     });
     // Theme and language follow the settings.

@@ -239,6 +239,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         <p class="hint">{move || t().dynamic_mcp_hint}</p>
                         <p class="hint warn">{move || t().dynamic_mcp_risk}</p>
                         <Show when=move || draft.with(|d| d.dynamic_mcp_loading)>
+                            <p class="hint" data-testid="dynamic-metrics">{move || format!("{} {}", t().metrics_overall, crate::view::composer::metrics_text(&state.chat.metrics_overall.get()))}</p>
                             <label class="check">
                                 <input type="checkbox" data-testid="settings-auto-load"
                                     prop:checked=move || draft.with(|d| d.mcp_auto_load_once)

@@ -154,13 +154,20 @@ impl<'a, E: Env> Turn<'a, E> {
         loop {
             let history = self.history(session_id, Some(&record.id)).await;
             let request = match (mode, &section) {
-                (ToolMode::Prompt, Some(section)) => build_prompt_mode_request(&self.settings, &history, &vars, section),
+                (ToolMode::Prompt, Some(section)) => {
+                    if let Some(offer) = &self.offer {
+                        offer.note_request(self.tools, &offer.offered(self.tools));
+                    }
+                    build_prompt_mode_request(&self.settings, &history, &vars, section)
+                }
                 (ToolMode::Native, _) => {
                     let mut r = build_request(&self.settings, &history, &vars);
                     match &self.offer {
                         None => r.tools = self.tools.definitions().map(air_tools::ToolDef::to_openai).collect(),
                         Some(offer) => {
-                            r.tools = offer.offered(self.tools).into_iter().map(air_tools::ToolDef::to_openai).collect();
+                            let offered = offer.offered(self.tools);
+                            offer.note_request(self.tools, &offered);
+                            r.tools = offered.into_iter().map(air_tools::ToolDef::to_openai).collect();
                             if let Some(prompt) = offer.prompt() {
                                 with_system_section(&mut r, &prompt);
                             }

@@ -864,6 +864,11 @@ fn dynamic_loading_offers_the_catalog_then_what_was_loaded() {
     let last = saved.borrow().last().cloned().unwrap_or_default();
     assert_eq!(last.tools.len(), 1);
     assert_eq!((last.tools[0].tool.as_str(), last.tools[0].status, last.tools[0].source), ("delete_file", air_dynamic::Status::Valid, air_dynamic::Source::Manual));
+    // NFR-3: three requests, one extra step to load, the one name asked found.
+    let m = last.metrics;
+    assert_eq!((m.requests, m.extra_steps, m.asked, m.found, m.unloaded_calls, m.invalidations), (3, 1, 1, 1, 0, 0));
+    assert_eq!(m.hit_rate(), Some(1.0));
+    assert!(m.context_tokens > 0 && m.context_tokens_without > 0);
     s.check(expect_file!["transcripts/dynamic_loading.txt"]);
 }
 
@@ -885,7 +890,9 @@ fn a_tool_that_is_not_loaded_is_refused_or_auto_loaded() {
             assert_eq!(saved.borrow().last().map(|l| l.tools[0].source), Some(air_dynamic::Source::Auto));
         } else {
             assert_eq!(all[2].content, "The tool delete_file is not loaded. Call load_mcp_tool with its name first, then call it.");
-            assert!(saved.borrow().is_empty());
+            let last = saved.borrow().last().cloned().unwrap_or_default();
+            assert!(last.tools.is_empty(), "nothing loaded");
+            assert_eq!(last.metrics.unloaded_calls, 1);
         }
     }
 }

@@ -254,6 +254,69 @@ pub struct LoadedTool {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Loaded {
     pub tools: Vec<LoadedTool>,
+    /// How dynamic loading has done in this conversation.
+    #[serde(default)]
+    pub metrics: Metrics,
+}
+
+/// What dynamic loading did, and what it saved (NFR-3), per conversation
+/// and added up over all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Metrics {
+    /// Requests sent with dynamic loading.
+    pub requests: u64,
+    /// Names asked of `load_mcp_tool`, and how many found a tool.
+    pub asked: u64,
+    pub found: u64,
+    /// Calls of tools that were not loaded (refused, or loaded on the spot).
+    pub unloaded_calls: u64,
+    /// Loaded tools that became invalid.
+    pub invalidations: u64,
+    /// Loader calls: each costs the model one more step.
+    pub extra_steps: u64,
+    /// Estimated tokens of tool context sent, and what every tool would
+    /// have cost.
+    pub context_tokens: u64,
+    pub context_tokens_without: u64,
+}
+
+impl Metrics {
+    /// The share of asked names that found a tool.
+    pub fn hit_rate(&self) -> Option<f64> {
+        (self.asked > 0).then(|| self.found as f64 / self.asked as f64)
+    }
+
+    pub fn add(&mut self, o: &Metrics) {
+        self.requests += o.requests;
+        self.asked += o.asked;
+        self.found += o.found;
+        self.unloaded_calls += o.unloaded_calls;
+        self.invalidations += o.invalidations;
+        self.extra_steps += o.extra_steps;
+        self.context_tokens += o.context_tokens;
+        self.context_tokens_without += o.context_tokens_without;
+    }
+
+    /// What happened since `earlier`.
+    pub fn since(&self, earlier: &Metrics) -> Metrics {
+        Metrics {
+            requests: self.requests.saturating_sub(earlier.requests),
+            asked: self.asked.saturating_sub(earlier.asked),
+            found: self.found.saturating_sub(earlier.found),
+            unloaded_calls: self.unloaded_calls.saturating_sub(earlier.unloaded_calls),
+            invalidations: self.invalidations.saturating_sub(earlier.invalidations),
+            extra_steps: self.extra_steps.saturating_sub(earlier.extra_steps),
+            context_tokens: self.context_tokens.saturating_sub(earlier.context_tokens),
+            context_tokens_without: self.context_tokens_without.saturating_sub(earlier.context_tokens_without),
+        }
+    }
+}
+
+/// A rough token count for the page, which ships no tokenizer: a token per
+/// four characters (the benchmark counts real ones).
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
 }
 
 impl Loaded {
@@ -286,6 +349,7 @@ impl Loaded {
     /// anything changed (to be saved).
     pub fn gate(&mut self, catalog: &Catalog, servers: &[McpServer], now_ms: f64) -> bool {
         let mut changed = false;
+        let mut invalidated = 0;
         for t in &mut self.tools {
             let server = servers.iter().find(|s| s.name == t.server);
             let saved = server.and_then(|s| s.tools.iter().find(|x| x.name == t.tool));
@@ -306,12 +370,16 @@ impl Loaded {
                 _ => (Status::Valid, String::new()),
             };
             if status != t.status {
+                if t.status == Status::Valid {
+                    invalidated += 1;
+                }
                 t.status = status;
                 t.reason = (status != Status::Valid).then_some(reason);
                 t.updated_at = now_ms;
                 changed = true;
             }
         }
+        self.metrics.invalidations += invalidated;
         changed
     }
 
@@ -575,13 +643,31 @@ impl air_tools::offer::Offer for Session {
         if changed {
             self.changed();
         }
-        let loaded = self.loaded.borrow();
-        all.definitions()
-            .filter(|d| match &d.source {
-                air_tools::ToolSource::BuiltIn => true,
-                air_tools::ToolSource::Mcp { .. } => self.mcp_tool_of(&d.name).is_some_and(|(s, t)| loaded.is_loaded(s, t)),
-            })
-            .collect()
+        let offered: Vec<&air_tools::ToolDef> = {
+            let loaded = self.loaded.borrow();
+            all.definitions()
+                .filter(|d| match &d.source {
+                    air_tools::ToolSource::BuiltIn => true,
+                    air_tools::ToolSource::Mcp { .. } => self.mcp_tool_of(&d.name).is_some_and(|(s, t)| loaded.is_loaded(s, t)),
+                })
+                .collect()
+        };
+        offered
+    }
+
+    fn note_request(&self, all: &air_tools::Registry, offered: &[&air_tools::ToolDef]) {
+        // What this request's tool context costs, and what every tool
+        // (without the loaders) would have.
+        let json = |defs: &mut dyn Iterator<Item = &air_tools::ToolDef>| defs.map(|d| d.to_openai().to_string()).collect::<Vec<_>>().join(",");
+        let with = estimate_tokens(&json(&mut offered.iter().copied())) + estimate_tokens(&prompt_section(&self.catalog));
+        let without = estimate_tokens(&json(&mut all.definitions().filter(|d| d.name != LOAD_SERVER && d.name != LOAD_TOOL)));
+        {
+            let mut l = self.loaded.borrow_mut();
+            l.metrics.requests += 1;
+            l.metrics.context_tokens += with;
+            l.metrics.context_tokens_without += without;
+        }
+        self.changed();
     }
 
     fn prompt(&self) -> Option<String> {
@@ -593,11 +679,13 @@ impl air_tools::offer::Offer for Session {
         if self.loaded.borrow().is_loaded(server, tool) {
             return Ok(());
         }
+        self.loaded.borrow_mut().metrics.unloaded_calls += 1;
         let usable = self.catalog.tool(server, tool).is_some() && self.catalog.server(server).is_some_and(|s| s.enabled);
         if self.auto_load && usable && self.loaded.borrow_mut().load(&self.catalog, server, tool, Source::Auto, (self.now)()) {
             self.changed();
             return Ok(());
         }
+        self.changed();
         Err(not_loaded_error(name))
     }
 }
@@ -615,6 +703,7 @@ impl air_tools::Tool for Loader {
 
     fn call<'a>(&'a self, args: Value, _ctx: air_tools::CallContext<'a>) -> futures_util::future::LocalBoxFuture<'a, air_tools::ToolOutput> {
         let s = &self.session;
+        s.loaded.borrow_mut().metrics.extra_steps += 1;
         let answer = if self.def.name == LOAD_SERVER {
             answer_load_server(&s.catalog, &s.finder, args.get("name").and_then(Value::as_str).unwrap_or_default())
         } else {
@@ -625,6 +714,11 @@ impl air_tools::Tool for Loader {
             };
             let server = args.get("server_name").and_then(Value::as_str).filter(|v| !v.trim().is_empty());
             let (answer, pairs) = answer_load_tools(&s.catalog, &s.finder, &s.servers, &names, server, |sv, t| s.registry_name(sv, t));
+            {
+                let mut l = s.loaded.borrow_mut();
+                l.metrics.asked += names.len() as u64;
+                l.metrics.found += names.len().saturating_sub(answer.get("not_found").and_then(Value::as_array).map_or(0, Vec::len)) as u64;
+            }
             if !pairs.is_empty() {
                 let now = (s.now)();
                 {
@@ -637,6 +731,9 @@ impl air_tools::Tool for Loader {
             }
             answer
         };
+        if self.def.name == LOAD_SERVER {
+            s.changed();
+        }
         let text = serde_json::to_string_pretty(&answer).unwrap_or_default();
         Box::pin(std::future::ready(air_tools::ToolOutput::text(text)))
     }

@@ -142,6 +142,7 @@ fn every_invalidation_path() {
     assert_eq!(status(&loaded, "geocode"), Some(Status::InvalidDeleted));
     assert_eq!(status(&loaded, "weather"), Some(Status::Valid));
     assert_eq!(loaded.valid().collect::<Vec<_>>(), [("amap", "weather")]);
+    assert_eq!(loaded.metrics.invalidations, 4, "each tool that went invalid counts once");
     assert!(loaded.tools.iter().filter(|t| t.status != Status::Valid).all(|t| t.reason.is_some() && t.updated_at == 21.0));
 
     // The server switched off, then removed.
@@ -251,4 +252,19 @@ fn when_the_summarizer_fails_the_descriptions_stay() {
     let Some((epoch, summary, tools)) = good else { panic!("a usable answer") };
     assert!(catalog.summarized("github", epoch, &summary, &tools));
     assert_eq!(catalog.server("github").map(|s| s.summary.as_str()), Some("GitHub issues and code"));
+}
+
+#[test]
+fn metrics_add_up_and_estimate() {
+    let mut a = Metrics { requests: 3, asked: 4, found: 3, extra_steps: 2, context_tokens: 100, context_tokens_without: 1000, ..Metrics::default() };
+    assert_eq!(a.hit_rate(), Some(0.75));
+    assert_eq!(Metrics::default().hit_rate(), None);
+    let earlier = Metrics { requests: 1, asked: 1, found: 1, ..Metrics::default() };
+    let delta = a.since(&earlier);
+    assert_eq!((delta.requests, delta.asked, delta.found, delta.context_tokens), (2, 3, 2, 100));
+    a.add(&delta);
+    assert_eq!(a.requests, 5);
+    assert_eq!(estimate_tokens("abcd"), 1);
+    assert_eq!(estimate_tokens("abcde"), 2);
+    assert_eq!(estimate_tokens("天气预报"), 1);
 }

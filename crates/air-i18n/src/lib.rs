@@ -141,6 +141,9 @@ texts! {
     mcp_summarizer_hint: "None: the tools' own descriptions are used", "不设置则使用工具自带的描述";
     loaded_tools: "Loaded MCP tools:", "已加载的 MCP 工具：";
     loaded_none: "none yet (the model loads what it needs)", "暂无（模型会按需加载）";
+    metrics_line: "{r} requests · load hit rate {h} · {i} invalidations · {e} extra steps · tool context ≈{w} tokens instead of ≈{o} ({s} less)", "{r} 次请求 · 加载命中率 {h} · {i} 次失效 · 多出 {e} 步 · 工具上下文约 {w} 个 token，原本约 {o} 个（少 {s}）";
+    metrics_overall: "Overall:", "总计：";
+    metrics_none: "no requests with dynamic loading yet", "尚无使用动态加载的请求";
     tool_signed_in: "Signed in. Ask again to run it.", "已登录。再问一次即可运行。";
     app_open: "Show the app", "显示应用";
     view_loading: "Loading the app…", "正在加载应用…";

@@ -16,4 +16,7 @@ pub trait Offer {
     /// A call of a registry tool that was not offered: `Err` with what the
     /// model is told, or `Ok` to run it (loaded on the spot).
     fn admit(&self, name: &str) -> Result<(), String>;
+
+    /// A request is being sent with `offered` out of `all` (for metrics).
+    fn note_request(&self, _all: &Registry, _offered: &[&ToolDef]) {}
 }
