@@ -68,6 +68,9 @@ const SUMMARIZER_TIMEOUT_MS: u64 = 60_000;
 
 thread_local! {
     static SUMMARIZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// (server, epoch, model) the summarizer failed on: not asked again
+    /// this page life.
+    static FAILED: std::cell::RefCell<Vec<(String, u64, String)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// In the background, never blocking anything: the summarizer model (if
@@ -82,7 +85,11 @@ pub fn summarize(state: AppState) {
     spawn_local(async move {
         let settings = state.prefs.settings.get_untracked();
         let servers = state.prefs.mcp_servers.get_untracked();
-        for (name, _) in air_dynamic::unsummarized(&catalog(state).await) {
+        for (name, epoch) in air_dynamic::unsummarized(&catalog(state).await) {
+            let key = (name.clone(), epoch, model.clone());
+            if FAILED.with(|f| f.borrow().contains(&key)) {
+                continue;
+            }
             let Some(server) = servers.iter().find(|s| s.name == name) else { continue };
             let ask = |input: String| {
                 let (settings, model) = (&settings, &model);
@@ -94,7 +101,10 @@ pub fn summarize(state: AppState) {
                     }
                 }
             };
-            let Some((epoch, summary, tools)) = air_dynamic::summarize_one(&catalog(state).await, server, ask).await else { continue };
+            let Some((epoch, summary, tools)) = air_dynamic::summarize_one(&catalog(state).await, server, ask).await else {
+                FAILED.with(|f| f.borrow_mut().push(key));
+                continue;
+            };
             // Written into the catalog as it is now, for the epoch asked about.
             let mut current = catalog(state).await;
             if current.summarized(&name, epoch, &summary, &tools)
