@@ -22,14 +22,23 @@ const TYPES = {
 /**
  * Starts serving `root` on 127.0.0.1:`port` (0 = any free port), over https
  * when `tls` ({ key, cert }) is given, as `host` in the URL it reports;
- * `extra` maps more paths to texts (read at each request).
+ * `extra` maps more paths to texts (read at each request); `prefix`
+ * (`/agent`) serves everything under that sub-path only.
  * Resolves to { server, url }.
  */
-export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {} } = {}) {
+export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '' } = {}) {
   const base = resolve(root);
   const handler = async (req, res) => {
     try {
-      const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      // Served under a sub-path: nothing outside it exists.
+      if (prefix) {
+        if (!path.startsWith(`${prefix}/`)) {
+          res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+          return;
+        }
+        path = path.slice(prefix.length);
+      }
       // Files a test adds as if deployed with the build (`extra`: path → text).
       if (typeof extra[path] === 'string') {
         res.writeHead(200, { 'Content-Type': TYPES[extname(path)] ?? 'text/plain', 'Cache-Control': 'no-cache' });
@@ -69,7 +78,7 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
   const server = tls ? createTlsServer(tls, handler) : createServer(handler);
   return new Promise((ok, fail) => {
     server.once('error', fail);
-    server.listen(port, '127.0.0.1', () => ok({ server, url: `${tls ? 'https' : 'http'}://${host}:${server.address().port}` }));
+    server.listen(port, '127.0.0.1', () => ok({ server, url: `${tls ? 'https' : 'http'}://${host}:${server.address().port}${prefix}` }));
   });
 }
 

@@ -397,6 +397,8 @@ fn setup() -> Setup {
         cancelled: cancelled.clone(),
     }));
     let settings = Settings {
+        // A provider of the user's own (the local preset adds its limits).
+        provider: "custom".into(),
         base_url: "http://model.test/v1".into(),
         model: "scripted".into(),
         api_key: "sk-test".into(),

@@ -83,6 +83,10 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// llama.cpp's `repeat_penalty` (sent only to the local model's server,
+    /// which accepts it; other providers refuse unknown fields).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_penalty: Option<f32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Value>,
 }
@@ -97,6 +101,7 @@ impl ChatRequest {
             stream_options: Some(StreamOptions { include_usage: true }),
             temperature: None,
             max_tokens: None,
+            repeat_penalty: None,
             tools: Vec::new(),
         }
     }

@@ -53,6 +53,12 @@ pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &Temp
     let mut req = ChatRequest::streaming(settings.model.trim(), messages);
     req.temperature = settings.temperature;
     req.max_tokens = settings.max_tokens;
+    // The local preset's small model: limits that keep it from repeating
+    // itself forever (what the user set still wins).
+    if settings.provider == crate::settings::LOCAL_PRESET {
+        req.max_tokens = req.max_tokens.or(Some(crate::settings::LOCAL_MAX_TOKENS));
+        req.repeat_penalty = Some(crate::settings::LOCAL_REPEAT_PENALTY);
+    }
     req
 }
 
@@ -235,7 +241,17 @@ mod tests {
         assert_eq!(json["stream"], true);
         assert_eq!(json["stream_options"]["include_usage"], true);
         assert_eq!(json["temperature"], 0.5);
-        assert!(json.get("max_tokens").is_none() && json.get("tools").is_none());
+        // The local preset (the default) sends its limits; the user's max wins.
+        assert_eq!(json["max_tokens"], crate::settings::LOCAL_MAX_TOKENS);
+        assert!((json["repeat_penalty"].as_f64().unwrap_or_default() - 1.1).abs() < 1e-6);
+        assert!(json.get("tools").is_none());
+        settings.max_tokens = Some(64);
+        assert_eq!(build_request(&settings, &[], &TemplateVars::default()).max_tokens, Some(64));
+        // Any other provider: nothing it did not ask for.
+        settings.apply_preset("openai");
+        settings.max_tokens = None;
+        let other = serde_json::to_value(build_request(&settings, &[], &TemplateVars::default())).unwrap_or_default();
+        assert!(other.get("max_tokens").is_none() && other.get("repeat_penalty").is_none());
     }
 
     #[test]

@@ -10,6 +10,12 @@ pub const SIDEBAR_COLLAPSED_KEY: &str = "air-agent-sidebar-collapsed";
 /// The embedded local model that `./dev serve` starts.
 pub const LOCAL_BASE_URL: &str = "http://127.0.0.1:8081/v1";
 pub const LOCAL_MODEL: &str = "SmolLM2-135M-Instruct";
+/// The local preset's id, and the generation limits it sends (llama.cpp
+/// accepts `repeat_penalty`): a tiny model otherwise repeats itself until
+/// its context is full.
+pub const LOCAL_PRESET: &str = "local";
+pub const LOCAL_MAX_TOKENS: u32 = 512;
+pub const LOCAL_REPEAT_PENALTY: f32 = 1.1;
 
 /// A provider preset: where it lives and a sensible first model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,49 @@
+// The release build from a plain static server under a sub-path (as on a
+// shared host: https://example.com/agent/): every asset loads from under
+// the sub-path, the app starts and answers, and its other pages (the
+// sign-in callback, the MCP Apps sandbox) resolve there too.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ROOT, configure, launchBrowser, openApp, send } from './support.mjs';
+import { startStaticServer } from '../support/static-server.mjs';
+import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+describe('deployed under a sub-path', () => {
+  let app, model, browser;
+  before(async () => {
+    app = await startStaticServer(join(ROOT, 'dist'), 0, { prefix: '/agent' });
+    model = await startScriptedModel();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await model?.stop();
+    app?.server.close();
+  });
+
+  test('the app starts and answers from /agent/', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const failed = [];
+    page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    const loaded = [];
+    page.on('request', (r) => { if (r.url().startsWith(app.url.replace('/agent', ''))) loaded.push(new URL(r.url()).pathname); });
+    const errors = await openApp(page, `${app.url}/`);
+    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+    model.enqueue(reply.text('Served from a sub-path.'));
+    await send(page, 'Hello');
+    await page.getByText('Served from a sub-path.').waitFor({ timeout: 20_000 });
+    assert.deepEqual(failed, []);
+    assert.ok(loaded.length >= 4, loaded.join(', '));
+    assert.ok(loaded.every((p) => p.startsWith('/agent/')), `everything from under /agent/: ${loaded.join(', ')}`);
+    assert.ok(loaded.some((p) => /\/agent\/app-[0-9a-f]+_bg\.wasm$/.test(p)));
+    // The pages the app opens by relative URL are there.
+    for (const file of ['oauth-callback.html', 'sandbox.html']) {
+      const r = await page.evaluate(async (f) => (await fetch(new URL(f, document.baseURI))).status, file);
+      assert.equal(r, 200, file);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
