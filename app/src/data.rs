@@ -33,6 +33,23 @@ pub fn refresh_storage(state: AppState) {
     });
 }
 
+/// Downloads one conversation as Markdown.
+pub fn export_markdown(state: AppState, session: String) {
+    let Some(store) = state.store() else { return };
+    spawn_local(async move {
+        match export::collect(&*store, Some(&session)).await {
+            Ok(sessions) => {
+                let Some(one) = sessions.first() else { return };
+                let (date, _) = crate::env::local_date_time();
+                if let Err(e) = air_web::download(&format!("air-agent-conversation-{date}.md"), "text/markdown", &export::markdown(one)) {
+                    state.shell.notice.set(Some(state.t().import_failed.replace("{e}", &e)));
+                }
+            }
+            Err(e) => state.report(state.t().import_failed, &e),
+        }
+    });
+}
+
 /// Downloads all conversations, or only `only`, as JSON.
 pub fn export(state: AppState, only: Option<String>, include_secrets: bool) {
     let Some(store) = state.store() else { return };

@@ -19,6 +19,36 @@ describe('data and options', () => {
     return json;
   }
 
+  test('one conversation as Markdown, with its tool call summarised', async () => {
+    const { context, page } = await freshPage();
+    h.model.enqueue(reply.calls([{ id: 'k1', name: 'calculator', arguments: '{"expression": "23*17"}' }]), reply.text('23 × 17 = **391**.'));
+    await send(page, 'What is 23 * 17?');
+    await page.getByText('23 × 17 = 391.').waitFor({ timeout: 20_000 });
+    await page.getByTestId('open-settings').click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
+    assert.match(download.suggestedFilename(), /^air-agent-conversation-\d{4}-\d\d-\d\d\.md$/);
+    const md = readFileSync(await download.path(), 'utf8');
+    assert.equal(md, [
+      '# What is 23 * 17?',
+      '',
+      '## You',
+      '',
+      'What is 23 * 17?',
+      '',
+      '> **Tool** `calculator`: done',
+      '>',
+      '> Arguments: `{"expression": "23*17"}`',
+      '>',
+      '> Result: 23*17 = 391',
+      '',
+      '## Assistant (scripted-model)',
+      '',
+      '23 × 17 = **391**.',
+      '',
+    ].join('\n'));
+    await context.close();
+  });
+
   test('export → delete → import restores every conversation exactly', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.text('First **answer**.'), reply.text('Second answer.'));

@@ -279,6 +279,8 @@ fn DataSection() -> impl IntoView {
                 <Show when=move || state.sessions.active.with(Option::is_some)>
                     <button type="button" data-testid="export-one"
                         on:click=move |_| crate::data::export(state, state.sessions.active.get_untracked(), false)>{move || t().export_one}</button>
+                    <button type="button" data-testid="export-markdown"
+                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { crate::data::export_markdown(state, id) } }>{move || t().export_markdown}</button>
                 </Show>
                 <label class="file-button">{move || t().import}
                     <input type="file" accept=".json,application/json" data-testid="import-file"

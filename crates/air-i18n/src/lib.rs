@@ -214,6 +214,7 @@ texts! {
     data: "Data", "数据";
     export_all: "Export all", "全部导出";
     export_one: "Export this conversation", "导出当前对话";
+    export_markdown: "This conversation as Markdown", "当前对话导出为 Markdown";
     import: "Import…", "导入…";
     include_secrets: "Include the API key in exports", "导出时包含 API 密钥";
     storage_usage: "Storage: {used} of {quota} used", "存储：已用 {used}，共 {quota}";

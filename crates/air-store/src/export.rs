@@ -163,3 +163,105 @@ mod tests {
         assert!(Export::parse(wrong_owner).unwrap_err().contains("belongs to b"));
     }
 }
+
+/// One conversation as Markdown, readable in any editor: its title, then
+/// each message under who wrote it, and each tool call summarised in a
+/// quote (the tool, its server, how it ended, its arguments and the start
+/// of its result). Reasoning and Transitive Thinking chains are left out.
+pub fn markdown(s: &ExportedSession) -> String {
+    use crate::records::{MessageKind, ToolStatus};
+    use air_chat::Role;
+    let clip = |text: &str, max: usize| {
+        let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if one.chars().count() > max { format!("{}…", one.chars().take(max).collect::<String>()) } else { one }
+    };
+    let title = if s.session.title.trim().is_empty() { "Conversation" } else { s.session.title.trim() };
+    let mut out = format!("# {title}\n");
+    for m in &s.messages {
+        if m.kind == Some(MessageKind::TransitiveThought) {
+            continue;
+        }
+        if m.kind == Some(MessageKind::RoundLimit) {
+            out.push_str(&format!("\n*{}*\n", m.content.trim()));
+            continue;
+        }
+        match m.role {
+            Role::User => out.push_str(&format!("\n## You\n\n{}\n", m.content.trim())),
+            Role::Assistant => {
+                let who = m.model.as_deref().map_or_else(|| "Assistant".to_owned(), |model| format!("Assistant ({model})"));
+                if !m.content.trim().is_empty() || m.error.is_some() {
+                    out.push_str(&format!("\n## {who}\n\n"));
+                    if !m.content.trim().is_empty() {
+                        out.push_str(m.content.trim());
+                        out.push('\n');
+                    }
+                }
+                if let Some(e) = &m.error {
+                    out.push_str(&format!("\n> ⚠ {}\n", clip(&e.message(air_chat::Lang::En), 300)));
+                }
+            }
+            Role::Tool => {
+                let Some(run) = &m.tool else { continue };
+                let status = match run.status {
+                    ToolStatus::Done => "done",
+                    ToolStatus::Error => "error",
+                    ToolStatus::Denied => "denied",
+                    ToolStatus::Stopped => "stopped",
+                    ToolStatus::Running | ToolStatus::AwaitingApproval => "unfinished",
+                };
+                let server = run.server.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                out.push_str(&format!("\n> **Tool** `{}`{server}: {status}\n", run.name));
+                out.push_str(&format!(">\n> Arguments: `{}`\n", clip(&run.arguments, 200).replace('`', "'")));
+                if !m.content.trim().is_empty() {
+                    out.push_str(&format!(">\n> Result: {}\n", clip(&m.content, 300)));
+                }
+            }
+            Role::System => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod markdown_tests {
+    use super::*;
+    use crate::records::{MessageKind, ToolRun, ToolStatus};
+    use air_chat::{Role, ToolCall};
+
+    #[test]
+    fn a_conversation_reads_as_markdown_with_tool_calls_summarised() {
+        let mut session = SessionRecord::new("s1", 0.0);
+        session.title = "Sums".into();
+        let user = MessageRecord::new("u", "s1", 1.0, Role::User, "What is 23 * 17?");
+        let mut thought = MessageRecord::new("t", "s1", 1.5, Role::Assistant, "thinking aloud");
+        thought.kind = Some(MessageKind::TransitiveThought);
+        let mut call = MessageRecord::new("a", "s1", 2.0, Role::Assistant, "");
+        call.model = Some("m1".into());
+        call.tool_calls = vec![ToolCall { id: "c1".into(), name: "calculator".into(), arguments: r#"{"expression": "23*17"}"#.into(), extra: None }];
+        let mut tool = MessageRecord::new("r", "s1", 3.0, Role::Tool, "391");
+        tool.tool_call_id = Some("c1".into());
+        tool.tool = Some(ToolRun {
+            name: "calculator".into(),
+            server: None,
+            arguments: r#"{"expression": "23*17"}"#.into(),
+            status: ToolStatus::Done,
+            output: Vec::new(),
+            full_chars: None,
+            structured: None,
+            started_at: None,
+            duration_ms: None,
+        });
+        let mut mcp = tool.clone();
+        mcp.content = "x".repeat(400);
+        mcp.tool = mcp.tool.map(|t| ToolRun { name: "mcp_files_read".into(), server: Some("files".into()), status: ToolStatus::Error, ..t });
+        let mut answer = MessageRecord::new("b", "s1", 4.0, Role::Assistant, "23 × 17 = **391**.");
+        answer.model = Some("m1".into());
+        answer.reasoning = Some("hidden".into());
+        let md = markdown(&ExportedSession { session, messages: vec![user, thought, call, tool, mcp, answer] });
+        let expected_start = "# Sums\n\n## You\n\nWhat is 23 * 17?\n\n> **Tool** `calculator`: done\n>\n> Arguments: `{\"expression\": \"23*17\"}`\n>\n> Result: 391\n\n> **Tool** `mcp_files_read` (files): error\n";
+        assert!(md.starts_with(expected_start), "{md}");
+        assert!(md.contains(&format!("> Result: {}…\n", "x".repeat(300))), "long results are cut");
+        assert!(md.ends_with("\n## Assistant (m1)\n\n23 × 17 = **391**.\n"), "{md}");
+        assert!(!md.contains("thinking aloud") && !md.contains("hidden"), "chains and reasoning stay out");
+    }
+}
