@@ -9,6 +9,7 @@ mod prompts;
 pub(crate) mod resources;
 pub(crate) mod question;
 mod settings;
+mod shortcuts;
 mod sidebar;
 
 use leptos::prelude::*;
@@ -55,7 +56,11 @@ pub fn App() -> impl IntoView {
         };
         air_web::set_root_attribute("lang", Some(lang));
     });
+    // The keyboard, and the sheet that lists its shortcuts.
+    let keys_open = RwSignal::new(false);
+    shortcuts::listen(state, keys_open);
     view! {
+        <shortcuts::ShortcutSheet open=keys_open/>
         <div class="app" class:sidebar-collapsed=move || state.prefs.sidebar_collapsed.get()>
             <sidebar::Sidebar/>
             <div

@@ -124,6 +124,14 @@ texts! {
     tool_cut: "The model was given the first {n} of {m} characters.", "模型只收到了前 {n} 个字符（共 {m} 个）。";
     run_again: "Run again", "重新运行";
     experimental: "Experimental", "实验性";
+    keys_title: "Keyboard shortcuts", "键盘快捷键";
+    key_new_chat: "New chat", "新对话";
+    key_search: "Search conversations", "搜索对话";
+    key_stop: "Stop the answer (or close this)", "停止回答（或关闭此面板）";
+    key_focus: "Type a message", "输入消息";
+    key_sessions: "Previous / next conversation", "上一个 / 下一个对话";
+    key_help: "Show these shortcuts", "显示快捷键";
+    close: "Close", "关闭";
     assistants: "Assistants", "助手";
     assistant: "Assistant", "助手";
     assistant_none: "No assistant", "不使用助手";

@@ -203,3 +203,23 @@ pub fn event_element(event: &web_sys::Event) -> Option<web_sys::Element> {
     use wasm_bindgen::JsCast;
     event.target()?.dyn_into().ok()
 }
+
+/// Focuses the first element matching `selector`; false if there is none.
+pub fn focus(selector: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(selector).ok().flatten())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        .is_some_and(|e| e.focus().is_ok())
+}
+
+/// The event happened while typing (in a text field, a text area or an
+/// editable element): plain keys belong to the text there.
+pub fn typing(ev: &web_sys::Event) -> bool {
+    use wasm_bindgen::JsCast;
+    ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()).is_some_and(|e| {
+        let tag = e.tag_name().to_ascii_lowercase();
+        tag == "input" || tag == "textarea" || tag == "select" || e.is_content_editable()
+    })
+}
