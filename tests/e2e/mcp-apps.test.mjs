@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { scriptedHarness, send, startBasicApp, startPyMcpApp } from './support.mjs';
+import { addMcpServer, scriptedHarness, send, startBasicApp, startPyMcpApp } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -47,12 +47,7 @@ describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
     page.on('console', (m) => logs.push(m.text()));
 
     // Added like any server; the tool's View is remembered with it.
-    await page.getByTestId('open-settings').click();
-    await page.getByTestId('mcp-name').fill('basic');
-    await page.getByTestId('mcp-url').fill(server.url);
-    await page.getByTestId('mcp-add').click();
-    await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
-    await page.getByTestId('mcp-save').click();
+    await addMcpServer(page, 'basic', server.url);
     await page.getByTestId('settings-save').click();
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers')));
     assert.equal(saved[0].tools[0].name, 'get-time');
@@ -151,12 +146,7 @@ describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
     const palette = await startPyMcpApp(`http://127.0.0.1:${undeclared.address().port}`);
     try {
       const { context, page, errors } = await h.freshPage();
-      await page.getByTestId('open-settings').click();
-      await page.getByTestId('mcp-name').fill('palette');
-      await page.getByTestId('mcp-url').fill(palette.url);
-      await page.getByTestId('mcp-add').click();
-      await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
-      await page.getByTestId('mcp-save').click();
+      await addMcpServer(page, 'palette', palette.url);
       await page.getByTestId('settings-save').click();
 
       h.model.enqueue(reply.calls([{ id: 'c1', name: 'mcp_palette_pick_color', arguments: '{"color": "teal"}' }]), reply.text('Pick one.'));

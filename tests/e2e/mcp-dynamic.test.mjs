@@ -5,7 +5,7 @@
 // composer. Against the MCP reference server and a scripted model.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configure, launchBrowser, openApp, scriptedHarness, send, serveApp, startEverything, startModel } from './support.mjs';
+import { addMcpServer, configure, launchBrowser, openApp, scriptedHarness, send, serveApp, startEverything, startModel } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 describe('MCP dynamic loading (reference server, scripted model)', () => {
@@ -18,12 +18,7 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
 
   test('the model loads a tool, calls it, and the conversation keeps it', async () => {
     const { context, page, errors } = await h.freshPage();
-    await page.getByTestId('open-settings').click();
-    await page.getByTestId('mcp-name').fill('everything');
-    await page.getByTestId('mcp-url').fill(server.url);
-    await page.getByTestId('mcp-add').click();
-    await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
-    await page.getByTestId('mcp-save').click();
+    await addMcpServer(page, 'everything', server.url);
     // Off by default; its options show once it is on.
     const toggle = page.getByTestId('settings-dynamic-mcp');
     assert.equal(await toggle.isChecked(), false);
@@ -160,12 +155,7 @@ describe('MCP summarizer with the real local model', () => {
       // (Not auto mode's one-off probe, which offers a tool.)
       if (r.url().endsWith('/chat/completions') && json?.stream === false && !json.tools) asked.push(await r.response().then((x) => x?.status()));
     });
-    await page.getByTestId('open-settings').click();
-    await page.getByTestId('mcp-name').fill('everything');
-    await page.getByTestId('mcp-url').fill(server.url);
-    await page.getByTestId('mcp-add').click();
-    await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
-    await page.getByTestId('mcp-save').click();
+    await addMcpServer(page, 'everything', server.url);
     await page.getByTestId('settings-dynamic-mcp').check();
     await page.getByTestId('settings-summarizer').fill('SmolLM2-135M-Instruct');
     await page.getByTestId('settings-save').click();

@@ -196,6 +196,19 @@ export async function configure(page, { baseUrl, model }) {
   await page.getByTestId('settings').waitFor({ state: 'detached' });
 }
 
+/**
+ * Settings → MCP servers: adds `url` as `name` with every tool it offers.
+ * Leaves the settings drawer open.
+ */
+export async function addMcpServer(page, name, url) {
+  await page.getByTestId('open-settings').click();
+  await page.getByTestId('mcp-name').fill(name);
+  await page.getByTestId('mcp-url').fill(url);
+  await page.getByTestId('mcp-add').click();
+  await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+  await page.getByTestId('mcp-save').click();
+}
+
 export async function send(page, text) {
   await page.getByTestId('composer-input').fill(text);
   await page.getByTestId('composer-input').press('Enter');

@@ -17,18 +17,23 @@ pub async fn list_models<H: HttpClient>(http: &H, settings: &Settings) -> Result
     if let Some((k, v)) = auth_header(settings) {
         request = request.header(k, v);
     }
-    match http.send(request, &Abort::new()).await {
-        Ok(r) if r.ok() => {
-            let body = r.body.text().await.map_err(|e| ChatError::Unexpected(e.to_string()))?;
-            parse_model_list(&body).map_err(ChatError::Unexpected)
-        }
+    let body = read_ok(http, &url, request, &Abort::new()).await?;
+    parse_model_list(&body).map_err(ChatError::Unexpected)
+}
+
+/// Sends `request` and reads a successful answer's body; anything else is
+/// the error a person can act on (CORS told apart from a network failure,
+/// HTTP statuses classified).
+async fn read_ok<H: HttpClient>(http: &H, url: &str, request: Request, abort: &Abort) -> Result<String, ChatError> {
+    match http.send(request, abort).await {
+        Ok(r) if r.ok() => r.body.text().await.map_err(|e| ChatError::Unexpected(e.to_string())),
         Ok(r) => {
             let status = r.status;
             let retry_after = r.header("retry-after").map(str::to_owned);
             let body = r.body.text().await.unwrap_or_default();
             Err(classify_http(status, &body, retry_after.as_deref()))
         }
-        Err(HttpError::Network(detail)) => Err(network_error(http, &url, detail).await),
+        Err(HttpError::Network(detail)) => Err(network_error(http, url, detail).await),
         Err(e) => Err(ChatError::Unexpected(e.to_string())),
     }
 }
@@ -89,21 +94,9 @@ pub async fn complete<H: HttpClient>(http: &H, settings: &Settings, model: &str,
     if let Some((k, v)) = auth_header(settings) {
         request = request.header(k, v);
     }
-    match http.send(request, abort).await {
-        Ok(r) if r.ok() => {
-            let text = r.body.text().await.map_err(|e| ChatError::Unexpected(e.to_string()))?;
-            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| ChatError::Unexpected(format!("not JSON: {e}")))?;
-            v["choices"][0]["message"]["content"].as_str().map(str::to_owned).ok_or_else(|| ChatError::Unexpected("no answer text".into()))
-        }
-        Ok(r) => {
-            let status = r.status;
-            let retry_after = r.header("retry-after").map(str::to_owned);
-            let body = r.body.text().await.unwrap_or_default();
-            Err(classify_http(status, &body, retry_after.as_deref()))
-        }
-        Err(HttpError::Network(detail)) => Err(network_error(http, &url, detail).await),
-        Err(e) => Err(ChatError::Unexpected(e.to_string())),
-    }
+    let text = read_ok(http, &url, request, abort).await?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| ChatError::Unexpected(format!("not JSON: {e}")))?;
+    v["choices"][0]["message"]["content"].as_str().map(str::to_owned).ok_or_else(|| ChatError::Unexpected("no answer text".into()))
 }
 
 #[cfg(test)]

@@ -122,37 +122,18 @@ impl Assistants {
 
     /// Reads the saved assistants; unreadable data is kept aside.
     pub fn load(kv: &impl KeyValue) -> Self {
-        let Some(raw) = kv.get(ASSISTANTS_KEY) else { return Self::default() };
-        serde_json::from_str(&raw).unwrap_or_else(|_| {
-            let _ = kv.set(&format!("{ASSISTANTS_KEY}.corrupt"), &raw);
-            Self::default()
-        })
+        crate::settings::load_json(kv, ASSISTANTS_KEY)
     }
 
     pub fn save(&self, kv: &impl KeyValue) -> crate::Result<()> {
-        let text = serde_json::to_string(self).map_err(|e| crate::StoreError::Other(e.to_string()))?;
-        kv.set(ASSISTANTS_KEY, &text)
+        crate::settings::save_json(kv, ASSISTANTS_KEY, self)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::RefCell;
-    use std::collections::HashMap;
-
-    #[derive(Default)]
-    struct Kv(RefCell<HashMap<String, String>>);
-
-    impl KeyValue for Kv {
-        fn get(&self, key: &str) -> Option<String> {
-            self.0.borrow().get(key).cloned()
-        }
-        fn set(&self, key: &str, value: &str) -> crate::Result<()> {
-            self.0.borrow_mut().insert(key.into(), value.into());
-            Ok(())
-        }
-    }
+    use crate::settings::MemoryKv as Kv;
 
     #[test]
     fn an_assistant_sets_what_it_names_and_leaves_the_rest() {

@@ -192,16 +192,11 @@ impl ChatServers {
     /// Reads the saved choice; unreadable data is kept aside and every
     /// chat uses every server.
     pub fn load(kv: &impl KeyValue) -> Self {
-        let Some(raw) = kv.get(MCP_CHAT_KEY) else { return Self::default() };
-        serde_json::from_str(&raw).unwrap_or_else(|_| {
-            let _ = kv.set(&format!("{MCP_CHAT_KEY}.corrupt"), &raw);
-            Self::default()
-        })
+        crate::settings::load_json(kv, MCP_CHAT_KEY)
     }
 
     pub fn save(&self, kv: &impl KeyValue) -> crate::Result<()> {
-        let text = serde_json::to_string(self).map_err(|e| crate::StoreError::Other(e.to_string()))?;
-        kv.set(MCP_CHAT_KEY, &text)
+        crate::settings::save_json(kv, MCP_CHAT_KEY, self)
     }
 }
 

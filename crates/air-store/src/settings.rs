@@ -254,6 +254,22 @@ pub fn save(kv: &impl KeyValue, settings: &Settings) -> crate::Result<()> {
     kv.set(SETTINGS_KEY, &json)
 }
 
+/// A JSON value kept under `key`; text that cannot be read is kept aside
+/// under `{key}.corrupt` (never lost) and the default is used.
+pub fn load_json<T: serde::de::DeserializeOwned + Default>(kv: &impl KeyValue, key: &str) -> T {
+    let Some(raw) = kv.get(key) else { return T::default() };
+    serde_json::from_str(&raw).unwrap_or_else(|_| {
+        let _ = kv.set(&format!("{key}.corrupt"), &raw);
+        T::default()
+    })
+}
+
+/// Keeps `value` as JSON under `key`.
+pub fn save_json<T: Serialize>(kv: &impl KeyValue, key: &str, value: &T) -> crate::Result<()> {
+    let text = serde_json::to_string(value).map_err(|e| crate::StoreError::Other(e.to_string()))?;
+    kv.set(key, &text)
+}
+
 /// A [`KeyValue`] in memory, for tests.
 #[derive(Debug, Default)]
 pub struct MemoryKv(pub std::cell::RefCell<std::collections::BTreeMap<String, String>>);
