@@ -16,7 +16,7 @@ use crate::state::AppState;
 
 const CATALOG: &str = "mcp-catalog";
 
-fn loaded_key(session: &str) -> String {
+pub fn loaded_key(session: &str) -> String {
     format!("mcp-loaded/{session}")
 }
 

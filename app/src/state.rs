@@ -454,6 +454,8 @@ impl AppState {
                 Ok(()) => {
                     self.update_mcp_chat(|c| c.forget(&id));
                     self.update_assistants(|a| a.forget(&id));
+                    // Its loaded MCP tools go with it.
+                    let _ = store.delete_doc(&crate::dynamic::loaded_key(&id)).await;
                     self.broadcast(SyncEvent::SessionDeleted { session_id: id })
                 }
                 Err(e) => self.report(self.t().err_delete, &e),

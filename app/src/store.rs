@@ -49,4 +49,7 @@ impl Store for AnyStore {
     async fn put_doc(&self, key: &str, json: &str) -> Result<()> {
         delegate!(self, s => s.put_doc(key, json))
     }
+    async fn delete_doc(&self, key: &str) -> Result<()> {
+        delegate!(self, s => s.delete_doc(key))
+    }
 }

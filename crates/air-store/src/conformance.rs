@@ -28,6 +28,10 @@ pub async fn run<S: Store>(store: &S) {
     assert_eq!(store.get_doc("mcp-catalog").await.ok().flatten().as_deref(), Some(r#"{"servers":[1]}"#));
     assert_eq!(store.get_doc("mcp-loaded/sess-a").await.ok().flatten().as_deref(), Some("{\"tools\":[\"天气\"]}"));
     assert_eq!(store.list_sessions().await.ok(), Some(vec![]), "documents are not sessions");
+    ok(store.delete_doc("mcp-loaded/sess-a").await, "delete a document");
+    ok(store.delete_doc("never-written").await, "deleting what is not there is fine");
+    assert_eq!(store.get_doc("mcp-loaded/sess-a").await.ok(), Some(None), "deleted");
+    assert!(store.get_doc("mcp-catalog").await.ok().flatten().is_some(), "the other document stays");
 
     let mut a = SessionRecord::new("sess-a", 1_000.0);
     a.auto_title("First question about Rust lifetimes please");

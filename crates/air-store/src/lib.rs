@@ -84,6 +84,7 @@ pub trait Store {
     /// key (the MCP tool catalog, a conversation's loaded tools).
     async fn get_doc(&self, key: &str) -> Result<Option<String>>;
     async fn put_doc(&self, key: &str, json: &str) -> Result<()>;
+    async fn delete_doc(&self, key: &str) -> Result<()>;
 }
 
 /// Ids of the sessions whose title or any message contains `query`

@@ -74,6 +74,11 @@ impl Store for MemoryStore {
         self.docs.borrow_mut().insert(key.to_owned(), json.to_owned());
         Ok(())
     }
+
+    async fn delete_doc(&self, key: &str) -> Result<()> {
+        self.docs.borrow_mut().remove(key);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -267,6 +267,15 @@ impl Store for IdbStore {
         })
         .await
     }
+
+    async fn delete_doc(&self, key: &str) -> air_store::Result<()> {
+        let key = JsValue::from_str(&doc_key(key));
+        self.write(&[META], |tx| async move {
+            tx.store(META).map_err(err)?.delete(key).await.map_err(err)?;
+            Ok(tx)
+        })
+        .await
+    }
 }
 
 /// Documents live in `meta` beside the record format, under `doc:`.
