@@ -1,7 +1,8 @@
 // The release build from a plain static server under a sub-path (as on a
 // shared host: https://example.com/agent/): every asset loads from under
-// the sub-path, the app starts and answers, and its other pages (the
-// sign-in callback, the MCP Apps sandbox) resolve there too.
+// the sub-path, the app starts and answers, its other pages (the sign-in
+// callback, the MCP Apps sandbox) resolve there too, and its web app
+// manifest is read by Chromium as installable.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -43,6 +44,25 @@ describe('deployed under a sub-path', () => {
       const r = await page.evaluate(async (f) => (await fetch(new URL(f, document.baseURI))).status, file);
       assert.equal(r, 200, file);
     }
+    // The web app manifest: read by Chromium without errors, its start URL
+    // and scope under the sub-path, its icons there (one maskable).
+    const cdp = await context.newCDPSession(page);
+    const manifest = await cdp.send('Page.getAppManifest');
+    assert.deepEqual(manifest.errors, []);
+    assert.equal(manifest.url, `${app.url}/manifest.webmanifest`);
+    const parsed = await page.evaluate(async () => (await fetch('manifest.webmanifest')).json());
+    assert.equal(parsed.display, 'standalone');
+    assert.equal(new URL(parsed.start_url, manifest.url).pathname, '/agent/');
+    assert.equal(new URL(parsed.scope, manifest.url).pathname, '/agent/');
+    assert.ok(parsed.icons.some((i) => i.purpose === 'maskable' && i.sizes === '512x512'));
+    for (const icon of parsed.icons) {
+      const r = await page.evaluate(async (src) => (await fetch(src)).status, new URL(icon.src, manifest.url).href);
+      assert.equal(r, 200, icon.src);
+    }
+    // Installable, as far as Chromium can tell here (a test profile is
+    // always "incognito").
+    const installability = await cdp.send('Page.getInstallabilityErrors');
+    assert.deepEqual(installability.installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito'), []);
     assert.deepEqual(errors, []);
     await context.close();
   });
