@@ -73,7 +73,6 @@ describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
 
     // Its button calls get-time through the app (not the model).
     const modelCalls = h.model.requests.length;
-    await new Promise((r) => setTimeout(r, 5));
     await view.locator('#get-time-btn').click();
     await waitUntil(async () => { const t = await time.textContent(); return ISO.test(t) && t !== first; }, 'a new time from the View\'s own call');
     assert.equal(h.model.requests.length, modelCalls, 'the model was not asked');

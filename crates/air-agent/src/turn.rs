@@ -3,7 +3,7 @@
 use air_chat::{Lang, Role};
 use air_http::Abort;
 use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
-use air_store::conversation::{build_prompt_mode_request, build_request, build_thought_request};
+use air_store::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request};
 use air_store::records::{MessageKind, next_seq};
 use air_store::sync::SyncEvent;
 use air_store::{MessageRecord, SessionRecord, Settings, Store, StoreError};
@@ -169,7 +169,7 @@ impl<'a, E: Env> Turn<'a, E> {
                             offer.note_request(self.tools, &offered);
                             r.tools = offered.into_iter().map(air_tools::ToolDef::to_openai).collect();
                             if let Some(prompt) = offer.prompt() {
-                                with_system_section(&mut r, &prompt);
+                                add_to_system_prompt(&mut r, &prompt);
                             }
                         }
                     }
@@ -376,19 +376,5 @@ impl<'a, E: Env> Turn<'a, E> {
         self.env.emit(Event::MessageSaved(record));
         self.answer(session_id, None).await;
         Ok(())
-    }
-}
-
-/// `section` added to the request's system message (one is made first if
-/// there is none).
-fn with_system_section(r: &mut air_chat::wire::ChatRequest, section: &str) {
-    match r.messages.first_mut() {
-        Some(first) if first.role == Role::System => {
-            let mut text = first.content.take().unwrap_or_default();
-            text.push_str("\n\n");
-            text.push_str(section);
-            first.content = Some(text);
-        }
-        _ => r.messages.insert(0, air_chat::wire::ChatMessage::text(Role::System, section)),
     }
 }

@@ -98,6 +98,20 @@ fn paired(history: &[MessageRecord]) -> Vec<ChatMessage> {
     out
 }
 
+/// `section` at the end of the request's system prompt (which is made if
+/// there is none).
+pub fn add_to_system_prompt(req: &mut ChatRequest, section: &str) {
+    match req.messages.first_mut() {
+        Some(first) if first.role == Role::System => {
+            let mut text = first.content.take().unwrap_or_default();
+            text.push_str("\n\n");
+            text.push_str(section);
+            first.content = Some(text);
+        }
+        _ => req.messages.insert(0, ChatMessage::text(Role::System, section)),
+    }
+}
+
 /// The request for a model that reads its tools from the prompt: the tools
 /// section goes at the end of the system prompt, each call the model made
 /// goes back into its message as the `<tool_call>` text it wrote, and the
@@ -107,16 +121,8 @@ pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord],
     use air_chat::prompt_tools::{ToolResult, tool_call_text, tool_results_message};
     use crate::records::ToolStatus;
     let mut req = build_request(settings, history, vars);
-    let mut messages: Vec<ChatMessage> = Vec::with_capacity(req.messages.len() + 1);
-    match req.messages.first_mut() {
-        Some(first) if first.role == Role::System => {
-            let mut text = first.content.take().unwrap_or_default();
-            text.push_str("\n\n");
-            text.push_str(tools_section);
-            first.content = Some(text);
-        }
-        _ => messages.push(ChatMessage::text(Role::System, tools_section)),
-    }
+    add_to_system_prompt(&mut req, tools_section);
+    let mut messages: Vec<ChatMessage> = Vec::with_capacity(req.messages.len());
     // Whether each result reports a failure, by call id.
     let failed: std::collections::HashMap<&str, bool> = history
         .iter()
