@@ -21,9 +21,26 @@ fn parse_opt<T: std::str::FromStr>(v: &str) -> Option<T> {
     if v.is_empty() { None } else { v.parse().ok() }
 }
 
-/// The settings drawer. Edits a copy; Save writes it to localStorage.
+/// The settings drawer. Its contents are fetched the first time it opens.
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <Show when=move || state.prefs.settings_open.get()>
+            <div class="drawer-backdrop" on:click=move |_| state.prefs.settings_open.set(false)></div>
+            {move || Suspend::new(settings_drawer())}
+        </Show>
+    }
+}
+
+#[leptos::lazy]
+fn settings_drawer() -> AnyView {
+    view! { <SettingsDrawer/> }.into_any()
+}
+
+/// The drawer itself. Edits a copy; Save writes it to localStorage.
+#[component]
+fn SettingsDrawer() -> impl IntoView {
     let state = use_app();
     let draft = RwSignal::new(state.prefs.settings.get_untracked());
     let models = RwSignal::new(Vec::<String>::new());
@@ -83,8 +100,6 @@ pub fn SettingsPanel() -> impl IntoView {
         }
     };
     view! {
-        <Show when=move || state.prefs.settings_open.get()>
-            <div class="drawer-backdrop" on:click=move |_| state.prefs.settings_open.set(false)></div>
             <aside class="drawer" data-testid="settings" role="dialog" aria-label=move || t().settings>
                 <form on:submit=save>
                     <h2>{move || t().settings}</h2>
@@ -261,7 +276,6 @@ pub fn SettingsPanel() -> impl IntoView {
                     </div>
                 </form>
             </aside>
-        </Show>
     }
 }
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Trunk's post_build hook: cuts the code behind each `#[lazy]` function out
+# of the first-load wasm into modules fetched on first use.
+#
+# Trunk has built and bound the whole app into its staging directory. This
+# takes the wasm cargo linked (with relocations, see .cargo/config.toml),
+# splits it with wasm-split-cli, binds the main part again with
+# wasm-bindgen under the same hashed name, optimizes every part with
+# wasm-opt (release) and puts them in place of Trunk's. The split modules
+# and their loader are named after a hash of their contents, so a new
+# build never reuses an old name for different bytes.
+set -euo pipefail
+
+staging="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}"
+profile="${TRUNK_PROFILE:-debug}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+raw="$target_dir/wasm32-unknown-unknown/$profile/app.wasm"
+[ -f "$raw" ] || { echo "split: $raw not found" >&2; exit 1; }
+
+js="$(cd "$staging" && ls app-*.js | grep -v '^app-.*\.split\.' | head -n1)"
+stem="${js%.js}"
+[ -f "$staging/${stem}_bg.wasm" ] || { echo "split: ${stem}_bg.wasm not in $staging" >&2; exit 1; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/split" "$work/bound"
+
+wasm-split-cli "$raw" "$work/split" --target web --out-name "$stem" >/dev/null
+wasm-bindgen --target web --no-typescript --keep-lld-exports \
+  --out-dir "$work/bound" --out-name "$stem" "$work/split/$stem.wasm"
+
+opt() {
+  [ "$profile" = release ] || return 0
+  wasm-opt -Oz --strip-debug --strip-producers \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    "$1" -o "$1"
+}
+
+opt "$work/bound/${stem}_bg.wasm"
+cp "$work/bound/$stem.js" "$staging/$stem.js"
+cp "$work/bound/${stem}_bg.wasm" "$staging/${stem}_bg.wasm"
+if [ -d "$work/bound/snippets" ]; then cp -r "$work/bound/snippets" "$staging/"; fi
+
+# The split modules: optimized, then renamed after their contents; the
+# loader is rewritten to the new names and named after its own contents.
+loader="$work/split/__wasm_split.js"
+if [ -f "$loader" ]; then
+  for part in "$work/split"/*.wasm; do
+    name="$(basename "$part")"
+    [ "$name" = "$stem.wasm" ] && continue
+    opt "$part"
+    hash="$(sha256sum "$part" | cut -c1-16)"
+    new="${name%.wasm}-$hash.wasm"
+    cp "$part" "$staging/$new"
+    sed -i "s|\"\\./$name\"|\"./$new\"|g" "$loader"
+  done
+  hash="$(sha256sum "$loader" | cut -c1-16)"
+  cp "$loader" "$staging/split-$hash.js"
+  sed -i "s|from \"\\./__wasm_split\\.js\"|from \"./split-$hash.js\"|" "$staging/$stem.js"
+fi
+
+# index.html preloads both files with Subresource Integrity: the hashes
+# must be those of the files now in place.
+sri() { python3 -c 'import base64, hashlib, sys; print("sha384-" + base64.b64encode(hashlib.sha384(open(sys.argv[1], "rb").read()).digest()).decode())' "$1"; }
+html="$staging/index.html"
+if [ -f "$html" ]; then
+  for f in "$stem.js" "${stem}_bg.wasm"; do
+    sed -i -E "s|(href=\"\./$f\"[^>]*integrity=\")[^\"]*|\\1$(sri "$staging/$f")|" "$html"
+  done
+fi
