@@ -220,19 +220,65 @@ fn upsert_message(list: &mut Vec<MessageRecord>, record: MessageRecord) {
     list.insert(pos, record);
 }
 
+/// What a turn is asked to do.
+enum Job {
+    /// A new user message (`full`: the text with its attachments).
+    Send { text: String, full: String, attached: Vec<crate::state::Attachment>, composer: bool },
+    Regenerate { session_id: String, message_id: String },
+    Continue { session_id: String, message_id: String },
+    Edit { session_id: String, message_id: String, text: String },
+    Resume { session_id: String },
+}
+
 /// Runs a turn in the background: one at a time per tab; Stop aborts it.
-fn start<F, Fut>(state: AppState, run: F)
-where
-    F: FnOnce(Rc<BrowserEnv>, Abort) -> Fut + 'static,
-    Fut: std::future::Future<Output = ()> + 'static,
-{
+fn start(state: AppState, job: Job) {
     let Some(store) = state.store() else { return };
     let Some(abort) = state.begin_turn() else { return };
     let env = Rc::new(BrowserEnv::new(state, store));
     spawn_local(async move {
-        run(env, abort).await;
+        run(env, abort, job).await;
         state.end_turn();
     });
+}
+
+/// The turn itself, with the agent loop, the tools and the MCP clients:
+/// fetched with the first message, not with the first screen.
+#[leptos::lazy]
+async fn run(env: Rc<BrowserEnv>, abort: Abort, job: Job) {
+    let state = env.state;
+    let (tools, offer) = crate::dynamic::turn_tools(state).await;
+    let turn = turn(&env, abort, &tools).with_offer(offer);
+    match job {
+        Job::Send { text, full, attached, composer } => {
+            let session = state.sessions.active.get_untracked();
+            match turn.send(session, &full).await {
+                // Sent: their changes no longer matter.
+                Ok(_) => crate::mcp::release(state, &attached),
+                Err(e) => {
+                    // Nothing was saved: the text and attachments go back.
+                    if state.chat.draft.with_untracked(String::is_empty) {
+                        state.chat.draft.set(text);
+                        state.chat.attachments.set(attached);
+                    } else if !composer {
+                        state.chat.attachments.set(attached);
+                    }
+                    state.report(state.t().err_save_message, &e);
+                }
+            }
+        }
+        Job::Regenerate { session_id, message_id } => {
+            report_err(state, |t| t.err_replace, turn.regenerate(&session_id, &message_id).await);
+        }
+        Job::Continue { session_id, message_id } => {
+            report_err(state, |t| t.err_replace, turn.continue_answer(&session_id, &message_id).await);
+        }
+        Job::Edit { session_id, message_id, text } => {
+            report_err(state, |t| t.err_change, turn.edit_and_resend(&session_id, &message_id, &text).await);
+        }
+        Job::Resume { session_id } => {
+            report_err(state, |t| t.err_read_messages, turn.resume_tools(&session_id).await);
+        }
+    }
 }
 
 /// A turn for the current settings and tools.
@@ -261,7 +307,7 @@ pub fn send(state: AppState, text: String) {
 /// otherwise (a message an MCP App sends) the draft is left alone.
 pub fn send_from(state: AppState, text: String, composer: bool) {
     let text = text.trim().to_owned();
-    if text.is_empty() || state.is_busy() {
+    if text.is_empty() || state.is_busy() || state.store().is_none() {
         return;
     }
     // Attached resources go after the text, as context.
@@ -271,29 +317,12 @@ pub fn send_from(state: AppState, text: String, composer: bool) {
         full.push_str("\n\n");
         full.push_str(&a.block);
     }
-    start(state, move |env, abort| async move {
-        // Cleared at once, so a second Enter cannot send it again.
-        if composer {
-            state.chat.draft.set(String::new());
-        }
-        state.chat.attachments.set(Vec::new());
-        let (tools, offer) = crate::dynamic::turn_tools(state).await;
-        let session = state.sessions.active.get_untracked();
-        match turn(&env, abort, &tools).with_offer(offer).send(session, &full).await {
-            // Sent: their changes no longer matter.
-            Ok(_) => crate::mcp::release(state, &attached),
-            Err(e) => {
-                // Nothing was saved: the text and attachments go back.
-                if state.chat.draft.with_untracked(String::is_empty) {
-                    state.chat.draft.set(text);
-                    state.chat.attachments.set(attached);
-                } else if !composer {
-                    state.chat.attachments.set(attached);
-                }
-                state.report(state.t().err_save_message, &e);
-            }
-        }
-    });
+    // Cleared at once, so a second Enter cannot send it again.
+    if composer {
+        state.chat.draft.set(String::new());
+    }
+    state.chat.attachments.set(Vec::new());
+    start(state, Job::Send { text, full, attached, composer });
 }
 
 fn report_err(state: AppState, template: fn(&crate::i18n::Text) -> &'static str, result: Result<(), StoreError>) {
@@ -305,21 +334,13 @@ fn report_err(state: AppState, template: fn(&crate::i18n::Text) -> &'static str,
 /// Replaces an answer with a new one (and drops anything after it).
 pub fn regenerate(state: AppState, message_id: String) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
-    start(state, move |env, abort| async move {
-        let (tools, offer) = crate::dynamic::turn_tools(state).await;
-        let r = turn(&env, abort, &tools).with_offer(offer).regenerate(&session_id, &message_id).await;
-        report_err(state, |t| t.err_replace, r);
-    });
+    start(state, Job::Regenerate { session_id, message_id });
 }
 
 /// Continues an answer that was cut off (reload, Stop, token limit).
 pub fn continue_answer(state: AppState, message_id: String) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
-    start(state, move |env, abort| async move {
-        let (tools, offer) = crate::dynamic::turn_tools(state).await;
-        let r = turn(&env, abort, &tools).with_offer(offer).continue_answer(&session_id, &message_id).await;
-        report_err(state, |t| t.err_replace, r);
-    });
+    start(state, Job::Continue { session_id, message_id });
 }
 
 /// Changes a user message, drops everything after it and asks again.
@@ -328,20 +349,12 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
     if text.trim().is_empty() {
         return;
     }
-    start(state, move |env, abort| async move {
-        let (tools, offer) = crate::dynamic::turn_tools(state).await;
-        let r = turn(&env, abort, &tools).with_offer(offer).edit_and_resend(&session_id, &message_id, &text).await;
-        report_err(state, |t| t.err_change, r);
-    });
+    start(state, Job::Edit { session_id, message_id, text });
 }
 
 /// Picks up the tool round a closed tab left unfinished: asks its approval
 /// questions again, runs interrupted calls again, and lets the answer go on.
 pub fn resume_tools(state: AppState) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
-    start(state, move |env, abort| async move {
-        let (tools, offer) = crate::dynamic::turn_tools(state).await;
-        let r = turn(&env, abort, &tools).with_offer(offer).resume_tools(&session_id).await;
-        report_err(state, |t| t.err_read_messages, r);
-    });
+    start(state, Job::Resume { session_id });
 }

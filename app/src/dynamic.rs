@@ -47,6 +47,16 @@ async fn catalog(state: AppState) -> Catalog {
 /// Brings the stored catalog up to date (after a server is added,
 /// re-synced, switched or removed), then has its new summaries written.
 pub fn refresh_catalog(state: AppState) {
+    // Without servers there is nothing to catalogue (a turn brings the
+    // stored catalog up to date before it uses it).
+    if state.prefs.mcp_servers.with_untracked(Vec::is_empty) {
+        return;
+    }
+    spawn_local(refresh_catalog_now(state));
+}
+
+#[leptos::lazy]
+fn refresh_catalog_now(state: AppState) {
     spawn_local(async move {
         let catalog = catalog(state).await;
         // What the open conversation loaded is checked again at once, so
@@ -122,13 +132,22 @@ async fn loaded(state: AppState, session: &str) -> Loaded {
     store.get_doc(&loaded_key(session)).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
 }
 
-/// Shows the loaded tools of the session just opened.
+/// Shows the loaded tools of the session just opened (none while dynamic
+/// loading is off: its code is fetched only once it is on).
 pub async fn show_loaded(state: AppState, session: &str) {
-    let mut list = loaded(state, session).await;
     if on(state) {
-        let catalog = catalog(state).await;
-        list.gate(&catalog, &state.prefs.mcp_servers.get_untracked(), env::now_ms());
+        show_loaded_now(state, session.to_owned()).await;
+    } else if state.sessions.active.get_untracked().as_deref() == Some(session) {
+        state.chat.loaded_tools.set(Loaded::default());
     }
+}
+
+#[leptos::lazy]
+async fn show_loaded_now(state: AppState, session: String) {
+    let session = session.as_str();
+    let mut list = loaded(state, session).await;
+    let catalog = catalog(state).await;
+    list.gate(&catalog, &state.prefs.mcp_servers.get_untracked(), env::now_ms());
     if state.sessions.active.get_untracked().as_deref() == Some(session) {
         state.chat.loaded_tools.set(list);
     }

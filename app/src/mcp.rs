@@ -124,6 +124,14 @@ pub(crate) fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
 /// one is added or switched on), so each shows where it stands and calls
 /// find their session ready.
 pub fn restore(state: AppState) {
+    if state.prefs.mcp_servers.with_untracked(|l| l.iter().any(|s| s.enabled)) {
+        spawn_local(connect_all(state));
+    }
+}
+
+/// The MCP client comes with the first enabled server, not with the page.
+#[leptos::lazy]
+fn connect_all(state: AppState) {
     let servers = state.prefs.mcp_servers.get_untracked();
     for server in servers.iter().filter(|s| s.enabled) {
         let client = client_for(state, server);

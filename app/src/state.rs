@@ -259,6 +259,9 @@ impl AppState {
         match store.list_sessions().await {
             Ok(list) => {
                 let first = list.first().map(|s| s.id.clone());
+                if first.is_some() {
+                    crate::view::warm_chat_view();
+                }
                 self.sessions.list.set(list);
                 if let Some(id) = first {
                     self.open_session(id).await;

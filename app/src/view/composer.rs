@@ -18,6 +18,35 @@ fn McpToggle() -> impl IntoView {
     let shown = move || !servers().is_empty() || (dynamic_here() && state.chat.loaded_tools.with(|l| !l.tools.is_empty()));
     view! {
         <Show when=shown>
+            {move || Suspend::new(mcp_bar())}
+        </Show>
+        <Show when=move || state.chat.attachments.with(|a| !a.is_empty())>
+            {move || Suspend::new(attachments())}
+        </Show>
+    }
+}
+
+/// The MCP bar's contents, with the MCP client: fetched once a server is
+/// enabled.
+#[leptos::lazy]
+fn mcp_bar() -> AnyView {
+    view! { <McpBar/> }.into_any()
+}
+
+#[leptos::lazy]
+fn attachments() -> AnyView {
+    view! { <crate::view::resources::Attachments/> }.into_any()
+}
+
+#[component]
+fn McpBar() -> impl IntoView {
+    let state = use_app();
+    let servers = move || state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect::<Vec<_>>());
+    let dynamic_here = move || {
+        let chat = state.sessions.active.get().unwrap_or_default();
+        state.prefs.settings.with(|s| s.dynamic_mcp_loading) && state.prefs.assistants.with(|a| a.of_chat(&chat).is_none_or(|x| x.dynamic_loading))
+    };
+    view! {
             <div class="mcp-toggle" data-testid="mcp-toggle" role="group" aria-label=move || t().mcp_toggle_label>
                 <Show when=move || !dynamic_here()>
                     <span class="muted">{move || t().mcp_toggle_label}</span>
@@ -58,8 +87,6 @@ fn McpToggle() -> impl IntoView {
                 <crate::view::prompts::PromptPicker/>
                 <crate::view::resources::ResourcePicker/>
             </div>
-        </Show>
-        <crate::view::resources::Attachments/>
     }
 }
 

@@ -17,6 +17,12 @@ use leptos::prelude::*;
 use crate::i18n::t;
 use crate::state::{AppState, use_app, use_shell};
 
+/// Starts fetching the conversation view (a store with sessions opens
+/// the newest at once), while its messages are read.
+pub fn warm_chat_view() {
+    leptos::task::spawn_local(chat::__preload_chat_view());
+}
+
 /// The two-column layout: sessions on the left, the conversation on the right.
 #[component]
 pub fn App() -> impl IntoView {
@@ -38,7 +44,6 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         if !state.shell.loading.get() {
             crate::data::refresh_storage(state);
-            crate::dynamic::load_overall(state);
         }
     });
     // Theme and language follow the settings.
@@ -79,7 +84,7 @@ pub fn App() -> impl IntoView {
                         when=move || state.sessions.active.get().is_some()
                         fallback=|| view! { <chat::SessionCreator/> }
                     >
-                        <chat::ChatView/>
+                        {move || Suspend::new(chat::chat_view())}
                     </Show>
                     <composer::Composer/>
                 </Show>

@@ -42,6 +42,8 @@ fn settings_drawer() -> AnyView {
 #[component]
 fn SettingsDrawer() -> impl IntoView {
     let state = use_app();
+    // Dynamic loading's metrics over every conversation, shown below.
+    crate::dynamic::load_overall(state);
     let draft = RwSignal::new(state.prefs.settings.get_untracked());
     let models = RwSignal::new(Vec::<String>::new());
     let test = RwSignal::new(TestState::Idle);
