@@ -70,3 +70,32 @@ if [ -f "$html" ]; then
     sed -i -E "s|(href=\"\./$f\"[^>]*integrity=\")[^\"]*|\\1$(sri "$staging/$f")|" "$html"
   done
 fi
+
+# The service worker of this build: its version is a hash of every file,
+# CORE what a first visit loads (precached), LAZY the parts fetched on
+# first use.
+python3 - "$staging" <<'PY'
+import hashlib, json, os, sys
+staging = sys.argv[1]
+files = []
+for base, _, names in os.walk(staging):
+    for name in names:
+        path = os.path.relpath(os.path.join(base, name), staging).replace(os.sep, '/')
+        if path not in ('sw.js', 'oauth-client-metadata.json'):
+            files.append(path)
+files.sort()
+lazy = [f for f in files if f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))]
+core = [f for f in files if f not in lazy]
+digest = hashlib.sha256()
+for f in files:
+    with open(os.path.join(staging, f), 'rb') as fh:
+        digest.update(f.encode() + b'\0' + hashlib.sha256(fh.read()).digest())
+sw = os.path.join(staging, 'sw.js')
+with open(sw) as fh:
+    text = fh.read()
+text = (text.replace("'__AIR_VERSION__'", json.dumps(digest.hexdigest()[:16]))
+            .replace('__AIR_CORE__', json.dumps(core))
+            .replace('__AIR_LAZY__', json.dumps(lazy)))
+with open(sw, 'w') as fh:
+    fh.write(text)
+PY

@@ -15,6 +15,7 @@ use air_store::{MessageRecord, StoreError};
 use air_tools::{ElicitAnswer, Elicitation, ToolDef};
 use air_tools::policy::Policy;
 use futures_channel::oneshot;
+use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -236,49 +237,54 @@ fn start(state: AppState, job: Job) {
     let Some(abort) = state.begin_turn() else { return };
     let env = Rc::new(BrowserEnv::new(state, store));
     spawn_local(async move {
-        run(env, abort, job).await;
+        match run(env, abort, job).await {
+            Ok(turn) => turn.await,
+            Err(missing) => crate::lazy::report(state, missing),
+        }
         state.end_turn();
     });
 }
 
 /// The turn itself, with the agent loop, the tools and the MCP clients:
 /// fetched with the first message, not with the first screen.
-#[leptos::lazy]
-async fn run(env: Rc<BrowserEnv>, abort: Abort, job: Job) {
-    let state = env.state;
-    let (tools, offer) = crate::dynamic::turn_tools(state).await;
-    let turn = turn(&env, abort, &tools).with_offer(offer);
-    match job {
-        Job::Send { text, full, attached, composer } => {
-            let session = state.sessions.active.get_untracked();
-            match turn.send(session, &full).await {
-                // Sent: their changes no longer matter.
-                Ok(_) => crate::mcp::release(state, &attached),
-                Err(e) => {
-                    // Nothing was saved: the text and attachments go back.
-                    if state.chat.draft.with_untracked(String::is_empty) {
-                        state.chat.draft.set(text);
-                        state.chat.attachments.set(attached);
-                    } else if !composer {
-                        state.chat.attachments.set(attached);
+#[crate::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn run(env: Rc<BrowserEnv>, abort: Abort, job: Job) -> Result<LocalBoxFuture<'static, ()>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let state = env.state;
+        let (tools, offer) = crate::dynamic::turn_tools(state).await;
+        let turn = turn(&env, abort, &tools).with_offer(offer);
+        match job {
+            Job::Send { text, full, attached, composer } => {
+                let session = state.sessions.active.get_untracked();
+                match turn.send(session, &full).await {
+                    // Sent: their changes no longer matter.
+                    Ok(_) => crate::mcp::release(state, &attached),
+                    Err(e) => {
+                        // Nothing was saved: the text and attachments go back.
+                        if state.chat.draft.with_untracked(String::is_empty) {
+                            state.chat.draft.set(text);
+                            state.chat.attachments.set(attached);
+                        } else if !composer {
+                            state.chat.attachments.set(attached);
+                        }
+                        state.report(state.t().err_save_message, &e);
                     }
-                    state.report(state.t().err_save_message, &e);
                 }
             }
+            Job::Regenerate { session_id, message_id } => {
+                report_err(state, |t| t.err_replace, turn.regenerate(&session_id, &message_id).await);
+            }
+            Job::Continue { session_id, message_id } => {
+                report_err(state, |t| t.err_replace, turn.continue_answer(&session_id, &message_id).await);
+            }
+            Job::Edit { session_id, message_id, text } => {
+                report_err(state, |t| t.err_change, turn.edit_and_resend(&session_id, &message_id, &text).await);
+            }
+            Job::Resume { session_id } => {
+                report_err(state, |t| t.err_read_messages, turn.resume_tools(&session_id).await);
+            }
         }
-        Job::Regenerate { session_id, message_id } => {
-            report_err(state, |t| t.err_replace, turn.regenerate(&session_id, &message_id).await);
-        }
-        Job::Continue { session_id, message_id } => {
-            report_err(state, |t| t.err_replace, turn.continue_answer(&session_id, &message_id).await);
-        }
-        Job::Edit { session_id, message_id, text } => {
-            report_err(state, |t| t.err_change, turn.edit_and_resend(&session_id, &message_id, &text).await);
-        }
-        Job::Resume { session_id } => {
-            report_err(state, |t| t.err_read_messages, turn.resume_tools(&session_id).await);
-        }
-    }
+    }))
 }
 
 /// A turn for the current settings and tools.

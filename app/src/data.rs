@@ -100,8 +100,8 @@ pub fn import(state: AppState, event: leptos::ev::Event) {
                 state.shell.import_result.set(Some(
                     t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
                 ));
-                if let Ok(list) = store.list_sessions().await {
-                    state.sessions.list.set(list);
+                if let Ok(list) = store.sessions_page(None, crate::state::SESSION_PAGE).await {
+                    state.set_first_page(list);
                 }
                 state.broadcast(air_store::sync::SyncEvent::SessionsChanged);
                 if let Some(id) = state.sessions.active.get_untracked() {

@@ -13,6 +13,7 @@ use leptos::task::spawn_local;
 
 use crate::env;
 use crate::state::AppState;
+use futures_util::future::LocalBoxFuture;
 
 const CATALOG: &str = "mcp-catalog";
 
@@ -52,11 +53,15 @@ pub fn refresh_catalog(state: AppState) {
     if state.prefs.mcp_servers.with_untracked(Vec::is_empty) {
         return;
     }
-    spawn_local(refresh_catalog_now(state));
+    spawn_local(async move {
+        if let Err(missing) = refresh_catalog_now(state).await {
+            crate::lazy::report(state, missing);
+        }
+    });
 }
 
-#[leptos::lazy]
-fn refresh_catalog_now(state: AppState) {
+#[crate::lazy::split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn refresh_catalog_now(state: AppState) -> Result<(), crate::lazy::Missing> {
     spawn_local(async move {
         let catalog = catalog(state).await;
         // What the open conversation loaded is checked again at once, so
@@ -71,6 +76,7 @@ fn refresh_catalog_now(state: AppState) {
         }
         summarize(state);
     });
+    Ok(())
 }
 
 /// How long the summarizer may take per server.
@@ -136,21 +142,26 @@ async fn loaded(state: AppState, session: &str) -> Loaded {
 /// loading is off: its code is fetched only once it is on).
 pub async fn show_loaded(state: AppState, session: &str) {
     if on(state) {
-        show_loaded_now(state, session.to_owned()).await;
+        match show_loaded_now(state, session.to_owned()).await {
+            Ok(show) => show.await,
+            Err(missing) => crate::lazy::report(state, missing),
+        }
     } else if state.sessions.active.get_untracked().as_deref() == Some(session) {
         state.chat.loaded_tools.set(Loaded::default());
     }
 }
 
-#[leptos::lazy]
-async fn show_loaded_now(state: AppState, session: String) {
-    let session = session.as_str();
-    let mut list = loaded(state, session).await;
-    let catalog = catalog(state).await;
-    list.gate(&catalog, &state.prefs.mcp_servers.get_untracked(), env::now_ms());
-    if state.sessions.active.get_untracked().as_deref() == Some(session) {
-        state.chat.loaded_tools.set(list);
-    }
+#[crate::lazy::split(loaded_tools, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn show_loaded_now(state: AppState, session: String) -> Result<LocalBoxFuture<'static, ()>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let session = session.as_str();
+        let mut list = loaded(state, session).await;
+        let catalog = catalog(state).await;
+        list.gate(&catalog, &state.prefs.mcp_servers.get_untracked(), env::now_ms());
+        if state.sessions.active.get_untracked().as_deref() == Some(session) {
+            state.chat.loaded_tools.set(list);
+        }
+    }))
 }
 
 /// The tools of a turn and, when dynamic loading is on, its offer: the

@@ -7,6 +7,7 @@ mod data;
 mod dynamic;
 mod env;
 mod i18n;
+mod lazy;
 mod mcp;
 mod oauth;
 mod state;

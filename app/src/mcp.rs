@@ -125,13 +125,17 @@ pub(crate) fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
 /// find their session ready.
 pub fn restore(state: AppState) {
     if state.prefs.mcp_servers.with_untracked(|l| l.iter().any(|s| s.enabled)) {
-        spawn_local(connect_all(state));
+        spawn_local(async move {
+            if let Err(missing) = connect_all(state).await {
+                crate::lazy::report(state, missing);
+            }
+        });
     }
 }
 
 /// The MCP client comes with the first enabled server, not with the page.
-#[leptos::lazy]
-fn connect_all(state: AppState) {
+#[crate::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn connect_all(state: AppState) -> Result<(), crate::lazy::Missing> {
     let servers = state.prefs.mcp_servers.get_untracked();
     for server in servers.iter().filter(|s| s.enabled) {
         let client = client_for(state, server);
@@ -142,6 +146,7 @@ fn connect_all(state: AppState) {
             let _ = client.connect(&Abort::new()).await;
         });
     }
+    Ok(())
 }
 
 /// Adds the tools of every enabled server, named `mcp_{server}_{tool}`;

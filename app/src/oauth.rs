@@ -226,23 +226,28 @@ pub fn sign_in(state: AppState, url: String, client_id: Option<String>, done: im
     let client_id = client_id.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
     let popup = air_web::popup::open("air-agent-sign-in");
     spawn_local(async move {
-        done(sign_in_flow(state, url, client_id, popup).await);
+        match sign_in_flow(state, url, client_id, popup).await {
+            Ok(flow) => done(flow.await),
+            Err(missing) => done(Err(missing.message().to_owned())),
+        }
     });
 }
 
 /// The sign-in itself, with OAuth's code: fetched on the first sign-in
 /// (the popup is opened before, while the click still counts).
-#[leptos::lazy]
-async fn sign_in_flow(state: AppState, url: String, client_id: Option<String>, popup: Option<air_web::popup::Popup>) -> Result<(), String> {
-    let result = run_sign_in(state, &url, client_id, popup.as_ref()).await;
-    match (&result, &popup) {
-        (Err(_), Some(p)) => p.close(),
-        (Ok(()), _) => state.prefs.mcp_sign_in.update(|m| {
-            m.remove(&url);
-        }),
-        _ => {}
-    }
-    result
+#[crate::lazy::split(sign_in, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn sign_in_flow(state: AppState, url: String, client_id: Option<String>, popup: Option<air_web::popup::Popup>) -> Result<LocalBoxFuture<'static, Result<(), String>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let result = run_sign_in(state, &url, client_id, popup.as_ref()).await;
+        match (&result, &popup) {
+            (Err(_), Some(p)) => p.close(),
+            (Ok(()), _) => state.prefs.mcp_sign_in.update(|m| {
+                m.remove(&url);
+            }),
+            _ => {}
+        }
+        result
+    }))
 }
 
 async fn run_sign_in(
@@ -358,17 +363,24 @@ pub fn resume(state: AppState, done: impl Fn(String, Result<(), String>) + 'stat
     LocalStorageKv.remove(PENDING_KEY);
     LocalStorageKv.remove(RETURN_KEY);
     spawn_local(async move {
-        if let Some((url, r)) = finish_redirect(state, pending, callback).await {
-            done(url, r);
+        match finish_redirect(state, pending, callback).await {
+            Ok(finish) => {
+                if let Some((url, r)) = finish.await {
+                    done(url, r);
+                }
+            }
+            Err(missing) => crate::lazy::report(state, missing),
         }
     });
 }
 
 /// OAuth's code is fetched when a sign-in comes back, not with the page.
 /// None: the saved sign-in could not be read.
-#[leptos::lazy]
-async fn finish_redirect(state: AppState, pending: String, callback: String) -> Option<(String, Result<(), String>)> {
-    let (url, pending) = serde_json::from_str::<(String, Pending)>(&pending).ok()?;
-    let r = finish(state, &url, &pending, &callback).await;
-    Some((url, r))
+#[crate::lazy::split(sign_in_return, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn finish_redirect(state: AppState, pending: String, callback: String) -> Result<LocalBoxFuture<'static, Option<(String, Result<(), String>)>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let (url, pending) = serde_json::from_str::<(String, Pending)>(&pending).ok()?;
+        let r = finish(state, &url, &pending, &callback).await;
+        Some((url, r))
+    }))
 }

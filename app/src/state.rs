@@ -43,6 +43,8 @@ pub struct Shell {
     pub storage_line: RwSignal<String>,
     /// What the last import did.
     pub import_result: RwSignal<Option<String>>,
+    /// A new version of the app is installed and waits for a reload.
+    pub update_ready: RwSignal<bool>,
 }
 
 /// Settings (saved in localStorage) and how the page is laid out.
@@ -66,8 +68,14 @@ pub struct Prefs {
 /// The list of sessions and which one is open.
 #[derive(Clone, Copy)]
 pub struct SessionList {
-    /// All sessions, newest activity first.
+    /// The sessions read so far, newest activity first: the first pages
+    /// of the list, and any other session opened (a search hit).
     pub list: RwSignal<Vec<SessionRecord>>,
+    /// More sessions are stored than read.
+    pub has_more: RwSignal<bool>,
+    /// Where the next page of the list starts.
+    cursor: StoredValue<Option<air_store::SessionCursor>>,
+    loading_more: StoredValue<bool>,
     pub active: RwSignal<Option<String>>,
     /// The sidebar's search text, and the sessions that match it (`None`:
     /// no search, or still searching).
@@ -146,6 +154,8 @@ pub struct AppState {
 
 /// Messages loaded at a time when a session opens (and per "earlier").
 pub const PAGE: usize = 100;
+/// Sessions read per page of the sidebar's list.
+pub const SESSION_PAGE: usize = 100;
 
 /// Another tab's answer with no heartbeat for this long is taken as dead.
 const REMOTE_STALE_MS: u64 = 10_000;
@@ -195,6 +205,7 @@ impl AppState {
                 channel: StoredValue::new_local(None),
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
+                update_ready: RwSignal::new(false),
             },
             prefs: Prefs {
                 settings: RwSignal::new(loaded.settings),
@@ -208,6 +219,9 @@ impl AppState {
             },
             sessions: SessionList {
                 list: RwSignal::new(Vec::new()),
+                has_more: RwSignal::new(false),
+                cursor: StoredValue::new(None),
+                loading_more: StoredValue::new(false),
                 active: RwSignal::new(None),
                 search: RwSignal::new(String::new()),
                 search_hits: RwSignal::new(None),
@@ -256,13 +270,15 @@ impl AppState {
             }
         });
         self.shell.channel.set_value(channel.map(Rc::new));
-        match store.list_sessions().await {
+        // Only the first page of the list: start-up stays the same however
+        // many sessions are stored.
+        match store.sessions_page(None, SESSION_PAGE).await {
             Ok(list) => {
                 let first = list.first().map(|s| s.id.clone());
                 if first.is_some() {
                     crate::view::warm_chat_view();
                 }
-                self.sessions.list.set(list);
+                self.set_first_page(list);
                 if let Some(id) = first {
                     self.open_session(id).await;
                 }
@@ -282,6 +298,12 @@ impl AppState {
     pub async fn open_session(self, id: String) {
         let Some(store) = self.store() else { return };
         self.sessions.active.set(Some(id.clone()));
+        // A session past the pages read so far (a search hit) joins the list.
+        if self.sessions.list.with_untracked(|l| !l.iter().any(|s| s.id == id))
+            && let Ok(Some(session)) = store.get_session(&id).await
+        {
+            self.upsert_session(session);
+        }
         match store.messages_page(&id, None, PAGE).await {
             // Another session may have been opened meanwhile.
             Ok(mut list) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
@@ -363,8 +385,8 @@ impl AppState {
             }
             SyncEvent::Streaming { .. } => {}
             SyncEvent::SessionsChanged => {
-                if let Ok(list) = store.list_sessions().await {
-                    self.sessions.list.set(list);
+                if let Ok(list) = store.sessions_page(None, SESSION_PAGE).await {
+                    self.set_first_page(list);
                 }
                 if let Some(id) = active {
                     if !self.is_busy() {
@@ -373,6 +395,44 @@ impl AppState {
                 }
             }
         }
+    }
+
+    /// The list starts again from its first page.
+    pub fn set_first_page(self, list: Vec<SessionRecord>) {
+        self.sessions.has_more.set(list.len() == SESSION_PAGE);
+        self.sessions.cursor.set_value(list.last().map(air_store::SessionCursor::of));
+        self.sessions.list.set(list);
+    }
+
+    /// Reads the next page of the session list (the sidebar scrolled near
+    /// its end).
+    pub fn load_more_sessions(self) {
+        let Some(store) = self.store() else { return };
+        if !self.sessions.has_more.get_untracked() || self.sessions.loading_more.get_value() {
+            return;
+        }
+        self.sessions.loading_more.set_value(true);
+        let after = self.sessions.cursor.get_value();
+        spawn_local(async move {
+            let page = store.sessions_page(after.as_ref(), SESSION_PAGE).await;
+            self.sessions.loading_more.set_value(false);
+            match page {
+                // Still the list it was asked for (not started again since).
+                Ok(page) if self.sessions.cursor.get_value() == after => {
+                    self.sessions.has_more.set(page.len() == SESSION_PAGE);
+                    if let Some(last) = page.last() {
+                        self.sessions.cursor.set_value(Some(air_store::SessionCursor::of(last)));
+                    }
+                    self.sessions.list.update(|list| {
+                        list.retain(|s| !page.iter().any(|p| p.id == s.id));
+                        list.extend(page);
+                        air_store::sort_by_activity(list);
+                    });
+                }
+                Ok(_) => {}
+                Err(e) => self.report(self.t().err_read_sessions, &e),
+            }
+        });
     }
 
     /// Loads the page of messages before the first one shown.
@@ -509,9 +569,21 @@ impl AppState {
             spawn_local(async move {
                 let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
                 // Only the latest query's answer counts.
-                if self.sessions.search.get_untracked() == query {
-                    self.sessions.search_hits.set(Some(hits));
+                if self.sessions.search.get_untracked() != query {
+                    return;
                 }
+                // Hits past the pages read so far join the list, to be shown.
+                for id in &hits {
+                    if self.sessions.list.with_untracked(|l| !l.iter().any(|s| &s.id == id))
+                        && let Ok(Some(session)) = store.get_session(id).await
+                    {
+                        self.sessions.list.update(|list| {
+                            list.push(session);
+                            air_store::sort_by_activity(list);
+                        });
+                    }
+                }
+                self.sessions.search_hits.set(Some(hits));
             });
         });
     }
@@ -525,7 +597,10 @@ impl AppState {
         }
         self.sessions.list.update(|list| {
             list.retain(|s| s.id != session.id);
-            let pos = list.iter().position(|s| s.updated_at <= session.updated_at).unwrap_or(list.len());
+            let pos = list
+                .iter()
+                .position(|s| air_store::activity_order(&session.updated_at, &session.id, &s.updated_at, &s.id).is_le())
+                .unwrap_or(list.len());
             list.insert(pos, session);
         });
     }

@@ -22,6 +22,21 @@ impl Store for AnyStore {
     async fn list_sessions(&self) -> Result<Vec<SessionRecord>> {
         delegate!(self, s => s.list_sessions())
     }
+    async fn get_message(&self, id: &str) -> Result<Option<MessageRecord>> {
+        delegate!(self, s => s.get_message(id))
+    }
+    async fn index_stats(&self) -> Result<Option<air_store::search::IndexStats>> {
+        delegate!(self, s => s.index_stats())
+    }
+    async fn postings(&self, term: &str, max: usize) -> Result<Vec<air_store::search::Posting>> {
+        delegate!(self, s => s.postings(term, max))
+    }
+    async fn rebuild_index(&self) -> Result<()> {
+        delegate!(self, s => s.rebuild_index())
+    }
+    async fn sessions_page(&self, after: Option<&air_store::SessionCursor>, limit: usize) -> Result<Vec<SessionRecord>> {
+        delegate!(self, s => s.sessions_page(after, limit))
+    }
     async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>> {
         delegate!(self, s => s.get_session(id))
     }

@@ -119,6 +119,8 @@ describe('MCP servers (reference server, scripted model)', () => {
     const { context, page } = await h.freshPage();
     assert.equal(await connect(page, 'everything', server.url), null);
     await page.getByTestId('mcp-save').click();
+    // This page's own connection is done before the reload below.
+    await page.getByTestId('mcp-chip').and(page.locator('[data-state=connected]')).waitFor({ timeout: 20_000 });
     // Since then the server changed: echo was described differently, and
     // a tool it offered is gone.
     await page.evaluate(() => {

@@ -1,34 +1,66 @@
-// Measures the release bundle in dist/ (raw, gzip -9 and brotli sizes of the
-// wasm, JS and CSS) and writes the table into docs/BENCHMARKS.md between the
-// bundle markers, leaving the rest of the file as it is.
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join, extname } from 'node:path';
+// Measures the release bundle in dist/ and writes the tables into
+// docs/BENCHMARKS.md between the bundle markers, leaving the rest of the
+// file as it is:
+// - what a first visit downloads: every file the service worker precaches
+//   (sw.js's CORE list: the page, its wasm, JS and CSS, icons, and the
+//   pages opened later), raw, gzip -9 and brotli 11;
+// - each part loaded on first use (a `#[split]` function of the app): its
+//   own module and the shared modules it needs that the first load lacks.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { execSync } from 'node:child_process';
 
 const [dist = 'dist', out = 'docs/BENCHMARKS.md'] = process.argv.slice(2);
-const kinds = { '.wasm': 'wasm', '.js': 'JS', '.css': 'CSS', '.html': 'HTML' };
-const rows = [];
-const totals = { raw: 0, gzip: 0, br: 0 };
-for (const name of readdirSync(dist).sort()) {
-  const kind = kinds[extname(name)];
-  if (!kind) continue;
-  const data = readFileSync(join(dist, name));
-  const gzip = gzipSync(data, { level: 9 }).length;
-  const br = brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
-  rows.push({ kind, name: name.replace(/-[0-9a-f]{8,16}(?=[_.])/, '-<hash>'), raw: data.length, gzip, br });
-  totals.raw += data.length; totals.gzip += gzip; totals.br += br;
-}
+const sw = readFileSync(join(dist, 'sw.js'), 'utf8');
+const list = (name) => JSON.parse(sw.match(new RegExp(`const ${name} = (\\[.*\\]);`))[1]);
+const core = list('CORE');
+const lazy = list('LAZY');
+
+const sizes = new Map();
+const measure = (file) => {
+  if (!sizes.has(file)) {
+    const data = readFileSync(join(dist, file));
+    sizes.set(file, {
+      raw: data.length,
+      gzip: gzipSync(data, { level: 9 }).length,
+      br: brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+    });
+  }
+  return sizes.get(file);
+};
+const sum = (files) => files.map(measure).reduce((a, s) => ({ raw: a.raw + s.raw, gzip: a.gzip + s.gzip, br: a.br + s.br }), { raw: 0, gzip: 0, br: 0 });
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const generic = (f) => f.replace(/-[0-9a-f]{16}(?=[_.])/, '-<hash>').replace(/_\d{8,}(?=-)/, '');
+
+// The split loader: each part's module and the chunks it waits for.
+const loaderFile = core.find((f) => /^split-[0-9a-f]+\.js$/.test(f));
+const loader = loaderFile ? readFileSync(join(dist, loaderFile), 'utf8') : '';
+const chunkFile = new Map([...loader.matchAll(/const (__chunk_\d+) = makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\.\/([^"]+)"/g)].map((m) => [m[1], m[2]]));
+const parts = [...loader.matchAll(/export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\.\/([^"]+)"[\s\S]*?\n, \[([^\]]*)\]\)\);/g)]
+  .map((m) => ({ name: m[1], files: [m[2], ...m[3].split(',').map((c) => c.trim()).filter(Boolean).map((c) => chunkFile.get(c))] }))
+  .sort((a, b) => sum(b.files).gzip - sum(a.files).gzip);
+
 const rev = (() => { try { return execSync('git rev-parse --short HEAD').toString().trim(); } catch { return 'unknown'; } })();
+const first = sum(core);
+const row = (name, s, note = '') => `| ${name} | ${kb(s.raw)} | ${kb(s.gzip)} | ${kb(s.br)} |${note}`;
 const table = [
   '<!-- bundle:start -->',
-  `Measured by \`./dev bench\` on ${new Date().toISOString().slice(0, 10)} at commit \`${rev}\` (release profile, opt-level "z", LTO, wasm-opt -Oz from binaryen 132).`,
+  `Measured by \`./dev bench\` on ${new Date().toISOString().slice(0, 10)} at commit \`${rev}\` (release profile, opt-level "z", LTO, wasm-opt -Oz from binaryen 132, split by wasm-split-cli).`,
   '',
-  '| file | kind | raw | gzip -9 | brotli 11 |',
-  '|---|---|---:|---:|---:|',
-  ...rows.map((r) => `| \`${r.name}\` | ${r.kind} | ${kb(r.raw)} | ${kb(r.gzip)} | ${kb(r.br)} |`),
-  `| **total** | | **${kb(totals.raw)}** | **${kb(totals.gzip)}** | **${kb(totals.br)}** |`,
+  'What a first visit downloads (the service worker precaches exactly these):',
+  '',
+  '| file | raw | gzip -9 | brotli 11 |',
+  '|---|---:|---:|---:|',
+  ...core.map((f) => row(`\`${generic(f)}\``, measure(f))),
+  row(`**first visit** (budget 400 KB gzip: ${(first.gzip / 1000).toFixed(1)} KB)`, first),
+  '',
+  `Loaded on first use (${lazy.length} files; a part's size counts the shared modules it needs, so parts overlap):`,
+  '',
+  '| part | raw | gzip -9 | brotli 11 |',
+  '|---|---:|---:|---:|',
+  ...parts.map((p) => row(`\`${p.name}\` (${p.files.length} files)`, sum(p.files))),
+  row('**every part**', sum(lazy)),
   '<!-- bundle:end -->',
 ].join('\n');
 

@@ -39,9 +39,9 @@ pub fn SessionCreator() -> impl IntoView {
 /// The conversation, with the Markdown renderer and the tool cards:
 /// fetched when the first conversation is shown (a first visit starts on
 /// the session creator).
-#[leptos::lazy]
-pub fn chat_view() -> AnyView {
-    view! { <ChatView/> }.into_any()
+#[crate::lazy::split(chat_view, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub fn chat_view() -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <ChatView/> }.into_any())
 }
 
 /// The conversation: stored messages, then the answer being streamed.
@@ -389,21 +389,21 @@ fn ToolSlot(id: String) -> impl IntoView {
     let app = record.with_untracked(|r| r.as_ref().and_then(|m| m.tool.as_ref()).and_then(|run| crate::apps::app_of(state, run)));
     view! {
         {move || record.get().map(|message| view! { <ToolCard message=message/> })}
-        {app.map(|(server, tool)| Suspend::new(app_frame(record, server, tool)))}
+        {app.map(|(server, tool)| Suspend::new(async move { crate::lazy::show(app_frame(record, server, tool).await) }))}
     }
 }
 
 /// An MCP App's View, with the host's code: fetched when one is shown.
-#[leptos::lazy]
-fn app_frame(record: Memo<Option<MessageRecord>>, server: air_store::mcp::McpServer, tool: air_store::mcp::SavedTool) -> AnyView {
-    view! { <crate::view::app_frame::AppFrame record=record server=server tool=tool/> }.into_any()
+#[crate::lazy::split(app_frame, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn app_frame(record: Memo<Option<MessageRecord>>, server: air_store::mcp::McpServer, tool: air_store::mcp::SavedTool) -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <crate::view::app_frame::AppFrame record=record server=server tool=tool/> }.into_any())
 }
 
 /// A running call's question (MCP elicitation): its form is fetched when
 /// one is asked.
-#[leptos::lazy]
-fn question_form(record_id: String, request: air_tools::Elicitation) -> AnyView {
-    view! { <crate::view::question::Question record_id=record_id request=request/> }.into_any()
+#[crate::lazy::split(question_form, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn question_form(record_id: String, request: air_tools::Elicitation) -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <crate::view::question::Question record_id=record_id request=request/> }.into_any())
 }
 
 /// One tool call: what was called with which arguments, where it stands,
@@ -521,7 +521,8 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         let id = id.clone();
         move || {
             let q = state.chat.questions.with(|q| q.iter().find(|(m, _)| *m == id).map(|(_, e)| e.clone()))?;
-            Some(Suspend::new(question_form(id.clone(), q)))
+            let id = id.clone();
+            Some(Suspend::new(async move { crate::lazy::show(question_form(id, q).await) }))
         }
     };
     // A server that now wants a sign-in (or more scope): offered here.

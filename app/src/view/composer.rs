@@ -18,24 +18,24 @@ fn McpToggle() -> impl IntoView {
     let shown = move || !servers().is_empty() || (dynamic_here() && state.chat.loaded_tools.with(|l| !l.tools.is_empty()));
     view! {
         <Show when=shown>
-            {move || Suspend::new(mcp_bar())}
+            {move || Suspend::new(async { crate::lazy::show(mcp_bar().await) })}
         </Show>
         <Show when=move || state.chat.attachments.with(|a| !a.is_empty())>
-            {move || Suspend::new(attachments())}
+            {move || Suspend::new(async { crate::lazy::show(attachments().await) })}
         </Show>
     }
 }
 
 /// The MCP bar's contents, with the MCP client: fetched once a server is
 /// enabled.
-#[leptos::lazy]
-fn mcp_bar() -> AnyView {
-    view! { <McpBar/> }.into_any()
+#[crate::lazy::split(mcp_bar, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn mcp_bar() -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <McpBar/> }.into_any())
 }
 
-#[leptos::lazy]
-fn attachments() -> AnyView {
-    view! { <crate::view::resources::Attachments/> }.into_any()
+#[crate::lazy::split(attachments, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn attachments() -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <crate::view::resources::Attachments/> }.into_any())
 }
 
 #[component]

@@ -20,7 +20,9 @@ use crate::state::{AppState, use_app, use_shell};
 /// Starts fetching the conversation view (a store with sessions opens
 /// the newest at once), while its messages are read.
 pub fn warm_chat_view() {
-    leptos::task::spawn_local(chat::__preload_chat_view());
+    leptos::task::spawn_local(async {
+        let _ = chat::__wasm_split_preload_chat_view().await;
+    });
 }
 
 /// The two-column layout: sessions on the left, the conversation on the right.
@@ -64,6 +66,9 @@ pub fn App() -> impl IntoView {
     // The keyboard, and the sheet that lists its shortcuts.
     let keys_open = RwSignal::new(false);
     shortcuts::listen(state, keys_open);
+    // A new version is installed (app/boot.js says so).
+    let update = window_event_listener_untyped("air-update-ready", move |_| state.shell.update_ready.set(true));
+    on_cleanup(move || update.remove());
     view! {
         <shortcuts::ShortcutSheet open=keys_open/>
         <div class="app" class:sidebar-collapsed=move || state.prefs.sidebar_collapsed.get()>
@@ -75,6 +80,7 @@ pub fn App() -> impl IntoView {
             ></div>
             <main class="main">
                 <TopBar/>
+                <UpdateReady/>
                 <Notice/>
                 <Show
                     when=move || !state.shell.loading.get()
@@ -84,7 +90,7 @@ pub fn App() -> impl IntoView {
                         when=move || state.sessions.active.get().is_some()
                         fallback=|| view! { <chat::SessionCreator/> }
                     >
-                        {move || Suspend::new(chat::chat_view())}
+                        {move || Suspend::new(async { crate::lazy::show(chat::chat_view().await) })}
                     </Show>
                     <composer::Composer/>
                 </Show>
@@ -131,6 +137,32 @@ fn TopBar() -> impl IntoView {
                 on:click=move |_| state.prefs.settings_open.set(true)
             >"⚙"</button>
         </header>
+    }
+}
+
+/// A new version waits: the user reloads when it suits them, never in the
+/// middle of an answer.
+#[component]
+fn UpdateReady() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <Show when=move || state.shell.update_ready.get()>
+            <div class="notice update" role="status" data-testid="update-ready">
+                <span>{move || t().update_ready}</span>
+                <button
+                    class="primary"
+                    data-testid="update-reload"
+                    disabled=move || state.chat.busy.get()
+                    title=move || if state.chat.busy.get() { t().update_after_answer } else { "" }
+                    on:click=move |_| {
+                        if !state.is_busy() {
+                            air_web::dispatch_window_event("air-update-apply");
+                        }
+                    }
+                >{move || t().update_reload}</button>
+                <button class="icon-button" title=move || t().dismiss on:click=move |_| state.shell.update_ready.set(false)>"×"</button>
+            </div>
+        </Show>
     }
 }
 

@@ -28,14 +28,14 @@ pub fn SettingsPanel() -> impl IntoView {
     view! {
         <Show when=move || state.prefs.settings_open.get()>
             <div class="drawer-backdrop" on:click=move |_| state.prefs.settings_open.set(false)></div>
-            {move || Suspend::new(settings_drawer())}
+            {move || Suspend::new(async { crate::lazy::show(settings_drawer().await) })}
         </Show>
     }
 }
 
-#[leptos::lazy]
-fn settings_drawer() -> AnyView {
-    view! { <SettingsDrawer/> }.into_any()
+#[crate::lazy::split(settings, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn settings_drawer() -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <SettingsDrawer/> }.into_any())
 }
 
 /// The drawer itself. Edits a copy; Save writes it to localStorage.

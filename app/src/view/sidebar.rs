@@ -2,17 +2,22 @@ use leptos::prelude::*;
 
 use crate::i18n::t;
 
-/// Sidebar rows rendered at a time.
-const LIST_STEP: usize = 100;
 use crate::state::{use_app, use_sessions};
+
+/// A row's height in the list (`.session-item` in style.css): the list is
+/// virtual, only the rows in view (and a few around) are in the page.
+const ROW_PX: f64 = 38.0;
+/// Rows rendered above and below those in view.
+const OVERSCAN: usize = 12;
+/// Rows from the end of what was read at which the next page is read.
+const READ_AHEAD: usize = 40;
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
     let state = use_app();
     let sessions = use_sessions();
-    // Only the first `shown` rows are rendered; scrolling near the end of
-    // the list renders more, so thousands of sessions cost little at start.
-    let shown = RwSignal::new(LIST_STEP);
+    // Where the list is scrolled and how tall it is: which rows to render.
+    let scroll = RwSignal::new((0.0_f64, 800.0_f64));
     let matching = move || {
         let hits = sessions.search_hits.get();
         sessions.list.with(|list| {
@@ -23,12 +28,40 @@ pub fn Sidebar() -> impl IntoView {
         })
     };
     let matching = Memo::new(move |_| matching());
-    let visible = move || matching.with(|m| m.iter().take(shown.get()).cloned().collect::<Vec<_>>());
-    let more = move || matching.with(Vec::len).saturating_sub(shown.get());
+    // The rows in view, with the space of those above and below.
+    let window = Memo::new(move |_| {
+        let (top, height) = scroll.get();
+        let n = matching.with(Vec::len);
+        let first = ((top / ROW_PX) as usize).saturating_sub(OVERSCAN).min(n);
+        let last = (((top + height) / ROW_PX).ceil() as usize + OVERSCAN).min(n);
+        (first, last, n)
+    });
+    let visible = move || {
+        let (first, last, _) = window.get();
+        matching.with(|m| m[first..last].to_vec())
+    };
+    let space_above = move || format!("height: {}px", window.get().0 as f64 * ROW_PX);
+    let space_below = move || {
+        let (_, last, n) = window.get();
+        format!("height: {}px", (n - last) as f64 * ROW_PX)
+    };
+    // Near the end of what was read: the next page of the list.
+    Effect::new(move |_| {
+        let (_, last, n) = window.get();
+        if last + READ_AHEAD >= n && sessions.has_more.get() && sessions.search_hits.with(Option::is_none) {
+            state.load_more_sessions();
+        }
+    });
+    // The list's height once it is on the page.
+    let nav = NodeRef::<leptos::html::Nav>::new();
+    Effect::new(move |_| {
+        if let Some(el) = nav.get() {
+            scroll.update(|s| s.1 = (el.client_height() as f64).max(s.1));
+        }
+    });
     let on_scroll = move |ev: leptos::ev::Event| {
-        let near_end = air_web::event_element(&ev).is_some_and(|el| air_web::scrolled_to_end(&el, 400));
-        if near_end && more() > 0 {
-            shown.update(|n| *n += LIST_STEP);
+        if let Some(el) = air_web::event_element(&ev) {
+            scroll.set((air_web::scroll_top(&el) as f64, el.client_height() as f64));
         }
     };
     view! {
@@ -53,15 +86,12 @@ pub fn Sidebar() -> impl IntoView {
                     on:input=move |ev| state.run_search(event_target_value(&ev))
                 />
             </div>
-            <nav class="session-list" data-testid="session-list" on:scroll=on_scroll>
+            <nav class="session-list" data-testid="session-list" node_ref=nav on:scroll=on_scroll>
+                <div style=space_above></div>
                 <For each=visible key=|s| s.clone() let:session>
                     <SessionItem id=session.0.clone() title=session.1.clone()/>
                 </For>
-                <Show when=move || { more() > 0 }>
-                    <button class="show-more" data-testid="sessions-more" on:click=move |_| shown.update(|n| *n += LIST_STEP)>
-                        {move || format!("+{}", more())}
-                    </button>
-                </Show>
+                <div style=space_below></div>
                 <Show when=move || sessions.search_hits.with(|h| h.as_ref().map(Vec::is_empty).unwrap_or(false))>
                     <p class="muted empty" data-testid="search-empty">{move || t().search_empty}</p>
                 </Show>

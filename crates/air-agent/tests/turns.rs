@@ -31,6 +31,21 @@ impl Store for LoggedStore {
     async fn list_sessions(&self) -> air_store::Result<Vec<SessionRecord>> {
         self.inner.list_sessions().await
     }
+    async fn get_message(&self, id: &str) -> air_store::Result<Option<MessageRecord>> {
+        self.inner.get_message(id).await
+    }
+    async fn index_stats(&self) -> air_store::Result<Option<air_store::search::IndexStats>> {
+        self.inner.index_stats().await
+    }
+    async fn postings(&self, term: &str, max: usize) -> air_store::Result<Vec<air_store::search::Posting>> {
+        self.inner.postings(term, max).await
+    }
+    async fn rebuild_index(&self) -> air_store::Result<()> {
+        self.inner.rebuild_index().await
+    }
+    async fn sessions_page(&self, after: Option<&air_store::SessionCursor>, limit: usize) -> air_store::Result<Vec<SessionRecord>> {
+        self.inner.sessions_page(after, limit).await
+    }
     async fn get_session(&self, id: &str) -> air_store::Result<Option<SessionRecord>> {
         self.inner.get_session(id).await
     }

@@ -21,6 +21,10 @@ macro_rules! texts {
 
 texts! {
     app_loading: "Opening your conversations…", "正在打开你的对话…";
+    update_ready: "A new version of Air Agent is ready.", "Air Agent 的新版本已就绪。";
+    update_reload: "Reload", "重新加载";
+    update_after_answer: "Available once the answer has finished", "回答结束后即可重新加载";
+    part_missing: "This part of Air Agent could not be loaded: you are offline and it was never opened here, or a new version has been published. Reload the page (online) to get it.", "无法加载 Air Agent 的这一部分：你处于离线状态且此前从未在此打开过它，或者已经发布了新版本。请在联网时重新加载页面。";
     new_chat: "New chat", "新对话";
     new_chat_button: "+ New chat", "+ 新对话";
     hide_sidebar: "Hide conversations", "隐藏对话列表";

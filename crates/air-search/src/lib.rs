@@ -138,6 +138,14 @@ fn stem(w: &str) -> String {
     }
 }
 
+/// One term's BM25 score in one document: `n` documents of average
+/// length `avg`, `df` of them with the term, `tf` times in this one, of
+/// length `len`.
+pub fn bm25(n: f32, avg: f32, df: f32, tf: f32, len: f32) -> f32 {
+    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+    idf * (tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * len / avg))
+}
+
 #[derive(Debug, Clone)]
 struct Doc {
     id: String,
@@ -250,10 +258,9 @@ impl Index {
         for (term, qw) in &query_terms {
             let Some(list) = self.postings.get(term) else { continue };
             let df = list.len() as f32;
-            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for (doc, tf) in list {
                 let len = self.docs[*doc as usize].as_ref().map_or(avg, |d| d.len);
-                let s = idf * (tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * len / avg));
+                let s = bm25(n, avg, df, *tf, len);
                 *scores.entry(*doc).or_default() += qw * s;
             }
         }

@@ -93,4 +93,66 @@ pub async fn run<S: Store>(store: &S) {
     assert_eq!(store.messages("sess-a").await.map(|m| m.len()).ok(), Some(0));
     assert_eq!(store.messages("sess-b").await.map(|m| m.len()).ok(), Some(1));
     assert_eq!(store.list_sessions().await.map(ids).ok(), Some(vec!["sess-b".into()]));
+
+    // Pages of the session list: in its order (newest first, ties by larger
+    // id first), each starting after the last of the one before, and
+    // together the whole list exactly once.
+    ok(store.delete_session("sess-b").await, "delete b");
+    for (i, at) in [5.0, 9.0, 7.0, 7.0, 7.0, 1.0, 9.0].into_iter().enumerate() {
+        ok(store.put_session(&SessionRecord::new(&format!("p{i}"), at)).await, "put a paged session");
+    }
+    let whole = store.list_sessions().await.map(ids).ok();
+    let expected: Vec<String> = ["p6", "p1", "p4", "p3", "p2", "p0", "p5"].map(String::from).to_vec();
+    assert_eq!(whole, Some(expected.clone()), "the list's order");
+    let mut paged = Vec::new();
+    let mut after: Option<crate::SessionCursor> = None;
+    loop {
+        let page = store.sessions_page(after.as_ref(), 2).await.ok().unwrap_or_default();
+        if page.is_empty() {
+            break;
+        }
+        assert!(page.len() <= 2, "a page holds at most its limit");
+        after = page.last().map(crate::SessionCursor::of);
+        paged.extend(page.into_iter().map(|s| s.id));
+    }
+    assert_eq!(paged, expected, "the pages make the list");
+    assert_eq!(store.sessions_page(None, 0).await.map(ids).ok(), Some(vec![]));
+
+    // The search index follows every write.
+    let found = |q: &'static str| async move {
+        crate::search::run(store, q, 10).await.map(|r| r.hits.into_iter().map(|h| (h.session_id, h.message_id)).collect::<Vec<_>>()).ok()
+    };
+    let mut titled = SessionRecord::new("p1", 9.0);
+    titled.rename("Holiday planning");
+    ok(store.put_session(&titled).await, "rename p1");
+    ok(store.put_message(&msg("q1", "p1", 1.0, Role::User, "Which trains go from Lyon to Geneva?")).await, "put q1");
+    ok(store.put_message(&msg("q2", "p2", 1.0, Role::Assistant, "我们明天去北京看长城")).await, "put q2");
+    let mut streaming = msg("q3", "p3", 1.0, Role::Assistant, "trains still streaming");
+    streaming.incomplete = true;
+    ok(store.put_message(&streaming).await, "put q3");
+    assert_eq!(found("trains Geneva").await, Some(vec![("p1".into(), Some("q1".into()))]), "every word, stemmed");
+    assert_eq!(found("北京").await, Some(vec![("p2".into(), Some("q2".into()))]), "Chinese");
+    assert_eq!(found("holiday").await, Some(vec![("p1".into(), None)]), "a title");
+    let hit = crate::search::run(store, "geneva", 10).await.ok().and_then(|r| r.hits.into_iter().next());
+    assert_eq!(hit.as_ref().and_then(|h| h.seq), Some(1.0));
+    let marked: Vec<String> = hit.map(|h| h.snippet.into_iter().filter(|(_, m)| *m).map(|(t, _)| t).collect()).unwrap_or_default();
+    assert_eq!(marked, vec!["Geneva".to_owned()], "the snippet marks the match");
+    // Finished: now it is found; changed: its old words are gone.
+    streaming.incomplete = false;
+    ok(store.put_message(&streaming).await, "finish q3");
+    assert_eq!(found("streaming").await, Some(vec![("p3".into(), Some("q3".into()))]));
+    ok(store.put_message(&msg("q1", "p1", 1.0, Role::User, "Which buses go from Lyon to Turin?")).await, "edit q1");
+    assert_eq!(found("geneva").await, Some(vec![]), "an edited message's old words");
+    assert_eq!(found("turin").await, Some(vec![("p1".into(), Some("q1".into()))]));
+    ok(store.delete_message("q3").await, "delete q3");
+    assert_eq!(found("streaming").await, Some(vec![]), "a deleted message");
+    ok(store.delete_session("p2").await, "delete p2");
+    assert_eq!(found("北京").await, Some(vec![]), "a deleted session's messages");
+    let stats = store.index_stats().await.ok().flatten();
+    assert_eq!(stats.as_ref().map(|s| s.docs), Some(2), "q1 and p1's title");
+    // A rebuild finds the same.
+    ok(store.rebuild_index().await, "rebuild");
+    assert_eq!(store.index_stats().await.ok().flatten().map(|s| (s.docs, s.complete)), Some((2, true)));
+    assert_eq!(found("turin").await, Some(vec![("p1".into(), Some("q1".into()))]));
+    assert_eq!(found("holiday").await, Some(vec![("p1".into(), None)]));
 }

@@ -16,6 +16,7 @@ pub mod mcp;
 pub mod memory;
 pub mod records;
 pub mod settings;
+pub mod search;
 pub mod sync;
 #[cfg(any(test, feature = "test-support"))]
 pub mod conformance;
@@ -33,7 +34,12 @@ pub const DB_NAME: &str = "air-agent-db";
 ///   under [`FORMAT_KEY`], and the `by_updated` index of `sessions`; the
 ///   records are rewritten in the current format (errors as structured
 ///   values instead of text).
-pub const DB_VERSION: u32 = 2;
+/// * 3: adds the `by_activity` index of `sessions`, on `[updatedAt, id]`,
+///   which pages of the session list are read through, and the search
+///   index: `terms` (key `[t, d]`: a term and a document, index
+///   `by_term_at` on `[t, at]`) with its totals in `meta` under
+///   [`INDEX_KEY`].
+pub const DB_VERSION: u32 = 3;
 pub const SESSIONS: &str = "sessions";
 pub const MESSAGES: &str = "messages";
 pub const META: &str = "meta";
@@ -41,6 +47,14 @@ pub const META: &str = "meta";
 pub const BY_SESSION: &str = "by_session";
 /// Index of `sessions` on `updatedAt` (last activity).
 pub const BY_UPDATED: &str = "by_updated";
+/// Index of `sessions` on `[updatedAt, id]`: the list's order, exactly.
+pub const BY_ACTIVITY: &str = "by_activity";
+/// The search index's entries, one per term and document.
+pub const TERMS: &str = "terms";
+/// Index of `terms` on `[t, at]`: a term's documents by recency.
+pub const BY_TERM_AT: &str = "by_term_at";
+/// Key in `meta` of the search index's totals ([`search::IndexStats`], as JSON).
+pub const INDEX_KEY: &str = "searchIndex";
 /// Key in `meta` of the record format the stored records are in.
 pub const FORMAT_KEY: &str = "recordFormat";
 /// The record format this version writes.
@@ -60,15 +74,49 @@ pub enum StoreError {
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
+/// A position in the session list: the list is ordered by last activity,
+/// newest first, and among sessions of the same moment by id, larger
+/// first ([`activity_order`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionCursor {
+    pub updated_at: f64,
+    pub id: String,
+}
+
+impl SessionCursor {
+    pub fn of(session: &SessionRecord) -> Self {
+        Self { updated_at: session.updated_at, id: session.id.clone() }
+    }
+
+    /// The session comes after this position in the list.
+    pub fn is_before(&self, session: &SessionRecord) -> bool {
+        activity_order(&self.updated_at, &self.id, &session.updated_at, &session.id) == std::cmp::Ordering::Less
+    }
+}
+
+/// The session list's order: newest activity first, then larger id first.
+pub fn activity_order(a_updated: &f64, a_id: &str, b_updated: &f64, b_id: &str) -> std::cmp::Ordering {
+    b_updated.total_cmp(a_updated).then_with(|| b_id.cmp(a_id))
+}
+
+/// Sorts sessions into the list's order.
+pub fn sort_by_activity(list: &mut [SessionRecord]) {
+    list.sort_by(|a, b| activity_order(&a.updated_at, &a.id, &b.updated_at, &b.id));
+}
+
 /// Where sessions and messages live.
 ///
 /// Invariants every implementation keeps (checked by [`conformance`]):
-/// sessions list newest `updated_at` first; messages of a session come in
+/// sessions list newest `updated_at` first (ties: larger id first), and a
+/// page of them reads only that page; messages of a session come in
 /// `seq` order (ties by id); writing a message never touches another
 /// message; deleting a session deletes its messages.
 #[allow(async_fn_in_trait)]
 pub trait Store {
     async fn list_sessions(&self) -> Result<Vec<SessionRecord>>;
+    /// The `limit` sessions that follow `after` in the list (from its
+    /// start when `None`), in the list's order.
+    async fn sessions_page(&self, after: Option<&SessionCursor>, limit: usize) -> Result<Vec<SessionRecord>>;
     async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>>;
     async fn put_session(&self, session: &SessionRecord) -> Result<()>;
     /// Deletes the session and all its messages.
@@ -77,7 +125,9 @@ pub trait Store {
     /// The last `limit` messages of a session with `seq` below `before`
     /// (all, when `None`), in order: one page of a long session.
     async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>>;
-    /// Inserts or replaces one message (by id).
+    async fn get_message(&self, id: &str) -> Result<Option<MessageRecord>>;
+    /// Inserts or replaces one message (by id), and its terms in the
+    /// search index (sessions' titles are indexed by `put_session`).
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
     async fn delete_message(&self, id: &str) -> Result<()>;
     /// A small document kept beside the conversations, as JSON text, by
@@ -85,6 +135,14 @@ pub trait Store {
     async fn get_doc(&self, key: &str) -> Result<Option<String>>;
     async fn put_doc(&self, key: &str, json: &str) -> Result<()>;
     async fn delete_doc(&self, key: &str) -> Result<()>;
+    /// The search index's totals (`None`: there is no index yet, or it
+    /// cannot be read: it must be rebuilt).
+    async fn index_stats(&self) -> Result<Option<search::IndexStats>>;
+    /// The search index's entries for `term`, most recent first, at most
+    /// `max`.
+    async fn postings(&self, term: &str, max: usize) -> Result<Vec<search::Posting>>;
+    /// Builds the search index again from every stored message and title.
+    async fn rebuild_index(&self) -> Result<()>;
 }
 
 /// Ids of the sessions whose title or any message contains `query`

@@ -4,13 +4,14 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use crate::{MessageRecord, Result, SessionRecord, Store};
+use crate::{MessageRecord, Result, SessionRecord, Store, search};
 
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     sessions: RefCell<BTreeMap<String, SessionRecord>>,
     messages: RefCell<BTreeMap<String, MessageRecord>>,
     docs: RefCell<BTreeMap<String, String>>,
+    index: RefCell<crate::search::MemIndex>,
 }
 
 impl MemoryStore {
@@ -22,7 +23,14 @@ impl MemoryStore {
 impl Store for MemoryStore {
     async fn list_sessions(&self) -> Result<Vec<SessionRecord>> {
         let mut all: Vec<_> = self.sessions.borrow().values().cloned().collect();
-        all.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        crate::sort_by_activity(&mut all);
+        Ok(all)
+    }
+
+    async fn sessions_page(&self, after: Option<&crate::SessionCursor>, limit: usize) -> Result<Vec<SessionRecord>> {
+        let mut all: Vec<_> = self.sessions.borrow().values().filter(|s| after.is_none_or(|c| c.is_before(s))).cloned().collect();
+        crate::sort_by_activity(&mut all);
+        all.truncate(limit);
         Ok(all)
     }
 
@@ -31,13 +39,26 @@ impl Store for MemoryStore {
     }
 
     async fn put_session(&self, session: &SessionRecord) -> Result<()> {
-        self.sessions.borrow_mut().insert(session.id.clone(), session.clone());
+        let old = self.sessions.borrow_mut().insert(session.id.clone(), session.clone());
+        let old = old.as_ref().and_then(search::title_terms);
+        let new = search::title_terms(session);
+        if old != new {
+            self.index.borrow_mut().update(&search::title_doc(&session.id), &session.id, session.updated_at, old.as_ref(), new.as_ref());
+        }
         Ok(())
     }
 
     async fn delete_session(&self, id: &str) -> Result<()> {
-        self.sessions.borrow_mut().remove(id);
-        self.messages.borrow_mut().retain(|_, m| m.session_id != id);
+        if let Some(old) = self.sessions.borrow_mut().remove(id) {
+            let terms = search::title_terms(&old);
+            self.index.borrow_mut().update(&search::title_doc(id), id, 0.0, terms.as_ref(), None);
+        }
+        let gone: Vec<MessageRecord> = self.messages.borrow().values().filter(|m| m.session_id == id).cloned().collect();
+        for m in gone {
+            self.messages.borrow_mut().remove(&m.id);
+            let terms = search::message_terms(&m);
+            self.index.borrow_mut().update(&m.id, id, m.timestamp, terms.as_ref(), None);
+        }
         Ok(())
     }
 
@@ -56,13 +77,23 @@ impl Store for MemoryStore {
         Ok(list.split_off(skip))
     }
 
+    async fn get_message(&self, id: &str) -> Result<Option<MessageRecord>> {
+        Ok(self.messages.borrow().get(id).cloned())
+    }
+
     async fn put_message(&self, message: &MessageRecord) -> Result<()> {
-        self.messages.borrow_mut().insert(message.id.clone(), message.clone());
+        let old = self.messages.borrow_mut().insert(message.id.clone(), message.clone());
+        let old = old.as_ref().and_then(search::message_terms);
+        let new = search::message_terms(message);
+        self.index.borrow_mut().update(&message.id, &message.session_id, message.timestamp, old.as_ref(), new.as_ref());
         Ok(())
     }
 
     async fn delete_message(&self, id: &str) -> Result<()> {
-        self.messages.borrow_mut().remove(id);
+        if let Some(old) = self.messages.borrow_mut().remove(id) {
+            let terms = search::message_terms(&old);
+            self.index.borrow_mut().update(id, &old.session_id, old.timestamp, terms.as_ref(), None);
+        }
         Ok(())
     }
 
@@ -77,6 +108,26 @@ impl Store for MemoryStore {
 
     async fn delete_doc(&self, key: &str) -> Result<()> {
         self.docs.borrow_mut().remove(key);
+        Ok(())
+    }
+
+    async fn index_stats(&self) -> Result<Option<search::IndexStats>> {
+        Ok(Some(self.index.borrow().stats.clone()))
+    }
+
+    async fn postings(&self, term: &str, max: usize) -> Result<Vec<search::Posting>> {
+        Ok(self.index.borrow().postings(term, max))
+    }
+
+    async fn rebuild_index(&self) -> Result<()> {
+        let mut index = self.index.borrow_mut();
+        index.clear();
+        for s in self.sessions.borrow().values() {
+            index.update(&search::title_doc(&s.id), &s.id, s.updated_at, None, search::title_terms(s).as_ref());
+        }
+        for m in self.messages.borrow().values() {
+            index.update(&m.id, &m.session_id, m.timestamp, None, search::message_terms(m).as_ref());
+        }
         Ok(())
     }
 }

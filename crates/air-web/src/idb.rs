@@ -1,10 +1,15 @@
 //! IndexedDB (through rexie) as an [`air_store::Store`].
 //!
 //! Schema (version [`air_store::DB_VERSION`]):
-//! * `sessions`, key path `id`, index `by_updated` on `updatedAt`;
+//! * `sessions`, key path `id`, indexes `by_updated` on `updatedAt` and
+//!   `by_activity` on `[updatedAt, id]` (the list's pages);
 //! * `messages`, key path `id`, index `by_session` on `[sessionId, seq]`;
-//! * `meta`, out-of-line keys: the record format under `recordFormat`, and
-//!   documents (JSON text) under `doc:{key}`.
+//! * `meta`, out-of-line keys: the record format under `recordFormat`,
+//!   documents (JSON text) under `doc:{key}`, and the search index's
+//!   totals under `searchIndex`;
+//! * `terms`, key path `[t, d]` (a term and a document), index
+//!   `by_term_at` on `[t, at]`: the search index, written in the same
+//!   transaction as the message or title it describes.
 //!
 //! Upgrades: rexie creates what a version adds (stores, indexes) when the
 //! database opens; then [`IdbStore::open`] rewrites records stored in an
@@ -14,9 +19,10 @@
 //! and two tabs never overwrite each other's messages.
 
 use air_store::{
-    BY_SESSION, BY_UPDATED, DB_NAME, DB_VERSION, FORMAT_KEY, MESSAGES, META, MessageRecord, RECORD_FORMAT, SESSIONS,
+    BY_ACTIVITY, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, INDEX_KEY, TERMS, DB_VERSION, FORMAT_KEY, MESSAGES, META, MessageRecord, RECORD_FORMAT, SESSIONS,
     SessionRecord, Store, StoreError,
 };
+use air_store::search::{self, DocTerms, IndexStats, TermRecord};
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -61,16 +67,25 @@ impl IdbStore {
     pub async fn open(name: &str) -> air_store::Result<Self> {
         let db = Rexie::builder(name)
             .version(DB_VERSION)
-            .add_object_store(ObjectStore::new(SESSIONS).key_path("id").add_index(Index::new(BY_UPDATED, "updatedAt")))
+            .add_object_store(
+                ObjectStore::new(SESSIONS)
+                    .key_path("id")
+                    .add_index(Index::new(BY_UPDATED, "updatedAt"))
+                    .add_index(Index::new_array(BY_ACTIVITY, ["updatedAt", "id"])),
+            )
             .add_object_store(
                 ObjectStore::new(MESSAGES).key_path("id").add_index(Index::new_array(BY_SESSION, ["sessionId", "seq"])),
             )
             .add_object_store(ObjectStore::new(META))
+            .add_object_store(
+                ObjectStore::new(TERMS).key_path_array(["t", "d"]).add_index(Index::new_array(BY_TERM_AT, ["t", "at"])),
+            )
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(err(e).to_string()))?;
         let store = Self { db };
         store.migrate().await?;
+        store.start_index().await?;
         Ok(store)
     }
 
@@ -104,6 +119,23 @@ impl IdbStore {
             }
             let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
             tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
+            Ok(tx)
+        })
+        .await
+    }
+
+    /// A new database starts with an empty, whole search index; one from
+    /// before the index has none until it is rebuilt.
+    async fn start_index(&self) -> air_store::Result<()> {
+        let tx = self.db.transaction(&[MESSAGES, META], TransactionMode::ReadOnly).map_err(err)?;
+        let has_index = tx.store(META).map_err(err)?.get(JsValue::from_str(INDEX_KEY)).await.map_err(err)?.is_some_and(|v| !v.is_undefined());
+        let empty = tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0;
+        drop(tx);
+        if has_index || !empty {
+            return Ok(());
+        }
+        self.write(&[META], |tx| async move {
+            write_stats(&tx, &IndexStats::default()).await?;
             Ok(tx)
         })
         .await
@@ -161,7 +193,29 @@ impl Store for IdbStore {
         for v in values {
             out.push(from_js::<SessionRecord>(v)?);
         }
-        out.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        air_store::sort_by_activity(&mut out);
+        Ok(out)
+    }
+
+    async fn sessions_page(&self, after: Option<&air_store::SessionCursor>, limit: usize) -> air_store::Result<Vec<SessionRecord>> {
+        let tx = self.db.transaction(&[SESSIONS], TransactionMode::ReadOnly).map_err(err)?;
+        let index = tx.store(SESSIONS).map_err(err)?.index(BY_ACTIVITY).map_err(err)?;
+        // Walk `[updatedAt, id]` backwards from the cursor (excluded).
+        let range = match after {
+            Some(c) => {
+                let upper = js_sys::Array::of2(&JsValue::from_f64(c.updated_at), &JsValue::from_str(&c.id));
+                Some(KeyRange::upper_bound(&upper, Some(true)).map_err(|e| StoreError::Other(e.to_string()))?)
+            }
+            None => None,
+        };
+        let pairs = index
+            .scan(range, Some(limit.min(u32::MAX as usize) as u32), None, Some(rexie::Direction::Prev))
+            .await
+            .map_err(err)?;
+        let mut out = Vec::with_capacity(pairs.len());
+        for (_, v) in pairs {
+            out.push(from_js::<SessionRecord>(v)?);
+        }
         Ok(out)
     }
 
@@ -176,8 +230,16 @@ impl Store for IdbStore {
 
     async fn put_session(&self, session: &SessionRecord) -> air_store::Result<()> {
         let value = to_js(session)?;
-        self.write(&[SESSIONS], |tx| async move {
-            tx.store(SESSIONS).map_err(err)?.put(&value, None).await.map_err(err)?;
+        self.write(&[SESSIONS, TERMS, META], |tx| async move {
+            let sessions = tx.store(SESSIONS).map_err(err)?;
+            let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(&session.id)).await.map_err(err)?);
+            sessions.put(&value, None).await.map_err(err)?;
+            // Saved on every message; the index changes only with the title.
+            let (old, new) = (old.as_ref().and_then(search::title_terms), search::title_terms(session));
+            if old != new {
+                let doc = search::title_doc(&session.id);
+                index_doc(&tx, &doc, &session.id, session.updated_at, old.as_ref(), new.as_ref()).await?;
+            }
             Ok(tx)
         })
         .await
@@ -185,12 +247,20 @@ impl Store for IdbStore {
 
     async fn delete_session(&self, id: &str) -> air_store::Result<()> {
         let range = session_range(id)?;
-        self.write(&[SESSIONS, MESSAGES], |tx| async move {
-            tx.store(SESSIONS).map_err(err)?.delete(JsValue::from_str(id)).await.map_err(err)?;
+        self.write(&[SESSIONS, MESSAGES, TERMS, META], |tx| async move {
+            let sessions = tx.store(SESSIONS).map_err(err)?;
+            let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(id)).await.map_err(err)?);
+            sessions.delete(JsValue::from_str(id)).await.map_err(err)?;
+            if let Some(terms) = old.as_ref().and_then(search::title_terms) {
+                index_doc(&tx, &search::title_doc(id), id, 0.0, Some(&terms), None).await?;
+            }
             let messages = tx.store(MESSAGES).map_err(err)?;
-            let keys = messages.index(BY_SESSION).map_err(err)?.get_all_keys(Some(range), None).await.map_err(err)?;
-            for key in keys {
-                messages.delete(key).await.map_err(err)?;
+            for v in messages.index(BY_SESSION).map_err(err)?.get_all(Some(range), None).await.map_err(err)? {
+                let Ok(m) = from_js::<MessageRecord>(v) else { continue };
+                messages.delete(JsValue::from_str(&m.id)).await.map_err(err)?;
+                if let Some(terms) = search::message_terms(&m) {
+                    index_doc(&tx, &m.id, id, m.timestamp, Some(&terms), None).await?;
+                }
             }
             Ok(tx)
         })
@@ -236,18 +306,40 @@ impl Store for IdbStore {
         Ok(out)
     }
 
+    async fn get_message(&self, id: &str) -> air_store::Result<Option<MessageRecord>> {
+        let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
+        match tx.store(MESSAGES).map_err(err)?.get(JsValue::from_str(id)).await.map_err(err)? {
+            Some(v) if !v.is_undefined() => Ok(Some(from_js(v)?)),
+            _ => Ok(None),
+        }
+    }
+
     async fn put_message(&self, message: &MessageRecord) -> air_store::Result<()> {
         let value = to_js(message)?;
-        self.write(&[MESSAGES], |tx| async move {
-            tx.store(MESSAGES).map_err(err)?.put(&value, None).await.map_err(err)?;
+        self.write(&[MESSAGES, TERMS, META], |tx| async move {
+            let messages = tx.store(MESSAGES).map_err(err)?;
+            let old: Option<MessageRecord> = read(messages.get(JsValue::from_str(&message.id)).await.map_err(err)?);
+            messages.put(&value, None).await.map_err(err)?;
+            let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
+            // A streaming checkpoint (not indexed, and not before) costs one read.
+            if old.is_some() || new.is_some() {
+                index_doc(&tx, &message.id, &message.session_id, message.timestamp, old.as_ref(), new.as_ref()).await?;
+            }
             Ok(tx)
         })
         .await
     }
 
     async fn delete_message(&self, id: &str) -> air_store::Result<()> {
-        self.write(&[MESSAGES], |tx| async move {
-            tx.store(MESSAGES).map_err(err)?.delete(JsValue::from_str(id)).await.map_err(err)?;
+        self.write(&[MESSAGES, TERMS, META], |tx| async move {
+            let messages = tx.store(MESSAGES).map_err(err)?;
+            let old: Option<MessageRecord> = read(messages.get(JsValue::from_str(id)).await.map_err(err)?);
+            messages.delete(JsValue::from_str(id)).await.map_err(err)?;
+            if let Some(old) = old
+                && let Some(terms) = search::message_terms(&old)
+            {
+                index_doc(&tx, id, &old.session_id, old.timestamp, Some(&terms), None).await?;
+            }
             Ok(tx)
         })
         .await
@@ -276,6 +368,148 @@ impl Store for IdbStore {
         })
         .await
     }
+
+    async fn index_stats(&self) -> air_store::Result<Option<IndexStats>> {
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
+        read_stats(&tx).await
+    }
+
+    async fn postings(&self, term: &str, max: usize) -> air_store::Result<Vec<search::Posting>> {
+        let tx = self.db.transaction(&[TERMS], TransactionMode::ReadOnly).map_err(err)?;
+        let index = tx.store(TERMS).map_err(err)?.index(BY_TERM_AT).map_err(err)?;
+        let t = JsValue::from_str(term);
+        let lower = js_sys::Array::of2(&t, &JsValue::from_f64(f64::NEG_INFINITY));
+        let upper = js_sys::Array::of2(&t, &JsValue::from_f64(f64::INFINITY));
+        let range = KeyRange::bound(&lower, &upper, None, None).map_err(|e| StoreError::Other(e.to_string()))?;
+        let values = index
+            .scan(Some(range), Some(max.min(u32::MAX as usize) as u32), None, Some(rexie::Direction::Prev))
+            .await
+            .map_err(err)?;
+        // An entry that cannot be read means the index cannot be trusted.
+        values.into_iter().map(|(_, v)| from_js::<TermRecord>(v).map(TermRecord::posting)).collect()
+    }
+
+    async fn rebuild_index(&self) -> air_store::Result<()> {
+        // Emptied and marked incomplete; then filled a batch per
+        // transaction, so the tabs' own writes go on meanwhile.
+        self.write(&[TERMS, META], |tx| async move {
+            tx.store(TERMS).map_err(err)?.clear().await.map_err(err)?;
+            write_stats(&tx, &IndexStats { complete: false, ..IndexStats::default() }).await?;
+            Ok(tx)
+        })
+        .await?;
+        let sessions = self.list_sessions().await?;
+        for batch in sessions.chunks(REBUILD_BATCH) {
+            self.write(&[TERMS, META], |tx| async move {
+                let mut stats = read_stats(&tx).await?.unwrap_or_default();
+                for s in batch {
+                    if let Some(terms) = search::title_terms(s) {
+                        index_terms(&tx, &mut stats, &search::title_doc(&s.id), &s.id, s.updated_at, None, Some(&terms)).await?;
+                    }
+                }
+                write_stats(&tx, &stats).await?;
+                Ok(tx)
+            })
+            .await?;
+        }
+        let mut after: Option<String> = None;
+        loop {
+            let range = match &after {
+                Some(id) => Some(KeyRange::lower_bound(&JsValue::from_str(id), Some(true)).map_err(|e| StoreError::Other(e.to_string()))?),
+                None => None,
+            };
+            let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
+            let page = tx.store(MESSAGES).map_err(err)?.scan(range, Some(REBUILD_BATCH as u32), None, None).await.map_err(err)?;
+            drop(tx);
+            let Some((last, _)) = page.last() else { break };
+            after = last.as_string();
+            let messages: Vec<MessageRecord> = page.into_iter().filter_map(|(_, v)| from_js(v).ok()).collect();
+            self.write(&[TERMS, META], |tx| async move {
+                let mut stats = read_stats(&tx).await?.unwrap_or_default();
+                for m in &messages {
+                    if let Some(terms) = search::message_terms(m) {
+                        index_terms(&tx, &mut stats, &m.id, &m.session_id, m.timestamp, None, Some(&terms)).await?;
+                    }
+                }
+                write_stats(&tx, &stats).await?;
+                Ok(tx)
+            })
+            .await?;
+            if after.is_none() {
+                break;
+            }
+        }
+        self.write(&[META], |tx| async move {
+            let mut stats = read_stats(&tx).await?.unwrap_or_default();
+            stats.complete = true;
+            write_stats(&tx, &stats).await?;
+            Ok(tx)
+        })
+        .await
+    }
+}
+
+/// Messages (or titles) indexed per transaction by a rebuild.
+const REBUILD_BATCH: usize = 500;
+
+/// A record read in a transaction, if it is there and readable.
+fn read<T: DeserializeOwned>(v: Option<JsValue>) -> Option<T> {
+    v.filter(|v| !v.is_undefined()).and_then(|v| from_js(v).ok())
+}
+
+/// The search index's totals (`None`: no index, or one that cannot be
+/// trusted: another format, or unreadable).
+async fn read_stats(tx: &rexie::Transaction) -> air_store::Result<Option<IndexStats>> {
+    let v = tx.store(META).map_err(err)?.get(JsValue::from_str(INDEX_KEY)).await.map_err(err)?;
+    Ok(v.and_then(|v| v.as_string()).and_then(|t| serde_json::from_str::<IndexStats>(&t).ok()).filter(IndexStats::usable))
+}
+
+async fn write_stats(tx: &rexie::Transaction, stats: &IndexStats) -> air_store::Result<()> {
+    let text = serde_json::to_string(stats).map_err(|e| StoreError::Other(e.to_string()))?;
+    tx.store(META).map_err(err)?.put(&JsValue::from_str(&text), Some(&JsValue::from_str(INDEX_KEY))).await.map_err(err)?;
+    Ok(())
+}
+
+/// Writes a document's change from `old` to `new` into the search index,
+/// in `tx` (which holds `terms` and `meta`). Without an index (a store
+/// from before it, not rebuilt yet) nothing is written.
+async fn index_doc(
+    tx: &rexie::Transaction,
+    doc: &str,
+    session: &str,
+    at: f64,
+    old: Option<&DocTerms>,
+    new: Option<&DocTerms>,
+) -> air_store::Result<()> {
+    let Some(mut stats) = read_stats(tx).await? else { return Ok(()) };
+    index_terms(tx, &mut stats, doc, session, at, old, new).await?;
+    write_stats(tx, &stats).await
+}
+
+/// [`index_doc`] with the totals kept by the caller.
+async fn index_terms(
+    tx: &rexie::Transaction,
+    stats: &mut IndexStats,
+    doc: &str,
+    session: &str,
+    at: f64,
+    old: Option<&DocTerms>,
+    new: Option<&DocTerms>,
+) -> air_store::Result<()> {
+    let terms = tx.store(TERMS).map_err(err)?;
+    for (term, tf) in search::diff(old, new) {
+        match (tf, new) {
+            (Some(tf), Some(n)) => {
+                terms.put(&to_js(&TermRecord::new(&term, doc, session, tf, n.len, at))?, None).await.map_err(err)?;
+            }
+            _ => {
+                let key = js_sys::Array::of2(&JsValue::from_str(&term), &JsValue::from_str(doc));
+                terms.delete(key.into()).await.map_err(err)?;
+            }
+        }
+    }
+    stats.apply(old, new);
+    Ok(())
 }
 
 /// Documents live in `meta` beside the record format, under `doc:`.

@@ -177,6 +177,14 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
 }
 
 /// Adds a `performance.mark` (read by the benchmarks).
+/// Dispatches a plain event named `name` on the window (app/boot.js
+/// listens for `air-update-apply`).
+pub fn dispatch_window_event(name: &str) {
+    if let (Some(window), Ok(event)) = (web_sys::window(), web_sys::Event::new(name)) {
+        let _ = window.dispatch_event(&event);
+    }
+}
+
 pub fn perf_mark(name: &str) {
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         let _ = p.mark(name);

@@ -101,6 +101,15 @@ async fn a_version_1_database_is_migrated() {
 
     let store = IdbStore::open(name).await.expect("open v2");
     assert_eq!(store.record_format().await.expect("format"), air_store::RECORD_FORMAT);
+    // Its messages were written before the search index: there is none
+    // until it is rebuilt, and then they are found.
+    assert_eq!(store.index_stats().await.expect("stats"), None);
+    store.rebuild_index().await.expect("rebuild");
+    let stats = store.index_stats().await.expect("stats").expect("an index");
+    assert!(stats.complete && stats.docs == 2, "{stats:?}");
+    let found = air_store::search::run(&store, "hi", 5).await.expect("search");
+    assert_eq!(found.hits.iter().map(|h| h.message_id.clone()).collect::<Vec<_>>(), vec![Some("m1".to_owned())]);
+
     assert_eq!(store.list_sessions().await.expect("list")[0].title, "Old");
     let all = store.messages("s1").await.expect("messages");
     assert_eq!(all.len(), 2);
@@ -115,4 +124,18 @@ async fn a_version_1_database_is_migrated() {
     let again = IdbStore::open(name).await.expect("reopen");
     assert_eq!(again.messages("s1").await.expect("messages"), all);
     again.close();
+
+    // A search index entry that cannot be read is not trusted: searching
+    // says so (the app then rebuilds the index), and a rebuild mends it.
+    let raw = Rexie::builder(name).version(air_store::DB_VERSION).build().await.expect("open raw");
+    let tx = raw.transaction(&["terms"], TransactionMode::ReadWrite).expect("tx");
+    tx.store("terms").expect("terms").put(&js(serde_json::json!({"t": "hi", "d": "bad", "at": 9.0})), None).await.expect("put bad term");
+    tx.done().await.expect("commit");
+    raw.close();
+    let store = IdbStore::open(name).await.expect("reopen");
+    assert!(air_store::search::run(&store, "hi", 5).await.is_err(), "an unreadable entry is an error");
+    store.rebuild_index().await.expect("rebuild");
+    let found = air_store::search::run(&store, "hi", 5).await.expect("search after the rebuild");
+    assert_eq!(found.hits.len(), 1);
+    store.close();
 }

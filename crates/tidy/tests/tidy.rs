@@ -121,7 +121,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-render", &[]),
         ("air-i18n", &["air-chat"]),
         ("air-chat", &["air-sse", "air-http"]),
-        ("air-store", &["air-chat", "air-tools"]),
+        ("air-store", &["air-chat", "air-search", "air-tools"]),
         ("air-mcp", &["air-apps", "air-http", "air-sse", "air-tools"]),
         ("air-apps", &["air-tools"]),
         ("air-search", &[]),

@@ -1,0 +1,39 @@
+//! The parts of the app fetched on first use. A function marked
+//! `#[split(name, wasm_split_path = ::leptos::wasm_split, fallible)]` is cut
+//! into a wasm module of its own by app/split.sh; calling it fetches that
+//! module first (once). Its result is `Result<_, Missing>`: offline before
+//! the part was ever fetched, or after a new version replaced the files of
+//! the one running, the part is missing and the page says so instead of
+//! failing.
+
+use leptos::prelude::*;
+
+pub use leptos::wasm_split::wasm_split as split;
+
+/// A lazily loaded part could not be fetched.
+#[derive(Debug, Clone, Copy)]
+pub struct Missing;
+
+impl From<leptos::wasm_split::SplitLoaderError> for Missing {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        Missing
+    }
+}
+
+impl Missing {
+    pub fn message(self) -> &'static str {
+        crate::i18n::t().part_missing
+    }
+}
+
+/// What a lazily built view shows: the view, or why it is not there.
+pub fn show(view: Result<AnyView, Missing>) -> AnyView {
+    view.unwrap_or_else(|missing| {
+        view! { <p class="part-missing" role="alert" data-testid="part-missing">{missing.message()}</p> }.into_any()
+    })
+}
+
+/// Where a background job's part is missing: said in the notice line.
+pub fn report(state: crate::state::AppState, missing: Missing) {
+    state.shell.notice.set(Some(missing.message().to_owned()));
+}

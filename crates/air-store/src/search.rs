@@ -1,0 +1,493 @@
+//! Full-text search over every message and session title, as an inverted
+//! index the store keeps beside them (IndexedDB: the `terms` store, one
+//! record per term and document), updated in the same transaction as the
+//! message it describes, so every tab's writes are indexed as they happen.
+//!
+//! This module is the index's logic without IO: what a document
+//! contributes ([`doc_terms`], with `air-search`'s tokenizer: English words
+//! stemmed, Chinese as character pairs), what changes when a document
+//! changes ([`diff`]), how the query's postings are ranked (BM25, rare
+//! terms first, [`rank`]) and the highlighted snippet of a hit
+//! ([`snippet`]).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{MessageRecord, SessionRecord};
+
+/// The index format. A stored index of another format, or one that
+/// cannot be read, is rebuilt.
+pub const INDEX_VERSION: u32 = 1;
+
+/// Postings read per query term at most: a term in more documents than
+/// this says little about which document is meant, and only its most
+/// recent documents are read.
+pub const MAX_POSTINGS: usize = 20_000;
+
+/// The id under which a session's title is indexed.
+pub fn title_doc(session_id: &str) -> String {
+    format!("title:{session_id}")
+}
+
+/// What one document contributes: each term's weighted count, and the
+/// document's weighted length.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DocTerms {
+    pub terms: BTreeMap<String, f32>,
+    pub len: f32,
+}
+
+/// The terms of a text.
+pub fn doc_terms(text: &str) -> DocTerms {
+    let mut out = DocTerms::default();
+    for t in air_search::tokenize(text) {
+        *out.terms.entry(t.text).or_default() += t.weight;
+        out.len += t.weight;
+    }
+    out
+}
+
+/// The terms of a message, if it is indexed: finished messages with text
+/// (an answer still streaming is indexed once it is saved complete).
+pub fn message_terms(m: &MessageRecord) -> Option<DocTerms> {
+    if m.incomplete || m.content.trim().is_empty() {
+        return None;
+    }
+    Some(doc_terms(&m.content)).filter(|d| !d.terms.is_empty())
+}
+
+/// The terms of a session's title.
+pub fn title_terms(s: &SessionRecord) -> Option<DocTerms> {
+    Some(doc_terms(&s.title)).filter(|d| !d.terms.is_empty())
+}
+
+/// One term's entry for one document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Posting {
+    /// The message id, or [`title_doc`] for a session's title.
+    pub doc: String,
+    pub session: String,
+    /// The term's weighted count in the document.
+    pub tf: f32,
+    /// The document's weighted length.
+    pub len: f32,
+    /// When the document was written (recent documents are read first
+    /// for very common terms).
+    pub at: f64,
+}
+
+/// A term's entry as IndexedDB stores it (short keys: there is one per
+/// term and document).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermRecord {
+    pub t: String,
+    pub d: String,
+    pub s: String,
+    pub tf: f32,
+    pub len: f32,
+    pub at: f64,
+}
+
+impl TermRecord {
+    pub fn new(term: &str, doc: &str, session: &str, tf: f32, len: f32, at: f64) -> Self {
+        Self { t: term.to_owned(), d: doc.to_owned(), s: session.to_owned(), tf, len, at }
+    }
+
+    pub fn posting(self) -> Posting {
+        Posting { doc: self.d, session: self.s, tf: self.tf, len: self.len, at: self.at }
+    }
+}
+
+/// What the index holds in total, kept with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStats {
+    pub version: u32,
+    pub docs: u64,
+    pub total_len: f64,
+    /// Every stored message is in the index (false while it is rebuilt).
+    pub complete: bool,
+}
+
+impl Default for IndexStats {
+    fn default() -> Self {
+        Self { version: INDEX_VERSION, docs: 0, total_len: 0.0, complete: true }
+    }
+}
+
+impl IndexStats {
+    /// Accounts for a document changing from `old` to `new`.
+    pub fn apply(&mut self, old: Option<&DocTerms>, new: Option<&DocTerms>) {
+        if let Some(o) = old {
+            self.docs = self.docs.saturating_sub(1);
+            self.total_len = (self.total_len - f64::from(o.len)).max(0.0);
+        }
+        if let Some(n) = new {
+            self.docs += 1;
+            self.total_len += f64::from(n.len);
+        }
+    }
+
+    /// The stored stats can be trusted (this format, consistent numbers).
+    pub fn usable(&self) -> bool {
+        self.version == INDEX_VERSION && self.total_len.is_finite() && self.total_len >= 0.0
+    }
+}
+
+/// The term records to write when a document changes from `old` to `new`:
+/// each term with its new weighted count, or `None` to delete it.
+pub fn diff(old: Option<&DocTerms>, new: Option<&DocTerms>) -> Vec<(String, Option<f32>)> {
+    let mut out: BTreeMap<String, Option<f32>> = BTreeMap::new();
+    if let Some(o) = old {
+        for term in o.terms.keys() {
+            out.insert(term.clone(), None);
+        }
+    }
+    if let Some(n) = new {
+        let same_len = old.is_some_and(|o| o.len == n.len);
+        for (term, tf) in &n.terms {
+            // Unchanged postings are left as they are.
+            if same_len && old.and_then(|o| o.terms.get(term)) == Some(tf) {
+                out.remove(term);
+            } else {
+                out.insert(term.clone(), Some(*tf));
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The query's terms, each once with its weight.
+pub fn query_terms(query: &str) -> Vec<(String, f32)> {
+    let mut terms: BTreeMap<String, f32> = BTreeMap::new();
+    for t in air_search::tokenize(query) {
+        let w = terms.entry(t.text).or_default();
+        *w = w.max(t.weight);
+    }
+    terms.into_iter().collect()
+}
+
+/// A ranked document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub doc: String,
+    pub session: String,
+    pub score: f32,
+    /// How many of the query's terms it has.
+    pub matched: usize,
+}
+
+/// Ranks the documents in the postings of the query's terms with BM25:
+/// documents with more of the query's terms first, then by score, then by
+/// recency. `postings` holds, per query term, what the index has for it.
+pub fn rank(query: &[(String, f32)], postings: &BTreeMap<String, Vec<Posting>>, stats: &IndexStats, limit: usize) -> Vec<Hit> {
+    let n = (stats.docs as f32).max(1.0);
+    let avg = if stats.docs == 0 { 1.0 } else { (stats.total_len / stats.docs as f64).max(1e-6) as f32 };
+    // Word terms must all match when there are several (a phrase-like
+    // search); single CJK characters only add to the score.
+    let required = query.iter().filter(|(_, w)| *w >= 1.0).count();
+    let mut scores: BTreeMap<&str, (f32, usize, &Posting)> = BTreeMap::new();
+    for (term, qw) in query {
+        let Some(list) = postings.get(term) else { continue };
+        let df = list.len() as f32;
+        for p in list {
+            let s = qw * air_search::bm25(n, avg, df, p.tf, p.len);
+            let e = scores.entry(p.doc.as_str()).or_insert((0.0, 0, p));
+            e.0 += s;
+            if *qw >= 1.0 {
+                e.1 += 1;
+            }
+        }
+    }
+    let mut hits: Vec<(Hit, f64)> = scores
+        .into_iter()
+        .filter(|(_, (_, matched, _))| required == 0 || *matched == required)
+        .map(|(doc, (score, matched, p))| (Hit { doc: doc.to_owned(), session: p.session.clone(), score, matched }, p.at))
+        .collect();
+    hits.sort_by(|(a, at_a), (b, at_b)| {
+        b.score.total_cmp(&a.score).then_with(|| at_b.total_cmp(at_a)).then_with(|| a.doc.cmp(&b.doc))
+    });
+    hits.truncate(limit);
+    hits.into_iter().map(|(h, _)| h).collect()
+}
+
+/// An index kept in memory (the memory store's).
+#[derive(Debug, Default)]
+pub struct MemIndex {
+    /// term → document → posting.
+    postings: BTreeMap<String, BTreeMap<String, Posting>>,
+    pub stats: IndexStats,
+}
+
+impl MemIndex {
+    /// A document changed from `old` to `new` (None: not indexed).
+    pub fn update(&mut self, doc: &str, session: &str, at: f64, old: Option<&DocTerms>, new: Option<&DocTerms>) {
+        self.stats.apply(old, new);
+        for (term, tf) in diff(old, new) {
+            let list = self.postings.entry(term.clone()).or_default();
+            match (tf, new) {
+                (Some(tf), Some(n)) => {
+                    list.insert(doc.to_owned(), Posting { doc: doc.to_owned(), session: session.to_owned(), tf, len: n.len, at });
+                }
+                _ => {
+                    list.remove(doc);
+                }
+            }
+            if list.is_empty() {
+                self.postings.remove(&term);
+            }
+        }
+        // Terms that stayed keep their count; their length is updated.
+        if let (Some(o), Some(n)) = (old, new)
+            && o.len != n.len
+        {
+            for term in n.terms.keys() {
+                if let Some(p) = self.postings.get_mut(term).and_then(|l| l.get_mut(doc)) {
+                    p.len = n.len;
+                }
+            }
+        }
+    }
+
+    /// A term's postings, most recent first, at most `max`.
+    pub fn postings(&self, term: &str, max: usize) -> Vec<Posting> {
+        let mut list: Vec<Posting> = self.postings.get(term).map(|l| l.values().cloned().collect()).unwrap_or_default();
+        list.sort_by(|a, b| b.at.total_cmp(&a.at));
+        list.truncate(max);
+        list
+    }
+
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+}
+
+/// One search result: a message (or a session's title) and its snippet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub session_id: String,
+    /// The matching message (`None`: the session's title matched).
+    pub message_id: Option<String>,
+    /// Its `seq`, to open the session there.
+    pub seq: Option<f64>,
+    pub snippet: Vec<(String, bool)>,
+    pub score: f32,
+}
+
+/// What a search found, and whether the index was whole.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    /// The index is being rebuilt: some messages may be missing.
+    pub partial: bool,
+}
+
+/// Searches the index of `store` for `query`: the best `limit` messages
+/// and titles, with snippets.
+pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate::Result<SearchResults> {
+    let terms = query_terms(query);
+    if terms.is_empty() {
+        return Ok(SearchResults::default());
+    }
+    let stats = store.index_stats().await?.unwrap_or_default();
+    let mut postings = BTreeMap::new();
+    for (term, _) in &terms {
+        postings.insert(term.clone(), store.postings(term, MAX_POSTINGS).await?);
+    }
+    let mut hits = Vec::new();
+    for hit in rank(&terms, &postings, &stats, limit) {
+        if let Some(session_id) = hit.doc.strip_prefix("title:") {
+            if let Some(s) = store.get_session(session_id).await? {
+                hits.push(SearchHit { session_id: s.id, message_id: None, seq: None, snippet: snippet(&s.title, query, 120), score: hit.score });
+            }
+        } else if let Some(m) = store.get_message(&hit.doc).await? {
+            hits.push(SearchHit { session_id: m.session_id, message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: hit.score });
+        }
+    }
+    Ok(SearchResults { hits, partial: !stats.complete })
+}
+
+/// Part of `text` around the first place the query matches, as pieces,
+/// the matching ones marked `true`: words of the query (as typed, or the
+/// stem they share) and runs of its Chinese characters. At most `width`
+/// characters, with "…" where the text was cut.
+pub fn snippet(text: &str, query: &str, width: usize) -> Vec<(String, bool)> {
+    let chars: Vec<char> = text.chars().collect();
+    let lower: Vec<char> = text.to_lowercase().chars().collect();
+    // Lower-casing may change the length (rare): then nothing is marked.
+    let marks = if lower.len() == chars.len() { match_marks(&lower, query) } else { vec![false; chars.len()] };
+    let first = marks.iter().position(|m| *m).unwrap_or(0);
+    let start = first.saturating_sub(width / 3);
+    let end = (start + width).min(chars.len());
+    let start = end.saturating_sub(width).min(start);
+    let mut out: Vec<(String, bool)> = Vec::new();
+    if start > 0 {
+        out.push(("…".into(), false));
+    }
+    for i in start..end {
+        let c = if chars[i] == '\n' { ' ' } else { chars[i] };
+        match out.last_mut() {
+            Some((s, m)) if *m == marks[i] && !(s == "…" && !*m && i == start) => s.push(c),
+            _ => out.push((c.to_string(), marks[i])),
+        }
+    }
+    if end < chars.len() {
+        out.push(("…".into(), false));
+    }
+    out
+}
+
+/// Which characters of `lower` (a lower-cased text) match the query.
+fn match_marks(lower: &[char], query: &str) -> Vec<bool> {
+    let mut marks = vec![false; lower.len()];
+    let mut needles: Vec<Vec<char>> = Vec::new();
+    let mut word = String::new();
+    let push_word = |w: &mut String, needles: &mut Vec<Vec<char>>| {
+        if !w.is_empty() {
+            // "searching" also marks "search…"; short words only whole.
+            let stemmed: String = if w.chars().count() > 4 { w.chars().take(w.chars().count().max(5) - 2).collect() } else { w.clone() };
+            needles.push(stemmed.chars().collect());
+            w.clear();
+        }
+    };
+    for c in query.to_lowercase().chars() {
+        if c.is_alphanumeric() && !is_cjk(c) {
+            word.push(c);
+        } else {
+            push_word(&mut word, &mut needles);
+            if is_cjk(c) {
+                needles.push(vec![c]);
+            }
+        }
+    }
+    push_word(&mut word, &mut needles);
+    for needle in needles.iter().filter(|n| !n.is_empty()) {
+        let word_like = needle.iter().all(|c| !is_cjk(*c));
+        let mut i = 0;
+        while i + needle.len() <= lower.len() {
+            // Words match at a word's start; Chinese anywhere.
+            let at_start = !word_like || i == 0 || !lower[i - 1].is_alphanumeric();
+            if at_start && lower[i..i + needle.len()] == needle[..] {
+                let mut j = i + needle.len();
+                if word_like {
+                    // The rest of the word goes with it ("search" → "searching").
+                    while j < lower.len() && lower[j].is_alphanumeric() && !is_cjk(lower[j]) {
+                        j += 1;
+                    }
+                }
+                marks[i..j].iter_mut().for_each(|m| *m = true);
+                i = j;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    marks
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn posting(doc: &str, text: &str, term: &str, at: f64) -> Posting {
+        let d = doc_terms(text);
+        Posting { doc: doc.into(), session: format!("s-{doc}"), tf: d.terms[term], len: d.len, at }
+    }
+
+    #[test]
+    fn a_document_changing_rewrites_only_the_terms_that_changed() {
+        let old = doc_terms("Rust lifetimes are hard");
+        let new = doc_terms("Rust borrowing is hard");
+        let changes = diff(Some(&old), Some(&new));
+        let removed: Vec<&str> = changes.iter().filter(|(_, tf)| tf.is_none()).map(|(t, _)| t.as_str()).collect();
+        let written: Vec<&str> = changes.iter().filter(|(_, tf)| tf.is_some()).map(|(t, _)| t.as_str()).collect();
+        assert!(removed.contains(&"lifetim"), "{removed:?}");
+        assert!(written.contains(&"borrow"), "{written:?}");
+        // Same length: the shared terms are left alone.
+        assert!(!written.contains(&"rust") && !removed.contains(&"rust"), "{changes:?}");
+        assert_eq!(diff(None, None), vec![]);
+        assert!(diff(Some(&old), None).iter().all(|(_, tf)| tf.is_none()));
+        let mut stats = IndexStats::default();
+        stats.apply(None, Some(&old));
+        stats.apply(Some(&old), Some(&new));
+        assert_eq!(stats.docs, 1);
+        assert_eq!(stats.total_len, f64::from(new.len));
+        stats.apply(Some(&new), None);
+        assert_eq!((stats.docs, stats.total_len), (0, 0.0));
+    }
+
+    #[test]
+    fn streaming_and_empty_messages_are_not_indexed() {
+        let mut m = MessageRecord::new("m1", "s1", 1.0, air_chat::Role::Assistant, "Half an answer");
+        m.incomplete = true;
+        assert_eq!(message_terms(&m), None);
+        m.incomplete = false;
+        assert!(message_terms(&m).is_some());
+        m.content = "  ".into();
+        assert_eq!(message_terms(&m), None);
+    }
+
+    #[test]
+    fn ranking_needs_every_word_and_prefers_the_better_match() {
+        let stats = IndexStats { docs: 3, total_len: 12.0, ..IndexStats::default() };
+        let q = query_terms("rust lifetimes");
+        let mut postings = BTreeMap::new();
+        postings.insert("rust".to_owned(), vec![
+            posting("a", "rust lifetimes explained", "rust", 1.0),
+            posting("b", "rust only here", "rust", 2.0),
+            posting("c", "rust lifetimes rust lifetimes", "rust", 3.0),
+        ]);
+        postings.insert("lifetim".to_owned(), vec![
+            posting("a", "rust lifetimes explained", "lifetim", 1.0),
+            posting("c", "rust lifetimes rust lifetimes", "lifetim", 3.0),
+        ]);
+        let hits = rank(&q, &postings, &stats, 10);
+        let docs: Vec<&str> = hits.iter().map(|h| h.doc.as_str()).collect();
+        assert_eq!(docs, vec!["c", "a"], "b lacks a word; c says it twice");
+        assert_eq!(hits[0].session, "s-c");
+        assert_eq!(rank(&q, &postings, &stats, 1).len(), 1);
+        assert_eq!(rank(&query_terms("nothing"), &postings, &stats, 10), vec![]);
+    }
+
+    #[test]
+    fn chinese_queries_match_by_character_pairs() {
+        let text = "我们明天去北京看长城";
+        let d = doc_terms(text);
+        let q = query_terms("北京");
+        assert!(q.iter().any(|(t, w)| t == "北京" && *w >= 1.0), "{q:?}");
+        let stats = IndexStats { docs: 1, total_len: f64::from(d.len), ..IndexStats::default() };
+        let mut postings = BTreeMap::new();
+        for (term, _) in &q {
+            if let Some(tf) = d.terms.get(term) {
+                postings.insert(term.clone(), vec![Posting { doc: "m".into(), session: "s".into(), tf: *tf, len: d.len, at: 0.0 }]);
+            }
+        }
+        assert_eq!(rank(&q, &postings, &stats, 5).len(), 1);
+        let marked: Vec<String> = snippet(text, "北京", 40).into_iter().filter(|(_, m)| *m).map(|(s, _)| s).collect();
+        assert_eq!(marked, vec!["北京".to_owned()]);
+    }
+
+    #[test]
+    fn a_snippet_shows_the_match_in_context_marked() {
+        let text = format!("{}The answer mentions searching the archive.{}", "x ".repeat(100), " y".repeat(100));
+        let pieces = snippet(&text, "search", 60);
+        assert_eq!(pieces.first().map(|(s, _)| s.as_str()), Some("…"));
+        assert_eq!(pieces.last().map(|(s, _)| s.as_str()), Some("…"));
+        let marked: Vec<&str> = pieces.iter().filter(|(_, m)| *m).map(|(s, _)| s.as_str()).collect();
+        assert_eq!(marked, vec!["searching"]);
+        let shown: usize = pieces.iter().map(|(s, _)| s.chars().count()).sum();
+        assert!(shown <= 62, "{shown}");
+        // Words match at their start only, and case does not matter.
+        let p = snippet("Research and SEARCH", "search", 40);
+        let marked: Vec<&str> = p.iter().filter(|(_, m)| *m).map(|(s, _)| s.as_str()).collect();
+        assert_eq!(marked, vec!["SEARCH"]);
+        // Markup in a message is just text.
+        let p = snippet("<b>search</b>", "search", 40);
+        assert_eq!(p.iter().map(|(s, _)| s.as_str()).collect::<String>(), "<b>search</b>");
+    }
+}
