@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::store::AnyStore;
+use futures_util::future::LocalBoxFuture;
 use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
 
 /// The answer being streamed right now.
@@ -77,10 +78,12 @@ pub struct SessionList {
     cursor: StoredValue<Option<air_store::SessionCursor>>,
     loading_more: StoredValue<bool>,
     pub active: RwSignal<Option<String>>,
-    /// The sidebar's search text, and the sessions that match it (`None`:
-    /// no search, or still searching).
+    /// The sidebar's search text, and what it found (`None`: no search,
+    /// or still searching).
     pub search: RwSignal<String>,
-    pub search_hits: RwSignal<Option<Vec<String>>>,
+    pub search_results: RwSignal<Option<air_store::search::SearchResults>>,
+    /// The search index is being built again.
+    pub indexing: RwSignal<bool>,
     /// A session the user deleted, kept until the undo window closes.
     pub pending_delete: RwSignal<Option<SessionRecord>>,
 }
@@ -93,6 +96,8 @@ pub struct Conversation {
     /// Earlier messages exist that are not loaded.
     pub has_older: RwSignal<bool>,
     loading_older: StoredValue<bool>,
+    /// The message a search result opened: scrolled to and marked.
+    pub focus: RwSignal<Option<String>>,
     pub streaming: RwSignal<Option<Streaming>>,
     /// A turn is in progress in this tab (from the click until the answer
     /// is stored): one at a time.
@@ -154,6 +159,8 @@ pub struct AppState {
 
 /// Messages loaded at a time when a session opens (and per "earlier").
 pub const PAGE: usize = 100;
+/// Search results shown at most.
+const SEARCH_LIMIT: usize = 50;
 /// Sessions read per page of the sidebar's list.
 pub const SESSION_PAGE: usize = 100;
 
@@ -224,13 +231,15 @@ impl AppState {
                 loading_more: StoredValue::new(false),
                 active: RwSignal::new(None),
                 search: RwSignal::new(String::new()),
-                search_hits: RwSignal::new(None),
+                search_results: RwSignal::new(None),
+                indexing: RwSignal::new(false),
                 pending_delete: RwSignal::new(None),
             },
             chat: Conversation {
                 messages: RwSignal::new(Vec::new()),
                 has_older: RwSignal::new(false),
                 loading_older: StoredValue::new(false),
+                focus: RwSignal::new(None),
                 streaming: RwSignal::new(None),
                 busy: RwSignal::new(false),
                 abort: StoredValue::new_local(None),
@@ -285,6 +294,7 @@ impl AppState {
             }
             Err(e) => self.report(self.t().err_read_sessions, &e),
         }
+        self.check_index();
         self.shell.loading.set(false);
         // After the first render of the opened state.
         request_animation_frame(|| air_web::perf_mark("air-ready"));
@@ -464,6 +474,7 @@ impl AppState {
         if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
             return;
         }
+        self.chat.focus.set(None);
         self.chat.messages.set(Vec::new());
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
@@ -547,54 +558,139 @@ impl AppState {
         });
         spawn_local(async move {
             match store.put_session(&session).await {
-                Ok(()) => self.broadcast(SyncEvent::SessionChanged { session_id: session.id.clone() }),
+                Ok(()) => {
+                    // A turn may have saved this session meanwhile: the
+                    // list shows the session as stored.
+                    if let Ok(Some(stored)) = store.get_session(&session.id).await {
+                        self.upsert_session(stored);
+                    }
+                    self.broadcast(SyncEvent::SessionChanged { session_id: session.id.clone() })
+                }
                 Err(e) => self.report(self.t().err_rename, &e),
             }
         });
     }
 
-    /// Searches titles and message text; results land in `search_hits`.
+    /// Searches every message and title through the store's index;
+    /// results land in `search_results`.
     pub fn run_search(self, query: String) {
         self.sessions.search.set(query.clone());
         if query.trim().is_empty() {
-            self.sessions.search_hits.set(None);
+            self.sessions.search_results.set(None);
             return;
         }
         let Some(store) = self.store() else { return };
-        // Wait for a pause in typing: a search reads every message.
+        // Wait for a pause in typing.
         crate::env::after(SEARCH_DELAY_MS, move || {
             if self.sessions.search.get_untracked() != query {
                 return;
             }
             spawn_local(async move {
-                let hits = air_store::search_sessions(&*store, &query).await.unwrap_or_default();
+                air_web::perf_mark("air-search-start");
+                let results = match search(store, query.clone()).await {
+                    Ok(search) => search.await,
+                    Err(missing) => return crate::lazy::report(self, missing),
+                };
                 // Only the latest query's answer counts.
                 if self.sessions.search.get_untracked() != query {
                     return;
                 }
-                // Hits past the pages read so far join the list, to be shown.
-                for id in &hits {
-                    if self.sessions.list.with_untracked(|l| !l.iter().any(|s| &s.id == id))
-                        && let Ok(Some(session)) = store.get_session(id).await
-                    {
-                        self.sessions.list.update(|list| {
-                            list.push(session);
-                            air_store::sort_by_activity(list);
-                        });
+                match results {
+                    Ok(results) => {
+                        self.sessions.search_results.set(Some(results));
+                        request_animation_frame(|| air_web::perf_mark("air-search-end"));
+                    }
+                    // The index cannot be read: it is built again (and the
+                    // search asked again once it is).
+                    Err(_) => self.rebuild_index(),
+                }
+            });
+        });
+    }
+
+    /// Builds the search index again when there is none (a store from
+    /// before it), or a rebuild was cut short.
+    pub fn check_index(self) {
+        let Some(store) = self.store() else { return };
+        // Nothing stored, nothing to index (a new store starts its index
+        // with its first write).
+        if self.sessions.list.with_untracked(Vec::is_empty) {
+            return;
+        }
+        spawn_local(async move {
+            match store.index_stats().await {
+                Ok(Some(stats)) if stats.complete => {}
+                _ => self.rebuild_index(),
+            }
+        });
+    }
+
+    /// Builds the search index from every message, in the background.
+    pub fn rebuild_index(self) {
+        let Some(store) = self.store() else { return };
+        if self.sessions.indexing.get_untracked() {
+            return;
+        }
+        self.sessions.indexing.set(true);
+        spawn_local(async move {
+            let result = match rebuild(store).await {
+                Ok(rebuild) => rebuild.await,
+                Err(missing) => {
+                    self.sessions.indexing.set(false);
+                    return crate::lazy::report(self, missing);
+                }
+            };
+            self.sessions.indexing.set(false);
+            match result {
+                Ok(()) => {
+                    let query = self.sessions.search.get_untracked();
+                    if !query.trim().is_empty() {
+                        self.run_search(query);
                     }
                 }
-                self.sessions.search_hits.set(Some(hits));
-            });
+                Err(e) => self.report(self.t().err_read_messages, &e),
+            }
+        });
+    }
+
+    /// Opens a session at one of its messages (a search result): pages of
+    /// older messages are read until it is there, then it is shown.
+    pub fn open_at(self, session_id: String, message_id: Option<String>) {
+        let Some(store) = self.store() else { return };
+        if narrow_screen() {
+            self.set_sidebar_collapsed(true);
+        }
+        spawn_local(async move {
+            if self.sessions.active.get_untracked().as_deref() != Some(session_id.as_str()) {
+                self.chat.messages.set(Vec::new());
+                self.open_session(session_id.clone()).await;
+            }
+            let Some(target) = message_id else { return };
+            while self.sessions.active.get_untracked().as_deref() == Some(session_id.as_str())
+                && self.chat.messages.with_untracked(|m| !m.iter().any(|x| x.id == target))
+                && self.chat.has_older.get_untracked()
+            {
+                let first = self.chat.messages.with_untracked(|m| m.first().map(|m| m.seq));
+                match store.messages_page(&session_id, first, PAGE).await {
+                    Ok(mut older) => {
+                        self.chat.has_older.set(older.len() == PAGE);
+                        self.chat.messages.update(|m| {
+                            older.append(m);
+                            *m = older;
+                        });
+                    }
+                    Err(e) => {
+                        self.report(self.t().err_read_messages, &e);
+                        return;
+                    }
+                }
+            }
+            self.chat.focus.set(Some(target));
         });
     }
 
     /// Inserts or replaces a session in the list, keeping newest-first order.
     pub fn upsert_session(self, session: SessionRecord) {
-        let is_new = self.sessions.list.with_untracked(|l| !l.iter().any(|s| s.id == session.id));
-        if is_new && self.sessions.search_hits.with_untracked(Option::is_some) {
-            // Let a running search decide whether the new session matches.
-            self.run_search(self.sessions.search.get_untracked());
-        }
         self.sessions.list.update(|list| {
             list.retain(|s| s.id != session.id);
             let pos = list
@@ -746,4 +842,21 @@ impl AppState {
     pub fn enabled_servers(&self) -> Vec<air_store::mcp::McpServer> {
         self.prefs.mcp_servers.with_untracked(|l| l.iter().filter(|s| s.enabled).cloned().collect())
     }
+}
+
+/// Searching, with the index's ranking and snippets: fetched with the
+/// first search.
+#[crate::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn search(
+    store: Rc<AnyStore>,
+    query: String,
+) -> Result<LocalBoxFuture<'static, air_store::Result<air_store::search::SearchResults>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_store::search::run(&*store, &query, SEARCH_LIMIT).await }))
+}
+
+/// Building the search index from every message (a store from before it,
+/// or one that cannot be read).
+#[crate::lazy::split(index_rebuild, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { store.rebuild_index().await }))
 }

@@ -22,6 +22,9 @@ impl Store for AnyStore {
     async fn list_sessions(&self) -> Result<Vec<SessionRecord>> {
         delegate!(self, s => s.list_sessions())
     }
+    async fn touch_session(&self, id: &str, at: f64) -> Result<Option<SessionRecord>> {
+        delegate!(self, s => s.touch_session(id, at))
+    }
     async fn get_message(&self, id: &str) -> Result<Option<MessageRecord>> {
         delegate!(self, s => s.get_message(id))
     }

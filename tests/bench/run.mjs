@@ -1,5 +1,6 @@
-// Browser benchmarks (not tests): start-up with many sessions stored, and the
-// main-thread cost of streaming a long answer. Prints a Markdown section and
+// Browser benchmarks (not tests): start-up with 10, 1,000 and 10,000
+// sessions stored and with a 5,000-message session, a search over 200,000
+// messages, and the main-thread cost and memory of streaming a long answer. Prints a Markdown section and
 // writes it into docs/BENCHMARKS.md between the runtime markers.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { execSync } from 'node:child_process';
@@ -13,6 +14,35 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const app = await serveApp();
 const model = await startScriptedModel();
 const browser = await launchBrowser();
+
+/** `sessions` sessions of `per` messages each, written straight into
+ *  IndexedDB; `words` picks each message's text. Without a search index
+ *  (as a store from before it), when `unindexed`. */
+async function seedStore(page, sessions, per, unindexed) {
+  await page.evaluate(({ sessions, per, unindexed }) => new Promise((ok, fail) => {
+    const words = ['garden', 'weather', 'tomato', 'river', 'engine', 'python', 'rust', 'kernel', 'violin', 'recipe', 'bread', 'planet', 'orbit',
+      'museum', 'harbor', 'winter', 'market', 'ledger', 'pixel', 'canvas', '花园', '天气', '河流', '面包', '行星', '博物馆', '港口', '冬天'];
+    let seed = 7;
+    const pick = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return words[seed % words.length]; };
+    const open = indexedDB.open('air-agent-db');
+    open.onerror = () => fail(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction(['sessions', 'messages', 'meta'], 'readwrite');
+      for (let i = 0; i < sessions; i++) {
+        const id = `bench-${i}`;
+        tx.objectStore('sessions').put({ id, title: `Benchmark session ${i}`, titleEdited: true, createdAt: i, updatedAt: i });
+        for (let j = 0; j < per; j++) {
+          const text = Array.from({ length: 12 }, pick).join(' ') + (i === 4321 && j === 3 ? ' lighthouse parrot' : '');
+          tx.objectStore('messages').put({ id: `${id}-${j}`, sessionId: id, seq: j, role: j % 2 ? 'assistant' : 'user', content: text, timestamp: i * per + j, incomplete: false, stopped: false });
+        }
+      }
+      if (unindexed) tx.objectStore('meta').delete('searchIndex');
+      tx.oncomplete = () => { db.close(); ok(); };
+      tx.onerror = () => fail(tx.error);
+    };
+  }), { sessions, per, unindexed });
+}
 
 async function seedSessions(page, n) {
   await page.evaluate((n) => new Promise((ok, fail) => {
@@ -34,11 +64,11 @@ async function seedSessions(page, n) {
   }), n);
 }
 
-async function startup(n) {
+async function startup(n, seed = seedSessions) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await openApp(page, app.url);
-  if (n) await seedSessions(page, n);
+  if (n) await seed(page, n);
   const times = [];
   for (let i = 0; i < RUNS; i++) {
     await page.reload();
@@ -77,6 +107,8 @@ async function streaming(totalBytes, chunks) {
   const wall = Date.now() - t0;
   const after = await metric();
   const shown = await page.getByTestId('message-assistant').last().getByTestId('message-text').evaluate((el) => el.textContent.length);
+  const heap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+  const nodes = (await cdp.send('Memory.getDOMCounters')).nodes;
   await context.close();
   return {
     wall,
@@ -84,13 +116,46 @@ async function streaming(totalBytes, chunks) {
     script: (after.ScriptDuration - before.ScriptDuration) * 1000,
     layout: (after.LayoutDuration - before.LayoutDuration) * 1000,
     chunks: events.length - 2,
+    heap,
+    nodes,
     bytes: text.length,
     shown,
   };
 }
 
-const empty = await startup(0);
+/** A search over `sessions` × `per` messages: the index built for them
+ *  first (timed), then each query from the search starting to its results. */
+async function search(sessions, per, queries) {
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await context.newPage();
+  await openApp(page, app.url);
+  await seedStore(page, sessions, per, true);
+  const t0 = Date.now();
+  await page.reload();
+  await page.getByTestId('search-indexing').waitFor({ timeout: 60_000 }).catch(() => {});
+  await page.getByTestId('search-indexing').waitFor({ state: 'detached', timeout: 1_800_000 });
+  const rebuild = Date.now() - t0;
+  const times = [];
+  for (const q of queries) {
+    for (let i = 0; i < RUNS; i++) {
+      await page.getByTestId('session-search').fill('');
+      await page.evaluate(() => performance.clearMarks());
+      await page.getByTestId('session-search').fill(q);
+      await page.waitForFunction(() => performance.getEntriesByName('air-search-end').length > 0, null, { timeout: 60_000 });
+      times.push(await page.evaluate(() => performance.getEntriesByName('air-search-end')[0].startTime - performance.getEntriesByName('air-search-start')[0].startTime));
+    }
+  }
+  const found = await page.getByTestId('search-result').count();
+  await context.close();
+  return { rebuild, ms: median(times), worst: Math.max(...times), found };
+}
+
+const seedLong = (page) => seedStore(page, 1, 5_000, false);
+const ten = await startup(10);
+const thousand = await startup(1_000);
 const many = await startup(10_000);
+const long = await startup(1, seedLong);
+const found = await search(10_000, 20, ['lighthouse parrot', 'tomato river', '博物馆']);
 const stream = await streaming(1_000_000, 10_000);
 await browser.close();
 await model.stop();
@@ -103,13 +168,18 @@ const section = [
   '',
   '| measurement | result |',
   '|---|---:|',
-  `| start-up to first usable screen, empty store | ${empty.ms.toFixed(0)} ms |`,
-  `| start-up to first usable screen, 10,000 sessions stored | ${many.ms.toFixed(0)} ms (${many.items} sidebar rows rendered) |`,
+  `| start-up to first usable screen, 10 sessions stored | ${ten.ms.toFixed(0)} ms |`,
+  `| … 1,000 sessions stored | ${thousand.ms.toFixed(0)} ms |`,
+  `| … 10,000 sessions stored | ${many.ms.toFixed(0)} ms (${(many.ms / ten.ms).toFixed(2)}× of 10; ${many.items} sidebar rows rendered) |`,
+  `| … the newest session has 5,000 messages (opens at its end) | ${long.ms.toFixed(0)} ms |`,
+  `| search over 200,000 messages in 10,000 sessions, search start to results (median of 3 queries × ${RUNS}) | ${found.ms.toFixed(0)} ms (worst ${found.worst.toFixed(0)} ms) |`,
+  `| … building the index for them first (a store from before it) | ${(found.rebuild / 1000).toFixed(0)} s |`,
   `| stream ${(stream.bytes / 1e6).toFixed(1)} MB in ${stream.chunks} chunks: main-thread task time | ${stream.task.toFixed(0)} ms |`,
   `| … of which script | ${stream.script.toFixed(0)} ms |`,
   `| … of which layout | ${stream.layout.toFixed(0)} ms |`,
   `| … wall time from send to finished answer | ${stream.wall} ms |`,
   `| … per chunk (task time / chunks) | ${(stream.task / stream.chunks).toFixed(2)} ms |`,
+  `| … after it: JS heap used, DOM nodes | ${(stream.heap / 1e6).toFixed(1)} MB, ${stream.nodes} |`,
   '<!-- runtime:end -->',
 ].join('\n');
 let doc = existsSync(out) ? readFileSync(out, 'utf8') : '# Benchmarks\n';

@@ -185,10 +185,15 @@ describe('conversations (scripted model)', () => {
     await page.getByTestId('rename-input').press('Enter');
     await page.getByTestId('session-item').filter({ hasText: 'Baking' }).waitFor();
 
-    // Search finds a session by the text of an answer.
+    // Search finds a session by the text of an answer, and opens it there.
     await page.getByTestId('session-search').fill('temples');
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 1);
-    assert.match(await page.getByTestId('session-item').textContent(), /Where should I travel/);
+    const result = page.getByTestId('search-result');
+    await result.first().waitFor();
+    assert.equal(await result.count(), 1);
+    assert.match(await result.locator('.search-title').textContent(), /Where should I travel/);
+    assert.equal(await result.locator('mark').textContent(), 'temples');
+    await result.click();
+    await page.locator('.message.found').getByText('Kyoto has many old temples.').waitFor();
     await page.getByTestId('session-search').fill('no such words anywhere');
     await page.getByTestId('search-empty').waitFor();
     await page.getByTestId('session-search').fill('');

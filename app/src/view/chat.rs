@@ -78,6 +78,14 @@ pub fn ChatView() -> impl IntoView {
         }
         active
     });
+    // A search result opened a message: it is brought into view (and the
+    // view stops following the end).
+    Effect::new(move |_| {
+        if let Some(id) = state.chat.focus.get() {
+            follow.set_value(false);
+            request_animation_frame(move || air_web::scroll_into_view(&format!("[data-id=\"{}\"]", id.replace('"', ""))));
+        }
+    });
     // A closed tab left a call waiting for approval: ask again, once.
     let asked_again = StoredValue::new(None::<String>);
     Effect::new(move |_| {
@@ -245,7 +253,15 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
     let is_last_regen = is_last.clone();
     let is_last_cont = is_last.clone();
     view! {
-        <article class=format!("message {role}") data-testid=format!("message-{role}")>
+        <article
+            class=format!("message {role}")
+            class:found={
+                let id = id.clone();
+                move || state.chat.focus.with(|f| f.as_deref() == Some(id.as_str()))
+            }
+            data-testid=format!("message-{role}")
+            data-id=id.clone()
+        >
             {reasoning}
             {body}
             {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}

@@ -2,18 +2,25 @@ use leptos::prelude::*;
 
 use crate::chat;
 use crate::i18n::t;
-use crate::state::{use_app, use_chat};
+use crate::state::{AppState, use_app, use_chat};
+
+/// The enabled MCP servers, with how many tools each offers.
+fn enabled_servers(state: AppState) -> Vec<(String, usize)> {
+    state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect())
+}
+
+/// Dynamic loading applies to this chat (the switch, and its assistant).
+fn dynamic_here(state: AppState) -> bool {
+    let chat = state.sessions.active.get().unwrap_or_default();
+    state.prefs.settings.with(|s| s.dynamic_mcp_loading) && state.prefs.assistants.with(|a| a.of_chat(&chat).is_none_or(|x| x.dynamic_loading))
+}
 
 /// The enabled MCP servers, each switched on or off for the open chat.
 #[component]
 fn McpToggle() -> impl IntoView {
     let state = use_app();
-    let servers = move || state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect::<Vec<_>>());
-    // Dynamic loading applies to this chat (the switch, and its assistant).
-    let dynamic_here = move || {
-        let chat = state.sessions.active.get().unwrap_or_default();
-        state.prefs.settings.with(|s| s.dynamic_mcp_loading) && state.prefs.assistants.with(|a| a.of_chat(&chat).is_none_or(|x| x.dynamic_loading))
-    };
+    let servers = move || enabled_servers(state);
+    let dynamic_here = move || dynamic_here(state);
     // (With dynamic loading, what was loaded shows even when its server is off.)
     let shown = move || !servers().is_empty() || (dynamic_here() && state.chat.loaded_tools.with(|l| !l.tools.is_empty()));
     view! {
@@ -41,11 +48,8 @@ fn attachments() -> Result<AnyView, crate::lazy::Missing> {
 #[component]
 fn McpBar() -> impl IntoView {
     let state = use_app();
-    let servers = move || state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect::<Vec<_>>());
-    let dynamic_here = move || {
-        let chat = state.sessions.active.get().unwrap_or_default();
-        state.prefs.settings.with(|s| s.dynamic_mcp_loading) && state.prefs.assistants.with(|a| a.of_chat(&chat).is_none_or(|x| x.dynamic_loading))
-    };
+    let servers = move || enabled_servers(state);
+    let dynamic_here = move || dynamic_here(state);
     view! {
             <div class="mcp-toggle" data-testid="mcp-toggle" role="group" aria-label=move || t().mcp_toggle_label>
                 <Show when=move || !dynamic_here()>

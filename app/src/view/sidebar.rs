@@ -18,15 +18,9 @@ pub fn Sidebar() -> impl IntoView {
     let sessions = use_sessions();
     // Where the list is scrolled and how tall it is: which rows to render.
     let scroll = RwSignal::new((0.0_f64, 800.0_f64));
-    let matching = move || {
-        let hits = sessions.search_hits.get();
-        sessions.list.with(|list| {
-            list.iter()
-                .filter(|s| hits.as_ref().map(|h| h.contains(&s.id)).unwrap_or(true))
-                .map(|s| (s.id.clone(), s.title.clone()))
-                .collect::<Vec<_>>()
-        })
-    };
+    // Rows are keyed by id; each row follows its own title.
+    let matching = move || sessions.list.with(|list| list.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
+    let searching = move || sessions.search_results.with(Option::is_some);
     let matching = Memo::new(move |_| matching());
     // The rows in view, with the space of those above and below.
     let window = Memo::new(move |_| {
@@ -40,15 +34,17 @@ pub fn Sidebar() -> impl IntoView {
         let (first, last, _) = window.get();
         matching.with(|m| m[first..last].to_vec())
     };
-    let space_above = move || format!("height: {}px", window.get().0 as f64 * ROW_PX);
+    // Set through the CSS object model (the page's CSP allows no inline
+    // style attributes).
+    let space_above = move || format!("{}px", window.get().0 as f64 * ROW_PX);
     let space_below = move || {
         let (_, last, n) = window.get();
-        format!("height: {}px", (n - last) as f64 * ROW_PX)
+        format!("{}px", (n - last) as f64 * ROW_PX)
     };
     // Near the end of what was read: the next page of the list.
     Effect::new(move |_| {
         let (_, last, n) = window.get();
-        if last + READ_AHEAD >= n && sessions.has_more.get() && sessions.search_hits.with(Option::is_none) {
+        if last + READ_AHEAD >= n && sessions.has_more.get() && !searching() {
             state.load_more_sessions();
         }
     });
@@ -86,15 +82,18 @@ pub fn Sidebar() -> impl IntoView {
                     on:input=move |ev| state.run_search(event_target_value(&ev))
                 />
             </div>
-            <nav class="session-list" data-testid="session-list" node_ref=nav on:scroll=on_scroll>
-                <div style=space_above></div>
-                <For each=visible key=|s| s.clone() let:session>
-                    <SessionItem id=session.0.clone() title=session.1.clone()/>
+            <Show when=move || sessions.indexing.get()>
+                <p class="muted search-note" data-testid="search-indexing">{move || t().search_indexing}</p>
+            </Show>
+            <Show when=searching>
+                <SearchResults/>
+            </Show>
+            <nav class="session-list" data-testid="session-list" node_ref=nav on:scroll=on_scroll class:hidden=searching>
+                <div style:height=space_above></div>
+                <For each=visible key=|id| id.clone() let:id>
+                    <SessionItem id=id/>
                 </For>
-                <div style=space_below></div>
-                <Show when=move || sessions.search_hits.with(|h| h.as_ref().map(Vec::is_empty).unwrap_or(false))>
-                    <p class="muted empty" data-testid="search-empty">{move || t().search_empty}</p>
-                </Show>
+                <div style:height=space_below></div>
             </nav>
             <Show when=move || sessions.pending_delete.with(Option::is_some)>
                 <div class="toast" role="status" data-testid="undo-toast">
@@ -106,13 +105,63 @@ pub fn Sidebar() -> impl IntoView {
     }
 }
 
+/// What the search found: each message (or title) with its session's
+/// title and the matching words marked; a click opens it there.
 #[component]
-fn SessionItem(id: String, title: String) -> impl IntoView {
+fn SearchResults() -> impl IntoView {
     let state = use_app();
     let sessions = use_sessions();
+    let hits = move || sessions.search_results.with(|r| r.as_ref().map(|r| r.hits.clone()).unwrap_or_default());
+    view! {
+        <nav class="session-list search-results" data-testid="search-results">
+            <For each=hits key=|h| (h.session_id.clone(), h.message_id.clone()) let:hit>
+                {
+                    let title = if hit.title.is_empty() { crate::i18n::t_now().new_chat.to_owned() } else { hit.title.clone() };
+                    let (session, message) = (hit.session_id.clone(), hit.message_id.clone());
+                    view! {
+                        <button class="search-result" data-testid="search-result" on:click=move |_| state.open_at(session.clone(), message.clone())>
+                            <span class="search-title">{title}</span>
+                            <span class="search-snippet">
+                                {hit.snippet.iter().map(|(text, marked)| if *marked {
+                                    view! { <mark>{text.clone()}</mark> }.into_any()
+                                } else {
+                                    text.clone().into_any()
+                                }).collect_view()}
+                            </span>
+                        </button>
+                    }
+                }
+            </For>
+            <Show when=move || sessions.search_results.with(|r| r.as_ref().is_some_and(|r| r.hits.is_empty()))>
+                <p class="muted empty" data-testid="search-empty">{move || t().search_empty}</p>
+            </Show>
+            <Show when=move || sessions.search_results.with(|r| r.as_ref().is_some_and(|r| r.partial))>
+                <p class="muted search-note">{move || t().search_indexing}</p>
+            </Show>
+        </nav>
+    }
+}
+
+#[component]
+fn SessionItem(id: String) -> impl IntoView {
+    let state = use_app();
+    let sessions = use_sessions();
+    let title = {
+        let id = id.clone();
+        Memo::new(move |_| sessions.list.with(|l| l.iter().find(|s| s.id == id).map(|s| s.title.clone()).unwrap_or_default()))
+    };
     let renaming = RwSignal::new(false);
-    let draft = RwSignal::new(title.clone());
-    let shown = if title.is_empty() { crate::i18n::t_now().new_chat.to_owned() } else { title.clone() };
+    let draft = RwSignal::new(title.get_untracked());
+    // Renaming starts from the title as it is now.
+    Effect::new(move |_| {
+        if renaming.get() {
+            draft.set(title.get_untracked());
+        }
+    });
+    let shown = move || {
+        let title = title.get();
+        if title.is_empty() { t().new_chat.to_owned() } else { title }
+    };
     let is_active = {
         let id = id.clone();
         move || sessions.active.get().as_deref() == Some(id.as_str())

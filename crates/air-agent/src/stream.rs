@@ -259,11 +259,8 @@ impl<E: Env> Turn<'_, E> {
         if env.is_deleted(session_id) {
             return;
         }
-        if let Ok(Some(mut session)) = env.store().get_session(session_id).await {
-            session.updated_at = env.now_ms();
-            if env.store().put_session(&session).await.is_ok() {
-                env.emit(Event::SessionSaved(session));
-            }
+        if let Ok(Some(session)) = env.store().touch_session(session_id, env.now_ms()).await {
+            env.emit(Event::SessionSaved(session));
         }
     }
 }

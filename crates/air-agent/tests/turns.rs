@@ -31,6 +31,13 @@ impl Store for LoggedStore {
     async fn list_sessions(&self) -> air_store::Result<Vec<SessionRecord>> {
         self.inner.list_sessions().await
     }
+    async fn touch_session(&self, id: &str, at: f64) -> air_store::Result<Option<SessionRecord>> {
+        let touched = self.inner.touch_session(id, at).await?;
+        if let Some(s) = &touched {
+            let _ = writeln!(self.log.borrow_mut(), "  store: session {} {:?} updated {}", s.id, s.title, s.updated_at);
+        }
+        Ok(touched)
+    }
     async fn get_message(&self, id: &str) -> air_store::Result<Option<MessageRecord>> {
         self.inner.get_message(id).await
     }

@@ -31,6 +31,7 @@ texts! {
     toggle_sidebar: "Show or hide conversations", "显示或隐藏对话列表";
     search_placeholder: "Search conversations", "搜索对话";
     search_empty: "No conversation matches.", "没有匹配的对话。";
+    search_indexing: "Indexing your messages for search…", "正在为搜索建立消息索引…";
     deleted: "Conversation deleted.", "对话已删除。";
     undo: "Undo", "撤销";
     rename: "Rename", "重命名";

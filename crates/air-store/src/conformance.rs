@@ -125,6 +125,11 @@ pub async fn run<S: Store>(store: &S) {
     let mut titled = SessionRecord::new("p1", 9.0);
     titled.rename("Holiday planning");
     ok(store.put_session(&titled).await, "rename p1");
+    // Touching keeps everything but the time.
+    let touched = store.touch_session("p1", 9.5).await.ok().flatten();
+    assert_eq!(touched.as_ref().map(|s| (s.title.as_str(), s.updated_at)), Some(("Holiday planning", 9.5)));
+    assert_eq!(store.get_session("p1").await.ok().flatten(), touched, "as stored");
+    assert_eq!(store.touch_session("nobody", 1.0).await.ok(), Some(None));
     ok(store.put_message(&msg("q1", "p1", 1.0, Role::User, "Which trains go from Lyon to Geneva?")).await, "put q1");
     ok(store.put_message(&msg("q2", "p2", 1.0, Role::Assistant, "我们明天去北京看长城")).await, "put q2");
     let mut streaming = msg("q3", "p3", 1.0, Role::Assistant, "trains still streaming");

@@ -119,6 +119,10 @@ pub trait Store {
     async fn sessions_page(&self, after: Option<&SessionCursor>, limit: usize) -> Result<Vec<SessionRecord>>;
     async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>>;
     async fn put_session(&self, session: &SessionRecord) -> Result<()>;
+    /// Marks a session as active at `at`, changing nothing else of it
+    /// (read and written at once, so a rename meanwhile is kept); returns
+    /// it as stored (`None`: there is no such session).
+    async fn touch_session(&self, id: &str, at: f64) -> Result<Option<SessionRecord>>;
     /// Deletes the session and all its messages.
     async fn delete_session(&self, id: &str) -> Result<()>;
     async fn messages(&self, session_id: &str) -> Result<Vec<MessageRecord>>;
@@ -145,24 +149,6 @@ pub trait Store {
     async fn rebuild_index(&self) -> Result<()>;
 }
 
-/// Ids of the sessions whose title or any message contains `query`
-/// (case-insensitive), in the order of `list_sessions`.
-pub async fn search_sessions<S: Store>(store: &S, query: &str) -> Result<Vec<String>> {
-    let needle = query.trim().to_lowercase();
-    let mut hits = Vec::new();
-    for session in store.list_sessions().await? {
-        if session.title.to_lowercase().contains(&needle) {
-            hits.push(session.id);
-            continue;
-        }
-        let messages = store.messages(&session.id).await?;
-        if messages.iter().any(|m| m.content.to_lowercase().contains(&needle)) {
-            hits.push(session.id);
-        }
-    }
-    Ok(hits)
-}
-
 #[cfg(test)]
 mod search_tests {
     use super::*;
@@ -181,8 +167,13 @@ mod search_tests {
             }
             store.put_message(&MessageRecord::new("m1", "b", 1.0, Role::Assistant, "The KYOTO temples are old")).await.ok();
             store.put_message(&MessageRecord::new("m2", "c", 1.0, Role::User, "unrelated")).await.ok();
-            assert_eq!(search_sessions(&store, "kyoto").await.ok(), Some(vec!["b".to_owned(), "a".to_owned()]));
-            assert_eq!(search_sessions(&store, "nothing like this").await.ok(), Some(vec![]));
+            let found = |q: &'static str| {
+                let store = &store;
+                async move { search::run(store, q, 10).await.ok().map(|r| r.hits.into_iter().map(|h| h.session_id).collect::<Vec<_>>()) }
+            };
+            // Both match once; the title is shorter, so it ranks first.
+            assert_eq!(found("kyoto").await, Some(vec!["a".to_owned(), "b".to_owned()]));
+            assert_eq!(found("nothing like this").await, Some(vec![]));
         });
     }
 }

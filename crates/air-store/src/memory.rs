@@ -48,6 +48,13 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    async fn touch_session(&self, id: &str, at: f64) -> Result<Option<SessionRecord>> {
+        let Some(mut session) = self.sessions.borrow().get(id).cloned() else { return Ok(None) };
+        session.updated_at = at;
+        self.put_session(&session).await?;
+        Ok(Some(session))
+    }
+
     async fn delete_session(&self, id: &str) -> Result<()> {
         if let Some(old) = self.sessions.borrow_mut().remove(id) {
             let terms = search::title_terms(&old);

@@ -267,6 +267,8 @@ impl MemIndex {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchHit {
     pub session_id: String,
+    /// The session's title.
+    pub title: String,
     /// The matching message (`None`: the session's title matched).
     pub message_id: Option<String>,
     /// Its `seq`, to open the session there.
@@ -296,13 +298,18 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
         postings.insert(term.clone(), store.postings(term, MAX_POSTINGS).await?);
     }
     let mut hits = Vec::new();
+    let mut titles: BTreeMap<String, Option<String>> = BTreeMap::new();
     for hit in rank(&terms, &postings, &stats, limit) {
-        if let Some(session_id) = hit.doc.strip_prefix("title:") {
-            if let Some(s) = store.get_session(session_id).await? {
-                hits.push(SearchHit { session_id: s.id, message_id: None, seq: None, snippet: snippet(&s.title, query, 120), score: hit.score });
-            }
+        if !titles.contains_key(&hit.session) {
+            let title = store.get_session(&hit.session).await?.map(|s| s.title);
+            titles.insert(hit.session.clone(), title);
+        }
+        // A session deleted meanwhile is not a result.
+        let Some(Some(title)) = titles.get(&hit.session).cloned() else { continue };
+        if hit.doc.starts_with("title:") {
+            hits.push(SearchHit { session_id: hit.session, snippet: snippet(&title, query, 120), title, message_id: None, seq: None, score: hit.score });
         } else if let Some(m) = store.get_message(&hit.doc).await? {
-            hits.push(SearchHit { session_id: m.session_id, message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: hit.score });
+            hits.push(SearchHit { session_id: m.session_id, title, message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: hit.score });
         }
     }
     Ok(SearchResults { hits, partial: !stats.complete })

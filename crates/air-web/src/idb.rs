@@ -85,7 +85,6 @@ impl IdbStore {
             .map_err(|e| StoreError::Unavailable(err(e).to_string()))?;
         let store = Self { db };
         store.migrate().await?;
-        store.start_index().await?;
         Ok(store)
     }
 
@@ -119,23 +118,6 @@ impl IdbStore {
             }
             let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
             tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
-            Ok(tx)
-        })
-        .await
-    }
-
-    /// A new database starts with an empty, whole search index; one from
-    /// before the index has none until it is rebuilt.
-    async fn start_index(&self) -> air_store::Result<()> {
-        let tx = self.db.transaction(&[MESSAGES, META], TransactionMode::ReadOnly).map_err(err)?;
-        let has_index = tx.store(META).map_err(err)?.get(JsValue::from_str(INDEX_KEY)).await.map_err(err)?.is_some_and(|v| !v.is_undefined());
-        let empty = tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0;
-        drop(tx);
-        if has_index || !empty {
-            return Ok(());
-        }
-        self.write(&[META], |tx| async move {
-            write_stats(&tx, &IndexStats::default()).await?;
             Ok(tx)
         })
         .await
@@ -230,7 +212,7 @@ impl Store for IdbStore {
 
     async fn put_session(&self, session: &SessionRecord) -> air_store::Result<()> {
         let value = to_js(session)?;
-        self.write(&[SESSIONS, TERMS, META], |tx| async move {
+        self.write(&[SESSIONS, MESSAGES, TERMS, META], |tx| async move {
             let sessions = tx.store(SESSIONS).map_err(err)?;
             let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(&session.id)).await.map_err(err)?);
             sessions.put(&value, None).await.map_err(err)?;
@@ -243,6 +225,22 @@ impl Store for IdbStore {
             Ok(tx)
         })
         .await
+    }
+
+    async fn touch_session(&self, id: &str, at: f64) -> air_store::Result<Option<SessionRecord>> {
+        let touched = std::cell::RefCell::new(None);
+        let out = &touched;
+        self.write(&[SESSIONS], |tx| async move {
+            let sessions = tx.store(SESSIONS).map_err(err)?;
+            if let Some(mut session) = read::<SessionRecord>(sessions.get(JsValue::from_str(id)).await.map_err(err)?) {
+                session.updated_at = at;
+                sessions.put(&to_js(&session)?, None).await.map_err(err)?;
+                *out.borrow_mut() = Some(session);
+            }
+            Ok(tx)
+        })
+        .await?;
+        Ok(touched.into_inner())
     }
 
     async fn delete_session(&self, id: &str) -> air_store::Result<()> {
@@ -471,7 +469,7 @@ async fn write_stats(tx: &rexie::Transaction, stats: &IndexStats) -> air_store::
 }
 
 /// Writes a document's change from `old` to `new` into the search index,
-/// in `tx` (which holds `terms` and `meta`). Without an index (a store
+/// in `tx` (which holds `messages`, `terms` and `meta`). Without an index (a store
 /// from before it, not rebuilt yet) nothing is written.
 async fn index_doc(
     tx: &rexie::Transaction,
@@ -481,7 +479,13 @@ async fn index_doc(
     old: Option<&DocTerms>,
     new: Option<&DocTerms>,
 ) -> air_store::Result<()> {
-    let Some(mut stats) = read_stats(tx).await? else { return Ok(()) };
+    let mut stats = match read_stats(tx).await? {
+        Some(stats) => stats,
+        // A new database starts its index with its first write (it writes
+        // nothing before: opening it must not use storage).
+        None if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0 => IndexStats::default(),
+        None => return Ok(()),
+    };
     index_terms(tx, &mut stats, doc, session, at, old, new).await?;
     write_stats(tx, &stats).await
 }

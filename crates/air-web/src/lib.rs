@@ -177,6 +177,16 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
 }
 
 /// Adds a `performance.mark` (read by the benchmarks).
+/// Scrolls the first element matching `selector` into the middle of its
+/// scrolling parent.
+pub fn scroll_into_view(selector: &str) {
+    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten()) {
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Center);
+        el.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+}
+
 /// Dispatches a plain event named `name` on the window (app/boot.js
 /// listens for `air-update-apply`).
 pub fn dispatch_window_event(name: &str) {
