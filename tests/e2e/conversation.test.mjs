@@ -210,6 +210,14 @@ describe('conversations (scripted model)', () => {
     await page.getByTestId('session-item').filter({ hasText: 'Baking' }).hover();
     await page.getByTestId('session-item').filter({ hasText: 'Baking' }).getByTestId('delete-session').click();
     await page.getByTestId('undo-toast').waitFor({ state: 'detached', timeout: 15_000 });
+    // The deletion is written once the undo window closes.
+    await page.waitForFunction(() => new Promise((ok) => {
+      const open = indexedDB.open('air-agent-db');
+      open.onsuccess = () => {
+        const r = open.result.transaction(['sessions']).objectStore('sessions').count();
+        r.onsuccess = () => { open.result.close(); ok(r.result === 1); };
+      };
+    }), null, { timeout: 10_000 });
 
     await page.reload();
     await page.getByTestId('session-item').first().waitFor({ timeout: 20_000 });
