@@ -245,6 +245,14 @@ fn start(state: AppState, job: Job) {
     });
 }
 
+/// Fetches the turn's part ahead of the first message (its text is being
+/// typed); a part already here costs nothing.
+pub fn warm_turn() {
+    leptos::task::spawn_local(async {
+        let _ = __wasm_split_preload_run().await;
+    });
+}
+
 /// The turn itself, with the agent loop, the tools and the MCP clients:
 /// fetched with the first message, not with the first screen.
 #[crate::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -80,8 +80,19 @@ async function startup(n, seed = seedSessions) {
   return { ms: median(times), items };
 }
 
+// The wasm memories the page instantiates (read by size after an answer;
+// Runtime.queryObjects would close the page: Chromium 156 crashes walking a
+// heap that holds a funcref WebAssembly.Table, as code-split wasm does).
+const MEMORY_HOOK = `(() => {
+  const keep = (r) => { const i = r && (r.instance || r); const m = i && i.exports && i.exports.memory;
+    if (m instanceof WebAssembly.Memory) (globalThis.__benchMemories ||= new Set()).add(m); return r; };
+  for (const k of ['instantiate', 'instantiateStreaming']) { const f = WebAssembly[k]; WebAssembly[k] = function (...a) { return f.apply(this, a).then(keep); }; }
+})();`;
+const wasmMemory = (page) => page.evaluate(() => [...(globalThis.__benchMemories || [])].reduce((n, m) => n + m.buffer.byteLength, 0));
+
 async function streaming(totalBytes, chunks) {
   const context = await browser.newContext();
+  await context.addInitScript(MEMORY_HOOK);
   const page = await context.newPage();
   await openApp(page, app.url);
   await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
@@ -100,17 +111,25 @@ async function streaming(totalBytes, chunks) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
   const metric = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  // What sending needs is fetched while the message is typed; measured
+  // from the moment it is sent.
+  await page.getByTestId('composer-input').fill('Stream a long answer');
+  await page.waitForTimeout(500);
+  const memoryBefore = await wasmMemory(page);
   const before = await metric();
   const t0 = Date.now();
-  await send(page, 'Stream a long answer');
+  await page.getByTestId('composer-input').press('Enter');
   await page.getByTestId('regenerate').waitFor({ timeout: 300_000 });
   const wall = Date.now() - t0;
   const after = await metric();
   const shown = await page.getByTestId('message-assistant').last().getByTestId('message-text').evaluate((el) => el.textContent.length);
   const heap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
   const nodes = (await cdp.send('Memory.getDOMCounters')).nodes;
+  const memoryAfter = await wasmMemory(page);
   await context.close();
   return {
+    memoryBefore,
+    memoryAfter,
     wall,
     task: (after.TaskDuration - before.TaskDuration) * 1000,
     script: (after.ScriptDuration - before.ScriptDuration) * 1000,
@@ -151,12 +170,27 @@ async function search(sessions, per, queries) {
 }
 
 const seedLong = (page) => seedStore(page, 1, 5_000, false);
+// `AIR_BENCH_ONLY=stream`: only the streaming rows, printed (not written).
+if (process.env.AIR_BENCH_ONLY === 'stream') {
+  const rows = [];
+  for (const [bytes, chunks] of [[1_000_000, 10_000], [2_000_000, 20_000]]) {
+    const r = await streaming(bytes, chunks);
+    rows.push({ bytes, task: Math.round(r.task), script: Math.round(r.script), layout: Math.round(r.layout), wall: r.wall, nodes: r.nodes,
+      wasmMiB: [(r.memoryBefore / 1048576).toFixed(1), (r.memoryAfter / 1048576).toFixed(1)], perByte: ((r.memoryAfter - r.memoryBefore) / r.bytes).toFixed(1) });
+  }
+  console.table(rows);
+  await browser.close();
+  await model.stop();
+  app.server.close();
+  process.exit(0);
+}
 const ten = await startup(10);
 const thousand = await startup(1_000);
 const many = await startup(10_000);
 const long = await startup(1, seedLong);
 const found = await search(10_000, 20, ['lighthouse parrot', 'tomato river', '博物馆']);
 const stream = await streaming(1_000_000, 10_000);
+const stream2 = await streaming(2_000_000, 20_000);
 await browser.close();
 await model.stop();
 app.server.close();
@@ -180,6 +214,9 @@ const section = [
   `| … wall time from send to finished answer | ${stream.wall} ms |`,
   `| … per chunk (task time / chunks) | ${(stream.task / stream.chunks).toFixed(2)} ms |`,
   `| … after it: JS heap used, DOM nodes | ${(stream.heap / 1e6).toFixed(1)} MB, ${stream.nodes} |`,
+  `| … wasm memory before → after | ${(stream.memoryBefore / 1048576).toFixed(1)} → ${(stream.memoryAfter / 1048576).toFixed(1)} MiB (${((stream.memoryAfter - stream.memoryBefore) / stream.bytes).toFixed(1)} bytes per answer byte) |`,
+  `| stream ${(stream2.bytes / 1e6).toFixed(1)} MB in ${stream2.chunks} chunks: main-thread task time | ${stream2.task.toFixed(0)} ms (${(stream2.task / stream.task).toFixed(2)}× of 1 MB; layout ${stream2.layout.toFixed(0)} ms) |`,
+  `| … wasm memory before → after | ${(stream2.memoryBefore / 1048576).toFixed(1)} → ${(stream2.memoryAfter / 1048576).toFixed(1)} MiB (${((stream2.memoryAfter - stream2.memoryBefore) / stream2.bytes).toFixed(1)} bytes per answer byte) |`,
   '<!-- runtime:end -->',
 ].join('\n');
 let doc = existsSync(out) ? readFileSync(out, 'utf8') : '# Benchmarks\n';

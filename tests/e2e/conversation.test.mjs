@@ -338,6 +338,57 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('a long answer is put in the page a block at a time, while it streams and once saved', async () => {
+    const { context, page, errors } = await freshPage();
+    const block = (i) => i % 7 === 3
+      ? '```js\nconst x' + i + ' = 1;\n\nconsole.log(x' + i + ');\n```'
+      : i % 5 === 0 ? `- item ${i} a\n\n- item ${i} b` : `Paragraph ${i} says **something** about [docs](https://example.com/${i}).`;
+    const text = Array.from({ length: 600 }, (_, i) => block(i)).join('\n\n') + '\n\nThe end QZX.';
+    assert.ok(text.length > 30_000);
+    // All of it in one chunk: it is still cut into small blocks.
+    h.model.enqueue(reply.text(text, { pieces: 1 }));
+    await send(page, 'Long please');
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    const look = () => page.getByTestId('message-assistant').last().getByTestId('message-text').evaluate((el) => {
+      const blocks = [...el.querySelectorAll(':scope > .md-block')];
+      return {
+        blocks: blocks.length,
+        longest: Math.max(...blocks.map((b) => b.textContent.length)),
+        visibility: blocks[0] && getComputedStyle(blocks[0]).contentVisibility,
+        pres: el.querySelectorAll('pre').length,
+        loose: el.querySelectorAll('ul').length,
+        end: el.textContent.includes('The end QZX.'),
+      };
+    });
+    const saved = await look();
+    assert.ok(saved.blocks > 400, JSON.stringify(saved));
+    assert.ok(saved.longest < 200, JSON.stringify(saved));
+    assert.equal(saved.visibility, 'auto');
+    const kinds = Array.from({ length: 600 }, (_, i) => block(i)[0]);
+    assert.equal(saved.pres, kinds.filter((k) => k === '`').length, 'every code block, blank lines inside kept');
+    assert.equal(saved.loose, kinds.filter((k) => k === '-').length, 'a loose list is one list');
+    assert.ok(saved.end);
+    await page.reload();
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await look(), saved, 'the same blocks after a reload');
+    // Streamed slowly: the blocks shown while streaming are the saved
+    // message's (moved, not rendered again), followed by the rest.
+    h.model.enqueue(reply.text(text, { pieces: 40, delayMs: 25 }));
+    await page.getByTestId('regenerate').click();
+    const first = page.getByTestId('message-streaming').locator('.md-block').first();
+    await first.waitFor({ timeout: 20_000 });
+    await first.evaluate((el) => { el.dataset.streamed = 'yes'; });
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await look(), saved, 'the same blocks once saved');
+    assert.equal(await page.getByTestId('message-assistant').last().locator('.md-block').first().getAttribute('data-streamed'), 'yes');
+    // A text with link definitions is kept whole: the link resolves.
+    h.model.enqueue(reply.text('See [the docs][d].\n\n' + 'Filler paragraph.\n\n'.repeat(1200) + '[d]: https://example.com/docs\n'));
+    await page.getByTestId('regenerate').click();
+    await page.getByTestId('message-assistant').last().locator('a[href="https://example.com/docs"]').waitFor({ timeout: 20_000 });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('Esc in the composer stops the answer', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.hanging('Streaming until told to stop. '.repeat(20), { pieces: 40, delayMs: 100 }));

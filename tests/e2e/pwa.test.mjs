@@ -76,6 +76,9 @@ describe('installed app', () => {
       assert.ok(total <= BUDGET, `first visit: ${total} bytes gzip\n${sizes.join('\n')}`);
       assert.deepEqual([...fetched].filter((f) => lazy.includes(f)), [], 'no lazily loaded part on a first visit');
       assert.ok([...fetched].some((f) => /^app-[0-9a-f]+_bg\.wasm$/.test(f)));
+      // Typing a first message fetches what sending it needs, before it is sent.
+      await page.getByTestId('composer-input').pressSequentially('Hi');
+      await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /\/split_turn-/.test(e.name)), null, { timeout: 10_000 });
       // Settings come with their own module, fetched when first opened.
       await page.getByTestId('open-settings').click();
       await page.getByTestId('settings-base-url').waitFor();

@@ -60,6 +60,7 @@ pub fn ChatView() -> impl IntoView {
     // Where the last automatic scroll put the view: a scroll event above it
     // is the reader's doing, not ours (ours may arrive after more text).
     let pinned = StoredValue::new(0);
+    let scroll_due = StoredValue::new(false);
     let grown = Memo::new(move |_| {
         let streamed = state.chat.streaming.with(|s| s.as_ref().map_or(0, |s| s.text.len() + s.reasoning.len()));
         (state.sessions.active.get(), state.chat.messages.with(Vec::len), streamed)
@@ -69,10 +70,13 @@ pub fn ChatView() -> impl IntoView {
         if previous.as_ref() != Some(&active) {
             follow.set_value(true);
         }
-        if follow.get_value() {
+        // Once per animation frame, however many chunks arrived in it.
+        if follow.get_value() && !scroll_due.get_value() {
+            scroll_due.set_value(true);
             request_animation_frame(move || {
-                if let (Some(el), true) = (list.get_untracked(), follow.get_value()) {
-                    pinned.set_value(air_web::scroll_to_end(&el));
+                let _ = scroll_due.try_set_value(false);
+                if let (Some(el), Some(true)) = (list.try_get_untracked().flatten(), follow.try_get_value()) {
+                    pinned.try_set_value(air_web::scroll_to_end(&el));
                 }
             });
         }
@@ -128,13 +132,19 @@ pub fn ChatView() -> impl IntoView {
                 }>{move || t().load_older}</button>
             </Show>
             <For
-                each=move || state.chat.messages.get()
-                // A tool card stays (its View must not reload as the call
-                // goes on); it follows its record itself.
-                key=|m| if m.role == Role::Tool { (m.id.clone(), 0, 0, false) } else { (m.id.clone(), m.rev, m.content.len(), m.incomplete) }
-                let:message
+                // Keys and places only: a change to one message copies no
+                // other (a message is read from the list when it is drawn).
+                each=move || state.chat.messages.with(|m| m.iter().enumerate().map(|(i, m)| (message_key(m), i)).collect::<Vec<_>>())
+                key=|(k, _)| k.clone()
+                let:item
             >
-                <Message message=message last_id=last_id/>
+                {
+                    let ((id, ..), at) = item;
+                    state.chat.messages.with_untracked(|m| {
+                        m.get(at).filter(|x| x.id == id).or_else(|| m.iter().find(|x| x.id == id)).cloned()
+                    })
+                    .map(|message| view! { <Message message=message last_id=last_id/> })
+                }
             </For>
             <Show when=streaming_here>
                 <StreamingMessage/>
@@ -169,7 +179,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         return view! {
             <details class="message thought" data-testid="transitive-thought">
                 <summary>{move || t().thought}</summary>
-                <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div>
+                {markdown_text(&message)}
                 {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}
             </details>
             <Show when=retry>
@@ -212,8 +222,8 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         view! { <details class="reasoning" data-testid="reasoning"><summary>{move || t().reasoning}</summary><div class="text plain">{r}</div></details> }
     });
     let editing = RwSignal::new(false);
-    let edit_text = RwSignal::new(message.content.clone());
     let body = if message.role == Role::User {
+        let edit_text = RwSignal::new(message.content.clone());
         let content = message.content.clone();
         let id_save = id.clone();
         view! {
@@ -241,13 +251,16 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         }
         .into_any()
     } else {
-        view! { <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div> }
-            .into_any()
+        markdown_text(&message)
     };
     let can_continue = message.role == Role::Assistant
         && (message.incomplete || message.stopped || message.finish == Some(FinishReason::Length) || message.error.is_some())
         && !message.content.is_empty();
-    let copy_text = message.content.clone();
+    // Copied from the record at the click (a long answer is not kept twice).
+    let copy_text = {
+        let id = id.clone();
+        move || state.chat.messages.with_untracked(|m| m.iter().find(|x| x.id == id).map(|x| x.content.clone()))
+    };
     let id_regen = id.clone();
     let id_cont = id.clone();
     let is_last_regen = is_last.clone();
@@ -283,7 +296,11 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
                 })}
                 {footer}
                 <span class="message-actions">
-                    <button class="action" data-testid="copy-message" on:click=move |_| air_web::copy_text(&copy_text)>{move || t().copy}</button>
+                    <button class="action" data-testid="copy-message" on:click=move |_| {
+                        if let Some(text) = copy_text() {
+                            air_web::copy_text(&text);
+                        }
+                    }>{move || t().copy}</button>
                     {(message.role == Role::User).then(|| view! {
                         <button class="action" data-testid="edit-message" disabled=move || !idle()
                             on:click=move |_| editing.set(true)>{move || t().edit}</button>
@@ -339,7 +356,7 @@ fn StreamingMessage() -> impl IntoView {
                     <StreamedMarkdown source=|s| &s.reasoning testid="reasoning-text"/>
                 </details>
             </Show>
-            <StreamedMarkdown source=|s| &s.text testid="message-text"/>
+            <StreamedMarkdown source=|s| &s.text testid="message-text" hand_off=true/>
             <Show when=move || status.with(Option::is_some)>
                 <div class="message-status" role="status" data-testid="message-status">{move || status.get().unwrap_or_default()}</div>
             </Show>
@@ -348,11 +365,80 @@ fn StreamingMessage() -> impl IntoView {
     }
 }
 
-/// One growing text of the streaming answer, rendered incrementally.
-#[component]
-fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> impl IntoView {
+/// What redraws a message when it changes. A tool card stays (its View
+/// must not reload as the call goes on); it follows its record itself.
+fn message_key(m: &MessageRecord) -> (String, u32, usize, bool) {
+    if m.role == Role::Tool { (m.id.clone(), 0, 0, false) } else { (m.id.clone(), m.rev, m.content.len(), m.incomplete) }
+}
+
+/// Texts from this length on are put in the page a block at a time (see
+/// `air_render::blocks`): a block off screen skips style and layout
+/// (`content-visibility` in style.css), and no whole-text HTML is built.
+const BLOCKS_FROM: usize = 16 * 1024;
+
+/// A finished message's Markdown. A long one is read from the
+/// conversation's list when it is put in the page (it is not copied).
+fn markdown_text(message: &MessageRecord) -> AnyView {
+    if message.content.len() < BLOCKS_FROM {
+        // Short: rendered whole; what streamed is let go.
+        HANDOFF.with(|h| {
+            if h.borrow().as_ref().is_some_and(|h| h.message_id == message.id) {
+                h.borrow_mut().take();
+            }
+        });
+        return view! { <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div> }
+            .into_any();
+    }
     let state = use_app();
-    let blocks = RwSignal::new(Vec::<String>::new());
+    let id = message.id.clone();
+    let node = NodeRef::<leptos::html::Div>::new();
+    node.on_load(move |el| {
+        let handed = HANDOFF.with(|h| h.borrow_mut().take()).filter(|h| h.message_id == id);
+        state.chat.messages.with_untracked(|m| {
+            let Some(message) = m.iter().find(|x| x.id == id) else { return };
+            // The answer that just streamed: its finished blocks move here
+            // as they are; only the rest is rendered.
+            if let Some(h) = handed
+                && let Some(rest) = air_render::blocks_after(&message.content, h.committed, h.fingerprint)
+            {
+                while let Some(child) = h.blocks.first_child() {
+                    let _ = el.append_child(&child);
+                }
+                for block in rest {
+                    air_web::append_html(&el, "md-block", &air_render::render(block));
+                }
+                return;
+            }
+            for block in air_render::blocks(&message.content) {
+                air_web::append_html(&el, "md-block", &air_render::render(block));
+            }
+        })
+    });
+    view! { <div class="text markdown" data-testid="message-text" node_ref=node></div> }.into_any()
+}
+
+/// The streamed answer's finished blocks, for the saved message that
+/// replaces it (see [`markdown_text`]): they are not rendered and laid out
+/// a second time. One answer streams at a time; the next one replaces it.
+struct Handoff {
+    message_id: String,
+    blocks: leptos::web_sys::Element,
+    committed: usize,
+    fingerprint: u64,
+}
+
+thread_local! {
+    static HANDOFF: std::cell::RefCell<Option<Handoff>> = const { std::cell::RefCell::new(None) };
+}
+
+/// One growing text of the streaming answer, rendered incrementally:
+/// finished blocks are appended to the page as they come (their HTML is
+/// not kept), the unfinished tail replaced. With `hand_off`, the blocks go
+/// to the saved message when it comes.
+#[component]
+fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str, #[prop(optional)] hand_off: bool) -> impl IntoView {
+    let state = use_app();
+    let container = NodeRef::<leptos::html::Div>::new();
     let tail = RwSignal::new(String::new());
     let renderer = StoredValue::new(StreamRender::new());
     let seen = StoredValue::new(usize::MAX);
@@ -361,20 +447,27 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> 
     // chunks come (a long code block re-renders its tail each time).
     let render = move || {
         let _ = scheduled.try_set_value(false);
+        // Not in the page yet: the next change renders all there is.
+        let Some(el) = container.try_get_untracked().flatten() else { return };
         let update = state.chat.streaming.with_untracked(|s| {
-            let text = source(s.as_ref()?);
+            let s = s.as_ref()?;
+            let text = source(s);
             // Nothing new in this part: skip (another part changed).
             if seen.try_get_value()? == text.len() {
                 return None;
             }
             seen.try_set_value(text.len());
-            renderer.try_update_value(|r| r.update(text))
+            renderer.try_update_value(|r| (r.update(text), r.committed(), s.message_id.clone()))
         });
-        if let Some(u) = update {
-            if !u.blocks.is_empty() {
-                blocks.try_update(|b| b.extend(u.blocks));
+        if let Some((u, (committed, fingerprint), message_id)) = update {
+            for block in &u.blocks {
+                air_web::append_html(&el, "md-block", block);
             }
             tail.try_set(u.tail);
+            if hand_off && !u.blocks.is_empty() {
+                let blocks: leptos::web_sys::Element = (*el).clone().into();
+                HANDOFF.with(|h| *h.borrow_mut() = Some(Handoff { message_id, blocks, committed, fingerprint }));
+            }
         }
     };
     Effect::new(move |first: Option<()>| {
@@ -388,9 +481,7 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str) -> 
     });
     view! {
         <div class="text markdown" data-testid=testid>
-            <For each=move || { let n = blocks.with(Vec::len); 0..n } key=|i| *i let:i>
-                <div class="md-block" inner_html=blocks.with_untracked(|b| b.get(i).cloned().unwrap_or_default())></div>
-            </For>
+            <div class="md-blocks" node_ref=container></div>
             <div class="md-tail" inner_html=move || tail.get()></div>
         </div>
     }

@@ -150,6 +150,7 @@ pub fn Composer() -> impl IntoView {
     let conversation = use_chat();
     let streaming = move || conversation.busy.get();
     let submit = move || chat::send(state, conversation.draft.get_untracked());
+    let warmed = StoredValue::new(false);
     view! {
         <McpToggle/>
         <form class="composer" on:submit=move |ev| { ev.prevent_default(); submit(); }>
@@ -158,7 +159,16 @@ pub fn Composer() -> impl IntoView {
                 rows="2"
                 placeholder=move || t().composer_placeholder
                 prop:value=move || conversation.draft.get()
-                on:input=move |ev| conversation.draft.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    conversation.draft.set(event_target_value(&ev));
+                    // Typing a message: fetch what sending it needs now,
+                    // not when it is sent.
+                    if !warmed.get_value() {
+                        warmed.set_value(true);
+                        chat::warm_turn();
+                        crate::view::warm_chat_view();
+                    }
+                }
                 autofocus
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {

@@ -1,13 +1,19 @@
 //! Talking to the configured provider outside a turn: the model list
 //! (Settings' "Test & list models").
 
-use air_chat::ChatError;
+use std::pin::pin;
+
+use air_chat::{ChatError, ReplyStream};
+use futures_util::future::{Either, select};
 use air_chat::error::{classify_http, parse_model_list};
 use air_http::{Abort, Body, HttpClient, HttpError, Request};
 use air_store::Settings;
 use air_store::settings::ToolCalling;
 
 use crate::stream::auth_header;
+
+/// How much of a probe's answer is read at most.
+const PROBE_READ_MAX: usize = 64 * 1024;
 
 /// `GET {base}/models`: the model ids the provider offers, or why not
 /// (CORS told apart from a network failure, HTTP statuses classified).
@@ -54,14 +60,47 @@ pub async fn probe_tool_calling<H: HttpClient>(http: &H, settings: &Settings, ab
     if let Some((k, v)) = auth_header(settings) {
         request = request.header(k, v);
     }
-    let response = http.send(request, abort).await.ok()?;
+    // Its own abort, so that a server streaming a long answer anyway is
+    // not read to the end; Stop still ends it.
+    let own = Abort::new();
+    let response = match select(pin!(http.send(request, &own)), pin!(abort.aborted())).await {
+        Either::Left((r, _)) => r.ok()?,
+        Either::Right(_) => return None,
+    };
     let status = response.status;
-    let text = response.body.text().await.ok()?;
     if (200..300).contains(&status) {
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let mut body = response.body;
+        let (mut head, mut stream) = (Vec::new(), None::<ReplyStream>);
+        // Enough to tell: a JSON answer (as asked) or, from a server that
+        // streams whatever is asked, the first events of its answer.
+        while head.len() < PROBE_READ_MAX && !abort.is_aborted() {
+            let Ok(Some(chunk)) = body.chunk().await else { break };
+            if stream.is_none() && head.is_empty() && chunk.trim_ascii_start().starts_with(b"data:") {
+                stream = Some(ReplyStream::new());
+            }
+            if let Some(s) = stream.as_mut() {
+                s.feed(&chunk);
+                if !s.reply().tool_calls.is_empty() {
+                    break;
+                }
+            }
+            head.extend_from_slice(&chunk);
+        }
+        own.abort();
+        if let Some(mut s) = stream {
+            s.finish();
+            let reply = s.reply();
+            return if !reply.tool_calls.is_empty() {
+                Some(ToolCalling::Native)
+            } else {
+                (!reply.content.is_empty()).then_some(ToolCalling::Prompt)
+            };
+        }
+        let v: serde_json::Value = serde_json::from_slice(&head).ok()?;
         let calls = &v["choices"][0]["message"]["tool_calls"];
         return Some(if calls.as_array().is_some_and(|c| !c.is_empty()) { ToolCalling::Native } else { ToolCalling::Prompt });
     }
+    let text = response.body.text().await.ok()?;
     // "tools are not supported", "tool_choice", "--jinja"…
     let lower = text.to_lowercase();
     ((400..500).contains(&status) && (lower.contains("tool") || lower.contains("function") || lower.contains("jinja")))
@@ -139,6 +178,23 @@ mod tests {
         assert_eq!(probe(), None);
         let sent: serde_json::Value = serde_json::from_str(http.requests()[0].body.as_deref().unwrap()).unwrap();
         assert_eq!((sent["stream"].as_bool(), sent["tools"][0]["function"]["name"].as_str()), (Some(false), Some("probe")));
+    }
+
+    #[test]
+    fn a_server_that_streams_anyway_is_understood_from_its_first_events() {
+        let http = ScriptedHttp::new();
+        let call = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"probe","arguments":""}}]}}]}"#;
+        let text = r#"{"choices":[{"index":0,"delta":{"content":"Sure."}}]}"#;
+        http.push(Script::sse([call, "[DONE]"]));
+        // A long streamed answer: read only as far as needed.
+        let long: Vec<String> = (0..20_000).map(|_| text.to_owned()).collect();
+        http.push(Script::sse(long.iter().map(String::as_str).chain(["[DONE]"])));
+        http.push(Script::sse(["[DONE]"]));
+        let s = settings("sk-1");
+        let probe = || pollster::block_on(probe_tool_calling(&http, &s, &Abort::new()));
+        assert_eq!(probe(), Some(ToolCalling::Native));
+        assert_eq!(probe(), Some(ToolCalling::Prompt));
+        assert_eq!(probe(), None, "an empty answer teaches nothing");
     }
 
     #[test]

@@ -65,10 +65,17 @@ impl<E: Env> Turn<'_, E> {
         let mut text = TextCalls::new(prompt_calls);
         let outcome = self.read(request, &mut reply, &mut text, record, &prefix, &reasoning_prefix).await;
 
-        let r = reply.into_reply();
+        let mut r = reply.into_reply();
         text.finish(&r.content);
-        record.content = format!("{prefix}{}", text.visible(&r.content));
-        let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
+        if prefix.is_empty() && text.passes_through() {
+            record.content = std::mem::take(&mut r.content);
+        } else {
+            record.content.clear();
+            record.content.push_str(&prefix);
+            record.content.push_str(text.visible(&r.content));
+            r.content = String::new();
+        }
+        let reasoning = format!("{reasoning_prefix}{}", std::mem::take(&mut r.reasoning));
         record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
         record.usage = r.usage.clone();
         if let Some(model) = &r.model {
@@ -170,10 +177,25 @@ impl<E: Env> Turn<'_, E> {
                 break Outcome::Finished;
             }
             if checkpoint.due(env.now_ms()) {
-                record.content = format!("{prefix}{}", text.visible(&r.content));
-                let reasoning = format!("{reasoning_prefix}{}", r.reasoning);
+                let lent = prefix.is_empty() && text.passes_through();
+                if lent {
+                    // The answer's own text is lent to the record for the
+                    // save, not copied: a long answer is held once.
+                    std::mem::swap(&mut record.content, &mut reply.reply_mut().content);
+                } else {
+                    record.content.clear();
+                    record.content.push_str(prefix);
+                    record.content.push_str(text.visible(&reply.reply().content));
+                }
+                let mut reasoning = record.reasoning.take().unwrap_or_default();
+                reasoning.clear();
+                reasoning.push_str(reasoning_prefix);
+                reasoning.push_str(&reply.reply().reasoning);
                 record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
                 self.save_quietly(record).await;
+                if lent {
+                    std::mem::swap(&mut record.content, &mut reply.reply_mut().content);
+                }
                 // Also a heartbeat: other tabs know this answer is alive.
                 env.emit(Event::Broadcast(SyncEvent::Streaming {
                     session_id: record.session_id.clone(),
@@ -285,6 +307,12 @@ impl TextCalls {
                 PromptEvent::Call(c) => self.calls.push(c),
             }
         }
+    }
+
+    /// The text shown is the answer's text as it is (no calls are read
+    /// from it).
+    fn passes_through(&self) -> bool {
+        self.parser.is_none()
     }
 
     fn feed(&mut self, delta: &str) {

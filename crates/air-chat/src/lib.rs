@@ -78,6 +78,9 @@ impl std::fmt::Display for ProviderError {
     }
 }
 
+/// How many bytes [`ReplyStream::feed`] decodes at a time.
+const FEED_PART: usize = 16 * 1024;
+
 /// Bytes in, [`Reply`] out: SSE framing, chunk decoding and accumulation in
 /// one value, for callers that read a body chunk by chunk.
 #[derive(Debug, Default)]
@@ -94,9 +97,15 @@ impl ReplyStream {
 
     /// Feeds one piece of the body; returns how many events it produced
     /// (0 means nothing visible changed).
+    /// A large piece is decoded a part at a time, so that the frames and
+    /// events waiting to be applied stay few.
     pub fn feed(&mut self, bytes: &[u8]) -> usize {
-        let frames = self.sse.feed(bytes);
-        self.apply_frames(frames)
+        let mut n = 0;
+        for part in bytes.chunks(FEED_PART) {
+            let frames = self.sse.feed(part);
+            n += self.apply_frames(frames);
+        }
+        n
     }
 
     /// The body ended (or was cut): flushes a last unterminated event.
@@ -118,6 +127,12 @@ impl ReplyStream {
 
     pub fn reply(&self) -> &Reply {
         &self.reply
+    }
+
+    /// The answer so far, to lend its text out (for example to a record
+    /// being saved) and take it back, without copying it.
+    pub fn reply_mut(&mut self) -> &mut Reply {
+        &mut self.reply
     }
 
     pub fn into_reply(self) -> Reply {

@@ -17,7 +17,7 @@ mod highlight;
 mod stream;
 
 pub use highlight::highlight;
-pub use stream::{StreamRender, StreamUpdate};
+pub use stream::{StreamRender, StreamUpdate, blocks, blocks_after};
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 

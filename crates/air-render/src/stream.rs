@@ -1,35 +1,28 @@
 //! Incremental rendering of a growing Markdown answer.
 //!
-//! The text is cut into finished blocks and a tail. A cut is made at a blank
-//! line outside a code fence that is followed by a line starting in column
-//! one (so indented continuations and indented code stay together). Finished
+//! The text is cut into finished blocks and a tail (see [`Cuts`]). Finished
 //! blocks are rendered once and appended; only the tail is rendered again
-//! on each update. When the answer is complete the caller renders it whole
-//! (a few constructs, like reference links defined later, only resolve then).
+//! on each update. A complete text is cut the same way ([`blocks`]), so a
+//! long answer, once saved, is rendered and laid out a block at a time and
+//! looks as it did while it streamed; a text with link reference
+//! definitions (used anywhere, defined anywhere) is kept whole.
 
 use crate::render;
 
+/// Finds where a Markdown text can be cut into blocks that render alone as
+/// they do in the whole: at a blank line outside a code fence, followed by a
+/// line in column one, unless that line is the next item of a list (so
+/// loose lists and indented continuations stay together).
 #[derive(Debug, Default)]
-pub struct StreamRender {
-    /// Byte offset up to which blocks were handed out.
-    committed: usize,
+struct Cuts {
     /// Byte offset of the first line not yet scanned.
     scan: usize,
     /// The open fence (its character and length), if inside a code block.
     fence: Option<(char, usize)>,
     /// End of the last blank line seen outside a fence, if no text followed yet.
     pending_blank: Option<usize>,
-    /// Latest safe cut found and not yet committed.
-    cut: Option<usize>,
-}
-
-/// What changed since the last update.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct StreamUpdate {
-    /// HTML of blocks finished since the last update, in order; append them.
-    pub blocks: Vec<String>,
-    /// HTML of the unfinished tail; replaces the previous tail.
-    pub tail: String,
+    /// The last line in column one started a list item.
+    in_list: bool,
 }
 
 fn fence_marker(line: &str) -> Option<(char, usize)> {
@@ -38,27 +31,44 @@ fn fence_marker(line: &str) -> Option<(char, usize)> {
     (n >= 3).then_some((c, n))
 }
 
-impl StreamRender {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Takes the whole text so far (it only ever grows) and returns what to
-    /// append and the new tail.
-    pub fn update(&mut self, text: &str) -> StreamUpdate {
-        if text.len() < self.scan || !text.is_char_boundary(self.scan) {
-            // The text was replaced, not extended: start over.
-            *self = Self::default();
+/// `- a`, `* a`, `+ a`, `1. a`, `2) a` (or the marker alone).
+fn list_item(line: &str) -> bool {
+    let rest = match line.as_bytes().first() {
+        Some(b'-' | b'*' | b'+') => &line[1..],
+        Some(b'0'..=b'9') => {
+            let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+            match line.as_bytes().get(digits) {
+                Some(b'.' | b')') if digits <= 9 => &line[digits + 1..],
+                _ => return false,
+            }
         }
-        while let Some(nl) = text[self.scan..].find('\n') {
-            let line = &text[self.scan..self.scan + nl];
-            let line_end = self.scan + nl + 1;
+        _ => return false,
+    };
+    rest.is_empty() || rest.starts_with([' ', '\t'])
+}
+
+impl Cuts {
+    /// Scans the complete lines of `text` not yet scanned; calls `cut` with
+    /// each place a block may end.
+    /// A `complete` text's last line counts even without a line break.
+    fn scan(&mut self, text: &str, complete: bool, mut cut: impl FnMut(usize)) {
+        while self.scan < text.len() {
+            let (line, line_end) = match text[self.scan..].find('\n') {
+                Some(nl) => (&text[self.scan..self.scan + nl], self.scan + nl + 1),
+                None if complete => (&text[self.scan..], text.len()),
+                None => break,
+            };
             let blank = line.trim().is_empty();
             if self.fence.is_none() && !blank {
+                let column_one = !line.starts_with([' ', '\t']);
+                let item = column_one && list_item(line);
                 if let Some(b) = self.pending_blank.take() {
-                    if !line.starts_with([' ', '\t']) {
-                        self.cut = Some(b);
+                    if column_one && !(item && self.in_list) {
+                        cut(b);
                     }
+                }
+                if column_one {
+                    self.in_list = item;
                 }
             }
             if blank && self.fence.is_none() {
@@ -78,13 +88,113 @@ impl StreamRender {
             }
             self.scan = line_end;
         }
-        let mut update = StreamUpdate::default();
-        if let Some(cut) = self.cut.take() {
-            if cut > self.committed {
-                update.blocks.push(render(&text[self.committed..cut]));
-                self.committed = cut;
-            }
+    }
+}
+
+/// A link reference definition (`[x]: http://…`) anywhere: links defined
+/// in one block may be used in another, so such a text is not cut.
+fn has_definitions(text: &str) -> bool {
+    text.lines().any(|l| {
+        let t = l.trim_start();
+        l.len() - t.len() < 4 && t.starts_with('[') && t.find("]:").is_some_and(|i| i > 1)
+    })
+}
+
+/// The blocks of a complete Markdown text, in order: each renders alone as
+/// it does in the whole (the cuts [`StreamRender`] makes), so a long text
+/// can be rendered and laid out a block at a time. A text with link
+/// reference definitions is one block.
+pub fn blocks(text: &str) -> impl Iterator<Item = &str> {
+    let mut ends = Vec::new();
+    if !has_definitions(text) {
+        Cuts::default().scan(text, true, |c| ends.push(c));
+    }
+    ends.push(text.len());
+    let mut start = 0;
+    ends.into_iter().filter_map(move |end| {
+        let block = &text[start..end];
+        start = end;
+        (!block.trim().is_empty()).then_some(block)
+    })
+}
+
+/// FNV-1a of `bytes`, continued from `hash` (start with [`FNV_START`]).
+fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The blocks of a complete `text` after its first `from` bytes, if those
+/// are what a [`StreamRender`] handed out as finished blocks (the same
+/// text, by [`StreamRender::committed`]'s fingerprint, and a text that is
+/// cut at all): a caller that kept those blocks in the page needs only
+/// these.
+pub fn blocks_after(text: &str, from: usize, fingerprint: u64) -> Option<impl Iterator<Item = &str>> {
+    let head = text.get(..from)?;
+    if has_definitions(text) || fnv(FNV_START, head.as_bytes()) != fingerprint {
+        return None;
+    }
+    Some(blocks(&text[from..]))
+}
+
+#[derive(Debug)]
+pub struct StreamRender {
+    /// Byte offset up to which blocks were handed out.
+    committed: usize,
+    /// Fingerprint of the text up to `committed`.
+    hash: u64,
+    cuts: Cuts,
+}
+
+impl Default for StreamRender {
+    fn default() -> Self {
+        Self { committed: 0, hash: FNV_START, cuts: Cuts::default() }
+    }
+}
+
+/// What changed since the last update.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StreamUpdate {
+    /// HTML of blocks finished since the last update, in order; append them.
+    pub blocks: Vec<String>,
+    /// HTML of the unfinished tail; replaces the previous tail.
+    pub tail: String,
+}
+
+impl StreamRender {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How much of the text the blocks handed out cover, and its
+    /// fingerprint (see [`blocks_after`]).
+    pub fn committed(&self) -> (usize, u64) {
+        (self.committed, self.hash)
+    }
+
+    /// Takes the whole text so far (it only ever grows) and returns what to
+    /// append and the new tail.
+    pub fn update(&mut self, text: &str) -> StreamUpdate {
+        if text.len() < self.cuts.scan || !text.is_char_boundary(self.cuts.scan) {
+            // The text was replaced, not extended: start over.
+            *self = Self::default();
         }
+        // Each finished block is rendered alone, however much arrived at
+        // once (a page busy elsewhere may see the whole answer in one go).
+        let mut update = StreamUpdate::default();
+        let (committed, hash) = (&mut self.committed, &mut self.hash);
+        self.cuts.scan(text, false, |cut| {
+            if cut > *committed {
+                update.blocks.push(render(&text[*committed..cut]));
+                *hash = fnv(*hash, &text.as_bytes()[*committed..cut]);
+                *committed = cut;
+            }
+        });
         update.tail = render(&text[self.committed..]);
         update
     }

@@ -110,3 +110,72 @@ fn replaced_text_restarts() {
     let u = r.update("new");
     assert_eq!(u.tail, "<p>new</p>");
 }
+
+#[test]
+fn a_long_text_renders_block_by_block_as_it_does_whole() {
+    let text = "# Title\n\nFirst paragraph\ncontinues.\n\n```rust\nfn a() {}\n\nfn b() {}\n```\n\n\
+                - loose one\n\n- loose two\n\n  still two\n\n1. first\n\n2. second\n\n\
+                | a | b |\n|---|:-:|\n| 1 | 2 |\n\n> quoted\n\n    indented code\n\nLast **bold** words";
+    let parts: Vec<&str> = blocks(text).collect();
+    assert_eq!(parts.concat(), text, "blocks cover the text, in order");
+    assert!(parts.len() >= 6, "{parts:?}");
+    let joined: String = parts.iter().map(|b| render(b)).collect();
+    assert_eq!(joined, render(text));
+    // A loose list is not cut between its items.
+    assert!(parts.iter().any(|b| b.contains("loose one") && b.contains("still two")), "{parts:?}");
+    assert!(parts.iter().any(|b| b.contains("1. first") && b.contains("2. second")), "{parts:?}");
+}
+
+#[test]
+fn a_text_with_link_definitions_is_one_block() {
+    let text = "See [the docs][d].\n\nMore.\n\n[d]: https://example.com/docs\n";
+    assert_eq!(blocks(text).collect::<Vec<_>>(), [text]);
+    assert!(render(text).contains("href=\"https://example.com/docs\""));
+    assert_eq!(blocks("").count(), 0);
+    assert_eq!(blocks("one\n\n\n\ntwo").collect::<Vec<_>>(), ["one\n\n\n\n", "two"]);
+}
+
+/// The blocks handed out while `text` arrives a byte at a time.
+fn stream_byte_by_byte(text: &str) -> (Vec<String>, StreamRender) {
+    let mut r = StreamRender::new();
+    let mut streamed = Vec::new();
+    for end in 1..=text.len() {
+        streamed.extend(r.update(&text[..end]).blocks);
+    }
+    (streamed, r)
+}
+
+#[test]
+fn streamed_blocks_are_the_blocks_of_the_whole() {
+    let text = "Intro.\n\n- a\n\n- b\n\nOutro one.\n\n```\nx\n\ny\n```\n\nEnd.";
+    let (streamed, _) = stream_byte_by_byte(text);
+    let whole: Vec<String> = blocks(text).map(render).collect();
+    // What streamed is the whole's blocks but the last two (the tail, and
+    // the block its last, unfinished line would have cut off).
+    assert_eq!(streamed[..], whole[..whole.len() - 2]);
+    assert_eq!(whole.len(), 5, "{whole:?}");
+}
+
+#[test]
+fn an_answer_that_arrives_at_once_is_still_cut_into_blocks() {
+    let para = "A sentence that goes on for a while. ".repeat(4);
+    let text: String = (0..500).map(|i| format!("{para}{i}\n\n")).collect();
+    let u = StreamRender::new().update(&text);
+    assert_eq!(u.blocks.len(), 499, "one block per paragraph, the last still the tail");
+    assert!(u.blocks.iter().all(|b| b.len() < 400));
+    assert_eq!(format!("{}{}", u.blocks.concat(), u.tail), render(&text));
+}
+
+#[test]
+fn a_saved_answer_needs_only_the_blocks_after_those_that_streamed() {
+    let text = "Intro.\n\n- a\n\n- b\n\nOutro one.\n\n```\nx\n\ny\n```\n\nEnd one.\n\nEnd two.";
+    let (streamed, r) = stream_byte_by_byte(text);
+    let (from, fingerprint) = r.committed();
+    let rest: Vec<String> = blocks_after(text, from, fingerprint).expect("same text").map(render).collect();
+    let whole: Vec<String> = blocks(text).map(render).collect();
+    assert_eq!([streamed, rest].concat(), whole);
+    // Another text, or one with link definitions: not reused.
+    assert!(blocks_after("Other.\n\n- a\n\n- b\n\nOutro one.\n\nmore", from, fingerprint).is_none());
+    assert!(blocks_after(&format!("{text}\n\n[d]: https://example.com"), from, fingerprint).is_none());
+    assert!(blocks_after("short", from, fingerprint).is_none());
+}

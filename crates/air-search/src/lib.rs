@@ -48,50 +48,73 @@ pub struct Term {
 /// The terms of `text`, in order (see the crate docs).
 pub fn tokenize(text: &str) -> Vec<Term> {
     let mut out = Vec::new();
+    each_term(text, |text, weight| out.push(Term { text: text.to_owned(), weight }));
+    out
+}
+
+/// The terms one word stands for (see the crate docs).
+fn word_terms(word: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let parts = split_identifier(word);
+    // `GitHub` is also `github`, `listPullRequests` also the whole.
+    if parts.len() > 1 {
+        out.push(stem(&word.to_lowercase()));
+    }
+    for part in parts {
+        let lower = part.to_lowercase();
+        if !STOP.contains(&lower.as_str()) {
+            out.push(stem(&lower));
+        }
+    }
+    out
+}
+
+/// Calls `f` with each term of `text` and its weight, in order, without
+/// collecting them (a long text has hundreds of thousands). A word met
+/// again is not split and stemmed again.
+pub fn each_term(text: &str, mut f: impl FnMut(&str, f32)) {
+    let mut seen: HashMap<String, Vec<String>> = HashMap::new();
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
-    let flush_word = |word: &mut String, out: &mut Vec<Term>| {
-        if !word.is_empty() {
-            let parts = split_identifier(word);
-            // `GitHub` is also `github`, `listPullRequests` also the whole.
-            if parts.len() > 1 {
-                out.push(Term { text: stem(&word.to_lowercase()), weight: 1.0 });
-            }
-            for part in parts {
-                let lower = part.to_lowercase();
-                if !STOP.contains(&lower.as_str()) {
-                    out.push(Term { text: stem(&lower), weight: 1.0 });
-                }
-            }
-            word.clear();
+    let mut flush_word = |word: &mut String, f: &mut dyn FnMut(&str, f32)| {
+        if word.is_empty() {
+            return;
         }
+        if let Some(terms) = seen.get(word.as_str()) {
+            terms.iter().for_each(|t| f(t, 1.0));
+        } else {
+            let terms = word_terms(word);
+            terms.iter().for_each(|t| f(t, 1.0));
+            seen.insert(word.clone(), terms);
+        }
+        word.clear();
     };
-    let flush_cjk = |cjk: &mut Vec<char>, out: &mut Vec<Term>| {
+    let flush_cjk = |cjk: &mut Vec<char>, f: &mut dyn FnMut(&str, f32)| {
+        let mut buf = [0u8; 8];
         for (i, c) in cjk.iter().enumerate() {
             if !CJK_STOP.contains(c) {
-                out.push(Term { text: c.to_string(), weight: CJK_UNIGRAM });
+                f(c.encode_utf8(&mut buf), CJK_UNIGRAM);
             }
             if let Some(next) = cjk.get(i + 1) {
-                out.push(Term { text: format!("{c}{next}"), weight: 1.0 });
+                f(&format!("{c}{next}"), 1.0);
             }
         }
         cjk.clear();
     };
     for c in text.chars() {
         if is_cjk(c) {
-            flush_word(&mut word, &mut out);
+            flush_word(&mut word, &mut f);
             cjk.push(c);
         } else if c.is_alphanumeric() {
-            flush_cjk(&mut cjk, &mut out);
+            flush_cjk(&mut cjk, &mut f);
             word.push(c);
         } else {
-            flush_word(&mut word, &mut out);
-            flush_cjk(&mut cjk, &mut out);
+            flush_word(&mut word, &mut f);
+            flush_cjk(&mut cjk, &mut f);
         }
     }
-    flush_word(&mut word, &mut out);
-    flush_cjk(&mut cjk, &mut out);
-    out
+    flush_word(&mut word, &mut f);
+    flush_cjk(&mut cjk, &mut f);
 }
 
 /// `createIssue2` → `create`, `Issue`, `2`; `HTTPServer` → `HTTP`, `Server`.

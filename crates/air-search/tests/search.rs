@@ -127,3 +127,13 @@ fn ranking_is_stable_and_limited() {
     assert_eq!(index.search("file", 3), hits, "the same every time");
     assert!(Index::new().search("anything", 5).is_empty());
 }
+
+#[test]
+fn a_word_met_again_gives_the_same_terms() {
+    let once = terms("listPullRequests GitHub 博物馆");
+    let twice = terms("listPullRequests GitHub 博物馆 listPullRequests GitHub 博物馆");
+    assert_eq!(twice, [once.clone(), once].concat());
+    let mut seen = Vec::new();
+    air_search::each_term("Running runs", |t, w| seen.push((t.to_owned(), w)));
+    assert_eq!(seen, terms("Running runs").into_iter().map(|t| (t, 1.0)).collect::<Vec<_>>());
+}

@@ -41,10 +41,15 @@ pub struct DocTerms {
 /// The terms of a text.
 pub fn doc_terms(text: &str) -> DocTerms {
     let mut out = DocTerms::default();
-    for t in air_search::tokenize(text) {
-        *out.terms.entry(t.text).or_default() += t.weight;
-        out.len += t.weight;
-    }
+    air_search::each_term(text, |term, weight| {
+        match out.terms.get_mut(term) {
+            Some(w) => *w += weight,
+            None => {
+                out.terms.insert(term.to_owned(), weight);
+            }
+        }
+        out.len += weight;
+    });
     out
 }
 

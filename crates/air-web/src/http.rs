@@ -75,7 +75,7 @@ impl HttpResponse {
             .get_reader()
             .dyn_into()
             .map_err(|_| FetchError::Other("the body cannot be read as a stream".into()))?;
-        Ok(BodyReader { reader })
+        Ok(BodyReader { reader, pending: None })
     }
 }
 
@@ -83,21 +83,38 @@ fn map_reject(e: &JsValue) -> FetchError {
     if is_abort(e) { FetchError::Aborted } else { FetchError::Network(js_text(e)) }
 }
 
-/// Reads a response body chunk by chunk, as the network delivers it.
+/// At most this much of a body is copied into wasm memory at a time.
+const PIECE: u32 = 64 * 1024;
+
+/// Reads a response body chunk by chunk, as the network delivers it; a
+/// large delivery (a fast server's whole answer at once) is handed out in
+/// pieces of at most [`PIECE`] bytes, so what is decoded at a time stays
+/// small.
 pub struct BodyReader {
     reader: ReadableStreamDefaultReader,
+    /// The rest of the last delivery, and how far it was handed out.
+    pending: Option<(js_sys::Uint8Array, u32)>,
 }
 
 impl BodyReader {
     /// The next chunk, or `None` at the end of the body.
     pub async fn next(&mut self) -> Result<Option<Vec<u8>>, FetchError> {
-        let result = JsFuture::from(self.reader.read()).await.map_err(|e| map_reject(&e))?;
-        let done = js_sys::Reflect::get(&result, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
-        if done {
-            return Ok(None);
+        if self.pending.is_none() {
+            let result = JsFuture::from(self.reader.read()).await.map_err(|e| map_reject(&e))?;
+            let done = js_sys::Reflect::get(&result, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
+            if done {
+                return Ok(None);
+            }
+            let value = js_sys::Reflect::get(&result, &"value".into()).map_err(|e| FetchError::Other(js_text(&e)))?;
+            self.pending = Some((js_sys::Uint8Array::new(&value), 0));
         }
-        let value = js_sys::Reflect::get(&result, &"value".into()).map_err(|e| FetchError::Other(js_text(&e)))?;
-        Ok(Some(js_sys::Uint8Array::new(&value).to_vec()))
+        let Some((bytes, from)) = self.pending.take() else { return Ok(None) };
+        let to = bytes.length().min(from.saturating_add(PIECE));
+        let piece = bytes.subarray(from, to).to_vec();
+        if to < bytes.length() {
+            self.pending = Some((bytes, to));
+        }
+        Ok(Some(piece))
     }
 }
 

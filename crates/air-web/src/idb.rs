@@ -316,10 +316,15 @@ impl Store for IdbStore {
         let value = to_js(message)?;
         self.write(&[MESSAGES, TERMS, META], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
-            let old: Option<MessageRecord> = read(messages.get(JsValue::from_str(&message.id)).await.map_err(err)?);
+            let old = messages.get(JsValue::from_str(&message.id)).await.map_err(err)?;
+            // A record still streaming is not indexed: its text is not read
+            // (a streaming checkpoint costs one read of a flag).
+            let old: Option<MessageRecord> = match read::<Streamed>(old.clone()) {
+                Some(Streamed { incomplete: true }) => None,
+                _ => read(old),
+            };
             messages.put(&value, None).await.map_err(err)?;
             let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
-            // A streaming checkpoint (not indexed, and not before) costs one read.
             if old.is_some() || new.is_some() {
                 index_doc(&tx, &message.id, &message.session_id, message.timestamp, old.as_ref(), new.as_ref()).await?;
             }
@@ -451,6 +456,14 @@ impl Store for IdbStore {
 const REBUILD_BATCH: usize = 500;
 
 /// A record read in a transaction, if it is there and readable.
+/// Of a stored message, whether it was still streaming (the only field
+/// read: the others are left in JavaScript).
+#[derive(serde::Deserialize)]
+struct Streamed {
+    #[serde(default)]
+    incomplete: bool,
+}
+
 fn read<T: DeserializeOwned>(v: Option<JsValue>) -> Option<T> {
     v.filter(|v| !v.is_undefined()).and_then(|v| from_js(v).ok())
 }

@@ -176,7 +176,6 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
     Some((get("usage")?, get("quota")?))
 }
 
-/// Adds a `performance.mark` (read by the benchmarks).
 /// Scrolls the first element matching `selector` into the middle of its
 /// scrolling parent.
 pub fn scroll_into_view(selector: &str) {
@@ -195,9 +194,21 @@ pub fn dispatch_window_event(name: &str) {
     }
 }
 
+/// Adds a `performance.mark` (read by the benchmarks).
 pub fn perf_mark(name: &str) {
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         let _ = p.mark(name);
+    }
+}
+
+/// Appends `<div class="{class}">{html}</div>` to `parent`. The HTML must be
+/// safe to insert (air-render's).
+pub fn append_html(parent: &web_sys::Element, class: &str, html: &str) {
+    let Some(document) = parent.owner_document() else { return };
+    if let Ok(div) = document.create_element("div") {
+        div.set_class_name(class);
+        div.set_inner_html(html);
+        let _ = parent.append_child(&div);
     }
 }
 

@@ -139,3 +139,24 @@ async fn a_version_1_database_is_migrated() {
     assert_eq!(found.hits.len(), 1);
     store.close();
 }
+
+#[wasm_bindgen_test]
+async fn a_large_body_is_read_a_piece_at_a_time() {
+    // 300 KB in one delivery (a Blob URL answers at once).
+    let text: String = (0..30_000).map(|i| format!("{:09}\n", i)).collect();
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(&text));
+    let blob = web_sys::Blob::new_with_str_sequence(&parts).expect("blob");
+    let url = web_sys::Url::create_object_url_with_blob(&blob).expect("url");
+    let response = air_web::http::send("GET", &url, &[], None, None).await.expect("fetch");
+    let mut body = response.body().expect("body");
+    let mut read = Vec::new();
+    let mut pieces = 0;
+    while let Some(piece) = body.next().await.expect("piece") {
+        assert!(piece.len() <= 64 * 1024, "a piece of {} bytes", piece.len());
+        read.extend_from_slice(&piece);
+        pieces += 1;
+    }
+    assert!(pieces >= 5, "{pieces} pieces");
+    assert_eq!(String::from_utf8(read).expect("utf-8"), text);
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
