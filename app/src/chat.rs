@@ -190,7 +190,13 @@ fn apply(state: AppState, event: Event) {
                 }
             });
         }
-        Event::StreamEnded { .. } => state.chat.streaming.set(None),
+        // The saved record follows: the live view stays as it is until then
+        // (it shows what it rendered), but its copy of the text goes now.
+        Event::StreamEnded { message_id, .. } => state.chat.streaming.update_untracked(|s| {
+            if let Some(s) = s.as_mut().filter(|s| s.message_id == message_id) {
+                (s.text, s.reasoning) = (String::new(), String::new());
+            }
+        }),
         Event::ToolCallingLearnt { key, calling } => {
             let mut settings = state.prefs.settings.get_untracked();
             settings.probed_tool_calling.insert(key, calling);

@@ -452,8 +452,10 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str, #[p
         let update = state.chat.streaming.with_untracked(|s| {
             let s = s.as_ref()?;
             let text = source(s);
-            // Nothing new in this part: skip (another part changed).
-            if seen.try_get_value()? == text.len() {
+            // Nothing new in this part (another part changed), or the text
+            // let go once the answer ended: keep what is shown.
+            let last = seen.try_get_value()?;
+            if text.len() == last || (last != usize::MAX && text.len() < last) {
                 return None;
             }
             seen.try_set_value(text.len());

@@ -43,7 +43,8 @@ pub enum Event {
     StreamModel(String),
     /// What the stream waits for, or `None` once it flows again.
     StreamStatus(Option<Status>),
-    /// The streaming answer ended; its final record follows as `MessageSaved`.
+    /// The streaming answer ended; its final record follows as `MessageSaved`
+    /// (until then the live view may keep what it shows, not the text).
     StreamEnded { session_id: String, message_id: String },
     /// A running call reported how far it has come (not stored).
     ToolProgress { session_id: String, message_id: String, progress: Progress },

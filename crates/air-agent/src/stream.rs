@@ -118,9 +118,12 @@ impl<E: Env> Turn<'_, E> {
                 false
             }
         };
+        // Ended first: the view lets its live copy of the text go before the
+        // saved record (and its copy) arrives, so a long answer is not held
+        // three times at once.
+        env.emit(Event::StreamEnded { session_id: session_id.clone(), message_id: record.id.clone() });
         self.save(record, "answer").await;
         self.touch_session(&session_id).await;
-        env.emit(Event::StreamEnded { session_id: session_id.clone(), message_id: record.id.clone() });
         env.emit(Event::Broadcast(SyncEvent::Streaming { session_id, message_id: record.id.clone(), active: false }));
         // Calls of an answer that failed or was stopped are not run.
         Streamed { ok, calls: if ok { calls } else { Vec::new() } }
