@@ -161,14 +161,36 @@ fn apply(state: AppState, event: Event) {
         Event::StreamStarted { session_id, message_id, model, thought, text, reasoning } => {
             // A continued answer is shown live instead of as its record.
             state.chat.messages.update(|m| m.retain(|x| x.id != message_id));
-            state.chat.streaming.set(Some(Streaming { session_id, message_id, model, text, reasoning, status: None, thought }));
+            let run = RUNS.with(|r| {
+                r.set(r.get().wrapping_add(1));
+                r.get()
+            });
+            state.chat.streaming.set(Some(Streaming {
+                run,
+                session_id,
+                message_id,
+                model,
+                text_len: text.len(),
+                reasoning_len: reasoning.len(),
+                text_new: text,
+                reasoning_new: reasoning,
+                status: None,
+                thought,
+            }));
         }
-        Event::StreamDelta { text, reasoning } => state.chat.streaming.update(|s| {
-            if let Some(s) = s {
-                s.text.push_str(&text);
-                s.reasoning.push_str(&reasoning);
+        Event::StreamDelta { text, reasoning } => {
+            let waiting = state.chat.streaming.try_update(|s| {
+                let s = s.as_mut()?;
+                s.text_len += text.len();
+                s.reasoning_len += reasoning.len();
+                append(&mut s.text_new, text);
+                append(&mut s.reasoning_new, reasoning);
+                Some(s.text_new.len().max(s.reasoning_new.len()))
+            });
+            if waiting.flatten().is_some_and(|n| n >= crate::view::DRAW_NOW) {
+                crate::view::draw_streaming(state);
             }
-        }),
+        }
         Event::StreamModel(model) => state.chat.streaming.update(|s| {
             if let Some(s) = s {
                 s.model = model;
@@ -191,10 +213,10 @@ fn apply(state: AppState, event: Event) {
             });
         }
         // The saved record follows: the live view stays as it is until then
-        // (it shows what it rendered), but its copy of the text goes now.
+        // (it shows what it rendered; the saved message renders the rest).
         Event::StreamEnded { message_id, .. } => state.chat.streaming.update_untracked(|s| {
             if let Some(s) = s.as_mut().filter(|s| s.message_id == message_id) {
-                (s.text, s.reasoning) = (String::new(), String::new());
+                (s.text_new, s.reasoning_new) = (String::new(), String::new());
             }
         }),
         Event::ToolCallingLearnt { key, calling } => {
@@ -377,4 +399,18 @@ pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
 pub fn resume_tools(state: AppState) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, Job::Resume { session_id });
+}
+
+thread_local! {
+    /// Streams started in this page (see [`Streaming::run`]).
+    static RUNS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `to += piece`, taking the piece itself when `to` is empty.
+fn append(to: &mut String, piece: String) {
+    if to.is_empty() {
+        *to = piece;
+    } else {
+        to.push_str(&piece);
+    }
 }

@@ -78,6 +78,61 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('math is typeset as MathML; a bad formula stays source, and markup inside a formula stays text', async () => {
+    const { context, page, errors } = await freshPage();
+    const dialogs = [];
+    page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+    const text = [
+      'Euler: $e^{i\\pi} + 1 = 0$ and \\(a^2 + b^2 = c^2\\).', '',
+      '$$\\int_0^1 x^2\\,dx = \\frac{1}{3}$$', '',
+      '\\[\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\\]', '',
+      'Broken: $\\frac{1}$ stays.', '',
+      'Hostile: $\\operatorname{</mi></math><img src=x onerror="window.__xss=1">}$ and $\\text{<script>window.__xss=2</script>}$.', '',
+      'Prices: \\$5 and \\$10.', '',
+      'Code: `$not math$`.',
+    ].join('\n');
+    h.model.enqueue(reply.text(text, { pieces: 12 }));
+    await send(page, 'Math please');
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    const look = async () => {
+      await page.waitForFunction(() => {
+        const m = [...document.querySelectorAll('[data-testid=message-assistant]')].pop();
+        return m && m.querySelectorAll('[data-math]').length > 0 && m.querySelectorAll('[data-math]:not([data-typeset])').length === 0;
+      }, null, { timeout: 20_000 });
+      return page.getByTestId('message-assistant').last().evaluate((el) => ({
+        formulas: el.querySelectorAll('[data-math]').length,
+        mathml: el.querySelectorAll('[data-typeset=mathml] > math').length,
+        display: el.querySelectorAll('math[display=block]').length,
+        fractions: el.querySelectorAll('mfrac').length,
+        source: [...el.querySelectorAll('[data-typeset=source]')].map((m) => m.textContent),
+        text: el.textContent,
+        code: el.querySelector('code')?.textContent,
+      }));
+    };
+    const shown = await look();
+    assert.equal(shown.formulas, 7, JSON.stringify(shown));
+    assert.equal(shown.mathml, 6, JSON.stringify(shown));
+    assert.equal(shown.display, 2);
+    assert.equal(shown.fractions, 2);
+    assert.deepEqual(shown.source, ['\\frac{1}']);
+    assert.match(shown.text, /Prices: \$5 and \$10\./);
+    assert.match(shown.text, /window\.__xss=2/, 'the hostile text is shown as text');
+    assert.equal(shown.code, '$not math$');
+    const report = await page.evaluate(() => ({
+      xss: window.__xss ?? null,
+      live: document.querySelectorAll('[data-testid=messages] :is(img,script,iframe,svg,style)').length,
+      handlers: [...document.querySelectorAll('[data-testid=messages] *')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
+      mathOutside: [...document.querySelectorAll('[data-testid=messages] math')].filter((m) => !m.parentElement.matches('[data-typeset=mathml]')).length,
+    }));
+    assert.deepEqual(report, { xss: null, live: 0, handlers: 0, mathOutside: 0 });
+    assert.deepEqual(dialogs, []);
+    // The same once read back from the store.
+    await page.reload();
+    assert.deepEqual(await look(), shown);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('a reload mid-answer keeps the partial text, marked incomplete, and Continue finishes it', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.hanging('Part one of a long answer. '.repeat(6), { pieces: 30, delayMs: 80 }));

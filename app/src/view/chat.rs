@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::chat;
 use crate::i18n::t;
-use crate::state::{Streaming, use_app};
+use crate::state::{AppState, Streaming, use_app};
 
 /// Shown when no session is open: suggestions and the composer below.
 #[component]
@@ -62,7 +62,7 @@ pub fn ChatView() -> impl IntoView {
     let pinned = StoredValue::new(0);
     let scroll_due = StoredValue::new(false);
     let grown = Memo::new(move |_| {
-        let streamed = state.chat.streaming.with(|s| s.as_ref().map_or(0, |s| s.text.len() + s.reasoning.len()));
+        let streamed = state.chat.streaming.with(|s| s.as_ref().map_or(0, |s| s.text_len + s.reasoning_len));
         (state.sessions.active.get(), state.chat.messages.with(Vec::len), streamed)
     });
     Effect::new(move |previous: Option<Option<String>>| {
@@ -88,6 +88,12 @@ pub fn ChatView() -> impl IntoView {
         if let Some(id) = state.chat.focus.get() {
             follow.set_value(false);
             request_animation_frame(move || air_web::scroll_into_view(&format!("[data-id=\"{}\"]", id.replace('"', ""))));
+        }
+    });
+    // The first usable screen, once this view has drawn the conversation.
+    Effect::new(move |_| {
+        if !state.shell.loading.get() {
+            request_animation_frame(crate::state::mark_ready);
         }
     });
     // A closed tab left a call waiting for approval: ask again, once.
@@ -140,10 +146,12 @@ pub fn ChatView() -> impl IntoView {
             >
                 {
                     let ((id, ..), at) = item;
-                    state.chat.messages.with_untracked(|m| {
-                        m.get(at).filter(|x| x.id == id).or_else(|| m.iter().find(|x| x.id == id)).cloned()
+                    state.chat.messages.try_update_untracked(|m| {
+                        let at = m.get(at).filter(|x| x.id == id).map(|_| at).or_else(|| m.iter().position(|x| x.id == id))?;
+                        Some(view_copy(&mut m[at]))
                     })
-                    .map(|message| view! { <Message message=message last_id=last_id/> })
+                    .flatten()
+                    .map(|(message, text_len)| view! { <Message message=message text_len=text_len last_id=last_id/> })
                 }
             </For>
             <Show when=streaming_here>
@@ -154,7 +162,7 @@ pub fn ChatView() -> impl IntoView {
 }
 
 #[component]
-fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoView {
+fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>>) -> impl IntoView {
     let state = use_app();
     if message.role == Role::Tool {
         return view! { <ToolSlot id=message.id.clone()/> }.into_any();
@@ -164,7 +172,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
     }
     // An answer that only calls tools: its cards say it all.
     if message.role == Role::Assistant
-        && message.content.is_empty()
+        && text_len == 0
         && !message.tool_calls.is_empty()
         && message.error.is_none()
         && message.reasoning.is_none()
@@ -179,7 +187,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         return view! {
             <details class="message thought" data-testid="transitive-thought">
                 <summary>{move || t().thought}</summary>
-                {markdown_text(&message)}
+                {markdown_text(&message, text_len)}
                 {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}
             </details>
             <Show when=retry>
@@ -251,11 +259,11 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
         }
         .into_any()
     } else {
-        markdown_text(&message)
+        markdown_text(&message, text_len)
     };
     let can_continue = message.role == Role::Assistant
         && (message.incomplete || message.stopped || message.finish == Some(FinishReason::Length) || message.error.is_some())
-        && !message.content.is_empty();
+        && text_len > 0;
     // Copied from the record at the click (a long answer is not kept twice).
     let copy_text = {
         let id = id.clone();
@@ -341,7 +349,7 @@ fn Message(message: MessageRecord, last_id: Memo<Option<String>>) -> impl IntoVi
 fn StreamingMessage() -> impl IntoView {
     let state = use_app();
     let field = move |f: fn(&Streaming) -> bool| move || state.chat.streaming.with(|s| s.as_ref().is_some_and(f));
-    let has_reasoning = Memo::new(move |_| field(|s| !s.reasoning.is_empty())());
+    let has_reasoning = Memo::new(move |_| field(|s| s.reasoning_len > 0)());
     let is_thought = Memo::new(move |_| field(|s| s.thought)());
     let status = Memo::new(move |_| state.chat.streaming.with(|s| s.as_ref().and_then(|s| s.status.clone())));
     let model = Memo::new(move |_| state.chat.streaming.with(|s| s.as_ref().map(|s| s.model.clone()).unwrap_or_default()));
@@ -353,16 +361,31 @@ fn StreamingMessage() -> impl IntoView {
             </Show>
             <Show when=move || has_reasoning.get()>
                 <details class="reasoning" open><summary>{move || t().reasoning}</summary>
-                    <StreamedMarkdown source=|s| &s.reasoning testid="reasoning-text"/>
+                    <StreamedMarkdown reasoning=true testid="reasoning-text"/>
                 </details>
             </Show>
-            <StreamedMarkdown source=|s| &s.text testid="message-text" hand_off=true/>
+            <StreamedMarkdown reasoning=false testid="message-text"/>
             <Show when=move || status.with(Option::is_some)>
                 <div class="message-status" role="status" data-testid="message-status">{move || status.get().unwrap_or_default()}</div>
             </Show>
             <div class="message-foot"><span class="message-meta">{move || model.get()}" · "{move || t().answering}</span></div>
         </article>
     }
+}
+
+/// A message as a view keeps it: a long answer's text stays in the
+/// conversation's list only (its view reads it from there, see
+/// [`markdown_text`]), so showing it copies no text.
+/// Returns the copy and the text's length.
+fn view_copy(m: &mut MessageRecord) -> (MessageRecord, usize) {
+    let len = m.content.len();
+    if m.role == Role::User || len < BLOCKS_FROM {
+        return (m.clone(), len);
+    }
+    let text = std::mem::take(&mut m.content);
+    let copy = m.clone();
+    m.content = text;
+    (copy, len)
 }
 
 /// What redraws a message when it changes. A tool card stays (its View
@@ -378,28 +401,33 @@ const BLOCKS_FROM: usize = 16 * 1024;
 
 /// A finished message's Markdown. A long one is read from the
 /// conversation's list when it is put in the page (it is not copied).
-fn markdown_text(message: &MessageRecord) -> AnyView {
-    if message.content.len() < BLOCKS_FROM {
+fn markdown_text(message: &MessageRecord, text_len: usize) -> AnyView {
+    if text_len < BLOCKS_FROM {
         // Short: rendered whole; what streamed is let go.
-        HANDOFF.with(|h| {
-            if h.borrow().as_ref().is_some_and(|h| h.message_id == message.id) {
-                h.borrow_mut().take();
+        LIVE.with(|l| {
+            if l.borrow().as_ref().is_some_and(|l| l.message_id == message.id) {
+                l.borrow_mut().take();
             }
         });
-        return view! { <div class="text markdown" data-testid="message-text" inner_html=air_render::render(&message.content)></div> }
-            .into_any();
+        let html = air_render::render(&message.content);
+        let node = NodeRef::<leptos::html::Div>::new();
+        if html.contains("data-math") {
+            node.on_load(|el| typeset(&el));
+        }
+        return view! { <div class="text markdown" data-testid="message-text" node_ref=node inner_html=html></div> }.into_any();
     }
     let state = use_app();
     let id = message.id.clone();
     let node = NodeRef::<leptos::html::Div>::new();
     node.on_load(move |el| {
-        let handed = HANDOFF.with(|h| h.borrow_mut().take()).filter(|h| h.message_id == id);
+        let handed = LIVE.with(|l| l.borrow_mut().take()).filter(|l| l.message_id == id).map(|l| l.text);
         state.chat.messages.with_untracked(|m| {
             let Some(message) = m.iter().find(|x| x.id == id) else { return };
             // The answer that just streamed: its finished blocks move here
             // as they are; only the rest is rendered.
             if let Some(h) = handed
-                && let Some(rest) = air_render::blocks_after(&message.content, h.committed, h.fingerprint)
+                && let (committed, fingerprint) = h.renderer.committed()
+                && let Some(rest) = air_render::blocks_after(&message.content, committed, fingerprint)
             {
                 while let Some(child) = h.blocks.first_child() {
                     let _ = el.append_child(&child);
@@ -407,41 +435,128 @@ fn markdown_text(message: &MessageRecord) -> AnyView {
                 for block in rest {
                     air_web::append_html(&el, "md-block", &air_render::render(block));
                 }
-                return;
+            } else {
+                for block in air_render::blocks(&message.content) {
+                    air_web::append_html(&el, "md-block", &air_render::render(block));
+                }
             }
-            for block in air_render::blocks(&message.content) {
-                air_web::append_html(&el, "md-block", &air_render::render(block));
-            }
-        })
+        });
+        typeset(&el);
     });
     view! { <div class="text markdown" data-testid="message-text" node_ref=node></div> }.into_any()
 }
 
-/// The streamed answer's finished blocks, for the saved message that
-/// replaces it (see [`markdown_text`]): they are not rendered and laid out
-/// a second time. One answer streams at a time; the next one replaces it.
-struct Handoff {
+/// Typesets the formulas under `el` that are not yet (math is a part of
+/// its own, fetched when a first formula is shown; without it, formulas
+/// stay source).
+fn typeset(el: &leptos::web_sys::Element) {
+    if air_web::math_pending(el) {
+        let el = el.clone();
+        leptos::task::spawn_local(async move {
+            let _ = typeset_now(el).await;
+        });
+    }
+}
+
+#[crate::lazy::split(math, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn typeset_now(el: leptos::web_sys::Element) -> Result<(), crate::lazy::Missing> {
+    air_web::typeset_math(&el, air_render::mathml);
+    Ok(())
+}
+
+/// What may wait for the next frame; more is drawn at once (see
+/// [`draw_streaming`]).
+pub const DRAW_NOW: usize = 64 * 1024;
+
+/// The answer being streamed, as drawn so far: kept out of the view, so a
+/// view drawn again (the conversation left and opened again meanwhile)
+/// goes on from it, and so the saved message that replaces it takes its
+/// finished blocks as they are (see [`markdown_text`]): they are not
+/// rendered and laid out a second time. One answer streams at a time.
+struct Live {
+    run: u32,
     message_id: String,
+    text: LivePart,
+    reasoning: LivePart,
+}
+
+/// One text of the streamed answer: its finished blocks (in the page or
+/// not), the renderer, which keeps only the unfinished tail, and where the
+/// tail is shown (while a view shows it).
+struct LivePart {
     blocks: leptos::web_sys::Element,
-    committed: usize,
-    fingerprint: u64,
+    renderer: StreamRender,
+    tail: Option<leptos::web_sys::Element>,
+}
+
+impl LivePart {
+    fn new() -> Option<Self> {
+        Some(Self { blocks: air_web::new_div("md-blocks")?, renderer: StreamRender::new(), tail: None })
+    }
 }
 
 thread_local! {
-    static HANDOFF: std::cell::RefCell<Option<Handoff>> = const { std::cell::RefCell::new(None) };
+    static LIVE: std::cell::RefCell<Option<Live>> = const { std::cell::RefCell::new(None) };
 }
 
-/// One growing text of the streaming answer, rendered incrementally:
-/// finished blocks are appended to the page as they come (their HTML is
-/// not kept), the unfinished tail replaced. With `hand_off`, the blocks go
-/// to the saved message when it comes.
+/// Draws what arrived of the streaming answer (both texts) now, not at the
+/// next frame: a fast server's answer can arrive faster than frames come,
+/// and would be held twice until then. The turn's event handler calls it
+/// once [`DRAW_NOW`] bytes wait.
+pub fn draw_streaming(state: AppState) {
+    draw(state, false, None);
+    draw(state, true, None);
+}
+
+/// Draws what arrived of one text. `view`: the view showing it (its
+/// element, and whether it was just put in the page: then the blocks
+/// drawn so far move into it and its tail is drawn even if nothing new
+/// came).
+fn draw(state: AppState, reasoning: bool, view: Option<(&leptos::web_sys::Element, bool)>) {
+    state.chat.streaming.try_update_untracked(|s| {
+        let s = s.as_mut()?;
+        let piece = std::mem::take(if reasoning { &mut s.reasoning_new } else { &mut s.text_new });
+        let fresh = view.is_some_and(|(_, fresh)| fresh);
+        if piece.is_empty() && !fresh {
+            return None;
+        }
+        LIVE.with(|live| {
+            let mut live = live.borrow_mut();
+            if live.as_ref().is_none_or(|l| l.run != s.run) {
+                *live = Some(Live { run: s.run, message_id: s.message_id.clone(), text: LivePart::new()?, reasoning: LivePart::new()? });
+            }
+            let live = live.as_mut()?;
+            let part = if reasoning { &mut live.reasoning } else { &mut live.text };
+            if let Some((el, _)) = view {
+                air_web::keep_first_child(el, &part.blocks);
+                part.tail = el.last_element_child();
+            }
+            let u = part.renderer.push(&piece);
+            for block in &u.blocks {
+                air_web::append_html(&part.blocks, "md-block", block);
+            }
+            if u.blocks.iter().any(|b| b.contains("data-math")) {
+                typeset(&part.blocks);
+            }
+            if let Some(tail) = &part.tail {
+                tail.set_inner_html(&u.tail);
+                if u.tail.contains("data-math") {
+                    typeset(tail);
+                }
+            }
+            Some(())
+        })
+    });
+}
+
+/// One text of the streaming answer, rendered incrementally from what
+/// arrived since the last frame: finished blocks are appended to the page
+/// as they come (their HTML is not kept), the unfinished tail replaced.
 #[component]
-fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str, #[prop(optional)] hand_off: bool) -> impl IntoView {
+fn StreamedMarkdown(reasoning: bool, testid: &'static str) -> impl IntoView {
     let state = use_app();
     let container = NodeRef::<leptos::html::Div>::new();
-    let tail = RwSignal::new(String::new());
-    let renderer = StoredValue::new(StreamRender::new());
-    let seen = StoredValue::new(usize::MAX);
+    let drawn = StoredValue::new(false);
     let scheduled = StoredValue::new(false);
     // Renders what arrived; at most once per animation frame, however fast
     // chunks come (a long code block re-renders its tail each time).
@@ -449,28 +564,9 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str, #[p
         let _ = scheduled.try_set_value(false);
         // Not in the page yet: the next change renders all there is.
         let Some(el) = container.try_get_untracked().flatten() else { return };
-        let update = state.chat.streaming.with_untracked(|s| {
-            let s = s.as_ref()?;
-            let text = source(s);
-            // Nothing new in this part (another part changed), or the text
-            // let go once the answer ended: keep what is shown.
-            let last = seen.try_get_value()?;
-            if text.len() == last || (last != usize::MAX && text.len() < last) {
-                return None;
-            }
-            seen.try_set_value(text.len());
-            renderer.try_update_value(|r| (r.update(text), r.committed(), s.message_id.clone()))
-        });
-        if let Some((u, (committed, fingerprint), message_id)) = update {
-            for block in &u.blocks {
-                air_web::append_html(&el, "md-block", block);
-            }
-            tail.try_set(u.tail);
-            if hand_off && !u.blocks.is_empty() {
-                let blocks: leptos::web_sys::Element = (*el).clone().into();
-                HANDOFF.with(|h| *h.borrow_mut() = Some(Handoff { message_id, blocks, committed, fingerprint }));
-            }
-        }
+        let fresh = !drawn.try_get_value().unwrap_or(true);
+        drawn.try_set_value(true);
+        draw(state, reasoning, Some((&el, fresh)));
     };
     Effect::new(move |first: Option<()>| {
         state.chat.streaming.track();
@@ -482,9 +578,8 @@ fn StreamedMarkdown(source: fn(&Streaming) -> &String, testid: &'static str, #[p
         }
     });
     view! {
-        <div class="text markdown" data-testid=testid>
-            <div class="md-blocks" node_ref=container></div>
-            <div class="md-tail" inner_html=move || tail.get()></div>
+        <div class="text markdown" data-testid=testid node_ref=container>
+            <div class="md-tail"></div>
         </div>
     }
 }

@@ -3,6 +3,8 @@
 mod app_frame;
 mod assistants;
 mod chat;
+
+pub use chat::{DRAW_NOW, draw_streaming};
 pub(crate) mod composer;
 pub(crate) mod mcp;
 mod prompts;
@@ -70,6 +72,8 @@ pub fn App() -> impl IntoView {
     let update = window_event_listener_untyped("air-update-ready", move |_| state.shell.update_ready.set(true));
     on_cleanup(move || update.remove());
     view! {
+        // Names every code block's copy button (see air_render::COPY_LABEL_ID).
+        <span id=air_render::COPY_LABEL_ID hidden>{move || t().copy_code}</span>
         <shortcuts::ShortcutSheet open=keys_open/>
         <div class="app" class:sidebar-collapsed=move || state.prefs.sidebar_collapsed.get()>
             <sidebar::Sidebar/>

@@ -53,9 +53,13 @@ pub fn listen(state: AppState, open: RwSignal<bool>) {
         let typing = air_web::typing(&ev);
         let Some(a) = action(&ev.key(), ev.ctrl_key() || ev.meta_key(), ev.alt_key(), ev.shift_key(), typing) else { return };
         if a == Action::Stop {
-            // Esc closes the sheet first; otherwise it stops an answer.
+            // Esc closes the sheet or Settings first; otherwise it stops
+            // an answer.
             if open.get_untracked() {
                 open.set(false);
+                ev.prevent_default();
+            } else if state.prefs.settings_open.get_untracked() {
+                state.prefs.settings_open.set(false);
                 ev.prevent_default();
             } else if state.is_busy() {
                 state.stop();

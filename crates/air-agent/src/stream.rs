@@ -69,6 +69,8 @@ impl<E: Env> Turn<'_, E> {
         text.finish(&r.content);
         if prefix.is_empty() && text.passes_through() {
             record.content = std::mem::take(&mut r.content);
+            // It grew by doubling: what it does not use goes back.
+            record.content.shrink_to_fit();
         } else {
             record.content.clear();
             record.content.push_str(&prefix);
@@ -122,7 +124,7 @@ impl<E: Env> Turn<'_, E> {
         // saved record (and its copy) arrives, so a long answer is not held
         // three times at once.
         env.emit(Event::StreamEnded { session_id: session_id.clone(), message_id: record.id.clone() });
-        self.save(record, "answer").await;
+        self.save_handing_text(record).await;
         self.touch_session(&session_id).await;
         env.emit(Event::Broadcast(SyncEvent::Streaming { session_id, message_id: record.id.clone(), active: false }));
         // Calls of an answer that failed or was stopped are not run.
@@ -276,6 +278,21 @@ impl<E: Env> Turn<'_, E> {
             self.env.emit(Event::StoreFailed { what, error });
         }
         self.env.emit(Event::MessageSaved(record.clone()));
+    }
+
+    /// Saves the streamed answer and shows it, handing its text to the view
+    /// instead of copying it: `record` keeps everything but its text (the
+    /// turn needs only its id and calls from here on; the next request
+    /// reads the history from the store).
+    async fn save_handing_text(&self, record: &mut MessageRecord) {
+        record.rev += 1;
+        if let Err(error) = self.env.store().put_message(record).await {
+            self.env.emit(Event::StoreFailed { what: "answer", error });
+        }
+        let text = std::mem::take(&mut record.content);
+        let mut shown = record.clone();
+        shown.content = text;
+        self.env.emit(Event::MessageSaved(shown));
     }
 
     /// Marks the session as active now (unless it is being deleted).

@@ -57,6 +57,7 @@ texts! {
     incomplete: "Incomplete", "未完成";
     answering_elsewhere: "Answering in another tab…", "正在另一个标签页中回答…";
     copy: "Copy", "复制";
+    copy_code: "Copy code", "复制代码";
     edit: "Edit", "编辑";
     cancel: "Cancel", "取消";
     save_and_send: "Save & send", "保存并发送";

@@ -14,15 +14,17 @@
 //! the whole answer.
 
 mod highlight;
+mod math;
 mod stream;
 
 pub use highlight::highlight;
+pub use math::mathml;
 pub use stream::{StreamRender, StreamUpdate, blocks, blocks_after};
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 fn options() -> Options {
-    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS | Options::ENABLE_MATH
 }
 
 /// Escapes text for use in HTML text or a double-quoted attribute.
@@ -51,7 +53,8 @@ pub fn safe_url(url: &str) -> Option<String> {
 /// Renders Markdown to safe HTML.
 pub fn render(markdown: &str) -> String {
     let mut w = Writer::default();
-    for event in Parser::new_ext(markdown, options()) {
+    let markdown = math::normalize_delimiters(markdown);
+    for event in Parser::new_ext(&markdown, options()) {
         w.event(event);
     }
     w.out
@@ -70,7 +73,13 @@ struct Writer {
     in_table_head: bool,
     alignments: Vec<pulldown_cmark::Alignment>,
     cell: usize,
+    /// A task item's `<label>` is open.
+    task_label: bool,
 }
+
+/// The id of the page element whose text names every code block's copy
+/// button (the page writes it in its language).
+pub const COPY_LABEL_ID: &str = "copy-code-label";
 
 impl Writer {
     fn text(&mut self, s: &str) {
@@ -81,6 +90,12 @@ impl Writer {
         } else {
             escape(s, &mut self.out);
         }
+    }
+
+    fn math(&mut self, tex: &str, display: bool) {
+        self.out.push_str(if display { "<span class=\"math display\" data-math=\"display\">" } else { "<span class=\"math\" data-math=\"inline\">" });
+        escape(tex, &mut self.out);
+        self.out.push_str("</span>");
     }
 
     fn event(&mut self, event: Event<'_>) {
@@ -95,17 +110,40 @@ impl Writer {
             }
             // Raw HTML is shown, never interpreted.
             Event::Html(t) | Event::InlineHtml(t) => self.text(&t),
+            // A formula is its source, marked to be typeset (see `mathml`).
+            Event::InlineMath(t) if self.code.is_none() && self.image.is_none() => self.math(&t, false),
+            Event::DisplayMath(t) if self.code.is_none() && self.image.is_none() => self.math(&t, true),
             Event::InlineMath(t) | Event::DisplayMath(t) | Event::FootnoteReference(t) => self.text(&t),
             Event::SoftBreak => self.text("\n"),
             Event::HardBreak => self.out.push_str("<br>"),
             Event::Rule => self.out.push_str("<hr>"),
-            Event::TaskListMarker(done) => self
-                .out
-                .push_str(if done { "<input type=\"checkbox\" disabled checked> " } else { "<input type=\"checkbox\" disabled> " }),
+            // The item's text labels its box (up to the end of its paragraph
+            // or item, or the next block inside it).
+            Event::TaskListMarker(done) => {
+                self.out.push_str(if done {
+                    "<label class=\"task\"><input type=\"checkbox\" disabled checked> "
+                } else {
+                    "<label class=\"task\"><input type=\"checkbox\" disabled> "
+                });
+                self.task_label = true;
+            }
+        }
+    }
+
+    /// Closes a task item's label.
+    fn end_task_label(&mut self) {
+        if std::mem::take(&mut self.task_label) {
+            self.out.push_str("</label>");
         }
     }
 
     fn start(&mut self, tag: Tag<'_>) {
+        if !matches!(
+            tag,
+            Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. } | Tag::Superscript | Tag::Subscript
+        ) {
+            self.end_task_label();
+        }
         match tag {
             Tag::Paragraph => self.out.push_str("<p>"),
             Tag::Heading { level, .. } => {
@@ -187,6 +225,9 @@ impl Writer {
     }
 
     fn end(&mut self, tag: TagEnd) {
+        if matches!(tag, TagEnd::Paragraph | TagEnd::Item) {
+            self.end_task_label();
+        }
         match tag {
             TagEnd::Paragraph => self.out.push_str("</p>"),
             TagEnd::Heading(level) => {
@@ -252,9 +293,10 @@ impl Writer {
     fn code_block(&mut self, lang: &str, code: &str) {
         self.out.push_str("<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">");
         escape(lang, &mut self.out);
-        // The button's label comes from the stylesheet (per language), so
-        // this crate stays language-neutral.
-        self.out.push_str("</span><button type=\"button\" class=\"copy-code\" data-copy-code=\"\"></button></div><pre><code");
+        // The button shows its label from the stylesheet (per language) and
+        // is named by the page's element of id `copy-code-label`
+        // (`COPY_LABEL_ID`), so this crate stays language-neutral.
+        self.out.push_str("</span><button type=\"button\" class=\"copy-code\" data-copy-code=\"\" aria-labelledby=\"copy-code-label\"></button></div><pre><code");
         if !lang.is_empty() {
             self.out.push_str(" class=\"language-");
             escape(lang, &mut self.out);

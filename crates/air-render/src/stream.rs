@@ -48,6 +48,13 @@ fn list_item(line: &str) -> bool {
 }
 
 impl Cuts {
+    /// The scanned text lost its first `n` bytes (all scanned, none after a
+    /// blank line still pending).
+    fn shift(&mut self, n: usize) {
+        self.scan -= n;
+        self.pending_blank = self.pending_blank.map(|b| b.saturating_sub(n));
+    }
+
     /// Scans the complete lines of `text` not yet scanned; calls `cut` with
     /// each place a block may end.
     /// A `complete` text's last line counts even without a line break.
@@ -142,18 +149,26 @@ pub fn blocks_after(text: &str, from: usize, fingerprint: u64) -> Option<impl It
     Some(blocks(&text[from..]))
 }
 
+/// Renders an answer as it arrives, from its pieces ([`push`]) or from the
+/// whole text so far ([`update`]). It keeps only the unfinished tail: the
+/// finished blocks are handed out once and forgotten.
+///
+/// [`push`]: StreamRender::push
+/// [`update`]: StreamRender::update
 #[derive(Debug)]
 pub struct StreamRender {
-    /// Byte offset up to which blocks were handed out.
+    /// Byte offset (in the whole text) up to which blocks were handed out.
     committed: usize,
     /// Fingerprint of the text up to `committed`.
     hash: u64,
+    /// The text after `committed`; `cuts` scans it.
+    tail: String,
     cuts: Cuts,
 }
 
 impl Default for StreamRender {
     fn default() -> Self {
-        Self { committed: 0, hash: FNV_START, cuts: Cuts::default() }
+        Self { committed: 0, hash: FNV_START, tail: String::new(), cuts: Cuts::default() }
     }
 }
 
@@ -177,25 +192,48 @@ impl StreamRender {
         (self.committed, self.hash)
     }
 
+    /// How long the whole text is so far.
+    pub fn len(&self) -> usize {
+        self.committed + self.tail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Takes the whole text so far (it only ever grows) and returns what to
-    /// append and the new tail.
+    /// append and the new tail. A text that is not the last one extended
+    /// starts over.
     pub fn update(&mut self, text: &str) -> StreamUpdate {
-        if text.len() < self.cuts.scan || !text.is_char_boundary(self.cuts.scan) {
-            // The text was replaced, not extended: start over.
+        if text.get(self.committed..self.len()) != Some(self.tail.as_str()) {
             *self = Self::default();
         }
+        let from = self.len();
+        self.push(&text[from..])
+    }
+
+    /// Takes what arrived since the last call and returns what to append
+    /// and the new tail.
+    pub fn push(&mut self, piece: &str) -> StreamUpdate {
+        self.tail.push_str(piece);
         // Each finished block is rendered alone, however much arrived at
         // once (a page busy elsewhere may see the whole answer in one go).
         let mut update = StreamUpdate::default();
-        let (committed, hash) = (&mut self.committed, &mut self.hash);
-        self.cuts.scan(text, false, |cut| {
-            if cut > *committed {
-                update.blocks.push(render(&text[*committed..cut]));
-                *hash = fnv(*hash, &text.as_bytes()[*committed..cut]);
-                *committed = cut;
+        let (tail, hash) = (&self.tail, &mut self.hash);
+        let mut done = 0;
+        self.cuts.scan(tail, false, |cut| {
+            if cut > done {
+                update.blocks.push(render(&tail[done..cut]));
+                *hash = fnv(*hash, &tail.as_bytes()[done..cut]);
+                done = cut;
             }
         });
-        update.tail = render(&text[self.committed..]);
+        if done > 0 {
+            self.tail.drain(..done);
+            self.committed += done;
+            self.cuts.shift(done);
+        }
+        update.tail = render(&self.tail);
         update
     }
 }

@@ -4,14 +4,26 @@ use super::*;
 fn gfm_tables_task_lists_strikethrough() {
     let html = render("| a | b |\n|:--|--:|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~gone~~");
     assert!(html.contains("<table><thead><tr><th class=\"align-left\">a</th><th class=\"align-right\">b</th></tr></thead><tbody><tr><td class=\"align-left\">1</td>"), "{html}");
-    assert!(html.contains("<input type=\"checkbox\" disabled checked> done"), "{html}");
-    assert!(html.contains("<input type=\"checkbox\" disabled> todo"), "{html}");
+    // Each box is labelled by its item's text.
+    assert!(html.contains("<li><label class=\"task\"><input type=\"checkbox\" disabled checked> done</label></li>"), "{html}");
+    assert!(html.contains("<li><label class=\"task\"><input type=\"checkbox\" disabled> todo</label></li>"), "{html}");
     assert!(html.contains("<del>gone</del>"), "{html}");
+    // In a loose list the label ends with the paragraph, before a nested list.
+    let loose = render("- [ ] **one** two
+
+  more
+- [x] three
+  - nested");
+    assert!(loose.contains("<p><label class=\"task\"><input type=\"checkbox\" disabled> <strong>one</strong> two</label></p>"), "{loose}");
+    assert!(loose.contains("<p><label class=\"task\"><input type=\"checkbox\" disabled checked> three</label></p><ul>"), "{loose}");
+    let tight = render("- [x] three\n  - nested");
+    assert!(tight.contains("<li><label class=\"task\"><input type=\"checkbox\" disabled checked> three</label><ul><li>nested"), "{tight}");
 }
 
 #[test]
 fn code_blocks_are_highlighted_with_a_copy_button() {
     let html = render("```rust\nfn main() { let s = \"<b>\"; } // hi\n```\n");
+    assert!(html.contains(&format!("aria-labelledby=\"{COPY_LABEL_ID}\"")), "{html}");
     assert!(html.contains("class=\"language-rust\""), "{html}");
     assert!(html.contains("<span class=\"tok-keyword\">fn</span>"), "{html}");
     assert!(html.contains("<span class=\"tok-string\">&quot;&lt;b&gt;&quot;</span>"), "{html}");
@@ -104,6 +116,37 @@ fn streaming_tail_stays_small() {
 }
 
 #[test]
+fn pieces_pushed_render_as_the_growing_text_does() {
+    let text = "Intro.\n\n- a\n\n- b\n\n```\nx\n\ny\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n中文段落。\n\nEnd **bold**.";
+    let (mut by_text, mut by_piece) = (StreamRender::new(), StreamRender::new());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut last = (String::new(), String::new());
+    let mut from = 0;
+    for (i, (end, _)) in text.char_indices().skip(1).chain([(text.len(), ' ')]).enumerate() {
+        // Pieces of one to four characters.
+        if i % 4 != 3 && end != text.len() {
+            continue;
+        }
+        let u = by_text.update(&text[..end]);
+        a.extend(u.blocks);
+        let v = by_piece.push(&text[from..end]);
+        b.extend(v.blocks);
+        from = end;
+        last = (u.tail, v.tail);
+        assert_eq!(by_text.committed(), by_piece.committed());
+        assert_eq!(by_piece.len(), end);
+    }
+    assert_eq!(a, b);
+    assert_eq!(last.0, last.1);
+    assert_eq!(b.len(), 4, "{b:?}");
+    assert_eq!(format!("{}{}", b.concat(), last.1), render(text));
+    // What the blocks cover is known to the saved text's cutter.
+    let (at, fingerprint) = by_piece.committed();
+    let rest: Vec<String> = blocks_after(text, at, fingerprint).expect("the same text").map(render).collect();
+    assert_eq!(format!("{}{}", b.concat(), rest.concat()), render(text));
+}
+
+#[test]
 fn replaced_text_restarts() {
     let mut r = StreamRender::new();
     r.update("para one\n\npara two\n\n");
@@ -179,3 +222,61 @@ fn a_saved_answer_needs_only_the_blocks_after_those_that_streamed() {
     assert!(blocks_after(&format!("{text}\n\n[d]: https://example.com"), from, fingerprint).is_none());
     assert!(blocks_after("short", from, fingerprint).is_none());
 }
+
+#[test]
+fn formulas_are_marked_with_their_source_in_every_delimiter() {
+    let html = render("Euler: $e^{i\\pi} + 1 = 0$ and \\(a^2\\).\n\n$$\\int_0^1 x\\,dx$$\n\n\\[x = \\frac{a}{b}\n\\cdot c\\]");
+    assert!(html.contains("<span class=\"math\" data-math=\"inline\">e^{i\\pi} + 1 = 0</span>"), "{html}");
+    assert!(html.contains("<span class=\"math\" data-math=\"inline\">a^2</span>"), "{html}");
+    assert!(html.contains("<span class=\"math display\" data-math=\"display\">\\int_0^1 x\\,dx</span>"), "{html}");
+    assert!(html.contains("data-math=\"display\">x = \\frac{a}{b}\n\\cdot c</span>"), "{html}");
+}
+
+#[test]
+fn math_delimiters_in_code_and_lone_ones_stay_text() {
+    let html = render("`\\(x\\)` and `$y$`\n\n```\n\\[z\\]\n```\n\nA lone \\( stays, \\$5 too, and $ 1 $ is no formula.");
+    assert!(!html.contains("data-math"), "{html}");
+    assert!(html.contains("<code>\\(x\\)</code>"), "{html}");
+    assert!(html.contains("\\[z\\]"), "{html}");
+    assert!(html.contains("A lone ( stays, $5 too"), "{html}");
+}
+
+#[test]
+fn a_formula_becomes_mathml_and_a_bad_one_stays_source() {
+    let inline = mathml("\\frac{a}{b} + x^2", false).expect("parses");
+    assert!(inline.starts_with("<math"), "{inline}");
+    assert!(inline.contains("<mfrac>") && inline.contains("<msup>"), "{inline}");
+    let block = mathml("\\sum_{i=1}^n i", true).expect("parses");
+    assert!(block.contains("display=\"block\""), "{block}");
+    assert_eq!(mathml("\\frac{1", false), None);
+    assert_eq!(mathml("\\frac{1}", false), None);
+    assert_eq!(mathml("x^", false), None);
+    assert_eq!(mathml("\\nosuchcommand{x}", false), None);
+    assert_eq!(mathml("  ", false), None);
+}
+
+#[test]
+fn markup_inside_a_formula_stays_text() {
+    for tex in [
+        "\\text{<img src=x onerror=alert(1)>}",
+        "\\text{</math><script>alert(1)</script>}",
+        "\\operatorname{<b>x</b>}",
+        "\\operatorname{</mi></math><img src=x onerror=alert(1)>}",
+        "\\operatorname{</mi><mi style=\"position:fixed\">x}",
+        "\\operatorname{</mi><mi onclick=\"alert(1)\">x}",
+    ] {
+        let m = mathml(tex, false).expect("parses");
+        for bad in ["<img", "<script", "<b>", "<mi style", "<mi onclick", "</math><"] {
+            assert!(!m.contains(bad), "{tex}: {m}");
+        }
+        assert!(m.contains("&lt;"), "{tex}: {m}");
+    }
+    // Relations and ampersands are text, as they should be.
+    assert_eq!(mathml("a < b \\& c", false).as_deref(), Some("<math display=\"inline\"><mi>a</mi><mo>&lt;</mo><mi>b</mi><mi>&amp;</mi><mi>c</mi></math>"));
+    // The styles the renderer writes itself are kept.
+    assert!(mathml("\\color{red} x", false).is_some_and(|m| m.contains("style=\"color: rgb(255 0 0)\"")));
+    // And the marked source is escaped.
+    let html = render("$\\text{<script>alert(1)</script>}$");
+    assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"), "{html}");
+}
+

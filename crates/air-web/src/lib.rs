@@ -201,6 +201,51 @@ pub fn perf_mark(name: &str) {
     }
 }
 
+/// Formulas `air_render::render` marked and that are not typeset yet.
+const MATH_PENDING: &str = "[data-math]:not([data-typeset])";
+
+/// Whether `root` has formulas to typeset.
+pub fn math_pending(root: &web_sys::Element) -> bool {
+    root.query_selector(MATH_PENDING).ok().flatten().is_some()
+}
+
+/// Typesets the formulas under `root` with `mathml` (TeX source, display
+/// or not, to safe MathML). A formula it refuses stays its source, marked
+/// `data-typeset="source"`.
+pub fn typeset_math(root: &web_sys::Element, mathml: impl Fn(&str, bool) -> Option<String>) {
+    use wasm_bindgen::JsCast;
+    let Ok(list) = root.query_selector_all(MATH_PENDING) else { return };
+    for i in 0..list.length() {
+        let Some(el) = list.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
+        let tex = el.text_content().unwrap_or_default();
+        let display = el.get_attribute("data-math").as_deref() == Some("display");
+        match mathml(&tex, display) {
+            Some(html) => {
+                el.set_inner_html(&html);
+                let _ = el.set_attribute("data-typeset", "mathml");
+                let _ = el.set_attribute("title", &tex);
+            }
+            None => {
+                let _ = el.set_attribute("data-typeset", "source");
+            }
+        }
+    }
+}
+
+/// A new `<div class="{class}">`, not yet in the page.
+pub fn new_div(class: &str) -> Option<web_sys::Element> {
+    let div = web_sys::window()?.document()?.create_element("div").ok()?;
+    div.set_class_name(class);
+    Some(div)
+}
+
+/// Puts `child` first in `parent`, unless it is already there.
+pub fn keep_first_child(parent: &web_sys::Element, child: &web_sys::Element) {
+    if child.parent_element().as_ref() != Some(parent) {
+        let _ = parent.prepend_with_node_1(child);
+    }
+}
+
 /// Appends `<div class="{class}">{html}</div>` to `parent`. The HTML must be
 /// safe to insert (air-render's).
 pub fn append_html(parent: &web_sys::Element, class: &str, html: &str) {
