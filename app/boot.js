@@ -9,6 +9,25 @@ const showError = (msg) => {
   p.textContent = msg;
   document.body.append(p);
 };
+// A store that had conversations at the last start opens the newest at
+// once: the files of its view (a lazily loaded part, listed here by
+// app/split.sh) are fetched now, alongside the main module, instead of
+// after it. The key is the app's (state.rs, HAS_SESSIONS_KEY).
+const WARM = [];
+try {
+  if (localStorage.getItem('air-agent.has-sessions')) {
+    for (const href of WARM) {
+      const link = document.createElement('link');
+      link.rel = 'preload';
+      link.as = 'fetch';
+      link.crossOrigin = 'anonymous';
+      link.href = href;
+      document.head.append(link);
+    }
+  }
+} catch {
+  // No localStorage: the view is fetched when it is needed.
+}
 try {
   const { default: init } = await import(tag.dataset.airJs);
   await init({ module_or_path: tag.dataset.airWasm });

@@ -71,6 +71,27 @@ if [ -f "$html" ]; then
   done
 fi
 
+# The conversation view's files, for app/boot.js to fetch early when the
+# store has conversations: the part and the shared modules it needs, as
+# the loader lists them.
+if [ -f "$staging/boot.js" ] && ls "$staging"/split-*.js >/dev/null 2>&1; then
+python3 - "$staging" <<'PY'
+import glob, json, os, re, sys
+staging = sys.argv[1]
+loader = open(glob.glob(os.path.join(staging, 'split-*.js'))[0]).read()
+files = dict(re.findall(r'const (__chunk_\d+) = makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\./([^"]+)"', loader))
+part = re.search(r'__wasm_split_load_chat_view = wrapAsyncCb\(makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\./([^"]+)".*?\n, \[([^\]]*)\]', loader, re.S)
+warm = []
+if part:
+    warm = [files[d.strip()] for d in part.group(2).split(',') if d.strip() in files] + [part.group(1)]
+path = os.path.join(staging, 'boot.js')
+text = open(path).read()
+if 'const WARM = [];' not in text:
+    sys.exit('split: boot.js has no WARM list')
+open(path, 'w').write(text.replace('const WARM = [];', 'const WARM = ' + json.dumps(warm) + ';'))
+PY
+fi
+
 # The service worker of this build: its version is a hash of every file,
 # CORE what a first visit loads (precached), LAZY the parts fetched on
 # first use.

@@ -66,8 +66,9 @@ describe('data and options', () => {
     assert.equal(exported.sessions.length, 2);
     assert.equal(exported.sessions.flatMap((s) => s.messages).length, 4);
     assert.ok(!JSON.stringify(exported).includes('sk-do-not-leak'), 'secrets stay out unless asked for');
+    // Esc closes Settings.
     await page.keyboard.press('Escape');
-    await page.getByTestId('settings-save').click();
+    await page.getByTestId('settings').waitFor({ state: 'detached' });
 
     // Delete both for good.
     for (let i = 0; i < 2; i++) {

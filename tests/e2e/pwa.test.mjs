@@ -130,7 +130,7 @@ describe('installed app', () => {
       // Back online: closing and opening again fetches it.
       await page.unroute(/split_settings/);
       await page.keyboard.press('Escape');
-      await page.locator('.drawer-backdrop').click();
+      await page.locator('.drawer-backdrop').waitFor({ state: 'detached' });
       await page.getByTestId('open-settings').click();
       await page.getByTestId('settings-base-url').waitFor({ timeout: 20_000 });
       assert.equal(await page.getByTestId('part-missing').count(), 0);
