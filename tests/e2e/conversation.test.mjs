@@ -133,6 +133,52 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('an HTML or SVG code block can be previewed in a sandbox that cannot reach the app', async () => {
+    const { context, page, errors } = await freshPage();
+    const probe = [
+      '<!doctype html><title>probe</title><pre id="out"></pre><script>',
+      'const out = [];',
+      'const tryIt = (name, f) => { try { out.push(name + ": " + f()); } catch (e) { out.push(name + ": blocked " + e.name); } };',
+      'tryIt("origin", () => String(window.origin));',
+      'tryIt("localStorage", () => localStorage.getItem("air-agent-settings"));',
+      'tryIt("indexedDB", () => indexedDB.open("air-agent-db") && "opened");',
+      'tryIt("cookie", () => document.cookie);',
+      'tryIt("parent", () => parent.document.title);',
+      'tryIt("top", () => top.location.href);',
+      'document.getElementById("out").textContent = out.join("\\n");',
+      'fetch("/index.html").then(() => { document.getElementById("out").textContent += "\\nfetch: allowed"; }, (e) => { document.getElementById("out").textContent += "\\nfetch: blocked " + e.name; });',
+      '</script>',
+    ].join('\n');
+    h.model.enqueue(reply.text('A page:\n\n```html\n' + probe + '\n```\n\nA drawing:\n\n```svg\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 20"><circle id="dot" cx="10" cy="10" r="8" fill="teal"/></svg>\n```\n\nAnd JavaScript:\n\n```js\nalert(1)\n```'));
+    await send(page, 'Show me a page');
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    const answer = page.getByTestId('message-assistant').last();
+    assert.equal(await answer.locator('[data-preview-code]').count(), 2, 'HTML and SVG only');
+    await answer.locator('[data-preview-code]').first().click();
+    const frame = answer.getByTestId('code-preview');
+    await frame.waitFor();
+    assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts');
+    const inner = page.frameLocator('[data-testid=code-preview]').frameLocator('iframe');
+    await inner.locator('#out').filter({ hasText: 'fetch:' }).waitFor({ timeout: 20_000 });
+    const report = await inner.locator('#out').textContent();
+    assert.match(report, /origin: null/);
+    assert.match(report, /localStorage: blocked SecurityError/);
+    assert.match(report, /indexedDB: blocked SecurityError/);
+    assert.match(report, /cookie: blocked SecurityError/);
+    assert.match(report, /parent: blocked SecurityError/);
+    assert.match(report, /top: blocked SecurityError/);
+    assert.match(report, /fetch: blocked TypeError/);
+    // The app itself is untouched, and the button hides the preview again.
+    assert.ok(await page.evaluate(() => localStorage.getItem('air-agent-settings')));
+    await answer.locator('[data-preview-code]').first().click();
+    await frame.waitFor({ state: 'detached' });
+    // The SVG is drawn.
+    await answer.locator('[data-preview-code]').nth(1).click();
+    await page.frameLocator('[data-testid=code-preview]').frameLocator('iframe').locator('#dot').waitFor({ timeout: 20_000 });
+    assert.deepEqual(errors.filter((e) => !/Content Security Policy|Failed to fetch|Refused to connect/.test(e)), []);
+    await context.close();
+  });
+
   test('a reload mid-answer keeps the partial text, marked incomplete, and Continue finishes it', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.hanging('Part one of a long answer. '.repeat(6), { pieces: 30, delayMs: 80 }));

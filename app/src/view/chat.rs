@@ -120,7 +120,9 @@ pub fn ChatView() -> impl IntoView {
             class="messages"
             data-testid="messages"
             node_ref=list
-            on:click=move |ev| { air_web::handle_copy_click(&ev); }
+            on:click=move |ev| {
+                let _ = air_web::handle_copy_click(&ev) || air_web::handle_preview_click(&ev, air_apps::preview_document, t().preview_title);
+            }
             on:scroll=move |ev| {
                 if let Some(el) = air_web::event_element(&ev) {
                     if air_web::scrolled_to_end(&el, 60) {

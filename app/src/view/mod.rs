@@ -74,6 +74,7 @@ pub fn App() -> impl IntoView {
     view! {
         // Names every code block's copy button (see air_render::COPY_LABEL_ID).
         <span id=air_render::COPY_LABEL_ID hidden>{move || t().copy_code}</span>
+        <span id=air_render::PREVIEW_LABEL_ID hidden>{move || t().preview_code}</span>
         <shortcuts::ShortcutSheet open=keys_open/>
         <div class="app" class:sidebar-collapsed=move || state.prefs.sidebar_collapsed.get()>
             <sidebar::Sidebar/>

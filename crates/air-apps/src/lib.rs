@@ -275,6 +275,23 @@ pub fn with_policy(html: &str, policy: &str) -> String {
     format!("{}{meta}{}", &html[..at], &html[at..])
 }
 
+/// The document that previews an HTML or SVG code block (the Preview
+/// button of a code block), for the same sandboxed frame as a View: the
+/// code as it is (an SVG on a bare page), under the policy of a View that
+/// declared nothing (inline script and style, `data:` and `blob:` images,
+/// no network, no frames, no form posts). `None` for other languages.
+pub fn preview_document(lang: &str, code: &str) -> Option<String> {
+    let lang = lang.to_ascii_lowercase();
+    let page = match lang.as_str() {
+        "html" | "htm" | "xhtml" => code.to_owned(),
+        "svg" => format!(
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>html,body{{margin:0}}svg{{max-width:100%;height:auto}}</style></head><body>{code}</body></html>"
+        ),
+        _ => return None,
+    };
+    Some(with_policy(&page, &Csp::default().policy()))
+}
+
 /// A tool's output as the `CallToolResult` a View is sent.
 pub fn call_result(content: &[Content], structured: Option<&Value>, is_error: bool) -> Value {
     let blocks: Vec<Value> = content

@@ -231,3 +231,16 @@ fn a_stored_output_becomes_a_call_result() {
     );
     assert_eq!(call_result(&[], None, true)["isError"], true);
 }
+
+#[test]
+fn a_code_block_preview_is_the_code_under_the_strictest_policy() {
+    let html = preview_document("HTML", "<!doctype html><p onclick=\"x()\">hi</p><script>fetch('/x')</script>").expect("html");
+    // The policy comes first (after the doctype), before any of the code.
+    assert!(html.starts_with("<!doctype html><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline';"), "{html}");
+    assert!(html.contains("connect-src 'none'") && html.contains("frame-src 'none'") && html.contains("form-action 'none'"), "{html}");
+    assert!(html.ends_with("<p onclick=\"x()\">hi</p><script>fetch('/x')</script>"));
+    let svg = preview_document("svg", "<svg viewBox=\"0 0 10 10\"><circle r=\"5\"/></svg>").expect("svg");
+    assert!(svg.starts_with("<!DOCTYPE html><meta http-equiv=\"Content-Security-Policy\""), "{svg}");
+    assert!(svg.contains("<body><svg viewBox=\"0 0 10 10\"><circle r=\"5\"/></svg></body>"), "{svg}");
+    assert_eq!(preview_document("js", "alert(1)"), None);
+}

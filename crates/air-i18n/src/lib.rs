@@ -58,6 +58,8 @@ texts! {
     answering_elsewhere: "Answering in another tab…", "正在另一个标签页中回答…";
     copy: "Copy", "复制";
     copy_code: "Copy code", "复制代码";
+    preview_code: "Preview", "预览";
+    preview_title: "Preview of the code (sandboxed)", "代码预览（沙盒）";
     edit: "Edit", "编辑";
     cancel: "Cancel", "取消";
     save_and_send: "Save & send", "保存并发送";

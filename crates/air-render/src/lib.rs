@@ -81,6 +81,14 @@ struct Writer {
 /// button (the page writes it in its language).
 pub const COPY_LABEL_ID: &str = "copy-code-label";
 
+/// The same for the Preview button of HTML and SVG code blocks.
+pub const PREVIEW_LABEL_ID: &str = "preview-code-label";
+
+/// Code blocks of these languages get a Preview button.
+pub fn previewable(lang: &str) -> bool {
+    ["html", "htm", "xhtml", "svg"].iter().any(|l| lang.eq_ignore_ascii_case(l))
+}
+
 impl Writer {
     fn text(&mut self, s: &str) {
         if let Some((_, code)) = &mut self.code {
@@ -296,7 +304,12 @@ impl Writer {
         // The button shows its label from the stylesheet (per language) and
         // is named by the page's element of id `copy-code-label`
         // (`COPY_LABEL_ID`), so this crate stays language-neutral.
-        self.out.push_str("</span><button type=\"button\" class=\"copy-code\" data-copy-code=\"\" aria-labelledby=\"copy-code-label\"></button></div><pre><code");
+        self.out.push_str("</span>");
+        // HTML and SVG can be previewed (in the app's sandboxed frame).
+        if previewable(lang) {
+            self.out.push_str("<button type=\"button\" class=\"preview-code\" data-preview-code=\"\" aria-labelledby=\"preview-code-label\"></button>");
+        }
+        self.out.push_str("<button type=\"button\" class=\"copy-code\" data-copy-code=\"\" aria-labelledby=\"copy-code-label\"></button></div><pre><code");
         if !lang.is_empty() {
             self.out.push_str(" class=\"language-");
             escape(lang, &mut self.out);

@@ -280,3 +280,13 @@ fn markup_inside_a_formula_stays_text() {
     assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"), "{html}");
 }
 
+
+#[test]
+fn html_and_svg_code_blocks_can_be_previewed() {
+    for lang in ["html", "SVG", "htm"] {
+        let html = render(&format!("```{lang}\n<b>x</b>\n```"));
+        assert!(html.contains(&format!("data-preview-code=\"\" aria-labelledby=\"{PREVIEW_LABEL_ID}\"")), "{html}");
+    }
+    assert!(!render("```js\nx\n```").contains("data-preview-code"));
+    assert!(!render("```\n<b>x</b>\n```").contains("data-preview-code"));
+}

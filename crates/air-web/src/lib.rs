@@ -104,6 +104,67 @@ pub fn handle_copy_click(event: &web_sys::Event) -> bool {
     }
 }
 
+thread_local! {
+    /// The open previews' listeners (see [`handle_preview_click`]).
+    static PREVIEWS: std::cell::RefCell<Vec<(web_sys::HtmlIFrameElement, frame::FrameListener)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// If the click was on a code block's Preview button: shows the code
+/// under the block in a frame of the app's sandbox page (`sandbox.html`,
+/// framed with `allow-scripts` only, so an opaque origin with no access to
+/// this page's storage), or hides it if shown. `document` turns the
+/// block's language and code into the page to show (`None`: not
+/// previewable); `title` names the frame.
+pub fn handle_preview_click(event: &web_sys::Event, document: impl Fn(&str, &str) -> Option<String>, title: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(target) = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    let Ok(Some(button)) = target.closest("[data-preview-code]") else { return false };
+    let Ok(Some(block)) = button.closest(".code-block") else { return false };
+    let text_of = |selector: &str| block.query_selector(selector).ok().flatten().and_then(|e| e.text_content()).unwrap_or_default();
+    // Shown: hide it.
+    if let Some(next) = block.next_element_sibling().filter(|n| n.class_list().contains("code-preview")) {
+        next.remove();
+        let _ = button.set_attribute("aria-expanded", "false");
+        return true;
+    }
+    let Some(page) = document(&text_of(".code-lang"), &text_of("code")) else { return false };
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return false };
+    let (Ok(holder), Ok(frame)) = (doc.create_element("div"), doc.create_element("iframe")) else { return false };
+    let Ok(frame) = frame.dyn_into::<web_sys::HtmlIFrameElement>() else { return false };
+    holder.set_class_name("code-preview");
+    let _ = frame.set_attribute("sandbox", "allow-scripts");
+    let _ = frame.set_attribute("title", title);
+    let _ = frame.set_attribute("data-testid", "code-preview");
+    let title = title.to_owned();
+    let sent = std::cell::Cell::new(false);
+    let listener = frame::listen(&frame, {
+        let frame = frame.clone();
+        move |msg| {
+            if !sent.get() && msg.get("method").and_then(serde_json::Value::as_str) == Some("ui/notifications/sandbox-proxy-ready") {
+                sent.set(true);
+                frame::post(
+                    &frame,
+                    &serde_json::json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-resource-ready",
+                        "params": {"html": page, "sandbox": "allow-scripts", "title": title}}),
+                );
+            }
+        }
+    });
+    frame.set_src("sandbox.html");
+    let _ = holder.append_child(&frame);
+    let _ = block.after_with_node_1(&holder);
+    let _ = button.set_attribute("aria-expanded", "true");
+    PREVIEWS.with(|p| {
+        let mut p = p.borrow_mut();
+        // Previews no longer in the page stop listening.
+        p.retain(|(f, _)| f.is_connected());
+        if let Some(l) = listener {
+            p.push((frame, l));
+        }
+    });
+    true
+}
+
 /// Resolves after `ms` milliseconds (a `setTimeout` as a future).
 pub async fn sleep(ms: u64) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
