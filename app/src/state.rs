@@ -769,14 +769,11 @@ impl AppState {
         self.prefs.assistants.with_untracked(|a| a.of_chat(&chat).cloned())
     }
 
-    /// The settings of a turn in the open chat: its assistant's, over the
-    /// user's.
+    /// The settings of a turn in the open chat: its assistant's over the
+    /// user's, and the model picked for it in the top bar over both.
     pub fn turn_settings(&self) -> Settings {
-        let settings = self.prefs.settings.get_untracked();
-        match self.assistant() {
-            Some(a) => a.apply(&settings),
-            None => settings,
-        }
+        let chat = self.chat_key();
+        self.prefs.settings.with_untracked(|settings| self.prefs.assistants.with_untracked(|a| a.for_chat(&chat, settings)))
     }
 
     /// The key of the open chat's server choice.

@@ -32,7 +32,7 @@ describe('Assistants (scripted model)', () => {
 
     // Picked for the new chat: the badge shows its model.
     await page.getByTestId('assistant-picker').selectOption({ label: 'Translator' });
-    assert.equal(await page.getByTestId('model-badge').textContent(), 'scripted-fr');
+    assert.equal(await page.getByTestId('model-picker').inputValue(), 'scripted-fr');
     h.model.enqueue(reply.text('Bonjour.'));
     await send(page, 'Hello');
     await page.getByText('Bonjour.').waitFor({ timeout: 20_000 });
@@ -69,6 +69,46 @@ describe('Assistants (scripted model)', () => {
     assert.equal(await page.getByTestId('assistant').count(), 0);
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-assistants')));
     assert.deepEqual(saved.list, []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a model picked in the top bar is the chat\'s alone, remembered, and sent', async () => {
+    const { context, page, errors } = await h.freshPage();
+    const picker = page.getByTestId('model-picker');
+    assert.equal(await picker.inputValue(), 'scripted-model');
+    h.model.enqueue(reply.text('From the usual model.'));
+    await send(page, 'first question');
+    await page.getByText('From the usual model.').waitFor({ timeout: 20_000 });
+    assert.equal(h.model.requests.at(-1).body.model, 'scripted-model');
+    // The provider's models are offered; another is picked mid-chat.
+    await picker.focus();
+    await page.waitForFunction(() => document.querySelectorAll('#model-options option').length === 2, null, { timeout: 10_000 });
+    await picker.fill('scripted-large');
+    await picker.press('Enter');
+    await page.getByTestId('composer-input').focus();
+    h.model.enqueue(reply.text('From the large model.'));
+    await send(page, 'second question');
+    await page.getByText('From the large model.').waitFor({ timeout: 20_000 });
+    const body = h.model.requests.at(-1).body;
+    assert.equal(body.model, 'scripted-large');
+    assert.equal(body.messages.filter((m) => m.role === 'user').length, 2, 'the same conversation goes on');
+    // Another chat keeps the usual model; the first keeps its pick after a reload.
+    await page.getByTestId('new-session').click();
+    assert.equal(await picker.inputValue(), 'scripted-model');
+    await page.reload();
+    await page.getByTestId('session-item').first().locator('.session-title').click();
+    await page.getByText('From the large model.').waitFor({ timeout: 20_000 });
+    assert.equal(await picker.inputValue(), 'scripted-large');
+    // Blank: back to the usual model.
+    await picker.fill('');
+    await picker.press('Enter');
+    assert.equal(await picker.inputValue(), 'scripted-model');
+    h.model.enqueue(reply.text('Usual again.'));
+    await page.getByTestId('composer-input').focus();
+    await send(page, 'third question');
+    await page.getByText('Usual again.').waitFor({ timeout: 20_000 });
+    assert.equal(h.model.requests.at(-1).body.model, 'scripted-model');
     assert.deepEqual(errors, []);
     await context.close();
   });

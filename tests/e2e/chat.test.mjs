@@ -25,7 +25,7 @@ describe('chat with the local model', () => {
     await configure(page, { baseUrl: model.baseUrl });
     // First run: the session creator with suggestions, and the model shown.
     await page.getByTestId('session-creator').waitFor();
-    assert.equal(await page.getByTestId('model-badge').textContent(), 'SmolLM2-135M-Instruct');
+    assert.equal(await page.getByTestId('model-picker').inputValue(), 'SmolLM2-135M-Instruct');
 
     await send(page, 'Tell me about the moon.');
     // Watch the answer grow while it streams: several different lengths.

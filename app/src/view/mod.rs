@@ -127,14 +127,7 @@ fn TopBar() -> impl IntoView {
             >"☰"</button>
             <h1 class="topbar-title">{title}</h1>
             <assistants::AssistantPicker/>
-            <span class="model-badge" data-testid="model-badge" title=move || t().model_badge_title>
-                {move || {
-                    // The chat's assistant may name another model.
-                    let chat = state.sessions.active.get().unwrap_or_default();
-                    let own = state.prefs.assistants.with(|a| a.of_chat(&chat).map(|x| x.model.clone())).filter(|m| !m.is_empty());
-                    own.unwrap_or_else(|| state.prefs.settings.with(|s| s.model.clone()))
-                }}
-            </span>
+            <ModelPicker/>
             <button
                 class="icon-button"
                 data-testid="open-settings"
@@ -142,6 +135,50 @@ fn TopBar() -> impl IntoView {
                 on:click=move |_| state.prefs.settings_open.set(true)
             >"⚙"</button>
         </header>
+    }
+}
+
+/// The model of the open chat, picked here for it alone (remembered with
+/// the chat; blank or the usual model: back to its assistant's or the
+/// settings'). The provider's models are offered once it is focused.
+#[component]
+fn ModelPicker() -> impl IntoView {
+    let state = use_app();
+    let known = RwSignal::new(Vec::<String>::new());
+    let asked = StoredValue::new(false);
+    let model = move |picked: bool| {
+        let chat = state.sessions.active.get().unwrap_or_default();
+        state.prefs.settings.with(|s| {
+            state.prefs.assistants.with(|a| {
+                if picked { a.for_chat(&chat, s).model } else { a.of_chat(&chat).map_or_else(|| s.clone(), |x| x.apply(s)).model }
+            })
+        })
+    };
+    view! {
+        <input class="model-picker" data-testid="model-picker" list="model-options" autocomplete="off" spellcheck="false"
+            aria-label=move || t().model_badge_title title=move || t().model_badge_title
+            prop:value=move || model(true)
+            placeholder=move || model(false)
+            on:focus=move |_| {
+                if !asked.get_value() {
+                    asked.set_value(true);
+                    let settings = state.turn_settings();
+                    leptos::task::spawn_local(async move {
+                        if let Ok(list) = crate::env::list_models(&settings).await {
+                            known.set(list);
+                        }
+                    });
+                }
+            }
+            on:change=move |ev| {
+                let v = event_target_value(&ev);
+                let usual = model(false);
+                let chat = state.chat_key();
+                state.update_assistants(|a| a.pick_model(&chat, (v.trim() != usual).then_some(v.as_str())));
+            }/>
+        <datalist id="model-options">
+            {move || known.get().into_iter().map(|m| view! { <option value=m></option> }).collect_view()}
+        </datalist>
     }
 }
 

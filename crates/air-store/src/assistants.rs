@@ -71,6 +71,10 @@ pub struct Assistants {
     /// Session id (or the new chat) → assistant id.
     #[serde(default)]
     chats: std::collections::BTreeMap<String, String>,
+    /// Session id (or the new chat) → the model picked for it in the top
+    /// bar, over its assistant's and the settings'.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    models: std::collections::BTreeMap<String, String>,
 }
 
 impl Assistants {
@@ -108,16 +112,52 @@ impl Assistants {
         self.chats.retain(|_, a| a != id);
     }
 
-    /// The new chat became `session`: it keeps the assistant picked.
+    /// The model picked for chat `session`, if one was.
+    pub fn model_of(&self, session: &str) -> Option<&str> {
+        self.models.get(session).map(String::as_str)
+    }
+
+    /// Picks `model` for chat `session` (`None` or blank: back to its
+    /// assistant's or the settings' model).
+    pub fn pick_model(&mut self, session: &str, model: Option<&str>) {
+        match model.map(str::trim).filter(|m| !m.is_empty()) {
+            Some(m) => {
+                self.models.insert(session.to_owned(), m.to_owned());
+            }
+            None => {
+                self.models.remove(session);
+            }
+        }
+    }
+
+    /// The settings of a turn in chat `session`: its assistant's over the
+    /// user's, and the model picked for it over both.
+    pub fn for_chat(&self, session: &str, settings: &Settings) -> Settings {
+        let mut s = match self.of_chat(session) {
+            Some(a) => a.apply(settings),
+            None => settings.clone(),
+        };
+        if let Some(m) = self.model_of(session) {
+            s.model = m.to_owned();
+        }
+        s
+    }
+
+    /// The new chat became `session`: it keeps the assistant and the model
+    /// picked.
     pub fn started(&mut self, session: &str) {
         if let Some(a) = self.chats.remove(NEW_CHAT) {
             self.chats.insert(session.to_owned(), a);
+        }
+        if let Some(m) = self.models.remove(NEW_CHAT) {
+            self.models.insert(session.to_owned(), m);
         }
     }
 
     /// A chat was deleted.
     pub fn forget(&mut self, session: &str) {
         self.chats.remove(session);
+        self.models.remove(session);
     }
 
     /// Reads the saved assistants; unreadable data is kept aside.
@@ -150,6 +190,31 @@ mod tests {
         a.servers = Some(vec!["github".into()]);
         assert!(a.uses_server("github") && !a.uses_server("slack"));
         assert!(a.dynamic_loading, "on by default");
+    }
+
+    #[test]
+    fn a_chat_remembers_the_model_picked_for_it() {
+        let kv = Kv::default();
+        let settings = Settings { model: "m1".into(), ..Settings::default() };
+        let mut all = Assistants::default();
+        let mut a = Assistant::new("a1", "Translator");
+        a.model = "m2".into();
+        all.put(a);
+        all.pick("s1", Some("a1"));
+        assert_eq!(all.for_chat("s1", &settings).model, "m2", "the assistant's model");
+        all.pick_model("s1", Some(" m3 "));
+        assert_eq!(all.for_chat("s1", &settings).model, "m3", "the chat's pick over its assistant's");
+        assert_eq!(all.for_chat("s2", &settings).model, "m1", "other chats keep the settings' model");
+        // A new chat's pick moves to it when it starts, and goes with it.
+        all.pick_model(NEW_CHAT, Some("m4"));
+        all.started("s3");
+        assert_eq!((all.model_of("s3"), all.model_of(NEW_CHAT)), (Some("m4"), None));
+        all.save(&kv).unwrap();
+        assert_eq!(Assistants::load(&kv), all);
+        all.pick_model("s1", Some("  "));
+        assert_eq!(all.for_chat("s1", &settings).model, "m2", "blank: back to the assistant's");
+        all.forget("s3");
+        assert_eq!(all.model_of("s3"), None);
     }
 
     #[test]
