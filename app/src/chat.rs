@@ -187,8 +187,9 @@ fn apply(state: AppState, event: Event) {
                 append(&mut s.reasoning_new, reasoning);
                 Some(s.text_new.len().max(s.reasoning_new.len()))
             });
-            if waiting.flatten().is_some_and(|n| n >= crate::view::DRAW_NOW) {
-                crate::view::draw_streaming(state);
+            // Arriving faster than frames come: drawn now, not held.
+            if waiting.flatten().is_some_and(|n| n >= DRAW_AT) {
+                crate::state::draw_now(state);
             }
         }
         Event::StreamModel(model) => state.chat.streaming.update(|s| {
@@ -400,6 +401,11 @@ pub fn resume_tools(state: AppState) {
     let Some(session_id) = state.sessions.active.get_untracked() else { return };
     start(state, Job::Resume { session_id });
 }
+
+/// What of the streaming answer may wait for the next frame; more is
+/// drawn at once (a fast server's answer would otherwise be held twice
+/// until a frame comes).
+const DRAW_AT: usize = 64 * 1024;
 
 thread_local! {
     /// Streams started in this page (see [`Streaming::run`]).

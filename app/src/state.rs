@@ -180,6 +180,25 @@ thread_local! {
     static READY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+thread_local! {
+    /// Draws the streaming answer now (set by the conversation view, a
+    /// lazily loaded part: the main module does not carry the renderer).
+    static DRAW_NOW: std::cell::Cell<Option<fn(AppState)>> = const { std::cell::Cell::new(None) };
+}
+
+/// The conversation view says how to draw the streaming answer at once.
+pub fn set_draw_now(draw: fn(AppState)) {
+    DRAW_NOW.with(|d| d.set(Some(draw)));
+}
+
+/// Draws what arrived of the streaming answer now, if the view that does
+/// it was loaded.
+pub fn draw_now(state: AppState) {
+    if let Some(draw) = DRAW_NOW.with(std::cell::Cell::get) {
+        draw(state);
+    }
+}
+
 /// Marks the first usable screen (`air-ready`, read by the benchmarks), once.
 pub fn mark_ready() {
     if !READY.with(|r| r.replace(true)) {

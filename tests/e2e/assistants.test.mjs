@@ -100,9 +100,15 @@ describe('Assistants (scripted model)', () => {
     await page.getByTestId('session-item').first().locator('.session-title').click();
     await page.getByText('From the large model.').waitFor({ timeout: 20_000 });
     assert.equal(await picker.inputValue(), 'scripted-large');
-    // Blank: back to the usual model.
-    await picker.fill('');
+    // Emptied while focused (every model offered); left blank, nothing changes.
+    await picker.focus();
+    assert.equal(await picker.inputValue(), '');
+    await page.getByTestId('composer-input').focus();
+    assert.equal(await picker.inputValue(), 'scripted-large');
+    // The usual model again: the pick goes.
+    await picker.fill('scripted-model');
     await picker.press('Enter');
+    await page.getByTestId('composer-input').focus();
     assert.equal(await picker.inputValue(), 'scripted-model');
     h.model.enqueue(reply.text('Usual again.'));
     await page.getByTestId('composer-input').focus();

@@ -48,6 +48,7 @@ pub fn chat_view() -> Result<AnyView, crate::lazy::Missing> {
 #[component]
 pub fn ChatView() -> impl IntoView {
     let state = use_app();
+    crate::state::set_draw_now(draw_streaming);
     let streaming_here = move || {
         let active = state.sessions.active.get();
         state.chat.streaming.with(|s| s.as_ref().map(|s| Some(&s.session_id) == active.as_ref()).unwrap_or(false))
@@ -422,7 +423,13 @@ fn markdown_text(message: &MessageRecord, text_len: usize) -> AnyView {
     let id = message.id.clone();
     let node = NodeRef::<leptos::html::Div>::new();
     node.on_load(move |el| {
-        let handed = LIVE.with(|l| l.borrow_mut().take()).filter(|l| l.message_id == id).map(|l| l.text);
+        // Only this message's: another answer may be streaming meanwhile.
+        let handed = LIVE
+            .with(|l| {
+                let mut l = l.borrow_mut();
+                if l.as_ref().is_some_and(|x| x.message_id == id) { l.take() } else { None }
+            })
+            .map(|l| l.text);
         state.chat.messages.with_untracked(|m| {
             let Some(message) = m.iter().find(|x| x.id == id) else { return };
             // The answer that just streamed: its finished blocks move here
@@ -466,10 +473,6 @@ fn typeset_now(el: leptos::web_sys::Element) -> Result<(), crate::lazy::Missing>
     Ok(())
 }
 
-/// What may wait for the next frame; more is drawn at once (see
-/// [`draw_streaming`]).
-pub const DRAW_NOW: usize = 64 * 1024;
-
 /// The answer being streamed, as drawn so far: kept out of the view, so a
 /// view drawn again (the conversation left and opened again meanwhile)
 /// goes on from it, and so the saved message that replaces it takes its
@@ -502,10 +505,8 @@ thread_local! {
 }
 
 /// Draws what arrived of the streaming answer (both texts) now, not at the
-/// next frame: a fast server's answer can arrive faster than frames come,
-/// and would be held twice until then. The turn's event handler calls it
-/// once [`DRAW_NOW`] bytes wait.
-pub fn draw_streaming(state: AppState) {
+/// next frame (see `crate::state::draw_now`).
+fn draw_streaming(state: AppState) {
     draw(state, false, None);
     draw(state, true, None);
 }

@@ -3,8 +3,6 @@
 mod app_frame;
 mod assistants;
 mod chat;
-
-pub use chat::{DRAW_NOW, draw_streaming};
 pub(crate) mod composer;
 pub(crate) mod mcp;
 mod prompts;
@@ -146,6 +144,7 @@ fn ModelPicker() -> impl IntoView {
     let state = use_app();
     let known = RwSignal::new(Vec::<String>::new());
     let asked = StoredValue::new(false);
+    let input = NodeRef::<leptos::html::Input>::new();
     let model = move |picked: bool| {
         let chat = state.sessions.active.get().unwrap_or_default();
         state.prefs.settings.with(|s| {
@@ -154,12 +153,28 @@ fn ModelPicker() -> impl IntoView {
             })
         })
     };
+    // The usual model (its assistant's or the settings'): no pick.
+    let commit = move |v: String| {
+        let v = v.trim().to_owned();
+        if v.is_empty() || v == model(true) {
+            return;
+        }
+        let usual = model(false);
+        let chat = state.chat_key();
+        state.update_assistants(|a| a.pick_model(&chat, (v != usual).then_some(v.as_str())));
+    };
     view! {
         <input class="model-picker" data-testid="model-picker" list="model-options" autocomplete="off" spellcheck="false"
+            node_ref=input
             aria-label=move || t().model_badge_title title=move || t().model_badge_title
             prop:value=move || model(true)
-            placeholder=move || model(false)
+            placeholder=move || model(true)
             on:focus=move |_| {
+                // Emptied while focused, so every model is offered (the
+                // list only shows those matching what is typed).
+                if let Some(el) = input.get_untracked() {
+                    el.set_value("");
+                }
                 if !asked.get_value() {
                     asked.set_value(true);
                     let settings = state.turn_settings();
@@ -170,11 +185,13 @@ fn ModelPicker() -> impl IntoView {
                     });
                 }
             }
-            on:change=move |ev| {
+            on:change=move |ev| commit(event_target_value(&ev))
+            on:blur=move |ev| {
                 let v = event_target_value(&ev);
-                let usual = model(false);
-                let chat = state.chat_key();
-                state.update_assistants(|a| a.pick_model(&chat, (v.trim() != usual).then_some(v.as_str())));
+                commit(v);
+                if let Some(el) = input.get_untracked() {
+                    el.set_value(&model(true));
+                }
             }/>
         <datalist id="model-options">
             {move || known.get().into_iter().map(|m| view! { <option value=m></option> }).collect_view()}

@@ -54,7 +54,17 @@ pub fn safe_url(url: &str) -> Option<String> {
 pub fn render(markdown: &str) -> String {
     let mut w = Writer::default();
     let markdown = math::normalize_delimiters(markdown);
-    for event in Parser::new_ext(&markdown, options()) {
+    let mut events = Parser::new_ext(&markdown, options()).peekable();
+    while let Some(event) = events.next() {
+        // `$5-$10`: a price range, not a formula (a formula starting with
+        // a digit whose closing `$` is followed by one).
+        if let Event::InlineMath(t) = &event
+            && t.starts_with(|c: char| c.is_ascii_digit())
+            && matches!(events.peek(), Some(Event::Text(next)) if next.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            w.text(&format!("${t}$"));
+            continue;
+        }
         w.event(event);
     }
     w.out

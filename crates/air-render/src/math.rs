@@ -25,7 +25,7 @@ pub fn mathml(tex: &str, display: bool) -> Option<String> {
     };
     let mut out = String::new();
     push_mathml(&mut out, events.into_iter().map(Ok::<_, pulldown_latex::ParserError>), config).ok()?;
-    Some(clean(&out))
+    clean(&out)
 }
 
 /// The MathML elements the renderer writes.
@@ -43,46 +43,61 @@ const ATTRIBUTES: &[&str] = &[
     "framespacing", "notation", "class", "style", "form", "encoding", "xmlns",
 ];
 
-/// Writes the renderer's output again, safe to put in the page.
-/// `pulldown-latex` writes some characters and names (`<` as a relation,
-/// `\operatorname`'s argument) without escaping them, so its output is
-/// read as tags and text: a tag is kept only if it is one of the MathML
-/// elements above with known attributes and plain values (a `style` only
-/// as the renderer writes it: colours, a border, a margin); anything else
-/// becomes text.
-fn clean(raw: &str) -> String {
+/// The renderer's output, checked and written again to be safe to put in
+/// the page, or `None` (the formula is then shown as source).
+/// `pulldown-latex` writes some characters and names without escaping them
+/// (`<` as a relation, `\operatorname`'s argument), so its output is read
+/// as tags and text: a `<` that cannot start a tag is text and escaped;
+/// one that does must be one of the MathML elements above, with known
+/// attributes and plain values (a `class` only of the renderer's own, a
+/// `style` only as it writes it: colours, a border, a margin, a height),
+/// or the whole formula is refused.
+fn clean(raw: &str) -> Option<String> {
     let mut out = String::with_capacity(raw.len() + 16);
     let mut rest = raw;
     while let Some(c) = rest.chars().next() {
         match c {
-            '<' => match tag(rest) {
-                Some(len) => {
+            '<' if rest[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/') => {
+                let len = tag(rest)?;
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => match entity(rest)? {
+                0 => out.push_str("&amp;"),
+                len => {
                     out.push_str(&rest[..len]);
                     rest = &rest[len..];
                     continue;
                 }
-                None => out.push_str("&lt;"),
             },
-            '>' => out.push_str("&gt;"),
-            '&' => {
-                let entity = ["&amp;", "&lt;", "&gt;", "&quot;"].into_iter().find(|e| rest.starts_with(e));
-                match entity {
-                    Some(e) => {
-                        out.push_str(e);
-                        rest = &rest[e.len()..];
-                        continue;
-                    }
-                    None => out.push_str("&amp;"),
-                }
-            }
             c => out.push(c),
         }
         rest = &rest[c.len_utf8()..];
     }
-    out
+    Some(out)
 }
 
-/// The length of the allowed tag `text` starts with, if it starts with one.
+/// The length of the character reference `text` starts with (`&amp;`,
+/// `&lt;`, `&gt;`, `&quot;`, `&nbsp;`, `&#…;`), 0 for a bare `&` (a raw
+/// ampersand the renderer left, escaped by the caller), `None` for
+/// anything else that looks like a reference.
+fn entity(text: &str) -> Option<usize> {
+    if let Some(e) = ["&amp;", "&lt;", "&gt;", "&quot;", "&nbsp;"].into_iter().find(|e| text.starts_with(e)) {
+        return Some(e.len());
+    }
+    let digits = text.strip_prefix("&#").map(|r| r.bytes().take_while(u8::is_ascii_digit).count()).unwrap_or(0);
+    if digits > 0 && text[2 + digits..].starts_with(';') {
+        return Some(2 + digits + 1);
+    }
+    // Not a reference: refused rather than guessed (a named one the
+    // browser would read differently).
+    if text[1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '#') { None } else { Some(0) }
+}
+
+/// The length of the allowed tag `text` starts with; `None` if it is not one.
 fn tag(text: &str) -> Option<usize> {
     let end = text.find('>')?;
     let inner = &text[1..end];
@@ -95,27 +110,34 @@ fn tag(text: &str) -> Option<usize> {
     if !ELEMENTS.contains(&&inner[..name_len]) {
         return None;
     }
-    let mut attrs = &inner[name_len..];
+    let mut attrs = inner[name_len..].trim_start();
     if closing && !attrs.is_empty() {
         return None;
     }
     while !attrs.is_empty() {
-        let a = attrs.strip_prefix(' ')?;
-        let eq = a.find("=\"")?;
-        let name = &a[..eq];
-        let value_len = a[eq + 2..].find('"')?;
-        let value = &a[eq + 2..eq + 2 + value_len];
+        let eq = attrs.find("=\"")?;
+        let name = &attrs[..eq];
+        let value_len = attrs[eq + 2..].find('"')?;
+        let value = &attrs[eq + 2..eq + 2 + value_len];
         if !ATTRIBUTES.contains(&name) || !plain_value(name, value) {
             return None;
         }
-        attrs = &a[eq + 2 + value_len + 1..];
+        // The renderer sometimes writes no space between attributes.
+        attrs = attrs[eq + 2 + value_len + 1..].trim_start();
     }
     Some(end + 1)
 }
 
+/// A CSS length as the renderer writes one (`-0.5em`, `4pt`, `1.2em`).
+fn dimension(v: &str) -> bool {
+    let number = v.strip_prefix('-').unwrap_or(v);
+    let digits = number.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+    digits > 0 && ["em", "ex", "pt", "px", "mu", "pc", "in", "cm", "mm", "bp", "dd", "cc", "sp"].contains(&&number[digits..])
+}
+
 fn plain_value(name: &str, value: &str) -> bool {
-    if name == "style" {
-        return value.split("; ").all(|part| {
+    match name {
+        "style" => value.split(';').map(str::trim).filter(|p| !p.is_empty()).all(|part| {
             let rgb = |v: &str| {
                 v.strip_prefix("rgb(").and_then(|v| v.strip_suffix(')')).is_some_and(|v| v.split(' ').all(|n| n.parse::<u8>().is_ok()))
             };
@@ -123,17 +145,17 @@ fn plain_value(name: &str, value: &str) -> bool {
                 rgb(v)
             } else if let Some(v) = part.strip_prefix("border: 0.06em solid ") {
                 rgb(v)
-            } else if let Some(v) = part.strip_prefix("margin-left: ") {
-                v.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+            } else if let Some(v) = part.strip_prefix("margin-left: ").or_else(|| part.strip_prefix("height: ")) {
+                dimension(v)
             } else {
                 false
             }
-        });
+        }),
+        // Only the renderer's own classes (the page's could be borrowed).
+        "class" => value.split(' ').all(|c| c.starts_with("menv-") || c.starts_with("cell-")),
+        "xmlns" => value == "http://www.w3.org/1998/Math/MathML",
+        _ => value.chars().all(|c| c.is_ascii_alphanumeric() || " .#%+-".contains(c)),
     }
-    if name == "xmlns" {
-        return value == "http://www.w3.org/1998/Math/MathML";
-    }
-    value.chars().all(|c| c.is_ascii_alphanumeric() || " .#%+-".contains(c))
 }
 
 /// Rewrites `\(…\)` and `\[…\]` to `$…$` and `$$…$$`, the delimiters the
@@ -144,46 +166,53 @@ pub(crate) fn normalize_delimiters(markdown: &str) -> std::borrow::Cow<'_, str> 
         return markdown.into();
     }
     let mut out = String::with_capacity(markdown.len());
+    // The open fence, if inside one; inside an indented code block; the
+    // previous line was blank (or there was none); the paragraph so far.
     let mut fence: Option<(char, usize)> = None;
-    let mut lines = markdown.split_inclusive('\n').peekable();
-    while let Some(line) = lines.next() {
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        if indent < 4
-            && let Some(c) = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')
-        {
-            let n = trimmed.chars().take_while(|x| *x == c).count();
-            if n >= 3 {
-                match fence {
-                    None => fence = Some((c, n)),
-                    Some((oc, on)) if oc == c && n >= on => fence = None,
-                    Some(_) => {}
-                }
-                out.push_str(line);
-                continue;
+    let mut indented = false;
+    let mut after_blank = true;
+    let mut paragraph = String::new();
+    for line in markdown.split_inclusive('\n') {
+        let indent: usize = line.chars().take_while(|c| *c == ' ' || *c == '\t').map(|c| if c == '\t' { 4 } else { 1 }).sum();
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        let blank = trimmed.trim().is_empty();
+        let code = if let Some((c, n)) = fence {
+            let run = trimmed.chars().take_while(|x| *x == c).count();
+            if indent < 4 && run >= n && trimmed[run * c.len_utf8()..].trim().is_empty() {
+                fence = None;
             }
-        }
-        if fence.is_some() || (indent >= 4 && out.ends_with("\n\n")) || line.starts_with('\t') {
+            true
+        } else if let Some(open) = (indent < 4).then(|| fence_open(trimmed)).flatten() {
+            fence = Some(open);
+            true
+        } else if indented && (blank || indent >= 4) {
+            true
+        } else if indent >= 4 && !blank && after_blank && paragraph.is_empty() {
+            indented = true;
+            true
+        } else {
+            indented = false;
+            false
+        };
+        if code || blank {
+            rewrite_outside_code_spans(&paragraph, &mut out);
+            paragraph.clear();
             out.push_str(line);
-            continue;
+        } else {
+            // A paragraph is rewritten whole: `\[` may close on a later line.
+            paragraph.push_str(line);
         }
-        // `\[` may close on a later line of the same paragraph.
-        let mut paragraph = line.to_owned();
-        if paragraph.contains("\\[") && !paragraph.contains("\\]") {
-            while let Some(next) = lines.peek() {
-                if next.trim().is_empty() {
-                    break;
-                }
-                paragraph.push_str(next);
-                lines.next();
-                if paragraph.contains("\\]") {
-                    break;
-                }
-            }
-        }
-        rewrite_outside_code_spans(&paragraph, &mut out);
+        after_blank = blank;
     }
+    rewrite_outside_code_spans(&paragraph, &mut out);
     out.into()
+}
+
+/// A line opening a code fence: its character and length.
+fn fence_open(line: &str) -> Option<(char, usize)> {
+    let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let n = line.chars().take_while(|x| *x == c).count();
+    (n >= 3).then_some((c, n))
 }
 
 fn rewrite_outside_code_spans(text: &str, out: &mut String) {

@@ -125,6 +125,7 @@ pub fn handle_preview_click(event: &web_sys::Event, document: impl Fn(&str, &str
     if let Some(next) = block.next_element_sibling().filter(|n| n.class_list().contains("code-preview")) {
         next.remove();
         let _ = button.set_attribute("aria-expanded", "false");
+        PREVIEWS.with(|p| p.borrow_mut().retain(|(f, _)| f.is_connected()));
         return true;
     }
     let Some(page) = document(&text_of(".code-lang"), &text_of("code")) else { return false };
@@ -136,12 +137,12 @@ pub fn handle_preview_click(event: &web_sys::Event, document: impl Fn(&str, &str
     let _ = frame.set_attribute("title", title);
     let _ = frame.set_attribute("data-testid", "code-preview");
     let title = title.to_owned();
-    let sent = std::cell::Cell::new(false);
+    // Sent each time the proxy says it is ready: a frame moved in the page
+    // (an answer's blocks moving to the saved message) loads again.
     let listener = frame::listen(&frame, {
         let frame = frame.clone();
         move |msg| {
-            if !sent.get() && msg.get("method").and_then(serde_json::Value::as_str) == Some("ui/notifications/sandbox-proxy-ready") {
-                sent.set(true);
+            if msg.get("method").and_then(serde_json::Value::as_str) == Some("ui/notifications/sandbox-proxy-ready") {
                 frame::post(
                     &frame,
                     &serde_json::json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-resource-ready",
@@ -300,9 +301,18 @@ pub fn new_div(class: &str) -> Option<web_sys::Element> {
     Some(div)
 }
 
-/// Puts `child` first in `parent`, unless it is already there.
+/// Puts `child` first in `parent`, in place of any other child of its
+/// class, unless it is already there.
 pub fn keep_first_child(parent: &web_sys::Element, child: &web_sys::Element) {
     if child.parent_element().as_ref() != Some(parent) {
+        let class = child.class_name();
+        let mut other = parent.first_element_child();
+        while let Some(el) = other {
+            other = el.next_element_sibling();
+            if el.class_name() == class {
+                el.remove();
+            }
+        }
         let _ = parent.prepend_with_node_1(child);
     }
 }
