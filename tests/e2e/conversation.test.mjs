@@ -491,6 +491,35 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('an answer streaming in one chat is still whole after visiting a chat with a long answer', async () => {
+    const { context, page, errors } = await freshPage();
+    const long = Array.from({ length: 700 }, (_, i) => `Paragraph ${i} of the long answer.`).join('\n\n');
+    assert.ok(long.length > 16 * 1024);
+    h.model.enqueue(reply.text(long, { pieces: 1 }));
+    await send(page, 'Long one');
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    await page.getByTestId('new-session').click();
+    const slow = Array.from({ length: 100 }, (_, i) => `Streamed block ${i}.`).join('\n\n') + '\n\nEND-OF-SLOW';
+    h.model.enqueue(reply.text(slow, { pieces: 100, delayMs: 50 }));
+    await send(page, 'Slow one');
+    const streaming = page.getByTestId('message-streaming');
+    await streaming.locator('.md-block').nth(5).waitFor({ timeout: 20_000 });
+    // To the chat with the long answer (drawn a block at a time), and back.
+    await page.getByTestId('session-item').nth(1).locator('.session-title').click();
+    await page.getByText('Paragraph 699 of the long answer.').waitFor({ timeout: 20_000 });
+    await page.getByTestId('session-item').first().locator('.session-title').click();
+    await streaming.locator('.md-block').nth(10).waitFor({ timeout: 20_000 });
+    const live = await streaming.getByTestId('message-text').textContent();
+    const seen = [...live.matchAll(/Streamed block (\d+)\./g)].map((m) => Number(m[1]));
+    assert.deepEqual(seen, seen.map((_, i) => i), 'every block so far, in order, once: ' + seen.join(','));
+    await page.getByTestId('regenerate').waitFor({ timeout: 30_000 });
+    const saved = await page.getByTestId('message-assistant').last().getByTestId('message-text').textContent();
+    assert.equal([...saved.matchAll(/Streamed block \d+\./g)].length, 100);
+    assert.match(saved, /END-OF-SLOW/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('Esc in the composer stops the answer', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.hanging('Streaming until told to stop. '.repeat(20), { pieces: 40, delayMs: 100 }));

@@ -179,7 +179,9 @@ fn ModelPicker() -> impl IntoView {
                     asked.set_value(true);
                     let settings = state.turn_settings();
                     leptos::task::spawn_local(async move {
-                        if let Ok(list) = crate::env::list_models(&settings).await {
+                        if let Ok(ask) = provider_models(settings).await
+                            && let Ok(list) = ask.await
+                        {
                             known.set(list);
                         }
                     });
@@ -197,6 +199,15 @@ fn ModelPicker() -> impl IntoView {
             {move || known.get().into_iter().map(|m| view! { <option value=m></option> }).collect_view()}
         </datalist>
     }
+}
+
+/// The provider's models, asked with the code that sends requests (a part
+/// of its own: the first screen sends none).
+#[crate::lazy::split(provider_models, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn provider_models(
+    settings: air_store::Settings,
+) -> Result<futures_util::future::LocalBoxFuture<'static, Result<Vec<String>, air_chat::ChatError>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { crate::env::list_models(&settings).await }))
 }
 
 /// A new version waits: the user reloads when it suits them, never in the
