@@ -221,7 +221,7 @@ const section = [
 ].join('\n');
 let doc = existsSync(out) ? readFileSync(out, 'utf8') : '# Benchmarks\n';
 if (!doc.includes('<!-- runtime:start -->')) {
-  doc += '\n## Start-up and streaming\n\nStart-up is the time from navigation to the first frame after the store is open and the latest session is shown (`performance.mark("air-ready")`). Streaming is measured with the Chrome DevTools Protocol\'s `Performance.getMetrics` around one answer from a scripted server that sends the chunks as fast as it can.\n\n<!-- runtime:start -->\n<!-- runtime:end -->\n';
+  doc += '\n## Start-up and streaming\n\nStart-up is the time from navigation to the first frame after the store is open and the newest conversation is drawn (`performance.mark("air-ready")`; its view is a lazily loaded part, so this includes fetching and compiling it). Streaming is measured with the Chrome DevTools Protocol\'s `Performance.getMetrics` around one answer from a scripted server that sends the chunks as fast as it can.\n\n<!-- runtime:start -->\n<!-- runtime:end -->\n';
 }
 doc = doc.replace(/<!-- runtime:start -->[\s\S]*<!-- runtime:end -->/, section);
 writeFileSync(out, doc);
