@@ -16,6 +16,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { MEMORY_HOOK, MEMORY_READ } from '../support/wasm-memory.mjs';
 
 const [anchor, ...args] = process.argv.slice(2);
 if (!anchor) { console.error('usage: node bench/anchor.mjs ANCHOR_DIR [compare.mjs arguments...]'); process.exit(2); }
@@ -30,13 +31,9 @@ const replace = (from, to) => {
 const start = src.indexOf('async function wasmMemory(cdp) {');
 const end = src.indexOf('\n}\n', start) + 3;
 if (start < 0 || end < 3) throw new Error('bench-anchor changed: wasmMemory not found');
-src = src.slice(0, start) + `const MEMORY_HOOK = \`(() => {
-  const keep = (r) => { const i = r && (r.instance || r); const m = i && i.exports && i.exports.memory;
-    if (m instanceof WebAssembly.Memory) (globalThis.__benchMemories ||= new Set()).add(m); return r; };
-  for (const k of ['instantiate', 'instantiateStreaming']) { const f = WebAssembly[k]; WebAssembly[k] = function (...a) { return f.apply(this, a).then(keep); }; }
-})();\`;
+src = src.slice(0, start) + `const MEMORY_HOOK = ${JSON.stringify(MEMORY_HOOK)};
 async function wasmMemory(cdp) {
-  const r = await cdp.send('Runtime.evaluate', { expression: '[...(globalThis.__benchMemories || [])].reduce((n, m) => n + m.buffer.byteLength, 0)', returnByValue: true });
+  const r = await cdp.send('Runtime.evaluate', { expression: ${JSON.stringify(MEMORY_READ)}, returnByValue: true });
   return r.result.value;
 }
 ` + src.slice(end);

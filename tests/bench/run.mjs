@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { execSync } from 'node:child_process';
 import { launchBrowser, openApp, configure, send, serveApp } from '../e2e/support.mjs';
 import { startScriptedModel } from '../support/scripted-model.mjs';
+import { MEMORY_HOOK, MEMORY_READ } from '../support/wasm-memory.mjs';
 
 const out = process.argv[2] ?? '../docs/BENCHMARKS.md';
 const RUNS = 5;
@@ -80,15 +81,7 @@ async function startup(n, seed = seedSessions) {
   return { ms: median(times), items };
 }
 
-// The wasm memories the page instantiates (read by size after an answer;
-// Runtime.queryObjects would close the page: Chromium 156 crashes walking a
-// heap that holds a funcref WebAssembly.Table, as code-split wasm does).
-const MEMORY_HOOK = `(() => {
-  const keep = (r) => { const i = r && (r.instance || r); const m = i && i.exports && i.exports.memory;
-    if (m instanceof WebAssembly.Memory) (globalThis.__benchMemories ||= new Set()).add(m); return r; };
-  for (const k of ['instantiate', 'instantiateStreaming']) { const f = WebAssembly[k]; WebAssembly[k] = function (...a) { return f.apply(this, a).then(keep); }; }
-})();`;
-const wasmMemory = (page) => page.evaluate(() => [...(globalThis.__benchMemories || [])].reduce((n, m) => n + m.buffer.byteLength, 0));
+const wasmMemory = (page) => page.evaluate(MEMORY_READ);
 
 async function streaming(totalBytes, chunks) {
   const context = await browser.newContext();

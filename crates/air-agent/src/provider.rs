@@ -193,7 +193,10 @@ mod tests {
         let s = settings("sk-1");
         let probe = || pollster::block_on(probe_tool_calling(&http, &s, &Abort::new()));
         assert_eq!(probe(), Some(ToolCalling::Native));
+        let before = http.chunks_read();
         assert_eq!(probe(), Some(ToolCalling::Prompt));
+        let read = http.chunks_read() - before;
+        assert!(read < 2_000, "read {read} of 20,001 events: it stops at its 64 KiB");
         assert_eq!(probe(), None, "an empty answer teaches nothing");
     }
 

@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use crate::{Abort, Body, HttpClient, HttpError, Request, Response};
 
@@ -65,6 +66,8 @@ pub struct ScriptedHttp {
     queue: RefCell<VecDeque<Script>>,
     requests: RefCell<Vec<Request>>,
     cors: Cell<bool>,
+    /// Body chunks handed out, over every response.
+    read: Rc<Cell<usize>>,
 }
 
 impl ScriptedHttp {
@@ -81,6 +84,12 @@ impl ScriptedHttp {
         self.requests.borrow().clone()
     }
 
+    /// How many body chunks the responses handed out so far (how far
+    /// their bodies were read).
+    pub fn chunks_read(&self) -> usize {
+        self.read.get()
+    }
+
     /// Scripts not used yet.
     pub fn pending(&self) -> usize {
         self.queue.borrow().len()
@@ -95,6 +104,7 @@ impl ScriptedHttp {
 pub struct ScriptedBody {
     steps: VecDeque<Step>,
     abort: Abort,
+    read: Rc<Cell<usize>>,
 }
 
 impl Body for ScriptedBody {
@@ -105,7 +115,10 @@ impl Body for ScriptedBody {
             }
             match self.steps.pop_front() {
                 None => return Ok(None),
-                Some(Step::Chunk(b)) => return Ok(Some(b)),
+                Some(Step::Chunk(b)) => {
+                    self.read.set(self.read.get() + 1);
+                    return Ok(Some(b));
+                }
                 Some(Step::Fail(e)) => return Err(e),
                 Some(Step::Abort) => self.abort.abort(),
                 Some(Step::Hang) => {
@@ -133,11 +146,12 @@ impl HttpClient for ScriptedHttp {
                 body: ScriptedBody {
                     steps: [Step::Chunk(b"no scripted response left".to_vec())].into(),
                     abort: abort.clone(),
+                    read: self.read.clone(),
                 },
             }),
             Some(Script::Fail(e)) => Err(e),
             Some(Script::Respond { status, headers, steps }) => {
-                Ok(Response { status, headers, body: ScriptedBody { steps: steps.into(), abort: abort.clone() } })
+                Ok(Response { status, headers, body: ScriptedBody { steps: steps.into(), abort: abort.clone(), read: self.read.clone() } })
             }
         }
     }
