@@ -305,14 +305,17 @@ impl AppState {
         provide_context(state.chat);
         // A store that had sessions at the last start opens the newest at
         // once: its view is fetched while the store opens.
-        if kv.get(HAS_SESSIONS_KEY).is_some() {
+        let hinted = kv.get(HAS_SESSIONS_KEY).is_some();
+        if hinted {
             crate::view::warm_chat_view();
         }
-        spawn_local(state.open_store());
+        spawn_local(state.open_store(hinted));
         state
     }
 
-    async fn open_store(self) {
+    /// Opens the store and shows its newest session. `hinted`: the last
+    /// start found sessions (their view is already being fetched).
+    async fn open_store(self, hinted: bool) {
         let store = match IdbStore::open_default().await {
             Ok(db) => AnyStore::Idb(db),
             Err(e) => {
@@ -333,7 +336,6 @@ impl AppState {
         match store.sessions_page(None, SESSION_PAGE).await {
             Ok(list) => {
                 let first = list.first().map(|s| s.id.clone());
-                let hinted = LocalStorageKv.get(HAS_SESSIONS_KEY).is_some();
                 if first.is_some() && !hinted {
                     crate::view::warm_chat_view();
                     let _ = LocalStorageKv.set(HAS_SESSIONS_KEY, "1");

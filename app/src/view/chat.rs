@@ -407,11 +407,7 @@ const BLOCKS_FROM: usize = 16 * 1024;
 fn markdown_text(message: &MessageRecord, text_len: usize) -> AnyView {
     if text_len < BLOCKS_FROM {
         // Short: rendered whole; what streamed is let go.
-        LIVE.with(|l| {
-            if l.borrow().as_ref().is_some_and(|l| l.message_id == message.id) {
-                l.borrow_mut().take();
-            }
-        });
+        take_live(&message.id);
         let html = air_render::render(&message.content);
         let node = NodeRef::<leptos::html::Div>::new();
         if html.contains("data-math") {
@@ -423,13 +419,7 @@ fn markdown_text(message: &MessageRecord, text_len: usize) -> AnyView {
     let id = message.id.clone();
     let node = NodeRef::<leptos::html::Div>::new();
     node.on_load(move |el| {
-        // Only this message's: another answer may be streaming meanwhile.
-        let handed = LIVE
-            .with(|l| {
-                let mut l = l.borrow_mut();
-                if l.as_ref().is_some_and(|x| x.message_id == id) { l.take() } else { None }
-            })
-            .map(|l| l.text);
+        let handed = take_live(&id).map(|l| l.text);
         state.chat.messages.with_untracked(|m| {
             let Some(message) = m.iter().find(|x| x.id == id) else { return };
             // The answer that just streamed: its finished blocks move here
@@ -550,6 +540,15 @@ fn draw(state: AppState, reasoning: bool, view: Option<(&leptos::web_sys::Elemen
             Some(())
         })
     });
+}
+
+/// The live drawing of message `id`, taken for its saved message; only
+/// that message's (another answer may be streaming meanwhile).
+fn take_live(id: &str) -> Option<Live> {
+    LIVE.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.as_ref().is_some_and(|x| x.message_id == id) { l.take() } else { None }
+    })
 }
 
 /// One text of the streaming answer, rendered incrementally from what

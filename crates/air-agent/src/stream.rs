@@ -285,10 +285,7 @@ impl<E: Env> Turn<'_, E> {
     /// turn needs only its id and calls from here on; the next request
     /// reads the history from the store).
     async fn save_handing_text(&self, record: &mut MessageRecord) {
-        record.rev += 1;
-        if let Err(error) = self.env.store().put_message(record).await {
-            self.env.emit(Event::StoreFailed { what: "answer", error });
-        }
+        self.save_quietly(record).await;
         let text = std::mem::take(&mut record.content);
         let mut shown = record.clone();
         shown.content = text;

@@ -182,7 +182,7 @@ pub(crate) fn normalize_delimiters(markdown: &str) -> std::borrow::Cow<'_, str> 
                 fence = None;
             }
             true
-        } else if let Some(open) = (indent < 4).then(|| fence_open(trimmed)).flatten() {
+        } else if let Some(open) = (indent < 4).then(|| crate::stream::fence_marker(trimmed)).flatten() {
             fence = Some(open);
             true
         } else if indented && (blank || indent >= 4) {
@@ -206,13 +206,6 @@ pub(crate) fn normalize_delimiters(markdown: &str) -> std::borrow::Cow<'_, str> 
     }
     rewrite_outside_code_spans(&paragraph, &mut out);
     out.into()
-}
-
-/// A line opening a code fence: its character and length.
-fn fence_open(line: &str) -> Option<(char, usize)> {
-    let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let n = line.chars().take_while(|x| *x == c).count();
-    (n >= 3).then_some((c, n))
 }
 
 fn rewrite_outside_code_spans(text: &str, out: &mut String) {

@@ -25,7 +25,7 @@ struct Cuts {
     in_list: bool,
 }
 
-fn fence_marker(line: &str) -> Option<(char, usize)> {
+pub(crate) fn fence_marker(line: &str) -> Option<(char, usize)> {
     let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let n = line.chars().take_while(|x| *x == c).count();
     (n >= 3).then_some((c, n))
