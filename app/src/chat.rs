@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use air_agent::{Approval, Env, Event, Status, ToolMode, Turn};
 use air_http::Abort;
 use air_store::conversation::TemplateVars;
+use air_store::files::{Attached, Refusal};
 use air_store::settings::ToolCalling;
 use air_store::{MessageRecord, StoreError};
 use air_tools::{ElicitAnswer, Elicitation, ToolDef};
@@ -20,7 +21,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::env;
-use crate::state::{AppState, Streaming};
+use crate::state::{AppState, LocalFile, LocalKind, Streaming};
 use crate::store::AnyStore;
 
 /// The browser as a turn sees it.
@@ -252,8 +253,9 @@ fn upsert_message(list: &mut Vec<MessageRecord>, record: MessageRecord) {
 
 /// What a turn is asked to do.
 enum Job {
-    /// A new user message (`full`: the text with its attachments).
-    Send { text: String, full: String, attached: Vec<crate::state::Attachment>, composer: bool },
+    /// A new user message: the text, the context after it (attached
+    /// resources and text files) and the composer's files.
+    Send { text: String, context: String, attached: Vec<crate::state::Attachment>, files: Vec<LocalFile>, composer: bool },
     Regenerate { session_id: String, message_id: String },
     Continue { session_id: String, message_id: String },
     Edit { session_id: String, message_id: String, text: String },
@@ -291,16 +293,27 @@ fn run(env: Rc<BrowserEnv>, abort: Abort, job: Job) -> Result<LocalBoxFuture<'st
         let (tools, offer) = crate::dynamic::turn_tools(state).await;
         let turn = turn(&env, abort, &tools).with_offer(offer);
         match job {
-            Job::Send { text, full, attached, composer } => {
+            Job::Send { text, context, attached, files, composer } => {
                 let session = state.sessions.active.get_untracked();
-                match turn.send(session, &full).await {
+                let images = files
+                    .iter()
+                    .filter_map(|f| match &f.kind {
+                        LocalKind::Image { mime, bytes, .. } => Some(air_agent::NewFile { name: f.name.clone(), mime: mime.clone(), bytes: bytes.to_vec() }),
+                        LocalKind::Text { .. } => None,
+                    })
+                    .collect();
+                match turn.send_with_files(session, &text, &context, images).await {
                     // Sent: their changes no longer matter.
-                    Ok(_) => crate::mcp::release(state, &attached),
+                    Ok(_) => {
+                        crate::mcp::release(state, &attached);
+                        forget_files(&files);
+                    }
                     Err(e) => {
                         // Nothing was saved: the text and attachments go back.
                         if state.chat.draft.with_untracked(String::is_empty) {
                             state.chat.draft.set(text);
                             state.chat.attachments.set(attached);
+                            state.chat.files.set(files);
                         } else if !composer {
                             state.chat.attachments.set(attached);
                         }
@@ -350,22 +363,109 @@ pub fn send(state: AppState, text: String) {
 /// otherwise (a message an MCP App sends) the draft is left alone.
 pub fn send_from(state: AppState, text: String, composer: bool) {
     let text = text.trim().to_owned();
-    if text.is_empty() || state.is_busy() || state.store().is_none() {
+    // The composer's files go with its text (a message an App sends has none).
+    let files = if composer { state.chat.files.get_untracked() } else { Vec::new() };
+    if (text.is_empty() && files.is_empty()) || state.is_busy() || state.store().is_none() {
         return;
     }
-    // Attached resources go after the text, as context.
+    // Attached resources and text files go after the text, as context.
     let attached = state.chat.attachments.get_untracked();
-    let mut full = text.clone();
-    for a in &attached {
-        full.push_str("\n\n");
-        full.push_str(&a.block);
-    }
+    let context = attached
+        .iter()
+        .map(|a| a.block.as_str())
+        .chain(files.iter().filter_map(|f| match &f.kind {
+            LocalKind::Text { block, .. } => Some(block.as_str()),
+            LocalKind::Image { .. } => None,
+        }))
+        .collect::<Vec<_>>()
+        .join("\n\n");
     // Cleared at once, so a second Enter cannot send it again.
     if composer {
         state.chat.draft.set(String::new());
+        state.chat.files.set(Vec::new());
     }
     state.chat.attachments.set(Vec::new());
-    start(state, Job::Send { text, full, attached, composer });
+    start(state, Job::Send { text, context, attached, files, composer });
+}
+
+/// Attaches files to the next message: images as they are, text files as
+/// text (cut at a limit); anything else is refused with why.
+pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
+    if files.is_empty() {
+        return;
+    }
+    spawn_local(async move {
+        for file in files {
+            let name = file.name();
+            let picked = match air_web::read_file(&file).await {
+                Ok(p) => p,
+                Err(e) => {
+                    state.shell.notice.set(Some(state.t().attach_failed.replace("{name}", &name).replace("{e}", &e)));
+                    continue;
+                }
+            };
+            let size = picked.bytes.len() as u64;
+            let kind = match air_store::files::classify(&picked.name, &picked.mime, &picked.bytes) {
+                Attached::Image => {
+                    let url = air_web::bytes_blob(&picked.bytes, &picked.mime).ok().and_then(|b| air_web::blob_url(&b)).unwrap_or_default();
+                    LocalKind::Image { mime: picked.mime.to_ascii_lowercase(), bytes: std::sync::Arc::new(picked.bytes), url }
+                }
+                Attached::Text { block, cut } => LocalKind::Text { block, cut },
+                Attached::Refused(why) => {
+                    let t = state.t();
+                    let template = match why {
+                        Refusal::ImageTooLarge => t.attach_image_too_large,
+                        Refusal::TooLarge => t.attach_too_large,
+                        Refusal::NotText => t.attach_not_text,
+                    };
+                    state.shell.notice.set(Some(template.replace("{name}", &name)));
+                    continue;
+                }
+            };
+            state.chat.files.update(|list| {
+                let key = list.iter().map(|f| f.key + 1).max().unwrap_or(0);
+                list.push(LocalFile { key, name: picked.name, size, kind });
+            });
+        }
+    });
+}
+
+thread_local! {
+    /// Object URLs of stored images already shown, by file id (a message
+    /// drawn again shows its images at once).
+    static FILE_URLS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+}
+
+/// Gives `done` an object URL for the stored file `id`, or `None` when it
+/// is not stored.
+pub fn file_url(state: AppState, id: String, done: impl Fn(Option<String>) + 'static) {
+    if let Some(url) = FILE_URLS.with(|m| m.borrow().get(&id).cloned()) {
+        return done(Some(url));
+    }
+    let Some(store) = state.store() else { return done(None) };
+    spawn_local(async move {
+        let url = store.file_url(&id).await;
+        if let Some(u) = &url {
+            FILE_URLS.with(|m| m.borrow_mut().insert(id, u.clone()));
+        }
+        done(url);
+    });
+}
+
+/// Takes a file off the next message.
+pub fn remove_file(state: AppState, key: u32) {
+    let mut gone = Vec::new();
+    state.chat.files.update(|list| list.retain(|f| if f.key == key { gone.push(f.clone()); false } else { true }));
+    forget_files(&gone);
+}
+
+/// Lets the browser free the previews of files no longer in the composer.
+fn forget_files(files: &[LocalFile]) {
+    for f in files {
+        if let LocalKind::Image { url, .. } = &f.kind {
+            air_web::revoke_url(url);
+        }
+    }
 }
 
 fn report_err(state: AppState, template: fn(&crate::i18n::Text) -> &'static str, result: Result<(), StoreError>) {

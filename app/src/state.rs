@@ -128,10 +128,30 @@ pub struct Conversation {
     pub draft: RwSignal<String>,
     /// Resources attached to the next message.
     pub attachments: RwSignal<Vec<Attachment>>,
+    /// Files from this machine attached to the next message.
+    pub files: RwSignal<Vec<LocalFile>>,
     /// The MCP tools this conversation loaded (dynamic loading).
     pub loaded_tools: RwSignal<air_dynamic::Loaded>,
     /// Dynamic loading's metrics over every conversation.
     pub metrics_overall: RwSignal<air_dynamic::Metrics>,
+}
+
+/// A file from this machine attached to the next message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalFile {
+    /// Tells the chips apart.
+    pub key: u32,
+    pub name: String,
+    pub size: u64,
+    pub kind: LocalKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LocalKind {
+    /// Sent as an image; `url` (an object URL) shows it meanwhile.
+    Image { mime: String, bytes: std::sync::Arc<Vec<u8>>, url: String },
+    /// Goes into the message as this block.
+    Text { block: String, cut: bool },
 }
 
 /// A resource attached to the next message: its context block is sent
@@ -291,6 +311,7 @@ impl AppState {
                 progress: RwSignal::new(Default::default()),
                 questions: RwSignal::new(Vec::new()),
                 attachments: RwSignal::new(Vec::new()),
+                files: RwSignal::new(Vec::new()),
                 loaded_tools: RwSignal::new(air_dynamic::Loaded::default()),
                 metrics_overall: RwSignal::new(air_dynamic::Metrics::default()),
                 remote_streams: RwSignal::new(Vec::new()),

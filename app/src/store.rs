@@ -55,6 +55,12 @@ impl Store for AnyStore {
     async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>> {
         delegate!(self, s => s.messages_page(session_id, before, limit))
     }
+    async fn put_file(&self, file: &air_store::FileRecord) -> Result<()> {
+        delegate!(self, s => s.put_file(file))
+    }
+    async fn get_file(&self, id: &str) -> Result<Option<air_store::FileRecord>> {
+        delegate!(self, s => s.get_file(id))
+    }
     async fn put_message(&self, message: &MessageRecord) -> Result<()> {
         delegate!(self, s => s.put_message(message))
     }
@@ -69,5 +75,20 @@ impl Store for AnyStore {
     }
     async fn delete_doc(&self, key: &str) -> Result<()> {
         delegate!(self, s => s.delete_doc(key))
+    }
+}
+
+impl AnyStore {
+    /// An object URL showing a stored file (an image), or `None` when it
+    /// is not stored. IndexedDB hands the Blob over without a copy.
+    pub async fn file_url(&self, id: &str) -> Option<String> {
+        let blob = match self {
+            AnyStore::Idb(s) => s.file_blob(id).await.ok().flatten()?,
+            AnyStore::Memory(s) => {
+                let f = s.get_file(id).await.ok().flatten()?;
+                air_web::bytes_blob(&f.bytes, &f.mime).ok()?
+            }
+        };
+        air_web::blob_url(&blob)
     }
 }

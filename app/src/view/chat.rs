@@ -160,8 +160,79 @@ pub fn ChatView() -> impl IntoView {
             <Show when=streaming_here>
                 <StreamingMessage/>
             </Show>
+            <Lightbox/>
         </section>
     }
+}
+
+/// Characters from which a user message is shown in part until asked.
+const LONG_USER_TEXT: usize = 2_000;
+
+/// The image being shown large (its URL and name), if any.
+#[derive(Clone, Copy)]
+struct Enlarged(RwSignal<Option<(String, String)>>);
+
+/// An image shown large, in a modal dialog (Esc, the button or a click
+/// closes it).
+#[component]
+fn Lightbox() -> impl IntoView {
+    let shown = RwSignal::new(None::<(String, String)>);
+    provide_context(Enlarged(shown));
+    let dialog = NodeRef::<leptos::html::Dialog>::new();
+    Effect::new(move |_| {
+        if let Some(d) = dialog.get() {
+            if shown.with(Option::is_some) {
+                if !d.open() {
+                    let _ = d.show_modal();
+                }
+            } else if d.open() {
+                d.close();
+            }
+        }
+    });
+    view! {
+        <dialog class="lightbox" data-testid="lightbox" node_ref=dialog
+            aria-label=move || shown.with(|s| s.as_ref().map(|(_, name)| name.clone()).unwrap_or_default())
+            on:close=move |_| shown.set(None)
+            on:click=move |_| shown.set(None)>
+            {move || shown.get().map(|(url, name)| view! { <img src=url alt=name/> })}
+            <button type="button" class="lightbox-close" data-testid="lightbox-close" on:click=move |_| shown.set(None)>{move || t().close}</button>
+        </dialog>
+    }
+}
+
+/// The images attached to a user message, small; a click shows one large.
+#[component]
+fn Thumbnails(files: Vec<air_store::Attachment>) -> impl IntoView {
+    let state = use_app();
+    files
+        .into_iter()
+        .filter(|f| f.is_image())
+        .map(|f| {
+            // Empty: loading; `None`: not stored (any more).
+            let url = RwSignal::new(Some(String::new()));
+            chat::file_url(state, f.id.clone(), move |u| {
+                url.try_set(u);
+            });
+            let name = f.name.clone();
+            let enlarge = move |_| {
+                if let (Some(Some(u)), Some(Enlarged(shown))) = (url.get_untracked().map(|u| (!u.is_empty()).then_some(u)), use_context::<Enlarged>()) {
+                    shown.set(Some((u, name.clone())));
+                }
+            };
+            let title = format!("{} · {}", f.name, air_store::export::size_text(f.size));
+            view! {
+                {move || match url.get() {
+                    None => view! { <span class="thumb missing" data-testid="message-image-missing">{f.name.clone()}" · "{move || t().image_missing}</span> }.into_any(),
+                    Some(u) => view! {
+                        <button type="button" class="thumb" data-testid="message-image" title=title.clone() on:click=enlarge.clone()>
+                            <img src=u alt=f.name.clone()/>
+                        </button>
+                    }.into_any(),
+                }}
+            }
+        })
+        .collect_view()
 }
 
 #[component]
@@ -240,7 +311,20 @@ fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>
         view! {
             <Show
                 when=move || editing.get()
-                fallback=move || view! { <div class="text plain" data-testid="message-text">{content.clone()}</div> }
+                fallback=move || {
+                    // A long message (a pasted file) is shown in part until asked.
+                    let long = content.len() > LONG_USER_TEXT || content.lines().count() > 30;
+                    let open = RwSignal::new(false);
+                    view! {
+                        <div class="text plain" class:clamped=move || long && !open.get() data-testid="message-text">{content.clone()}</div>
+                        {long.then(|| view! {
+                            <button type="button" class="action expand" data-testid="expand-message" aria-expanded=move || open.get().to_string()
+                                on:click=move |_| open.update(|o| *o = !*o)>
+                                {move || if open.get() { t().show_less } else { t().show_all }}
+                            </button>
+                        })}
+                    }
+                }
             >
                 <form class="edit-form" on:submit={
                     let id_save = id_save.clone();
@@ -288,6 +372,7 @@ fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>
         >
             {reasoning}
             {body}
+            {(!message.attachments.is_empty()).then(|| view! { <div class="thumbs"><Thumbnails files=message.attachments.clone()/></div> })}
             {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}
             <div class="message-foot">
                 {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">{move || t().stopped}</span> })}

@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 use crate::chat;
 use crate::i18n::t;
-use crate::state::{AppState, use_app, use_chat};
+use crate::state::{AppState, LocalKind, use_app, use_chat};
 
 /// The enabled MCP servers, with how many tools each offers.
 fn enabled_servers(state: AppState) -> Vec<(String, usize)> {
@@ -151,10 +151,45 @@ pub fn Composer() -> impl IntoView {
     let streaming = move || conversation.busy.get();
     let submit = move || chat::send(state, conversation.draft.get_untracked());
     let warmed = StoredValue::new(false);
+    let picker = NodeRef::<leptos::html::Input>::new();
+    let nothing_to_send = move || conversation.draft.with(|d| d.trim().is_empty()) && conversation.files.with(Vec::is_empty);
     view! {
         <McpToggle/>
-        <form class="composer" on:submit=move |ev| { ev.prevent_default(); submit(); }>
+        <Show when=move || conversation.files.with(|f| !f.is_empty())>
+            <FileChips/>
+        </Show>
+        <form class="composer"
+            on:submit=move |ev| { ev.prevent_default(); submit(); }
+            on:dragover=move |ev: leptos::ev::DragEvent| ev.prevent_default()
+            on:drop=move |ev: leptos::ev::DragEvent| {
+                let files = air_web::event_files(&ev);
+                if !files.is_empty() {
+                    ev.prevent_default();
+                    chat::attach_files(state, files);
+                }
+            }
+        >
+            <input type="file" multiple class="visually-hidden" tabindex="-1" aria-hidden="true" data-testid="attach-input" node_ref=picker
+                on:change=move |ev| chat::attach_files(state, air_web::event_files(&ev))/>
+            <button type="button" class="attach" data-testid="attach-button" title=move || t().attach_title aria-label=move || t().attach_title
+                on:click=move |_| {
+                    if let Some(input) = picker.get() {
+                        input.click();
+                    }
+                }>
+                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+                    <path d="M21 11.5l-8.6 8.6a5.5 5.5 0 0 1-7.8-7.8l8.6-8.6a3.7 3.7 0 0 1 5.2 5.2l-8.6 8.6a1.8 1.8 0 0 1-2.6-2.6l7.9-7.9"/>
+                </svg>
+            </button>
             <textarea
+                on:paste=move |ev: leptos::ev::ClipboardEvent| {
+                    // Pasted files (a screenshot) are attached; pasted text is typed.
+                    let files = air_web::event_files(&ev);
+                    if !files.is_empty() {
+                        ev.prevent_default();
+                        chat::attach_files(state, files);
+                    }
+                }
                 data-testid="composer-input"
                 rows="2"
                 placeholder=move || t().composer_placeholder
@@ -184,11 +219,47 @@ pub fn Composer() -> impl IntoView {
                 when=streaming
                 fallback=move || view! {
                     <button type="submit" class="primary" data-testid="send"
-                        disabled=move || conversation.draft.with(|d| d.trim().is_empty())>{move || t().send}</button>
+                        disabled=nothing_to_send>{move || t().send}</button>
                 }
             >
                 <button type="button" class="danger" data-testid="stop" on:click=move |_| state.stop()>{move || t().stop}</button>
             </Show>
         </form>
+    }
+}
+
+/// The files attached to the next message: a thumbnail or the name of
+/// each, with a button to take it off.
+#[component]
+fn FileChips() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <ul class="file-chips" data-testid="file-chips">
+            <For each=move || state.chat.files.get() key=|f| f.key let:file>
+                {
+                    let key = file.key;
+                    let remove_label = t().attach_remove.replace("{name}", &file.name);
+                    let size = air_store::export::size_text(file.size);
+                    let (kind, preview, note) = match &file.kind {
+                        LocalKind::Image { url, .. } => ("image", Some(view! { <img src=url.clone() alt=file.name.clone()/> }), None),
+                        LocalKind::Text { cut, .. } => (
+                            "text",
+                            None,
+                            cut.then(|| t().attach_cut.replace("{n}", &air_store::files::TEXT_LIMIT.to_string())),
+                        ),
+                    };
+                    view! {
+                        <li class="file-chip" data-testid="file-chip" data-kind=kind title=file.name.clone()>
+                            {preview}
+                            <span class="file-name">{file.name.clone()}</span>
+                            <span class="muted">{size}</span>
+                            {note.map(|n| view! { <span class="message-flag warn" data-testid="file-cut">{n}</span> })}
+                            <button type="button" class="file-remove" data-testid="file-remove" aria-label=remove_label.clone() title=remove_label
+                                on:click=move |_| chat::remove_file(state, key)>"×"</button>
+                        </li>
+                    }
+                }
+            </For>
+        </ul>
     }
 }

@@ -23,4 +23,4 @@ mod turn;
 pub use env::{Approval, Env, Event, Status};
 pub use tools::MAX_TOOL_TEXT;
 pub use stream::auth_header;
-pub use turn::{ToolMode, Turn};
+pub use turn::{NewFile, ToolMode, Turn};

@@ -31,6 +31,20 @@ enum Outcome {
 }
 
 impl<E: Env> Turn<'_, E> {
+    /// The request with each image's data read from its stored file. An
+    /// image whose file cannot be read is left out (the text still goes).
+    async fn read_images(&self, mut request: ChatRequest) -> ChatRequest {
+        let store = self.env.store();
+        for image in request.messages.iter_mut().flat_map(|m| m.images.iter_mut()) {
+            match store.get_file(&image.id).await {
+                Ok(Some(file)) => image.url = Some(file.data_url()),
+                Ok(None) => {}
+                Err(error) => self.env.emit(Event::StoreFailed { what: "read", error }),
+            }
+        }
+        request
+    }
+
     /// Streams `request` into `record`, after the text and reasoning it
     /// already has (Continue), checkpointing as it goes; then stores the
     /// result and emits it.
@@ -38,6 +52,13 @@ impl<E: Env> Turn<'_, E> {
     /// the text shown and stored is the answer without them.
     pub(crate) async fn stream_into(&self, request: &ChatRequest, record: &mut MessageRecord, prompt_calls: bool) -> Streamed {
         let env = self.env;
+        let with_images;
+        let request = if request.messages.iter().any(|m| m.images.iter().any(|i| i.url.is_none())) {
+            with_images = self.read_images(request.clone()).await;
+            &with_images
+        } else {
+            request
+        };
         let session_id = record.session_id.clone();
         let prefix = record.content.clone();
         let reasoning_prefix = record.reasoning.clone().unwrap_or_default();

@@ -6,7 +6,7 @@ use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
 use air_store::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request};
 use air_store::records::{MessageKind, next_seq};
 use air_store::sync::SyncEvent;
-use air_store::{MessageRecord, SessionRecord, Settings, Store, StoreError};
+use air_store::{Attachment, FileRecord, MessageRecord, SessionRecord, Settings, Store, StoreError};
 use air_tools::Registry;
 use air_tools::policy::Policies;
 
@@ -27,6 +27,15 @@ pub enum ToolMode {
     /// As the settings say: native or prompt as set, or as found out once
     /// per provider and model (a probe request, remembered).
     Auto,
+}
+
+/// A file the user attached to a new message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFile {
+    pub name: String,
+    /// The media type, e.g. `image/png`.
+    pub mime: String,
+    pub bytes: Vec<u8>,
 }
 
 /// One turn: everything a user action sets going, until the answer is
@@ -72,13 +81,20 @@ impl<'a, E: Env> Turn<'a, E> {
     /// when `None`) and answers it. `Err` only when the message could not be
     /// saved: then nothing was, and the caller gives the text back.
     pub async fn send(&self, session_id: Option<String>, text: &str) -> Result<String, StoreError> {
-        let text = text.trim();
-        let session_id = self.add_user_message(session_id, text).await?;
+        self.send_with_files(session_id, text, "", Vec::new()).await
+    }
+
+    /// [`Turn::send`] with context after the text (attached resources and
+    /// text files, which do not title the chat) and files attached to the
+    /// message (images, sent to the model as `image_url` parts). Each file
+    /// is stored before the message that names it.
+    pub async fn send_with_files(&self, session_id: Option<String>, text: &str, context: &str, files: Vec<NewFile>) -> Result<String, StoreError> {
+        let session_id = self.add_user_message(session_id, text.trim(), context.trim(), files).await?;
         self.answer(&session_id, None).await;
         Ok(session_id)
     }
 
-    async fn add_user_message(&self, session_id: Option<String>, text: &str) -> Result<String, StoreError> {
+    async fn add_user_message(&self, session_id: Option<String>, text: &str, context: &str, files: Vec<NewFile>) -> Result<String, StoreError> {
         let env = self.env;
         let store = env.store();
         let now = env.now_ms();
@@ -88,11 +104,28 @@ impl<'a, E: Env> Turn<'a, E> {
         };
         let created = existing.is_none();
         let mut session = existing.unwrap_or_else(|| SessionRecord::new(session_id.unwrap_or_else(|| env.new_id()), now));
-        session.auto_title(text);
+        // The user's own words title the chat; without any, the first
+        // image's name, else the context.
+        session.auto_title(match files.first() {
+            Some(f) if text.is_empty() => f.name.as_str(),
+            _ if text.is_empty() => context,
+            _ => text,
+        });
         session.updated_at = now;
         let last = self.last_seq(&session.id).await;
-        let mut user = MessageRecord::new(env.new_id(), session.id.clone(), next_seq(last, now), Role::User, text);
+        let content = match (text.is_empty(), context.is_empty()) {
+            (false, false) => format!("{text}\n\n{context}"),
+            (true, _) => context.to_owned(),
+            (false, true) => text.to_owned(),
+        };
+        let mut user = MessageRecord::new(env.new_id(), session.id.clone(), next_seq(last, now), Role::User, content);
         user.rev = 1;
+        for f in files {
+            let id = env.new_id();
+            let size = f.bytes.len() as u64;
+            store.put_file(&FileRecord { id: id.clone(), session_id: session.id.clone(), mime: f.mime.clone(), bytes: f.bytes }).await?;
+            user.attachments.push(Attachment { id, name: f.name, mime: f.mime, size });
+        }
         store.put_session(&session).await?;
         store.put_message(&user).await?;
         env.emit(if created { Event::SessionCreated(session.clone()) } else { Event::SessionSaved(session.clone()) });

@@ -87,6 +87,13 @@ impl Store for LoggedStore {
     async fn delete_doc(&self, key: &str) -> air_store::Result<()> {
         self.inner.delete_doc(key).await
     }
+    async fn put_file(&self, f: &air_store::FileRecord) -> air_store::Result<()> {
+        let _ = writeln!(self.log.borrow_mut(), "  store: file {} {} {} bytes", f.id, f.mime, f.bytes.len());
+        self.inner.put_file(f).await
+    }
+    async fn get_file(&self, id: &str) -> air_store::Result<Option<air_store::FileRecord>> {
+        self.inner.get_file(id).await
+    }
 }
 
 struct World {
@@ -226,6 +233,9 @@ fn brief(m: &MessageRecord) -> String {
     }
     if let Some(e) = &m.error {
         let _ = write!(s, " error={:?}", e.message(Lang::En));
+    }
+    for a in &m.attachments {
+        let _ = write!(s, " file {}:{}:{}:{}", a.id, a.name, a.mime, a.size);
     }
     if let Some(f) = &m.finish {
         let _ = write!(s, " finish={f:?}");
@@ -583,6 +593,26 @@ fn errors_and_drops_keep_the_text() {
     s.world.http.push(Script::Fail(HttpError::Network("connection refused".into())));
     run(s.turn().send(Some(session), "Once more")).unwrap();
     s.check(expect_file!["transcripts/errors.txt"]);
+}
+
+#[test]
+fn images_go_as_parts_and_a_model_without_vision_is_told_once() {
+    use air_agent::NewFile;
+    let s = setup();
+    s.world.http.push(text_reply("A red dot."));
+    let png = |b: u8| NewFile { name: "dot.png".into(), mime: "image/png".into(), bytes: vec![0x89, b'P', b'N', b'G', b] };
+    let session = run(s.turn().send_with_files(None, "What is this?", "File `a.txt`:\n```txt\nhello\n```", vec![png(1), png(2)])).unwrap();
+    // Recorded from llama.cpp's server with a model that has no mmproj.
+    s.world.http.push(Script::status(
+        500,
+        r#"{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}"#,
+    ));
+    run(s.turn().send_with_files(Some(session.clone()), "", "", vec![png(3)])).unwrap();
+    assert_eq!(s.world.http.requests().len(), 2, "a refusal of images is not retried");
+    let stored = run(s.stored(&session));
+    assert_eq!(stored.iter().filter(|m| m.attachments.len() == 2).count(), 1, "the first message keeps both images");
+    assert_eq!(run(s.world.store.get_file("id3")).ok().flatten().map(|f| f.bytes), Some(vec![0x89, b'P', b'N', b'G', 1]));
+    s.check(expect_file!["transcripts/images.txt"]);
 }
 
 #[test]

@@ -17,6 +17,8 @@ pub enum HttpErrorKind {
     NotFound,
     RateLimited,
     Server,
+    /// The model does not take images (the request carried some).
+    ImagesRefused,
     Other,
 }
 
@@ -127,6 +129,10 @@ fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>, lang
         (HttpErrorKind::RateLimited, Lang::Zh) => "已被服务商限流。",
         (HttpErrorKind::Server, Lang::En) => "The provider had a server error.",
         (HttpErrorKind::Server, Lang::Zh) => "服务商出现服务器错误。",
+        (HttpErrorKind::ImagesRefused, Lang::En) => {
+            "This model does not accept images. Your message is kept: pick a model that can see images and press Regenerate, or ask without the image."
+        }
+        (HttpErrorKind::ImagesRefused, Lang::Zh) => "该模型不接受图片。你的消息已保留：请换用能识别图片的模型后点“重新生成”，或去掉图片再问。",
         (HttpErrorKind::Other, Lang::En) => "The request failed.",
         (HttpErrorKind::Other, Lang::Zh) => "请求失败。",
     };
@@ -166,7 +172,15 @@ pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>) -> Chat
     let lower = format!("{code} {}", message.as_deref().unwrap_or("")).to_lowercase();
     let overflow = ["context", "too long", "maximum context", "exceed"].iter().any(|k| lower.contains(k))
         && (lower.contains("token") || lower.contains("context"));
+    // A model without vision: llama.cpp answers 500 "image input is not
+    // supported … mmproj", OpenAI 400 "image_url is only supported by
+    // certain models", DeepSeek 422 "unknown variant `image_url`".
+    let images = ["image", "vision", "multimodal", "mmproj"].iter().any(|k| lower.contains(k))
+        && ["not support", "unsupported", "only supported", "unknown variant", "does not", "doesn't", "cannot", "can't"]
+            .iter()
+            .any(|k| lower.contains(k));
     let kind = match status {
+        400 | 415 | 422 | 500 if images => HttpErrorKind::ImagesRefused,
         400 | 413 if overflow => HttpErrorKind::ContextOverflow,
         400 | 413 | 422 => HttpErrorKind::BadRequest,
         401 => HttpErrorKind::Unauthorized,
@@ -216,6 +230,24 @@ mod tests {
         assert_eq!(kind(&e), HttpErrorKind::ContextOverflow);
         assert!(e.to_string().contains("too long"), "{e}");
         assert!(e.to_string().contains("5031 tokens"), "{e}");
+    }
+
+    #[test]
+    fn a_model_without_vision_refuses_images_and_is_not_retried() {
+        // Recorded from llama.cpp's server (xllamacpp) with SmolLM2, which
+        // has no mmproj, sent a user message with an image_url part.
+        let llama = r#"{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}"#;
+        let e = classify_http(500, llama, None);
+        assert_eq!(kind(&e), HttpErrorKind::ImagesRefused);
+        assert_eq!(e.retry_delay_ms(1), None, "asking again cannot help");
+        assert!(e.to_string().contains("does not accept images"), "{e}");
+        assert!(e.to_string().contains("mmproj"), "the provider's words are kept: {e}");
+        let openai = r#"{"error":{"message":"Invalid content type. image_url is only supported by certain models.","type":"invalid_request_error","param":"messages.[0].content.[1].type","code":null}}"#;
+        assert_eq!(kind(&classify_http(400, openai, None)), HttpErrorKind::ImagesRefused);
+        let deepseek = r#"{"error":{"message":"Failed to deserialize the JSON body into the target type: messages[0]: unknown variant `image_url`, expected `text` at line 1 column 120","type":"invalid_request_error"}}"#;
+        assert_eq!(kind(&classify_http(422, deepseek, None)), HttpErrorKind::ImagesRefused);
+        // A server error that only mentions an image is still a server error.
+        assert_eq!(kind(&classify_http(500, r#"{"error":{"message":"image cache full"}}"#, None)), HttpErrorKind::Server);
     }
 
     #[test]

@@ -19,22 +19,78 @@ pub enum Role {
 }
 
 /// One message of the conversation as sent to the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatMessage {
     pub role: Role,
     /// `null` is sent for an assistant message that only calls tools.
     pub content: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Images of a user message. With any, `content` is sent as parts: the
+    /// text, then one `image_url` part per image that has its data.
+    pub images: Vec<ImagePart>,
     pub tool_calls: Vec<WireToolCall>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+}
+
+/// An image of a message: the stored file's id, and its `data:` URL once
+/// the file has been read (an image whose file is gone is left out).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ImagePart {
+    pub id: String,
+    pub url: Option<String>,
+}
+
+impl Serialize for ChatMessage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Content<'a> {
+            Text(Option<&'a str>),
+            Parts(Vec<Part<'a>>),
+        }
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        enum Part<'a> {
+            Text { text: &'a str },
+            ImageUrl { image_url: Url<'a> },
+        }
+        #[derive(Serialize)]
+        struct Url<'a> {
+            url: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            role: Role,
+            content: Content<'a>,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            tool_calls: &'a [WireToolCall],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tool_call_id: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            name: Option<&'a str>,
+        }
+        let text = self.content.as_deref();
+        let content = if self.images.is_empty() {
+            Content::Text(text)
+        } else {
+            let mut parts: Vec<Part<'_>> = text.filter(|t| !t.is_empty()).map(|text| Part::Text { text }).into_iter().collect();
+            parts.extend(self.images.iter().filter_map(|i| i.url.as_deref()).map(|url| Part::ImageUrl { image_url: Url { url } }));
+            if parts.is_empty() { Content::Text(Some("")) } else { Content::Parts(parts) }
+        };
+        Wire {
+            role: self.role,
+            content,
+            tool_calls: &self.tool_calls,
+            tool_call_id: self.tool_call_id.as_deref(),
+            name: self.name.as_deref(),
+        }
+        .serialize(serializer)
+    }
 }
 
 impl ChatMessage {
     pub fn text(role: Role, content: impl Into<String>) -> Self {
-        Self { role, content: Some(content.into()), tool_calls: Vec::new(), tool_call_id: None, name: None }
+        Self { role, content: Some(content.into()), images: Vec::new(), tool_calls: Vec::new(), tool_call_id: None, name: None }
     }
 }
 
@@ -162,4 +218,36 @@ pub(crate) struct FunctionChunk {
     pub name: Option<String>,
     /// Usually a string fragment; some servers send an object.
     pub arguments: Option<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_with_images_is_sent_as_parts() {
+        let plain = serde_json::to_value(ChatMessage::text(Role::User, "hi")).unwrap_or_default();
+        assert_eq!(plain, serde_json::json!({"role": "user", "content": "hi"}));
+        let mut m = ChatMessage::text(Role::User, "what is this?");
+        m.images = vec![
+            ImagePart { id: "a".into(), url: Some("data:image/png;base64,AAAA".into()) },
+            // Its file is gone: left out.
+            ImagePart { id: "b".into(), url: None },
+        ];
+        let v = serde_json::to_value(&m).unwrap_or_default();
+        assert_eq!(
+            v,
+            serde_json::json!({"role": "user", "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+            ]})
+        );
+        // An image alone: no empty text part; nothing at all: an empty text.
+        m.content = Some(String::new());
+        let v = serde_json::to_value(&m).unwrap_or_default();
+        assert_eq!(v["content"].as_array().map(Vec::len), Some(1));
+        m.images.truncate(0);
+        m.images.push(ImagePart { id: "b".into(), url: None });
+        assert_eq!(serde_json::to_value(&m).unwrap_or_default()["content"], "");
+    }
 }

@@ -58,6 +58,17 @@ texts! {
     answering_elsewhere: "Answering in another tab…", "正在另一个标签页中回答…";
     copy: "Copy", "复制";
     copy_code: "Copy code", "复制代码";
+    attach: "Attach", "附件";
+    show_all: "Show all", "展开全部";
+    show_less: "Show less", "收起";
+    attach_title: "Attach images or text files (you can also paste or drop them here)", "添加图片或文本文件（也可以粘贴或拖放到这里）";
+    attach_remove: "Remove {name}", "移除 {name}";
+    attach_cut: "cut to {n} characters", "已截取前 {n} 个字符";
+    attach_image_too_large: "{name} was not attached: images over 20 MB are more than models take.", "未添加 {name}：超过 20 MB 的图片模型无法接收。";
+    attach_too_large: "{name} was not attached: it is over 10 MB.", "未添加 {name}：文件超过 10 MB。";
+    attach_not_text: "{name} was not attached: it is neither an image (PNG, JPEG, GIF, WebP) nor a text file.", "未添加 {name}：它既不是图片（PNG、JPEG、GIF、WebP）也不是文本文件。";
+    attach_failed: "{name} could not be read: {e}", "无法读取 {name}：{e}";
+    image_missing: "This image is no longer stored.", "这张图片已不在存储中。";
     preview_code: "Preview", "预览";
     preview_title: "Preview of the code (sandboxed)", "代码预览（沙盒）";
     edit: "Edit", "编辑";

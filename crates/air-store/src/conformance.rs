@@ -160,4 +160,32 @@ pub async fn run<S: Store>(store: &S) {
     assert_eq!(store.index_stats().await.ok().flatten().map(|s| (s.docs, s.complete)), Some((2, true)));
     assert_eq!(found("turin").await, Some(vec![("p1".into(), Some("q1".into()))]));
     assert_eq!(found("holiday").await, Some(vec![("p1".into(), None)]));
+
+    files(store).await;
+}
+
+/// Attached files: stored apart from the message, every byte kept, gone
+/// with the message that names them or with their session.
+async fn files<S: Store>(store: &S) {
+    use crate::{Attachment, FileRecord};
+    let file = |id: &str, session: &str, bytes: Vec<u8>| FileRecord { id: id.into(), session_id: session.into(), mime: "image/png".into(), bytes };
+    let every_byte: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    assert_eq!(store.get_file("f1").await.ok(), Some(None), "no file yet");
+    for (id, session) in [("f1", "fs"), ("f2", "fs"), ("f3", "ft")] {
+        if let Err(e) = store.put_file(&file(id, session, every_byte.clone())).await {
+            panic!("put {id}: {e}");
+        }
+    }
+    assert_eq!(store.get_file("f1").await.ok().flatten(), Some(file("f1", "fs", every_byte.clone())), "every byte back");
+    let mut with = msg("m-files", "fs", 1.0, Role::User, "look");
+    with.attachments = vec![Attachment { id: "f1".into(), name: "cat.png".into(), mime: "image/png".into(), size: 70_000 }];
+    assert!(store.put_message(&with).await.is_ok());
+    assert_eq!(store.get_message("m-files").await.ok().flatten().map(|m| m.attachments), Some(with.attachments.clone()));
+    assert!(store.delete_message("m-files").await.is_ok());
+    assert_eq!(store.get_file("f1").await.ok(), Some(None), "deleted with its message");
+    assert!(store.get_file("f2").await.ok().flatten().is_some(), "another file stays");
+    assert!(store.put_session(&SessionRecord::new("fs", 1.0)).await.is_ok());
+    assert!(store.delete_session("fs").await.is_ok());
+    assert_eq!(store.get_file("f2").await.ok(), Some(None), "deleted with its session");
+    assert_eq!(store.get_file("f3").await.ok().flatten().map(|f| f.bytes.len()), Some(70_000), "another session's file stays");
 }

@@ -6,10 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{MessageRecord, Result, SessionRecord, Settings, Store, StoreError};
+use crate::{FileRecord, MessageRecord, Result, SessionRecord, Settings, Store, StoreError};
 
 pub const FORMAT: &str = "air-agent-export";
-pub const VERSION: u32 = 1;
+/// 2: sessions carry their attached files. Version 1 exports (no files)
+/// are read as they are.
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -17,6 +19,34 @@ pub struct ExportedSession {
     #[serde(flatten)]
     pub session: SessionRecord,
     pub messages: Vec<MessageRecord>,
+    /// The files its messages name, every byte (base64 in the JSON).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<ExportedFile>,
+}
+
+/// An attached file in an export.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedFile {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub mime: String,
+    #[serde(with = "base64_bytes")]
+    pub data: Vec<u8>,
+}
+
+mod base64_bytes {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD.decode(text.trim()).map_err(|e| serde::de::Error::custom(format!("a file is not base64 ({e})")))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,7 +108,14 @@ pub async fn collect<S: Store>(store: &S, only: Option<&str>) -> Result<Vec<Expo
             continue;
         }
         let messages = store.messages(&session.id).await?;
-        out.push(ExportedSession { session, messages });
+        let mut files = Vec::new();
+        for a in messages.iter().flat_map(|m| &m.attachments) {
+            // A file that is gone is left out; its message still names it.
+            if let Some(f) = store.get_file(&a.id).await? {
+                files.push(ExportedFile { id: f.id, mime: f.mime, data: f.bytes });
+            }
+        }
+        out.push(ExportedSession { session, messages, files });
     }
     Ok(out)
 }
@@ -89,6 +126,10 @@ pub async fn import<S: Store>(store: &S, export: &Export) -> Result<(usize, usiz
     let mut messages = 0;
     for s in &export.sessions {
         store.put_session(&s.session).await?;
+        // Files first: a message is never there without its files.
+        for f in &s.files {
+            store.put_file(&FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() }).await?;
+        }
         for m in &s.messages {
             store.put_message(m).await?;
             messages += 1;
@@ -113,7 +154,10 @@ mod tests {
         a.usage = Some(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, ..Usage::default() });
         a.reasoning = Some("why".into());
         a.incomplete = true;
-        store.put_message(&MessageRecord::new("m1", "s1", 1.0, Role::User, "question")).await.ok();
+        let mut q = MessageRecord::new("m1", "s1", 1.0, Role::User, "question");
+        q.attachments = vec![crate::Attachment { id: "f1".into(), name: "cat.png".into(), mime: "image/png".into(), size: 256 }];
+        store.put_file(&FileRecord { id: "f1".into(), session_id: "s1".into(), mime: "image/png".into(), bytes: (0..=255u8).collect() }).await.ok();
+        store.put_message(&q).await.ok();
         store.put_message(&a).await.ok();
         store.put_message(&MessageRecord::new("m3", "s2", 1.0, Role::User, "other")).await.ok();
     }
@@ -132,6 +176,7 @@ mod tests {
             let parsed = Export::parse(&json).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(import(&store, &parsed).await, Ok((2, 3)));
             assert_eq!(collect(&store, None).await.unwrap_or_default(), before);
+            assert_eq!(store.get_file("f1").await.ok().flatten().map(|f| f.bytes), Some((0..=255u8).collect()), "every byte of the file");
             // Importing again changes nothing.
             assert_eq!(import(&store, &parsed).await, Ok((2, 3)));
             assert_eq!(collect(&store, None).await.unwrap_or_default(), before);
@@ -161,6 +206,19 @@ mod tests {
         assert!(Export::parse(r#"{"format":"air-agent-export","version":99,"exportedAt":0,"sessions":[]}"#).unwrap_err().contains("newer version"));
         let wrong_owner = r#"{"format":"air-agent-export","version":1,"exportedAt":0,"sessions":[{"id":"a","title":"","createdAt":0,"updatedAt":0,"messages":[{"id":"m","sessionId":"b","seq":1,"role":"user","timestamp":1}]}]}"#;
         assert!(Export::parse(wrong_owner).unwrap_err().contains("belongs to b"));
+        let bad_file = r#"{"format":"air-agent-export","version":2,"exportedAt":0,"sessions":[{"id":"a","title":"","createdAt":0,"updatedAt":0,"messages":[],"files":[{"id":"f","type":"image/png","data":"%%%"}]}]}"#;
+        assert!(Export::parse(bad_file).unwrap_err().contains("not base64"));
+    }
+
+    #[test]
+    fn an_export_of_version_1_still_imports() {
+        pollster::block_on(async {
+            let old = r#"{"format":"air-agent-export","version":1,"exportedAt":0,"sessions":[{"id":"a","title":"Old","createdAt":0,"updatedAt":0,"messages":[{"id":"m","sessionId":"a","seq":1,"role":"user","content":"hello","timestamp":1}]}]}"#;
+            let parsed = Export::parse(old).unwrap_or_else(|e| panic!("{e}"));
+            let store = MemoryStore::new();
+            assert_eq!(import(&store, &parsed).await, Ok((1, 1)));
+            assert_eq!(store.get_message("m").await.ok().flatten().map(|m| m.content), Some("hello".into()));
+        });
     }
 }
 
@@ -186,7 +244,12 @@ pub fn markdown(s: &ExportedSession) -> String {
             continue;
         }
         match m.role {
-            Role::User => out.push_str(&format!("\n## You\n\n{}\n", m.content.trim())),
+            Role::User => {
+                out.push_str(&format!("\n## You\n\n{}\n", m.content.trim()));
+                for a in &m.attachments {
+                    out.push_str(&format!("\n*[{}: {}, {}]*\n", if a.is_image() { "image" } else { "file" }, a.name, size_text(a.size)));
+                }
+            }
             Role::Assistant => {
                 let who = m.model.as_deref().map_or_else(|| "Assistant".to_owned(), |model| format!("Assistant ({model})"));
                 if !m.content.trim().is_empty() || m.error.is_some() {
@@ -232,7 +295,8 @@ mod markdown_tests {
     fn a_conversation_reads_as_markdown_with_tool_calls_summarised() {
         let mut session = SessionRecord::new("s1", 0.0);
         session.title = "Sums".into();
-        let user = MessageRecord::new("u", "s1", 1.0, Role::User, "What is 23 * 17?");
+        let mut user = MessageRecord::new("u", "s1", 1.0, Role::User, "What is 23 * 17?");
+        user.attachments = vec![crate::Attachment { id: "f".into(), name: "sum.jpg".into(), mime: "image/jpeg".into(), size: 48_213 }];
         let mut thought = MessageRecord::new("t", "s1", 1.5, Role::Assistant, "thinking aloud");
         thought.kind = Some(MessageKind::TransitiveThought);
         let mut call = MessageRecord::new("a", "s1", 2.0, Role::Assistant, "");
@@ -257,11 +321,20 @@ mod markdown_tests {
         let mut answer = MessageRecord::new("b", "s1", 4.0, Role::Assistant, "23 × 17 = **391**.");
         answer.model = Some("m1".into());
         answer.reasoning = Some("hidden".into());
-        let md = markdown(&ExportedSession { session, messages: vec![user, thought, call, tool, mcp, answer] });
-        let expected_start = "# Sums\n\n## You\n\nWhat is 23 * 17?\n\n> **Tool** `calculator`: done\n>\n> Arguments: `{\"expression\": \"23*17\"}`\n>\n> Result: 391\n\n> **Tool** `mcp_files_read` (files): error\n";
+        let md = markdown(&ExportedSession { session, messages: vec![user, thought, call, tool, mcp, answer], files: Vec::new() });
+        let expected_start = "# Sums\n\n## You\n\nWhat is 23 * 17?\n\n*[image: sum.jpg, 48.2 KB]*\n\n> **Tool** `calculator`: done\n>\n> Arguments: `{\"expression\": \"23*17\"}`\n>\n> Result: 391\n\n> **Tool** `mcp_files_read` (files): error\n";
         assert!(md.starts_with(expected_start), "{md}");
         assert!(md.contains(&format!("> Result: {}…\n", "x".repeat(300))), "long results are cut");
         assert!(md.ends_with("\n## Assistant (m1)\n\n23 × 17 = **391**.\n"), "{md}");
         assert!(!md.contains("thinking aloud") && !md.contains("hidden"), "chains and reasoning stay out");
+    }
+}
+
+/// A size in bytes as a person reads it (`512 B`, `12.3 KB`, `4.0 MB`).
+pub fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b < 1000 => format!("{b} B"),
+        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1000.0),
+        b => format!("{:.1} MB", b as f64 / 1_000_000.0),
     }
 }

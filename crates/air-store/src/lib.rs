@@ -12,6 +12,7 @@
 pub mod assistants;
 pub mod conversation;
 pub mod export;
+pub mod files;
 pub mod mcp;
 pub mod memory;
 pub mod records;
@@ -22,7 +23,7 @@ pub mod sync;
 pub mod conformance;
 
 pub use memory::MemoryStore;
-pub use records::{MessageRecord, SessionRecord, TITLE_CHARS};
+pub use records::{Attachment, FileRecord, MessageRecord, SessionRecord, TITLE_CHARS};
 pub use settings::{KeyValue, Settings};
 
 /// Name and version of the database. Bump the version together with a
@@ -39,7 +40,11 @@ pub const DB_NAME: &str = "air-agent-db";
 ///   index: `terms` (key `[t, d]`: a term and a document, index
 ///   `by_term_at` on `[t, at]`) with its totals in `meta` under
 ///   [`INDEX_KEY`].
-pub const DB_VERSION: u32 = 3;
+/// * 4: adds `files` (key `id`, index `by_session` on `sessionId`): the
+///   bytes of attached files, as Blobs.
+pub const DB_VERSION: u32 = 4;
+/// Attached files' bytes ([`FileRecord`]s).
+pub const FILES: &str = "files";
 pub const SESSIONS: &str = "sessions";
 pub const MESSAGES: &str = "messages";
 pub const META: &str = "meta";
@@ -123,7 +128,7 @@ pub trait Store {
     /// (read and written at once, so a rename meanwhile is kept); returns
     /// it as stored (`None`: there is no such session).
     async fn touch_session(&self, id: &str, at: f64) -> Result<Option<SessionRecord>>;
-    /// Deletes the session and all its messages.
+    /// Deletes the session, all its messages and their files.
     async fn delete_session(&self, id: &str) -> Result<()>;
     async fn messages(&self, session_id: &str) -> Result<Vec<MessageRecord>>;
     /// The last `limit` messages of a session with `seq` below `before`
@@ -133,7 +138,11 @@ pub trait Store {
     /// Inserts or replaces one message (by id), and its terms in the
     /// search index (sessions' titles are indexed by `put_session`).
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
+    /// Deletes one message, and the files it names.
     async fn delete_message(&self, id: &str) -> Result<()>;
+    /// Inserts or replaces an attached file's bytes (by id).
+    async fn put_file(&self, file: &FileRecord) -> Result<()>;
+    async fn get_file(&self, id: &str) -> Result<Option<FileRecord>>;
     /// A small document kept beside the conversations, as JSON text, by
     /// key (the MCP tool catalog, a conversation's loaded tools).
     async fn get_doc(&self, key: &str) -> Result<Option<String>>;

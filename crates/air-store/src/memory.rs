@@ -11,6 +11,7 @@ pub struct MemoryStore {
     sessions: RefCell<BTreeMap<String, SessionRecord>>,
     messages: RefCell<BTreeMap<String, MessageRecord>>,
     docs: RefCell<BTreeMap<String, String>>,
+    files: RefCell<BTreeMap<String, crate::FileRecord>>,
     index: RefCell<crate::search::MemIndex>,
 }
 
@@ -66,6 +67,7 @@ impl Store for MemoryStore {
             let terms = search::message_terms(&m);
             self.index.borrow_mut().update(&m.id, id, m.timestamp, terms.as_ref(), None);
         }
+        self.files.borrow_mut().retain(|_, f| f.session_id != id);
         Ok(())
     }
 
@@ -100,8 +102,20 @@ impl Store for MemoryStore {
         if let Some(old) = self.messages.borrow_mut().remove(id) {
             let terms = search::message_terms(&old);
             self.index.borrow_mut().update(id, &old.session_id, old.timestamp, terms.as_ref(), None);
+            for a in &old.attachments {
+                self.files.borrow_mut().remove(&a.id);
+            }
         }
         Ok(())
+    }
+
+    async fn put_file(&self, file: &crate::FileRecord) -> Result<()> {
+        self.files.borrow_mut().insert(file.id.clone(), file.clone());
+        Ok(())
+    }
+
+    async fn get_file(&self, id: &str) -> Result<Option<crate::FileRecord>> {
+        Ok(self.files.borrow().get(id).cloned())
     }
 
     async fn get_doc(&self, key: &str) -> Result<Option<String>> {

@@ -1,6 +1,6 @@
 //! Stored records. Field names are camelCase in storage and export.
 
-use air_chat::{ChatError, ChatMessage, FinishReason, Lang, Role, ToolCall, Usage};
+use air_chat::{ChatError, ChatMessage, FinishReason, ImagePart, Lang, Role, ToolCall, Usage};
 use air_tools::Content;
 use serde::{Deserialize, Serialize};
 
@@ -218,6 +218,50 @@ pub struct MessageRecord {
     /// On a `tool` message: the call and its result, for the card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<ToolRun>,
+    /// Files attached to a user message (images); their bytes are
+    /// [`FileRecord`]s of their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A file attached to a message. Its bytes are stored apart, as a
+/// [`FileRecord`] with the same id, so message records stay small.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    pub id: String,
+    pub name: String,
+    /// The media type, e.g. `image/png`.
+    #[serde(rename = "type")]
+    pub mime: String,
+    /// In bytes.
+    pub size: u64,
+}
+
+impl Attachment {
+    pub fn is_image(&self) -> bool {
+        self.mime.starts_with("image/")
+    }
+}
+
+/// The bytes of an attached file (in the browser, a Blob in a store of its
+/// own). It belongs to a session and goes when the session does, or when
+/// the message that names it is deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    pub id: String,
+    pub session_id: String,
+    pub mime: String,
+    pub bytes: Vec<u8>,
+}
+
+impl FileRecord {
+    /// The file as a `data:` URL (what an `image_url` part carries).
+    pub fn data_url(&self) -> String {
+        use base64::Engine;
+        let mut url = format!("data:{};base64,", self.mime);
+        base64::engine::general_purpose::STANDARD.encode_string(&self.bytes, &mut url);
+        url
+    }
 }
 
 impl MessageRecord {
@@ -242,6 +286,7 @@ impl MessageRecord {
             finish: None,
             rev: 0,
             tool: None,
+            attachments: Vec::new(),
         }
     }
 
@@ -267,6 +312,7 @@ impl MessageRecord {
         Some(ChatMessage {
             role: self.role,
             content: if self.content.is_empty() && !self.tool_calls.is_empty() { None } else { Some(self.content.clone()) },
+            images: self.attachments.iter().filter(|a| a.is_image()).map(|a| ImagePart { id: a.id.clone(), url: None }).collect(),
             tool_calls: self.tool_calls.iter().map(Into::into).collect(),
             tool_call_id: self.tool_call_id.clone(),
             name: self.name.clone(),

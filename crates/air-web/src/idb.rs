@@ -7,6 +7,8 @@
 //! * `meta`, out-of-line keys: the record format under `recordFormat`,
 //!   documents (JSON text) under `doc:{key}`, and the search index's
 //!   totals under `searchIndex`;
+//! * `files`, key path `id`, index `by_session` on `sessionId`: attached
+//!   files, each `{id, sessionId, type, blob}` with the bytes as a Blob;
 //! * `terms`, key path `[t, d]` (a term and a document), index
 //!   `by_term_at` on `[t, at]`: the search index, written in the same
 //!   transaction as the message or title it describes.
@@ -19,8 +21,8 @@
 //! and two tabs never overwrite each other's messages.
 
 use air_store::{
-    BY_ACTIVITY, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, INDEX_KEY, TERMS, DB_VERSION, FORMAT_KEY, MESSAGES, META, MessageRecord, RECORD_FORMAT, SESSIONS,
-    SessionRecord, Store, StoreError,
+    BY_ACTIVITY, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, FILES, INDEX_KEY, TERMS, DB_VERSION, FORMAT_KEY, MESSAGES, META, FileRecord, MessageRecord,
+    RECORD_FORMAT, SESSIONS, SessionRecord, Store, StoreError,
 };
 use air_store::search::{self, DocTerms, IndexStats, TermRecord};
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
@@ -77,6 +79,7 @@ impl IdbStore {
                 ObjectStore::new(MESSAGES).key_path("id").add_index(Index::new_array(BY_SESSION, ["sessionId", "seq"])),
             )
             .add_object_store(ObjectStore::new(META))
+            .add_object_store(ObjectStore::new(FILES).key_path("id").add_index(Index::new(BY_SESSION, "sessionId")))
             .add_object_store(
                 ObjectStore::new(TERMS).key_path_array(["t", "d"]).add_index(Index::new_array(BY_TERM_AT, ["t", "at"])),
             )
@@ -144,6 +147,23 @@ impl IdbStore {
 
     pub fn close(self) {
         self.db.close();
+    }
+
+    /// A stored file's record as stored (`{id, sessionId, type, blob}`).
+    async fn file_value(&self, id: &str) -> air_store::Result<Option<JsValue>> {
+        let tx = self.db.transaction(&[FILES], TransactionMode::ReadOnly).map_err(err)?;
+        match tx.store(FILES).map_err(err)?.get(JsValue::from_str(id)).await.map_err(err)? {
+            Some(v) if v.is_object() => Ok(Some(v)),
+            _ => Ok(None),
+        }
+    }
+
+    /// A stored file as a Blob, without copying its bytes into wasm (for
+    /// an `<img>`'s object URL).
+    pub async fn file_blob(&self, id: &str) -> air_store::Result<Option<web_sys::Blob>> {
+        use wasm_bindgen::JsCast;
+        let Some(v) = self.file_value(id).await? else { return Ok(None) };
+        Ok(js_sys::Reflect::get(&v, &JsValue::from_str("blob")).ok().and_then(|b| b.dyn_into().ok()))
     }
 
     async fn write<F, Fut>(&self, stores: &[&str], f: F) -> air_store::Result<()>
@@ -245,7 +265,12 @@ impl Store for IdbStore {
 
     async fn delete_session(&self, id: &str) -> air_store::Result<()> {
         let range = session_range(id)?;
-        self.write(&[SESSIONS, MESSAGES, TERMS, META], |tx| async move {
+        self.write(&[SESSIONS, MESSAGES, TERMS, META, FILES], |tx| async move {
+            let files = tx.store(FILES).map_err(err)?;
+            let only = KeyRange::only(&JsValue::from_str(id)).map_err(|e| StoreError::Other(e.to_string()))?;
+            for key in files.index(BY_SESSION).map_err(err)?.get_all_keys(Some(only), None).await.map_err(err)? {
+                files.delete(key).await.map_err(err)?;
+            }
             let sessions = tx.store(SESSIONS).map_err(err)?;
             let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(id)).await.map_err(err)?);
             sessions.delete(JsValue::from_str(id)).await.map_err(err)?;
@@ -334,10 +359,14 @@ impl Store for IdbStore {
     }
 
     async fn delete_message(&self, id: &str) -> air_store::Result<()> {
-        self.write(&[MESSAGES, TERMS, META], |tx| async move {
+        self.write(&[MESSAGES, TERMS, META, FILES], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
             let old: Option<MessageRecord> = read(messages.get(JsValue::from_str(id)).await.map_err(err)?);
             messages.delete(JsValue::from_str(id)).await.map_err(err)?;
+            let files = tx.store(FILES).map_err(err)?;
+            for a in old.iter().flat_map(|m| &m.attachments) {
+                files.delete(JsValue::from_str(&a.id)).await.map_err(err)?;
+            }
             if let Some(old) = old
                 && let Some(terms) = search::message_terms(&old)
             {
@@ -346,6 +375,26 @@ impl Store for IdbStore {
             Ok(tx)
         })
         .await
+    }
+
+    async fn put_file(&self, file: &FileRecord) -> air_store::Result<()> {
+        let value = file_value(file)?;
+        self.write(&[FILES], |tx| async move {
+            tx.store(FILES).map_err(err)?.put(&value, None).await.map_err(err)?;
+            Ok(tx)
+        })
+        .await
+    }
+
+    async fn get_file(&self, id: &str) -> air_store::Result<Option<FileRecord>> {
+        use wasm_bindgen::JsCast;
+        let Some(v) = self.file_value(id).await? else { return Ok(None) };
+        let field = |k: &str| js_sys::Reflect::get(&v, &JsValue::from_str(k)).ok().and_then(|x| x.as_string()).unwrap_or_default();
+        let corrupt = || StoreError::Corrupt(format!("file {id} has no bytes"));
+        let blob: web_sys::Blob = js_sys::Reflect::get(&v, &JsValue::from_str("blob")).map_err(|_| corrupt())?.dyn_into().map_err(|_| corrupt())?;
+        // Read after the transaction: a Blob outlives it.
+        let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await.map_err(|e| StoreError::Other(format!("{e:?}")))?;
+        Ok(Some(FileRecord { id: field("id"), session_id: field("sessionId"), mime: field("type"), bytes: js_sys::Uint8Array::new(&buffer).to_vec() }))
     }
 
     async fn get_doc(&self, key: &str) -> air_store::Result<Option<String>> {
@@ -462,6 +511,17 @@ const REBUILD_BATCH: usize = 500;
 struct Streamed {
     #[serde(default)]
     incomplete: bool,
+}
+
+/// A file as stored: its fields, and its bytes as a Blob.
+fn file_value(file: &FileRecord) -> air_store::Result<JsValue> {
+    let fail = |e: JsValue| StoreError::Other(format!("{e:?}"));
+    let blob = crate::bytes_blob(&file.bytes, &file.mime).map_err(fail)?;
+    let o = js_sys::Object::new();
+    for (k, v) in [("id", JsValue::from_str(&file.id)), ("sessionId", JsValue::from_str(&file.session_id)), ("type", JsValue::from_str(&file.mime)), ("blob", blob.into())] {
+        js_sys::Reflect::set(&o, &JsValue::from_str(k), &v).map_err(fail)?;
+    }
+    Ok(o.into())
 }
 
 fn read<T: DeserializeOwned>(v: Option<JsValue>) -> Option<T> {

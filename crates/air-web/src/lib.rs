@@ -186,6 +186,24 @@ pub fn set_root_attribute(name: &str, value: Option<&str>) {
     }
 }
 
+/// `bytes` as a Blob of type `mime`.
+pub fn bytes_blob(bytes: &[u8], mime: &str) -> Result<web_sys::Blob, wasm_bindgen::JsValue> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+}
+
+/// An object URL for `blob` (an `<img>` source; `img-src blob:`).
+pub fn blob_url(blob: &web_sys::Blob) -> Option<String> {
+    web_sys::Url::create_object_url_with_blob(blob).ok()
+}
+
+/// Frees an object URL made by [`blob_url`].
+pub fn revoke_url(url: &str) {
+    let _ = web_sys::Url::revoke_object_url(url);
+}
+
 /// Offers `text` as a file download named `filename`.
 pub fn download(filename: &str, mime: &str, text: &str) -> Result<(), String> {
     use wasm_bindgen::JsCast;
@@ -213,6 +231,40 @@ pub async fn read_chosen_file(event: &web_sys::Event) -> Result<Option<String>, 
     let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("{e:?}"))?;
     input.set_value("");
     Ok(text.as_string())
+}
+
+/// A file the user gave the page (pasted, dropped or chosen), read whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PickedFile {
+    pub name: String,
+    pub mime: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The files an event carries: a paste's clipboard, a drop's data, or a
+/// file input's choice (the input is then cleared, so the same file can
+/// be chosen again).
+pub fn event_files(event: &web_sys::Event) -> Vec<web_sys::File> {
+    use wasm_bindgen::JsCast;
+    let list = if let Some(e) = event.dyn_ref::<web_sys::ClipboardEvent>() {
+        e.clipboard_data().and_then(|d| d.files())
+    } else if let Some(e) = event.dyn_ref::<web_sys::DragEvent>() {
+        e.data_transfer().and_then(|d| d.files())
+    } else {
+        let input = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+        let files: Vec<web_sys::File> = input.as_ref().and_then(|i| i.files()).map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default();
+        if let Some(input) = input {
+            input.set_value("");
+        }
+        return files;
+    };
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default()
+}
+
+/// Reads a file whole.
+pub async fn read_file(file: &web_sys::File) -> Result<PickedFile, String> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{e:?}"))?;
+    Ok(PickedFile { name: file.name(), mime: file.type_(), bytes: js_sys::Uint8Array::new(&buffer).to_vec() })
 }
 
 /// Asks the browser to keep this site's data even under storage pressure.
