@@ -226,6 +226,11 @@ fn apply(state: AppState, event: Event) {
             settings.probed_tool_calling.insert(key, calling);
             state.save_settings(settings);
         }
+        Event::VisionLearnt { key, vision } => {
+            let mut settings = state.prefs.settings.get_untracked();
+            settings.vision.insert(key, vision);
+            state.save_settings(settings);
+        }
         Event::ToolProgress { message_id, progress, .. } => state.chat.progress.update(|p| {
             p.insert(message_id, progress);
         }),
@@ -389,12 +394,23 @@ pub fn send_from(state: AppState, text: String, composer: bool) {
 }
 
 /// Attaches files to the next message: images as they are, text files as
-/// text (cut at a limit); anything else is refused with why.
+/// text (cut at a limit); anything else is refused with why. The reading
+/// is a part of its own, fetched with the first file.
 pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
     if files.is_empty() {
         return;
     }
     spawn_local(async move {
+        match read_files(state, files).await {
+            Ok(reading) => reading.await,
+            Err(missing) => crate::lazy::report(state, missing),
+        }
+    });
+}
+
+#[crate::lazy::split(read_files, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn read_files(state: AppState, files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, ()>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
         for file in files {
             let name = file.name();
             let picked = match air_web::read_file(&file).await {
@@ -427,7 +443,7 @@ pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
                 list.push(LocalFile { key, name: picked.name, size, kind });
             });
         }
-    });
+    }))
 }
 
 thread_local! {

@@ -395,8 +395,9 @@ impl AppState {
         }
         match store.messages_page(&id, None, PAGE).await {
             // Another session may have been opened meanwhile.
-            Ok(mut list) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
+            Ok(list) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
                 self.chat.has_older.set(list.len() == PAGE);
+                let mut list = self.shown(&id, list);
                 // The answer this tab is streaming is shown live, not as its checkpoint.
                 if let Some(live) = self.chat.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
                     list.retain(|m| m.id != live);
@@ -407,6 +408,36 @@ impl AppState {
             Err(e) => self.report(self.t().err_read_messages, &e),
         }
         crate::dynamic::show_loaded(self, &id).await;
+    }
+
+    /// The messages of `list` on the session's branch shown.
+    fn shown(&self, session_id: &str, list: Vec<MessageRecord>) -> Vec<MessageRecord> {
+        let forks = self.sessions.list.with_untracked(|l| l.iter().find(|s| s.id == session_id).map(|s| s.forks.clone())).unwrap_or_default();
+        air_store::branches::shown(list, &forks)
+    }
+
+    /// Shows alternative `alt` after the fork `fork` of the open chat
+    /// (‹ 2 / 3 ›): the session records it, and the chat is read again.
+    pub fn switch_branch(self, fork: String, alt: u32) {
+        let (Some(store), Some(id)) = (self.store(), self.sessions.active.get_untracked()) else { return };
+        if self.is_busy() {
+            return;
+        }
+        spawn_local(async move {
+            let mut session = match store.get_session(&id).await {
+                Ok(Some(s)) => s,
+                Ok(None) => return,
+                Err(e) => return self.report(self.t().err_read_messages, &e),
+            };
+            let Some(f) = session.forks.get_mut(&fork) else { return };
+            f.shown = alt.min(f.count.saturating_sub(1));
+            if let Err(e) = store.put_session(&session).await {
+                return self.report(self.t().err_save_message, &e);
+            }
+            self.upsert_session(session);
+            self.broadcast(SyncEvent::SessionChanged { session_id: id.clone() });
+            self.open_session(id).await;
+        });
     }
 
     /// Tells the other tabs about a change.
@@ -457,7 +488,7 @@ impl AppState {
                     if let Ok(list) = store.messages_page(&session_id, None, n).await {
                         if self.sessions.active.get_untracked() == active && !self.is_busy() {
                             self.chat.has_older.set(list.len() == n);
-                            self.chat.messages.set(list);
+                            self.chat.messages.set(self.shown(&session_id, list));
                         }
                     }
                 }
@@ -536,8 +567,9 @@ impl AppState {
             let page = store.messages_page(&id, first, PAGE).await;
             self.chat.loading_older.set_value(false);
             match page {
-                Ok(mut older) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
+                Ok(older) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
                     self.chat.has_older.set(older.len() == PAGE);
+                    let mut older = self.shown(&id, older);
                     self.chat.messages.update(|m| {
                         older.append(m);
                         *m = older;
@@ -740,7 +772,20 @@ impl AppState {
             self.set_sidebar_collapsed(true);
         }
         spawn_local(async move {
-            if self.sessions.active.get_untracked().as_deref() != Some(session_id.as_str()) {
+            // A message on a branch not shown: its branch is shown first.
+            let mut switched = false;
+            if let Some(target) = &message_id
+                && let (Ok(Some(m)), Ok(Some(mut session))) = (store.get_message(target).await, store.get_session(&session_id).await)
+                && air_store::branches::reveal(&mut session.forks, &m)
+            {
+                if let Err(e) = store.put_session(&session).await {
+                    return self.report(self.t().err_save_message, &e);
+                }
+                self.upsert_session(session);
+                self.broadcast(SyncEvent::SessionChanged { session_id: session_id.clone() });
+                switched = true;
+            }
+            if switched || self.sessions.active.get_untracked().as_deref() != Some(session_id.as_str()) {
                 self.chat.messages.set(Vec::new());
                 self.open_session(session_id.clone()).await;
             }
@@ -751,8 +796,9 @@ impl AppState {
             {
                 let first = self.chat.messages.with_untracked(|m| m.first().map(|m| m.seq));
                 match store.messages_page(&session_id, first, PAGE).await {
-                    Ok(mut older) => {
+                    Ok(older) => {
                         self.chat.has_older.set(older.len() == PAGE);
+                        let mut older = self.shown(&session_id, older);
                         self.chat.messages.update(|m| {
                             older.append(m);
                             *m = older;

@@ -118,4 +118,65 @@ describe('Assistants (scripted model)', () => {
     assert.deepEqual(errors, []);
     await context.close();
   });
+
+  test('another provider, picked for a chat or named by an assistant, gets its own key and model; the rest keep theirs', async () => {
+    const second = await startScriptedModel();
+    try {
+      const { context, page, errors } = await h.freshPage();
+      assert.equal(await page.getByTestId('profile-picker').count(), 0, 'no picker before there are other providers');
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('profile-new').click();
+      const row = page.getByTestId('profile');
+      await row.getByTestId('profile-name').fill('Second');
+      await row.getByTestId('profile-base-url').fill(second.baseUrl);
+      await row.getByTestId('profile-api-key').fill('sk-second');
+      await row.getByTestId('profile-model').fill('scripted-large');
+      await page.getByTestId('settings-save').click();
+      await page.getByTestId('settings').waitFor({ state: 'detached' });
+
+      await page.getByTestId('profile-picker').selectOption({ label: 'Second' });
+      assert.equal(await page.getByTestId('model-picker').inputValue(), 'scripted-large');
+      second.enqueue(reply.text('From the second provider.'));
+      const before = h.model.requests.length;
+      await send(page, 'Which provider?');
+      await page.getByText('From the second provider.').waitFor({ timeout: 20_000 });
+      const got = second.requests.at(-1);
+      assert.equal(got.headers.authorization, 'Bearer sk-second');
+      assert.equal(got.body.model, 'scripted-large');
+      assert.equal(h.model.requests.length, before, 'the usual provider was not asked');
+
+      // A new chat uses the usual provider, without the other key.
+      await page.getByTestId('new-session').click();
+      assert.equal(await page.getByTestId('profile-picker').inputValue(), '');
+      h.model.enqueue(reply.text('From the usual provider.'));
+      await send(page, 'And here?');
+      await page.getByText('From the usual provider.').waitFor({ timeout: 20_000 });
+      assert.equal(h.model.requests.at(-1).headers.authorization, undefined);
+      assert.equal(h.model.requests.at(-1).body.model, 'scripted-model');
+
+      // The first chat still has its provider after a reload.
+      await page.reload();
+      await page.getByTestId('session-item').filter({ hasText: 'Which provider?' }).click();
+      await page.getByText('From the second provider.').waitFor({ timeout: 20_000 });
+      assert.equal(await page.getByTestId('profile-picker').locator('option:checked').textContent(), 'Second');
+
+      // An assistant naming the provider.
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('assistant-new').click();
+      await page.getByTestId('assistant-name-input').fill('Outsourcer');
+      await page.getByTestId('assistant-profile').selectOption({ label: 'Second' });
+      await page.getByTestId('assistant-save').click();
+      await page.getByTestId('settings-save').click();
+      await page.getByTestId('new-session').click();
+      await page.getByTestId('assistant-picker').selectOption({ label: 'Outsourcer' });
+      second.enqueue(reply.text('Outsourced.'));
+      await send(page, 'Who answers?');
+      await page.getByText('Outsourced.').waitFor({ timeout: 20_000 });
+      assert.equal(second.requests.at(-1).headers.authorization, 'Bearer sk-second');
+      assert.deepEqual(errors, []);
+      await context.close();
+    } finally {
+      await second.stop();
+    }
+  });
 });

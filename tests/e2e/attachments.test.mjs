@@ -98,12 +98,7 @@ describe('attachments', () => {
     assert.deepEqual(errors, []);
     await context.close();
 
-    const other = await h.freshPage();
-    await other.page.getByTestId('open-settings').click();
-    await other.page.getByTestId('import-file').setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
-    await other.page.getByTestId('import-result').getByText(/Imported 1 conversation/).waitFor({ timeout: 10_000 });
-    await other.page.getByTestId('settings-save').click();
-    await other.page.getByTestId('session-item').first().click();
+    const other = await h.importedPage(exported);
     assert.ok(await loaded(other.page.getByTestId('message-image').locator('img')), 'the imported message shows its image');
     await other.context.close();
   });
@@ -185,6 +180,10 @@ describe('attachments with the local model', () => {
     assert.equal(streamed.length, 1, 'a refusal of images is not retried');
     assert.equal(await page.getByTestId('message-user').getByTestId('message-text').textContent(), 'Describe this.');
     assert.ok(await loaded(page.getByTestId('message-user').getByTestId('message-image').locator('img')));
+    // Remembered: the next image for this model is warned about before it is sent.
+    assert.equal(await page.getByTestId('attach-no-vision').count(), 0);
+    await give(page, 'paste', [{ name: 'dot.png', type: 'image/png', b64: PNG }]);
+    await page.getByTestId('attach-no-vision').waitFor();
     // The console shows the failed request; nothing else went wrong.
     assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
     await context.close();

@@ -239,5 +239,15 @@ export function scriptedHarness({ before, after }, startScriptedModel) {
     await configure(page, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
     return { context, page, errors };
   };
+  /** A fresh profile with the export `doc` imported and its first conversation open. */
+  h.importedPage = async (doc) => {
+    const fresh = await h.freshPage();
+    await fresh.page.getByTestId('open-settings').click();
+    await fresh.page.getByTestId('import-file').setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+    await fresh.page.getByTestId('import-result').getByText(/Imported \d+ conversation/).waitFor({ timeout: 10_000 });
+    await fresh.page.getByTestId('settings-save').click();
+    await fresh.page.getByTestId('session-item').first().click();
+    return fresh;
+  };
   return h;
 }

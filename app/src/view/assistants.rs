@@ -91,6 +91,19 @@ pub fn AssistantsSection(
                                 on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.temperature = v.trim().parse().ok()) }/>
                         </label>
                     </div>
+                    <Show when=move || state.prefs.settings.with(|s| !s.profiles.is_empty())>
+                        <label>{move || t().provider}
+                            <select data-testid="assistant-profile"
+                                on:change=move |ev| { let v = event_target_value(&ev); edit(&|x| x.profile = (!v.is_empty()).then(|| v.clone())) }>
+                                <option value="" selected=a.profile.is_none()>{move || t().profile_usual}</option>
+                                {state.prefs.settings.with_untracked(|s| s.profiles.clone()).into_iter().map(|p| {
+                                    let chosen = a.profile.as_deref() == Some(p.id.as_str());
+                                    let name = if p.name.trim().is_empty() { p.base_url.clone() } else { p.name.clone() };
+                                    view! { <option value=p.id.clone() selected=chosen>{name}</option> }
+                                }).collect_view()}
+                            </select>
+                        </label>
+                    </Show>
                     <Show when=global_dynamic>
                         <label class="check">
                             <input type="checkbox" data-testid="assistant-dynamic" prop:checked=move || editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading))

@@ -49,6 +49,9 @@ pub fn chat_view() -> Result<AnyView, crate::lazy::Missing> {
 pub fn ChatView() -> impl IntoView {
     let state = use_app();
     crate::state::set_draw_now(draw_streaming);
+    // The image a thumbnail shows large.
+    let enlarged = RwSignal::new(None::<(String, String)>);
+    provide_context(Enlarged(enlarged));
     let streaming_here = move || {
         let active = state.sessions.active.get();
         state.chat.streaming.with(|s| s.as_ref().map(|s| Some(&s.session_id) == active.as_ref()).unwrap_or(false))
@@ -160,8 +163,41 @@ pub fn ChatView() -> impl IntoView {
             <Show when=streaming_here>
                 <StreamingMessage/>
             </Show>
-            <Lightbox/>
+            <Lightbox shown=enlarged/>
         </section>
+    }
+}
+
+/// ‹ 2 / 3 ›: on the first message of an alternative, which one is shown
+/// and the way to the others.
+#[component]
+fn BranchNav(id: String) -> impl IntoView {
+    let state = use_app();
+    let here = move || {
+        let active = state.sessions.active.get()?;
+        state.chat.messages.with(|list| {
+            let i = list.iter().position(|m| m.id == id)?;
+            state.sessions.list.with(|l| air_store::branches::switch_at(list, i, &l.iter().find(|s| s.id == active)?.forks))
+        })
+    };
+    move || {
+        here().map(|(fork, f)| {
+            let idle = move || !state.chat.busy.get();
+            let (back, fwd) = (fork.clone(), fork);
+            view! {
+                <span class="branch-nav" data-testid="branch-nav">
+                    <button type="button" class="action" data-testid="branch-prev" aria-label=move || t().branch_prev title=move || t().branch_prev
+                        disabled=move || f.shown == 0 || !idle()
+                        on:click={move |_| state.switch_branch(back.clone(), f.shown.saturating_sub(1))}>"‹"</button>
+                    <span data-testid="branch-pos" aria-label=move || t().branch_pos.replace("{n}", &(f.shown + 1).to_string()).replace("{m}", &f.count.to_string())>
+                        {format!("{} / {}", f.shown + 1, f.count)}
+                    </span>
+                    <button type="button" class="action" data-testid="branch-next" aria-label=move || t().branch_next title=move || t().branch_next
+                        disabled={move || f.shown + 1 >= f.count || !idle()}
+                        on:click={move |_| state.switch_branch(fwd.clone(), f.shown + 1)}>"›"</button>
+                </span>
+            }
+        })
     }
 }
 
@@ -175,9 +211,7 @@ struct Enlarged(RwSignal<Option<(String, String)>>);
 /// An image shown large, in a modal dialog (Esc, the button or a click
 /// closes it).
 #[component]
-fn Lightbox() -> impl IntoView {
-    let shown = RwSignal::new(None::<(String, String)>);
-    provide_context(Enlarged(shown));
+fn Lightbox(shown: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let dialog = NodeRef::<leptos::html::Dialog>::new();
     Effect::new(move |_| {
         if let Some(d) = dialog.get() {
@@ -391,6 +425,7 @@ fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>
                     }
                 })}
                 {footer}
+                <BranchNav id=id.clone()/>
                 <span class="message-actions">
                     <button class="action" data-testid="copy-message" on:click=move |_| {
                         if let Some(text) = copy_text() {

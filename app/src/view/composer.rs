@@ -156,7 +156,7 @@ pub fn Composer() -> impl IntoView {
     view! {
         <McpToggle/>
         <Show when=move || conversation.files.with(|f| !f.is_empty())>
-            <FileChips/>
+            {move || Suspend::new(async { crate::lazy::show(file_chips().await) })}
         </Show>
         <form class="composer"
             on:submit=move |ev| { ev.prevent_default(); submit(); }
@@ -228,12 +228,32 @@ pub fn Composer() -> impl IntoView {
     }
 }
 
+/// The chips of attached files: a part of its own, fetched with the first
+/// file.
+#[crate::lazy::split(file_chips, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn file_chips() -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <FileChips/> }.into_any())
+}
+
 /// The files attached to the next message: a thumbnail or the name of
 /// each, with a button to take it off.
 #[component]
 fn FileChips() -> impl IntoView {
     let state = use_app();
+    // Images for a model that refused them before: said before sending.
+    let refused = move || {
+        if !state.chat.files.with(|f| f.iter().any(|x| matches!(x.kind, LocalKind::Image { .. }))) {
+            return false;
+        }
+        state.prefs.settings.track();
+        state.prefs.assistants.track();
+        state.sessions.active.track();
+        state.turn_settings().refuses_images()
+    };
     view! {
+        <Show when=refused>
+            <p class="hint warn file-warning" data-testid="attach-no-vision" role="status">{move || t().attach_no_vision}</p>
+        </Show>
         <ul class="file-chips" data-testid="file-chips">
             <For each=move || state.chat.files.get() key=|f| f.key let:file>
                 {

@@ -125,6 +125,7 @@ fn TopBar() -> impl IntoView {
             >"☰"</button>
             <h1 class="topbar-title">{title}</h1>
             <assistants::AssistantPicker/>
+            <ProfilePicker/>
             <ModelPicker/>
             <button
                 class="icon-button"
@@ -133,6 +134,48 @@ fn TopBar() -> impl IntoView {
                 on:click=move |_| state.prefs.settings_open.set(true)
             >"⚙"</button>
         </header>
+    }
+}
+
+/// The provider of the open chat, when there are other providers: a part
+/// of its own, fetched once there are.
+#[component]
+fn ProfilePicker() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <Show when=move || state.prefs.settings.with(|s| !s.profiles.is_empty())>
+            {move || Suspend::new(async { crate::lazy::show(profile_picker().await) })}
+        </Show>
+    }
+}
+
+#[crate::lazy::split(profile_picker, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn profile_picker() -> Result<AnyView, crate::lazy::Missing> {
+    Ok(view! { <ProfileList/> }.into_any())
+}
+
+/// The list itself (a new chat's choice moves to it when it starts).
+#[component]
+fn ProfileList() -> impl IntoView {
+    let state = use_app();
+    let current = move || {
+        let chat = state.sessions.active.get().unwrap_or_default();
+        state.prefs.assistants.with(|a| a.profile_of(&chat).map(str::to_owned)).unwrap_or_default()
+    };
+    view! {
+            <select class="assistant-picker" data-testid="profile-picker" title=move || t().provider aria-label=move || t().provider
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    let chat = state.chat_key();
+                    state.update_assistants(|a| a.pick_profile(&chat, Some(id.as_str())));
+                }>
+                <option value="" selected=move || current().is_empty()>{move || t().profile_usual}</option>
+                {move || state.prefs.settings.with(|s| s.profiles.clone()).into_iter().map(|p| {
+                    let id = p.id.clone();
+                    let name = if p.name.trim().is_empty() { p.base_url.clone() } else { p.name.clone() };
+                    view! { <option value=p.id.clone() selected=move || current() == id>{name}</option> }
+                }).collect_view()}
+            </select>
     }
 }
 

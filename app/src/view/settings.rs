@@ -162,6 +162,7 @@ fn SettingsDrawer() -> impl IntoView {
                             crate::view::mcp::doctor_report(doctor.get(), |f, origin, headers| f.fix_exposing(origin, headers, &["Retry-After"]), headers)
                         }}
                     </fieldset>
+                    <ProfilesSection draft=draft/>
                     <fieldset>
                         <legend>{move || t().answers}</legend>
                         <div class="row">
@@ -424,4 +425,52 @@ fn default_text(default: Policy) -> String {
         Policy::Deny => t.policy_deny,
     };
     t.policy_default.replace("{p}", which)
+}
+
+/// Settings → Other providers: each with its own base URL, key and model,
+/// picked per chat in the top bar (or by an assistant).
+#[component]
+fn ProfilesSection(draft: RwSignal<Settings>) -> impl IntoView {
+    let edit = move |id: &str, f: &dyn Fn(&mut air_store::settings::Profile)| {
+        draft.update(|d| {
+            if let Some(p) = d.profiles.iter_mut().find(|p| p.id == id) {
+                f(p);
+            }
+        })
+    };
+    let field = move |id: String, label: fn(&crate::i18n::Text) -> &'static str, testid: &'static str, kind: &'static str, value: String, set: fn(&mut air_store::settings::Profile, String)| {
+        view! {
+            <label>{move || label(t())}
+                <input type=kind data-testid=testid prop:value=value
+                    on:input=move |ev| { let v = event_target_value(&ev); edit(&id, &|p| set(p, v.clone())) }/>
+            </label>
+        }
+    };
+    view! {
+        <fieldset data-testid="profiles">
+            <legend>{move || t().profiles}</legend>
+            <p class="hint">{move || t().profiles_hint}</p>
+            // Keyed rows: typing in one does not draw the others again.
+            <For each=move || draft.with(|d| d.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let:id>
+                {
+                    let p = draft.with_untracked(|d| d.profile(&id).cloned()).unwrap_or_default();
+                    let gone = id.clone();
+                    view! {
+                        <div class="profile" data-testid="profile">
+                            {field(id.clone(), |t| t.profile_name, "profile-name", "text", p.name.clone(), |p, v| p.name = v)}
+                            {field(id.clone(), |t| t.base_url, "profile-base-url", "url", p.base_url.clone(), |p, v| p.edit_base_url(v.trim()))}
+                            {field(id.clone(), |t| t.api_key, "profile-api-key", "password", p.api_key.clone(), |p, v| p.api_key = v)}
+                            {field(id.clone(), |t| t.model, "profile-model", "text", p.model.clone(), |p, v| p.model = v.trim().to_owned())}
+                            <button type="button" data-testid="profile-delete"
+                                on:click=move |_| draft.update(|d| d.profiles.retain(|p| p.id != gone))>{move || t().profile_delete}</button>
+                        </div>
+                    }
+                }
+            </For>
+            <button type="button" data-testid="profile-new" on:click=move |_| {
+                let id = crate::env::new_id();
+                draft.update(|d| d.profiles.push(air_store::settings::Profile { id, ..Default::default() }));
+            }>{move || t().profile_new}</button>
+        </fieldset>
+    }
 }

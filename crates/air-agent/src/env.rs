@@ -53,6 +53,9 @@ pub enum Event {
     /// Auto found out how this provider and model take tools: remember it
     /// under `key` ([`air_store::Settings::tool_calling_key`]).
     ToolCallingLearnt { key: String, calling: air_store::settings::ToolCalling },
+    /// A request with images was answered (`true`) or the images refused
+    /// (`false`): remember it under `key`.
+    VisionLearnt { key: String, vision: bool },
     /// A write failed; the turn goes on where it can.
     StoreFailed { what: &'static str, error: StoreError },
 }

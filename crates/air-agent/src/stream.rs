@@ -85,6 +85,17 @@ impl<E: Env> Turn<'_, E> {
         let mut reply = ReplyStream::new();
         let mut text = TextCalls::new(prompt_calls);
         let outcome = self.read(request, &mut reply, &mut text, record, &prefix, &reasoning_prefix).await;
+        // What this provider and model did with images, to remember.
+        if request.messages.iter().any(|m| m.images.iter().any(|i| i.url.is_some())) {
+            let vision = match &outcome {
+                Outcome::Failed(ChatError::Http { kind: air_chat::error::HttpErrorKind::ImagesRefused, .. }) => Some(false),
+                Outcome::Finished => Some(true),
+                _ => None,
+            };
+            if let Some(vision) = vision.filter(|v| self.settings.vision.get(&self.settings.tool_calling_key()) != Some(v)) {
+                env.emit(Event::VisionLearnt { key: self.settings.tool_calling_key(), vision });
+            }
+        }
 
         let mut r = reply.into_reply();
         text.finish(&r.content);

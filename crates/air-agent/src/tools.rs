@@ -79,6 +79,7 @@ impl<E: Env> Turn<'_, E> {
             .map(|call| {
                 seq = next_seq(Some(seq), env.now_ms());
                 let mut r = MessageRecord::new(env.new_id(), answer.session_id.clone(), seq, Role::Tool, "");
+                r.branch = answer.branch.clone();
                 r.tool_call_id = Some(call.id.clone());
                 r.tool = Some(ToolRun {
                     name: call.name.clone(),

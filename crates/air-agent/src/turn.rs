@@ -4,6 +4,7 @@ use air_chat::{Lang, Role};
 use air_http::Abort;
 use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
 use air_store::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request};
+use air_store::branches::{self, Step};
 use air_store::records::{MessageKind, next_seq};
 use air_store::sync::SyncEvent;
 use air_store::{Attachment, FileRecord, MessageRecord, SessionRecord, Settings, Store, StoreError};
@@ -53,11 +54,14 @@ pub struct Turn<'a, E: Env> {
     /// Only some of the tools are offered (MCP dynamic loading); `None`:
     /// every tool, as always.
     pub(crate) offer: Option<std::rc::Rc<dyn air_tools::offer::Offer>>,
+    /// The branch new messages of this turn go on (see
+    /// `air_store::branches`), once known.
+    pub(crate) tip: std::cell::RefCell<Option<Vec<Step>>>,
 }
 
 impl<'a, E: Env> Turn<'a, E> {
     pub fn new(env: &'a E, settings: Settings, tools: &'a Registry, abort: Abort, lang: Lang) -> Self {
-        Self { env, settings, tools, policies: Default::default(), mode: ToolMode::Native, abort, lang, resuming: Default::default(), offer: None }
+        Self { env, settings, tools, policies: Default::default(), mode: ToolMode::Native, abort, lang, resuming: Default::default(), offer: None, tip: Default::default() }
     }
 
     /// Offers the model only what `offer` says (MCP dynamic loading);
@@ -120,6 +124,7 @@ impl<'a, E: Env> Turn<'a, E> {
         };
         let mut user = MessageRecord::new(env.new_id(), session.id.clone(), next_seq(last, now), Role::User, content);
         user.rev = 1;
+        user.branch = if created { Vec::new() } else { self.tip(&session.id).await };
         for f in files {
             let id = env.new_id();
             let size = f.bytes.len() as u64;
@@ -145,7 +150,57 @@ impl<'a, E: Env> Turn<'a, E> {
         let seq = next_seq(self.last_seq(session_id).await, env.now_ms());
         let mut r = MessageRecord::new(env.new_id(), session_id, seq, Role::Assistant, "");
         r.kind = kind;
+        r.branch = self.tip(session_id).await;
         r
+    }
+
+    /// The branch new messages go on: after the last message shown.
+    async fn tip(&self, session_id: &str) -> Vec<Step> {
+        if let Some(tip) = self.tip.borrow().clone() {
+            return tip;
+        }
+        let (forks, shown) = match self.shown(session_id).await {
+            Ok(x) => x,
+            Err(error) => {
+                self.env.emit(Event::StoreFailed { what: "read", error });
+                return Vec::new();
+            }
+        };
+        let tip = branches::tip(&shown, &forks);
+        *self.tip.borrow_mut() = Some(tip.clone());
+        tip
+    }
+
+    /// The session's forks and the messages of the branch shown.
+    async fn shown(&self, session_id: &str) -> Result<(branches::Forks, Vec<MessageRecord>), StoreError> {
+        let store = self.env.store();
+        let forks = store.get_session(session_id).await?.map(|s| s.forks).unwrap_or_default();
+        let all = store.messages(session_id).await?;
+        Ok((forks.clone(), branches::shown(all, &forks)))
+    }
+
+    /// Keeps the shown messages from `start` on as an alternative after the
+    /// message before them, and shows a new, empty one: what follows is
+    /// written there.
+    async fn fork(&self, session_id: &str, shown: &[MessageRecord], start: usize) -> Result<(), StoreError> {
+        let store = self.env.store();
+        let Some(mut session) = store.get_session(session_id).await? else { return Ok(()) };
+        let after = start.checked_sub(1).map(|i| &shown[i]);
+        let mut all = store.messages(session_id).await?;
+        let (changed, _) = branches::fork_at(&mut session.forks, after, &mut all);
+        for i in changed {
+            let m = &mut all[i];
+            m.rev += 1;
+            store.put_message(m).await?;
+        }
+        store.put_session(&session).await?;
+        let (prefix, tail) = shown.split_at(start);
+        *self.tip.borrow_mut() = Some(branches::tip(prefix, &session.forks));
+        let env = self.env;
+        env.emit(Event::MessagesRemoved { session_id: session_id.to_owned(), ids: tail.iter().map(|m| m.id.clone()).collect() });
+        env.emit(Event::SessionSaved(session));
+        env.emit(Event::Broadcast(SyncEvent::SessionChanged { session_id: session_id.to_owned() }));
+        Ok(())
     }
 
     /// Answers the conversation as stored. With `resume`, the answer
@@ -291,7 +346,7 @@ impl<'a, E: Env> Turn<'a, E> {
     /// approval asked again), run, and the answer goes on. Does nothing
     /// unless the conversation ends with such a round.
     pub async fn resume_tools(&self, session_id: &str) -> Result<(), StoreError> {
-        let all = self.env.store().messages(session_id).await?;
+        let (_, all) = self.shown(session_id).await?;
         let Some(i) = all.iter().rposition(|m| m.role == Role::Assistant) else { return Ok(()) };
         let answer = &all[i];
         let tail = &all[i + 1..];
@@ -331,8 +386,8 @@ impl<'a, E: Env> Turn<'a, E> {
     /// just what is on screen; including what other tabs wrote). `keep`
     /// names a message wanted anyway (the one being continued).
     async fn history(&self, session_id: &str, keep: Option<&str>) -> Vec<MessageRecord> {
-        match self.env.store().messages(session_id).await {
-            Ok(all) => all.into_iter().filter(|m| Some(m.id.as_str()) == keep || self.env.in_history(m)).collect(),
+        match self.shown(session_id).await {
+            Ok((_, shown)) => shown.into_iter().filter(|m| Some(m.id.as_str()) == keep || self.env.in_history(m)).collect(),
             Err(error) => {
                 self.env.emit(Event::StoreFailed { what: "read", error });
                 Vec::new()
@@ -351,32 +406,20 @@ impl<'a, E: Env> Turn<'a, E> {
         self.save(&mut notice, "answer").await;
     }
 
-    /// Removes `from` and every later message of the session.
-    async fn truncate_from(&self, session_id: &str, from: &str) -> Result<(), StoreError> {
-        let store = self.env.store();
-        let all = store.messages(session_id).await?;
-        let doomed: Vec<String> = all.iter().skip_while(|m| m.id != from).map(|m| m.id.clone()).collect();
-        for id in &doomed {
-            store.delete_message(id).await?;
-        }
-        self.env.emit(Event::MessagesRemoved { session_id: session_id.to_owned(), ids: doomed });
-        Ok(())
-    }
-
-    /// Replaces an answer with a new one, dropping everything after it (and
-    /// the thinking chain made for it).
+    /// Answers again in place of an answer: the answer (and everything
+    /// after it, and the thinking chain made for it) is kept as an
+    /// alternative, and the new answer is shown.
     pub async fn regenerate(&self, session_id: &str, message_id: &str) -> Result<(), StoreError> {
-        let all = self.env.store().messages(session_id).await?;
-        let Some(i) = all.iter().position(|m| m.id == message_id) else { return Ok(()) };
+        let (_, shown) = self.shown(session_id).await?;
+        let Some(i) = shown.iter().position(|m| m.id == message_id) else { return Ok(()) };
         // Back to the start of the answer: the thought before it, and the
         // earlier rounds of a tool loop (assistant and tool messages after
         // the last user message).
         let mut start = i;
-        while start > 0 && matches!(all[start - 1].role, Role::Assistant | Role::Tool) {
+        while start > 0 && matches!(shown[start - 1].role, Role::Assistant | Role::Tool) {
             start -= 1;
         }
-        let from = all[start].id.clone();
-        self.truncate_from(session_id, &from).await?;
+        self.fork(session_id, &shown, start).await?;
         self.answer(session_id, None).await;
         Ok(())
     }
@@ -389,24 +432,26 @@ impl<'a, E: Env> Turn<'a, E> {
         Ok(())
     }
 
-    /// Changes a user message, drops everything after it and asks again.
+    /// Sends a changed copy of a user message in its place: the message
+    /// and everything after it are kept as an alternative.
     pub async fn edit_and_resend(&self, session_id: &str, message_id: &str, text: &str) -> Result<(), StoreError> {
         let text = text.trim();
         if text.is_empty() {
             return Ok(());
         }
-        let store = self.env.store();
-        let all = store.messages(session_id).await?;
-        let Some(i) = all.iter().position(|m| m.id == message_id) else { return Ok(()) };
-        let mut record = all[i].clone();
-        record.content = text.to_owned();
-        record.timestamp = self.env.now_ms();
-        record.rev += 1;
-        store.put_message(&record).await?;
-        if let Some(next) = all.get(i + 1) {
-            self.truncate_from(session_id, &next.id).await?;
-        }
-        self.env.emit(Event::MessageSaved(record));
+        let (_, shown) = self.shown(session_id).await?;
+        let Some(i) = shown.iter().position(|m| m.id == message_id) else { return Ok(()) };
+        let old = shown[i].clone();
+        self.fork(session_id, &shown, i).await?;
+        let env = self.env;
+        let now = env.now_ms();
+        let mut record = MessageRecord::new(env.new_id(), session_id, next_seq(self.last_seq(session_id).await, now), Role::User, text);
+        // The same files (nothing is deleted while a branch names them).
+        record.attachments = old.attachments;
+        record.branch = self.tip(session_id).await;
+        record.rev = 1;
+        env.store().put_message(&record).await?;
+        env.emit(Event::MessageSaved(record));
         self.answer(session_id, None).await;
         Ok(())
     }

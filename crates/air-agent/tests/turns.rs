@@ -184,6 +184,7 @@ impl Env for World {
             Event::Broadcast(e) => format!("broadcast {}", e.to_json()),
             Event::StoreFailed { what, error } => format!("store failed ({what}): {error}"),
             Event::ToolCallingLearnt { key, calling } => format!("learnt: {key} calls tools {calling:?}"),
+            Event::VisionLearnt { key, vision } => format!("learnt: {key} takes images: {vision}"),
             Event::ToolProgress { message_id, progress, .. } => format!("progress {message_id}: {progress:?}"),
         };
         self.note(line);
@@ -236,6 +237,10 @@ fn brief(m: &MessageRecord) -> String {
     }
     for a in &m.attachments {
         let _ = write!(s, " file {}:{}:{}:{}", a.id, a.name, a.mime, a.size);
+    }
+    if !m.branch.is_empty() {
+        let steps: Vec<String> = m.branch.iter().map(|b| format!("{}#{}", if b.fork.is_empty() { "root" } else { &b.fork }, b.alt)).collect();
+        let _ = write!(s, " branch {}", steps.join(">"));
     }
     if let Some(f) = &m.finish {
         let _ = write!(s, " finish={f:?}");
@@ -464,6 +469,12 @@ impl Setup {
     async fn stored(&self, session: &str) -> Vec<MessageRecord> {
         self.world.store.inner.messages(session).await.unwrap()
     }
+
+    /// The messages of the branch shown.
+    async fn shown(&self, session: &str) -> Vec<MessageRecord> {
+        let forks = self.world.store.inner.get_session(session).await.unwrap().map(|s| s.forks).unwrap_or_default();
+        air_store::branches::shown(self.stored(session).await, &forks)
+    }
 }
 
 fn run<F: std::future::Future>(f: F) -> F::Output {
@@ -644,8 +655,10 @@ fn continue_and_regenerate() {
     run(s2.turn().continue_answer(&session, &cut)).unwrap();
     s2.world.http.push(text_reply("Forty-two."));
     run(s2.turn().regenerate(&session, &cut)).unwrap();
-    let last = run(s2.stored(&session));
-    assert_eq!(last.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["Question", "Forty-two."]);
+    // The earlier answer is kept, as the first alternative.
+    let all = run(s2.stored(&session));
+    assert_eq!(all.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["Question", "The answer is 42.", "Forty-two."]);
+    assert_eq!(texts(&run(s2.shown(&session))), ["Question", "Forty-two."]);
     s2.check(expect_file!["transcripts/continue_regenerate.txt"]);
 }
 
@@ -660,15 +673,46 @@ fn transitive_thinking_streams_a_chain_first() {
 }
 
 #[test]
-fn edit_and_resend_replaces_the_rest() {
+fn edit_and_resend_starts_a_branch_and_requests_follow_the_one_shown() {
     let s = setup();
     s.world.http.push(text_reply("Paris."));
     let session = run(s.turn().send(None, "Capital of France?")).unwrap();
     let first = run(s.stored(&session))[0].id.clone();
     s.world.http.push(text_reply("Rome."));
     run(s.turn().edit_and_resend(&session, &first, "Capital of Italy?")).unwrap();
-    let all = run(s.stored(&session));
-    assert_eq!(all.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["Capital of Italy?", "Rome."]);
+    assert_eq!(texts(&run(s.shown(&session))), ["Capital of Italy?", "Rome."]);
+    assert_eq!(run(s.stored(&session)).len(), 4, "the first question and its answer are kept");
+
+    // Back to the first question (as ‹ does): the conversation goes on
+    // from there, and the request follows the branch shown.
+    let mut record = run(s.world.store.get_session(&session)).unwrap().unwrap();
+    assert_eq!(record.forks.get(air_store::branches::ROOT), Some(&air_store::branches::Fork { count: 2, shown: 1 }));
+    record.forks.insert(air_store::branches::ROOT.into(), air_store::branches::Fork { count: 2, shown: 0 });
+    run(s.world.store.put_session(&record)).unwrap();
+    assert_eq!(texts(&run(s.shown(&session))), ["Capital of France?", "Paris."]);
+    s.world.http.push(text_reply("Madrid."));
+    run(s.turn().send(Some(session.clone()), "And Spain?")).unwrap();
+    assert_eq!(texts(&run(s.shown(&session))), ["Capital of France?", "Paris.", "And Spain?", "Madrid."]);
+    let last = s.world.http.requests().last().and_then(|r| r.body.clone()).unwrap_or_default();
+    let body: Value = serde_json::from_str(&last).unwrap_or(Value::Null);
+    let sent: Vec<&str> = body["messages"].as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
+    assert_eq!(sent, ["Capital of France?", "Paris.", "And Spain?"]);
+
+    // A regenerated answer on that branch makes a fork inside it; the
+    // other branch is untouched.
+    let madrid = run(s.shown(&session)).last().unwrap().id.clone();
+    s.world.http.push(text_reply("Madrid, of course."));
+    run(s.turn().regenerate(&session, &madrid)).unwrap();
+    assert_eq!(texts(&run(s.shown(&session))), ["Capital of France?", "Paris.", "And Spain?", "Madrid, of course."]);
+    let mut record = run(s.world.store.get_session(&session)).unwrap().unwrap();
+    record.forks.insert(air_store::branches::ROOT.into(), air_store::branches::Fork { count: 2, shown: 1 });
+    run(s.world.store.put_session(&record)).unwrap();
+    assert_eq!(texts(&run(s.shown(&session))), ["Capital of Italy?", "Rome."]);
+    s.check(expect_file!["transcripts/branches.txt"]);
+}
+
+fn texts(list: &[MessageRecord]) -> Vec<&str> {
+    list.iter().map(|m| m.content.as_str()).collect()
 }
 
 /// Seed 000: after a reload (every record read back from storage), the

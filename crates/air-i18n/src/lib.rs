@@ -60,6 +60,16 @@ texts! {
     copy_code: "Copy code", "复制代码";
     attach: "Attach", "附件";
     show_all: "Show all", "展开全部";
+    profiles: "Other providers", "其他服务商";
+    profiles_hint: "Each chat can use one of these instead (the list beside the model in the top bar); an assistant can name one. A key is sent only to its own base URL.", "每个对话都可以改用其中之一（顶栏模型旁的列表），助手也可以指定。密钥只会发送到它自己的 Base URL。";
+    profile_name: "Name", "名称";
+    profile_new: "Add a provider", "添加服务商";
+    profile_delete: "Remove", "移除";
+    profile_usual: "Usual provider", "默认服务商";
+    attach_no_vision: "This model did not take images last time: pick another model, or the image may be refused.", "该模型上次没有接受图片：请换用其他模型，否则图片可能被拒绝。";
+    branch_prev: "Previous version", "上一个版本";
+    branch_next: "Next version", "下一个版本";
+    branch_pos: "Version {n} of {m}", "第 {n} 个版本，共 {m} 个";
     show_less: "Show less", "收起";
     attach_title: "Attach images or text files (you can also paste or drop them here)", "添加图片或文本文件（也可以粘贴或拖放到这里）";
     attach_remove: "Remove {name}", "移除 {name}";

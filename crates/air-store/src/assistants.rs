@@ -35,16 +35,22 @@ pub struct Assistant {
     /// (on by default).
     #[serde(default = "yes")]
     pub dynamic_loading: bool,
+    /// The provider profile it uses (`None`: the settings' provider).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 impl Assistant {
     pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
-        Assistant { id: id.into(), name: name.into(), system_prompt: String::new(), model: String::new(), temperature: None, servers: None, dynamic_loading: true }
+        Assistant { id: id.into(), name: name.into(), system_prompt: String::new(), model: String::new(), temperature: None, servers: None, dynamic_loading: true, profile: None }
     }
 
     /// The settings of a turn with this assistant.
     pub fn apply(&self, settings: &Settings) -> Settings {
         let mut s = settings.clone();
+        if let Some(p) = self.profile.as_deref().and_then(|id| settings.profile(id)) {
+            p.apply(&mut s);
+        }
         if !self.system_prompt.trim().is_empty() {
             s.system_prompt = self.system_prompt.clone();
         }
@@ -75,6 +81,10 @@ pub struct Assistants {
     /// bar, over its assistant's and the settings'.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     models: std::collections::BTreeMap<String, String>,
+    /// Session id (or the new chat) → the provider profile picked for it,
+    /// over its assistant's and the settings'.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    profiles: std::collections::BTreeMap<String, String>,
 }
 
 impl Assistants {
@@ -130,13 +140,37 @@ impl Assistants {
         }
     }
 
+    /// The profile picked for chat `session`, if one was.
+    pub fn profile_of(&self, session: &str) -> Option<&str> {
+        self.profiles.get(session).map(String::as_str)
+    }
+
+    /// Picks provider profile `id` for chat `session` (`None`: back to its
+    /// assistant's or the settings' provider). The chat's model pick goes:
+    /// it belonged to the other provider.
+    pub fn pick_profile(&mut self, session: &str, id: Option<&str>) {
+        match id.filter(|i| !i.is_empty()) {
+            Some(i) => {
+                self.profiles.insert(session.to_owned(), i.to_owned());
+            }
+            None => {
+                self.profiles.remove(session);
+            }
+        }
+        self.models.remove(session);
+    }
+
     /// The settings of a turn in chat `session`: its assistant's over the
-    /// user's, and the model picked for it over both.
+    /// user's, the profile picked for it over both, and the model picked
+    /// for it over all.
     pub fn for_chat(&self, session: &str, settings: &Settings) -> Settings {
         let mut s = match self.of_chat(session) {
             Some(a) => a.apply(settings),
             None => settings.clone(),
         };
+        if let Some(p) = self.profile_of(session).and_then(|id| settings.profile(id)) {
+            p.apply(&mut s);
+        }
         if let Some(m) = self.model_of(session) {
             s.model = m.to_owned();
         }
@@ -152,12 +186,16 @@ impl Assistants {
         if let Some(m) = self.models.remove(NEW_CHAT) {
             self.models.insert(session.to_owned(), m);
         }
+        if let Some(p) = self.profiles.remove(NEW_CHAT) {
+            self.profiles.insert(session.to_owned(), p);
+        }
     }
 
     /// A chat was deleted.
     pub fn forget(&mut self, session: &str) {
         self.chats.remove(session);
         self.models.remove(session);
+        self.profiles.remove(session);
     }
 
     /// Reads the saved assistants; unreadable data is kept aside.
@@ -239,5 +277,46 @@ mod tests {
         kv.set(ASSISTANTS_KEY, "{broken").unwrap();
         assert_eq!(Assistants::load(&kv), Assistants::default());
         assert_eq!(kv.get(&format!("{ASSISTANTS_KEY}.corrupt")).as_deref(), Some("{broken"));
+    }
+
+    #[test]
+    fn a_chat_or_an_assistant_can_use_another_provider_and_its_key_goes_with_it() {
+        use crate::settings::Profile;
+        let mut settings = Settings { base_url: "http://127.0.0.1:8080/v1".into(), api_key: "".into(), model: "local".into(), ..Settings::default() };
+        settings.profiles.push(Profile { id: "p1".into(), name: "Cloud".into(), base_url: "https://api.example.com/v1".into(), api_key: "sk-cloud".into(), model: "big".into() });
+        let mut all = Assistants::default();
+        assert_eq!(all.for_chat("s1", &settings).base_url, settings.base_url);
+        all.pick_model("s1", Some("other-local"));
+        all.pick_profile("s1", Some("p1"));
+        let s = all.for_chat("s1", &settings);
+        assert_eq!((s.base_url.as_str(), s.api_key.as_str(), s.model.as_str()), ("https://api.example.com/v1", "sk-cloud", "big"), "the model picked for the other provider goes");
+        all.pick_model("s1", Some("bigger"));
+        assert_eq!(all.for_chat("s1", &settings).model, "bigger");
+        assert_eq!(all.for_chat("s2", &settings).api_key, "", "other chats keep theirs");
+        // An assistant naming the profile; a chat's own pick wins.
+        let mut a = Assistant::new("a1", "Researcher");
+        a.profile = Some("p1".into());
+        a.model = "huge".into();
+        all.put(a);
+        all.pick("s2", Some("a1"));
+        let s = all.for_chat("s2", &settings);
+        assert_eq!((s.api_key.as_str(), s.model.as_str()), ("sk-cloud", "huge"));
+        all.pick_profile("s2", None);
+        assert_eq!(all.for_chat("s2", &settings).base_url, "https://api.example.com/v1", "back to the assistant's");
+        // A profile that was removed is ignored.
+        settings.profiles.clear();
+        assert_eq!(all.for_chat("s1", &settings).base_url, "http://127.0.0.1:8080/v1");
+        // Moving a profile's URL to another origin drops its key.
+        let mut p = Profile { base_url: "https://api.example.com/v1".into(), api_key: "sk".into(), ..Profile::default() };
+        p.edit_base_url("https://api.example.com/v2");
+        assert_eq!(p.api_key, "sk");
+        p.edit_base_url("https://evil.example.net/v1");
+        assert_eq!(p.api_key, "");
+        // Started and forgotten like the model pick.
+        all.pick_profile(NEW_CHAT, Some("p1"));
+        all.started("s3");
+        assert_eq!(all.profile_of("s3"), Some("p1"));
+        all.forget("s3");
+        assert_eq!(all.profile_of("s3"), None);
     }
 }

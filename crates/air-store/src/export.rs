@@ -71,6 +71,9 @@ impl Export {
         let mut s = settings.clone();
         if !include_secrets {
             s.api_key.clear();
+            for p in &mut s.profiles {
+                p.api_key.clear();
+            }
         }
         self.settings = Some(s);
         self
@@ -192,10 +195,11 @@ mod tests {
             assert_eq!(one.len(), 1);
             let mut settings = Settings::default();
             settings.api_key = "sk-secret".into();
+            settings.profiles.push(crate::settings::Profile { id: "p".into(), api_key: "sk-profile".into(), ..Default::default() });
             let json = Export::new(one.clone(), 1.0).with_settings(&settings, false).to_json();
-            assert!(!json.contains("sk-secret"));
+            assert!(!json.contains("sk-secret") && !json.contains("sk-profile"));
             let json = Export::new(one, 1.0).with_settings(&settings, true).to_json();
-            assert!(json.contains("sk-secret"));
+            assert!(json.contains("sk-secret") && json.contains("sk-profile"));
         });
     }
 
@@ -235,7 +239,8 @@ pub fn markdown(s: &ExportedSession) -> String {
     };
     let title = if s.session.title.trim().is_empty() { "Conversation" } else { s.session.title.trim() };
     let mut out = format!("# {title}\n");
-    for m in &s.messages {
+    // The branch shown (alternatives stay in the JSON export).
+    for m in s.messages.iter().filter(|m| crate::branches::is_shown(m, &s.session.forks)) {
         if m.kind == Some(MessageKind::TransitiveThought) {
             continue;
         }

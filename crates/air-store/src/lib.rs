@@ -10,6 +10,7 @@
 //! here, so everything in this crate is deterministic.
 
 pub mod assistants;
+pub mod branches;
 pub mod conversation;
 pub mod export;
 pub mod files;

@@ -136,11 +136,15 @@ pub struct SessionRecord {
     /// Milliseconds since the Unix epoch.
     pub created_at: f64,
     pub updated_at: f64,
+    /// Where the conversation went on in more than one way, and which way
+    /// is shown (see [`crate::branches`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub forks: crate::branches::Forks,
 }
 
 impl SessionRecord {
     pub fn new(id: impl Into<String>, now_ms: f64) -> Self {
-        Self { id: id.into(), title: String::new(), title_edited: false, created_at: now_ms, updated_at: now_ms }
+        Self { id: id.into(), title: String::new(), title_edited: false, created_at: now_ms, updated_at: now_ms, forks: Default::default() }
     }
 
     /// Sets an automatic title from the first user message, unless the user
@@ -222,6 +226,9 @@ pub struct MessageRecord {
     /// [`FileRecord`]s of their own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<Attachment>,
+    /// The alternatives this message belongs to (see [`crate::branches`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branch: Vec<crate::branches::Step>,
 }
 
 /// A file attached to a message. Its bytes are stored apart, as a
@@ -287,6 +294,7 @@ impl MessageRecord {
             rev: 0,
             tool: None,
             attachments: Vec::new(),
+            branch: Vec::new(),
         }
     }
 

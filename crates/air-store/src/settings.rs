@@ -69,6 +69,16 @@ impl Settings {
         self.provider = "custom".into();
     }
 
+    /// The profile named `id`, if there is one.
+    pub fn profile(&self, id: &str) -> Option<&Profile> {
+        self.profiles.iter().find(|p| p.id == id)
+    }
+
+    /// Whether this provider and model refused images before.
+    pub fn refuses_images(&self) -> bool {
+        self.vision.get(&self.tool_calling_key()) == Some(&false)
+    }
+
     /// `{base}/models`.
     pub fn models_url(&self) -> String {
         format!("{}/models", self.base_url.trim().trim_end_matches('/'))
@@ -138,6 +148,46 @@ pub struct Settings {
     /// With dynamic loading: the model that writes the catalog's summaries
     /// (empty: none; the descriptions are used).
     pub mcp_summarizer_model: String,
+    /// Other providers, each picked per chat (or by an assistant) in place
+    /// of the one above.
+    pub profiles: Vec<Profile>,
+    /// What was learnt of each provider and model's images (`false`: it
+    /// refused them), by [`Settings::tool_calling_key`].
+    pub vision: std::collections::BTreeMap<String, bool>,
+}
+
+/// A provider profile: its own base URL, key and model. Its key goes only
+/// to its own base URL (a turn takes the three together).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Profile {
+    pub id: String,
+    pub name: String,
+    pub base_url: String,
+    pub api_key: String,
+    /// The model used with it unless a chat or an assistant picks another.
+    pub model: String,
+}
+
+impl Profile {
+    /// `settings` with this provider in place of theirs.
+    pub fn apply(&self, settings: &mut Settings) {
+        settings.provider = "custom".into();
+        settings.base_url = self.base_url.trim().to_owned();
+        settings.api_key = self.api_key.clone();
+        if !self.model.trim().is_empty() {
+            settings.model = self.model.trim().to_owned();
+        }
+    }
+
+    /// Sets the base URL; the key is dropped if the URL moves to another
+    /// origin, so a key never follows to another server.
+    pub fn edit_base_url(&mut self, url: &str) {
+        if origin(url) != origin(&self.base_url) {
+            self.api_key.clear();
+        }
+        self.base_url = url.to_owned();
+    }
 }
 
 /// How tools reach the model.
@@ -175,6 +225,8 @@ impl Default for Settings {
             dynamic_mcp_loading: false,
             mcp_auto_load_once: false,
             mcp_summarizer_model: String::new(),
+            profiles: Vec::new(),
+            vision: Default::default(),
         }
     }
 }
