@@ -157,6 +157,7 @@ async function search(sessions, per, queries) {
       times.push(await page.evaluate(() => performance.getEntriesByName('air-search-end')[0].startTime - performance.getEntriesByName('air-search-start')[0].startTime));
     }
   }
+  if (process.env.AIR_BENCH_ONLY === "search") console.log("times", times.map(Math.round).join(" "));
   const found = await page.getByTestId('search-result').count();
   await context.close();
   return { rebuild, ms: median(times), worst: Math.max(...times), found };
@@ -172,6 +173,15 @@ if (process.env.AIR_BENCH_ONLY === 'stream') {
       wasmMiB: [(r.memoryBefore / 1048576).toFixed(1), (r.memoryAfter / 1048576).toFixed(1)], perByte: ((r.memoryAfter - r.memoryBefore) / r.bytes).toFixed(1) });
   }
   console.table(rows);
+  await browser.close();
+  await model.stop();
+  app.server.close();
+  process.exit(0);
+}
+// `AIR_BENCH_ONLY=search`: only the search rows, printed (not written).
+if (process.env.AIR_BENCH_ONLY === 'search') {
+  const r = await search(10_000, 20, ['lighthouse parrot', 'tomato river', '博物馆']);
+  console.table([{ rebuildS: Math.round(r.rebuild / 1000), medianMs: Math.round(r.ms), worstMs: Math.round(r.worst), found: r.found }]);
   await browser.close();
   await model.stop();
   app.server.close();

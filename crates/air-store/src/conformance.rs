@@ -161,7 +161,29 @@ pub async fn run<S: Store>(store: &S) {
     assert_eq!(found("turin").await, Some(vec![("p1".into(), Some("q1".into()))]));
     assert_eq!(found("holiday").await, Some(vec![("p1".into(), None)]));
 
+    postings(store).await;
     files(store).await;
+}
+
+/// A term's entries, most recent first (ties by document, last first), at
+/// most as many as asked for.
+async fn postings<S: Store>(store: &S) {
+    for (id, at) in [("z1", 10.0), ("z2", 20.0), ("z3", 20.0), ("z4", 30.0), ("z5", 40.0)] {
+        if let Err(e) = store.put_message(&msg(id, "pz", at, Role::User, "a zebra crossing")).await {
+            panic!("put {id}: {e}");
+        }
+    }
+    let docs = |max: usize| async move { store.postings("zebra", max).await.map(|l| l.into_iter().map(|p| (p.doc, p.at)).collect::<Vec<_>>()).ok() };
+    let all = vec![("z5".to_owned(), 40.0), ("z4".into(), 30.0), ("z3".into(), 20.0), ("z2".into(), 20.0), ("z1".into(), 10.0)];
+    assert_eq!(docs(10).await, Some(all.clone()), "every entry, most recent first");
+    assert_eq!(docs(5).await, Some(all.clone()), "exactly as many as there are");
+    assert_eq!(docs(3).await, Some(all[..3].to_vec()), "a tie at the limit is cut as the order says");
+    assert_eq!(docs(1).await, Some(all[..1].to_vec()));
+    assert_eq!(docs(0).await, Some(Vec::new()));
+    assert_eq!(store.postings("unicorn", 5).await.ok(), Some(Vec::new()), "a term nobody wrote");
+    if let Err(e) = store.delete_session("pz").await {
+        panic!("delete pz: {e}");
+    }
 }
 
 /// Attached files: stored apart from the message, every byte kept, gone

@@ -258,7 +258,9 @@ impl MemIndex {
     /// A term's postings, most recent first, at most `max`.
     pub fn postings(&self, term: &str, max: usize) -> Vec<Posting> {
         let mut list: Vec<Posting> = self.postings.get(term).map(|l| l.values().cloned().collect()).unwrap_or_default();
-        list.sort_by(|a, b| b.at.total_cmp(&a.at));
+        // Most recent first; ties by document, last first (as IndexedDB's
+        // `[t, d]` keys walked backwards).
+        list.sort_by(|a, b| b.at.total_cmp(&a.at).then_with(|| b.doc.cmp(&a.doc)));
         list.truncate(max);
         list
     }
@@ -298,8 +300,12 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
         return Ok(SearchResults::default());
     }
     let stats = store.index_stats().await?.unwrap_or_default();
+    // With words or character pairs to match, single Chinese characters
+    // would only add to the score of documents that have those anyway;
+    // they are the most common terms of all, so their entries are not read.
+    let words = terms.iter().any(|(_, w)| *w >= 1.0);
     let mut postings = BTreeMap::new();
-    for (term, _) in &terms {
+    for (term, _) in terms.iter().filter(|(_, w)| !words || *w >= 1.0) {
         postings.insert(term.clone(), store.postings(term, MAX_POSTINGS).await?);
     }
     let mut hits = Vec::new();

@@ -427,18 +427,35 @@ impl Store for IdbStore {
     }
 
     async fn postings(&self, term: &str, max: usize) -> air_store::Result<Vec<search::Posting>> {
+        let max = max.min(u32::MAX as usize) as u32;
+        if max == 0 {
+            return Ok(Vec::new());
+        }
         let tx = self.db.transaction(&[TERMS], TransactionMode::ReadOnly).map_err(err)?;
         let index = tx.store(TERMS).map_err(err)?.index(BY_TERM_AT).map_err(err)?;
         let t = JsValue::from_str(term);
-        let lower = js_sys::Array::of2(&t, &JsValue::from_f64(f64::NEG_INFINITY));
-        let upper = js_sys::Array::of2(&t, &JsValue::from_f64(f64::INFINITY));
-        let range = KeyRange::bound(&lower, &upper, None, None).map_err(|e| StoreError::Other(e.to_string()))?;
-        let values = index
-            .scan(Some(range), Some(max.min(u32::MAX as usize) as u32), None, Some(rexie::Direction::Prev))
-            .await
-            .map_err(err)?;
+        let from = |at: f64| {
+            let lower = js_sys::Array::of2(&t, &JsValue::from_f64(at));
+            let upper = js_sys::Array::of2(&t, &JsValue::from_f64(f64::INFINITY));
+            KeyRange::bound(&lower, &upper, None, None).map_err(|e| StoreError::Other(e.to_string()))
+        };
+        // A few requests, not one per entry: where the `max` most recent
+        // start (one step of a cursor from the end), then every entry from
+        // there in one `getAll`.
+        let mut lower = f64::NEG_INFINITY;
+        if index.count(Some(from(lower)?)).await.map_err(err)? > max {
+            let offset = (max > 1).then_some(max - 1);
+            let edge = index.scan(Some(from(lower)?), Some(1), offset, Some(rexie::Direction::Prev)).await.map_err(err)?;
+            if let Some(at) = edge.first().and_then(|(key, _)| js_sys::Array::from(key).get(1).as_f64()) {
+                lower = at;
+            }
+        }
+        let mut values = index.get_all(Some(from(lower)?), None).await.map_err(err)?;
+        // Oldest first as read; ties at the edge may add a few, cut here.
+        values.reverse();
+        values.truncate(max as usize);
         // An entry that cannot be read means the index cannot be trusted.
-        values.into_iter().map(|(_, v)| from_js::<TermRecord>(v).map(TermRecord::posting)).collect()
+        values.into_iter().map(|v| from_js::<TermRecord>(v).map(TermRecord::posting)).collect()
     }
 
     async fn rebuild_index(&self) -> air_store::Result<()> {
