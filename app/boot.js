@@ -10,20 +10,19 @@ const showError = (msg) => {
   document.body.append(p);
 };
 // A store that had conversations at the last start opens the newest at
-// once: the files of its view (a lazily loaded part, listed here by
-// app/split.sh) are fetched now, alongside the main module, instead of
-// after it. The key is the app's (state.rs, HAS_SESSIONS_KEY).
-const WARM = [];
+// once: the module of its view (a lazily loaded part, named here by
+// app/split.sh) is fetched and compiled now, alongside the main module,
+// and the split loader takes it from `__airEarly` when the view is
+// needed. The key is the app's (state.rs, HAS_SESSIONS_KEY).
+const EARLY = [];
 try {
-  if (localStorage.getItem('air-agent.has-sessions')) {
-    for (const href of WARM) {
-      const link = document.createElement('link');
-      link.rel = 'preload';
-      link.as = 'fetch';
-      link.crossOrigin = 'anonymous';
-      link.href = href;
-      document.head.append(link);
-    }
+  if (localStorage.getItem('air-agent.has-sessions') && WebAssembly.compileStreaming) {
+    globalThis.__airEarly = new Map(EARLY.map((name) => {
+      const compiled = WebAssembly.compileStreaming(fetch(name));
+      // A failure is the loader's to report: it fetches again.
+      compiled.catch(() => {});
+      return [name, compiled];
+    }));
   }
 } catch {
   // No localStorage: the view is fetched when it is needed.

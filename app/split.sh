@@ -43,22 +43,15 @@ cp "$work/bound/$stem.js" "$staging/$stem.js"
 cp "$work/bound/${stem}_bg.wasm" "$staging/${stem}_bg.wasm"
 if [ -d "$work/bound/snippets" ]; then cp -r "$work/bound/snippets" "$staging/"; fi
 
-# The split modules: optimized, then renamed after their contents; the
-# loader is rewritten to the new names and named after its own contents.
-loader="$work/split/__wasm_split.js"
-if [ -f "$loader" ]; then
-  for part in "$work/split"/*.wasm; do
-    name="$(basename "$part")"
-    [ "$name" = "$stem.wasm" ] && continue
-    opt "$part"
-    hash="$(sha256sum "$part" | cut -c1-16)"
-    new="${name%.wasm}-$hash.wasm"
-    cp "$part" "$staging/$new"
-    sed -i "s|\"\\./$name\"|\"./$new\"|g" "$loader"
-  done
-  hash="$(sha256sum "$loader" | cut -c1-16)"
-  cp "$loader" "$staging/split-$hash.js"
-  sed -i "s|from \"\\./__wasm_split\\.js\"|from \"./split-$hash.js\"|" "$staging/$stem.js"
+# The split modules, grouped into a few (app/bundle.py: the conversation
+# view and the turn each one module, the other shared code one more),
+# optimized and named after their contents; the loader is written anew.
+early='[]'
+if [ -f "$work/split/__wasm_split.js" ]; then
+  out="$(python3 "$root/app/bundle.py" "$work/split" "$staging" "$profile")"
+  loader="$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["loader"])')"
+  early="$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["early"]))')"
+  sed -i "s|from \"\\./__wasm_split\\.js\"|from \"./$loader\"|" "$staging/$stem.js"
 fi
 
 # index.html preloads both files with Subresource Integrity: the hashes
@@ -71,25 +64,11 @@ if [ -f "$html" ]; then
   done
 fi
 
-# The conversation view's files, for app/boot.js to fetch early when the
-# store has conversations: the part and the shared modules it needs, as
-# the loader lists them.
-if [ -f "$staging/boot.js" ] && ls "$staging"/split-*.js >/dev/null 2>&1; then
-python3 - "$staging" <<'PY'
-import glob, json, os, re, sys
-staging = sys.argv[1]
-loader = open(glob.glob(os.path.join(staging, 'split-*.js'))[0]).read()
-files = dict(re.findall(r'const (__chunk_\d+) = makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\./([^"]+)"', loader))
-part = re.search(r'__wasm_split_load_chat_view = wrapAsyncCb\(makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\./([^"]+)".*?\n, \[([^\]]*)\]', loader, re.S)
-warm = []
-if part:
-    warm = [files[d.strip()] for d in part.group(2).split(',') if d.strip() in files] + [part.group(1)]
-path = os.path.join(staging, 'boot.js')
-text = open(path).read()
-if 'const WARM = [];' not in text:
-    sys.exit('split: boot.js has no WARM list')
-open(path, 'w').write(text.replace('const WARM = [];', 'const WARM = ' + json.dumps(warm) + ';'))
-PY
+# The conversation view's module, for app/boot.js to compile early when
+# the store has conversations.
+if [ -f "$staging/boot.js" ]; then
+  grep -q 'const EARLY = \[\];' "$staging/boot.js" || { echo "split: boot.js has no EARLY list" >&2; exit 1; }
+  sed -i "s|const EARLY = \[\];|const EARLY = $early;|" "$staging/boot.js"
 fi
 
 # The service worker of this build: its version is a hash of every file,

@@ -33,20 +33,24 @@ const sum = (files) => files.map(measure).reduce((a, s) => ({ raw: a.raw + s.raw
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const generic = (f) => f.replace(/-[0-9a-f]{16}(?=[_.])/, '-<hash>').replace(/_\d{8,}(?=-)/, '');
 
-// The split loader: each part's module and the chunks it waits for.
+// The split loader (written by app/bundle.py): the modules, and for each
+// part its own module (if it has one) and the modules it waits for.
 const loaderFile = core.find((f) => /^split-[0-9a-f]+\.js$/.test(f));
 const loader = loaderFile ? readFileSync(join(dist, loaderFile), 'utf8') : '';
-const chunkFile = new Map([...loader.matchAll(/const (__chunk_\d+) = makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\.\/([^"]+)"/g)].map((m) => [m[1], m[2]]));
-const parts = [...loader.matchAll(/export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\.\/([^"]+)"[\s\S]*?\n, \[([^\]]*)\]\)\);/g)]
-  .map((m) => ({ name: m[1], files: [m[2], ...m[3].split(',').map((c) => c.trim()).filter(Boolean).map((c) => chunkFile.get(c))] }))
+const moduleFile = new Map([...loader.matchAll(/const (__module_\w+) = makeLoad\(module\("([^"]+)"\), \[\]\);/g)].map((m) => [m[1], m[2]]));
+const parts = [...loader.matchAll(/export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\((?:module\("([^"]+)"\)|none), \[([^\]]*)\]\)\);/g)]
+  .map((m) => ({ name: m[1], files: [...(m[2] ? [m[2]] : []), ...m[3].split(',').map((c) => c.trim()).filter(Boolean).map((c) => moduleFile.get(c))] }))
   .sort((a, b) => sum(b.files).gzip - sum(a.files).gzip);
+if (loader && (parts.length === 0 || parts.some((p) => p.files.some((f) => !f)))) {
+  throw new Error(`the split loader ${loaderFile} is not as app/bundle.py writes it`);
+}
 
 const rev = (() => { try { return execSync('git rev-parse --short HEAD').toString().trim(); } catch { return 'unknown'; } })();
 const first = sum(core);
 const row = (name, s, note = '') => `| ${name} | ${kb(s.raw)} | ${kb(s.gzip)} | ${kb(s.br)} |${note}`;
 const table = [
   '<!-- bundle:start -->',
-  `Measured by \`./dev bench\` on ${new Date().toISOString().slice(0, 10)} at commit \`${rev}\` (release profile, opt-level "z", LTO, wasm-opt -Oz from binaryen 132, split by wasm-split-cli).`,
+  `Measured by \`./dev bench\` on ${new Date().toISOString().slice(0, 10)} at commit \`${rev}\` (release profile, opt-level "z", LTO, wasm-opt -Oz from binaryen 132, split by wasm-split-cli and grouped by app/bundle.py).`,
   '',
   'What a first visit downloads (the service worker precaches exactly these):',
   '',
@@ -55,7 +59,7 @@ const table = [
   ...core.map((f) => row(`\`${generic(f)}\``, measure(f))),
   row(`**first visit** (budget 400 KB gzip: ${(first.gzip / 1000).toFixed(1)} KB)`, first),
   '',
-  `Loaded on first use (${lazy.length} files; a part's size counts the shared modules it needs, so parts overlap):`,
+  `Loaded on first use (${lazy.length} files; a part's size counts the modules it waits for, so parts overlap):`,
   '',
   '| part | raw | gzip -9 | brotli 11 |',
   '|---|---:|---:|---:|',

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Groups wasm-split's output into a few modules (run by app/split.sh).
+
+wasm-split-cli writes one module per lazily loaded part and one "chunk"
+per set of parts that share code: about 170 chunks, most of them a few
+hundred bytes, and a part needs up to 115 of them. Each is fetched,
+compiled and instantiated on its own, and that cost is per file: the
+conversation view, drawn at start-up, took some 80 ms for its 74 files.
+
+This merges them (binaryen's wasm-merge) into:
+- one module per part named in PRIORITY, holding the part's own code and
+  every chunk it needs that no earlier one holds (the conversation view,
+  then the turn: each one file);
+- one module of every other chunk (`chunk_shared`);
+- each other part's own module, as it was.
+A part then waits for at most its own module and those that hold its
+chunks. Modules only ever fill the shared table and memory (no start
+function, no exports), so grouping them changes nothing they do; each
+chunk is in exactly one output, so none is instantiated twice.
+
+Every output imports the main module's memory, table and globals from
+`__wasm_split_host` (a stub merged in with them re-exports what the chunks
+import from `__wasm_split`, so the merged module imports each once). The
+loader (`__wasm_split.js`) is written anew, keeping wasm-split's own
+helpers; a module that app/boot.js compiled early is taken from
+`globalThis.__airEarly` instead of being fetched again.
+
+Usage: bundle.py SPLIT_DIR OUT_DIR PROFILE. Writes the outputs into
+OUT_DIR named after a hash of their contents, the loader as
+OUT_DIR/split-<hash>.js, and prints a JSON object: {"loader": name,
+"early": [the modules app/boot.js compiles ahead when the store has
+conversations]}.
+"""
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# Parts whose code is grouped with the chunks they need, in this order:
+# the conversation view (drawn at start-up) and the turn (sending).
+PRIORITY = ["chat_view", "turn"]
+# Compiled by app/boot.js while the main module loads, when the store had
+# conversations at the last start.
+EARLY = ["chat_view"]
+FEATURES = [
+    "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext",
+    "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue",
+]
+HOST = "__wasm_split_host"
+
+
+def fail(msg):
+    sys.exit(f"bundle: {msg}")
+
+
+def parse_loader(text):
+    """wasm-split's loader: its helpers, each chunk's file and each part's
+    file (None when the part has no code of its own) and chunks."""
+    first = re.search(r"^/\* .* \*/\nconst __chunk_|^export const __wasm_split_load_", text, re.M)
+    if not first:
+        fail("the loader has no chunks or parts")
+    helpers = text[: first.start()]
+    chunks = dict(re.findall(r'const (__chunk_\d+) = makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\./([^"]+)"', text))
+    parts = {}
+    for m in re.finditer(r"export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\((.*?)\n, \[([^\]]*)\]\)\);", text, re.S):
+        own = re.search(r'new URL\("\./([^"]+)"', m.group(2))
+        deps = [d.strip() for d in m.group(3).split(",") if d.strip()]
+        for d in deps:
+            if d not in chunks:
+                fail(f"part {m.group(1)} needs {d}, which the loader does not define")
+        parts[m.group(1)] = (own.group(1) if own else None, deps)
+    if not parts:
+        fail("the loader exports no parts")
+    if "function makeLoad(" not in helpers or "function wrapAsyncCb(" not in helpers:
+        fail("the loader's helpers are not as expected")
+    return helpers, chunks, parts
+
+
+def imports_of(path):
+    """The (name, type) of each import from __wasm_split."""
+    text = subprocess.run(["wasm-dis", path], check=True, capture_output=True, text=True).stdout
+    out = []
+    for m in re.finditer(r'^ \(import "([^"]+)" "([^"]+)" \((memory|table|global|func) \$[^ ]+ (.*)\)\)$', text, re.M):
+        if m.group(1) != "__wasm_split":
+            fail(f"{os.path.basename(path)} imports {m.group(1)}.{m.group(2)}")
+        if m.group(3) == "func":
+            fail(f"{os.path.basename(path)} imports a function ({m.group(2)})")
+        out.append((m.group(2), m.group(3), m.group(4)))
+    if re.search(r"^ \((start|export) ", text, re.M):
+        fail(f"{os.path.basename(path)} has a start function or exports")
+    return out
+
+
+def stub(imports, path):
+    """A module importing each of `imports` from HOST and exporting it under
+    its own name: merged in as `__wasm_split`, it is what the chunks' imports
+    resolve to."""
+    kinds = {}
+    for name, kind, ty in imports:
+        prev = kinds.get(name)
+        if prev and prev[0] != kind:
+            fail(f"{name} is imported as both {prev[0]} and {kind}")
+        if prev and prev[1] != ty:
+            # Memory and table limits: the largest minimum fits every chunk.
+            lo = lambda t: int(t.split()[0]) if t.split()[0].isdigit() else 0
+            if kind not in ("memory", "table") or prev[1].split()[1:] != ty.split()[1:]:
+                fail(f"{name} is imported with types {prev[1]} and {ty}")
+            ty = prev[1] if lo(prev[1]) >= lo(ty) else ty
+        kinds[name] = (kind, ty)
+    lines = ["(module"]
+    for i, (name, (kind, ty)) in enumerate(sorted(kinds.items())):
+        lines.append(f'  (import "{HOST}" "{name}" ({kind} $i{i} {ty}))')
+        lines.append(f'  (export "{name}" ({kind} $i{i}))')
+    lines.append(")")
+    wat = path + ".wat"
+    with open(wat, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    subprocess.run(["wasm-as", *FEATURES, wat, "-o", path], check=True)
+
+
+def merge(stub_path, members, out, profile):
+    args = ["wasm-merge", stub_path, "__wasm_split"]
+    for i, m in enumerate(members):
+        args += [m, f"m{i}"]
+    subprocess.run([*args, *FEATURES, "-o", out], check=True, capture_output=True)
+    if profile == "release":
+        subprocess.run(["wasm-opt", "-Oz", "--strip-debug", "--strip-producers", *FEATURES, out, "-o", out], check=True)
+
+
+def hashed(path, stem, out_dir):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    name = f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}.wasm"
+    with open(os.path.join(out_dir, name), "wb") as fh:
+        fh.write(data)
+    return name
+
+
+LOADER = """
+// Modules are compiled as they are fetched; one that app/boot.js began to
+// compile early (globalThis.__airEarly) is taken from there. Each imports
+// the main module's memory, table and globals as `__wasm_split_host`.
+function module(name) {
+    return () => {
+        const early = globalThis.__airEarly?.get(name);
+        globalThis.__airEarly?.delete(name);
+        const compiled = early ?? WebAssembly.compileStreaming(fetch(new URL("./" + name, import.meta.url)));
+        compiled.catch(() => {});
+        return async (imports) => WebAssembly.instantiate(await compiled, { __wasm_split_host: imports.__wasm_split });
+    };
+}
+const none = () => async () => ({});
+"""
+
+
+def main():
+    split_dir, out_dir, profile = sys.argv[1:4]
+    with open(os.path.join(split_dir, "__wasm_split.js")) as fh:
+        helpers, chunks, parts = parse_loader(fh.read())
+    path = lambda f: os.path.join(split_dir, f)
+    files = list(chunks.values()) + [own for own, _ in parts.values() if own]
+    for f in files:
+        if not os.path.isfile(path(f)):
+            fail(f"{f} is named by the loader but was not written")
+
+    # Which output holds each chunk.
+    holder = {}
+    groups = {}
+    for part in PRIORITY:
+        if part not in parts:
+            continue
+        own, deps = parts[part]
+        mine = [c for c in deps if c not in holder]
+        for c in mine:
+            holder[c] = part
+        groups[part] = ([own] if own else []) + [chunks[c] for c in mine]
+    rest = [c for c in chunks if c not in holder]
+    for c in rest:
+        holder[c] = "shared"
+    if rest:
+        groups["shared"] = [chunks[c] for c in rest]
+    for part, (own, _) in parts.items():
+        if part not in groups and own:
+            groups[part] = [own]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        imports = [i for f in files for i in imports_of(path(f))]
+        stub_path = os.path.join(tmp, "stub.wasm")
+        stub(imports, stub_path)
+        names = {}
+        for group, members in groups.items():
+            out = os.path.join(tmp, f"{group}.wasm")
+            merge(stub_path, [path(m) for m in members], out, profile)
+            stem = "chunk_shared" if group == "shared" else f"split_{group}"
+            names[group] = hashed(out, stem, out_dir)
+
+    var = lambda group: f"__module_{group}"
+    js = [helpers.rstrip() + "\n", LOADER]
+    for group in groups:
+        if group not in parts or group in PRIORITY:
+            js.append(f'const {var(group)} = makeLoad(module("{names[group]}"), []);\n')
+    for part, (_, deps) in parts.items():
+        needs = sorted({holder[c] for c in deps} - {part}, key=list(groups).index)
+        own_group = part in groups
+        if part in PRIORITY and own_group:
+            fetcher, needs = "none", [part] + needs
+        else:
+            fetcher = f'module("{names[part]}")' if own_group else "none"
+        dep_list = ", ".join(var(g) for g in needs)
+        js.append(f"export const __wasm_split_load_{part} = wrapAsyncCb(makeLoad({fetcher}, [{dep_list}]));\n")
+    text = "".join(js)
+    loader = f"split-{hashlib.sha256(text.encode()).hexdigest()[:16]}.js"
+    with open(os.path.join(out_dir, loader), "w") as fh:
+        fh.write(text)
+    print(json.dumps({"loader": loader, "early": [names[p] for p in EARLY if p in names]}))
+
+
+if __name__ == "__main__":
+    main()
