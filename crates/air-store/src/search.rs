@@ -12,6 +12,8 @@
 
 use std::collections::BTreeMap;
 
+use futures_util::future::try_join_all;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{MessageRecord, SessionRecord};
@@ -304,23 +306,29 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     // would only add to the score of documents that have those anyway;
     // they are the most common terms of all, so their entries are not read.
     let words = terms.iter().any(|(_, w)| *w >= 1.0);
-    let mut postings = BTreeMap::new();
-    for (term, _) in terms.iter().filter(|(_, w)| !words || *w >= 1.0) {
-        postings.insert(term.clone(), store.postings(term, MAX_POSTINGS).await?);
-    }
+    // Each term's entries are read at once (IndexedDB answers one request
+    // while the page decodes another's), then each hit's session and
+    // message.
+    let read: Vec<&String> = terms.iter().filter(|(_, w)| !words || *w >= 1.0).map(|(t, _)| t).collect();
+    let lists = try_join_all(read.iter().map(|t| store.postings(t, MAX_POSTINGS))).await?;
+    let postings: BTreeMap<String, Vec<Posting>> = read.into_iter().cloned().zip(lists).collect();
+    let ranked = rank(&terms, &postings, &stats, limit);
+    let sessions: Vec<&str> = ranked.iter().map(|h| h.session.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let found = try_join_all(sessions.iter().map(|id| store.get_session(id))).await?;
+    let titles: BTreeMap<&str, String> = sessions.into_iter().zip(found).filter_map(|(id, s)| Some((id, s?.title))).collect();
+    let titles = &titles;
+    let messages = try_join_all(ranked.iter().map(|hit| async move {
+        // A session deleted meanwhile is not a result (nor its messages).
+        if hit.doc.starts_with("title:") || !titles.contains_key(hit.session.as_str()) { Ok(None) } else { store.get_message(&hit.doc).await }
+    }))
+    .await?;
     let mut hits = Vec::new();
-    let mut titles: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for hit in rank(&terms, &postings, &stats, limit) {
-        if !titles.contains_key(&hit.session) {
-            let title = store.get_session(&hit.session).await?.map(|s| s.title);
-            titles.insert(hit.session.clone(), title);
-        }
-        // A session deleted meanwhile is not a result.
-        let Some(Some(title)) = titles.get(&hit.session).cloned() else { continue };
+    for (hit, message) in ranked.iter().zip(messages) {
+        let Some(title) = titles.get(hit.session.as_str()) else { continue };
         if hit.doc.starts_with("title:") {
-            hits.push(SearchHit { session_id: hit.session, snippet: snippet(&title, query, 120), title, message_id: None, seq: None, score: hit.score });
-        } else if let Some(m) = store.get_message(&hit.doc).await? {
-            hits.push(SearchHit { session_id: m.session_id, title, message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: hit.score });
+            hits.push(SearchHit { session_id: hit.session.clone(), snippet: snippet(title, query, 120), title: title.clone(), message_id: None, seq: None, score: hit.score });
+        } else if let Some(m) = message {
+            hits.push(SearchHit { session_id: m.session_id, title: title.clone(), message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: hit.score });
         }
     }
     Ok(SearchResults { hits, partial: !stats.complete })
