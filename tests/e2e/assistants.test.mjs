@@ -179,4 +179,67 @@ describe('Assistants (scripted model)', () => {
       await second.stop();
     }
   });
+
+  test('the model picker offers the models of the open chat\'s provider, each provider asked once', async () => {
+    const second = await startScriptedModel({ models: ['second-small', 'second-medium', 'second-large'] });
+    try {
+      const { context, page, errors } = await h.freshPage();
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('profile-new').click();
+      const row = page.getByTestId('profile');
+      await row.getByTestId('profile-name').fill('Second');
+      await row.getByTestId('profile-base-url').fill(second.baseUrl);
+      await row.getByTestId('profile-api-key').fill('sk-second');
+      await row.getByTestId('profile-model').fill('second-small');
+      await page.getByTestId('settings-save').click();
+      await page.getByTestId('settings').waitFor({ state: 'detached' });
+      const picker = page.getByTestId('model-picker');
+      const offered = (models) => page.waitForFunction(
+        (want) => JSON.stringify([...document.querySelectorAll('#model-options option')].map((o) => o.value)) === JSON.stringify(want),
+        models,
+        { timeout: 10_000 },
+      );
+
+      // A chat on the usual provider is offered its models.
+      h.model.enqueue(reply.text('From the usual one.'));
+      await send(page, 'On the usual provider');
+      await page.getByText('From the usual one.').waitFor({ timeout: 20_000 });
+      const usualAsked = h.model.listed.length;
+      await picker.focus();
+      await offered(['scripted-model', 'scripted-large']);
+      assert.equal(h.model.listed.length, usualAsked + 1);
+      await page.getByTestId('composer-input').focus();
+
+      // A chat on the second provider: its own models, asked with its own key.
+      await page.getByTestId('new-session').click();
+      await page.getByTestId('profile-picker').selectOption({ label: 'Second' });
+      second.enqueue(reply.text('From the second one.'));
+      await send(page, 'On the second provider');
+      await page.getByText('From the second one.').waitFor({ timeout: 20_000 });
+      assert.equal(await picker.inputValue(), 'second-small');
+      await picker.focus();
+      await offered(['second-small', 'second-medium', 'second-large']);
+      assert.equal(second.listed.length, 1);
+      assert.equal(second.listed[0].headers.authorization, 'Bearer sk-second');
+      await page.getByTestId('composer-input').focus();
+
+      // Back and forth: each list as it was, neither provider asked again.
+      await page.getByTestId('session-item').filter({ hasText: 'On the usual provider' }).click();
+      await page.getByText('From the usual one.').waitFor({ timeout: 20_000 });
+      await picker.focus();
+      await offered(['scripted-model', 'scripted-large']);
+      await page.getByTestId('composer-input').focus();
+      await page.getByTestId('session-item').filter({ hasText: 'On the second provider' }).click();
+      await page.getByText('From the second one.').waitFor({ timeout: 20_000 });
+      await picker.focus();
+      await offered(['second-small', 'second-medium', 'second-large']);
+      await page.getByTestId('composer-input').focus();
+      assert.equal(h.model.listed.length, usualAsked + 1);
+      assert.equal(second.listed.length, 1);
+      assert.deepEqual(errors, []);
+      await context.close();
+    } finally {
+      await second.stop();
+    }
+  });
 });

@@ -134,6 +134,37 @@ describe('conversations (scripted model)', () => {
     await context.close();
   });
 
+  test('\\color and \\colorbox colour a formula, though the page allows no inline styles', async () => {
+    const { context, page, errors } = await freshPage();
+    h.model.enqueue(reply.text('Coloured: ${\\color{red} x} + \\textcolor{blue}{y} = \\colorbox{yellow}{z}$.'));
+    await send(page, 'Colours please');
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
+    const look = async () => {
+      await page.waitForFunction(() => {
+        const m = [...document.querySelectorAll('[data-testid=message-assistant]')].pop();
+        return m?.querySelector('[data-typeset=mathml] > math');
+      }, null, { timeout: 20_000 });
+      return page.getByTestId('message-assistant').last().evaluate((el) => {
+        const math = el.querySelector('[data-typeset=mathml] > math');
+        const colour = (selector) => getComputedStyle(math.querySelector(selector)).color;
+        return {
+          x: colour('[mathcolor] mi'),
+          y: [...math.querySelectorAll('[mathcolor]')].map((e) => getComputedStyle(e).color),
+          z: getComputedStyle(math.querySelector('[mathbackground]')).backgroundColor,
+          plain: getComputedStyle(math.querySelector('mo')).color !== 'rgb(255, 0, 0)',
+          styles: math.querySelectorAll('[style]').length,
+        };
+      });
+    };
+    const shown = await look();
+    assert.deepEqual(shown, { x: 'rgb(255, 0, 0)', y: ['rgb(255, 0, 0)', 'rgb(0, 0, 255)'], z: 'rgb(255, 255, 0)', plain: true, styles: 0 });
+    await page.reload();
+    assert.deepEqual(await look(), shown);
+    // No style was refused by the page's policy on the way.
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('an HTML or SVG code block can be previewed in a sandbox that cannot reach the app', async () => {
     const { context, page, errors } = await freshPage();
     const probe = [

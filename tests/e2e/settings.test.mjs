@@ -1,10 +1,14 @@
 // Settings: presets, the connection test (OK, CORS, network, 401, 404),
-// request parameters and the system prompt template, theme.
+// request parameters and the system prompt template, theme, and what each
+// model can do (Settings → Models).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { configure, launchBrowser, openApp, send, serveApp } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
+
+// A real 1×1 PNG.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 describe('settings', () => {
   let browser, app, model, noCors;
@@ -98,6 +102,78 @@ describe('settings', () => {
     assert.equal(await page.getByTestId('settings-temperature').inputValue(), '0.3');
     assert.equal(await page.getByTestId('settings-max-tokens').inputValue(), '256');
     assert.equal(await page.getByTestId('settings-theme').inputValue(), 'dark');
+    await context.close();
+  });
+
+  test('Settings → Models: images and tools set by hand for a model are what the composer and the turn go by, and are kept', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = await openApp(page, app.url);
+    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+    const row = page.locator(`[data-testid=known-model][data-key="${model.baseUrl} scripted-model"]`);
+    const set = async (what, value) => {
+      await page.getByTestId('open-settings').click();
+      await row.getByTestId(`known-model-${what}`).selectOption(value);
+      await page.getByTestId('settings-save').click();
+      await page.getByTestId('settings').waitFor({ state: 'detached' });
+    };
+    const attachImage = async () => {
+      await page.getByTestId('attach-input').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(PNG, 'base64') });
+      await page.getByTestId('file-chip').waitFor();
+    };
+
+    // The model in use is listed, nothing known of it yet.
+    await page.getByTestId('open-settings').click();
+    assert.equal(await row.getByTestId('known-model-tools').inputValue(), 'auto');
+    assert.equal(await row.getByTestId('known-model-images').inputValue(), 'unknown');
+    await page.getByTestId('settings-save').click();
+
+    // Images refused by hand: an image attached is warned about; accepted: not.
+    await attachImage();
+    assert.equal(await page.getByTestId('attach-no-vision').count(), 0);
+    await set('images', 'refused');
+    await page.getByTestId('attach-no-vision').waitFor();
+    await set('images', 'accepted');
+    await page.getByTestId('attach-no-vision').waitFor({ state: 'detached' });
+    await page.getByTestId('file-remove').click();
+
+    // Tools in the prompt by hand: the model is not asked how it calls tools,
+    // and the tools are described in the system prompt.
+    await set('tools', 'prompt');
+    const probes = model.probes.length;
+    const before = model.requests.length;
+    model.enqueue(reply.text('Tools in the prompt.'));
+    await send(page, 'Hello');
+    await page.getByText('Tools in the prompt.').waitFor({ timeout: 20_000 });
+    assert.equal(model.probes.length, probes, 'not asked: it was set');
+    const body = model.requests[before].body;
+    assert.equal(body.tools, undefined);
+    assert.match(body.messages[0].content, /<tool_call>/);
+
+    // Kept across a reload; refused again, the warning is back after one.
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+    await page.getByTestId('open-settings').click();
+    assert.equal(await row.getByTestId('known-model-images').inputValue(), 'accepted');
+    assert.equal(await row.getByTestId('known-model-tools').inputValue(), 'prompt');
+    await row.getByTestId('known-model-images').selectOption('refused');
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('settings').waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+    await attachImage();
+    await page.getByTestId('attach-no-vision').waitFor();
+
+    // Forget: nothing is known of it again.
+    await page.getByTestId('open-settings').click();
+    await row.getByTestId('known-model-forget').click();
+    assert.equal(await row.getByTestId('known-model-images').inputValue(), 'unknown');
+    assert.equal(await row.getByTestId('known-model-tools').inputValue(), 'auto');
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('attach-no-vision').waitFor({ state: 'detached' });
+    const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-settings')));
+    assert.deepEqual([saved.vision, saved.probedToolCalling], [{}, {}]);
+    assert.deepEqual(errors, []);
     await context.close();
   });
 });

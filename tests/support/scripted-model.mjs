@@ -5,6 +5,10 @@
 //   const model = await startScriptedModel();
 //   model.enqueue(reply.text('Hello **world**'));
 //   ... model.requests  // every request body received, with its time
+//   ... model.listed    // every GET /models, with its time and headers
+//
+// `startScriptedModel({ models: ['a', 'b'] })` lists other models (by
+// default `scripted-model` and `scripted-large`).
 import { createServer } from 'node:http';
 
 const CORS = {
@@ -74,7 +78,8 @@ export const reply = {
   },
 };
 
-export async function startScriptedModel() {
+export async function startScriptedModel({ models = ['scripted-model', 'scripted-large'] } = {}) {
+  const listed = [];
   const queue = [];
   const requests = [];
   const completions = [];
@@ -86,6 +91,7 @@ export async function startScriptedModel() {
       res.writeHead(204, CORS).end();
       return;
     }
+    if (req.method === 'GET' && req.url.endsWith('/models')) listed.push({ at: Date.now(), headers: req.headers });
     if (req.method === 'GET' && req.url.endsWith('/models') && req.headers.authorization === 'Bearer bad-key') {
       res.writeHead(401, { ...CORS, 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } }));
@@ -93,7 +99,7 @@ export async function startScriptedModel() {
     }
     if (req.method === 'GET' && req.url.endsWith('/models')) {
       res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model' }, { id: 'scripted-large', object: 'model' }] }));
+      res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model' })) }));
       return;
     }
     let raw = '';
@@ -140,6 +146,7 @@ export async function startScriptedModel() {
   return {
     baseUrl: `${base}/v1`,
     requests,
+    listed,
     probes,
     enqueue: (...replies) => queue.push(...replies),
     completions,

@@ -181,12 +181,14 @@ fn ProfileList() -> impl IntoView {
 
 /// The model of the open chat, picked here for it alone (remembered with
 /// the chat; blank or the usual model: back to its assistant's or the
-/// settings'). The provider's models are offered once it is focused.
+/// settings'). The models of the chat's provider are offered once it is
+/// focused, asked once per provider.
 #[component]
 fn ModelPicker() -> impl IntoView {
     let state = use_app();
-    let known = RwSignal::new(Vec::<String>::new());
-    let asked = StoredValue::new(false);
+    let lists = RwSignal::new(air_store::settings::ModelLists::default());
+    // The provider of the chat when the picker was last focused.
+    let source = RwSignal::new((String::new(), false));
     let input = NodeRef::<leptos::html::Input>::new();
     let model = move |picked: bool| {
         let chat = state.sessions.active.get().unwrap_or_default();
@@ -218,15 +220,16 @@ fn ModelPicker() -> impl IntoView {
                 if let Some(el) = input.get_untracked() {
                     el.set_value("");
                 }
-                if !asked.get_value() {
-                    asked.set_value(true);
-                    let settings = state.turn_settings();
+                let settings = state.turn_settings();
+                let from = settings.models_source();
+                source.set(from.clone());
+                if lists.try_update_untracked(|l| l.start(&from)) == Some(true) {
                     leptos::task::spawn_local(async move {
-                        if let Ok(ask) = provider_models(settings).await
-                            && let Ok(list) = ask.await
-                        {
-                            known.set(list);
-                        }
+                        let list = match provider_models(settings).await {
+                            Ok(ask) => ask.await.ok(),
+                            Err(_) => None,
+                        };
+                        lists.update(|l| l.answered(from, list));
                     });
                 }
             }
@@ -239,7 +242,7 @@ fn ModelPicker() -> impl IntoView {
                 }
             }/>
         <datalist id="model-options">
-            {move || known.get().into_iter().map(|m| view! { <option value=m></option> }).collect_view()}
+            {move || lists.with(|l| source.with(|from| l.of(from).to_vec())).into_iter().map(|m| view! { <option value=m></option> }).collect_view()}
         </datalist>
     }
 }

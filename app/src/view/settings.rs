@@ -1,5 +1,5 @@
 use air_store::Settings;
-use air_store::settings::{Language, PRESETS, Theme, ToolCalling};
+use air_store::settings::{Language, ModelChange, PRESETS, Theme, ToolCalling};
 use air_tools::policy::Policy;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -163,6 +163,7 @@ fn SettingsDrawer() -> impl IntoView {
                         }}
                     </fieldset>
                     <ProfilesSection draft=draft/>
+                    <ModelsSection draft=draft/>
                     <fieldset>
                         <legend>{move || t().answers}</legend>
                         <div class="row">
@@ -471,6 +472,69 @@ fn ProfilesSection(draft: RwSignal<Settings>) -> impl IntoView {
                 let id = crate::env::new_id();
                 draft.update(|d| d.profiles.push(air_store::settings::Profile { id, ..Default::default() }));
             }>{move || t().profile_new}</button>
+        </fieldset>
+    }
+}
+
+/// Settings → Models: what each provider and model can do (tools, images),
+/// as found out or set here by hand (kept in the same maps, so a turn and
+/// the composer read both alike); the settings' own and the open chat's
+/// are listed even when nothing is known of them yet.
+#[component]
+fn ModelsSection(draft: RwSignal<Settings>) -> impl IntoView {
+    let state = use_app();
+    // The drawer is made each time it opens: the models in use are read
+    // then (not as the model field is typed into).
+    let current = StoredValue::new([state.prefs.settings.with_untracked(Settings::tool_calling_key), state.turn_settings().tool_calling_key()]);
+    let list = move || draft.with(|d| current.with_value(|keys| d.known_models(keys.iter().map(String::as_str))));
+    view! {
+        <fieldset data-testid="known-models">
+            <legend>{move || t().known_models}</legend>
+            <p class="hint">{move || t().known_models_hint}</p>
+            // Keyed rows: a change in one does not draw the others again.
+            <For each=list key=|m| m.key.clone() let:m>
+                {
+                    let key = StoredValue::new(m.key.clone());
+                    let change = move |c: ModelChange| key.with_value(|k| draft.update(|d| d.set_known_model(k, c)));
+                    let tools = move || key.with_value(|k| draft.with(|d| d.probed_tool_calling.get(k).copied().unwrap_or_default()));
+                    let images = move || key.with_value(|k| draft.with(|d| d.vision.get(k).copied()));
+                    let tool_option = move |value: &'static str, c: ToolCalling, label: fn(&crate::i18n::Text) -> &'static str| {
+                        view! { <option value=value prop:selected=move || tools() == c>{move || label(t())}</option> }
+                    };
+                    let image_option = move |value: &'static str, v: Option<bool>, label: fn(&crate::i18n::Text) -> &'static str| {
+                        view! { <option value=value prop:selected=move || images() == v>{move || label(t())}</option> }
+                    };
+                    view! {
+                        <div class="known-model" data-testid="known-model" data-key=m.key.clone()>
+                            <span class="known-model-name" title=m.key.clone()>
+                                <strong>{m.model}</strong>" "<span class="muted">{m.base_url}</span>
+                            </span>
+                            <label>{move || t().known_model_tools}
+                                <select data-testid="known-model-tools" on:change=move |ev| {
+                                    let c = match event_target_value(&ev).as_str() { "native" => ToolCalling::Native, "prompt" => ToolCalling::Prompt, _ => ToolCalling::Auto };
+                                    change(ModelChange::Tools(c));
+                                }>
+                                    {tool_option("auto", ToolCalling::Auto, |t| t.known_model_tools_find_out)}
+                                    {tool_option("native", ToolCalling::Native, |t| t.known_model_tools_native)}
+                                    {tool_option("prompt", ToolCalling::Prompt, |t| t.known_model_tools_prompt)}
+                                </select>
+                            </label>
+                            <label>{move || t().known_model_images}
+                                <select data-testid="known-model-images" on:change=move |ev| {
+                                    let v = match event_target_value(&ev).as_str() { "accepted" => Some(true), "refused" => Some(false), _ => None };
+                                    change(ModelChange::Images(v));
+                                }>
+                                    {image_option("unknown", None, |t| t.known_model_images_unknown)}
+                                    {image_option("accepted", Some(true), |t| t.known_model_images_accepted)}
+                                    {image_option("refused", Some(false), |t| t.known_model_images_refused)}
+                                </select>
+                            </label>
+                            <button type="button" data-testid="known-model-forget"
+                                on:click=move |_| change(ModelChange::Forget)>{move || t().known_model_forget}</button>
+                        </div>
+                    }
+                }
+            </For>
         </fieldset>
     }
 }

@@ -66,6 +66,17 @@ texts! {
     profile_new: "Add a provider", "添加服务商";
     profile_delete: "Remove", "移除";
     profile_usual: "Usual provider", "默认服务商";
+    known_models: "Models", "模型";
+    known_models_hint: "What each provider's model can do: found out as it is used, or set here by hand. Tools are found out when “How the model calls tools” is “Find out once per model”; a model that refused images is warned of before an image goes to it.", "每个服务商的模型能做什么：使用时自动得知，也可以在这里手动设置。当“模型调用工具的方式”为“按模型自动判断”时，会自动判断工具调用方式；向曾拒绝图片的模型发送图片前会有提示。";
+    known_model_tools: "Tools", "工具";
+    known_model_tools_find_out: "Find out", "自动判断";
+    known_model_tools_native: "Native", "原生";
+    known_model_tools_prompt: "In the prompt", "通过提示词";
+    known_model_images: "Images", "图片";
+    known_model_images_unknown: "Not known", "未知";
+    known_model_images_accepted: "Accepted", "接受";
+    known_model_images_refused: "Refused", "拒绝";
+    known_model_forget: "Forget", "忘记";
     attach_no_vision: "This model did not take images last time: pick another model, or the image may be refused.", "该模型上次没有接受图片：请换用其他模型，否则图片可能被拒绝。";
     branch_prev: "Previous version", "上一个版本";
     branch_next: "Next version", "下一个版本";

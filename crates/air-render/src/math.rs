@@ -52,14 +52,18 @@ const ATTRIBUTES: &[&str] = &[
 /// attributes and plain values (a `class` only of the renderer's own, a
 /// `style` only as it writes it: colours, a border, a margin, a height),
 /// or the whole formula is refused.
+///
+/// The page's policy (`style-src 'self'`) ignores `style` attributes, so a
+/// colour in one (`\color`, `\textcolor`, `\colorbox`) is written as the
+/// MathML attributes `mathcolor` and `mathbackground` instead, which the
+/// policy does not govern; see [`style`].
 fn clean(raw: &str) -> Option<String> {
     let mut out = String::with_capacity(raw.len() + 16);
     let mut rest = raw;
     while let Some(c) = rest.chars().next() {
         match c {
             '<' if rest[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/') => {
-                let len = tag(rest)?;
-                out.push_str(&rest[..len]);
+                let len = tag(rest, &mut out)?;
                 rest = &rest[len..];
                 continue;
             }
@@ -97,8 +101,10 @@ fn entity(text: &str) -> Option<usize> {
     if text[1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '#') { None } else { Some(0) }
 }
 
-/// The length of the allowed tag `text` starts with; `None` if it is not one.
-fn tag(text: &str) -> Option<usize> {
+/// Writes the allowed tag `text` starts with to `out` (as it is, but for
+/// its `style`: see [`style`]) and gives its length; `None` if it is not
+/// one.
+fn tag(text: &str, out: &mut String) -> Option<usize> {
     let end = text.find('>')?;
     let inner = &text[1..end];
     let (closing, inner) = match inner.strip_prefix('/') {
@@ -114,6 +120,8 @@ fn tag(text: &str) -> Option<usize> {
     if closing && !attrs.is_empty() {
         return None;
     }
+    // The `style` attribute: where it is in `text`, and what replaces it.
+    let mut restyled: Option<(usize, usize, String)> = None;
     while !attrs.is_empty() {
         let eq = attrs.find("=\"")?;
         let name = &attrs[..eq];
@@ -122,10 +130,74 @@ fn tag(text: &str) -> Option<usize> {
         if !ATTRIBUTES.contains(&name) || !plain_value(name, value) {
             return None;
         }
+        let attr_len = eq + 2 + value_len + 1;
+        if name == "style" {
+            // One only, as the renderer writes: a second would write its
+            // colour attributes twice.
+            if restyled.is_some() {
+                return None;
+            }
+            // `attrs` is a part of `text`: where this attribute starts in it.
+            let start = attrs.as_ptr() as usize - text.as_ptr() as usize;
+            restyled = Some((start, start + attr_len, style(value)?));
+        }
         // The renderer sometimes writes no space between attributes.
-        attrs = attrs[eq + 2 + value_len + 1..].trim_start();
+        attrs = attrs[attr_len..].trim_start();
+    }
+    match restyled {
+        Some((start, end_of_style, with)) => {
+            let before = &text[..start];
+            out.push_str(if with.is_empty() { before.trim_end() } else { before });
+            out.push_str(&with);
+            out.push_str(&text[end_of_style..=end]);
+        }
+        None => out.push_str(&text[..=end]),
     }
     Some(end + 1)
+}
+
+/// A `style` value the renderer wrote, as the attributes to write instead:
+/// its text and background colours as `mathcolor` and `mathbackground`
+/// (each a [`color`], or the formula is refused), the rest (a border, a
+/// margin, a height) left in `style`, where the page's policy ignores it.
+fn style(value: &str) -> Option<String> {
+    let (mut text, mut background, mut rest) = (None, None, Vec::new());
+    for part in value.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let slot = if let Some(v) = part.strip_prefix("color: ") {
+            Some((&mut text, v))
+        } else {
+            part.strip_prefix("background-color: ").map(|v| (&mut background, v))
+        };
+        match slot {
+            // Twice would be an attribute written twice: refused.
+            Some((Some(_), _)) => return None,
+            Some((slot, v)) => *slot = Some(color(v)?),
+            None => rest.push(part),
+        }
+    }
+    let attrs = [
+        text.map(|c| format!("mathcolor=\"{c}\"")),
+        background.map(|c| format!("mathbackground=\"{c}\"")),
+        (!rest.is_empty()).then(|| format!("style=\"{}\"", rest.join("; "))),
+    ];
+    Some(attrs.into_iter().flatten().collect::<Vec<_>>().join(" "))
+}
+
+/// A colour safe to write as an attribute value: `rgb(r g b)` (as the
+/// renderer writes every colour) as `#rrggbb`; a CSS colour name (letters
+/// only) or `#rgb`, `#rrggbb`, `#rrggbbaa` as they are; anything else
+/// `None`.
+fn color(v: &str) -> Option<String> {
+    if let Some(channels) = v.strip_prefix("rgb(").and_then(|v| v.strip_suffix(')')) {
+        let channels: Vec<u8> = channels.split(' ').map(|n| n.parse().ok()).collect::<Option<_>>()?;
+        return match channels[..] {
+            [r, g, b] => Some(format!("#{r:02x}{g:02x}{b:02x}")),
+            _ => None,
+        };
+    }
+    let named = !v.is_empty() && v.len() <= 32 && v.bytes().all(|b| b.is_ascii_alphabetic());
+    let hex = v.strip_prefix('#').is_some_and(|h| [3, 6, 8].contains(&h.len()) && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    (named || hex).then(|| v.to_ascii_lowercase())
 }
 
 /// A CSS length as the renderer writes one (`-0.5em`, `4pt`, `1.2em`).
@@ -142,7 +214,7 @@ fn plain_value(name: &str, value: &str) -> bool {
                 v.strip_prefix("rgb(").and_then(|v| v.strip_suffix(')')).is_some_and(|v| v.split(' ').all(|n| n.parse::<u8>().is_ok()))
             };
             if let Some(v) = part.strip_prefix("color: ").or_else(|| part.strip_prefix("background-color: ")) {
-                rgb(v)
+                color(v).is_some()
             } else if let Some(v) = part.strip_prefix("border: 0.06em solid ") {
                 rgb(v)
             } else if let Some(v) = part.strip_prefix("margin-left: ").or_else(|| part.strip_prefix("height: ")) {

@@ -289,13 +289,61 @@ fn markup_inside_a_formula_stays_text() {
     }
     // Relations and ampersands are text, as they should be.
     assert_eq!(mathml("a < b \\& c", false).as_deref(), Some("<math display=\"inline\"><mi>a</mi><mo>&lt;</mo><mi>b</mi><mi>&amp;</mi><mi>c</mi></math>"));
-    // The styles the renderer writes itself are kept.
-    assert!(mathml("\\color{red} x", false).is_some_and(|m| m.contains("style=\"color: rgb(255 0 0)\"")));
     // And the marked source is escaped.
     let html = render("$\\text{<script>alert(1)</script>}$");
     assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"), "{html}");
 }
 
+#[test]
+fn colours_are_mathml_attributes_not_styles() {
+    // The page's policy (`style-src 'self'`) ignores `style` attributes:
+    // colours are written as `mathcolor` and `mathbackground`.
+    for (tex, expected) in [
+        ("\\color{red}{x}", "<math display=\"inline\"><mrow mathcolor=\"#ff0000\"><mi>x</mi></mrow></math>"),
+        ("\\color{red} x", "<math display=\"inline\"><mi mathcolor=\"#ff0000\">x</mi></math>"),
+        ("\\textcolor{blue}{y}", "<math display=\"inline\"><mrow mathcolor=\"#0000ff\"><mrow><mi>y</mi></mrow></mrow></math>"),
+        ("\\color{#1A2b3C}{x}", "<math display=\"inline\"><mrow mathcolor=\"#1a2b3c\"><mi>x</mi></mrow></math>"),
+        ("\\colorbox{yellow}{z}", "<math display=\"inline\"><mrow mathbackground=\"#ffff00\"><mtext>z</mtext></mrow></math>"),
+        // A border has no MathML attribute: it stays a style (which the page ignores).
+        (
+            "\\fcolorbox{red}{yellow}{z}",
+            "<math display=\"inline\"><mrow mathbackground=\"#ffff00\" style=\"border: 0.06em solid rgb(255 0 0)\"><mtext>z</mtext></mrow></math>",
+        ),
+    ] {
+        assert_eq!(mathml(tex, false).as_deref(), Some(expected), "{tex}");
+    }
+    let m = mathml("{\\color{red} a} + {\\color{cornflowerblue} b}", true).expect("parses");
+    assert!(m.contains("<mrow mathcolor=\"#ff0000\"><mi>a</mi></mrow>") && m.contains("mathcolor=\"#6495ed\""), "{m}");
+    assert!(!m.contains("style"), "{m}");
+    // What the renderer refuses is no formula.
+    for tex in ["\\color{red;background:url(x)}{x}", "\\color{expression(alert(1))}{x}", "\\color{\"><script>alert(1)</script>}{x}"] {
+        assert_eq!(mathml(tex, false), None, "{tex}");
+    }
+    // Colours put in by markup (through \\operatorname) are checked the
+    // same way: anything but a plain colour refuses the formula.
+    for value in [
+        "color: red;background:url(x)",
+        "color: expression(alert(1))",
+        "color: url(x)",
+        "color: rgb(255 0 0 / 0)",
+        "color: rgb(1,2,3)",
+        "color: #12345",
+        "color: red; color: blue",
+        "background-color: &quot;&gt;&lt;script&gt;",
+    ] {
+        let tex = format!("\\operatorname{{</mi><mi style=\"{value}\">x}}");
+        let m = mathml(&tex, false);
+        assert!(m.as_deref().is_none_or(|m| !m.contains("url(") && !m.contains("expression") && !m.contains("script")), "{tex}: {m:?}");
+        assert_eq!(m, None, "{tex}");
+    }
+    // A plain colour put in that way is no worse than one the renderer writes.
+    let tex = "\\operatorname{</mi><mi style=\"color: Red\">x}";
+    assert_eq!(mathml(tex, false).as_deref(), Some("<math display=\"inline\"><mi></mi><mi mathcolor=\"red\">x</mi></math>"));
+    // A `mathcolor` attribute cannot be put in.
+    assert_eq!(mathml("\\operatorname{</mi><mi mathcolor=\"red\">x}", false), None);
+    // Other styles the renderer writes stay as they were (a negative space).
+    assert!(mathml("a \\! b", false).is_some_and(|m| m.contains("style=\"margin-left: ")), "negative space");
+}
 
 #[test]
 fn html_and_svg_code_blocks_can_be_previewed() {

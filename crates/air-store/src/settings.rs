@@ -256,6 +256,124 @@ impl Settings {
     pub fn is_local_default(&self) -> bool {
         self.base_url.trim().trim_end_matches('/') == LOCAL_BASE_URL
     }
+
+    /// Which provider a list of models comes from: where it is asked, and
+    /// whether a key goes with it.
+    pub fn models_source(&self) -> (String, bool) {
+        (self.models_url(), !self.api_key.trim().is_empty())
+    }
+
+    /// What is known of each provider and model (Settings → Models): those
+    /// in `current` first (the settings' own, the open chat's; an empty
+    /// model skipped), then every other one something was found out or
+    /// set for, in key order.
+    pub fn known_models<'a>(&self, current: impl IntoIterator<Item = &'a str>) -> Vec<KnownModel> {
+        let mut keys: Vec<&str> = current.into_iter().filter(|k| k.split_once(' ').is_some_and(|(_, m)| !m.trim().is_empty())).collect();
+        let learnt: std::collections::BTreeSet<&str> = self.probed_tool_calling.keys().chain(self.vision.keys()).map(String::as_str).collect();
+        keys.extend(learnt);
+        let mut seen = std::collections::BTreeSet::new();
+        keys.retain(|k| seen.insert(*k));
+        keys.into_iter()
+            .map(|key| {
+                let (base_url, model) = key.split_once(' ').unwrap_or((key, ""));
+                KnownModel {
+                    key: key.to_owned(),
+                    base_url: base_url.to_owned(),
+                    model: model.to_owned(),
+                    tools: self.probed_tool_calling.get(key).copied().unwrap_or_default(),
+                    images: self.vision.get(key).copied(),
+                }
+            })
+            .collect()
+    }
+
+    /// Sets by hand what a provider and model ([`Settings::tool_calling_key`])
+    /// can do; a turn and the composer read it as they read what was found
+    /// out.
+    pub fn set_known_model(&mut self, key: &str, change: ModelChange) {
+        match change {
+            ModelChange::Tools(ToolCalling::Auto) => {
+                self.probed_tool_calling.remove(key);
+            }
+            ModelChange::Tools(calling) => {
+                self.probed_tool_calling.insert(key.to_owned(), calling);
+            }
+            ModelChange::Images(None) => {
+                self.vision.remove(key);
+            }
+            ModelChange::Images(Some(takes)) => {
+                self.vision.insert(key.to_owned(), takes);
+            }
+            ModelChange::Forget => {
+                self.probed_tool_calling.remove(key);
+                self.vision.remove(key);
+            }
+        }
+    }
+}
+
+/// One provider and model, as Settings → Models shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownModel {
+    /// [`Settings::tool_calling_key`].
+    pub key: String,
+    pub base_url: String,
+    pub model: String,
+    /// How it calls tools; `Auto`: not known, found out on its next turn
+    /// with tools (when tool calling is Auto).
+    pub tools: ToolCalling,
+    /// Whether it takes images; `None`: not known.
+    pub images: Option<bool>,
+}
+
+/// A change to what is known of a provider and model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelChange {
+    /// `Auto`: forget it, to be found out again.
+    Tools(ToolCalling),
+    /// `None`: not known.
+    Images(Option<bool>),
+    /// Both forgotten.
+    Forget,
+}
+
+/// The models of each provider, as the top bar offers them: asked once per
+/// provider ([`Settings::models_source`]) and kept while the page is open;
+/// an ask that failed leaves no list, and the next one asks again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelLists {
+    /// `None`: being asked.
+    lists: std::collections::BTreeMap<(String, bool), Option<Vec<String>>>,
+}
+
+impl ModelLists {
+    /// Whether to ask `source` for its models now: it has no list and is
+    /// not being asked. If so, it is being asked from now on.
+    pub fn start(&mut self, source: &(String, bool)) -> bool {
+        if self.lists.contains_key(source) {
+            return false;
+        }
+        self.lists.insert(source.clone(), None);
+        true
+    }
+
+    /// The answer to [`ModelLists::start`]: the list, or `None` if the ask
+    /// failed (asked again next time).
+    pub fn answered(&mut self, source: (String, bool), list: Option<Vec<String>>) {
+        match list {
+            Some(list) => {
+                self.lists.insert(source, Some(list));
+            }
+            None => {
+                self.lists.remove(&source);
+            }
+        }
+    }
+
+    /// The models `source` listed (none while asked, or if it failed).
+    pub fn of(&self, source: &(String, bool)) -> &[String] {
+        self.lists.get(source).and_then(Option::as_deref).unwrap_or_default()
+    }
 }
 
 /// `scheme://host[:port]` of a URL, lower-cased (enough to compare where a
@@ -397,6 +515,92 @@ mod tests {
         assert_eq!(s.provider, "custom");
         assert_eq!(origin("HTTPS://Api.Example.com:8443/v1?x"), "https://api.example.com:8443");
         assert_eq!(origin("http://127.0.0.1:8081"), "http://127.0.0.1:8081");
+    }
+
+    #[test]
+    fn models_set_by_hand_are_listed_and_read_like_those_found_out() {
+        let mut s = Settings { base_url: "https://api.example.com/v1/".into(), model: "vision-1".into(), ..Default::default() };
+        let own = s.tool_calling_key();
+        assert_eq!(own, "https://api.example.com/v1 vision-1");
+        s.vision.insert("http://b/v1 zeta".into(), false);
+        s.probed_tool_calling.insert("http://b/v1 zeta".into(), ToolCalling::Prompt);
+        s.probed_tool_calling.insert("http://a/v1 alpha".into(), ToolCalling::Native);
+        // The settings' own (and the chat's) first, then the rest in key
+        // order, each once; an empty model is no model.
+        let keys = |s: &Settings, current: &[&str]| s.known_models(current.iter().copied()).into_iter().map(|m| m.key).collect::<Vec<_>>();
+        assert_eq!(keys(&s, &[&own, "http://b/v1 zeta", &own, "http://c/v1 "]), [own.as_str(), "http://b/v1 zeta", "http://a/v1 alpha"]);
+        let zeta = &s.known_models([])[1];
+        assert_eq!(
+            zeta,
+            &KnownModel { key: "http://b/v1 zeta".into(), base_url: "http://b/v1".into(), model: "zeta".into(), tools: ToolCalling::Prompt, images: Some(false) }
+        );
+        let mine = &s.known_models([own.as_str()])[0];
+        assert_eq!((mine.model.as_str(), mine.tools, mine.images), ("vision-1", ToolCalling::Auto, None));
+
+        // Images: refused by hand → the composer warns; accepted → not;
+        // not known → not.
+        assert!(!s.refuses_images());
+        s.set_known_model(&own, ModelChange::Images(Some(false)));
+        assert!(s.refuses_images());
+        s.set_known_model(&own, ModelChange::Images(Some(true)));
+        assert!(!s.refuses_images());
+        assert_eq!(s.vision.get(&own), Some(&true));
+        s.set_known_model(&own, ModelChange::Images(None));
+        assert!(!s.vision.contains_key(&own));
+
+        // Tools: with tool calling on Auto, a hand-set way is the one used
+        // (no probe); "find out" forgets it; set Native or Prompt in
+        // Settings still wins.
+        assert_eq!(s.resolved_tool_calling(), None);
+        s.set_known_model(&own, ModelChange::Tools(ToolCalling::Native));
+        assert_eq!(s.resolved_tool_calling(), Some(ToolCalling::Native));
+        s.set_known_model(&own, ModelChange::Tools(ToolCalling::Prompt));
+        assert_eq!(s.resolved_tool_calling(), Some(ToolCalling::Prompt));
+        s.tool_calling = ToolCalling::Native;
+        assert_eq!(s.resolved_tool_calling(), Some(ToolCalling::Native));
+        s.tool_calling = ToolCalling::Auto;
+        s.set_known_model(&own, ModelChange::Tools(ToolCalling::Auto));
+        assert_eq!(s.resolved_tool_calling(), None);
+        assert!(!s.probed_tool_calling.contains_key(&own));
+
+        // Forget: both go, for that key alone.
+        s.set_known_model("http://b/v1 zeta", ModelChange::Forget);
+        assert_eq!(keys(&s, &[]), ["http://a/v1 alpha"]);
+        assert_eq!(s.vision.len(), 0);
+
+        // Set by hand and saved, it is there after a reload.
+        let kv = MemoryKv::default();
+        s.set_known_model(&own, ModelChange::Images(Some(false)));
+        assert!(save(&kv, &s).is_ok());
+        assert!(load(&kv).settings.refuses_images());
+    }
+
+    #[test]
+    fn model_lists_are_asked_once_per_provider_and_again_after_a_failure() {
+        let mut s = Settings { base_url: "http://a.example/v1/".into(), ..Default::default() };
+        let a = s.models_source();
+        assert_eq!(a, ("http://a.example/v1/models".to_owned(), false));
+        s.api_key = "sk-a".into();
+        assert_ne!(s.models_source(), a, "with a key, another list");
+        let b = ("http://b.example/v1/models".to_owned(), true);
+        let mut lists = ModelLists::default();
+        assert!(lists.start(&a));
+        assert!(!lists.start(&a), "being asked: not asked twice");
+        assert!(lists.of(&a).is_empty());
+        lists.answered(a.clone(), Some(vec!["a-1".into(), "a-2".into()]));
+        // Another provider is asked for its own list.
+        assert!(lists.start(&b));
+        assert!(lists.of(&b).is_empty());
+        assert_eq!(lists.of(&a), ["a-1", "a-2"]);
+        // A failed ask leaves no list, and is asked again.
+        lists.answered(b.clone(), None);
+        assert!(lists.of(&b).is_empty());
+        assert!(lists.start(&b));
+        lists.answered(b.clone(), Some(vec!["b-1".into()]));
+        assert_eq!(lists.of(&b), ["b-1"]);
+        // Back to the first: kept, not asked again.
+        assert!(!lists.start(&a));
+        assert_eq!(lists.of(&a), ["a-1", "a-2"]);
     }
 
     #[test]
