@@ -194,6 +194,7 @@ describe('Assistants (scripted model)', () => {
       await page.getByTestId('settings-save').click();
       await page.getByTestId('settings').waitFor({ state: 'detached' });
       const picker = page.getByTestId('model-picker');
+      // The app offers them sorted by name.
       const offered = (models) => page.waitForFunction(
         (want) => JSON.stringify([...document.querySelectorAll('#model-options option')].map((o) => o.value)) === JSON.stringify(want),
         models,
@@ -206,7 +207,7 @@ describe('Assistants (scripted model)', () => {
       await page.getByText('From the usual one.').waitFor({ timeout: 20_000 });
       const usualAsked = h.model.listed.length;
       await picker.focus();
-      await offered(['scripted-model', 'scripted-large']);
+      await offered(['scripted-large', 'scripted-model']);
       assert.equal(h.model.listed.length, usualAsked + 1);
       await page.getByTestId('composer-input').focus();
 
@@ -218,7 +219,7 @@ describe('Assistants (scripted model)', () => {
       await page.getByText('From the second one.').waitFor({ timeout: 20_000 });
       assert.equal(await picker.inputValue(), 'second-small');
       await picker.focus();
-      await offered(['second-small', 'second-medium', 'second-large']);
+      await offered(['second-large', 'second-medium', 'second-small']);
       assert.equal(second.listed.length, 1);
       assert.equal(second.listed[0].headers.authorization, 'Bearer sk-second');
       await page.getByTestId('composer-input').focus();
@@ -227,12 +228,12 @@ describe('Assistants (scripted model)', () => {
       await page.getByTestId('session-item').filter({ hasText: 'On the usual provider' }).click();
       await page.getByText('From the usual one.').waitFor({ timeout: 20_000 });
       await picker.focus();
-      await offered(['scripted-model', 'scripted-large']);
+      await offered(['scripted-large', 'scripted-model']);
       await page.getByTestId('composer-input').focus();
       await page.getByTestId('session-item').filter({ hasText: 'On the second provider' }).click();
       await page.getByText('From the second one.').waitFor({ timeout: 20_000 });
       await picker.focus();
-      await offered(['second-small', 'second-medium', 'second-large']);
+      await offered(['second-large', 'second-medium', 'second-small']);
       await page.getByTestId('composer-input').focus();
       assert.equal(h.model.listed.length, usualAsked + 1);
       assert.equal(second.listed.length, 1);
