@@ -148,8 +148,9 @@ pub struct LocalFile {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LocalKind {
-    /// Sent as an image; `url` (an object URL) shows it meanwhile.
-    Image { mime: String, bytes: std::sync::Arc<Vec<u8>>, url: String },
+    /// Sent as an image; `url` (an object URL) shows it meanwhile;
+    /// `scaled`: the size it had before it was scaled down.
+    Image { mime: String, bytes: std::sync::Arc<Vec<u8>>, url: String, scaled: Option<(u32, u32)> },
     /// Goes into the message as this block.
     Text { block: String, cut: bool },
 }
@@ -230,6 +231,10 @@ pub const SESSION_PAGE: usize = 100;
 
 /// Another tab's answer with no heartbeat for this long is taken as dead.
 const REMOTE_STALE_MS: u64 = 10_000;
+
+/// How long after start-up the search index is checked (and rebuilt if
+/// it must be).
+const INDEX_CHECK_DELAY_MS: u64 = 1500;
 
 /// Pause in typing before a search runs.
 const SEARCH_DELAY_MS: u64 = 150;
@@ -370,7 +375,9 @@ impl AppState {
             }
             Err(e) => self.report(self.t().err_read_sessions, &e),
         }
-        self.check_index();
+        // A missing or unfinished index is built in the background, once
+        // the first screen is drawn (the work and its part would slow it).
+        crate::env::after(INDEX_CHECK_DELAY_MS, move || self.check_index());
         self.shell.loading.set(false);
         // After the first render of the opened state; with a conversation
         // open, once its view has drawn it (`ChatView`).
@@ -562,23 +569,29 @@ impl AppState {
             return;
         }
         self.chat.loading_older.set_value(true);
-        let first = self.chat.messages.with_untracked(|m| m.first().map(|m| m.seq));
         spawn_local(async move {
-            let page = store.messages_page(&id, first, PAGE).await;
+            let read = self.prepend_older(&store, &id).await;
             self.chat.loading_older.set_value(false);
-            match page {
-                Ok(older) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
-                    self.chat.has_older.set(older.len() == PAGE);
-                    let mut older = self.shown(&id, older);
-                    self.chat.messages.update(|m| {
-                        older.append(m);
-                        *m = older;
-                    });
-                }
-                Ok(_) => {}
-                Err(e) => self.report(self.t().err_read_messages, &e),
+            if let Err(e) = read {
+                self.report(self.t().err_read_messages, &e);
             }
         });
+    }
+
+    /// Reads the page of `id`'s messages before those shown and puts it
+    /// first, if `id` is still the session shown when it arrives.
+    async fn prepend_older(self, store: &AnyStore, id: &str) -> air_store::Result<()> {
+        let first = self.chat.messages.with_untracked(|m| m.first().map(|m| m.seq));
+        let older = store.messages_page(id, first, PAGE).await?;
+        if self.sessions.active.get_untracked().as_deref() == Some(id) {
+            self.chat.has_older.set(older.len() == PAGE);
+            let mut older = self.shown(id, older);
+            self.chat.messages.update(|m| {
+                older.append(m);
+                *m = older;
+            });
+        }
+        Ok(())
     }
 
     pub fn select_session(self, id: String) {
@@ -794,20 +807,9 @@ impl AppState {
                 && self.chat.messages.with_untracked(|m| !m.iter().any(|x| x.id == target))
                 && self.chat.has_older.get_untracked()
             {
-                let first = self.chat.messages.with_untracked(|m| m.first().map(|m| m.seq));
-                match store.messages_page(&session_id, first, PAGE).await {
-                    Ok(older) => {
-                        self.chat.has_older.set(older.len() == PAGE);
-                        let mut older = self.shown(&session_id, older);
-                        self.chat.messages.update(|m| {
-                            older.append(m);
-                            *m = older;
-                        });
-                    }
-                    Err(e) => {
-                        self.report(self.t().err_read_messages, &e);
-                        return;
-                    }
+                if let Err(e) = self.prepend_older(&store, &session_id).await {
+                    self.report(self.t().err_read_messages, &e);
+                    return;
                 }
             }
             self.chat.focus.set(Some(target));
