@@ -240,7 +240,7 @@ impl Store for IdbStore {
             let (old, new) = (old.as_ref().and_then(search::title_terms), search::title_terms(session));
             if old != new {
                 let doc = search::title_doc(&session.id);
-                index_doc(&tx, &doc, &session.id, session.updated_at, old.as_ref(), new.as_ref()).await?;
+                index_doc(&tx, DocChange { doc: &doc, session: &session.id, at: session.updated_at, old: old.as_ref(), new: new.as_ref() }).await?;
             }
             Ok(tx)
         })
@@ -275,14 +275,14 @@ impl Store for IdbStore {
             let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(id)).await.map_err(err)?);
             sessions.delete(JsValue::from_str(id)).await.map_err(err)?;
             if let Some(terms) = old.as_ref().and_then(search::title_terms) {
-                index_doc(&tx, &search::title_doc(id), id, 0.0, Some(&terms), None).await?;
+                index_doc(&tx, DocChange { doc: &search::title_doc(id), session: id, at: 0.0, old: Some(&terms), new: None }).await?;
             }
             let messages = tx.store(MESSAGES).map_err(err)?;
             for v in messages.index(BY_SESSION).map_err(err)?.get_all(Some(range), None).await.map_err(err)? {
                 let Ok(m) = from_js::<MessageRecord>(v) else { continue };
                 messages.delete(JsValue::from_str(&m.id)).await.map_err(err)?;
                 if let Some(terms) = search::message_terms(&m) {
-                    index_doc(&tx, &m.id, id, m.timestamp, Some(&terms), None).await?;
+                    index_doc(&tx, DocChange { doc: &m.id, session: id, at: m.timestamp, old: Some(&terms), new: None }).await?;
                 }
             }
             Ok(tx)
@@ -351,7 +351,7 @@ impl Store for IdbStore {
             messages.put(&value, None).await.map_err(err)?;
             let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
             if old.is_some() || new.is_some() {
-                index_doc(&tx, &message.id, &message.session_id, message.timestamp, old.as_ref(), new.as_ref()).await?;
+                index_doc(&tx, DocChange { doc: &message.id, session: &message.session_id, at: message.timestamp, old: old.as_ref(), new: new.as_ref() }).await?;
             }
             Ok(tx)
         })
@@ -370,7 +370,7 @@ impl Store for IdbStore {
             if let Some(old) = old
                 && let Some(terms) = search::message_terms(&old)
             {
-                index_doc(&tx, id, &old.session_id, old.timestamp, Some(&terms), None).await?;
+                index_doc(&tx, DocChange { doc: id, session: &old.session_id, at: old.timestamp, old: Some(&terms), new: None }).await?;
             }
             Ok(tx)
         })
@@ -473,7 +473,7 @@ impl Store for IdbStore {
                 let mut stats = read_stats(&tx).await?.unwrap_or_default();
                 for s in batch {
                     if let Some(terms) = search::title_terms(s) {
-                        index_terms(&tx, &mut stats, &search::title_doc(&s.id), &s.id, s.updated_at, None, Some(&terms)).await?;
+                        index_terms(&tx, &mut stats, DocChange { doc: &search::title_doc(&s.id), session: &s.id, at: s.updated_at, old: None, new: Some(&terms) }).await?;
                     }
                 }
                 write_stats(&tx, &stats).await?;
@@ -497,7 +497,7 @@ impl Store for IdbStore {
                 let mut stats = read_stats(&tx).await?.unwrap_or_default();
                 for m in &messages {
                     if let Some(terms) = search::message_terms(m) {
-                        index_terms(&tx, &mut stats, &m.id, &m.session_id, m.timestamp, None, Some(&terms)).await?;
+                        index_terms(&tx, &mut stats, DocChange { doc: &m.id, session: &m.session_id, at: m.timestamp, old: None, new: Some(&terms) }).await?;
                     }
                 }
                 write_stats(&tx, &stats).await?;
@@ -561,14 +561,17 @@ async fn write_stats(tx: &rexie::Transaction, stats: &IndexStats) -> air_store::
 /// Writes a document's change from `old` to `new` into the search index,
 /// in `tx` (which holds `messages`, `terms` and `meta`). Without an index (a store
 /// from before it, not rebuilt yet) nothing is written.
-async fn index_doc(
-    tx: &rexie::Transaction,
-    doc: &str,
-    session: &str,
+/// A document of the index changing from `old` to `new` terms (`None`: not
+/// indexed before, or no longer).
+struct DocChange<'a> {
+    doc: &'a str,
+    session: &'a str,
     at: f64,
-    old: Option<&DocTerms>,
-    new: Option<&DocTerms>,
-) -> air_store::Result<()> {
+    old: Option<&'a DocTerms>,
+    new: Option<&'a DocTerms>,
+}
+
+async fn index_doc(tx: &rexie::Transaction, change: DocChange<'_>) -> air_store::Result<()> {
     let mut stats = match read_stats(tx).await? {
         Some(stats) => stats,
         // A new database starts its index with its first write (it writes
@@ -576,20 +579,13 @@ async fn index_doc(
         None if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0 => IndexStats::default(),
         None => return Ok(()),
     };
-    index_terms(tx, &mut stats, doc, session, at, old, new).await?;
+    index_terms(tx, &mut stats, change).await?;
     write_stats(tx, &stats).await
 }
 
 /// [`index_doc`] with the totals kept by the caller.
-async fn index_terms(
-    tx: &rexie::Transaction,
-    stats: &mut IndexStats,
-    doc: &str,
-    session: &str,
-    at: f64,
-    old: Option<&DocTerms>,
-    new: Option<&DocTerms>,
-) -> air_store::Result<()> {
+async fn index_terms(tx: &rexie::Transaction, stats: &mut IndexStats, change: DocChange<'_>) -> air_store::Result<()> {
+    let DocChange { doc, session, at, old, new } = change;
     let terms = tx.store(TERMS).map_err(err)?;
     for (term, tf) in search::diff(old, new) {
         match (tf, new) {
