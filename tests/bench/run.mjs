@@ -187,6 +187,18 @@ if (process.env.AIR_BENCH_ONLY === 'search') {
   app.server.close();
   process.exit(0);
 }
+// `AIR_BENCH_ONLY=startup`: only the start-up rows, printed (not written).
+if (process.env.AIR_BENCH_ONLY === 'startup') {
+  const rows = [];
+  for (const [name, n, seed] of [['10', 10], ['1,000', 1_000], ['10,000', 10_000], ['5,000 messages', 1, seedLong]]) {
+    rows.push({ stored: name, ms: Math.round((await startup(n, seed)).ms) });
+  }
+  console.table(rows);
+  await browser.close();
+  await model.stop();
+  app.server.close();
+  process.exit(0);
+}
 const ten = await startup(10);
 const thousand = await startup(1_000);
 const many = await startup(10_000);
