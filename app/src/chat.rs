@@ -413,18 +413,35 @@ fn read_files(state: AppState, files: Vec<leptos::web_sys::File>) -> Result<Loca
     Ok(Box::pin(async move {
         for file in files {
             let name = file.name();
-            let picked = match air_web::read_file(&file).await {
+            let mut picked = match air_web::read_file(&file).await {
                 Ok(p) => p,
                 Err(e) => {
                     state.shell.notice.set(Some(state.t().attach_failed.replace("{name}", &name).replace("{e}", &e)));
                     continue;
                 }
             };
+            // A large image is drawn again at most MAX_IMAGE_SIDE pixels
+            // on its longer side: that is what is stored and sent.
+            let mut scaled = None;
+            if air_store::files::IMAGE_TYPES.contains(&picked.mime.to_ascii_lowercase().as_str()) {
+                match air_web::scale_image(&picked.bytes, &picked.mime, air_store::files::MAX_IMAGE_SIDE).await {
+                    Ok(Some(image)) => {
+                        scaled = Some(image.from);
+                        picked.bytes = image.bytes;
+                        picked.mime = image.mime;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        state.shell.notice.set(Some(state.t().attach_failed.replace("{name}", &name).replace("{e}", &e)));
+                        continue;
+                    }
+                }
+            }
             let size = picked.bytes.len() as u64;
             let kind = match air_store::files::classify(&picked.name, &picked.mime, &picked.bytes) {
                 Attached::Image => {
                     let url = air_web::bytes_blob(&picked.bytes, &picked.mime).ok().and_then(|b| air_web::blob_url(&b)).unwrap_or_default();
-                    LocalKind::Image { mime: picked.mime.to_ascii_lowercase(), bytes: std::sync::Arc::new(picked.bytes), url }
+                    LocalKind::Image { mime: picked.mime.to_ascii_lowercase(), bytes: std::sync::Arc::new(picked.bytes), url, scaled }
                 }
                 Attached::Text { block, cut } => LocalKind::Text { block, cut },
                 Attached::Refused(why) => {

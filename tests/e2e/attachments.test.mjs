@@ -103,6 +103,76 @@ describe('attachments', () => {
     await other.context.close();
   });
 
+  test('a large photo is scaled down to 2048 px on its longer side before it is stored and sent; a small one and a GIF go as they are', async () => {
+    const { context, page, errors } = await h.freshPage();
+    // A 3000 × 2000 photo and a 3000 × 2000 screenshot, drawn in the page
+    // (a gradient, so the photo is not trivially small), and a GIF.
+    const made = await page.evaluate(async () => {
+      const draw = async (type) => {
+        const canvas = new OffscreenCanvas(3000, 2000);
+        const ctx = canvas.getContext('2d');
+        const g = ctx.createLinearGradient(0, 0, 3000, 2000);
+        g.addColorStop(0, '#c33');
+        g.addColorStop(1, '#36c');
+        ctx.fillStyle = g;
+        ctx.fillRect(0, 0, 3000, 2000);
+        const blob = await canvas.convertToBlob({ type, quality: 0.95 });
+        const bytes = new Uint8Array(await blob.arrayBuffer());
+        let bin = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        return { b64: btoa(bin), size: bytes.length };
+      };
+      return { jpeg: await draw('image/jpeg'), png: await draw('image/png') };
+    });
+    // A real 1×1 GIF.
+    const GIF = 'R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
+    await give(page, 'paste', [
+      { name: 'photo.jpg', type: 'image/jpeg', b64: made.jpeg.b64 },
+      { name: 'screen.png', type: 'image/png', b64: made.png.b64 },
+      { name: 'dot.gif', type: 'image/gif', b64: GIF },
+    ]);
+    await page.getByTestId('file-chip').nth(2).waitFor();
+    assert.deepEqual(await page.getByTestId('file-scaled').allTextContents(), ['scaled down from 3000×2000 to 2048 px', 'scaled down from 3000×2000 to 2048 px']);
+    h.model.enqueue(reply.text('Two gradients and a dot.'));
+    await send(page, 'Describe these');
+    await page.getByText('Two gradients and a dot.').waitFor({ timeout: 20_000 });
+    const parts = h.model.requests.at(-1).body.messages.at(-1).content.filter((p) => p.type === 'image_url');
+    assert.equal(parts.length, 3);
+    const decode = (url) => {
+      const [head, b64] = url.split(',');
+      return { type: head.slice('data:'.length, head.indexOf(';')), bytes: Buffer.from(b64, 'base64') };
+    };
+    // PNG: width and height in the IHDR chunk.
+    const png = decode(parts[1].image_url.url);
+    assert.equal(png.type, 'image/png');
+    assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [2048, 1365]);
+    // JPEG: the size in its start-of-frame segment.
+    const jpeg = decode(parts[0].image_url.url);
+    assert.equal(jpeg.type, 'image/jpeg');
+    let at = 2;
+    let size = null;
+    while (at < jpeg.bytes.length && !size) {
+      const marker = jpeg.bytes[at + 1];
+      const length = jpeg.bytes.readUInt16BE(at + 2);
+      if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+        size = [jpeg.bytes.readUInt16BE(at + 7), jpeg.bytes.readUInt16BE(at + 5)];
+      }
+      at += 2 + length;
+    }
+    assert.deepEqual(size, [2048, 1365]);
+    assert.ok(jpeg.bytes.length < made.jpeg.size, `${jpeg.bytes.length} bytes, was ${made.jpeg.size}`);
+    // The GIF is sent byte for byte.
+    assert.equal(parts[2].image_url.url, `data:image/gif;base64,${GIF}`);
+    // What is stored is the scaled image: the thumbnail after a reload is 2048 wide.
+    await page.reload();
+    await page.getByTestId('message-assistant').first().waitFor({ timeout: 20_000 });
+    const thumbs = page.getByTestId('message-user').last().getByTestId('message-image').locator('img');
+    assert.ok(await loaded(thumbs));
+    assert.deepEqual(await thumbs.evaluateAll((imgs) => imgs.map((i) => i.naturalWidth)), [2048, 2048, 1]);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('text files are inlined (a long one cut, and saying so); other files are refused with why', async () => {
     const { context, page, errors } = await h.freshPage();
     const long = 'abcdefghij'.repeat(6_000);

@@ -261,7 +261,11 @@ fn FileChips() -> impl IntoView {
                     let remove_label = t().attach_remove.replace("{name}", &file.name);
                     let size = air_store::export::size_text(file.size);
                     let (kind, preview, note) = match &file.kind {
-                        LocalKind::Image { url, .. } => ("image", Some(view! { <img src=url.clone() alt=file.name.clone()/> }), None),
+                        LocalKind::Image { url, scaled, .. } => (
+                            "image",
+                            Some(view! { <img src=url.clone() alt=file.name.clone()/> }),
+                            scaled.map(|(w, h)| t().attach_scaled.replace("{from}", &format!("{w}×{h}")).replace("{max}", &air_store::files::MAX_IMAGE_SIDE.to_string())),
+                        ),
                         LocalKind::Text { cut, .. } => (
                             "text",
                             None,
@@ -273,7 +277,10 @@ fn FileChips() -> impl IntoView {
                             {preview}
                             <span class="file-name">{file.name.clone()}</span>
                             <span class="muted">{size}</span>
-                            {note.map(|n| view! { <span class="message-flag warn" data-testid="file-cut">{n}</span> })}
+                            {note.map(|n| {
+                                let (class, id) = if kind == "image" { ("muted", "file-scaled") } else { ("message-flag warn", "file-cut") };
+                                view! { <span class=class data-testid=id>{n}</span> }
+                            })}
                             <button type="button" class="file-remove" data-testid="file-remove" aria-label=remove_label.clone() title=remove_label
                                 on:click=move |_| chat::remove_file(state, key)>"×"</button>
                         </li>

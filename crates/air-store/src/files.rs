@@ -9,6 +9,37 @@ pub const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "ima
 /// limit is 20 MB per image).
 pub const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
 
+/// Images are sent at most this many pixels on their longer side: a
+/// phone's photo (4000 × 3000, several MB) is scaled down before it is
+/// stored and sent, as providers scale larger ones down anyway (OpenAI to
+/// 2048, Anthropic to about 1568) and each request carries every image of
+/// the conversation again.
+pub const MAX_IMAGE_SIDE: u32 = 2048;
+
+/// The size an image of `width` × `height` is sent at, keeping its shape,
+/// when a side is over `max`; `None` when it fits as it is.
+pub fn fit(width: u32, height: u32, max: u32) -> Option<(u32, u32)> {
+    if width <= max && height <= max || width == 0 || height == 0 || max == 0 {
+        return None;
+    }
+    let scale = f64::from(max) / f64::from(width.max(height));
+    let side = |v: u32| ((f64::from(v) * scale).round() as u32).clamp(1, max);
+    Some((side(width), side(height)))
+}
+
+/// The type a scaled image is written as, or `None` when an image of
+/// `mime` is sent as it is: a GIF may be animated, and scaling would keep
+/// only its first frame. PNG stays PNG (screenshots keep their text
+/// sharp), JPEG and WebP stay what they are.
+pub fn scaled_type(mime: &str) -> Option<&'static str> {
+    match mime.trim().to_ascii_lowercase().as_str() {
+        "image/png" => Some("image/png"),
+        "image/jpeg" => Some("image/jpeg"),
+        "image/webp" => Some("image/webp"),
+        _ => None,
+    }
+}
+
 /// At most this many characters of a text file go into the message.
 pub const TEXT_LIMIT: usize = 50_000;
 
@@ -78,6 +109,24 @@ pub fn text_block(name: &str, text: &str, limit: usize) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_images_are_fitted_to_the_longer_side_keeping_their_shape() {
+        assert_eq!(fit(4000, 3000, 2048), Some((2048, 1536)));
+        assert_eq!(fit(3000, 4000, 2048), Some((1536, 2048)));
+        assert_eq!(fit(4032, 3024, 2048), Some((2048, 1536)));
+        assert_eq!(fit(3000, 2000, 2048), Some((2048, 1365)));
+        // A long strip keeps at least a pixel.
+        assert_eq!(fit(100_000, 10, 2048), Some((2048, 1)));
+        // Fits already, or nothing to scale.
+        assert_eq!(fit(2048, 2048, 2048), None);
+        assert_eq!(fit(800, 600, 2048), None);
+        assert_eq!(fit(0, 5000, 2048), None);
+        assert_eq!(scaled_type("image/PNG"), Some("image/png"));
+        assert_eq!(scaled_type("image/jpeg"), Some("image/jpeg"));
+        assert_eq!(scaled_type("image/webp"), Some("image/webp"));
+        assert_eq!(scaled_type("image/gif"), None);
+    }
 
     #[test]
     fn images_text_and_the_rest() {

@@ -267,6 +267,62 @@ pub async fn read_file(file: &web_sys::File) -> Result<PickedFile, String> {
     Ok(PickedFile { name: file.name(), mime: file.type_(), bytes: js_sys::Uint8Array::new(&buffer).to_vec() })
 }
 
+/// An image drawn again at a smaller size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScaledImage {
+    pub bytes: Vec<u8>,
+    pub mime: String,
+    /// The size it had, and the size it has now.
+    pub from: (u32, u32),
+    pub to: (u32, u32),
+}
+
+/// `bytes` (an image of type `mime`) drawn again at most `max` pixels on
+/// its longer side, as `air_store::files::fit` says; `Ok(None)` when it
+/// fits already or is of a type not scaled (GIF). An image the browser
+/// cannot decode is an error, said in words.
+pub async fn scale_image(bytes: &[u8], mime: &str, max: u32) -> Result<Option<ScaledImage>, String> {
+    use wasm_bindgen::JsCast;
+    let Some(out_type) = air_store::files::scaled_type(mime) else { return Ok(None) };
+    let err = |e: wasm_bindgen::JsValue| e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message()))).unwrap_or_else(|| format!("{e:?}"));
+    let window = web_sys::window().ok_or("no window")?;
+    let blob = bytes_blob(bytes, mime).map_err(err)?;
+    let bitmap: web_sys::ImageBitmap = wasm_bindgen_futures::JsFuture::from(window.create_image_bitmap_with_blob(&blob).map_err(err)?)
+        .await
+        .map_err(err)?
+        .dyn_into()
+        .map_err(err)?;
+    let from = (bitmap.width(), bitmap.height());
+    let Some(to) = air_store::files::fit(from.0, from.1, max) else {
+        bitmap.close();
+        return Ok(None);
+    };
+    let canvas = web_sys::OffscreenCanvas::new(to.0, to.1).map_err(err)?;
+    let drawn = (|| {
+        let ctx: web_sys::OffscreenCanvasRenderingContext2d = canvas.get_context("2d")?.ok_or("no 2d context")?.dyn_into()?;
+        ctx.set_image_smoothing_enabled(true);
+        // Not in web-sys for offscreen contexts: set by name.
+        js_sys::Reflect::set(&ctx, &"imageSmoothingQuality".into(), &"high".into())?;
+        ctx.draw_image_with_image_bitmap_and_dw_and_dh(&bitmap, 0.0, 0.0, f64::from(to.0), f64::from(to.1))
+    })();
+    bitmap.close();
+    drawn.map_err(err)?;
+    let options = web_sys::ImageEncodeOptions::new();
+    options.set_type(out_type);
+    if out_type != "image/png" {
+        options.set_quality(0.9);
+    }
+    let out: web_sys::Blob = wasm_bindgen_futures::JsFuture::from(canvas.convert_to_blob_with_options(&options).map_err(err)?)
+        .await
+        .map_err(err)?
+        .dyn_into()
+        .map_err(err)?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(out.array_buffer()).await.map_err(err)?;
+    // A browser that cannot write the type writes PNG instead: say what it is.
+    let written = if out.type_().is_empty() { out_type.to_owned() } else { out.type_() };
+    Ok(Some(ScaledImage { bytes: js_sys::Uint8Array::new(&buffer).to_vec(), mime: written, from, to }))
+}
+
 /// Asks the browser to keep this site's data even under storage pressure.
 /// Returns whether storage is (now) persistent.
 pub async fn request_persistent_storage() -> bool {
