@@ -818,6 +818,10 @@ impl AppState {
 
     /// Inserts or replaces a session in the list, keeping newest-first order.
     pub fn upsert_session(self, session: SessionRecord) {
+        // The next start fetches the conversation view with the app.
+        if self.sessions.list.with_untracked(Vec::is_empty) && LocalStorageKv.get(HAS_SESSIONS_KEY).is_none() {
+            let _ = LocalStorageKv.set(HAS_SESSIONS_KEY, "1");
+        }
         self.sessions.list.update(|list| {
             list.retain(|s| s.id != session.id);
             let pos = list

@@ -132,7 +132,7 @@ describe('attachments', () => {
       { name: 'dot.gif', type: 'image/gif', b64: GIF },
     ]);
     await page.getByTestId('file-chip').nth(2).waitFor();
-    assert.deepEqual(await page.getByTestId('file-scaled').allTextContents(), ['scaled down from 3000×2000 to 2048 px', 'scaled down from 3000×2000 to 2048 px']);
+    assert.deepEqual(await page.getByTestId('file-scaled').allTextContents(), ['scaled from 3000×2000', 'scaled from 3000×2000']);
     h.model.enqueue(reply.text('Two gradients and a dot.'));
     await send(page, 'Describe these');
     await page.getByText('Two gradients and a dot.').waitFor({ timeout: 20_000 });

@@ -90,6 +90,32 @@ describe('installed app', () => {
     }
   });
 
+  test('a start-up with a stored conversation fetches the main module and the conversation view\'s one module, and no other part', async () => {
+    const app = await serveCopy();
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors = await openApp(page, `${app.url}/`);
+      await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+      model.enqueue(reply.text('Drawn again at start-up.'));
+      await send(page, 'Open me first');
+      await page.getByText('Drawn again at start-up.').waitFor({ timeout: 20_000 });
+      await page.reload();
+      await page.getByText('Drawn again at start-up.').waitFor({ timeout: 20_000 });
+      await page.waitForFunction(() => performance.getEntriesByName('air-ready').length > 0);
+      const wasm = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()).filter((f) => f.endsWith('.wasm')));
+      assert.equal(wasm.length, 2, wasm.join(', '));
+      assert.ok(wasm.some((f) => /^app-[0-9a-f]+_bg\.wasm$/.test(f)), wasm.join(', '));
+      assert.ok(wasm.some((f) => /^split_chat_view-[0-9a-f]{16}\.wasm$/.test(f)), wasm.join(', '));
+      // boot.js began to compile it; the loader took that one.
+      assert.equal(await page.evaluate(() => globalThis.__airEarly?.size), 0);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+      await app.stop();
+    }
+  });
+
   test('with the network cut, a reload opens the app and the stored conversations', async () => {
     const app = await serveCopy();
     const context = await browser.newContext();

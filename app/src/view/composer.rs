@@ -264,7 +264,7 @@ fn FileChips() -> impl IntoView {
                         LocalKind::Image { url, scaled, .. } => (
                             "image",
                             Some(view! { <img src=url.clone() alt=file.name.clone()/> }),
-                            scaled.map(|(w, h)| t().attach_scaled.replace("{from}", &format!("{w}×{h}")).replace("{max}", &air_store::files::MAX_IMAGE_SIDE.to_string())),
+                            scaled.map(|(w, h)| t().attach_scaled.replace("{from}", &format!("{w}×{h}"))),
                         ),
                         LocalKind::Text { cut, .. } => (
                             "text",
