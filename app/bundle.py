@@ -140,14 +140,25 @@ def hashed(path, stem, out_dir):
 
 
 LOADER = """
-// Modules are compiled as they are fetched; one that app/boot.js began to
-// compile early (globalThis.__airEarly) is taken from there. Each imports
-// the main module's memory, table and globals as `__wasm_split_host`.
+// Modules are compiled as they are fetched (from their bytes when the host
+// does not say application/wasm); one that app/boot.js began to compile
+// early (globalThis.__airEarly) is taken from there, or compiled here if
+// that failed. Each imports the main module's memory, table and globals
+// as `__wasm_split_host`.
+async function compile(url) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    if (response.headers.get("Content-Type")?.split(";")[0].trim() !== "application/wasm") {
+        return WebAssembly.compile(await response.arrayBuffer());
+    }
+    return WebAssembly.compileStreaming(response);
+}
 function module(name) {
     return () => {
+        const url = new URL("./" + name, import.meta.url);
         const early = globalThis.__airEarly?.get(name);
         globalThis.__airEarly?.delete(name);
-        const compiled = early ?? WebAssembly.compileStreaming(fetch(new URL("./" + name, import.meta.url)));
+        const compiled = early ? early.catch(() => compile(url)) : compile(url);
         compiled.catch(() => {});
         return async (imports) => WebAssembly.instantiate(await compiled, { __wasm_split_host: imports.__wasm_split });
     };

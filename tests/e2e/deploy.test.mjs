@@ -2,7 +2,8 @@
 // shared host: https://example.com/agent/): every asset loads from under
 // the sub-path, the app starts and answers, its other pages (the sign-in
 // callback, the MCP Apps sandbox) resolve there too, and its web app
-// manifest is read by Chromium as installable.
+// manifest is read by Chromium as installable. And a host that does not
+// know the wasm media type: every module is compiled from its bytes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -65,5 +66,31 @@ describe('deployed under a sub-path', () => {
     assert.deepEqual(installability.installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito'), []);
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  test('a host that serves wasm as application/octet-stream: the app and its parts are compiled from their bytes', async () => {
+    const plain = await startStaticServer(join(ROOT, 'dist'), 0, { types: { '.wasm': 'application/octet-stream' } });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors = await openApp(page, `${plain.url}/`);
+      await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+      model.enqueue(reply.text('Compiled from bytes.'));
+      await send(page, 'Any type will do');
+      await page.getByText('Compiled from bytes.').waitFor({ timeout: 20_000 });
+      // Started again with a conversation stored: the view's module that
+      // boot.js began to compile (and could not, from this host) is
+      // compiled by the loader instead.
+      await page.reload();
+      await page.getByText('Compiled from bytes.').waitFor({ timeout: 20_000 });
+      assert.equal(await page.getByTestId('part-missing').count(), 0);
+      const wasm = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')).map((e) => e.name));
+      assert.ok(wasm.some((u) => /split_chat_view-/.test(u)), wasm.join(', '));
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+      plain.server.closeAllConnections();
+      plain.server.close();
+    }
   });
 });

@@ -23,10 +23,11 @@ const TYPES = {
  * Starts serving `root` on 127.0.0.1:`port` (0 = any free port), over https
  * when `tls` ({ key, cert }) is given, as `host` in the URL it reports;
  * `extra` maps more paths to texts (read at each request); `prefix`
- * (`/agent`) serves everything under that sub-path only.
+ * (`/agent`) serves everything under that sub-path only; `types` maps
+ * extensions to other media types (a host that does not know `.wasm`).
  * Resolves to { server, url }.
  */
-export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '' } = {}) {
+export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {} } = {}) {
   const base = resolve(root);
   const handler = async (req, res) => {
     try {
@@ -66,7 +67,7 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
       const body = await readFile(file);
       const hashed = /-[0-9a-f]{8,16}(_bg)?\.(js|wasm|css)$/.test(file);
       res.writeHead(200, {
-        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'Content-Type': types[extname(file)] ?? TYPES[extname(file)] ?? 'application/octet-stream',
         'Cache-Control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
         'X-Content-Type-Options': 'nosniff',
       });
