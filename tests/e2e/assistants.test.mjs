@@ -6,6 +6,19 @@ import assert from 'node:assert/strict';
 import { scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
+/** Settings → Other providers: adds one and saves. */
+async function addProfile(page, { name, baseUrl, key, model }) {
+  await page.getByTestId('open-settings').click();
+  await page.getByTestId('profile-new').click();
+  const row = page.getByTestId('profile');
+  await row.getByTestId('profile-name').fill(name);
+  await row.getByTestId('profile-base-url').fill(baseUrl);
+  await row.getByTestId('profile-api-key').fill(key);
+  await row.getByTestId('profile-model').fill(model);
+  await page.getByTestId('settings-save').click();
+  await page.getByTestId('settings').waitFor({ state: 'detached' });
+}
+
 describe('Assistants (scripted model)', () => {
   const h = scriptedHarness({ before, after }, startScriptedModel);
 
@@ -124,15 +137,7 @@ describe('Assistants (scripted model)', () => {
     try {
       const { context, page, errors } = await h.freshPage();
       assert.equal(await page.getByTestId('profile-picker').count(), 0, 'no picker before there are other providers');
-      await page.getByTestId('open-settings').click();
-      await page.getByTestId('profile-new').click();
-      const row = page.getByTestId('profile');
-      await row.getByTestId('profile-name').fill('Second');
-      await row.getByTestId('profile-base-url').fill(second.baseUrl);
-      await row.getByTestId('profile-api-key').fill('sk-second');
-      await row.getByTestId('profile-model').fill('scripted-large');
-      await page.getByTestId('settings-save').click();
-      await page.getByTestId('settings').waitFor({ state: 'detached' });
+      await addProfile(page, { name: 'Second', baseUrl: second.baseUrl, key: 'sk-second', model: 'scripted-large' });
 
       await page.getByTestId('profile-picker').selectOption({ label: 'Second' });
       assert.equal(await page.getByTestId('model-picker').inputValue(), 'scripted-large');
@@ -184,15 +189,7 @@ describe('Assistants (scripted model)', () => {
     const second = await startScriptedModel({ models: ['second-small', 'second-medium', 'second-large'] });
     try {
       const { context, page, errors } = await h.freshPage();
-      await page.getByTestId('open-settings').click();
-      await page.getByTestId('profile-new').click();
-      const row = page.getByTestId('profile');
-      await row.getByTestId('profile-name').fill('Second');
-      await row.getByTestId('profile-base-url').fill(second.baseUrl);
-      await row.getByTestId('profile-api-key').fill('sk-second');
-      await row.getByTestId('profile-model').fill('second-small');
-      await page.getByTestId('settings-save').click();
-      await page.getByTestId('settings').waitFor({ state: 'detached' });
+      await addProfile(page, { name: 'Second', baseUrl: second.baseUrl, key: 'sk-second', model: 'second-small' });
       const picker = page.getByTestId('model-picker');
       // The app offers them sorted by name.
       const offered = (models) => page.waitForFunction(
