@@ -125,7 +125,10 @@ def merge(stub_path, members, out, profile):
     args = ["wasm-merge", stub_path, "__wasm_split"]
     for i, m in enumerate(members):
         args += [m, f"m{i}"]
-    subprocess.run([*args, *FEATURES, "-o", out], check=True, capture_output=True)
+    # Its output on failure includes the whole module: only the end is said.
+    run = subprocess.run([*args, *FEATURES, "-o", out], capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"wasm-merge failed for {os.path.basename(out)}: " + "\n".join((run.stdout + run.stderr).splitlines()[-20:]))
     if profile == "release":
         subprocess.run(["wasm-opt", "-Oz", "--strip-debug", "--strip-producers", *FEATURES, out, "-o", out], check=True)
 

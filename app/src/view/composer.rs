@@ -264,12 +264,12 @@ fn FileChips() -> impl IntoView {
                         LocalKind::Image { url, scaled, .. } => (
                             "image",
                             Some(view! { <img src=url.clone() alt=file.name.clone()/> }),
-                            scaled.map(|(w, h)| t().attach_scaled.replace("{from}", &format!("{w}×{h}"))),
+                            scaled.map(|(w, h)| (t().attach_scaled.replace("{from}", &format!("{w}×{h}")), "muted", "file-scaled")),
                         ),
                         LocalKind::Text { cut, .. } => (
                             "text",
                             None,
-                            cut.then(|| t().attach_cut.replace("{n}", &air_store::files::TEXT_LIMIT.to_string())),
+                            cut.then(|| (t().attach_cut.replace("{n}", &air_store::files::TEXT_LIMIT.to_string()), "message-flag warn", "file-cut")),
                         ),
                     };
                     view! {
@@ -277,10 +277,7 @@ fn FileChips() -> impl IntoView {
                             {preview}
                             <span class="file-name">{file.name.clone()}</span>
                             <span class="muted">{size}</span>
-                            {note.map(|n| {
-                                let (class, id) = if kind == "image" { ("muted", "file-scaled") } else { ("message-flag warn", "file-cut") };
-                                view! { <span class=class data-testid=id>{n}</span> }
-                            })}
+                            {note.map(|(n, class, id)| view! { <span class=class data-testid=id>{n}</span> })}
                             <button type="button" class="file-remove" data-testid="file-remove" aria-label=remove_label.clone() title=remove_label
                                 on:click=move |_| chat::remove_file(state, key)>"×"</button>
                         </li>

@@ -496,8 +496,8 @@ fn ModelsSection(draft: RwSignal<Settings>) -> impl IntoView {
                 {
                     let key = StoredValue::new(m.key.clone());
                     let change = move |c: ModelChange| key.with_value(|k| draft.update(|d| d.set_known_model(k, c)));
-                    let tools = move || key.with_value(|k| draft.with(|d| d.probed_tool_calling.get(k).copied().unwrap_or_default()));
-                    let images = move || key.with_value(|k| draft.with(|d| d.vision.get(k).copied()));
+                    let tools = move || key.with_value(|k| draft.with(|d| d.known_tools(k)));
+                    let images = move || key.with_value(|k| draft.with(|d| d.known_images(k)));
                     let tool_option = move |value: &'static str, c: ToolCalling, label: fn(&crate::i18n::Text) -> &'static str| {
                         view! { <option value=value prop:selected=move || tools() == c>{move || label(t())}</option> }
                     };

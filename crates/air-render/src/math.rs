@@ -210,13 +210,10 @@ fn dimension(v: &str) -> bool {
 fn plain_value(name: &str, value: &str) -> bool {
     match name {
         "style" => value.split(';').map(str::trim).filter(|p| !p.is_empty()).all(|part| {
-            let rgb = |v: &str| {
-                v.strip_prefix("rgb(").and_then(|v| v.strip_suffix(')')).is_some_and(|v| v.split(' ').all(|n| n.parse::<u8>().is_ok()))
-            };
             if let Some(v) = part.strip_prefix("color: ").or_else(|| part.strip_prefix("background-color: ")) {
                 color(v).is_some()
             } else if let Some(v) = part.strip_prefix("border: 0.06em solid ") {
-                rgb(v)
+                v.starts_with("rgb(") && color(v).is_some()
             } else if let Some(v) = part.strip_prefix("margin-left: ").or_else(|| part.strip_prefix("height: ")) {
                 dimension(v)
             } else {

@@ -276,15 +276,21 @@ impl Settings {
         keys.into_iter()
             .map(|key| {
                 let (base_url, model) = key.split_once(' ').unwrap_or((key, ""));
-                KnownModel {
-                    key: key.to_owned(),
-                    base_url: base_url.to_owned(),
-                    model: model.to_owned(),
-                    tools: self.probed_tool_calling.get(key).copied().unwrap_or_default(),
-                    images: self.vision.get(key).copied(),
-                }
+                KnownModel { key: key.to_owned(), base_url: base_url.to_owned(), model: model.to_owned() }
             })
             .collect()
+    }
+
+    /// How the provider and model `key` calls tools, as found out or set
+    /// by hand; `Auto`: not known (found out on its next turn with tools,
+    /// when tool calling is Auto).
+    pub fn known_tools(&self, key: &str) -> ToolCalling {
+        self.probed_tool_calling.get(key).copied().unwrap_or_default()
+    }
+
+    /// Whether the provider and model `key` takes images; `None`: not known.
+    pub fn known_images(&self, key: &str) -> Option<bool> {
+        self.vision.get(key).copied()
     }
 
     /// Sets by hand what a provider and model ([`Settings::tool_calling_key`])
@@ -319,11 +325,6 @@ pub struct KnownModel {
     pub key: String,
     pub base_url: String,
     pub model: String,
-    /// How it calls tools; `Auto`: not known, found out on its next turn
-    /// with tools (when tool calling is Auto).
-    pub tools: ToolCalling,
-    /// Whether it takes images; `None`: not known.
-    pub images: Option<bool>,
 }
 
 /// A change to what is known of a provider and model.
@@ -530,12 +531,10 @@ mod tests {
         let keys = |s: &Settings, current: &[&str]| s.known_models(current.iter().copied()).into_iter().map(|m| m.key).collect::<Vec<_>>();
         assert_eq!(keys(&s, &[&own, "http://b/v1 zeta", &own, "http://c/v1 "]), [own.as_str(), "http://b/v1 zeta", "http://a/v1 alpha"]);
         let zeta = &s.known_models([])[1];
-        assert_eq!(
-            zeta,
-            &KnownModel { key: "http://b/v1 zeta".into(), base_url: "http://b/v1".into(), model: "zeta".into(), tools: ToolCalling::Prompt, images: Some(false) }
-        );
+        assert_eq!(zeta, &KnownModel { key: "http://b/v1 zeta".into(), base_url: "http://b/v1".into(), model: "zeta".into() });
+        assert_eq!((s.known_tools(&zeta.key), s.known_images(&zeta.key)), (ToolCalling::Prompt, Some(false)));
         let mine = &s.known_models([own.as_str()])[0];
-        assert_eq!((mine.model.as_str(), mine.tools, mine.images), ("vision-1", ToolCalling::Auto, None));
+        assert_eq!((mine.model.as_str(), s.known_tools(&mine.key), s.known_images(&mine.key)), ("vision-1", ToolCalling::Auto, None));
 
         // Images: refused by hand → the composer warns; accepted → not;
         // not known → not.
