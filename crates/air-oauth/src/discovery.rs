@@ -93,7 +93,9 @@ impl AuthServer {
             return Err("the authorization server's metadata is not a JSON object".into());
         }
         let issuer = string(v, "issuer").ok_or("the authorization server's metadata has no issuer")?;
-        if let Some(expected) = expected_issuer.filter(|e| issuer.trim_end_matches('/') != e.trim_end_matches('/')) {
+        // Identical to the issuer the metadata's URL was built from (RFC
+        // 8414 §3.3), compared as strings.
+        if let Some(expected) = expected_issuer.filter(|e| issuer != *e) {
             return Err(format!("the authorization server calls itself {issuer}, not {expected}"));
         }
         let methods = strings(v, "code_challenge_methods_supported");
@@ -105,11 +107,17 @@ impl AuthServer {
         }
         let authorization_endpoint = string(v, "authorization_endpoint").ok_or("the authorization server names no authorization endpoint")?;
         let token_endpoint = string(v, "token_endpoint").ok_or("the authorization server names no token endpoint")?;
+        let registration_endpoint = string(v, "registration_endpoint");
+        for endpoint in [Some(&authorization_endpoint), Some(&token_endpoint), registration_endpoint.as_ref()].into_iter().flatten() {
+            if !crate::url::endpoint_ok(endpoint) {
+                return Err(format!("the authorization server names an endpoint that is neither https nor on this machine: {endpoint}"));
+            }
+        }
         Ok(Self {
             issuer,
             authorization_endpoint,
             token_endpoint,
-            registration_endpoint: string(v, "registration_endpoint"),
+            registration_endpoint,
             scopes_supported: strings(v, "scopes_supported"),
             token_endpoint_auth_methods_supported: strings(v, "token_endpoint_auth_methods_supported"),
             client_id_metadata_document_supported: v.get("client_id_metadata_document_supported").and_then(Value::as_bool).unwrap_or(false),
@@ -153,7 +161,9 @@ mod tests {
     fn metadata_is_checked() {
         let ok = json!({"issuer": "https://as.example", "authorization_endpoint": "https://as.example/a", "token_endpoint": "https://as.example/t",
             "code_challenge_methods_supported": ["S256"], "client_id_metadata_document_supported": true});
-        let m = AuthServer::from_json(&ok, Some("https://as.example/")).unwrap();
+        let m = AuthServer::from_json(&ok, Some("https://as.example")).unwrap();
+        // RFC 8414 §3.3: identical, not merely alike.
+        assert!(AuthServer::from_json(&ok, Some("https://as.example/")).unwrap_err().contains("calls itself"));
         assert!(m.client_id_metadata_document_supported);
         assert_eq!(m.registration_endpoint, None);
         let mut no_pkce = ok.clone();

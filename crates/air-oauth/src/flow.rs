@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::challenge::Challenge;
 use crate::discovery::{AuthServer, ProtectedResource, auth_server_urls, protected_resource_urls};
 use crate::pkce;
-use crate::url::{canonical_resource, is_secure, origin, query_pairs, with_query};
+use crate::url::{canonical_resource, is_secure, origin, query_pairs, resource_covers, with_query};
 
 /// Why authorization did not succeed, said so that a user can act on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,7 +229,7 @@ impl<H: HttpClient> OAuth<H> {
         let canonical = canonical_resource(server_url).unwrap_or_else(|| server_url.to_owned());
         let resource = match resource_meta.as_ref().and_then(|m| m.resource.clone()) {
             // The metadata must be about this server (RFC 9728 §3.3).
-            Some(r) if !canonical.starts_with(r.trim_end_matches('/')) => {
+            Some(r) if !resource_covers(&r, &canonical) => {
                 return Err(OAuthError::Metadata(format!("the protected-resource metadata is for {r}, not {canonical}")));
             }
             Some(r) => r,
@@ -323,7 +323,9 @@ impl<H: HttpClient> OAuth<H> {
         // RFC 9207: the issuer says who answered; a mix-up is refused.
         let server = &pending.discovery.server;
         match get("iss") {
-            Some(iss) if iss.trim_end_matches('/') != server.issuer.trim_end_matches('/') => {
+            // Compared as they are (RFC 9207 §2.4): no trailing slash, case
+            // or port is made equal.
+            Some(iss) if iss != server.issuer => {
                 return Err(OAuthError::Callback(format!("the answer came from {iss}, not {}", server.issuer)));
             }
             None if server.authorization_response_iss_parameter_supported => {

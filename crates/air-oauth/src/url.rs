@@ -45,6 +45,31 @@ pub fn canonical_resource(url: &str) -> Option<String> {
     Some(out)
 }
 
+/// Whether protected-resource metadata naming `named` is about the server
+/// whose canonical URL is `canonical` (RFC 9728 §3.3): the same URL, or a
+/// parent path on the same origin ending at a `/` boundary. A string
+/// prefix is not enough: `https://mcp.victim.com` does not cover
+/// `https://mcp.victim.com.attacker.net/mcp`, nor `/mcp` cover `/mcp-evil`.
+pub fn resource_covers(named: &str, canonical: &str) -> bool {
+    let (Some(named), Some((origin, path, query))) = (canonical_resource(named), split(canonical)) else { return false };
+    let Some((n_origin, n_path, n_query)) = split(&named) else { return false };
+    if !n_origin.eq_ignore_ascii_case(origin) {
+        return false;
+    }
+    if named == canonical_resource(canonical).unwrap_or_default() {
+        return true;
+    }
+    // A parent names no query, and ends where a path segment does.
+    n_query.is_none() && query.is_none() && (n_path.is_empty() || path.strip_prefix(n_path).is_some_and(|rest| rest.starts_with('/')))
+}
+
+/// Whether an endpoint from an authorization server's metadata may be
+/// used at all: https, or http on this machine. Anything else (another
+/// scheme such as `javascript:`, or plain http elsewhere) is refused.
+pub fn endpoint_ok(url: &str) -> bool {
+    is_secure(url)
+}
+
 /// `url` with `params` added to its query string.
 pub fn with_query(url: &str, params: &[(&str, &str)]) -> String {
     let mut q = form_urlencoded::Serializer::new(String::new());
@@ -87,6 +112,34 @@ mod tests {
         assert_eq!(split("ftp://a.example/"), None);
         assert_eq!(split("https:///x"), None);
         assert_eq!(split("not a url"), None);
+    }
+
+    #[test]
+    fn a_resource_covers_itself_and_its_parents_only() {
+        let server = "https://mcp.victim.com/mcp";
+        assert!(resource_covers("https://mcp.victim.com/mcp", server));
+        assert!(resource_covers("HTTPS://MCP.victim.com/mcp/", server), "scheme and host case, a trailing slash");
+        assert!(resource_covers("https://mcp.victim.com", server), "the origin is a parent");
+        assert!(resource_covers("https://mcp.victim.com/", server));
+        assert!(resource_covers("https://mcp.victim.com/a", "https://mcp.victim.com/a/b/mcp"));
+        // Someone else's name.
+        assert!(!resource_covers("https://mcp.victim.com", "https://mcp.victim.com.attacker.net/mcp"), "a host suffix");
+        assert!(!resource_covers("https://mcp.victim.com/mcp", "https://mcp.victim.com/mcp-evil"), "not on a / boundary");
+        assert!(!resource_covers("https://mcp.victim.com/mcp/x", server), "a child is not a parent");
+        assert!(!resource_covers("http://mcp.victim.com/mcp", server), "another scheme");
+        assert!(!resource_covers("https://mcp.victim.com:8443/mcp", server), "another port");
+        assert!(!resource_covers("https://mcp.victim.com/mcp?a=1", server));
+        assert!(!resource_covers("not a url", server));
+    }
+
+    #[test]
+    fn endpoints_are_https_or_this_machine() {
+        assert!(endpoint_ok("https://as.example/authorize"));
+        assert!(endpoint_ok("http://127.0.0.1:9000/authorize"));
+        assert!(endpoint_ok("http://[::1]:9000/register"));
+        for bad in ["javascript:alert(1)", "http://as.example/authorize", "data:text/html,x", "file:///etc/passwd", "//as.example/x", ""] {
+            assert!(!endpoint_ok(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -178,3 +178,58 @@ fn secrets_and_refusals() {
     assert!(matches!(run(oauth.refresh(&insecure, &client, &old, 0, &abort)), Err(OAuthError::Metadata(_))));
     assert_eq!(oauth.http().requests().len(), 2);
 }
+
+/// Discovery of `server_url` whose protected-resource metadata names `named`.
+fn discover_naming(server_url: &str, named: &str) -> Result<air_oauth::Discovery, OAuthError> {
+    let http = ScriptedHttp::new();
+    http.push(Script::status(200, &json!({"resource": named, "authorization_servers": ["https://auth.example.com/tenant1"]}).to_string()));
+    http.push(Script::status(200, &as_metadata(json!({})).to_string()));
+    let oauth = OAuth::new(http, settings());
+    run(oauth.discover(server_url, None, &Abort::new()))
+}
+
+#[test]
+fn metadata_about_another_resource_is_refused() {
+    // A host that ends like the victim's gets no token for it.
+    let suffix = discover_naming("https://mcp.victim.com.attacker.net/mcp", "https://mcp.victim.com");
+    assert!(matches!(suffix, Err(OAuthError::Metadata(ref m)) if m.contains("is for https://mcp.victim.com")), "{suffix:?}");
+    // A path that only starts like it is another resource.
+    assert!(discover_naming("https://mcp.victim.com/mcp-evil", "https://mcp.victim.com/mcp").is_err());
+    // The same resource, and a parent on the same origin, are taken.
+    assert_eq!(discover_naming("https://mcp.victim.com/mcp", "https://mcp.victim.com/mcp").unwrap().resource, "https://mcp.victim.com/mcp");
+    assert!(discover_naming("https://mcp.victim.com/mcp", "https://mcp.victim.com/").is_ok());
+}
+
+#[test]
+fn the_answers_issuer_is_compared_exactly() {
+    let http = ScriptedHttp::new();
+    http.push(Script::status(200, &json!({"access_token": "at"}).to_string()));
+    let oauth = OAuth::new(http, Settings { client_id: Some("pre".into()), ..settings() });
+    let abort = Abort::new();
+    let d = air_oauth::Discovery {
+        resource: "https://mcp.example.com/mcp".into(),
+        server: air_oauth::AuthServer::from_json(&as_metadata(json!({"authorization_response_iss_parameter_supported": true})), Some("https://auth.example.com/tenant1")).unwrap(),
+        scope: None,
+    };
+    let client = run(oauth.client(&d, &abort)).unwrap();
+    let pending = oauth.begin(&d, &client, &[7; 48]);
+    for iss in ["https://auth.example.com/tenant1/", "https://AUTH.example.com/tenant1", "https://auth.example.com:443/tenant1", "https://auth.example.com/tenant%31"] {
+        let callback = air_oauth::url::with_query("https://app.example/oauth/callback.html", &[("code", "c"), ("state", &pending.state), ("iss", iss)]);
+        assert!(matches!(run(oauth.finish(&pending, &callback, 0, &abort)), Err(OAuthError::Callback(_))), "{iss}");
+    }
+    assert!(oauth.http().requests().is_empty(), "the token endpoint was never called");
+    let callback = format!("https://app.example/oauth/callback.html?code=c&state={}&iss=https%3A%2F%2Fauth.example.com%2Ftenant1", pending.state);
+    assert!(run(oauth.finish(&pending, &callback, 0, &abort)).is_ok());
+    // The metadata's own issuer must be the one its URL was built from.
+    assert!(air_oauth::AuthServer::from_json(&as_metadata(json!({"issuer": "https://auth.example.com/tenant1/"})), Some("https://auth.example.com/tenant1")).is_err());
+}
+
+#[test]
+fn endpoints_of_other_schemes_are_refused() {
+    for (key, value) in [("authorization_endpoint", "javascript:alert(document.domain)"), ("registration_endpoint", "data:text/html,x"), ("token_endpoint", "http://auth.example.com/token")] {
+        let m = as_metadata(json!({ key: value }));
+        assert!(air_oauth::AuthServer::from_json(&m, None).is_err(), "{key}: {value}");
+    }
+    let local = as_metadata(json!({"authorization_endpoint": "http://127.0.0.1:9000/authorize"}));
+    assert!(air_oauth::AuthServer::from_json(&local, None).is_ok(), "http on this machine is fine");
+}
