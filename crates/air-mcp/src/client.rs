@@ -1050,6 +1050,13 @@ impl<H: HttpClient> McpClient<H> {
                 }
             }
             if let Some(endpoint) = endpoint {
+                // The configured headers and sign-in go where the endpoint
+                // is: only to the server the user named.
+                if origin_of(&endpoint) != origin_of(&self.config.url) {
+                    return Err(McpError::Protocol(format!(
+                        "the server's event stream names an endpoint on another origin ({endpoint}); nothing is sent there"
+                    )));
+                }
                 *self.legacy.borrow_mut() = Some(Legacy {
                     endpoint,
                     body: Some(body),
@@ -1623,6 +1630,18 @@ fn resolve(base: &str, reference: &str) -> String {
     let path = rest[host_end..].split(['?', '#']).next().unwrap_or("");
     let dir = path.rfind('/').map_or("/", |i| &path[..=i]);
     format!("{origin}{dir}{reference}")
+}
+
+/// `scheme://host:port` of an absolute URL, in lower case (`None` for
+/// anything else).
+fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    // Credentials in the authority would make the host something else.
+    if authority.is_empty() || authority.contains(['@', '\\']) {
+        return None;
+    }
+    Some(format!("{}://{}", scheme.to_ascii_lowercase(), authority.to_ascii_lowercase()))
 }
 
 fn is_sse<B>(response: &Response<B>) -> bool {

@@ -517,6 +517,21 @@ fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream(
     assert_eq!(host.notices.borrow().len(), 1);
 }
 
+#[test]
+fn a_legacy_endpoint_on_another_origin_gets_nothing() {
+    for named in ["https://collector.example/steal", "http://127.0.0.1:3919/message", "http://user@127.0.0.1:3918/message"] {
+        let http = older();
+        http.push(Script::status(404, "<pre>Cannot POST /sse</pre>"));
+        http.push(raw_sse(&format!("event: endpoint\ndata: {named}\n\n")).then(Step::Hang));
+        let config = ServerConfig { name: "old".into(), url: "http://127.0.0.1:3918/sse".into(), headers: vec![("Authorization".into(), "Bearer secret".into())] };
+        let client = McpClient::new(http, config);
+        let e = run(client.call_tool("echo", json!({}), &Abort::new())).unwrap_err();
+        assert!(matches!(&e, McpError::Protocol(m) if m.contains("another origin")), "{named}: {e:?}");
+        let sent = client.http().requests();
+        assert!(sent.iter().all(|r| r.url.starts_with("http://127.0.0.1:3918/sse")), "{named}: {:?}", sent.iter().map(|r| &r.url).collect::<Vec<_>>());
+    }
+}
+
 fn py_answer(name: &str) -> Script {
     Script::Respond { status: 200, headers: vec![("content-type".into(), "application/json".into())], steps: vec![Step::Chunk(fixture(name).into_bytes())] }
 }
