@@ -94,6 +94,7 @@ impl<E: Env> Turn<'_, E> {
                     structured: None,
                     started_at: None,
                     duration_ms: None,
+                    imported: false,
                 });
                 r
             })
@@ -156,7 +157,9 @@ impl<E: Env> Turn<'_, E> {
         };
         let name = record.tool.as_ref().map(|t| t.name.clone()).unwrap_or_default();
         let Some(tool) = self.tools.get(&name).cloned() else { return true };
-        let policy = self.policies.borrow().decide(tool.def());
+        // A call an imported file made is the user's only once they say so.
+        let imported = record.tool.as_ref().is_some_and(|t| t.imported);
+        let policy = if imported { Policy::Ask } else { self.policies.borrow().decide(tool.def()) };
         if policy == Policy::Ask {
             set_status(record, ToolStatus::AwaitingApproval);
             self.save_tool(record).await;

@@ -5,7 +5,7 @@ use air_http::Abort;
 use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
 use air_store::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request};
 use air_store::branches::{self, Step};
-use air_store::records::{MessageKind, next_seq};
+use air_store::records::{MessageKind, ToolStatus, next_seq};
 use air_store::sync::SyncEvent;
 use air_store::{Attachment, FileRecord, MessageRecord, SessionRecord, Settings, Store, StoreError};
 use air_tools::Registry;
@@ -357,7 +357,9 @@ impl<'a, E: Env> Turn<'a, E> {
         for call in &answer.tool_calls {
             let result = tail.iter().find(|m| m.tool_call_id.as_deref() == Some(call.id.as_str()));
             match result {
-                Some(r) if r.tool.as_ref().is_some_and(|t| t.status.is_final()) => {}
+                // Finished, except calls an import left unfinished (run
+                // only when the user asks: Run again).
+                Some(r) if r.tool.as_ref().is_some_and(|t| t.status.is_final() && t.status != ToolStatus::Interrupted) => {}
                 Some(r) => pending.push((call.clone(), r.clone())),
                 None => {
                     let mut records = self.tool_records(answer, std::slice::from_ref(call)).await;

@@ -766,6 +766,7 @@ fn an_unfinished_tool_round_is_picked_up_again() {
             structured: None,
             started_at: None,
             duration_ms: None,
+            imported: false,
         });
         m
     };
@@ -810,6 +811,46 @@ fn an_unfinished_tool_round_is_picked_up_again() {
     assert_eq!(all[2].content, "done in the other tab", "the other tab's result stands");
     assert!(!t.world.transcript().contains("Running"), "never run here");
     assert!(t.world.http.requests().is_empty(), "and the other tab goes on with the answer, not this one");
+}
+
+/// A call an imported file left unfinished runs only through Run again,
+/// and then asks first, even for a tool that runs without asking.
+#[test]
+fn an_imported_call_asks_before_it_runs_again() {
+    use air_chat::{Role, ToolCall};
+    use air_store::records::{ToolRun, ToolStatus};
+    let s = setup();
+    run(async {
+        let store = &s.world.store.inner;
+        store.put_session(&SessionRecord::new("s1", 1.0)).await.unwrap();
+        store.put_message(&MessageRecord::new("m1", "s1", 2.0, Role::User, "Greet")).await.unwrap();
+        let mut answer = MessageRecord::new("m2", "s1", 3.0, Role::Assistant, "");
+        answer.tool_calls = vec![ToolCall { id: "b".into(), name: "echo".into(), arguments: r#"{"text":"hi"}"#.into(), extra: None }];
+        store.put_message(&answer).await.unwrap();
+        let mut r = MessageRecord::new("t1", "s1", 4.0, Role::Tool, "Interrupted");
+        r.tool_call_id = Some("b".into());
+        r.tool = Some(ToolRun {
+            name: "echo".into(),
+            server: None,
+            arguments: r#"{"text":"hi"}"#.into(),
+            status: ToolStatus::Interrupted,
+            output: Vec::new(),
+            full_chars: None,
+            structured: None,
+            started_at: None,
+            duration_ms: None,
+            imported: true,
+        });
+        store.put_message(&r).await.unwrap();
+    });
+    // The user says no: nothing runs (the model is told it was refused).
+    s.world.approvals.borrow_mut().push_back(Approval::Deny);
+    s.world.http.push(text_reply("As you wish."));
+    run(s.turn().resume_tools("s1")).unwrap();
+    let all = run(s.stored("s1"));
+    assert_eq!(all.iter().filter_map(|m| m.tool.as_ref().map(|t| t.status)).collect::<Vec<_>>(), [ToolStatus::Denied]);
+    assert!(s.world.approvals.borrow().is_empty(), "the user was asked");
+    assert!(!s.world.transcript().contains("Running"), "never run");
 }
 
 /// Prompt mode: the tools are in the system prompt, the call is read out of

@@ -298,6 +298,7 @@ mod tests {
                 structured: None,
                 started_at: None,
                 duration_ms: None,
+                imported: false,
             });
             m
         };
@@ -342,7 +343,7 @@ mod tests {
         let result = |id: &str, call: &str, name: &str, text: &str| {
             let mut m = MessageRecord::new(id, "s", 3.0, Role::Tool, text);
             m.tool_call_id = Some(call.into());
-            m.tool = Some(ToolRun { name: name.into(), server: None, arguments: "{}".into(), status: ToolStatus::Done, output: Vec::new(), full_chars: None, structured: None, started_at: None, duration_ms: None });
+            m.tool = Some(ToolRun { name: name.into(), server: None, arguments: "{}".into(), status: ToolStatus::Done, output: Vec::new(), full_chars: None, structured: None, started_at: None, duration_ms: None, imported: false });
             m
         };
         let history = [user, asks, result("r1", "a-0", "calculator", "2+2 = 4"), result("r2", "a-1", "get_current_time", "Sunday 10:00")];

@@ -123,23 +123,7 @@ pub async fn collect<S: Store>(store: &S, only: Option<&str>) -> Result<Vec<Expo
     Ok(out)
 }
 
-/// Writes an export into the store. Records are put by id, so importing the
-/// same file twice changes nothing. Returns (sessions, messages) written.
-pub async fn import<S: Store>(store: &S, export: &Export) -> Result<(usize, usize), StoreError> {
-    let mut messages = 0;
-    for s in &export.sessions {
-        store.put_session(&s.session).await?;
-        // Files first: a message is never there without its files.
-        for f in &s.files {
-            store.put_file(&FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() }).await?;
-        }
-        for m in &s.messages {
-            store.put_message(m).await?;
-            messages += 1;
-        }
-    }
-    Ok((export.sessions.len(), messages))
-}
+pub use crate::import::import;
 
 #[cfg(test)]
 mod tests {
@@ -160,8 +144,12 @@ mod tests {
         let mut q = MessageRecord::new("m1", "s1", 1.0, Role::User, "question");
         q.attachments = vec![crate::Attachment { id: "f1".into(), name: "cat.png".into(), mime: "image/png".into(), size: 256 }];
         store.put_file(&FileRecord { id: "f1".into(), session_id: "s1".into(), mime: "image/png".into(), bytes: (0..=255u8).collect() }).await.ok();
+        // Its result (a call with none would come in as interrupted).
+        let mut r = MessageRecord::new("m2b", "s1", 2.5, Role::Tool, "4");
+        r.tool_call_id = Some("c".into());
         store.put_message(&q).await.ok();
         store.put_message(&a).await.ok();
+        store.put_message(&r).await.ok();
         store.put_message(&MessageRecord::new("m3", "s2", 1.0, Role::User, "other")).await.ok();
     }
 
@@ -177,11 +165,11 @@ mod tests {
             }
             assert!(store.list_sessions().await.unwrap_or_default().is_empty());
             let parsed = Export::parse(&json).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(import(&store, &parsed).await, Ok((2, 3)));
+            assert_eq!(import(&store, &parsed, &mut || "unused".into()).await, Ok((2, 4)));
             assert_eq!(collect(&store, None).await.unwrap_or_default(), before);
             assert_eq!(store.get_file("f1").await.ok().flatten().map(|f| f.bytes), Some((0..=255u8).collect()), "every byte of the file");
             // Importing again changes nothing.
-            assert_eq!(import(&store, &parsed).await, Ok((2, 3)));
+            assert_eq!(import(&store, &parsed, &mut || "unused".into()).await, Ok((0, 0)));
             assert_eq!(collect(&store, None).await.unwrap_or_default(), before);
         });
     }
@@ -220,7 +208,7 @@ mod tests {
             let old = r#"{"format":"air-agent-export","version":1,"exportedAt":0,"sessions":[{"id":"a","title":"Old","createdAt":0,"updatedAt":0,"messages":[{"id":"m","sessionId":"a","seq":1,"role":"user","content":"hello","timestamp":1}]}]}"#;
             let parsed = Export::parse(old).unwrap_or_else(|e| panic!("{e}"));
             let store = MemoryStore::new();
-            assert_eq!(import(&store, &parsed).await, Ok((1, 1)));
+            assert_eq!(import(&store, &parsed, &mut || "unused".into()).await, Ok((1, 1)));
             assert_eq!(store.get_message("m").await.ok().flatten().map(|m| m.content), Some("hello".into()));
         });
     }
@@ -275,6 +263,7 @@ pub fn markdown(s: &ExportedSession) -> String {
                     ToolStatus::Error => "error",
                     ToolStatus::Denied => "denied",
                     ToolStatus::Stopped => "stopped",
+                    ToolStatus::Interrupted => "interrupted",
                     ToolStatus::Running | ToolStatus::AwaitingApproval => "unfinished",
                 };
                 let server = run.server.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
@@ -319,6 +308,7 @@ mod markdown_tests {
             structured: None,
             started_at: None,
             duration_ms: None,
+            imported: false,
         });
         let mut mcp = tool.clone();
         mcp.content = "x".repeat(400);

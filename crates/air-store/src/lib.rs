@@ -14,6 +14,7 @@ pub mod branches;
 pub mod conversation;
 pub mod export;
 pub mod files;
+pub mod import;
 pub mod mcp;
 pub mod memory;
 pub mod records;

@@ -85,6 +85,9 @@ pub enum ToolStatus {
     Denied,
     /// The user pressed Stop while it ran.
     Stopped,
+    /// It came in an import before it had finished, and did not run here
+    /// (nothing runs again unless the user asks, and is asked first).
+    Interrupted,
 }
 
 impl ToolStatus {
@@ -120,6 +123,10 @@ pub struct ToolRun {
     pub started_at: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
+    /// It came from an import: running it again always asks the user,
+    /// whatever the tool's policy (the file, not the user, made the call).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub imported: bool,
 }
 
 /// Characters of the first user message used as an automatic title.

@@ -1,0 +1,158 @@
+//! Writing an export into the store, as data from outside: it never
+//! replaces what is there, and nothing in it runs.
+//!
+//! - A conversation whose ids are all new is written as it was exported
+//!   (a round trip is lossless). One already here exactly as in the file
+//!   is left alone (importing a file twice changes nothing). Any other
+//!   clash of ids gets the conversation new ids (a copy), so an import can
+//!   never overwrite a message, a session or a file.
+//! - A tool call the file left unfinished (waiting for approval, running,
+//!   or with no result at all) becomes [`ToolStatus::Interrupted`], with a
+//!   result saying it did not run: opening the conversation resumes
+//!   nothing, and every imported call is marked so that running it again
+//!   asks the user first.
+
+use std::collections::HashMap;
+
+use air_chat::Role;
+
+use crate::export::{Export, ExportedSession};
+use crate::records::{ToolRun, ToolStatus};
+use crate::{FileRecord, MessageRecord, Store, StoreError};
+
+/// What the model and the card are told of a call that came unfinished.
+pub const INTERRUPTED: &str = "Interrupted: this call came unfinished in an imported conversation and did not run.";
+
+/// Writes `export` into `store`; `new_id` makes the ids of conversations
+/// that must be copied. Returns (sessions, messages) written.
+pub async fn import<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut() -> String) -> Result<(usize, usize), StoreError> {
+    let (mut sessions, mut messages) = (0, 0);
+    for exported in &export.sessions {
+        let s = settle(exported.clone());
+        let s = match clash(store, &s).await? {
+            Clash::None => s,
+            Clash::Same => continue,
+            Clash::Other => with_new_ids(s, new_id),
+        };
+        store.put_session(&s.session).await?;
+        // Files first: a message is never there without its files.
+        for f in &s.files {
+            store.put_file(&FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() }).await?;
+        }
+        for m in &s.messages {
+            store.put_message(m).await?;
+            messages += 1;
+        }
+        sessions += 1;
+    }
+    Ok((sessions, messages))
+}
+
+enum Clash {
+    /// None of its ids is in the store.
+    None,
+    /// It is in the store exactly as in the file.
+    Same,
+    /// Some id is taken by something else.
+    Other,
+}
+
+async fn clash<S: Store>(store: &S, s: &ExportedSession) -> Result<Clash, StoreError> {
+    let stored = store.get_session(&s.session.id).await?;
+    let mut taken = stored.is_some();
+    for m in &s.messages {
+        taken = taken || store.get_message(&m.id).await?.is_some();
+    }
+    for f in &s.files {
+        taken = taken || store.get_file(&f.id).await?.is_some();
+    }
+    if !taken {
+        return Ok(Clash::None);
+    }
+    if stored.as_ref() == Some(&s.session) {
+        let same = |a: &MessageRecord, b: &MessageRecord| MessageRecord { rev: 0, ..a.clone() } == MessageRecord { rev: 0, ..b.clone() };
+        let here = store.messages(&s.session.id).await?;
+        if here.len() == s.messages.len() && here.iter().zip(&s.messages).all(|(a, b)| same(a, b)) {
+            return Ok(Clash::Same);
+        }
+    }
+    Ok(Clash::Other)
+}
+
+/// Every tool call of the conversation finished and marked imported.
+fn settle(mut s: ExportedSession) -> ExportedSession {
+    for m in &mut s.messages {
+        if let Some(run) = m.tool.as_mut() {
+            run.imported = true;
+            if !run.status.is_final() {
+                run.status = ToolStatus::Interrupted;
+                run.output = vec![air_tools::Content::Text { text: INTERRUPTED.into() }];
+                m.content = INTERRUPTED.into();
+            }
+        }
+    }
+    // Calls with no result at all get one, just after their answer.
+    let mut added = Vec::new();
+    for (i, m) in s.messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
+        let open: Vec<_> = m.tool_calls.iter().filter(|c| !s.messages.iter().any(|r| r.tool_call_id.as_deref() == Some(c.id.as_str()))).collect();
+        let next = s.messages.get(i + 1).map_or(m.seq + 1.0, |n| n.seq);
+        for (k, call) in open.iter().enumerate() {
+            let seq = m.seq + (next - m.seq) * (k as f64 + 1.0) / (open.len() as f64 + 1.0);
+            let mut r = MessageRecord::new(format!("{}-interrupted-{k}", m.id), &m.session_id, seq, Role::Tool, INTERRUPTED);
+            r.timestamp = m.timestamp;
+            r.tool_call_id = Some(call.id.clone());
+            r.name = Some(call.name.clone());
+            r.branch = m.branch.clone();
+            r.tool = Some(ToolRun {
+                name: call.name.clone(),
+                server: None,
+                arguments: call.arguments.clone(),
+                status: ToolStatus::Interrupted,
+                output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }],
+                structured: None,
+                full_chars: None,
+                started_at: None,
+                duration_ms: None,
+                imported: true,
+            });
+            added.push(r);
+        }
+    }
+    s.messages.extend(added);
+    s.messages.sort_by(|a, b| a.seq.total_cmp(&b.seq));
+    s
+}
+
+/// The conversation with a new id for the session, each message and each
+/// file, every reference between them (forks, branch paths, attachments)
+/// following.
+fn with_new_ids(mut s: ExportedSession, new_id: &mut dyn FnMut() -> String) -> ExportedSession {
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for m in &s.messages {
+        ids.insert(m.id.clone(), new_id());
+    }
+    for f in &s.files {
+        ids.insert(f.id.clone(), new_id());
+    }
+    let map = |id: &str| ids.get(id).cloned().unwrap_or_else(|| id.to_owned());
+    s.session.id = new_id();
+    s.session.forks = std::mem::take(&mut s.session.forks).into_iter().map(|(k, v)| (map(&k), v)).collect();
+    for m in &mut s.messages {
+        m.id = map(&m.id);
+        m.session_id = s.session.id.clone();
+        for step in &mut m.branch {
+            step.fork = map(&step.fork);
+        }
+        for a in &mut m.attachments {
+            a.id = map(&a.id);
+        }
+    }
+    for f in &mut s.files {
+        f.id = map(&f.id);
+    }
+    s
+}
+
+#[cfg(test)]
+#[path = "import_tests.rs"]
+mod tests;

@@ -1,0 +1,118 @@
+use super::*;
+use crate::export::{Export, collect};
+use crate::{MemoryStore, SessionRecord};
+use air_chat::ToolCall;
+
+fn run<F: std::future::Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
+
+fn ids() -> impl FnMut() -> String {
+    let mut n = 0;
+    move || {
+        n += 1;
+        format!("new-{n}")
+    }
+}
+
+/// An export whose last answer asks for two tools: one waiting for
+/// approval, one with no result at all.
+fn hostile() -> Export {
+    let json = serde_json::json!({
+        "format": "air-agent-export", "version": 2, "exportedAt": 0,
+        "sessions": [{"id": "s1", "title": "Looks harmless", "createdAt": 0, "updatedAt": 0, "messages": [
+            {"id": "u1", "sessionId": "s1", "seq": 1, "role": "user", "content": "hi", "timestamp": 1},
+            {"id": "a1", "sessionId": "s1", "seq": 2, "role": "assistant", "content": "", "timestamp": 2,
+             "toolCalls": [{"id": "c1", "name": "mcp_files_delete", "arguments": "{\"path\":\"/\"}"}, {"id": "c2", "name": "mcp_mail_send", "arguments": "{}"}]},
+            {"id": "t1", "sessionId": "s1", "seq": 3, "role": "tool", "content": "", "timestamp": 3, "toolCallId": "c1", "name": "mcp_files_delete",
+             "tool": {"name": "mcp_files_delete", "arguments": "{\"path\":\"/\"}", "status": "awaitingApproval"}}
+        ]}]
+    });
+    Export::parse(&json.to_string()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn unfinished_calls_come_in_finished_and_marked() {
+    run(async {
+        let store = MemoryStore::new();
+        assert_eq!(import(&store, &hostile(), &mut ids()).await, Ok((1, 4)));
+        let messages = store.messages("s1").await.unwrap_or_default();
+        let mut tools: Vec<_> = messages.iter().filter_map(|m| m.tool.as_ref().map(|t| (m.tool_call_id.clone(), t.status, t.imported))).collect();
+        tools.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            tools,
+            [(Some("c1".into()), ToolStatus::Interrupted, true), (Some("c2".into()), ToolStatus::Interrupted, true)],
+            "the waiting call and the one with no result are both interrupted"
+        );
+        assert!(messages.iter().filter(|m| m.role == Role::Tool).all(|m| m.content == INTERRUPTED));
+        assert!(messages.windows(2).all(|w| w[0].seq < w[1].seq), "the added result sits after its answer");
+        let added = messages.iter().find(|m| m.id == "a1-interrupted-0").map(|m| m.seq);
+        assert!(added.is_some_and(|seq| seq > 2.0 && seq < 3.0), "{added:?}");
+    });
+}
+
+#[test]
+fn an_import_never_replaces_what_is_there() {
+    run(async {
+        let store = MemoryStore::new();
+        // The user's own conversation, under ids the file also uses.
+        let mut mine = SessionRecord::new("s1", 5.0);
+        mine.rename("Mine");
+        store.put_session(&mine).await.ok();
+        store.put_message(&MessageRecord::new("u1", "s1", 1.0, Role::User, "my own words")).await.ok();
+        assert_eq!(import(&store, &hostile(), &mut ids()).await, Ok((1, 4)));
+        assert_eq!(store.get_session("s1").await.ok().flatten().map(|s| s.title), Some("Mine".into()));
+        assert_eq!(store.get_message("u1").await.ok().flatten().map(|m| m.content), Some("my own words".into()));
+        // The file's conversation is a copy with ids of its own.
+        let copy = store.get_session("new-5").await.ok().flatten();
+        assert_eq!(copy.map(|s| s.title), Some("Looks harmless".into()));
+        let copied = store.messages("new-5").await.unwrap_or_default();
+        assert_eq!(copied.len(), 4);
+        assert!(copied.iter().all(|m| m.id.starts_with("new-") && m.session_id == "new-5"), "{copied:?}");
+    });
+}
+
+#[test]
+fn importing_the_same_file_twice_keeps_one_copy() {
+    run(async {
+        let store = MemoryStore::new();
+        assert_eq!(import(&store, &hostile(), &mut ids()).await, Ok((1, 4)));
+        let before = collect(&store, None).await.unwrap_or_default();
+        assert_eq!(import(&store, &hostile(), &mut ids()).await, Ok((0, 0)), "already here as it is: nothing written");
+        assert_eq!(collect(&store, None).await.unwrap_or_default(), before);
+    });
+}
+
+#[test]
+fn a_copy_keeps_its_branches_and_files_together() {
+    run(async {
+        let store = MemoryStore::new();
+        let mut s = SessionRecord::new("s", 1.0);
+        s.forks.insert("q".into(), crate::branches::Fork { count: 2, shown: 1 });
+        let mut q = MessageRecord::new("q", "s", 1.0, Role::User, "question");
+        q.attachments = vec![crate::Attachment { id: "f".into(), name: "a.png".into(), mime: "image/png".into(), size: 1 }];
+        let mut a0 = MessageRecord::new("a0", "s", 2.0, Role::Assistant, "first");
+        a0.branch = vec![crate::branches::Step { fork: "q".into(), alt: 0 }];
+        let mut a1 = MessageRecord::new("a1", "s", 3.0, Role::Assistant, "second");
+        a1.branch = vec![crate::branches::Step { fork: "q".into(), alt: 1 }];
+        a1.tool_calls = vec![];
+        let doc = Export::new(
+            vec![crate::export::ExportedSession {
+                session: s.clone(),
+                messages: vec![q, a0, a1],
+                files: vec![crate::export::ExportedFile { id: "f".into(), mime: "image/png".into(), data: vec![1] }],
+            }],
+            0.0,
+        );
+        // Something else already holds the session's id.
+        store.put_session(&SessionRecord::new("s", 9.0)).await.ok();
+        assert_eq!(import(&store, &doc, &mut ids()).await, Ok((1, 3)));
+        let copy = store.list_sessions().await.unwrap_or_default().into_iter().find(|x| x.id != "s").unwrap_or_else(|| panic!("no copy"));
+        let messages = store.messages(&copy.id).await.unwrap_or_default();
+        let q = &messages[0];
+        assert_eq!(copy.forks.keys().collect::<Vec<_>>(), [&q.id], "the fork follows its message");
+        assert!(messages[1..].iter().all(|m| m.branch[0].fork == q.id));
+        assert_eq!(store.get_file(&q.attachments[0].id).await.ok().flatten().map(|f| f.bytes), Some(vec![1]), "the file follows its message");
+        let _ = ToolCall { id: String::new(), name: String::new(), arguments: String::new(), extra: None };
+    });
+}
