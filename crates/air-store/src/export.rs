@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{FileRecord, MessageRecord, Result, SessionRecord, Settings, Store, StoreError};
+use crate::{MessageRecord, Result, SessionRecord, Settings, Store};
 
 pub const FORMAT: &str = "air-agent-export";
 /// 2: sessions carry their attached files. Version 1 exports (no files)
