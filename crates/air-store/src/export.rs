@@ -128,7 +128,7 @@ pub use crate::import::import;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemoryStore;
+    use crate::{FileRecord, MemoryStore};
     use air_chat::{Role, ToolCall, Usage};
 
     async fn sample(store: &MemoryStore) {
