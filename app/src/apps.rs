@@ -103,6 +103,8 @@ pub struct Live {
     record_id: String,
     frame: frame::Frame,
     resource: Rc<UiResource>,
+    /// The frame's `allow`: the features the user granted.
+    allow: String,
     bridge: RefCell<Bridge>,
     hooks: Hooks,
     listener: RefCell<Option<FrameListener>>,
@@ -158,6 +160,7 @@ pub fn mount(
     record_id: String,
     resource: Rc<UiResource>,
     frame: frame::Frame,
+    allow: String,
     hooks: Hooks,
 ) -> Rc<Live> {
     let app_tools: Vec<Value> = server
@@ -174,6 +177,7 @@ pub fn mount(
         record_id,
         frame: frame.clone(),
         resource,
+        allow,
         bridge: RefCell::new(Bridge::new(ctx, env!("CARGO_PKG_VERSION"), app_tools)),
         hooks,
         listener: RefCell::new(None),
@@ -207,8 +211,10 @@ impl Live {
                     &self.frame,
                     &json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-resource-ready", "params": {
                         "html": air_apps::with_policy(&r.html, &r.csp.policy()),
-                        "sandbox": "allow-scripts",
-                        "allow": r.permissions.allow(),
+                        // What the user granted, not what the server asked.
+                        "allow": self.allow,
+                        // Where the View may navigate frames (its own too).
+                        "frameDomains": r.csp.frame,
                         "title": self.tool,
                     }}),
                 );

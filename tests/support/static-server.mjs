@@ -24,10 +24,13 @@ const TYPES = {
  * when `tls` ({ key, cert }) is given, as `host` in the URL it reports;
  * `extra` maps more paths to texts (read at each request); `prefix`
  * (`/agent`) serves everything under that sub-path only; `types` maps
- * extensions to other media types (a host that does not know `.wasm`).
+ * extensions to other media types (a host that does not know `.wasm`);
+ * `frameAncestors: false` leaves out the `frame-ancestors 'self'` header
+ * that pages get otherwise (as the README asks of hosts), for a test of
+ * what the pages themselves do when another site frames them.
  * Resolves to { server, url }.
  */
-export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {} } = {}) {
+export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {}, frameAncestors = true } = {}) {
   const base = resolve(root);
   const handler = async (req, res) => {
     try {
@@ -70,6 +73,8 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
         'Content-Type': types[extname(file)] ?? TYPES[extname(file)] ?? 'application/octet-stream',
         'Cache-Control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
         'X-Content-Type-Options': 'nosniff',
+        // No other site may frame the app or its sandbox page.
+        ...(frameAncestors && extname(file) === '.html' ? { 'Content-Security-Policy': "frame-ancestors 'self'" } : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (e) {

@@ -25,6 +25,10 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
     let hooks = Hooks::new();
     let live: StoredValue<Option<Rc<Live>>, LocalStorage> = StoredValue::new_local(None);
     let frame_ref = NodeRef::<html::Iframe>::new();
+    // The user's answer when the View asks for devices (camera…): none
+    // until they say yes.
+    let granted = RwSignal::new(None::<bool>);
+    let server_name = StoredValue::new(server.name.clone());
     let uri = tool.ui.clone().unwrap_or_default();
     let record_id = record.with_untracked(|r| r.as_ref().map(|m| m.id.clone())).unwrap_or_default();
 
@@ -47,7 +51,8 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
                 return;
             }
             let Some(Ok(resource)) = loaded.get_untracked() else { return };
-            let l = apps::mount(state, server.clone(), tool.clone(), record_id.clone(), resource, frame, hooks);
+            let allow = resource.permissions.allow_if(granted.get_untracked() == Some(true));
+            let l = apps::mount(state, server.clone(), tool.clone(), record_id.clone(), resource, frame, allow, hooks);
             live.set_value(Some(l));
         });
     }
@@ -110,6 +115,17 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             .into_any();
         }
         match loaded.get() {
+            Some(Ok(resource)) if resource.permissions.any() && granted.get().is_none() => {
+                let (name, asked) = (server_name.get_value(), resource.permissions.allow());
+                view! {
+                    <div class="app-link" data-testid="app-permissions">
+                        <span>{move || t().app_permissions_ask.replace("{server}", &name).replace("{features}", &asked)}</span>
+                        <button data-testid="app-permissions-allow" on:click=move |_| granted.set(Some(true))>{move || t().app_permissions_allow}</button>
+                        <button class="primary" data-testid="app-permissions-deny" on:click=move |_| granted.set(Some(false))>{move || t().app_permissions_deny}</button>
+                    </div>
+                }
+                .into_any()
+            }
             Some(Ok(resource)) => {
                 let refused = (!resource.csp.refused.is_empty()).then(|| {
                     let d = resource.csp.refused.join(", ");
@@ -122,7 +138,7 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
                         data-testid="app-frame"
                         node_ref=frame_ref
                         sandbox="allow-scripts"
-                        allow=resource.permissions.allow()
+                        allow=resource.permissions.allow_if(granted.get_untracked() == Some(true))
                         referrerpolicy="no-referrer"
                         title=resource.uri.clone()
                         style:height=height

@@ -165,7 +165,21 @@ impl Permissions {
         Permissions { camera: has("camera"), microphone: has("microphone"), geolocation: has("geolocation"), clipboard_write: has("clipboardWrite") }
     }
 
-    /// The frame's `allow` attribute (Permissions Policy).
+    /// Whether the View asks for any feature at all (the user is asked
+    /// before it gets one).
+    pub fn any(&self) -> bool {
+        self.camera || self.microphone || self.geolocation || self.clipboard_write
+    }
+
+    /// The frame's `allow` attribute once the user answered: what the View
+    /// asked for if they granted it, nothing otherwise. A server's word
+    /// alone never gives a View a device.
+    pub fn allow_if(&self, granted: bool) -> String {
+        if granted { self.allow() } else { String::new() }
+    }
+
+    /// The frame's `allow` attribute (Permissions Policy) for everything
+    /// asked; also the names shown when the user is asked.
     pub fn allow(&self) -> String {
         let mut out = Vec::new();
         for (on, feature) in [(self.camera, "camera"), (self.microphone, "microphone"), (self.geolocation, "geolocation"), (self.clipboard_write, "clipboard-write")] {

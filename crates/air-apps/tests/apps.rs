@@ -90,6 +90,15 @@ fn permissions_become_the_allow_attribute() {
 }
 
 #[test]
+fn a_view_gets_devices_only_when_the_user_grants_them() {
+    let p = Permissions::from_meta(Some(&json!({"camera": {}, "microphone": {}})));
+    assert!(p.any());
+    assert_eq!(p.allow_if(false), "", "the server asking is not enough");
+    assert_eq!(p.allow_if(true), "camera; microphone");
+    assert!(!Permissions::from_meta(Some(&json!({"camera": false}))).any(), "nothing asked: nothing to ask the user");
+}
+
+#[test]
 fn the_resource_is_read_as_a_view() {
     let read = json!({"contents": [{"uri": "ui://get-time/mcp-app.html", "mimeType": "text/html;profile=mcp-app", "text": "<!DOCTYPE html><p>t</p>",
         "_meta": {"ui": {"csp": {"connectDomains": ["https://api.example.com"]}, "permissions": {"microphone": {}}, "prefersBorder": true}}}]});

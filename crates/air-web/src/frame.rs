@@ -32,7 +32,9 @@ pub fn listen(frame: &web_sys::HtmlIFrameElement, mut on_message: impl FnMut(Val
     let handler = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
         let (Some(source), Some(own)) = (ev.source(), frame.content_window()) else { return };
         let (source, own): (&wasm_bindgen::JsValue, &wasm_bindgen::JsValue) = (source.as_ref(), own.as_ref());
-        if source != own {
+        // Only the frame's own window, on the opaque origin the sandbox
+        // gives it: a frame that somehow had the app's origin is not heard.
+        if source != own || ev.origin() != "null" {
             return;
         }
         let text = js_sys::JSON::stringify(&ev.data()).ok().and_then(|s| s.as_string());

@@ -146,7 +146,7 @@ pub fn handle_preview_click(event: &web_sys::Event, document: impl Fn(&str, &str
                 frame::post(
                     &frame,
                     &serde_json::json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-resource-ready",
-                        "params": {"html": page, "sandbox": "allow-scripts", "title": title}}),
+                        "params": {"html": page, "title": title}}),
                 );
             }
         }
