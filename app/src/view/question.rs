@@ -10,13 +10,6 @@ use crate::chat;
 use crate::i18n::t;
 use crate::state::use_app;
 
-/// The host of an http(s) URL, as the user should read it.
-fn domain(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-    host.rsplit_once('@').map_or(host, |(_, h)| h).to_owned()
-}
-
 /// The question of tool message `record_id`, with its answers.
 #[component]
 pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
@@ -36,21 +29,21 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
     let message = request.message().to_owned();
     let body = match request {
         Elicitation::Url { url, .. } => {
-            let d = domain(&url);
-            let d2 = d.clone();
-            let answer = answer.clone();
-            view! {
-                <p class="muted" data-testid="question-domain">{move || t().elicit_url.replace("{domain}", &d)}</p>
-                <div class="tool-approval">
-                    <a class="button primary" data-testid="question-open" href=url target="_blank" rel="noopener noreferrer"
-                        on:click=move |_| answer(ElicitAnswer::Accept { content: Value::Object(Map::new()) })>
-                        {move || t().elicit_open.replace("{domain}", &d2)}
-                    </a>
-                    <button data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
-                    <button data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
-                </div>
+            // A link that hides where it leads is not offered at all.
+            match air_mcp::page_url::page_host(&url) {
+                Err(why) => {
+                    let why = why.to_string();
+                    view! {
+                        <p class="app-error" data-testid="question-refused">{move || t().elicit_refused.replace("{why}", &why)}</p>
+                        <div class="tool-approval">
+                            <button data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
+                            <button data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
+                        </div>
+                    }
+                    .into_any()
+                }
+                Ok(d) => url_offer(url, d, answer, decline, cancel),
             }
-            .into_any()
         }
         Elicitation::Form { schema, .. } => {
             let fields = elicit::fields(&schema);
@@ -102,6 +95,24 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
             {body}
         </div>
     }
+}
+
+/// The page to open, on the host it really leads to.
+fn url_offer(url: String, d: String, answer: impl Fn(ElicitAnswer) + Clone + 'static, decline: impl Fn(leptos::ev::MouseEvent) + 'static, cancel: impl Fn(leptos::ev::MouseEvent) + 'static) -> AnyView {
+    let d2 = d.clone();
+    let answer = answer.clone();
+    view! {
+        <p class="muted" data-testid="question-domain">{move || t().elicit_url.replace("{domain}", &d)}</p>
+        <div class="tool-approval">
+            <a class="button primary" data-testid="question-open" href=url target="_blank" rel="noopener noreferrer"
+                on:click=move |_| answer(ElicitAnswer::Accept { content: Value::Object(Map::new()) })>
+                {move || t().elicit_open.replace("{domain}", &d2)}
+            </a>
+            <button data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
+            <button data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
+        </div>
+    }
+    .into_any()
 }
 
 /// The field's default as input text.

@@ -17,6 +17,7 @@
 pub mod client;
 pub mod elicit;
 pub mod names;
+pub mod page_url;
 pub mod prompts;
 pub mod resources;
 pub mod tool;
