@@ -44,6 +44,7 @@ impl ChunkDecoder {
                 vec![StreamEvent::Error(error_from_data(&ev.data))]
             }
             Frame::Event(ev) => self.data(&ev.data),
+            Frame::TooLong { limit } => vec![StreamEvent::Malformed(format!("a streamed chunk over {} MB was dropped", limit / (1024 * 1024)))],
             Frame::Comment(_) | Frame::Retry(_) => Vec::new(),
         }
     }

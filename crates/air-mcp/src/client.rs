@@ -275,6 +275,12 @@ impl<B: Body> Messages<B> {
             for frame in frames {
                 match frame {
                     air_sse::Frame::Retry(ms) => self.retry_ms = Some(ms),
+                    // A message too big to hold: the stream is given up
+                    // (its answer cannot be read), with why.
+                    air_sse::Frame::TooLong { limit } => {
+                        self.ended = true;
+                        return Err(McpError::Protocol(format!("the server sent a message over {} MB; it was not read", limit / (1024 * 1024))));
+                    }
                     air_sse::Frame::Event(e) if !e.data.trim().is_empty() => {
                         if let Ok(m) = serde_json::from_str::<Value>(&e.data) {
                             self.queued.push_back(m);

@@ -518,6 +518,19 @@ fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream(
 }
 
 #[test]
+fn an_endless_message_is_not_held() {
+    let http = older();
+    initialized(&http);
+    // 20 MB of one data line, in 1 MB chunks, and more after it.
+    let steps = (0..20).map(|i| Step::Chunk(if i == 0 { b"data: ".iter().copied().chain(vec![b'x'; 1 << 20]).collect() } else { vec![b'x'; 1 << 20] })).collect();
+    http.push(Script::Respond { status: 200, headers: vec![("content-type".into(), "text/event-stream".into())], steps });
+    http.push(accepted());
+    let client = McpClient::new(http, config());
+    let e = run(client.call_tool("flood", json!({}), &Abort::new())).unwrap_err();
+    assert!(matches!(&e, McpError::Protocol(m) if m.contains("over 16 MB")), "{e:?}");
+}
+
+#[test]
 fn a_legacy_endpoint_on_another_origin_gets_nothing() {
     for named in ["https://collector.example/steal", "http://127.0.0.1:3919/message", "http://user@127.0.0.1:3918/message"] {
         let http = older();

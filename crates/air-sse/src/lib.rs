@@ -37,7 +37,15 @@ pub enum Frame {
     Comment(String),
     /// A valid `retry:` field: the reconnection delay the server asks for, in ms.
     Retry(u64),
+    /// A line or an event grew past the decoder's limit: it was dropped
+    /// (the stream goes on after it). A hostile or broken server cannot
+    /// make the decoder hold more than the limit.
+    TooLong { limit: usize },
 }
+
+/// The default most a line or an event may hold: far more than any chat
+/// chunk or MCP message, far less than a tab can afford.
+pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Incremental SSE decoder. Feed bytes with [`Decoder::feed`], then call
 /// [`Decoder::finish`] once the body has ended.
@@ -54,11 +62,37 @@ pub struct Decoder {
     has_data: bool,
     event_type: Option<String>,
     last_event_id: Option<String>,
+    /// The most a line or an event may hold (0: [`MAX_EVENT_BYTES`]).
+    limit: usize,
+    /// The line being read went past the limit: its bytes are dropped up to
+    /// its end, and the event it belongs to with it.
+    skipping: bool,
+    /// The event being read went past the limit: dropped at its end.
+    dropped: bool,
 }
 
 impl Decoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder that holds at most `bytes` of one line or one event.
+    pub fn with_limit(bytes: usize) -> Self {
+        Self { limit: bytes.max(1), ..Self::default() }
+    }
+
+    fn limit(&self) -> usize {
+        if self.limit == 0 { MAX_EVENT_BYTES } else { self.limit }
+    }
+
+    /// Marks the event being read as dropped (once per event).
+    fn overflow(&mut self, out: &mut Vec<Frame>) {
+        if !self.dropped {
+            out.push(Frame::TooLong { limit: self.limit() });
+        }
+        self.dropped = true;
+        self.data = String::new();
+        self.has_data = false;
     }
 
     /// The id the stream last set with `id:`; send it as `Last-Event-ID`
@@ -95,9 +129,13 @@ impl Decoder {
 
     fn feed_started(&mut self, mut chunk: &[u8], out: &mut Vec<Frame>) {
         while let Some(pos) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&chunk[..pos]);
+            self.take(&chunk[..pos], out);
             let line = std::mem::take(&mut self.line);
-            self.process_line(&line, out);
+            if std::mem::take(&mut self.skipping) {
+                // The end of an overlong line: nothing of it is read.
+            } else {
+                self.process_line(&line, out);
+            }
             let was_cr = chunk[pos] == b'\r';
             chunk = &chunk[pos + 1..];
             if was_cr {
@@ -108,7 +146,21 @@ impl Decoder {
                 }
             }
         }
-        self.line.extend_from_slice(chunk);
+        self.take(chunk, out);
+    }
+
+    /// Adds bytes to the line being read, unless that takes it past the limit.
+    fn take(&mut self, bytes: &[u8], out: &mut Vec<Frame>) {
+        if self.skipping {
+            return;
+        }
+        if self.line.len() + bytes.len() > self.limit() {
+            self.line = Vec::new();
+            self.skipping = true;
+            self.overflow(out);
+            return;
+        }
+        self.line.extend_from_slice(bytes);
     }
 
     /// Ends the stream: a pending line and a pending event are processed as
@@ -122,10 +174,11 @@ impl Decoder {
                 self.line = head;
             }
         }
-        if !self.line.is_empty() {
+        if !self.line.is_empty() && !std::mem::take(&mut self.skipping) {
             let line = std::mem::take(&mut self.line);
             self.process_line(&line, &mut out);
         }
+        self.skipping = false;
         self.dispatch(&mut out);
         self.after_cr = false;
         out
@@ -149,6 +202,8 @@ impl Decoder {
             None => (&line[..], ""),
         };
         match field {
+            "data" if self.dropped => {}
+            "data" if self.data.len() + value.len() + 1 > self.limit() => self.overflow(out),
             "data" => {
                 self.data.push_str(value);
                 self.data.push('\n');
@@ -167,6 +222,8 @@ impl Decoder {
 
     fn dispatch(&mut self, out: &mut Vec<Frame>) {
         let event_type = self.event_type.take();
+        // An event that went past the limit ends here, and is not sent.
+        self.dropped = false;
         if !self.has_data {
             // An event with no data is not dispatched (e.g. a priming
             // event that only sets `id:`).

@@ -157,3 +157,47 @@ fn random_bytes_never_panic() {
         assert_eq!(got, whole);
     }
 }
+
+/// As [`frames_every_split`], with a decoder of `limit` bytes.
+fn limited_every_split(input: &[u8], limit: usize) -> Vec<Frame> {
+    let decode = |parts: &[&[u8]]| {
+        let mut d = Decoder::with_limit(limit);
+        let mut got: Vec<Frame> = parts.iter().flat_map(|p| d.feed(p)).collect();
+        got.extend(d.finish());
+        got
+    };
+    let whole = decode(&[input]);
+    for cut in 0..=input.len() {
+        assert_eq!(decode(&[&input[..cut], &input[cut..]]), whole, "split at byte {cut}");
+    }
+    let bytes: Vec<&[u8]> = input.iter().map(std::slice::from_ref).collect();
+    assert_eq!(decode(&bytes), whole, "byte by byte");
+    whole
+}
+
+#[test]
+fn an_overlong_line_or_event_is_dropped_and_the_stream_goes_on() {
+    let too_long = Frame::TooLong { limit: 16 };
+    // One endless line: dropped, said once; the next event is read.
+    let frames = limited_every_split(b"data: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n\ndata: ok\n\n", 16);
+    assert_eq!(frames, [too_long.clone(), ev("ok")]);
+    // Many short data lines adding up past the limit: the event goes.
+    let frames = limited_every_split(b"data: 12345\ndata: 12345\ndata: 12345\ndata: 12345\n\ndata: next\n\n", 16);
+    assert_eq!(frames, [too_long.clone(), ev("next")]);
+    // Within the limit, nothing changes.
+    assert_eq!(limited_every_split(b"data: 1234567\n\n", 16), [ev("1234567")]);
+    // An overlong line the body ends in is not read at the end either.
+    assert_eq!(limited_every_split(b"data: ok\n\ndata: bbbbbbbbbbbbbbbbbbbbbbbb", 16), [ev("ok"), too_long]);
+}
+
+#[test]
+fn a_hostile_endless_line_is_never_held() {
+    let mut d = Decoder::with_limit(1024);
+    let mut said = 0;
+    for _ in 0..10_000 {
+        said += d.feed(&[b'x'; 4096]).len();
+        assert!(d.line.len() <= 1024 && d.data.len() <= 1024);
+    }
+    assert_eq!(said, 1, "said once, not at every chunk");
+    assert_eq!(Decoder::new().limit(), MAX_EVENT_BYTES);
+}
