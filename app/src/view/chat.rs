@@ -757,6 +757,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         ToolStatus::Error => "error",
         ToolStatus::Denied => "denied",
         ToolStatus::Stopped => "stopped",
+        ToolStatus::Interrupted => "interrupted",
     };
     let pending = !run.status.is_final();
     let status = {
@@ -773,6 +774,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 ToolStatus::Error => t.tool_error,
                 ToolStatus::Denied => t.tool_denied,
                 ToolStatus::Stopped => t.tool_stopped,
+                ToolStatus::Interrupted => t.tool_interrupted,
             })
         }
     };
@@ -781,8 +783,10 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     let interrupted = {
         let live = live.clone();
         let id = id.clone();
+        // (an imported call is offered again too: it asks before it runs)
+        let came_unfinished = run.status == ToolStatus::Interrupted;
         move || {
-            pending
+            (pending || came_unfinished)
                 && !live()
                 && state.chat.messages.with(|m| m.iter().rev().take_while(|x| x.role == Role::Tool).any(|x| x.id == id))
         }

@@ -199,6 +199,9 @@ texts! {
     app_failed: "The app cannot be shown: {e}", "无法显示应用：{e}";
     app_close: "Close the app", "关闭应用";
     app_link_ask: "The app wants to open a link:", "应用想要打开链接：";
+    app_permissions_ask: "The app of {server} asks to use: {features}.", "{server} 的应用请求使用：{features}。";
+    app_permissions_allow: "Allow", "允许";
+    app_permissions_deny: "Don't allow", "不允许";
     app_link_open: "Open link", "打开链接";
     app_exit_fullscreen: "Exit full screen", "退出全屏";
     app_busy: "An answer is in progress; the app's message was not sent.", "正在回答中，应用的消息没有发送。";
@@ -230,6 +233,7 @@ texts! {
     elicit_required: "required", "必填";
     elicit_url: "It asks you to open a page on {domain}.", "它请你打开 {domain} 上的一个页面。";
     elicit_open: "Open {domain}", "打开 {domain}";
+    elicit_refused: "The page is not offered: {why}.", "不提供该页面：{why}。";
     tool_ask: "Run this tool?", "运行这个工具吗？";
     allow_once: "Allow once", "允许一次";
     allow_always: "Always allow", "总是允许";
