@@ -88,6 +88,7 @@ impl ClientHost for Host {
                 }
             }
             Notice::ResourceUpdated { uri } => refresh_attachment(self.state, self.server.clone(), uri),
+            Notice::ToolRefused { tool, reason } => leptos::logging::warn!("MCP server {}: tool {tool} left out: {reason}", self.server),
             _ => {}
         }
     }

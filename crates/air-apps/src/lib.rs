@@ -285,7 +285,9 @@ pub fn with_policy(html: &str, policy: &str) -> String {
     let meta = format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">", policy.replace('&', "&amp;").replace('"', "&quot;"));
     let start = html.len() - html.trim_start_matches(['\u{feff}', ' ', '\t', '\n', '\r', '\u{c}']).len();
     let rest = &html[start..];
-    let at = if rest.len() >= 9 && rest[..9].eq_ignore_ascii_case("<!doctype") { rest.find('>').map_or(html.len(), |i| start + i + 1) } else { start };
+    // Bytes, not a str slice: a server's document may have a character
+    // across its ninth byte.
+    let at = if rest.as_bytes().get(..9).is_some_and(|b| b.eq_ignore_ascii_case(b"<!doctype")) { rest.find('>').map_or(html.len(), |i| start + i + 1) } else { start };
     format!("{}{meta}{}", &html[..at], &html[at..])
 }
 

@@ -1,7 +1,7 @@
 //! Whatever a View posts, and whatever its server says of it, the host's
 //! end of the bridge does not panic, and answers at most once per message.
 
-use air_apps::{Bridge, Csp, HostContext, Permissions, tool_ui, ui_resource};
+use air_apps::{Bridge, Csp, HostContext, Permissions, tool_ui, ui_resource, with_policy};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -74,6 +74,15 @@ proptest! {
             let outs = b.receive(m);
             prop_assert!(outs.len() <= 4, "{m} → {} outputs", outs.len());
         }
+    }
+
+    #[test]
+    fn any_document_takes_the_policy(html in ".{0,40}") {
+        let out = with_policy(&html, "default-src 'none'");
+        prop_assert!(out.contains("default-src 'none'") && out.len() >= html.len());
+        // A character across the ninth byte (found by this test).
+        let _ = with_policy("<!doctypé html>", "x");
+        let _ = with_policy("12345678é", "x");
     }
 
     #[test]

@@ -102,6 +102,8 @@ pub enum Notice {
     ResourceUpdated { uri: String },
     /// `notifications/message`: a log line.
     Log { level: String, logger: Option<String>, data: Value },
+    /// A listed tool was left out: it could not be called as described.
+    ToolRefused { tool: String, reason: String },
 }
 
 /// Where the session with a server stands, for the user to see.
@@ -1331,7 +1333,17 @@ impl<H: HttpClient> McpClient<H> {
 
     /// Every tool the server offers (all pages).
     pub async fn list_tools(&self, abort: &Abort) -> Result<Vec<Value>, McpError> {
-        self.list_all("tools/list", "tools", abort).await
+        let mut tools = self.list_all("tools/list", "tools", abort).await?;
+        // A tool whose headers could not be sent is left out, with why.
+        tools.retain(|t| match crate::header_check::invalid_headers(t) {
+            Some(reason) => {
+                let tool = t.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+                self.host.notice(Notice::ToolRefused { tool, reason });
+                false
+            }
+            None => true,
+        });
+        Ok(tools)
     }
 
     /// Every item of a paged list (`tools`, `prompts`, `resources`, …),

@@ -16,6 +16,7 @@
 
 pub mod client;
 pub mod elicit;
+pub mod header_check;
 pub mod names;
 pub mod page_url;
 pub mod prompts;

@@ -518,6 +518,28 @@ fn a_server_of_the_legacy_http_sse_transport_is_spoken_to_over_its_event_stream(
 }
 
 #[test]
+fn tools_with_headers_that_cannot_be_sent_are_left_out_when_listed() {
+    let http = older();
+    initialized(&http);
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [
+        {"name": "good", "inputSchema": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}},
+        {"name": "spaced", "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Bad Name"}}}},
+        {"name": "number", "inputSchema": {"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "N"}}}},
+        {"name": "plain", "inputSchema": {"type": "object"}}
+    ]}})));
+    let host = Host::default();
+    let client = McpClient::new(http, config()).with_host(Rc::new(host.clone()));
+    let tools = run(client.list_tools(&Abort::new())).unwrap();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["good", "plain"]);
+    let refused: Vec<String> = host.notices.borrow().iter().filter_map(|n| match n {
+        Notice::ToolRefused { tool, .. } => Some(tool.clone()),
+        _ => None,
+    }).collect();
+    assert_eq!(refused, ["spaced", "number"], "each named, with why");
+}
+
+#[test]
 fn an_endless_message_is_not_held() {
     let http = older();
     initialized(&http);
