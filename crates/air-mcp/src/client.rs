@@ -368,7 +368,8 @@ impl<H: HttpClient> McpClient<H> {
         let mut tries = 0;
         loop {
             let mut r = request.clone();
-            if let Some(h) = auth.header() {
+            let sent = auth.header();
+            if let Some(h) = &sent {
                 r = r.header("Authorization", h);
             }
             let response = self.http.send(r, abort).await?;
@@ -380,6 +381,11 @@ impl<H: HttpClient> McpClient<H> {
             tries += 1;
             let _ = response.body.text().await;
             let status = response.status;
+            // Another request got a new token while this one was out:
+            // send again with it rather than sign in once more.
+            if response.status == 401 && auth.header().is_some_and(|now| sent.as_deref() != Some(now.as_str())) {
+                continue;
+            }
             if !auth.refused(status, challenge).await {
                 // Nothing better to send: ask once more so the caller gets
                 // the server's own refusal to report.
@@ -505,7 +511,18 @@ impl<H: HttpClient> McpClient<H> {
     /// does not speak it (it answered anything but a discovery result).
     async fn discover(&self, abort: &Abort) -> Result<bool, McpError> {
         // Id 0 is never used by requests: theirs start at 1.
-        let id = 0;
+        match self.discover_once(0, abort).await? {
+            Discovered::Again => {
+                // A 2026-07-28 server that refused the first try's version
+                // but names 2026-07-28: once more, with a new id.
+                let id = self.next_id();
+                Ok(matches!(self.discover_once(id, abort).await?, Discovered::Yes))
+            }
+            d => Ok(d == Discovered::Yes),
+        }
+    }
+
+    async fn discover_once(&self, id: u64, abort: &Abort) -> Result<Discovered, McpError> {
         let mut params = serde_json::Map::new();
         params.insert("_meta".into(), Value::Object(modern_meta()));
         let message = json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": params});
@@ -521,16 +538,21 @@ impl<H: HttpClient> McpClient<H> {
             Err(HttpError::Aborted) => return Err(McpError::Aborted),
             // Perhaps only the new headers were refused (CORS): the older
             // handshake says more.
-            Err(_) => return Ok(false),
+            Err(_) => return Ok(Discovered::No),
         };
         if !response.ok() {
-            let _ = response.body.text().await;
-            return Ok(false);
+            let text = response.body.text().await.unwrap_or_default();
+            // A 2026-07-28 error (-32022) naming our version: a server of
+            // this era, to be asked again. Any other 4xx: an older server.
+            return Ok(match rpc_error_in(&text) {
+                Some(McpError::VersionRefused { supported }) if supported.iter().any(|v| v == MODERN_VERSION) && id == 0 => Discovered::Again,
+                _ => Discovered::No,
+            });
         }
-        let Ok(Outcome::Result(result)) = self.answer(id, response, false, abort, None).await else { return Ok(false) };
+        let Ok(Outcome::Result(result)) = self.answer(id, response, false, abort, None).await else { return Ok(Discovered::No) };
         let speaks = result.get("supportedVersions").and_then(Value::as_array).is_some_and(|v| v.iter().any(|v| v.as_str() == Some(MODERN_VERSION)));
         if !speaks {
-            return Ok(false);
+            return Ok(Discovered::No);
         }
         let mut s = self.state.borrow_mut();
         s.modern = true;
@@ -538,7 +560,7 @@ impl<H: HttpClient> McpClient<H> {
         s.server_info = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo").cloned().or_else(|| result.get("serverInfo").cloned());
         s.capabilities = result.get("capabilities").cloned();
         s.initialized = true;
-        Ok(true)
+        Ok(Discovered::Yes)
     }
 
     async fn start_session(&self, abort: &Abort) -> Result<Value, McpError> {
@@ -768,9 +790,14 @@ impl<H: HttpClient> McpClient<H> {
                 }
                 // The server no longer speaks 2026-07-28 (-32022): connect
                 // again in a revision it names, then send the request again.
+                // It still names 2026-07-28: the same request once more,
+                // with a new id.
+                Err(McpError::VersionRefused { supported }) if modern && attempt == 0 && supported.iter().any(|v| v == MODERN_VERSION) => {
+                    attempt += 1;
+                }
                 Err(McpError::VersionRefused { supported }) if modern && attempt == 0 => {
                     let ours = |v: &String| SUPPORTED_VERSIONS.contains(&v.as_str());
-                    if supported.iter().any(|v| v == MODERN_VERSION) || (!supported.is_empty() && !supported.iter().any(ours)) {
+                    if !supported.is_empty() && !supported.iter().any(ours) {
                         return Err(McpError::UnsupportedVersion(supported.join(", ")));
                     }
                     attempt += 1;
@@ -1660,6 +1687,17 @@ fn origin_of(url: &str) -> Option<String> {
         return None;
     }
     Some(format!("{}://{}", scheme.to_ascii_lowercase(), authority.to_ascii_lowercase()))
+}
+
+/// What asking `server/discover` found.
+#[derive(Debug, PartialEq)]
+enum Discovered {
+    /// A 2026-07-28 server.
+    Yes,
+    /// An older one (or the page may not ask: CORS).
+    No,
+    /// A 2026-07-28 server that refused the first try's version: ask again.
+    Again,
 }
 
 fn is_sse<B>(response: &Response<B>) -> bool {

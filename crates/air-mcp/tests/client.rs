@@ -572,6 +572,31 @@ fn py_answer(name: &str) -> Script {
 }
 
 #[test]
+fn a_2026_07_28_server_refusing_the_first_version_is_asked_again() {
+    // As the conformance scenario `request-metadata` answers the first POST.
+    let refused = || Script::status(400, &json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"}}}).to_string());
+    let http = ScriptedHttp::new();
+    http.push(refused());
+    let discovered = fixture("py-discover.json").replacen("\"id\": 0", "\"id\": 1", 1);
+    http.push(Script::Respond { status: 200, headers: vec![("content-type".into(), "application/json".into())], steps: vec![Step::Chunk(discovered.into_bytes())] });
+    // A request refused the same way is sent once more too.
+    http.push(refused());
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": []}})));
+    let client = McpClient::new(http, config());
+    assert_eq!(run(client.list_tools(&Abort::new())), Ok(vec![]));
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"), "not taken for an older server");
+    let sent = client.http().requests();
+    let methods: Vec<String> = sent.iter().map(|r| body(r)["method"].as_str().unwrap_or("").to_owned()).collect();
+    assert_eq!(methods, ["server/discover", "server/discover", "tools/list", "tools/list"], "no initialize");
+    assert_ne!(body(&sent[0])["id"], body(&sent[1])["id"], "a new id for the retry");
+    assert_ne!(body(&sent[2])["id"], body(&sent[3])["id"]);
+    for r in &sent {
+        assert_eq!(header(r, "MCP-Protocol-Version").map(str::to_owned), body(r)["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str().map(str::to_owned));
+        assert!(body(r)["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].is_object());
+    }
+}
+
+#[test]
 fn a_2026_07_28_server_gets_self_contained_requests_and_its_input_requests_answered() {
     let http = ScriptedHttp::new();
     http.push(py_answer("py-discover.json"));
