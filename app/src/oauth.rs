@@ -41,8 +41,9 @@ const MESSAGE: &str = "air-oauth-callback";
 const REFRESH_MARGIN_MS: u64 = 60_000;
 
 thread_local! {
-    /// Servers whose tokens are being refreshed.
-    static REFRESHING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
+    /// Each server's refresh gate (one refresh at a time: air_oauth's
+    /// single flight, as the command line's sign-in).
+    static REFRESHING: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<air_oauth::single::SingleFlight>>> = Default::default();
 }
 
 fn load() -> Vault {
@@ -126,18 +127,12 @@ pub fn authorizer(state: AppState, url: &str) -> Rc<dyn Authorizer> {
 /// server: a refresh token may be good for one use only, so a second
 /// caller waits for the refresh under way and takes its outcome.
 async fn refresh(url: &str) -> bool {
-    if !REFRESHING.with(|r| r.borrow_mut().insert(url.to_owned())) {
-        for _ in 0..400 {
-            env::sleep(50).await;
-            if !REFRESHING.with(|r| r.borrow().contains(url)) {
-                break;
-            }
-        }
-        return load().grant(url).is_some_and(|g| !g.tokens.expires_within(now(), 0));
+    let gate = REFRESHING.with(|r| r.borrow_mut().entry(url.to_owned()).or_default().clone());
+    match gate.run(|| refresh_now(url)).await {
+        Some(ok) => ok,
+        // Another caller's refresh ran: its outcome is in the vault.
+        None => load().grant(url).is_some_and(|g| !g.tokens.expires_within(now(), 0)),
     }
-    let ok = refresh_now(url).await;
-    REFRESHING.with(|r| r.borrow_mut().remove(url));
-    ok
 }
 
 async fn refresh_now(url: &str) -> bool {
@@ -175,7 +170,7 @@ impl Authorizer for AppAuth {
         // (One refresh at a time per server, however many requests.)
         if grant.tokens.due_for_refresh(now(), REFRESH_MARGIN_MS)
             && grant.tokens.refresh_token.is_some()
-            && !REFRESHING.with(|r| r.borrow().contains(&self.url))
+            && !REFRESHING.with(|r| r.borrow().get(&self.url).is_some_and(|g| g.running()))
         {
             let url = self.url.clone();
             spawn_local(async move {

@@ -11,6 +11,7 @@ use air_http::{Abort, Body, HttpClient};
 use air_mcp::Authorizer;
 use air_oauth::challenge::bearer;
 use air_oauth::flow::{Settings, step_up_scope};
+use air_oauth::single::SingleFlight;
 use air_oauth::{Client, Discovery, OAuth, Tokens};
 use futures_util::future::LocalBoxFuture;
 
@@ -28,11 +29,13 @@ pub struct SignIn<H: HttpClient> {
     oauth: OAuth<H>,
     server_url: String,
     signed: RefCell<Option<Signed>>,
+    /// One sign-in at a time: requests refused meanwhile wait for it.
+    flight: SingleFlight,
 }
 
 impl<H: HttpClient> SignIn<H> {
     pub fn new(http: H, server_url: &str, settings: Settings) -> Self {
-        Self { oauth: OAuth::new(http, settings), server_url: server_url.to_owned(), signed: RefCell::new(None) }
+        Self { oauth: OAuth::new(http, settings), server_url: server_url.to_owned(), signed: RefCell::new(None), flight: SingleFlight::new() }
     }
 
     async fn sign_in(&self, status: u16, www_authenticate: Option<String>) -> Result<(), String> {
@@ -78,12 +81,14 @@ impl<H: HttpClient> Authorizer for SignIn<H> {
 
     fn refused(&self, status: u16, www_authenticate: Option<String>) -> LocalBoxFuture<'_, bool> {
         Box::pin(async move {
-            match self.sign_in(status, www_authenticate).await {
-                Ok(()) => true,
-                Err(e) => {
+            match self.flight.run(|| self.sign_in(status, www_authenticate)).await {
+                Some(Ok(())) => true,
+                Some(Err(e)) => {
                     eprintln!("sign-in: {e}");
                     false
                 }
+                // Another request's sign-in ran meanwhile: send again with it.
+                None => self.signed.borrow().is_some(),
             }
         })
     }

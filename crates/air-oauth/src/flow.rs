@@ -71,6 +71,22 @@ pub struct Settings {
     pub metadata_document: Option<String>,
 }
 
+/// The OpenID registration `application_type` for a client that is sent
+/// back to `redirect_uri`: `native` for this machine (the command line,
+/// and a page served from localhost), whose loopback redirect a `web`
+/// client may not register; `web` for a page on a real host.
+pub fn application_type(redirect_uri: &str) -> &'static str {
+    let host = crate::url::origin(redirect_uri).map(|o| o.split_once("://").map_or(o, |(_, h)| h).to_ascii_lowercase());
+    let host = host.as_deref().map(|h| if h.starts_with('[') { h.split_inclusive(']').next().unwrap_or(h) } else { h.split(':').next().unwrap_or(h) });
+    match host {
+        Some("localhost" | "127.0.0.1" | "[::1]") => "native",
+        Some(h) if h.ends_with(".localhost") => "native",
+        Some(_) => "web",
+        // Not http(s): a custom scheme, which only native apps have.
+        None => "native",
+    }
+}
+
 /// What discovery found for one MCP server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Discovery {
@@ -269,7 +285,7 @@ impl<H: HttpClient> OAuth<H> {
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
-            "application_type": "web",
+            "application_type": application_type(&self.settings.redirect_uri),
         });
         if let Some(scope) = &discovery.scope {
             body["scope"] = json!(scope);

@@ -21,6 +21,7 @@ pub mod challenge;
 pub mod discovery;
 pub mod flow;
 pub mod pkce;
+pub mod single;
 pub mod url;
 pub mod vault;
 

@@ -233,3 +233,21 @@ fn endpoints_of_other_schemes_are_refused() {
     let local = as_metadata(json!({"authorization_endpoint": "http://127.0.0.1:9000/authorize"}));
     assert!(air_oauth::AuthServer::from_json(&local, None).is_ok(), "http on this machine is fine");
 }
+
+#[test]
+fn a_client_on_this_machine_registers_as_native() {
+    use air_oauth::flow::application_type;
+    assert_eq!(application_type("https://app.example/oauth-callback.html"), "web");
+    assert_eq!(application_type("http://127.0.0.1:8976/callback"), "native", "the command line");
+    assert_eq!(application_type("http://localhost:8080/oauth-callback.html"), "native", "a page served from localhost");
+    assert_eq!(application_type("http://[::1]:8080/cb"), "native");
+    assert_eq!(application_type("https://localhost.example.com/cb"), "web");
+    // And the registration says so.
+    let http = ScriptedHttp::new();
+    http.push(Script::status(201, &json!({"client_id": "c"}).to_string()));
+    let oauth = OAuth::new(http, Settings { redirect_uri: "http://127.0.0.1:8976/callback".into(), ..settings() });
+    let d = air_oauth::Discovery { resource: "https://mcp.example.com/mcp".into(), server: air_oauth::AuthServer::from_json(&as_metadata(json!({})), None).unwrap(), scope: None };
+    run(oauth.client(&d, &Abort::new())).unwrap();
+    let sent: Value = serde_json::from_str(oauth.http().requests()[0].body.as_deref().unwrap()).unwrap();
+    assert_eq!(sent["application_type"], "native");
+}
