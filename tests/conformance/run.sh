@@ -49,6 +49,20 @@ for entry in "${SCENARIOS[@]}"; do
     failed+=("$name")
   fi
 done
+# The 2026-07-28 requirement set of the pre-release suite, every client
+# scenario through one dispatcher (client-2026.sh). Its exit status counts
+# the scored scenarios only; the extensions it also runs (client
+# credentials, enterprise-managed authorization, DPoP, WIF) are not offered.
+log="$OUT/2026-07-28.log"
+if node "$HERE/alpha/node_modules/@modelcontextprotocol/conformance/dist/index.js" client \
+    --command "bash $HERE/client-2026.sh $BIN" --requirements 2026-07-28 -o "$OUT/2026" >"$log" 2>&1; then
+  printf '  ok    2026-07-28 requirement set (%s scenarios passed; %s)\n' "$(grep -c '^✓' "$log")" "$(grep -o 'Total: .*' "$log" | tail -1)"
+else
+  printf '  FAIL  2026-07-28 requirement set\n'
+  grep -E '^(✓|✗)|Total' "$log" | sed 's/^/        /'
+  failed+=("2026-07-28")
+fi
+
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "conformance scenarios failed: ${failed[*]}" >&2
   exit 1
