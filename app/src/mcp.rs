@@ -349,7 +349,10 @@ pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<s
         done(Err(state.t().mcp_need_name_url.to_owned()));
         return;
     }
-    server.url = url;
+    // Another origin is another server: the old one's headers are not
+    // sent to it (and, once saved, its sign-in and choices are forgotten).
+    let old_url = server.url.clone();
+    let moved = saved::moved(&mut server, &url);
     let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
@@ -357,6 +360,10 @@ pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<s
         client.close().await;
         match listed {
             Ok(listed) => {
+                if moved {
+                    crate::oauth::forget(&old_url);
+                    forget_policies(state, &server);
+                }
                 server.protocol = protocol;
                 let listed: Vec<SavedTool> = listed.iter().filter_map(saved_tool).collect();
                 let (tools, counts) = saved::resync(&server.tools, &server.excluded, &listed);
@@ -383,13 +390,26 @@ pub fn set_enabled(state: AppState, name: &str, enabled: bool) {
 
 pub fn remove_server(state: AppState, name: &str) {
     let mut servers = state.prefs.mcp_servers.get_untracked();
-    // Its tokens go with it.
+    // Its tokens and the user's choices about it go with it.
     for s in servers.iter().filter(|s| s.name == name) {
         crate::oauth::forget(&s.url);
+        forget_policies(state, s);
     }
     servers.retain(|s| s.name != name);
     persist(state, servers);
     state.update_mcp_chat(|c| c.forget_server(name));
+}
+
+/// Clears the policies of `server` and its tools (see
+/// [`saved::forget_policies`]).
+fn forget_policies(state: AppState, server: &McpServer) {
+    let names: Vec<String> = server.tools.iter().map(|t| names::tool_name(&server.name, &t.name, |_| false)).collect();
+    let mut settings = state.prefs.settings.get_untracked();
+    let before = settings.tool_policies.clone();
+    saved::forget_policies(&mut settings.tool_policies, &server.name, &names);
+    if settings.tool_policies != before {
+        state.save_settings(settings);
+    }
 }
 
 /// Switches a server on or off for the open chat.

@@ -113,6 +113,31 @@ pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) ->
     (out, counts)
 }
 
+/// `server` pointed at `new_url`. On another origin the server is someone
+/// else: what was given to the old one (its headers, an `Authorization`
+/// among them) is not sent to the new one. Returns whether the origin
+/// changed (the caller then also forgets the old one's sign-in and the
+/// tools' policies).
+pub fn moved(server: &mut McpServer, new_url: &str) -> bool {
+    let other = crate::settings::origin(&server.url) != crate::settings::origin(new_url);
+    server.url = new_url.trim().to_owned();
+    if other {
+        server.headers.clear();
+        server.protocol = None;
+    }
+    other
+}
+
+/// Clears the user's choices about the tools of server `name` (`tools`
+/// named as the registry names them) and about the server itself, so a
+/// server that comes later under the same name starts from the defaults.
+pub fn forget_policies(policies: &mut air_tools::policy::Policies, name: &str, registry_names: &[String]) {
+    policies.set_server(name, None);
+    for n in registry_names {
+        policies.set_tool(n, None);
+    }
+}
+
 fn object_schema() -> Value {
     serde_json::json!({"type": "object"})
 }
@@ -205,6 +230,36 @@ mod tests {
     use super::*;
     use std::cell::RefCell;
     use std::collections::HashMap;
+
+    #[test]
+    fn a_server_moved_to_another_origin_keeps_nothing_given_to_the_old_one() {
+        let mut s = McpServer {
+            name: "files".into(),
+            url: "https://mcp.example.com/mcp".into(),
+            headers: vec![("Authorization".into(), "Bearer old".into())],
+            enabled: true,
+            tools: vec![],
+            excluded: vec![],
+            protocol: Some("2025-11-25".into()),
+        };
+        assert!(!moved(&mut s, "https://MCP.example.com/v2/mcp "), "same origin: a new path");
+        assert_eq!(s.headers.len(), 1);
+        assert_eq!(s.url, "https://MCP.example.com/v2/mcp");
+        assert!(moved(&mut s, "https://mcp.attacker.net/mcp"));
+        assert!(s.headers.is_empty() && s.protocol.is_none());
+    }
+
+    #[test]
+    fn a_removed_servers_choices_go_with_it() {
+        use air_tools::policy::{Policies, Policy};
+        let mut p = Policies::default();
+        p.set_server("files", Some(Policy::Allow));
+        p.set_tool("mcp_files_delete", Some(Policy::Allow));
+        p.set_tool("calculator", Some(Policy::Ask));
+        forget_policies(&mut p, "files", &["mcp_files_delete".into()]);
+        assert!(p.servers.is_empty());
+        assert_eq!(p.tools.len(), 1, "other tools keep theirs");
+    }
 
     #[derive(Default)]
     struct Kv(RefCell<HashMap<String, String>>);
