@@ -7,7 +7,7 @@ use air_chat::{Role, ToolCall};
 use air_store::{MessageRecord, Store};
 use air_store::records::{ToolRun, ToolStatus, next_seq};
 use air_tools::policy::Policy;
-use air_tools::{CallContext, CallHost, ElicitAnswer, Elicitation, Progress, ToolDef, ToolOutput, ToolSource, args, schema};
+use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, ToolDef, ToolOutput, ToolSource, args, schema};
 use futures_util::future::LocalBoxFuture;
 use futures_util::future::{Either, join_all, select};
 use serde_json::Value;
@@ -20,6 +20,15 @@ use crate::turn::Turn;
 /// The most characters of one tool output given to the model; the card
 /// keeps the whole output.
 pub const MAX_TOOL_TEXT: usize = 16_000;
+
+/// The most calls of one answer that run; the rest are answered "not run"
+/// (a model, or a server's tool description, asking for hundreds at once
+/// would otherwise open as many requests and cards).
+pub const MAX_CALLS_PER_ROUND: usize = 16;
+
+/// The most bytes of one call's output kept on its card (the text for the
+/// model is cut far shorter); what goes past is replaced by a note.
+pub const MAX_STORED_OUTPUT: usize = 4 * 1024 * 1024;
 
 /// How long a stopped call may take to cancel its work elsewhere (an MCP
 /// server is told) before the turn stops waiting for it.
@@ -40,7 +49,12 @@ impl<E: Env> Turn<'_, E> {
     pub(crate) async fn run_calls(&self, calls: Vec<(ToolCall, MessageRecord)>, seen: &mut Vec<String>) -> usize {
         let (calls, mut records): (Vec<ToolCall>, Vec<MessageRecord>) = calls.into_iter().unzip();
         let mut plans = Vec::with_capacity(calls.len());
-        for call in &calls {
+        for (i, call) in calls.iter().enumerate() {
+            if i >= MAX_CALLS_PER_ROUND {
+                let text = format!("Not run: at most {MAX_CALLS_PER_ROUND} tools are called at once. Call it again in your next step if it is still needed.");
+                plans.push(Plan::Answer { status: ToolStatus::Error, text });
+                continue;
+            }
             let plan = self.plan(call);
             if let Plan::Run { args } = &plan {
                 let key = format!("{}\u{0}{}", call.name, args::canonical_json(args));
@@ -256,11 +270,41 @@ impl<E: Env> Turn<'_, E> {
             t.status = status;
             t.full_chars = full;
             t.duration_ms = t.started_at.map(|s| (now - s).max(0.0));
-            t.output = output.content;
-            t.structured = output.structured;
+            t.output = bounded(output.content, MAX_STORED_OUTPUT);
+            t.structured = output.structured.filter(|v| v.to_string().len() <= MAX_STORED_OUTPUT);
         }
         self.save_tool(record).await;
     }
+}
+
+/// `content` holding at most about `budget` bytes: a text past it is cut,
+/// and whatever comes after is left out, with a note saying how much.
+fn bounded(content: Vec<Content>, budget: usize) -> Vec<Content> {
+    let size = |c: &Content| serde_json::to_string(c).map_or(0, |s| s.len());
+    let total: usize = content.iter().map(size).sum();
+    if total <= budget {
+        return content;
+    }
+    let mut out = Vec::new();
+    let mut left = budget;
+    for c in content {
+        let n = size(&c);
+        if n <= left {
+            left -= n;
+            out.push(c);
+        } else if let (Content::Text { text }, true) = (&c, left > 0) {
+            let mut end = left.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            out.push(Content::Text { text: text[..end].to_owned() });
+            left = 0;
+        } else {
+            left = 0;
+        }
+    }
+    out.push(Content::Text { text: format!("[The output was {total} bytes; only the first {budget} are kept.]") });
+    out
 }
 
 /// Passes a running call's progress and questions on to the environment.
@@ -305,5 +349,22 @@ mod tests {
         let (text, full) = super::cut(&"é".repeat(30), 10);
         assert_eq!(full, Some(30));
         assert!(text.starts_with(&"é".repeat(10)) && text.ends_with("[Output cut to the first 10 of 30 characters.]"));
+    }
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_output_is_kept_only_in_part() {
+        let small = vec![Content::Text { text: "ok".into() }];
+        assert_eq!(bounded(small.clone(), 100), small);
+        let big = vec![Content::Text { text: "é".repeat(100) }, Content::Image { mime: "image/png".into(), data: "A".repeat(500) }];
+        let kept = bounded(big, 120);
+        let bytes: usize = kept.iter().map(|c| serde_json::to_string(c).map_or(0, |s| s.len())).sum();
+        assert!(bytes < 250, "{kept:?}");
+        assert!(matches!(kept.last(), Some(Content::Text { text }) if text.contains("only the first 120")));
+        assert!(!kept.iter().any(|c| matches!(c, Content::Image { .. })), "the image past the budget is left out");
     }
 }

@@ -512,6 +512,23 @@ fn parallel_calls_run_together_and_answer_in_call_order() {
 }
 
 #[test]
+fn at_most_sixteen_calls_of_one_answer_run() {
+    let s = setup();
+    let ids: Vec<String> = (0..20).map(|i| format!("c{i}")).collect();
+    let args: Vec<String> = (0..20).map(|i| format!(r#"{{"text":"n{i}"}}"#)).collect();
+    let calls: Vec<(&str, &str, &str)> = ids.iter().zip(&args).map(|(id, a)| (id.as_str(), "echo", a.as_str())).collect();
+    s.world.http.push(calls_reply(&calls));
+    s.world.http.push(text_reply("Done."));
+    let session = run(s.turn().send(None, "Twenty at once")).unwrap();
+    let all = run(s.stored(&session));
+    let statuses: Vec<_> = all.iter().filter_map(|m| m.tool.as_ref().map(|t| t.status)).collect();
+    assert_eq!(statuses.len(), 20, "every call is answered");
+    assert_eq!(statuses.iter().filter(|s| **s == air_store::records::ToolStatus::Done).count(), 16);
+    assert!(all.iter().filter(|m| m.tool.is_some()).skip(16).all(|m| m.content.starts_with("Not run: at most 16")));
+    assert!(s.most_parallel.get() <= 16);
+}
+
+#[test]
 fn invalid_and_unknown_calls_go_back_to_the_model_which_corrects_itself() {
     let s = setup();
     s.world.http.push(calls_reply(&[("a", "echo", r#"{"txt": 5,}"#), ("b", "nope", "{}")]));

@@ -79,18 +79,27 @@ pub trait Body {
     /// The next chunk, or `None` at the end of the body.
     async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError>;
 
-    /// Reads the rest of the body as text (lossy UTF-8).
+    /// The whole body as text (invalid UTF-8 replaced), at most
+    /// [`MAX_TEXT_BYTES`]: a longer body is an error, not a tab that runs
+    /// out of memory.
     async fn text(mut self) -> Result<String, HttpError>
     where
         Self: Sized,
     {
         let mut bytes = Vec::new();
         while let Some(chunk) = self.chunk().await? {
+            if bytes.len() + chunk.len() > MAX_TEXT_BYTES {
+                return Err(HttpError::Other(format!("the answer is over {} MB and was not read", MAX_TEXT_BYTES / (1024 * 1024))));
+            }
             bytes.extend_from_slice(&chunk);
         }
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 }
+
+/// The most a body read whole ([`Body::text`]) may hold. Streams are read
+/// chunk by chunk instead (and their events are bounded by `air-sse`).
+pub const MAX_TEXT_BYTES: usize = 32 * 1024 * 1024;
 
 /// A response: status and headers now, the body when read.
 #[derive(Debug)]
@@ -126,5 +135,30 @@ pub trait HttpClient {
     /// means the server is up and CORS hid its answer.
     async fn answers_without_cors(&self, _url: &str) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    /// A body of `n` chunks of 1 MB.
+    struct Endless(usize);
+
+    impl Body for Endless {
+        async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+            if self.0 == 0 {
+                return Ok(None);
+            }
+            self.0 -= 1;
+            Ok(Some(vec![b'x'; 1 << 20]))
+        }
+    }
+
+    #[test]
+    fn a_body_read_whole_is_bounded() {
+        assert_eq!(pollster::block_on(Endless(2).text()).map(|t| t.len()), Ok(2 << 20));
+        let e = pollster::block_on(Endless(1000).text());
+        assert!(matches!(&e, Err(HttpError::Other(m)) if m.contains("over 32 MB")), "{e:?}");
     }
 }
