@@ -49,6 +49,35 @@ describe('data and options', () => {
     await context.close();
   });
 
+  test('an imported conversation runs nothing: unfinished calls come in interrupted, and Run again asks', async () => {
+    const doc = {
+      format: 'air-agent-export', version: 2, exportedAt: 0,
+      sessions: [{ id: 'imp', title: 'Imported', createdAt: 1, updatedAt: 1, messages: [
+        { id: 'u', sessionId: 'imp', seq: 1, role: 'user', content: 'What is 6*7?', timestamp: 1 },
+        { id: 'a', sessionId: 'imp', seq: 2, role: 'assistant', content: '', timestamp: 2,
+          toolCalls: [{ id: 'k', name: 'calculator', arguments: '{"expression": "6*7"}' }] },
+        { id: 't', sessionId: 'imp', seq: 3, role: 'tool', content: '', timestamp: 3, toolCallId: 'k', name: 'calculator',
+          tool: { name: 'calculator', arguments: '{"expression": "6*7"}', status: 'awaitingApproval' } },
+      ] }],
+    };
+    const asked = h.model.requests.length;
+    const { context, page } = await h.importedPage(doc);
+    const card = page.getByTestId('tool-card');
+    await card.waitFor({ timeout: 10_000 });
+    assert.equal(await card.getAttribute('data-status'), 'interrupted');
+    assert.equal(await card.getByTestId('tool-status').textContent(), 'Interrupted');
+    await page.waitForTimeout(1500);
+    assert.equal(h.model.requests.length, asked, 'no model request');
+    assert.equal(await page.getByTestId('tool-approval').count(), 0, 'nothing asked, nothing run');
+    // The calculator runs without asking, but not a call the file made.
+    await card.getByTestId('run-again').click();
+    await page.getByTestId('approve-once').waitFor({ timeout: 10_000 });
+    h.model.enqueue(reply.text('Fine, not computed.'));
+    await page.getByTestId('deny').click();
+    await page.getByText('Fine, not computed.').waitFor({ timeout: 20_000 });
+    await context.close();
+  });
+
   test('export → delete → import restores every conversation exactly', async () => {
     const { context, page } = await freshPage();
     h.model.enqueue(reply.text('First **answer**.'), reply.text('Second answer.'));
