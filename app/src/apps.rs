@@ -11,6 +11,7 @@ use air_http::Abort;
 use air_store::mcp::{McpServer, SavedTool};
 use air_store::records::{ToolRun, ToolStatus};
 use air_store::settings::Theme;
+use air_tools::policy::Policy;
 use air_web::frame::{self, FrameListener};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -80,6 +81,9 @@ pub struct Hooks {
     pub closed: RwSignal<bool>,
     /// A problem to show on the card.
     pub problem: RwSignal<Option<String>>,
+    /// A call it wants made that the user must allow first (request id,
+    /// tool, arguments).
+    pub call: RwSignal<Option<(Value, String, Value)>>,
 }
 
 impl Hooks {
@@ -91,6 +95,7 @@ impl Hooks {
             ready: RwSignal::new(false),
             closed: RwSignal::new(false),
             problem: RwSignal::new(None),
+            call: RwSignal::new(None),
         }
     }
 }
@@ -109,6 +114,8 @@ pub struct Live {
     hooks: Hooks,
     listener: RefCell<Option<FrameListener>>,
     proxy_ready: Cell<bool>,
+    /// Its messages into the composer, rate-limited.
+    messages: RefCell<air_apps::MessageGate>,
     input_sent: Cell<bool>,
     end_sent: Cell<bool>,
 }
@@ -182,6 +189,7 @@ pub fn mount(
         hooks,
         listener: RefCell::new(None),
         proxy_ready: Cell::new(false),
+        messages: RefCell::new(Default::default()),
         input_sent: Cell::new(false),
         end_sent: Cell::new(false),
     });
@@ -249,14 +257,12 @@ impl Live {
     fn ask(self: &Rc<Self>, id: Value, ask: Ask) {
         let state = self.state;
         match ask {
-            Ask::CallTool { name, arguments } => {
-                let client = crate::mcp::client_for(state, &self.server);
-                let me = self.clone();
-                spawn_local(async move {
-                    let r = client.call_tool(&name, arguments, &Abort::new()).await.map_err(|e| e.to_string());
-                    me.reply(&id, r);
-                });
-            }
+            // The same policy as the model's calls: refused, asked, or run.
+            Ask::CallTool { name, arguments } => match crate::mcp::policy_of(state, &self.server, &name) {
+                Policy::Deny => self.reply(&id, Err(format!("The user does not allow the tool `{name}`."))),
+                Policy::Ask => self.hooks.call.set(Some((id, name, arguments))),
+                Policy::Allow => self.call(id, name, arguments),
+            },
             Ask::ReadResource { uri } => {
                 let client = crate::mcp::client_for(state, &self.server);
                 let me = self.clone();
@@ -265,13 +271,16 @@ impl Live {
                     me.reply(&id, r);
                 });
             }
+            // Into the composer, for the user to send (or not): a View
+            // never starts a turn by itself.
             Ask::Message { text } => {
-                if state.is_busy() {
-                    self.hooks.problem.set(Some(state.t().app_busy.to_owned()));
-                    self.reply(&id, Ok(json!({"isError": true})));
-                } else {
-                    crate::chat::send_from(state, text, false);
+                let draft = state.chat.draft.get_untracked();
+                if self.messages.borrow_mut().admit(crate::env::now_ms() as u64, &draft) {
+                    state.chat.draft.set(text);
                     self.reply(&id, Ok(json!({})));
+                } else {
+                    self.hooks.problem.set(Some(state.t().app_message_held.to_owned()));
+                    self.reply(&id, Ok(json!({"isError": true})));
                 }
             }
             Ask::OpenLink { url } => self.hooks.link.set(Some((id, url))),
@@ -323,6 +332,26 @@ impl Live {
     }
 
     /// The user answered the link question.
+    fn call(self: &Rc<Self>, id: Value, name: String, arguments: Value) {
+        let client = crate::mcp::client_for(self.state, &self.server);
+        let me = self.clone();
+        spawn_local(async move {
+            let r = client.call_tool(&name, arguments, &Abort::new()).await.map_err(|e| e.to_string());
+            me.reply(&id, r);
+        });
+    }
+
+    /// The user's answer to the call the View asked for.
+    pub fn answer_call(self: &Rc<Self>, allow: bool) {
+        let Some((id, name, arguments)) = self.hooks.call.get_untracked() else { return };
+        self.hooks.call.set(None);
+        if allow {
+            self.call(id, name, arguments);
+        } else {
+            self.reply(&id, Err(format!("The user denied this call of `{name}`.")));
+        }
+    }
+
     pub fn answer_link(&self, open: bool) {
         let Some((id, url)) = self.hooks.link.get_untracked() else { return };
         self.hooks.link.set(None);

@@ -174,6 +174,21 @@ pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer])
     names
 }
 
+/// The policy for a call of `server`'s tool named `tool` on the server
+/// (an MCP App's own call), decided as for the model's calls; a tool not
+/// saved for the server is refused.
+pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::policy::Policy {
+    let name = names::tool_name(&server.name, tool, |_| false);
+    let def = server.tools.iter().find(|t| t.name == tool && !t.gone).and_then(|t| {
+        let raw = serde_json::json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema, "annotations": t.annotations});
+        def_from(&server.name, name, &raw)
+    });
+    match def {
+        Some(def) => state.prefs.settings.with_untracked(|s| s.tool_policies.decide(&def)),
+        None => air_tools::policy::Policy::Deny,
+    }
+}
+
 /// A listed tool as saved; `None` for one this client cannot call.
 fn saved_tool(v: &Value) -> Option<SavedTool> {
     if !callable(v) {

@@ -71,9 +71,21 @@ describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
     const height = parseInt((await page.getByTestId('app-frame').getAttribute('style')).replace(/\D+/g, ''), 10);
     assert.ok(height > 150 && height <= 800, `height ${height}`);
 
-    // Its button calls get-time through the app (not the model).
+    // Its button calls get-time through the app (not the model), under the
+    // same policy as the model's calls: this tool asks first.
     const modelCalls = h.model.requests.length;
     await view.locator('#get-time-btn').click();
+    const askCall = page.getByTestId('app-call');
+    await askCall.waitFor({ timeout: 10_000 });
+    assert.match(await askCall.textContent(), /get-time/);
+    // Refused: the View gets an error and its server is not called.
+    await page.getByTestId('app-call-deny').click();
+    await askCall.waitFor({ state: 'detached' });
+    await page.waitForTimeout(1000);
+    assert.equal(await time.textContent(), first, 'no call reached the server');
+    // Allowed: it runs.
+    await view.locator('#get-time-btn').click();
+    await page.getByTestId('app-call-allow').click({ timeout: 10_000 });
     await waitUntil(async () => { const t = await time.textContent(); return ISO.test(t) && t !== first; }, 'a new time from the View\'s own call');
     assert.equal(h.model.requests.length, modelCalls, 'the model was not asked');
 
@@ -107,10 +119,16 @@ describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
     });
     assert.equal(undeclaredHits, 0, 'the undeclared server was never reached');
 
-    // ui/message: the View's message goes into the conversation.
-    h.model.enqueue(reply.text('Got your message from the app.'));
+    // ui/message: the View's message goes into the composer; the user
+    // sends it (a View never starts a turn by itself).
+    const before = h.model.requests.length;
     await view.locator('#message-text').fill('Hello from the View');
     await view.locator('#send-message-btn').click();
+    await waitUntil(async () => (await page.getByTestId('composer-input').inputValue()) === 'Hello from the View', 'the message is in the composer');
+    await page.waitForTimeout(500);
+    assert.equal(h.model.requests.length, before, 'no turn started by the View');
+    h.model.enqueue(reply.text('Got your message from the app.'));
+    await page.getByTestId('composer-input').press('Enter');
     await page.getByText('Got your message from the app.').waitFor({ timeout: 20_000 });
     const lastUser = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'user').at(-1);
     assert.equal(lastUser.content, 'Hello from the View');
@@ -164,7 +182,9 @@ describe('MCP Apps (server-basic-vanillajs, scripted model)', () => {
       assert.equal(await view.locator('#input').textContent(), 'input={"color":"teal"}');
       assert.match(await view.locator('#theme').textContent(), /^theme=(light|dark)$/);
 
+      // An app-only tool that may change things: the user allows it first.
       await view.locator('#save').click();
+      await page.getByTestId('app-call-allow').click({ timeout: 10_000 });
       await out.filter({ hasText: 'save: saved teal' }).waitFor({ timeout: 10_000 });
       await view.locator('#admin').click();
       await out.filter({ hasText: /admin: refused: The tool admin_reset is not available to this app/ }).waitFor({ timeout: 10_000 });

@@ -162,6 +162,19 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             }
         })
     };
+    let call = move || {
+        hooks.call.get().map(|(_, tool, args)| {
+            let args = serde_json::to_string_pretty(&args).unwrap_or_default();
+            view! {
+                <div class="app-link" data-testid="app-call">
+                    <span>{move || t().app_call_ask.replace("{tool}", &tool)}</span>
+                    <pre class="tool-args">{args}</pre>
+                    <button data-testid="app-call-allow" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_call(true) } }>{move || t().app_call_allow}</button>
+                    <button class="primary" data-testid="app-call-deny" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_call(false) } }>{move || t().app_call_deny}</button>
+                </div>
+            }
+        })
+    };
     // Nothing to show before the call may run, nor for one refused.
     let shown = move || !matches!(status(), None | Some(ToolStatus::AwaitingApproval) | Some(ToolStatus::Denied));
     view! {
@@ -178,6 +191,7 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             </Show>
             {frame_view}
             {link}
+            {call}
             {move || hooks.problem.get().map(|p| view! { <p class="app-error">{p}</p> })}
         </div>
         </Show>

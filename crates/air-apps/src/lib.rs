@@ -397,6 +397,29 @@ pub enum Ask {
     DisplayMode { mode: String },
 }
 
+/// How often a View may put a message in the composer (`ui/message`): a
+/// View cannot flood it, nor overwrite what the user is typing.
+#[derive(Debug, Default)]
+pub struct MessageGate {
+    last_ms: Option<u64>,
+}
+
+/// The least time between two messages a View puts in the composer.
+pub const MESSAGE_GAP_MS: u64 = 3_000;
+
+impl MessageGate {
+    /// Whether a message may go into the composer at `now_ms`, which holds
+    /// `draft` (only an empty composer takes one).
+    pub fn admit(&mut self, now_ms: u64, draft: &str) -> bool {
+        let soon = self.last_ms.is_some_and(|t| now_ms.saturating_sub(t) < MESSAGE_GAP_MS);
+        if soon || !draft.trim().is_empty() {
+            return false;
+        }
+        self.last_ms = Some(now_ms);
+        true
+    }
+}
+
 /// What the bridge wants done after a message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Out {

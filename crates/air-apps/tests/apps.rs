@@ -253,3 +253,13 @@ fn a_code_block_preview_is_the_code_under_the_strictest_policy() {
     assert!(svg.contains("<body><svg viewBox=\"0 0 10 10\"><circle r=\"5\"/></svg></body>"), "{svg}");
     assert_eq!(preview_document("js", "alert(1)"), None);
 }
+
+#[test]
+fn a_view_fills_an_empty_composer_at_most_every_few_seconds() {
+    let mut gate = air_apps::MessageGate::default();
+    assert!(gate.admit(10_000, ""));
+    assert!(!gate.admit(10_500, ""), "too soon");
+    assert!(!gate.admit(20_000, "what I am typing"), "never over the user's text");
+    assert!(gate.admit(20_000, "  "));
+    assert!(gate.admit(20_000 + air_apps::MESSAGE_GAP_MS, ""));
+}

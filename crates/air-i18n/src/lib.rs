@@ -204,7 +204,10 @@ texts! {
     app_permissions_deny: "Don't allow", "不允许";
     app_link_open: "Open link", "打开链接";
     app_exit_fullscreen: "Exit full screen", "退出全屏";
-    app_busy: "An answer is in progress; the app's message was not sent.", "正在回答中，应用的消息没有发送。";
+    app_message_held: "The app's message was not put in the message box (it has your text, or the app just sent one).", "应用的消息没有放进输入框（框里已有你的文字，或应用刚刚发过一条）。";
+    app_call_ask: "The app wants to call {tool} with:", "应用想要调用 {tool}，参数：";
+    app_call_allow: "Allow", "允许";
+    app_call_deny: "Deny", "拒绝";
     app_context: "{tool} (from its app)", "{tool}（来自应用）";
     app_refused: "Ignored in the app's declared domains: {d}", "已忽略应用声明的域名：{d}";
     tool_question: "The tool asks:", "工具在询问：";
