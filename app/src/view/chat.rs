@@ -862,7 +862,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         move |_| crate::chat::answer_approval(state, &id, approval)
     };
     view! {
-        <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending>
+        <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending || run.status == ToolStatus::Interrupted>
             <summary>
                 <span class="tool-name" data-testid="tool-name">{run.name.clone()}</span>
                 <span class="tool-source muted">{move || source.clone().unwrap_or_else(|| t().tool_builtin.to_owned())}</span>

@@ -579,8 +579,10 @@ fn tool_call_tag(p: &str, end: bool, memo: &mut Memo) -> Step {
 }
 
 /// A `<tool_call>` still open when the answer ended: the JSON after it is
-/// the call, and any text after that JSON is text again. A tag followed by
-/// prose is the model talking about the tag: text.
+/// the call, and any text after that JSON is text again. A tag ending its
+/// line, then prose, is a call the model failed to write: the tag is
+/// markup and goes, the prose is text. A tag within a sentence is the
+/// model talking about it: text.
 fn unterminated_tag(p: &str) -> Step {
     let body = &p[TOOL_CALL.len()..];
     let trimmed = body.trim();
@@ -591,7 +593,8 @@ fn unterminated_tag(p: &str) -> Step {
         return Step::Calls(p.len(), marked_calls(trimmed));
     }
     if !trimmed.starts_with(['{', '[']) {
-        return Step::Text(TOOL_CALL.len());
+        let own_line = body.trim_start_matches([' ', '\t']).starts_with(['\n', '\r']);
+        return if own_line { Step::Calls(TOOL_CALL.len(), Vec::new()) } else { Step::Text(TOOL_CALL.len()) };
     }
     let ws = body.len() - body.trim_start().len();
     match values(&body[ws..]) {

@@ -268,6 +268,12 @@ fn json_that_is_not_a_call_stays_text() {
 
 #[test]
 fn unreadable_calls_are_reported_not_lost() {
+    // A tag on its own line, then prose (the local model, recorded): the
+    // tag is markup, not shown; the prose is the answer.
+    assert_eq!(
+        parse_every_way("Example:\n<tool_call>\n23 * 17 ≈ 44.85 in the above example."),
+        ("Example:\n\n23 * 17 ≈ 44.85 in the above example.".into(), vec![])
+    );
     assert_eq!(
         parse_every_way("<tool_call>{name: calculator, oops}</tool_call>after"),
         ("after".into(), vec![call("", "{name: calculator, oops}")])
