@@ -11,9 +11,9 @@ import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** Chromium's own reports of what the frame's policy refused, and the 400 of the first `server/discover`. */
+/** Chromium's own reports of what the frame's policy refused, the 400 of the first `server/discover`, and the View's report of the call the user denied. */
 function unexpected(errors) {
-  return errors.filter((e) => !/Failed to load resource: the server responded with a status of 400|Content Security Policy|Refused to/.test(e));
+  return errors.filter((e) => !/Failed to load resource: the server responded with a status of 400|Content Security Policy|Refused to|The user denied this call/.test(e));
 }
 
 /** Polls `check` (async) until it holds (15 s at most). */
