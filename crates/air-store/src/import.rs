@@ -10,7 +10,13 @@
 //!   or with no result at all) becomes [`ToolStatus::Interrupted`], with a
 //!   result saying it did not run: opening the conversation resumes
 //!   nothing, and every imported call is marked so that running it again
-//!   asks the user first.
+//!   asks the user first. A call counts as answered only by a result on
+//!   its own branch (one on another branch is not shown with it).
+//! - The file's references stay inside it: an attachment naming a file the
+//!   export does not carry names nothing (`missing:…`), never a file of
+//!   another conversation; an id the file uses twice in a conversation is
+//!   given to the first only, the others get new ones (nothing in the
+//!   file overwrites anything else in it).
 
 use std::collections::HashMap;
 
@@ -28,7 +34,7 @@ pub const INTERRUPTED: &str = "Interrupted: this call came unfinished in an impo
 pub async fn import<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut() -> String) -> Result<(usize, usize), StoreError> {
     let (mut sessions, mut messages) = (0, 0);
     for exported in &export.sessions {
-        let s = settle(exported.clone());
+        let s = settle(contained(exported.clone(), new_id));
         let s = match clash(store, &s).await? {
             Clash::None => s,
             Clash::Same => continue,
@@ -94,7 +100,8 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
     // Calls with no result at all get one, just after their answer.
     let mut added = Vec::new();
     for (i, m) in s.messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
-        let open: Vec<_> = m.tool_calls.iter().filter(|c| !s.messages.iter().any(|r| r.tool_call_id.as_deref() == Some(c.id.as_str()))).collect();
+        let answered = |c: &air_chat::ToolCall| s.messages.iter().any(|r| r.tool_call_id.as_deref() == Some(c.id.as_str()) && r.branch == m.branch);
+        let open: Vec<_> = m.tool_calls.iter().filter(|c| !answered(c)).collect();
         let next = s.messages.get(i + 1).map_or(m.seq + 1.0, |n| n.seq);
         for (k, call) in open.iter().enumerate() {
             let seq = m.seq + (next - m.seq) * (k as f64 + 1.0) / (open.len() as f64 + 1.0);
@@ -120,6 +127,34 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
     }
     s.messages.extend(added);
     s.messages.sort_by(|a, b| a.seq.total_cmp(&b.seq));
+    s
+}
+
+/// Prefix of an attachment's id that named a file the export does not
+/// carry.
+pub const MISSING: &str = "missing:";
+
+/// The conversation with every reference inside it: ids used twice get
+/// new ones after the first, and attachments of files not in the export
+/// name nothing.
+fn contained(mut s: ExportedSession, new_id: &mut dyn FnMut() -> String) -> ExportedSession {
+    let mut seen = std::collections::HashSet::new();
+    for m in &mut s.messages {
+        if !seen.insert(m.id.clone()) {
+            m.id = new_id();
+        }
+    }
+    for f in &mut s.files {
+        if !seen.insert(f.id.clone()) {
+            f.id = new_id();
+        }
+    }
+    let carried: std::collections::HashSet<String> = s.files.iter().map(|f| f.id.clone()).collect();
+    for a in s.messages.iter_mut().flat_map(|m| m.attachments.iter_mut()) {
+        if !carried.contains(&a.id) && !a.id.starts_with(MISSING) {
+            a.id = format!("{MISSING}{}", a.id);
+        }
+    }
     s
 }
 

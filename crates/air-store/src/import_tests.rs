@@ -116,3 +116,61 @@ fn a_copy_keeps_its_branches_and_files_together() {
         let _ = ToolCall { id: String::new(), name: String::new(), arguments: String::new(), extra: None };
     });
 }
+
+#[test]
+fn the_files_references_stay_inside_it() {
+    run(async {
+        let store = MemoryStore::new();
+        // A file of the user's own conversation.
+        store.put_session(&SessionRecord::new("mine", 1.0)).await.ok();
+        store.put_file(&FileRecord { id: "secret".into(), session_id: "mine".into(), mime: "text/plain".into(), bytes: b"keys".to_vec() }).await.ok();
+        let mut first = MessageRecord::new("m", "s", 1.0, Role::User, "first");
+        first.attachments = vec![crate::Attachment { id: "secret".into(), name: "a.txt".into(), mime: "text/plain".into(), size: 4 }];
+        let second = MessageRecord::new("m", "s", 2.0, Role::User, "second, same id");
+        let doc = Export::new(vec![crate::export::ExportedSession { session: SessionRecord::new("s", 1.0), messages: vec![first, second], files: vec![] }], 0.0);
+        assert_eq!(import(&store, &doc, &mut ids()).await, Ok((1, 2)));
+        let messages = store.messages("s").await.unwrap_or_default();
+        let texts: Vec<(&str, &str)> = messages.iter().map(|m| (m.id.as_str(), m.content.as_str())).collect();
+        assert_eq!(texts, [("m", "first"), ("new-1", "second, same id")], "both kept, the second under a new id");
+        let named = &messages[0].attachments[0].id;
+        assert_eq!(named, "missing:secret", "not the user's file");
+        assert_eq!(store.get_file(named).await.ok().flatten(), None);
+        // Importing it again changes nothing.
+        assert_eq!(import(&store, &doc, &mut ids()).await.map(|(s, _)| s), Ok(0));
+    });
+}
+
+#[test]
+fn a_result_on_another_branch_does_not_answer_a_call() {
+    run(async {
+        let store = MemoryStore::new();
+        let mut s = SessionRecord::new("s", 1.0);
+        s.forks.insert("q".into(), crate::branches::Fork { count: 2, shown: 0 });
+        let q = MessageRecord::new("q", "s", 1.0, Role::User, "question");
+        let mut a0 = MessageRecord::new("a0", "s", 2.0, Role::Assistant, "");
+        a0.branch = vec![crate::branches::Step { fork: "q".into(), alt: 0 }];
+        a0.tool_calls = vec![ToolCall { id: "c1".into(), name: "mcp_files_delete".into(), arguments: "{}".into(), extra: None }];
+        // Its only result sits on the other branch, done.
+        let mut r = MessageRecord::new("r", "s", 3.0, Role::Tool, "deleted");
+        r.branch = vec![crate::branches::Step { fork: "q".into(), alt: 1 }];
+        r.tool_call_id = Some("c1".into());
+        r.tool = Some(ToolRun {
+            name: "mcp_files_delete".into(),
+            server: None,
+            arguments: "{}".into(),
+            status: ToolStatus::Done,
+            output: vec![],
+            structured: None,
+            full_chars: None,
+            started_at: None,
+            duration_ms: None,
+            imported: false,
+        });
+        let doc = Export::new(vec![crate::export::ExportedSession { session: s, messages: vec![q, a0, r], files: vec![] }], 0.0);
+        assert_eq!(import(&store, &doc, &mut ids()).await, Ok((1, 4)));
+        let messages = store.messages("s").await.unwrap_or_default();
+        let on_its_branch = messages.iter().find(|m| m.tool_call_id.as_deref() == Some("c1") && m.branch[0].alt == 0);
+        let status = on_its_branch.and_then(|m| m.tool.as_ref()).map(|t| (t.status, t.imported));
+        assert_eq!(status, Some((ToolStatus::Interrupted, true)), "{messages:?}");
+    });
+}
