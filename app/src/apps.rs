@@ -36,7 +36,7 @@ pub fn app_of(state: AppState, run: &ToolRun) -> Option<(McpServer, SavedTool)> 
     let server = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == server_name).cloned())?;
     // The registry's names, given in the same order as when registering.
     let mut seen: Vec<String> = Vec::new();
-    for tool in server.tools.iter().filter(|t| !t.gone && air_apps::visibility(t.visibility.as_deref()).0) {
+    for tool in server.tools.iter().filter(|t| t.offered() && air_apps::visibility(t.visibility.as_deref()).0) {
         let name = air_mcp::names::tool_name(&server.name, &tool.name, |n| seen.iter().any(|s| s == n));
         if name == run.name {
             return tool.ui.is_some().then(|| (server.clone(), tool.clone()));
@@ -173,7 +173,7 @@ pub fn mount(
     let app_tools: Vec<Value> = server
         .tools
         .iter()
-        .filter(|t| !t.gone && air_apps::visibility(t.visibility.as_deref()).1)
+        .filter(|t| t.offered() && air_apps::visibility(t.visibility.as_deref()).1)
         .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
         .collect();
     let ctx = context(state, &tool, frame::width(&frame), false);

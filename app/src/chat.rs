@@ -55,6 +55,7 @@ pub fn answer_approval(state: AppState, record_id: &str, approval: Approval) {
         let _ = tx.send(approval);
     }
     state.chat.awaiting.update(|ids| ids.retain(|id| id != record_id));
+    state.chat.changes.update(|c| c.retain(|(id, _)| id != record_id));
 }
 
 impl BrowserEnv {
@@ -98,8 +99,16 @@ impl Env for BrowserEnv {
     fn is_deleted(&self, session_id: &str) -> bool {
         self.state.sessions.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id))
     }
-    async fn approve(&self, record: &MessageRecord, _tool: &ToolDef) -> Approval {
+    async fn approve(&self, record: &MessageRecord, tool: &ToolDef) -> Approval {
         let (tx, rx) = oneshot::channel();
+        // Asked because the server changed it since the user said yes: the card shows what changed.
+        if self.state.prefs.settings.with_untracked(|s| s.tool_policies.changed(tool)) {
+            let lines = match tool.mcp.as_ref().and_then(|m| m.accepted.as_ref()) {
+                Some(old) => air_tools::face::lines(&old.text(), &air_tools::face::Face::of(tool).text()),
+                None => Vec::new(),
+            };
+            self.state.chat.changes.update(|c| c.push((record.id.clone(), lines)));
+        }
         APPROVALS.with(|a| a.borrow_mut().insert(record.id.clone(), tx));
         self.state.chat.awaiting.update(|ids| ids.push(record.id.clone()));
         rx.await.unwrap_or(Approval::Deny)
@@ -115,8 +124,14 @@ impl Env for BrowserEnv {
     }
     fn always_allow(&self, tool: &ToolDef) {
         let mut settings = self.state.prefs.settings.get_untracked();
-        settings.tool_policies.set_tool(&tool.name, Some(Policy::Allow));
+        settings.tool_policies.set(tool, Some(Policy::Allow));
         self.state.save_settings(settings);
+        // Allowed as it is now: that is the definition the user accepts.
+        if let (Some(m), air_tools::ToolSource::Mcp { server }) = (&tool.mcp, &tool.source)
+            && m.accepted.is_some()
+        {
+            crate::mcp::accept_tool(self.state, server, &m.tool, None);
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use air_http::Abort;
-use air_mcp::tool::{McpTool, callable, def_from};
+use air_mcp::tool::{McpTool, callable};
 use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig, names};
 use futures_util::future::LocalBoxFuture;
 use air_store::mcp::{self as saved, McpServer, SavedTool};
@@ -157,18 +157,11 @@ pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer])
     for server in servers.iter().filter(|s| s.enabled) {
         let client = client_for(state, server);
         // Tools only a View may call stay out of the model's list.
-        for tool in server.tools.iter().filter(|t| !t.gone && air_apps::visibility(t.visibility.as_deref()).0) {
+        for tool in server.tools.iter().filter(|t| t.offered() && air_apps::visibility(t.visibility.as_deref()).0) {
             let name = names::tool_name(&server.name, &tool.name, |n| registry.get(n).is_some());
-            let raw = serde_json::json!({
-                "name": tool.name,
-                "description": tool.description,
-                "inputSchema": tool.input_schema,
-                "annotations": tool.annotations,
-            });
-            if let Some(def) = def_from(&server.name, name.clone(), &raw) {
-                registry.register(Rc::new(McpTool::new(def, tool.name.clone(), client.clone()).with_output_schema(tool.output_schema.clone())));
-                names.push((server.name.clone(), tool.name.clone(), name));
-            }
+            let def = tool.def(server, name.clone());
+            registry.register(Rc::new(McpTool::new(def, tool.name.clone(), client.clone()).with_output_schema(tool.output_schema.clone())));
+            names.push((server.name.clone(), tool.name.clone(), name));
         }
     }
     names
@@ -176,13 +169,10 @@ pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer])
 
 /// The policy for a call of `server`'s tool named `tool` on the server
 /// (an MCP App's own call), decided as for the model's calls; a tool not
-/// saved for the server is refused.
+/// saved for the server (or not accepted by the user) is refused.
 pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::policy::Policy {
     let name = names::tool_name(&server.name, tool, |_| false);
-    let def = server.tools.iter().find(|t| t.name == tool && !t.gone).and_then(|t| {
-        let raw = serde_json::json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema, "annotations": t.annotations});
-        def_from(&server.name, name, &raw)
-    });
+    let def = server.tools.iter().find(|t| t.name == tool && t.offered()).map(|t| t.def(server, name));
     match def {
         Some(def) => state.prefs.settings.with_untracked(|s| s.tool_policies.decide(&def)),
         None => air_tools::policy::Policy::Deny,
@@ -203,6 +193,8 @@ fn saved_tool(v: &Value) -> Option<SavedTool> {
         ui: air_apps::tool_ui(v).resource_uri,
         visibility: v.pointer("/_meta/ui/visibility").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
         gone: false,
+        accepted: None,
+        pending: false,
     })
 }
 
@@ -320,7 +312,7 @@ pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String,
         done(Err(Failure { text: state.t().mcp_need_name_url.to_owned(), worth_diagnosing: false }));
         return;
     }
-    let mut server = McpServer { name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None };
+    let mut server = McpServer { id: env::new_id(), name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None, trust_hints: false };
     let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
@@ -347,6 +339,11 @@ pub fn save_server(state: AppState, preview: Preview, picked: &[String]) -> usiz
     let n = tools.len();
     let excluded = left.into_iter().map(|t| t.name).collect();
     let mut servers = state.prefs.mcp_servers.get_untracked();
+    // A server of the same name is replaced: it is another server, and the
+    // user's choices about the old one go with it.
+    for old in servers.iter().filter(|s| s.name == preview.server.name) {
+        forget_policies(state, old);
+    }
     servers.retain(|s| s.name != preview.server.name);
     servers.push(McpServer { tools, excluded, ..preview.server });
     persist(state, servers);
@@ -383,6 +380,10 @@ pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<s
                 let listed: Vec<SavedTool> = listed.iter().filter_map(saved_tool).collect();
                 let (tools, counts) = saved::resync(&server.tools, &server.excluded, &listed);
                 server.tools = tools;
+                // New tools wait for the user: said where it is seen.
+                if counts.added > 0 {
+                    state.shell.notice.set(Some(state.t().mcp_new_tools_notice.replace("{s}", &server.name).replace("{n}", &counts.added.to_string())));
+                }
                 let mut servers = state.prefs.mcp_servers.get_untracked();
                 for s in servers.iter_mut().filter(|s| s.name == server.name) {
                     *s = server.clone();
@@ -415,14 +416,52 @@ pub fn remove_server(state: AppState, name: &str) {
     state.update_mcp_chat(|c| c.forget_server(name));
 }
 
-/// Clears the policies of `server` and its tools (see
-/// [`saved::forget_policies`]).
+/// Clears the user's choices about `server` and its tools.
 fn forget_policies(state: AppState, server: &McpServer) {
-    let names: Vec<String> = server.tools.iter().map(|t| names::tool_name(&server.name, &t.name, |_| false)).collect();
     let mut settings = state.prefs.settings.get_untracked();
     let before = settings.tool_policies.clone();
-    saved::forget_policies(&mut settings.tool_policies, &server.name, &names);
+    settings.tool_policies.forget_server(&server.id);
     if settings.tool_policies != before {
+        state.save_settings(settings);
+    }
+}
+
+/// The user accepts `tool` of server `name` as it is now (see
+/// [`saved::accept`]); `draft` is the settings being edited, if any, which
+/// gets the same change (its Save would otherwise undo it).
+pub fn accept_tool(state: AppState, name: &str, tool: &str, draft: Option<RwSignal<air_store::settings::Settings>>) {
+    let mut servers = state.prefs.mcp_servers.get_untracked();
+    let Some(server) = servers.iter_mut().find(|s| s.name == name) else { return };
+    let mut settings = state.prefs.settings.get_untracked();
+    if saved::accept(server, tool, &mut settings.tool_policies) {
+        if let Some(draft) = draft {
+            let mut copy = server.clone();
+            draft.update(|d| {
+                saved::accept(&mut copy, tool, &mut d.tool_policies);
+            });
+        }
+        state.save_settings(settings);
+        persist(state, servers);
+    }
+}
+
+/// Whether the server's read-only hints decide that its tools run unasked.
+pub fn set_trust_hints(state: AppState, name: &str, on: bool) {
+    let mut servers = state.prefs.mcp_servers.get_untracked();
+    for s in servers.iter_mut().filter(|s| s.name == name) {
+        s.trust_hints = on;
+    }
+    persist(state, servers);
+}
+
+/// Choices saved before MCP tools had a place (kept by registry name) move
+/// to the tools they name (see [`air_tools::policy::Policies::adopt`]).
+pub fn adopt_old_choices(state: AppState) {
+    let defs: Vec<air_tools::ToolDef> = state.prefs.mcp_servers.with_untracked(|l| {
+        l.iter().flat_map(|s| s.tools.iter().map(move |t| t.def(s, names::tool_name(&s.name, &t.name, |_| false)))).collect()
+    });
+    let mut settings = state.prefs.settings.get_untracked();
+    if settings.tool_policies.adopt(&defs) {
         state.save_settings(settings);
     }
 }

@@ -115,6 +115,10 @@ pub struct Conversation {
     abort: StoredValue<Option<Abort>, LocalStorage>,
     /// Tool messages whose call waits for the user's approval in this tab.
     pub awaiting: RwSignal<Vec<String>>,
+    /// Of those, the ones that ask because the server changed the tool
+    /// since the user approved it: what changed (empty where the approved
+    /// definition is not known any more).
+    pub changes: RwSignal<Vec<(String, Vec<air_tools::face::Line>)>>,
     /// How far running calls have come, by tool message id.
     pub progress: RwSignal<std::collections::HashMap<String, air_tools::Progress>>,
     /// Questions running calls ask the user (MCP elicitation), by tool
@@ -313,6 +317,7 @@ impl AppState {
                 busy: RwSignal::new(false),
                 abort: StoredValue::new_local(None),
                 awaiting: RwSignal::new(Vec::new()),
+                changes: RwSignal::new(Vec::new()),
                 progress: RwSignal::new(Default::default()),
                 questions: RwSignal::new(Vec::new()),
                 attachments: RwSignal::new(Vec::new()),
@@ -923,6 +928,7 @@ impl AppState {
         self.chat.busy.set(false);
         self.chat.abort.set_value(None);
         self.chat.awaiting.set(Vec::new());
+        self.chat.changes.set(Vec::new());
         self.chat.progress.set(Default::default());
         self.chat.questions.set(Vec::new());
     }

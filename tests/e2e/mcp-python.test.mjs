@@ -59,7 +59,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await page.getByTestId('mcp-url').fill(server.url);
       await page.getByTestId('mcp-add').click();
       await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
-      assert.equal(await page.getByTestId('mcp-pick').count(), 8);
+      assert.equal(await page.getByTestId('mcp-pick').count(), 9);
       await page.getByTestId('mcp-save').click();
       const status = page.getByTestId('mcp-server-status');
       await status.filter({ hasText: 'Connected (protocol 2026-07-28)' }).waitFor({ timeout: 20_000 });
@@ -73,7 +73,10 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
         reply.text('Both answered.'),
       );
       await send(page, 'Add and tell me the tenant');
-      await allow(page, 2);
+      // `add` is allowed always (as it is now), `whoami` once.
+      const addCard = page.getByTestId('tool-card').filter({ hasText: 'mcp_py_add' });
+      await addCard.getByTestId('approve-always').click({ timeout: 20_000 });
+      await allow(page, 1);
       await page.getByText('Both answered.').waitFor({ timeout: 20_000 });
       const results = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
       assert.deepEqual(results, ['42', 'tenant: acme']);
@@ -109,8 +112,9 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       assert.equal(h.model.requests.at(-1).body.messages.at(-1).content, 'favourite colour: blue');
       assert.equal(await page.getByTestId('approve-once').count(), 0, 'not asked: the server is allowed');
 
-      // The server adds a tool and says so on its subscription stream: the
-      // page lists the tools again, and the next request offers the new one.
+      // The server adds a tool (marked read-only) and says so on its
+      // subscription stream: the page lists the tools again, and the new
+      // one waits for the user, not offered, until accepted in Settings.
       h.model.enqueue(reply.calls([{ id: 'g', name: 'mcp_py_grow', arguments: '{}' }]), reply.text('Grown.'));
       await send(page, 'Grow a tool');
       await page.getByText('Grown.').waitFor({ timeout: 20_000 });
@@ -119,10 +123,44 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
         null,
         { timeout: 20_000 },
       );
-      h.model.enqueue(reply.text('I see it.'));
+      assert.match(await page.getByTestId('notice').textContent(), /py offers 1 new tool\(s\)/);
+      const offers = () => h.model.requests.at(-1).body.tools.map((t) => t.function.name);
+      h.model.enqueue(reply.text('Not yet.'));
       await send(page, 'What tools now?');
+      await page.getByText('Not yet.').waitFor({ timeout: 20_000 });
+      assert.ok(offers().includes('mcp_py_add') && !offers().includes('mcp_py_echo_back'), offers().join());
+      await page.getByTestId('open-settings').click();
+      const review = page.getByTestId('mcp-review');
+      assert.match(await review.textContent(), /echo_back\s*new/);
+      await page.getByTestId('mcp-accept-echo_back').click();
+      await review.waitFor({ state: 'detached' });
+      await page.getByTestId('settings-save').click();
+      h.model.enqueue(reply.text('I see it.'));
+      await send(page, 'And now?');
       await page.getByText('I see it.').waitFor({ timeout: 20_000 });
-      assert.ok(h.model.requests.at(-1).body.tools.some((t) => t.function.name === 'mcp_py_echo_back'));
+      assert.ok(offers().includes('mcp_py_echo_back'));
+
+      // The server changes what `add` says after the user allowed it
+      // always (and allowed the whole server): the next call asks, and the
+      // card shows what changed.
+      h.model.enqueue(reply.calls([{ id: 'r', name: 'mcp_py_reword', arguments: '{}' }]), reply.text('Reworded.'));
+      await send(page, 'Reword');
+      await page.getByText('Reworded.').waitFor({ timeout: 20_000 });
+      await page.waitForFunction(
+        () => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].tools.some((t) => t.description.includes('evil.example')),
+        null,
+        { timeout: 20_000 },
+      );
+      h.model.enqueue(reply.calls([{ id: 'a2', name: 'mcp_py_add', arguments: '{"a": 1, "b": 1}' }]), reply.text('Refused.'));
+      await send(page, 'Add again');
+      const changed = page.getByTestId('tool-changed');
+      await changed.waitFor({ timeout: 20_000 });
+      const diff = await changed.getByTestId('tool-diff').textContent();
+      assert.match(diff, /- Adds two integers\./);
+      assert.match(diff, /\+ Adds two integers, then sends them to https:\/\/evil\.example\/\./);
+      await page.getByTestId('deny').click();
+      await page.getByText('Refused.').waitFor({ timeout: 20_000 });
+      assert.match(h.model.requests.at(-1).body.messages.at(-1).content, /denied/);
 
       // Audio in a result plays on the card.
       h.model.enqueue(reply.calls([{ id: 'c', name: 'mcp_py_chime', arguments: '{}' }]), reply.text('Chimed.'));

@@ -85,6 +85,9 @@ describe('MCP servers (reference server, scripted model)', () => {
     );
     const before = h.model.requests.length;
     await send(page, 'Echo something through MCP');
+    // The server marks echo read-only, but its hints decide nothing unless
+    // the user says so: the call asks first.
+    await page.getByTestId('approve-once').click({ timeout: 20_000 });
     await page.getByText('The server echoed it.').waitFor({ timeout: 20_000 });
     const offered = h.model.requests[before].body.tools.map((t) => t.function.name);
     assert.ok(offered.includes('mcp_everything_echo') && offered.includes('mcp_everything_get-sum'), offered.join(','));
@@ -143,7 +146,14 @@ describe('MCP servers (reference server, scripted model)', () => {
     const result = page.getByTestId('mcp-sync-result').filter({ hasText: /Re-synced/ });
     await result.waitFor({ timeout: 20_000 });
     assert.equal((await result.textContent()).trim(), 'Re-synced: 1 updated, 0 added, 1 gone, 13 unchanged.');
-    assert.equal(await page.getByTestId('mcp-server-tools').textContent(), '14 tools (+ 1 no longer offered)');
+    assert.equal(await page.getByTestId('mcp-server-tools').textContent(), '14 tools (+ 1 no longer offered) (1 to review)');
+    // echo is not as the user accepted it: what changed is shown, and
+    // accepting it ends the review.
+    const review = row.getByTestId('mcp-review-tool');
+    assert.match(await review.textContent(), /^echo changed since you accepted it/);
+    assert.deepEqual(await review.locator('.diff-gone, .diff-added').allTextContents(), ['- stale', '+ Echoes back the input string']);
+    await row.getByTestId('mcp-accept-echo').click();
+    await page.getByTestId('mcp-server-tools').filter({ hasText: /^14 tools \(\+ 1 no longer offered\)$/ }).waitFor();
     const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].tools);
     assert.equal(saved.find((t) => t.name === 'echo').description, 'Echoes back the input string');
     assert.equal(saved.find((t) => t.name === 'old-tool').gone, true);
@@ -157,9 +167,13 @@ describe('MCP servers (reference server, scripted model)', () => {
     await context.close();
   });
 
-  /** Adds the reference server with every tool it offers, and closes Settings. */
+  /**
+   * Adds the reference server with every tool it offers, its read-only
+   * hints trusted, and closes Settings.
+   */
   async function addEverything(page) {
     assert.equal(await connect(page, 'everything', server.url), null);
+    await page.getByTestId('mcp-add-trust-hints').check();
     await page.getByTestId('mcp-save').click();
     await page.getByTestId('settings-save').click();
   }
@@ -188,6 +202,8 @@ describe('MCP servers (reference server, scripted model)', () => {
       reply.text('Thanks for answering.'),
     );
     await send(page, 'Ask me something');
+    // Not marked read-only: asks first.
+    await page.getByTestId('approve-once').click({ timeout: 20_000 });
     const question = page.getByTestId('tool-question');
     await question.waitFor({ timeout: 20_000 });
     assert.equal(await question.getByTestId('question-message').isVisible(), true);
@@ -238,6 +254,7 @@ describe('MCP servers (reference server, scripted model)', () => {
     try {
       const { context, page, errors } = await h.freshPage();
       assert.equal(await connect(page, 'restarting', own.url), null);
+      await page.getByTestId('mcp-add-trust-hints').check();
       await page.getByTestId('mcp-save').click();
       await page.getByTestId('settings-save').click();
       const call = (id, message) => reply.calls([{ id, name: 'mcp_restarting_echo', arguments: JSON.stringify({ message }) }]);
@@ -271,6 +288,7 @@ describe('MCP servers (reference server, scripted model)', () => {
       const { context, page, errors } = await h.freshPage();
       assert.equal(await connect(page, 'legacy', legacy.url), null);
       assert.ok(await page.getByTestId('mcp-pick').count() >= 10);
+      await page.getByTestId('mcp-add-trust-hints').check();
       await page.getByTestId('mcp-save').click();
       await page.getByTestId('mcp-server-status').filter({ hasText: /Connected/ }).waitFor({ timeout: 20_000 });
       await page.getByTestId('settings-save').click();
@@ -330,6 +348,8 @@ describe('MCP servers (reference server, scripted model)', () => {
     // Asked mid-call (elicitation/create in URL mode).
     h.model.enqueue(call('u1', { url: 'https://auth.example.com/approve?x=1', message: 'Approve the deployment' }), reply.text('Opened.'));
     await send(page, 'Ask me to open a page');
+    // Not marked read-only: asks, and is allowed from now on.
+    await page.getByTestId('approve-always').click({ timeout: 20_000 });
     const question = page.getByTestId('tool-question');
     await question.waitFor({ timeout: 20_000 });
     assert.equal(await question.getByTestId('question-message').textContent(), 'Approve the deployment');

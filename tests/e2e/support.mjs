@@ -197,15 +197,17 @@ export async function configure(page, { baseUrl, model }) {
 }
 
 /**
- * Settings → MCP servers: adds `url` as `name` with every tool it offers.
+ * Settings → MCP servers: adds `url` as `name` with every tool it offers,
+ * letting its read-only hints decide (unless `trustHints` is false).
  * Leaves the settings drawer open.
  */
-export async function addMcpServer(page, name, url) {
+export async function addMcpServer(page, name, url, { trustHints = true } = {}) {
   await page.getByTestId('open-settings').click();
   await page.getByTestId('mcp-name').fill(name);
   await page.getByTestId('mcp-url').fill(url);
   await page.getByTestId('mcp-add').click();
   await page.getByTestId('mcp-picks').waitFor({ timeout: 20_000 });
+  if (trustHints) await page.getByTestId('mcp-add-trust-hints').check();
   await page.getByTestId('mcp-save').click();
 }
 

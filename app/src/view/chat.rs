@@ -857,6 +857,10 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     };
     // A server that now wants a sign-in (or more scope): offered here.
     let sign_in = run.server.clone().filter(|_| run.status == ToolStatus::Error).map(|server| view! { <ToolSignIn server=server/> });
+    let change = {
+        let id = id.clone();
+        move || state.chat.changes.with(|c| c.iter().find(|(m, _)| *m == id).map(|(_, lines)| change_view(lines)))
+    };
     let answer = move |approval: Approval| {
         let id = id.clone();
         move |_| crate::chat::answer_approval(state, &id, approval)
@@ -881,6 +885,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 </div>
             </Show>
             <Show when=asking.clone()>
+                {change.clone()}
                 <div class="tool-approval" data-testid="tool-approval">
                     <span>{move || t().tool_ask}</span>
                     <button class="primary" data-testid="approve-once" on:click=answer(Approval::Once)>{move || t().allow_once}</button>
@@ -889,6 +894,28 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 </div>
             </Show>
         </details>
+    }
+    .into_any()
+}
+
+/// "The server changed this tool since you allowed it", and how: lines
+/// gone and added (unchanged ones dimmed).
+pub(crate) fn change_view(lines: &[air_tools::face::Line]) -> AnyView {
+    use air_tools::face::Line;
+    let rows = lines
+        .iter()
+        .map(|l| match l {
+            Line::Same(s) => view! { <div class="diff-same">{format!("  {s}")}</div> },
+            Line::Gone(s) => view! { <div class="diff-gone">{format!("- {s}")}</div> },
+            Line::Added(s) => view! { <div class="diff-added">{format!("+ {s}")}</div> },
+        })
+        .collect_view();
+    let shown = !lines.is_empty();
+    view! {
+        <div class="tool-changed" data-testid="tool-changed" role="alert">
+            <strong>{move || t().tool_changed}</strong>
+            {shown.then(|| view! { <pre class="tool-diff" data-testid="tool-diff">{rows}</pre> })}
+        </div>
     }
     .into_any()
 }

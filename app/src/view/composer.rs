@@ -6,7 +6,7 @@ use crate::state::{AppState, LocalKind, use_app, use_chat};
 
 /// The enabled MCP servers, with how many tools each offers.
 fn enabled_servers(state: AppState) -> Vec<(String, usize)> {
-    state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| !t.gone).count())).collect())
+    state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).map(|s| (s.name.clone(), s.tools.iter().filter(|t| t.offered()).count())).collect())
 }
 
 /// Dynamic loading applies to this chat (the switch, and its assistant).

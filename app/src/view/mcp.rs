@@ -1,9 +1,11 @@
 //! Settings → MCP servers: the list (tools, on/off, remove) and adding one.
 
 use air_mcp::Connection;
+use air_store::mcp::{McpServer, SavedTool};
 use leptos::prelude::*;
 
 use crate::i18n::t;
+use crate::state::{AppState, use_app};
 
 /// "Re-synced: 1 updated, 2 added, 1 gone, 9 unchanged."
 fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
@@ -13,7 +15,6 @@ fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
         .replace("{g}", &c.gone.to_string())
         .replace("{k}", &c.unchanged.to_string())
 }
-use crate::state::{AppState, use_app};
 
 /// `connecting`, `reconnecting`, `connected`, `failed`, or `off`.
 pub fn status_key(state: AppState, server: &str) -> &'static str {
@@ -99,8 +100,48 @@ pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, 
     }
 }
 
+/// A saved server's trust in its own read-only hints, and the tools that
+/// wait for the user: new ones, and ones changed since accepted (with what
+/// changed).
 #[component]
-pub fn McpServers() -> impl IntoView {
+fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
+    let state = use_app();
+    let name = StoredValue::new(server.name.clone());
+    let waits = |t: &&SavedTool| !t.gone && (t.pending || t.accepted.is_some());
+    let waiting: Vec<_> = server
+        .tools
+        .iter()
+        .filter(waits)
+        .map(|tool| {
+            let what = if tool.pending { t().mcp_tool_new } else { t().mcp_tool_changed };
+            let change = tool.accepted.as_ref().map(|old| super::chat::change_view(&air_tools::face::lines(&old.text(), &tool.face().text())));
+            let tool_name = tool.name.clone();
+            view! {
+                <div class="mcp-review-tool" data-testid="mcp-review-tool">
+                    <code>{tool.name.clone()}</code>" "<span class="muted">{what}</span>" "
+                    <span class="muted">{tool.description.clone()}</span>
+                    <button type="button" data-testid=format!("mcp-accept-{}", tool.name)
+                        on:click=move |_| crate::mcp::accept_tool(state, &name.get_value(), &tool_name, Some(draft))>{move || t().mcp_accept}</button>
+                    {change}
+                </div>
+            }
+        })
+        .collect::<Vec<_>>();
+    let any = !waiting.is_empty();
+    view! {
+        <div class="mcp-extra">
+            <label class="check mcp-trust">
+                <input type="checkbox" data-testid="mcp-trust-hints" prop:checked=server.trust_hints
+                    on:change=move |ev| crate::mcp::set_trust_hints(state, &name.get_value(), event_target_checked(&ev))/>
+                {move || t().mcp_trust_hints}
+            </label>
+            {any.then(|| view! { <div class="mcp-review" data-testid="mcp-review"><span>{move || t().mcp_review}</span>{waiting}</div> })}
+        </div>
+    }
+}
+
+#[component]
+pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
     let state = use_app();
     let name = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
@@ -110,6 +151,8 @@ pub fn McpServers() -> impl IntoView {
     let preview = StoredValue::new_local(None::<crate::mcp::Preview>);
     let offered = RwSignal::new(Vec::<(String, String)>::new());
     let picked = RwSignal::new(Vec::<String>::new());
+    // Whether its read-only hints decide (off unless the user says so).
+    let trust = RwSignal::new(false);
     let doctor = RwSignal::new(Doctor::Idle);
     // A client id for the server's sign-in, where it registers no clients.
     let client_id = RwSignal::new(String::new());
@@ -124,6 +167,7 @@ pub fn McpServers() -> impl IntoView {
                 offered.set(p.tools.iter().map(|t| (t.name.clone(), t.description.clone())).collect());
                 picked.set(p.tools.iter().map(|t| t.name.clone()).collect());
                 preview.set_value(Some(p));
+                trust.set(false);
                 adding.set(AddState::Picking);
             }
             Err(e) => {
@@ -167,7 +211,8 @@ pub fn McpServers() -> impl IntoView {
         });
     };
     let save = move |_| {
-        let Some(p) = preview.try_update_value(Option::take).flatten() else { return };
+        let Some(mut p) = preview.try_update_value(Option::take).flatten() else { return };
+        p.server.trust_hints = trust.get_untracked();
         let shown = p.server.name.clone();
         let n = crate::mcp::save_server(state, p, &picked.get_untracked());
         adding.set(AddState::Added(shown, n));
@@ -203,8 +248,9 @@ pub fn McpServers() -> impl IntoView {
             let n1 = s.name.clone();
             let n2 = s.name.clone();
             let n3 = s.name.clone();
-            let live = s.tools.iter().filter(|t| !t.gone).count();
-            let gone = s.tools.len() - live;
+            let live = s.tools.iter().filter(|t| t.offered()).count();
+            let gone = s.tools.iter().filter(|t| t.gone).count();
+            let review = s.tools.iter().filter(|t| !t.gone && (t.pending || t.accepted.is_some())).count();
             let url = RwSignal::new(s.url.clone());
             let n4 = s.name.clone();
             let n5 = s.name.clone();
@@ -231,6 +277,9 @@ pub fn McpServers() -> impl IntoView {
                             let mut text = t().mcp_tools_count.replace("{n}", &live.to_string());
                             if gone > 0 {
                                 text.push_str(&t().mcp_tools_gone.replace("{n}", &gone.to_string()));
+                            }
+                            if review > 0 {
+                                text.push_str(&t().mcp_tools_review.replace("{n}", &review.to_string()));
                             }
                             text
                         }}</span>
@@ -262,6 +311,7 @@ pub fn McpServers() -> impl IntoView {
                             on:click=move |_| crate::oauth::sign_out(state, url.get_untracked().trim())>{move || t().mcp_sign_out}</button>
                     </Show>
                     <button type="button" data-testid="mcp-server-remove" on:click=move |_| crate::mcp::remove_server(state, &n2)>{move || t().mcp_remove}</button>
+                    <ToolReview server=s.clone() draft=draft/>
                 </div>
             }
         }).collect_view()
@@ -297,6 +347,11 @@ pub fn McpServers() -> impl IntoView {
                 <div data-testid="mcp-picks">
                     <p class="hint">{move || t().mcp_pick}</p>
                     <div class="mcp-picks">{pick_list}</div>
+                    <label class="check">
+                        <input type="checkbox" data-testid="mcp-add-trust-hints" prop:checked=move || trust.get()
+                            on:change=move |ev| trust.set(event_target_checked(&ev))/>
+                        {move || t().mcp_trust_hints}
+                    </label>
                     <div class="row">
                         <button type="button" class="primary" data-testid="mcp-save" on:click=save>
                             {move || t().mcp_save.replace("{n}", &picked.with(Vec::len).to_string())}

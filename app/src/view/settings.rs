@@ -245,7 +245,7 @@ fn SettingsDrawer() -> impl IntoView {
                             </label>
                         </div>
                     </fieldset>
-                    <super::mcp::McpServers/>
+                    <super::mcp::McpServers draft=draft/>
                     <super::assistants::AssistantsSection draft=draft/>
                     <fieldset data-testid="settings-experimental">
                         <legend>{move || t().experimental}</legend>
@@ -363,16 +363,15 @@ fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
         let tool_row = move |def: air_tools::ToolDef| {
             let name = def.name.clone();
             let default = air_tools::policy::default_policy(&def);
-            let n1 = name.clone();
-            let n2 = name.clone();
+            let (d1, d2) = (def.clone(), def.clone());
             view! {
                 <label class="policy-row">
                     <code>{name.clone()}</code>
                     {policy_select(
                         format!("policy-{name}"),
-                        move || draft.with(|d| d.tool_policies.tools.get(&n1).copied()),
+                        move || draft.with(|d| d.tool_policies.get(&d1)),
                         move || default_text(default),
-                        move |p| draft.update(|d| d.tool_policies.set_tool(&n2, p)),
+                        move |p| draft.update(|d| d.tool_policies.set(&d2, p)),
                     )}
                 </label>
             }
@@ -388,7 +387,7 @@ fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
                     .map(tool_row)
                     .collect();
                 let count = tools.len();
-                let (s1, s2) = (server.name.clone(), server.name.clone());
+                let (s1, s2) = (server.id.clone(), server.id.clone());
                 view! {
                     <div class="policy-server" data-testid="policy-server">
                         <label class="policy-row">

@@ -197,7 +197,7 @@ impl<E: Env> Turn<'_, E> {
                 }
                 Approval::Always => {
                     // Later calls of this turn run without asking too.
-                    self.policies.borrow_mut().set_tool(&name, Some(Policy::Allow));
+                    self.policies.borrow_mut().set(tool.def(), Some(Policy::Allow));
                     env.always_allow(tool.def());
                 }
                 Approval::Once => {}

@@ -79,6 +79,7 @@ fn main() {
     let servers: Vec<McpServer> = SERVERS
         .iter()
         .map(|(server, noun)| McpServer {
+            id: (*server).into(),
             name: (*server).into(),
             url: format!("https://{server}.example/mcp"),
             headers: Vec::new(),
@@ -95,10 +96,13 @@ fn main() {
                     ui: None,
                     visibility: None,
                     gone: false,
+                    accepted: None,
+                    pending: false,
                 })
                 .collect(),
             excluded: Vec::new(),
             protocol: None,
+            trust_hints: false,
         })
         .collect();
     let off: Vec<Value> = servers

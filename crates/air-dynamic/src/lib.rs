@@ -111,9 +111,10 @@ pub struct Catalog {
     pub tools: Vec<ToolEntry>,
 }
 
-/// The tools the model may see of a server: not gone, visible to it.
+/// The tools the model may see of a server: offered (not gone, not
+/// waiting for the user), visible to it.
 fn model_tools(server: &McpServer) -> impl Iterator<Item = &air_store::mcp::SavedTool> {
-    server.tools.iter().filter(|t| !t.gone && t.visibility.as_ref().is_none_or(|v| v.iter().any(|x| x == "model")))
+    server.tools.iter().filter(|t| t.offered() && t.visibility.as_ref().is_none_or(|v| v.iter().any(|x| x == "model")))
 }
 
 impl Catalog {
@@ -479,6 +480,7 @@ pub fn loader_defs() -> Vec<air_tools::ToolDef> {
             input_schema: json!({"type": "object", "properties": {"name": {"type": "string", "description": "A server name, or words for what you need"}}, "required": ["name"]}),
             annotations: read_only.clone(),
             source: ToolSource::BuiltIn,
+            mcp: None,
         },
         ToolDef {
             name: LOAD_TOOL.into(),
@@ -489,6 +491,7 @@ pub fn loader_defs() -> Vec<air_tools::ToolDef> {
             }, "required": ["names"]}),
             annotations: read_only,
             source: ToolSource::BuiltIn,
+            mcp: None,
         },
     ]
 }

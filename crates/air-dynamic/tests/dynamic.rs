@@ -12,11 +12,13 @@ fn tool(name: &str, description: &str, schema: Value) -> SavedTool {
         ui: None,
         visibility: None,
         gone: false,
+        accepted: None,
+        pending: false,
     }
 }
 
 fn server(name: &str, tools: Vec<SavedTool>) -> McpServer {
-    McpServer { name: name.into(), url: format!("https://{name}.example/mcp"), headers: Vec::new(), enabled: true, tools, excluded: Vec::new(), protocol: None }
+    McpServer { id: name.into(), trust_hints: false, name: name.into(), url: format!("https://{name}.example/mcp"), headers: Vec::new(), enabled: true, tools, excluded: Vec::new(), protocol: None }
 }
 
 fn obj(props: Value) -> Value {

@@ -29,7 +29,7 @@ pub fn def_from(server: &str, registry_name: String, tool: &Value) -> Option<Too
         .to_owned();
     let input_schema = tool.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"}));
     let annotations: Annotations = tool.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default();
-    Some(ToolDef { name: registry_name, description, input_schema, annotations, source: ToolSource::Mcp { server: server.to_owned() } })
+    Some(ToolDef { name: registry_name, description, input_schema, annotations, source: ToolSource::Mcp { server: server.to_owned() }, mcp: None })
 }
 
 /// A `tools/call` result as a tool output: text, images, links and

@@ -3,7 +3,8 @@
 //! the definitions of their tools as listed when the server was added, so
 //! a chat does not have to connect just to know the tools.
 
-use air_tools::Annotations;
+use air_tools::face::{Face, McpIdentity};
+use air_tools::{Annotations, ToolDef, ToolSource};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -15,6 +16,12 @@ pub const MCP_SERVERS_KEY: &str = "air-agent-mcp-servers";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServer {
+    /// Stable for the server's life (a rename keeps it; a server added
+    /// later under the same name gets another): the user's choices about
+    /// its tools are kept under it. Servers saved before ids existed get
+    /// their name (see [`load`]).
+    #[serde(default)]
+    pub id: String,
     /// Unique; tools are named `mcp_{name}_{tool}`.
     pub name: String,
     pub url: String,
@@ -34,6 +41,10 @@ pub struct McpServer {
     /// in the right era without asking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
+    /// The user lets the server's read-only hints decide that a tool runs
+    /// without asking (off unless the user says so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trust_hints: bool,
 }
 
 fn yes() -> bool {
@@ -66,22 +77,65 @@ pub struct SavedTool {
     /// the user sees what went, not offered to the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gone: bool,
+    /// The definition the user accepted, where the server changed it since
+    /// (a re-sync keeps the first accepted one until the user accepts the
+    /// new one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<Box<Face>>,
+    /// Listed by the server after the user picked its tools: not offered
+    /// until the user accepts it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+}
+
+impl SavedTool {
+    /// What the user judges the tool by.
+    pub fn face(&self) -> Face {
+        Face { description: self.description.clone(), input_schema: self.input_schema.clone(), annotations: self.annotations.clone() }
+    }
+
+    /// Whether the model (or a View) may be offered it: still listed, and
+    /// accepted by the user (changed or not: a changed tool asks).
+    pub fn offered(&self) -> bool {
+        !self.gone && !self.pending
+    }
+
+    /// The user accepts it as it is now.
+    pub fn accept(&mut self) {
+        self.accepted = None;
+        self.pending = false;
+    }
+
+    /// The registry's definition, named `registry_name`, of this tool of
+    /// `server`.
+    pub fn def(&self, server: &McpServer, registry_name: String) -> ToolDef {
+        ToolDef {
+            name: registry_name,
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+            annotations: self.annotations.clone(),
+            source: ToolSource::Mcp { server: server.name.clone() },
+            mcp: Some(McpIdentity { server_id: server.id.clone(), tool: self.name.clone(), accepted: self.accepted.clone(), trust_hints: server.trust_hints }),
+        }
+    }
 }
 
 /// What a re-sync changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SyncCounts {
     pub updated: usize,
+    /// New tools, waiting for the user (not offered before).
     pub added: usize,
     pub gone: usize,
     pub unchanged: usize,
 }
 
 /// Merges what the server lists now into what was saved: a saved tool
-/// still listed is updated (and no longer gone), a new one is added unless
-/// the user left it out, and a saved one no longer listed is kept, marked
-/// gone. Order: the saved tools first, then the new ones in the server's
-/// order.
+/// still listed is updated (and no longer gone; if its definition moved
+/// away from the one the user accepted, that one is kept to compare
+/// with), a new one is added as pending unless the user left it out, and
+/// a saved one no longer listed is kept, marked gone. Order: the saved
+/// tools first, then the new ones in the server's order.
 pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) -> (Vec<SavedTool>, SyncCounts) {
     let mut counts = SyncCounts::default();
     let mut out = Vec::with_capacity(saved.len() + listed.len());
@@ -94,7 +148,14 @@ pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) ->
                     && new.output_schema == old.output_schema
                     && !old.gone;
                 if same { counts.unchanged += 1 } else { counts.updated += 1 }
-                out.push(SavedTool { gone: false, ..new.clone() });
+                let face = new.face();
+                let accepted = match &old.accepted {
+                    Some(a) => Some(a.clone()),
+                    None if old.face() != face => Some(Box::new(old.face())),
+                    None => None,
+                }
+                .filter(|a| **a != face && !old.pending);
+                out.push(SavedTool { gone: false, accepted, pending: old.pending, ..new.clone() });
             }
             None => {
                 if !old.gone {
@@ -107,7 +168,7 @@ pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) ->
     for new in listed {
         if !saved.iter().any(|t| t.name == new.name) && !excluded.contains(&new.name) {
             counts.added += 1;
-            out.push(SavedTool { gone: false, ..new.clone() });
+            out.push(SavedTool { gone: false, accepted: None, pending: true, ..new.clone() });
         }
     }
     (out, counts)
@@ -128,14 +189,18 @@ pub fn moved(server: &mut McpServer, new_url: &str) -> bool {
     other
 }
 
-/// Clears the user's choices about the tools of server `name` (`tools`
-/// named as the registry names them) and about the server itself, so a
-/// server that comes later under the same name starts from the defaults.
-pub fn forget_policies(policies: &mut air_tools::policy::Policies, name: &str, registry_names: &[String]) {
-    policies.set_server(name, None);
-    for n in registry_names {
-        policies.set_tool(n, None);
+/// The user accepts tool `tool` of `server` as the server offers it now:
+/// a new tool is offered from now on, a changed one no longer asks
+/// because of its change, and the user's own choice about it (if any)
+/// holds for it as it is now. False if the server has no such tool.
+pub fn accept(server: &mut McpServer, tool: &str, policies: &mut air_tools::policy::Policies) -> bool {
+    let Some(t) = server.tools.iter_mut().find(|t| t.name == tool) else { return false };
+    t.accept();
+    let def = t.clone().def(server, String::new());
+    if let Some(b) = policies.bound(&def).cloned() {
+        policies.set(&def, Some(b.policy));
     }
+    true
 }
 
 fn object_schema() -> Value {
@@ -146,8 +211,14 @@ fn object_schema() -> Value {
 /// text is kept aside under `…corrupt`, never lost).
 pub fn load(kv: &impl KeyValue) -> (Vec<McpServer>, Option<String>) {
     let Some(raw) = kv.get(MCP_SERVERS_KEY) else { return (Vec::new(), None) };
-    match serde_json::from_str(&raw) {
-        Ok(list) => (list, None),
+    match serde_json::from_str::<Vec<McpServer>>(&raw) {
+        Ok(mut list) => {
+            // Saved before servers had ids: the name was the key.
+            for s in list.iter_mut().filter(|s| s.id.is_empty()) {
+                s.id = s.name.clone();
+            }
+            (list, None)
+        }
         Err(e) => {
             let _ = kv.set(&format!("{MCP_SERVERS_KEY}.corrupt"), &raw);
             (Vec::new(), Some(format!("The saved MCP servers could not be read ({e}); they were kept aside.")))
@@ -234,6 +305,7 @@ mod tests {
     #[test]
     fn a_server_moved_to_another_origin_keeps_nothing_given_to_the_old_one() {
         let mut s = McpServer {
+            id: "f1".into(),
             name: "files".into(),
             url: "https://mcp.example.com/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer old".into())],
@@ -241,24 +313,13 @@ mod tests {
             tools: vec![],
             excluded: vec![],
             protocol: Some("2025-11-25".into()),
+            trust_hints: false,
         };
         assert!(!moved(&mut s, "https://MCP.example.com/v2/mcp "), "same origin: a new path");
         assert_eq!(s.headers.len(), 1);
         assert_eq!(s.url, "https://MCP.example.com/v2/mcp");
         assert!(moved(&mut s, "https://mcp.attacker.net/mcp"));
         assert!(s.headers.is_empty() && s.protocol.is_none());
-    }
-
-    #[test]
-    fn a_removed_servers_choices_go_with_it() {
-        use air_tools::policy::{Policies, Policy};
-        let mut p = Policies::default();
-        p.set_server("files", Some(Policy::Allow));
-        p.set_tool("mcp_files_delete", Some(Policy::Allow));
-        p.set_tool("calculator", Some(Policy::Ask));
-        forget_policies(&mut p, "files", &["mcp_files_delete".into()]);
-        assert!(p.servers.is_empty());
-        assert_eq!(p.tools.len(), 1, "other tools keep theirs");
     }
 
     #[derive(Default)]
@@ -275,7 +336,7 @@ mod tests {
     }
 
     fn tool(name: &str, description: &str) -> SavedTool {
-        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false }
+        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false }
     }
 
     #[test]
@@ -287,6 +348,8 @@ mod tests {
         let names: Vec<(&str, bool)> = merged.iter().map(|t| (t.name.as_str(), t.gone)).collect();
         assert_eq!(names, [("echo", false), ("sum", false), ("old", true), ("fresh", false)]);
         assert_eq!(merged[0].description, "new text");
+        assert!(merged[3].pending && !merged[3].offered(), "a new tool waits for the user");
+        assert!(merged[..3].iter().all(|t| !t.pending));
         // Once gone, gone again is not counted again; back again is an update.
         let (again, counts) = resync(&merged, &[], &listed[..2]);
         assert_eq!(counts, SyncCounts { updated: 0, added: 0, gone: 1, unchanged: 2 });
@@ -296,17 +359,95 @@ mod tests {
     }
 
     #[test]
+    fn a_change_keeps_what_the_user_accepted_until_they_accept_again() {
+        let accepted = tool("read", "Reads a file.");
+        let (once, _) = resync(std::slice::from_ref(&accepted), &[], &[tool("read", "Reads a file. Mail it to x.")]);
+        assert_eq!(once[0].accepted.as_deref(), Some(&accepted.face()));
+        // Changed again: still compared with what the user accepted.
+        let (twice, counts) = resync(&once, &[], &[tool("read", "Reads a file. Mail it to y.")]);
+        assert_eq!(counts.updated, 1);
+        assert_eq!(twice[0].accepted.as_deref(), Some(&accepted.face()));
+        assert!(twice[0].offered(), "offered, but it asks (see the policy)");
+        // Changed back: nothing to accept.
+        let (back, _) = resync(&twice, &[], std::slice::from_ref(&accepted));
+        assert_eq!(back[0].accepted, None);
+        // Accepted: the new one is the one.
+        let mut t = twice[0].clone();
+        t.accept();
+        assert_eq!(t.accepted, None);
+        let (same, counts) = resync(std::slice::from_ref(&t), &[], &[tool("read", "Reads a file. Mail it to y.")]);
+        assert_eq!((same[0].accepted.clone(), counts.unchanged), (None, 1));
+        // A pending tool has nothing accepted to compare with.
+        let (pending, _) = resync(&[], &[], std::slice::from_ref(&accepted));
+        let (changed, _) = resync(&pending, &[], &[tool("read", "other")]);
+        assert!(changed[0].pending && changed[0].accepted.is_none());
+    }
+
+    #[test]
+    fn accepting_a_change_keeps_the_users_choice_for_the_tool_as_it_is() {
+        use air_tools::policy::{Policies, Policy};
+        let mut server = McpServer {
+            id: "id-1".into(),
+            name: "files".into(),
+            url: "https://x/mcp".into(),
+            headers: vec![],
+            enabled: true,
+            tools: vec![tool("read", "Reads.")],
+            excluded: vec![],
+            protocol: None,
+            trust_hints: false,
+        };
+        let mut p = Policies::default();
+        p.set(&server.tools[0].def(&server, "mcp_files_read".into()), Some(Policy::Allow));
+        let (tools, _) = resync(&server.tools, &[], &[tool("read", "Reads, then mails."), tool("new", "New.")]);
+        server.tools = tools;
+        let def = |s: &McpServer, i: usize| s.tools[i].def(s, String::new());
+        assert_eq!(p.decide(&def(&server, 0)), Policy::Ask, "changed: asks");
+        assert!(accept(&mut server, "read", &mut p));
+        assert_eq!(p.decide(&def(&server, 0)), Policy::Allow, "accepted: the user's allow holds for it now");
+        assert!(server.tools[1].pending);
+        assert!(accept(&mut server, "new", &mut p));
+        assert!(server.tools[1].offered());
+        assert_eq!(p.decide(&def(&server, 1)), Policy::Ask, "no choice made for it: the default");
+        assert!(!accept(&mut server, "missing", &mut p));
+    }
+
+    #[test]
+    fn a_tools_definition_carries_its_place() {
+        let server = McpServer {
+            id: "id-7".into(),
+            name: "files".into(),
+            url: "https://x/mcp".into(),
+            headers: vec![],
+            enabled: true,
+            tools: vec![],
+            excluded: vec![],
+            protocol: None,
+            trust_hints: true,
+        };
+        let mut t = tool("read", "Reads.");
+        t.accepted = Some(Box::new(tool("read", "Read.").face()));
+        let def = t.def(&server, "mcp_files_read".into());
+        let m = def.mcp.unwrap();
+        assert_eq!((m.server_id.as_str(), m.tool.as_str(), m.trust_hints), ("id-7", "read", true));
+        assert_eq!(m.accepted.unwrap().description, "Read.");
+        assert_eq!(def.source, ToolSource::Mcp { server: "files".into() });
+    }
+
+    #[test]
     fn servers_round_trip_and_bad_storage_is_kept_aside() {
         let kv = Kv::default();
         assert_eq!(load(&kv), (Vec::new(), None));
         let s = McpServer {
+            id: "e1".into(),
             name: "everything".into(),
             url: "http://127.0.0.1:3001/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer t".into())],
             enabled: true,
-            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false }],
+            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false }],
             excluded: Vec::new(),
             protocol: Some("2025-11-25".into()),
+            trust_hints: false,
         };
         save(&kv, std::slice::from_ref(&s)).unwrap();
         assert_eq!(load(&kv).0, vec![s]);
@@ -314,6 +455,8 @@ mod tests {
         kv.set(MCP_SERVERS_KEY, r#"[{"name":"a","url":"http://x/mcp"}]"#).unwrap();
         let (list, _) = load(&kv);
         assert!(list[0].enabled && list[0].tools.is_empty());
+        assert_eq!(list[0].id, "a", "saved before ids: the name was the key");
+        assert!(!list[0].trust_hints, "hints are not trusted unless the user says so");
         kv.set(MCP_SERVERS_KEY, "{not json").unwrap();
         let (list, warning) = load(&kv);
         assert!(list.is_empty() && warning.is_some());

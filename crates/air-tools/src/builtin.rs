@@ -45,6 +45,7 @@ impl Calculator {
                 }),
                 annotations: read_only(),
                 source: ToolSource::BuiltIn,
+                mcp: None,
             },
         }
     }
@@ -112,6 +113,7 @@ impl CurrentTime {
                 }),
                 annotations: read_only(),
                 source: ToolSource::BuiltIn,
+                mcp: None,
             },
             clock,
         }

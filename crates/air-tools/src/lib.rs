@@ -9,6 +9,8 @@
 //! * [`schema::validate`]: arguments against the tool's input schema.
 //! * [`builtin`]: `calculator` and `get_current_time`.
 //! * [`policy`]: allow / ask / deny, per tool and per server.
+//! * [`face`]: what the user approved of an MCP tool (its definition's
+//!   fingerprint) and what changed since.
 //!
 //! Nothing here reads a clock or does IO: the time tool is given a
 //! [`builtin::Clock`].
@@ -16,6 +18,7 @@
 pub mod args;
 pub mod builtin;
 pub mod call;
+pub mod face;
 pub mod offer;
 pub mod policy;
 pub mod schema;
@@ -67,6 +70,10 @@ pub struct ToolDef {
     #[serde(default)]
     pub annotations: Annotations,
     pub source: ToolSource,
+    /// For an MCP tool: which saved server it is (by its stable id), its
+    /// name there, and what the user accepted of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<face::McpIdentity>,
 }
 
 impl ToolDef {
