@@ -8,7 +8,6 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::{Annotations, ToolDef};
 
@@ -56,16 +55,17 @@ pub struct McpIdentity {
     pub trust_hints: bool,
 }
 
-/// The fingerprint a choice about `def` is bound to: SHA-256 over its
-/// server id, its name there and its face, keys sorted (so the order a
-/// server lists them in does not matter). `None` for a tool that is not
-/// an MCP tool.
+/// The fingerprint a choice about `def` is bound to: its server id, its
+/// name there and its face as canonical JSON (keys sorted, so the order a
+/// server lists them in does not matter). The whole text, not a hash of
+/// it: compared exactly, nothing can be made to collide, and no hash
+/// function weighs on the first load. `None` for a tool that is not an
+/// MCP tool.
 pub fn fingerprint(def: &ToolDef) -> Option<String> {
     let m = def.mcp.as_ref()?;
     let face = Face::of(def);
     let all = serde_json::json!([m.server_id, m.tool, face.description, canonical(&face.input_schema), face.annotations]);
-    let digest = Sha256::digest(serde_json::to_vec(&canonical(&all)).unwrap_or_default());
-    Some(digest.iter().take(16).map(|b| format!("{b:02x}")).collect())
+    Some(canonical(&all).to_string())
 }
 
 /// `v` with every object's keys in order.
@@ -148,7 +148,7 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"path": {"type": "string"}}});
         let reordered = json!({"properties": {"path": {"type": "string"}}, "type": "object"});
         let base = fingerprint(&def("s1", "read", "Reads a file.", schema.clone())).unwrap();
-        assert_eq!(base.len(), 32);
+        assert!(base.starts_with(r#"["s1","read","Reads a file.""#), "{base}");
         assert_eq!(fingerprint(&def("s1", "read", "Reads a file.", reordered)).unwrap(), base, "key order is not a change");
         for other in [
             def("s2", "read", "Reads a file.", schema.clone()),
