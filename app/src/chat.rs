@@ -55,7 +55,7 @@ pub fn answer_approval(state: AppState, record_id: &str, approval: Approval) {
         let _ = tx.send(approval);
     }
     state.chat.awaiting.update(|ids| ids.retain(|id| id != record_id));
-    state.chat.changes.update(|c| c.retain(|(id, _)| id != record_id));
+    state.chat.changes.update(|c| c.retain(|(id, ..)| id != record_id));
 }
 
 impl BrowserEnv {
@@ -103,11 +103,8 @@ impl Env for BrowserEnv {
         let (tx, rx) = oneshot::channel();
         // Asked because the server changed it since the user said yes: the card shows what changed.
         if self.state.prefs.settings.with_untracked(|s| s.tool_policies.changed(tool)) {
-            let lines = match tool.mcp.as_ref().and_then(|m| m.accepted.as_ref()) {
-                Some(old) => air_tools::face::lines(&old.text(), &air_tools::face::Face::of(tool).text()),
-                None => Vec::new(),
-            };
-            self.state.chat.changes.update(|c| c.push((record.id.clone(), lines)));
+            let old = tool.mcp.as_ref().and_then(|m| m.accepted.clone());
+            self.state.chat.changes.update(|c| c.push((record.id.clone(), old, air_tools::face::Face::of(tool))));
         }
         APPROVALS.with(|a| a.borrow_mut().insert(record.id.clone(), tx));
         self.state.chat.awaiting.update(|ids| ids.push(record.id.clone()));

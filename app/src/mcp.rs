@@ -137,6 +137,7 @@ pub fn restore(state: AppState) {
 /// The MCP client comes with the first enabled server, not with the page.
 #[crate::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn connect_all(state: AppState) -> Result<(), crate::lazy::Missing> {
+    adopt_old_choices(state);
     let servers = state.prefs.mcp_servers.get_untracked();
     for server in servers.iter().filter(|s| s.enabled) {
         let client = client_for(state, server);
@@ -455,8 +456,9 @@ pub fn set_trust_hints(state: AppState, name: &str, on: bool) {
 }
 
 /// Choices saved before MCP tools had a place (kept by registry name) move
-/// to the tools they name (see [`air_tools::policy::Policies::adopt`]).
-pub fn adopt_old_choices(state: AppState) {
+/// to the tools they name (see [`air_tools::policy::Policies::adopt`]);
+/// done with the first connection (the code is not in the first load).
+fn adopt_old_choices(state: AppState) {
     let defs: Vec<air_tools::ToolDef> = state.prefs.mcp_servers.with_untracked(|l| {
         l.iter().flat_map(|s| s.tools.iter().map(move |t| t.def(s, names::tool_name(&s.name, &t.name, |_| false)))).collect()
     });

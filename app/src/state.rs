@@ -118,7 +118,8 @@ pub struct Conversation {
     /// Of those, the ones that ask because the server changed the tool
     /// since the user approved it: what changed (empty where the approved
     /// definition is not known any more).
-    pub changes: RwSignal<Vec<(String, Vec<air_tools::face::Line>)>>,
+    /// (What was accepted, what it is now; compared where shown.)
+    pub changes: RwSignal<Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)>>,
     /// How far running calls have come, by tool message id.
     pub progress: RwSignal<std::collections::HashMap<String, air_tools::Progress>>,
     /// Questions running calls ask the user (MCP elicitation), by tool

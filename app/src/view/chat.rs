@@ -859,7 +859,13 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     let sign_in = run.server.clone().filter(|_| run.status == ToolStatus::Error).map(|server| view! { <ToolSignIn server=server/> });
     let change = {
         let id = id.clone();
-        move || state.chat.changes.with(|c| c.iter().find(|(m, _)| *m == id).map(|(_, lines)| change_view(lines)))
+        move || {
+            state.chat.changes.with(|c| {
+                c.iter().find(|(m, ..)| *m == id).map(|(_, old, now)| {
+                    change_view(&old.as_ref().map(|o| air_tools::face::lines(&o.text(), &now.text())).unwrap_or_default())
+                })
+            })
+        }
     };
     let answer = move |approval: Approval| {
         let id = id.clone();

@@ -29,7 +29,6 @@ pub fn warm_chat_view() {
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::init();
-    crate::mcp::adopt_old_choices(state);
     // The saved MCP servers' sessions, restored in the background.
     crate::mcp::restore(state);
     // A sign-in that went through the whole page (no popup) ends here.

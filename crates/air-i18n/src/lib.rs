@@ -238,9 +238,9 @@ texts! {
     elicit_open: "Open {domain}", "打开 {domain}";
     elicit_refused: "The page is not offered: {why}.", "不提供该页面：{why}。";
     tool_ask: "Run this tool?", "运行这个工具吗？";
-    tool_changed: "The server changed this tool since you approved it. What it says and takes now:", "自你批准以来，服务器修改了这个工具。它现在的说明和参数：";
-    mcp_new_tools_notice: "{s} offers {n} new tool(s). They are not offered to the model until you accept them in Settings → MCP servers.", "{s} 提供了 {n} 个新工具。在“设置 → MCP 服务器”中接受之前，不会提供给模型。";
-    mcp_trust_hints: "Run the tools it marks read-only without asking (the server's word, not a guarantee)", "不经询问运行它标为只读的工具（这只是服务器的说法，并非保证）";
+    tool_changed: "The server changed this tool since you approved it:", "自你批准后，服务器修改了这个工具：";
+    mcp_new_tools_notice: "{s} offers {n} new tool(s); they wait for you in Settings.", "{s} 新增 {n} 个工具，在设置中接受前不会使用。";
+    mcp_trust_hints: "Run tools it marks read-only without asking", "不经询问运行它标为只读的工具";
     mcp_review: "Waiting for you:", "等待你的确认：";
     mcp_tool_new: "new", "新";
     mcp_tool_changed: "changed since you accepted it", "自你接受以来已修改";
