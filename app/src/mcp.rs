@@ -459,6 +459,10 @@ pub fn set_trust_hints(state: AppState, name: &str, on: bool) {
 /// to the tools they name (see [`air_tools::policy::Policies::adopt`]);
 /// done with the first connection (the code is not in the first load).
 fn adopt_old_choices(state: AppState) {
+    // Registry names of MCP tools start so; built-ins never do.
+    if !state.prefs.settings.with_untracked(|s| s.tool_policies.tools.keys().any(|k| k.starts_with("mcp_"))) {
+        return;
+    }
     let defs: Vec<air_tools::ToolDef> = state.prefs.mcp_servers.with_untracked(|l| {
         l.iter().flat_map(|s| s.tools.iter().map(move |t| t.def(s, names::tool_name(&s.name, &t.name, |_| false)))).collect()
     });

@@ -116,9 +116,8 @@ pub struct Conversation {
     /// Tool messages whose call waits for the user's approval in this tab.
     pub awaiting: RwSignal<Vec<String>>,
     /// Of those, the ones that ask because the server changed the tool
-    /// since the user approved it: what changed (empty where the approved
-    /// definition is not known any more).
-    /// (What was accepted, what it is now; compared where shown.)
+    /// since the user approved it: the face approved (where still known)
+    /// and the face now, compared where shown.
     pub changes: RwSignal<Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)>>,
     /// How far running calls have come, by tool message id.
     pub progress: RwSignal<std::collections::HashMap<String, air_tools::Progress>>,

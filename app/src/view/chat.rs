@@ -861,9 +861,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         let id = id.clone();
         move || {
             state.chat.changes.with(|c| {
-                c.iter().find(|(m, ..)| *m == id).map(|(_, old, now)| {
-                    change_view(&old.as_ref().map(|o| air_tools::face::lines(&o.text(), &now.text())).unwrap_or_default())
-                })
+                c.iter().find(|(m, ..)| *m == id).map(|(_, old, now)| change_view(old.as_deref(), now))
             })
         }
     };
@@ -904,10 +902,12 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     .into_any()
 }
 
-/// "The server changed this tool since you allowed it", and how: lines
-/// gone and added (unchanged ones dimmed).
-pub(crate) fn change_view(lines: &[air_tools::face::Line]) -> AnyView {
+/// "The server changed this tool since you approved it", and how, from
+/// `old` (the face approved, when known) to `now`: lines gone and added
+/// (unchanged ones dimmed).
+pub(crate) fn change_view(old: Option<&air_tools::face::Face>, now: &air_tools::face::Face) -> AnyView {
     use air_tools::face::Line;
+    let lines = old.map(|o| air_tools::face::lines(&o.text(), &now.text())).unwrap_or_default();
     let rows = lines
         .iter()
         .map(|l| match l {

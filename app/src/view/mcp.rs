@@ -1,7 +1,7 @@
 //! Settings → MCP servers: the list (tools, on/off, remove) and adding one.
 
 use air_mcp::Connection;
-use air_store::mcp::{McpServer, SavedTool};
+use air_store::mcp::McpServer;
 use leptos::prelude::*;
 
 use crate::i18n::t;
@@ -107,14 +107,13 @@ pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, 
 fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
     let state = use_app();
     let name = StoredValue::new(server.name.clone());
-    let waits = |t: &&SavedTool| !t.gone && (t.pending || t.accepted.is_some());
     let waiting: Vec<_> = server
         .tools
         .iter()
-        .filter(waits)
+        .filter(|t| t.awaits_review())
         .map(|tool| {
             let what = if tool.pending { t().mcp_tool_new } else { t().mcp_tool_changed };
-            let change = tool.accepted.as_ref().map(|old| super::chat::change_view(&air_tools::face::lines(&old.text(), &tool.face().text())));
+            let change = tool.accepted.as_deref().map(|old| super::chat::change_view(Some(old), &tool.face()));
             let tool_name = tool.name.clone();
             view! {
                 <div class="mcp-review-tool" data-testid="mcp-review-tool">
@@ -250,7 +249,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
             let n3 = s.name.clone();
             let live = s.tools.iter().filter(|t| t.offered()).count();
             let gone = s.tools.iter().filter(|t| t.gone).count();
-            let review = s.tools.iter().filter(|t| !t.gone && (t.pending || t.accepted.is_some())).count();
+            let review = s.tools.iter().filter(|t| t.awaits_review()).count();
             let url = RwSignal::new(s.url.clone());
             let n4 = s.name.clone();
             let n5 = s.name.clone();

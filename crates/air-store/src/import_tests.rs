@@ -15,6 +15,20 @@ fn ids() -> impl FnMut() -> String {
     }
 }
 
+/// Session `s` whose question `q` has two alternatives, `shown` on screen.
+fn forked(shown: u32) -> SessionRecord {
+    let mut s = SessionRecord::new("s", 1.0);
+    s.forks.insert("q".into(), crate::branches::Fork { count: 2, shown });
+    s
+}
+
+/// Message `id` of session `s`, on alternative `alt` after `q`.
+fn after_q(id: &str, seq: f64, alt: u32, role: Role, text: &str) -> MessageRecord {
+    let mut m = MessageRecord::new(id, "s", seq, role, text);
+    m.branch = vec![crate::branches::Step { fork: "q".into(), alt }];
+    m
+}
+
 /// An export whose last answer asks for two tools: one waiting for
 /// approval, one with no result at all.
 fn hostile() -> Export {
@@ -87,15 +101,11 @@ fn importing_the_same_file_twice_keeps_one_copy() {
 fn a_copy_keeps_its_branches_and_files_together() {
     run(async {
         let store = MemoryStore::new();
-        let mut s = SessionRecord::new("s", 1.0);
-        s.forks.insert("q".into(), crate::branches::Fork { count: 2, shown: 1 });
+        let s = forked(1);
         let mut q = MessageRecord::new("q", "s", 1.0, Role::User, "question");
         q.attachments = vec![crate::Attachment { id: "f".into(), name: "a.png".into(), mime: "image/png".into(), size: 1 }];
-        let mut a0 = MessageRecord::new("a0", "s", 2.0, Role::Assistant, "first");
-        a0.branch = vec![crate::branches::Step { fork: "q".into(), alt: 0 }];
-        let mut a1 = MessageRecord::new("a1", "s", 3.0, Role::Assistant, "second");
-        a1.branch = vec![crate::branches::Step { fork: "q".into(), alt: 1 }];
-        a1.tool_calls = vec![];
+        let a0 = after_q("a0", 2.0, 0, Role::Assistant, "first");
+        let a1 = after_q("a1", 3.0, 1, Role::Assistant, "second");
         let doc = Export::new(
             vec![crate::export::ExportedSession {
                 session: s.clone(),
@@ -144,15 +154,12 @@ fn the_files_references_stay_inside_it() {
 fn a_result_on_another_branch_does_not_answer_a_call() {
     run(async {
         let store = MemoryStore::new();
-        let mut s = SessionRecord::new("s", 1.0);
-        s.forks.insert("q".into(), crate::branches::Fork { count: 2, shown: 0 });
+        let s = forked(0);
         let q = MessageRecord::new("q", "s", 1.0, Role::User, "question");
-        let mut a0 = MessageRecord::new("a0", "s", 2.0, Role::Assistant, "");
-        a0.branch = vec![crate::branches::Step { fork: "q".into(), alt: 0 }];
+        let mut a0 = after_q("a0", 2.0, 0, Role::Assistant, "");
         a0.tool_calls = vec![ToolCall { id: "c1".into(), name: "mcp_files_delete".into(), arguments: "{}".into(), extra: None }];
         // Its only result sits on the other branch, done.
-        let mut r = MessageRecord::new("r", "s", 3.0, Role::Tool, "deleted");
-        r.branch = vec![crate::branches::Step { fork: "q".into(), alt: 1 }];
+        let mut r = after_q("r", 3.0, 1, Role::Tool, "deleted");
         r.tool_call_id = Some("c1".into());
         r.tool = Some(ToolRun {
             name: "mcp_files_delete".into(),

@@ -100,6 +100,12 @@ impl SavedTool {
         !self.gone && !self.pending
     }
 
+    /// Whether it waits for the user: new since the pick, or changed since
+    /// accepted (and still listed).
+    pub fn awaits_review(&self) -> bool {
+        !self.gone && (self.pending || self.accepted.is_some())
+    }
+
     /// The user accepts it as it is now.
     pub fn accept(&mut self) {
         self.accepted = None;
@@ -142,13 +148,9 @@ pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) ->
     for old in saved {
         match listed.iter().find(|t| t.name == old.name) {
             Some(new) => {
-                let same = new.description == old.description
-                    && new.input_schema == old.input_schema
-                    && new.annotations == old.annotations
-                    && new.output_schema == old.output_schema
-                    && !old.gone;
-                if same { counts.unchanged += 1 } else { counts.updated += 1 }
                 let face = new.face();
+                let same = face == old.face() && new.output_schema == old.output_schema && !old.gone;
+                if same { counts.unchanged += 1 } else { counts.updated += 1 }
                 let accepted = match &old.accepted {
                     Some(a) => Some(a.clone()),
                     None if old.face() != face => Some(Box::new(old.face())),
