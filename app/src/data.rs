@@ -95,7 +95,7 @@ pub fn import(state: AppState, event: leptos::ev::Event) {
                 return;
             }
         };
-        match export::import(&*store, &doc, &mut crate::env::new_id).await {
+        match air_store::import::import(&*store, &doc, &mut crate::env::new_id).await {
             Ok((sessions, messages)) => {
                 state.shell.import_result.set(Some(
                     t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),

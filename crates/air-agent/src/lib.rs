@@ -22,5 +22,5 @@ mod turn;
 
 pub use env::{Approval, Env, Event, Status};
 pub use tools::MAX_TOOL_TEXT;
-pub use stream::auth_header;
+pub use provider::auth_header;
 pub use turn::{NewFile, ToolMode, Turn};

@@ -1,16 +1,17 @@
-//! Talking to the configured provider outside a turn: the model list
-//! (Settings' "Test & list models").
+//! Talking to the configured provider: its key, how any answer that is not
+//! a success becomes the error a person can act on, and the requests made
+//! outside a turn (the model list of Settings' "Test & list models", the
+//! tool-calling probe, one-off completions). It uses nothing else of this
+//! crate, so the turn can use it without a cycle.
 
 use std::pin::pin;
 
 use air_chat::{ChatError, ReplyStream};
 use futures_util::future::{Either, select};
 use air_chat::error::{classify_http, parse_model_list};
-use air_http::{Abort, Body, HttpClient, HttpError, Request};
+use air_http::{Abort, Body, HttpClient, HttpError, Request, Response};
 use air_store::Settings;
 use air_store::settings::ToolCalling;
-
-use crate::stream::auth_header;
 
 /// How much of a probe's answer is read at most.
 const PROBE_READ_MAX: usize = 64 * 1024;
@@ -19,29 +20,47 @@ const PROBE_READ_MAX: usize = 64 * 1024;
 /// (CORS told apart from a network failure, HTTP statuses classified).
 pub async fn list_models<H: HttpClient>(http: &H, settings: &Settings) -> Result<Vec<String>, ChatError> {
     let url = settings.models_url();
-    let mut request = Request::get(&url);
-    if let Some((k, v)) = auth_header(settings) {
-        request = request.header(k, v);
-    }
-    let body = read_ok(http, &url, request, &Abort::new()).await?;
+    let body = read_ok(http, &url, authorized(Request::get(&url), settings), &Abort::new()).await?;
     parse_model_list(&body).map_err(ChatError::Unexpected)
 }
 
-/// Sends `request` and reads a successful answer's body; anything else is
-/// the error a person can act on (CORS told apart from a network failure,
-/// HTTP statuses classified).
-async fn read_ok<H: HttpClient>(http: &H, url: &str, request: Request, abort: &Abort) -> Result<String, ChatError> {
+/// The `Authorization` header for these settings, if a key is set. The key
+/// goes only to the configured base URL.
+pub fn auth_header(settings: &Settings) -> Option<(&'static str, String)> {
+    let key = settings.api_key.trim();
+    (!key.is_empty()).then(|| ("Authorization", format!("Bearer {key}")))
+}
+
+/// `request` with the key of these settings, if one is set.
+pub fn authorized(request: Request, settings: &Settings) -> Request {
+    match auth_header(settings) {
+        Some((k, v)) => request.header(k, v),
+        None => request,
+    }
+}
+
+/// Sends `request` to the provider: a successful answer, or why not (`None`
+/// when it was stopped). The one place an answer that is not a success is
+/// read: HTTP statuses classified, CORS told apart from a network failure.
+pub async fn send<H: HttpClient>(http: &H, url: &str, request: Request, abort: &Abort) -> Result<Response<H::Body>, Option<ChatError>> {
     match http.send(request, abort).await {
-        Ok(r) if r.ok() => r.body.text().await.map_err(|e| ChatError::Unexpected(e.to_string())),
+        Ok(r) if r.ok() => Ok(r),
         Ok(r) => {
             let status = r.status;
             let retry_after = r.header("retry-after").map(str::to_owned);
             let body = r.body.text().await.unwrap_or_default();
-            Err(classify_http(status, &body, retry_after.as_deref()))
+            Err(Some(classify_http(status, &body, retry_after.as_deref())))
         }
-        Err(HttpError::Network(detail)) => Err(network_error(http, url, detail).await),
-        Err(e) => Err(ChatError::Unexpected(e.to_string())),
+        Err(HttpError::Aborted) => Err(None),
+        Err(HttpError::Network(detail)) => Err(Some(network_error(http, url, detail).await)),
+        Err(e) => Err(Some(ChatError::Other { text: e.to_string() })),
     }
+}
+
+/// Sends `request` and reads a successful answer's body, or says why not.
+async fn read_ok<H: HttpClient>(http: &H, url: &str, request: Request, abort: &Abort) -> Result<String, ChatError> {
+    let r = send(http, url, request, abort).await.map_err(|e| e.unwrap_or_else(|| ChatError::Other { text: HttpError::Aborted.to_string() }))?;
+    r.body.text().await.map_err(|e| ChatError::Unexpected(e.to_string()))
 }
 
 /// Finds out whether the model calls tools natively: one small request
@@ -56,10 +75,7 @@ pub async fn probe_tool_calling<H: HttpClient>(http: &H, settings: &Settings, ab
         "max_tokens": 48,
         "stream": false
     });
-    let mut request = Request::post_json(settings.chat_url(), body.to_string());
-    if let Some((k, v)) = auth_header(settings) {
-        request = request.header(k, v);
-    }
+    let request = authorized(Request::post_json(settings.chat_url(), body.to_string()), settings);
     // Its own abort, so that a server streaming a long answer anyway is
     // not read to the end; Stop still ends it.
     let own = Abort::new();
@@ -109,7 +125,7 @@ pub async fn probe_tool_calling<H: HttpClient>(http: &H, settings: &Settings, ab
 
 /// A failed `fetch` is CORS if the server answers when CORS is not asked
 /// for, a network failure otherwise.
-pub async fn network_error<H: HttpClient>(http: &H, url: &str, detail: String) -> ChatError {
+async fn network_error<H: HttpClient>(http: &H, url: &str, detail: String) -> ChatError {
     if http.answers_without_cors(url).await {
         ChatError::Cors { url: url.to_owned() }
     } else {
@@ -129,10 +145,7 @@ pub async fn complete<H: HttpClient>(http: &H, settings: &Settings, model: &str,
         "stream": false
     });
     let url = settings.chat_url();
-    let mut request = Request::post_json(&url, body.to_string());
-    if let Some((k, v)) = auth_header(settings) {
-        request = request.header(k, v);
-    }
+    let request = authorized(Request::post_json(&url, body.to_string()), settings);
     let text = read_ok(http, &url, request, abort).await?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| ChatError::Unexpected(format!("not JSON: {e}")))?;
     v["choices"][0]["message"]["content"].as_str().map(str::to_owned).ok_or_else(|| ChatError::Unexpected("no answer text".into()))

@@ -3,7 +3,6 @@
 
 use std::pin::pin;
 
-use air_chat::error::classify_http;
 use air_chat::prompt_calls::{PromptCall, PromptCallParser, PromptEvent};
 use air_chat::{ChatError, ChatRequest, ReplyStream, ToolCall};
 use air_http::{Body, HttpClient, HttpError, Request, Response};
@@ -14,6 +13,7 @@ use air_store::{MessageRecord, Store};
 use futures_util::future::{Either, select};
 
 use crate::env::{Env, Event, Status};
+use crate::provider;
 use crate::turn::Turn;
 
 /// How a streamed request ended.
@@ -254,26 +254,16 @@ impl<E: Env> Turn<'_, E> {
         let body = request.to_json();
         let mut attempt = 1;
         loop {
-            let mut req = Request::post_json(&url, &body).header("Accept", "text/event-stream");
-            if let Some((k, v)) = auth_header(&self.settings) {
-                req = req.header(k, v);
-            }
-            let error = match env.http().send(req, &self.abort).await {
-                Ok(r) if r.ok() => {
+            let req = provider::authorized(Request::post_json(&url, &body).header("Accept", "text/event-stream"), &self.settings);
+            let error = match provider::send(env.http(), &url, req, &self.abort).await {
+                Ok(r) => {
                     if attempt > 1 {
                         env.emit(Event::StreamStatus(None));
                     }
                     return Ok(r);
                 }
-                Ok(r) => {
-                    let status = r.status;
-                    let retry_after = r.header("retry-after").map(str::to_owned);
-                    let text = r.body.text().await.unwrap_or_default();
-                    classify_http(status, &text, retry_after.as_deref())
-                }
-                Err(HttpError::Aborted) => return Err(Outcome::Stopped),
-                Err(HttpError::Network(detail)) => crate::provider::network_error(env.http(), &url, detail).await,
-                Err(e) => return Err(Outcome::Failed(ChatError::Other { text: e.to_string() })),
+                Err(None) => return Err(Outcome::Stopped),
+                Err(Some(error)) => error,
             };
             if self.abort.is_aborted() {
                 return Err(Outcome::Stopped);
@@ -382,11 +372,4 @@ impl TextCalls {
     fn visible<'a>(&'a self, all: &'a str) -> &'a str {
         if self.parser.is_some() { &self.shown } else { all }
     }
-}
-
-/// The `Authorization` header for these settings, if a key is set. The key
-/// goes only to the configured base URL.
-pub fn auth_header(settings: &air_store::Settings) -> Option<(&'static str, String)> {
-    let key = settings.api_key.trim();
-    (!key.is_empty()).then(|| ("Authorization", format!("Bearer {key}")))
 }

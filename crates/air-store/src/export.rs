@@ -123,12 +123,11 @@ pub async fn collect<S: Store>(store: &S, only: Option<&str>) -> Result<Vec<Expo
     Ok(out)
 }
 
-pub use crate::import::import;
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{FileRecord, MemoryStore};
+    use crate::import::import;
     use air_chat::{Role, ToolCall, Usage};
 
     async fn sample(store: &MemoryStore) {

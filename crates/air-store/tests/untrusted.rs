@@ -2,7 +2,8 @@
 //! an import writes only records of its own, and what was there stays as
 //! it was.
 
-use air_store::export::{Export, import};
+use air_store::export::Export;
+use air_store::import::import;
 use air_store::{MemoryStore, Store};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
