@@ -5,7 +5,6 @@
 use std::rc::Rc;
 
 use air_dynamic::{Catalog, Loaded, Session};
-use air_store::Store;
 use air_tools::Registry;
 use air_tools::offer::Offer;
 use leptos::prelude::*;
@@ -15,11 +14,7 @@ use crate::env;
 use crate::state::AppState;
 use futures_util::future::LocalBoxFuture;
 
-const CATALOG: &str = "mcp-catalog";
-
-pub fn loaded_key(session: &str) -> String {
-    format!("mcp-loaded/{session}")
-}
+use air_dynamic::docs::{self, CATALOG, METRICS};
 
 /// Dynamic loading is on (the global switch; assistants may turn it off
 /// for themselves).
@@ -33,12 +28,11 @@ pub fn on(state: AppState) -> bool {
 /// rebuilt.
 async fn catalog(state: AppState) -> Catalog {
     let Some(store) = state.store() else { return Catalog::default() };
-    let stored: Catalog = store.get_doc(CATALOG).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    let stored = CATALOG.read(&*store).await;
     let servers = state.prefs.mcp_servers.get_untracked();
     let fresh = stored.refresh(&servers, env::now_ms());
     if fresh != stored
-        && let Ok(text) = serde_json::to_string(&fresh)
-        && let Err(e) = store.put_doc(CATALOG, &text).await
+        && let Err(e) = CATALOG.write(&*store, &fresh).await
     {
         state.report(state.t().err_settings, &e);
     }
@@ -124,9 +118,9 @@ pub fn summarize(state: AppState) {
             // Written into the catalog as it is now, for the epoch asked about.
             let mut current = catalog(state).await;
             if current.summarized(&name, epoch, &summary, &tools)
-                && let (Some(store), Ok(text)) = (state.store(), serde_json::to_string(&current))
+                && let Some(store) = state.store()
             {
-                let _ = store.put_doc(CATALOG, &text).await;
+                let _ = CATALOG.write(&*store, &current).await;
             }
         }
         SUMMARIZING.with(|s| s.set(false));
@@ -135,7 +129,7 @@ pub fn summarize(state: AppState) {
 
 async fn loaded(state: AppState, session: &str) -> Loaded {
     let Some(store) = state.store() else { return Loaded::default() };
-    store.get_doc(&loaded_key(session)).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+    docs::loaded(session).read(&*store).await
 }
 
 /// Shows the loaded tools of the session just opened (none while dynamic
@@ -207,7 +201,6 @@ pub async fn turn_tools(state: AppState) -> (Registry, Option<Rc<dyn Offer>>) {
     (registry, offer)
 }
 
-const METRICS: &str = "mcp-metrics";
 
 thread_local! {
     /// Changes to the overall metrics not yet written, and whether a write
@@ -220,7 +213,7 @@ thread_local! {
 pub fn load_overall(state: AppState) {
     let Some(store) = state.store() else { return };
     spawn_local(async move {
-        let m: air_dynamic::Metrics = store.get_doc(METRICS).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+        let m = METRICS.read(&*store).await;
         state.chat.metrics_overall.set(m);
     });
 }
@@ -244,11 +237,9 @@ fn add_overall(state: AppState, delta: air_dynamic::Metrics) {
             if delta == air_dynamic::Metrics::default() {
                 break;
             }
-            let mut m: air_dynamic::Metrics = store.get_doc(METRICS).await.ok().flatten().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+            let mut m = METRICS.read(&*store).await;
             m.add(&delta);
-            if let Ok(text) = serde_json::to_string(&m) {
-                let _ = store.put_doc(METRICS, &text).await;
-            }
+            let _ = METRICS.write(&*store, &m).await;
             state.chat.metrics_overall.set(m);
         }
         FLUSHING.with(|f| f.set(false));
@@ -260,9 +251,7 @@ fn save_loaded(state: AppState, list: Loaded) {
     state.chat.loaded_tools.set(list.clone());
     let Some(store) = state.store() else { return };
     spawn_local(async move {
-        if let Ok(text) = serde_json::to_string(&list)
-            && let Err(e) = store.put_doc(&loaded_key(&session), &text).await
-        {
+        if let Err(e) = docs::loaded(&session).write(&*store, &list).await {
             state.report(state.t().err_save_message, &e);
         }
     });

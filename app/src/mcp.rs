@@ -11,6 +11,7 @@ use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig, names};
 use futures_util::future::LocalBoxFuture;
 use air_store::mcp::{self as saved, McpServer, SavedTool};
 use air_tools::Registry;
+use air_store::keys::MCP_ADD_DRAFT;
 use air_web::LocalStorageKv;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -224,28 +225,24 @@ pub struct Failure {
     pub worth_diagnosing: bool,
 }
 
-/// The add form while its sign-in is under way (localStorage), so a
-/// sign-in that takes the whole page comes back to it.
-const ADD_DRAFT: &str = "air-agent-mcp-add-draft";
-
 pub fn keep_add_draft(name: &str, url: &str, auth: &str) {
-    let _ = air_store::KeyValue::set(&LocalStorageKv, ADD_DRAFT, &serde_json::json!([name, url, auth]).to_string());
+    let _ = MCP_ADD_DRAFT.set(&LocalStorageKv, &Some((name.to_owned(), url.to_owned(), auth.to_owned())));
 }
 
 pub fn forget_add_draft() {
-    LocalStorageKv.remove(ADD_DRAFT);
+    let _ = MCP_ADD_DRAFT.remove(&LocalStorageKv);
 }
 
 /// The kept add form, once: (name, URL, Authorization).
 pub fn take_add_draft() -> Option<(String, String, String)> {
-    let text = air_store::KeyValue::get(&LocalStorageKv, ADD_DRAFT)?;
+    let draft = MCP_ADD_DRAFT.get_opt(&LocalStorageKv).flatten();
     forget_add_draft();
-    serde_json::from_str(&text).ok()
+    draft
 }
 
 /// A sign-in that took the whole page left the add form to come back to.
 pub fn has_add_draft() -> bool {
-    air_store::KeyValue::get(&LocalStorageKv, ADD_DRAFT).is_some()
+    MCP_ADD_DRAFT.is_set(&LocalStorageKv)
 }
 
 /// How long the doctor's probes may take in all.

@@ -21,7 +21,7 @@ use air_mcp::Authorizer;
 use air_oauth::challenge::bearer;
 use air_oauth::flow::{Settings as OAuthSettings, step_up_scope};
 use air_oauth::{OAuth, Pending, Vault};
-use air_store::KeyValue;
+use air_store::kv::{Key, Raw};
 use air_web::LocalStorageKv;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
@@ -30,11 +30,12 @@ use leptos::task::spawn_local;
 use crate::env;
 use crate::state::AppState;
 
-const KEY: &str = "air-agent-mcp-oauth";
+/// The vault: clients and tokens by server.
+const VAULT: Key<String, Raw> = Key::new("air-agent-mcp-oauth");
 /// A sign-in that left the page (no popup), to finish on the way back.
-const PENDING_KEY: &str = "air-agent-mcp-oauth-pending";
+const PENDING: Key<String, Raw> = Key::new("air-agent-mcp-oauth-pending");
 /// Where the callback page leaves the answer when there was no popup.
-const RETURN_KEY: &str = "air-agent-oauth-return";
+const RETURN: Key<String, Raw> = Key::new("air-agent-oauth-return");
 /// What the callback page posts to the window that opened it.
 const MESSAGE: &str = "air-oauth-callback";
 /// Tokens this close to their end are refreshed before use.
@@ -47,11 +48,11 @@ thread_local! {
 }
 
 fn load() -> Vault {
-    Vault::from_json(LocalStorageKv.get(KEY).as_deref())
+    Vault::from_json(VAULT.get_opt(&LocalStorageKv).as_deref())
 }
 
 fn save(vault: &Vault) {
-    let _ = LocalStorageKv.set(KEY, &vault.to_json());
+    let _ = VAULT.set(&LocalStorageKv, &vault.to_json());
 }
 
 fn settings() -> OAuthSettings {
@@ -293,9 +294,7 @@ async fn run_sign_in(
     let Some(popup) = popup else {
         // No popup: the whole page goes, and comes back to `resume`.
         let text = serde_json::to_string(&(url, &pending)).map_err(|e| e.to_string())?;
-        LocalStorageKv
-            .set(PENDING_KEY, &text)
-            .map_err(|e| e.to_string())?;
+        PENDING.set(&LocalStorageKv, &text).map_err(|e| e.to_string())?;
         air_web::popup::go(&pending.authorize_url);
         return Err(state.t().mcp_sign_in_redirect.to_owned());
     };
@@ -350,13 +349,13 @@ async fn finish(state: AppState, url: &str, pending: &Pending, callback: &str) -
 /// gets the server's URL and the outcome.
 pub fn resume(state: AppState, done: impl Fn(String, Result<(), String>) + 'static) {
     let (Some(pending), Some(callback)) = (
-        LocalStorageKv.get(PENDING_KEY),
-        LocalStorageKv.get(RETURN_KEY),
+        PENDING.get_opt(&LocalStorageKv),
+        RETURN.get_opt(&LocalStorageKv),
     ) else {
         return;
     };
-    LocalStorageKv.remove(PENDING_KEY);
-    LocalStorageKv.remove(RETURN_KEY);
+    let _ = PENDING.remove(&LocalStorageKv);
+    let _ = RETURN.remove(&LocalStorageKv);
     spawn_local(async move {
         match finish_redirect(state, pending, callback).await {
             Ok(finish) => {

@@ -4,8 +4,9 @@
 
 use std::rc::Rc;
 
-use air_store::settings::{self, SIDEBAR_COLLAPSED_KEY};
-use air_store::{KeyValue, MessageRecord, SessionRecord, Settings, Store};
+use air_store::keys::{HAS_SESSIONS, SIDEBAR_COLLAPSED};
+use air_store::settings;
+use air_store::{MessageRecord, SessionRecord, Settings, Store};
 use air_http::Abort;
 use air_web::{IdbStore, LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
@@ -196,11 +197,6 @@ pub const PAGE: usize = 100;
 /// Search results shown at most.
 const SEARCH_LIMIT: usize = 50;
 
-/// Set while the store has sessions: the next start fetches the
-/// conversation view while the store opens (a first visit, which starts on
-/// the session creator, does not fetch it).
-const HAS_SESSIONS_KEY: &str = "air-agent.has-sessions";
-
 thread_local! {
     static READY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -272,11 +268,7 @@ impl AppState {
         let kv = LocalStorageKv;
         let loaded = settings::load(&kv);
         let (servers, servers_warning) = air_store::mcp::load(&kv);
-        let collapsed = match kv.get(SIDEBAR_COLLAPSED_KEY).as_deref() {
-            Some("true") => true,
-            Some("false") => false,
-            _ => narrow_screen(),
-        };
+        let collapsed = SIDEBAR_COLLAPSED.get(&kv).unwrap_or_else(narrow_screen);
         let state = Self {
             shell: Shell {
                 loading: RwSignal::new(true),
@@ -336,7 +328,7 @@ impl AppState {
         provide_context(state.chat);
         // A store that had sessions at the last start opens the newest at
         // once: its view is fetched while the store opens.
-        let hinted = kv.get(HAS_SESSIONS_KEY).is_some();
+        let hinted = HAS_SESSIONS.get(&kv);
         if hinted {
             crate::view::warm_chat_view();
         }
@@ -369,9 +361,9 @@ impl AppState {
                 let first = list.first().map(|s| s.id.clone());
                 if first.is_some() && !hinted {
                     crate::view::warm_chat_view();
-                    let _ = LocalStorageKv.set(HAS_SESSIONS_KEY, "1");
+                    let _ = HAS_SESSIONS.set(&LocalStorageKv, &true);
                 } else if first.is_none() && hinted {
-                    LocalStorageKv.remove(HAS_SESSIONS_KEY);
+                    let _ = HAS_SESSIONS.set(&LocalStorageKv, &false);
                 }
                 self.set_first_page(list);
                 if let Some(id) = first {
@@ -658,7 +650,7 @@ impl AppState {
                     self.update_mcp_chat(|c| c.forget(&id));
                     self.update_assistants(|a| a.forget(&id));
                     // Its loaded MCP tools go with it.
-                    let _ = store.delete_doc(&crate::dynamic::loaded_key(&id)).await;
+                    let _ = air_dynamic::docs::loaded(&id).delete(&*store).await;
                     self.broadcast(SyncEvent::SessionDeleted { session_id: id })
                 }
                 Err(e) => self.report(self.t().err_delete, &e),
@@ -824,8 +816,8 @@ impl AppState {
     /// Inserts or replaces a session in the list, keeping newest-first order.
     pub fn upsert_session(self, session: SessionRecord) {
         // The next start fetches the conversation view with the app.
-        if self.sessions.list.with_untracked(Vec::is_empty) && LocalStorageKv.get(HAS_SESSIONS_KEY).is_none() {
-            let _ = LocalStorageKv.set(HAS_SESSIONS_KEY, "1");
+        if self.sessions.list.with_untracked(Vec::is_empty) && !HAS_SESSIONS.get(&LocalStorageKv) {
+            let _ = HAS_SESSIONS.set(&LocalStorageKv, &true);
         }
         self.sessions.list.update(|list| {
             list.retain(|s| s.id != session.id);
@@ -839,7 +831,7 @@ impl AppState {
 
     pub fn set_sidebar_collapsed(self, collapsed: bool) {
         self.prefs.sidebar_collapsed.set(collapsed);
-        let _ = LocalStorageKv.set(SIDEBAR_COLLAPSED_KEY, if collapsed { "true" } else { "false" });
+        let _ = SIDEBAR_COLLAPSED.set(&LocalStorageKv, &Some(collapsed));
     }
 
     /// Changes which servers chats use, and saves it.

@@ -15,6 +15,9 @@
 //!   [`Loaded::gate`] checks each against the catalog before every request.
 //! - [`Finder`]: the catalog on an `air_search::Index`, answering
 //!   `load_mcp_server` and `load_mcp_tool` locally.
+//! - [`docs`]: where all of that is kept in the store.
+
+pub mod docs;
 
 use std::collections::BTreeMap;
 

@@ -1,15 +1,17 @@
 //! Assistants: named presets (system prompt, model, temperature, the MCP
 //! servers they use, and whether MCP dynamic loading applies to them),
-//! kept in localStorage under [`ASSISTANTS_KEY`] with the one each chat
+//! kept in localStorage under [`KEY`] with the one each chat
 //! uses.
 
 use serde::{Deserialize, Serialize};
 
 use crate::Settings;
 use crate::mcp::NEW_CHAT;
-use crate::settings::KeyValue;
+use crate::kv::{Key, KeyValue};
 
-pub const ASSISTANTS_KEY: &str = "air-agent-assistants";
+/// Where the assistants are kept.
+pub const KEY: Key<Assistants> = Key::new("air-agent-assistants");
+
 
 fn yes() -> bool {
     true
@@ -200,11 +202,11 @@ impl Assistants {
 
     /// Reads the saved assistants; unreadable data is kept aside.
     pub fn load(kv: &impl KeyValue) -> Self {
-        crate::settings::load_json(kv, ASSISTANTS_KEY)
+        KEY.get(kv)
     }
 
     pub fn save(&self, kv: &impl KeyValue) -> crate::Result<()> {
-        crate::settings::save_json(kv, ASSISTANTS_KEY, self)
+        KEY.set(kv, self)
     }
 }
 
@@ -274,9 +276,9 @@ mod tests {
         assert_eq!(Assistants::load(&kv), all);
         all.delete("a2");
         assert!(all.of_chat("s1").is_none(), "its chats go back to the settings");
-        kv.set(ASSISTANTS_KEY, "{broken").unwrap();
+        kv.set(KEY.name, "{broken").unwrap();
         assert_eq!(Assistants::load(&kv), Assistants::default());
-        assert_eq!(kv.get(&format!("{ASSISTANTS_KEY}.corrupt")).as_deref(), Some("{broken"));
+        assert_eq!(kv.get(&format!("{}.corrupt", KEY.name)).as_deref(), Some("{broken"));
     }
 
     #[test]

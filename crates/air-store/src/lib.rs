@@ -4,7 +4,8 @@
 //! * [`Store`]: the async interface a backing store provides (IndexedDB in
 //!   the browser, [`MemoryStore`] here and in tests).
 //! * [`settings`]: the settings record and the key/value interface it lives
-//!   behind (localStorage in the browser).
+//!   behind (localStorage in the browser); [`keys`]: every key kept there,
+//!   typed.
 //!
 //! Architecture invariant: ids and timestamps are passed in, never made
 //! here, so everything in this crate is deterministic.
@@ -12,9 +13,12 @@
 pub mod assistants;
 pub mod branches;
 pub mod conversation;
+pub mod doc;
 pub mod export;
 pub mod files;
 pub mod import;
+pub mod keys;
+pub mod kv;
 pub mod mcp;
 pub mod memory;
 pub mod records;
@@ -26,7 +30,8 @@ pub mod conformance;
 
 pub use memory::MemoryStore;
 pub use records::{Attachment, FileRecord, MessageRecord, SessionRecord, TITLE_CHARS};
-pub use settings::{KeyValue, Settings};
+pub use kv::KeyValue;
+pub use settings::Settings;
 
 /// Name and version of the database. Bump the version together with a
 /// migration step in the browser store.

@@ -1,5 +1,5 @@
 //! The MCP servers the user added, kept in localStorage under
-//! [`MCP_SERVERS_KEY`] (seeds 000 and 004): name, URL, headers, enabled, and
+//! [`SERVERS_KEY`] (seeds 000 and 004): name, URL, headers, enabled, and
 //! the definitions of their tools as listed when the server was added, so
 //! a chat does not have to connect just to know the tools.
 
@@ -8,9 +8,13 @@ use air_tools::{Annotations, ToolDef, ToolSource};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::settings::KeyValue;
+use crate::kv::{Key, KeyValue};
 
-pub const MCP_SERVERS_KEY: &str = "air-agent-mcp-servers";
+/// Where the saved servers are kept.
+pub const SERVERS_KEY: Key<Vec<McpServer>> = Key::new("air-agent-mcp-servers");
+/// Where the choice of servers per chat is kept.
+pub const CHAT_KEY: Key<ChatServers> = Key::new("air-agent-mcp-chat-settings");
+
 
 /// One server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -212,29 +216,18 @@ fn object_schema() -> Value {
 /// The saved servers; unreadable storage gives none and a warning (the
 /// text is kept aside under `…corrupt`, never lost).
 pub fn load(kv: &impl KeyValue) -> (Vec<McpServer>, Option<String>) {
-    let Some(raw) = kv.get(MCP_SERVERS_KEY) else { return (Vec::new(), None) };
-    match serde_json::from_str::<Vec<McpServer>>(&raw) {
-        Ok(mut list) => {
-            // Saved before servers had ids: the name was the key.
-            for s in list.iter_mut().filter(|s| s.id.is_empty()) {
-                s.id = s.name.clone();
-            }
-            (list, None)
-        }
-        Err(e) => {
-            let _ = kv.set(&format!("{MCP_SERVERS_KEY}.corrupt"), &raw);
-            (Vec::new(), Some(format!("The saved MCP servers could not be read ({e}); they were kept aside.")))
-        }
+    let read = SERVERS_KEY.read(kv);
+    let mut list = read.value;
+    // Saved before servers had ids: the name was the key.
+    for s in list.iter_mut().filter(|s| s.id.is_empty()) {
+        s.id = s.name.clone();
     }
+    (list, read.kept.map(|k| format!("The saved MCP servers could not be read ({}); they were kept aside.", k.error)))
 }
 
 pub fn save(kv: &impl KeyValue, servers: &[McpServer]) -> crate::Result<()> {
-    let text = serde_json::to_string(servers).map_err(|e| crate::StoreError::Other(e.to_string()))?;
-    kv.set(MCP_SERVERS_KEY, &text)
+    SERVERS_KEY.set(kv, &servers.to_vec())
 }
-
-/// localStorage key of which servers each chat uses.
-pub const MCP_CHAT_KEY: &str = "air-agent-mcp-chat-settings";
 
 /// The key that stands for a chat not started yet (the new-chat screen);
 /// its choice moves to the session once it exists.
@@ -290,19 +283,17 @@ impl ChatServers {
     /// Reads the saved choice; unreadable data is kept aside and every
     /// chat uses every server.
     pub fn load(kv: &impl KeyValue) -> Self {
-        crate::settings::load_json(kv, MCP_CHAT_KEY)
+        CHAT_KEY.get(kv)
     }
 
     pub fn save(&self, kv: &impl KeyValue) -> crate::Result<()> {
-        crate::settings::save_json(kv, MCP_CHAT_KEY, self)
+        CHAT_KEY.set(kv, self)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::RefCell;
-    use std::collections::HashMap;
 
     #[test]
     fn a_server_moved_to_another_origin_keeps_nothing_given_to_the_old_one() {
@@ -324,18 +315,7 @@ mod tests {
         assert!(s.headers.is_empty() && s.protocol.is_none());
     }
 
-    #[derive(Default)]
-    struct Kv(RefCell<HashMap<String, String>>);
-
-    impl KeyValue for Kv {
-        fn get(&self, key: &str) -> Option<String> {
-            self.0.borrow().get(key).cloned()
-        }
-        fn set(&self, key: &str, value: &str) -> crate::Result<()> {
-            self.0.borrow_mut().insert(key.into(), value.into());
-            Ok(())
-        }
-    }
+    use crate::settings::MemoryKv as Kv;
 
     fn tool(name: &str, description: &str) -> SavedTool {
         SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false }
@@ -454,12 +434,12 @@ mod tests {
         save(&kv, std::slice::from_ref(&s)).unwrap();
         assert_eq!(load(&kv).0, vec![s]);
         // Older or hand-written entries: only name and URL.
-        kv.set(MCP_SERVERS_KEY, r#"[{"name":"a","url":"http://x/mcp"}]"#).unwrap();
+        kv.set(SERVERS_KEY.name, r#"[{"name":"a","url":"http://x/mcp"}]"#).unwrap();
         let (list, _) = load(&kv);
         assert!(list[0].enabled && list[0].tools.is_empty());
         assert_eq!(list[0].id, "a", "saved before ids: the name was the key");
         assert!(!list[0].trust_hints, "hints are not trusted unless the user says so");
-        kv.set(MCP_SERVERS_KEY, "{not json").unwrap();
+        kv.set(SERVERS_KEY.name, "{not json").unwrap();
         let (list, warning) = load(&kv);
         assert!(list.is_empty() && warning.is_some());
         assert_eq!(kv.get("air-agent-mcp-servers.corrupt").as_deref(), Some("{not json"));
@@ -483,8 +463,8 @@ mod tests {
         back.forget_server("web");
         assert!(back.uses("s2", "web"));
         assert_eq!(back, ChatServers::default());
-        kv.set(MCP_CHAT_KEY, "{nope").unwrap();
+        kv.set(CHAT_KEY.name, "{nope").unwrap();
         assert_eq!(ChatServers::load(&kv), ChatServers::default());
-        assert_eq!(kv.get(&format!("{MCP_CHAT_KEY}.corrupt")).as_deref(), Some("{nope"));
+        assert_eq!(kv.get(&format!("{}.corrupt", CHAT_KEY.name)).as_deref(), Some("{nope"));
     }
 }

@@ -4,8 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-pub const SETTINGS_KEY: &str = "air-agent-settings";
-pub const SIDEBAR_COLLAPSED_KEY: &str = "air-agent-sidebar-collapsed";
+pub use crate::kv::{KeyValue, MemoryKv};
+use crate::kv::Key;
+
+/// Where the settings are kept.
+pub const KEY: Key<Settings> = Key::new("air-agent-settings");
 
 /// The embedded local model that `./dev serve` starts.
 pub const LOCAL_BASE_URL: &str = "http://127.0.0.1:8081/v1";
@@ -386,73 +389,26 @@ pub fn origin(url: &str) -> String {
     url[..end].to_ascii_lowercase()
 }
 
-/// A synchronous string key/value store (localStorage).
-pub trait KeyValue {
-    fn get(&self, key: &str) -> Option<String>;
-    fn set(&self, key: &str, value: &str) -> crate::Result<()>;
-}
-
 /// What loading found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded {
     pub settings: Settings,
     /// Set when stored settings could not be read; they were kept under
-    /// `{SETTINGS_KEY}.corrupt` and defaults are used.
+    /// `{name}.corrupt` ([`KEY`]) and defaults are used.
     pub warning: Option<String>,
 }
 
 pub fn load(kv: &impl KeyValue) -> Loaded {
-    match kv.get(SETTINGS_KEY) {
-        None => Loaded { settings: Settings::default(), warning: None },
-        Some(raw) => match serde_json::from_str::<Settings>(&raw) {
-            Ok(settings) => Loaded { settings, warning: None },
-            Err(e) => {
-                let backup = format!("{SETTINGS_KEY}.corrupt");
-                let kept = kv.set(&backup, &raw).is_ok();
-                let warning = if kept {
-                    format!("Saved settings could not be read ({e}); defaults are in use and the old value was kept under \"{backup}\".")
-                } else {
-                    format!("Saved settings could not be read ({e}); defaults are in use.")
-                };
-                Loaded { settings: Settings::default(), warning: Some(warning) }
-            }
-        },
-    }
+    let read = KEY.read(kv);
+    let warning = read.kept.map(|k| match k.aside {
+        Some(aside) => format!("Saved settings could not be read ({}); defaults are in use and the old value was kept under \"{aside}\".", k.error),
+        None => format!("Saved settings could not be read ({}); defaults are in use.", k.error),
+    });
+    Loaded { settings: read.value, warning }
 }
 
 pub fn save(kv: &impl KeyValue, settings: &Settings) -> crate::Result<()> {
-    let json = serde_json::to_string(settings).map_err(|e| crate::StoreError::Other(e.to_string()))?;
-    kv.set(SETTINGS_KEY, &json)
-}
-
-/// A JSON value kept under `key`; text that cannot be read is kept aside
-/// under `{key}.corrupt` (never lost) and the default is used.
-pub fn load_json<T: serde::de::DeserializeOwned + Default>(kv: &impl KeyValue, key: &str) -> T {
-    let Some(raw) = kv.get(key) else { return T::default() };
-    serde_json::from_str(&raw).unwrap_or_else(|_| {
-        let _ = kv.set(&format!("{key}.corrupt"), &raw);
-        T::default()
-    })
-}
-
-/// Keeps `value` as JSON under `key`.
-pub fn save_json<T: Serialize>(kv: &impl KeyValue, key: &str, value: &T) -> crate::Result<()> {
-    let text = serde_json::to_string(value).map_err(|e| crate::StoreError::Other(e.to_string()))?;
-    kv.set(key, &text)
-}
-
-/// A [`KeyValue`] in memory, for tests.
-#[derive(Debug, Default)]
-pub struct MemoryKv(pub std::cell::RefCell<std::collections::BTreeMap<String, String>>);
-
-impl KeyValue for MemoryKv {
-    fn get(&self, key: &str) -> Option<String> {
-        self.0.borrow().get(key).cloned()
-    }
-    fn set(&self, key: &str, value: &str) -> crate::Result<()> {
-        self.0.borrow_mut().insert(key.to_owned(), value.to_owned());
-        Ok(())
-    }
+    KEY.set(kv, settings)
 }
 
 #[cfg(test)]
@@ -482,7 +438,7 @@ mod tests {
         assert_eq!(load(&kv).settings, s);
         assert_eq!(s.chat_url(), "https://api.example.com/v1/chat/completions");
         // A record from an older version with only some fields.
-        kv.set(SETTINGS_KEY, r#"{"model":"gpt-4o","future":1}"#).ok();
+        kv.set(KEY.name, r#"{"model":"gpt-4o","future":1}"#).ok();
         let l = load(&kv);
         assert_eq!((l.settings.model.as_str(), l.settings.max_tool_rounds), ("gpt-4o", 5));
     }
@@ -605,7 +561,7 @@ mod tests {
     #[test]
     fn corrupt_settings_are_kept_aside_not_lost() {
         let kv = MemoryKv::default();
-        kv.set(SETTINGS_KEY, "{not json").ok();
+        kv.set(KEY.name, "{not json").ok();
         let l = load(&kv);
         assert_eq!(l.settings, Settings::default());
         assert!(l.warning.as_deref().unwrap_or("").contains("could not be read"));

@@ -27,12 +27,9 @@ impl KeyValue for LocalStorageKv {
             }
         })
     }
-}
 
-impl LocalStorageKv {
-    pub fn remove(&self, key: &str) {
-        if let Some(s) = storage() {
-            let _ = s.remove_item(key);
-        }
+    fn remove(&self, key: &str) -> air_store::Result<()> {
+        let s = storage().ok_or_else(|| StoreError::Unavailable("localStorage is disabled".into()))?;
+        s.remove_item(key).map_err(|e| StoreError::Other(format!("{e:?}")))
     }
 }

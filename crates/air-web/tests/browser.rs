@@ -1,6 +1,8 @@
 //! The edge adapters against the real browser APIs, in headless Chromium.
 
-use air_store::settings::{self, Language, SETTINGS_KEY, Settings, Theme};
+use air_store::settings::{self, Language, Settings, Theme};
+
+const SETTINGS_KEY: &str = air_store::keys::SETTINGS.name;
 use air_store::{KeyValue, MessageRecord, SessionRecord, Store};
 use air_web::{IdbStore, LocalStorageKv};
 use wasm_bindgen_test::*;
@@ -38,7 +40,7 @@ async fn indexeddb_data_survives_reopen() {
 #[wasm_bindgen_test]
 fn local_storage_settings_round_trip() {
     let kv = LocalStorageKv;
-    kv.remove(SETTINGS_KEY);
+    let _ = kv.remove(SETTINGS_KEY);
     assert_eq!(settings::load(&kv).settings, Settings::default(), "first run gives defaults");
 
     let mut s = Settings::default();
@@ -58,7 +60,7 @@ fn local_storage_settings_round_trip() {
     assert_eq!(loaded.settings, Settings::default());
     assert!(loaded.warning.is_some());
     assert_eq!(kv.get("air-agent-settings.corrupt").as_deref(), Some("{broken"));
-    kv.remove(SETTINGS_KEY);
+    let _ = kv.remove(SETTINGS_KEY);
 }
 
 /// A database written by schema version 1 (errors as text, no `meta`)
