@@ -37,6 +37,9 @@ impl Store for AnyStore {
     async fn rebuild_index(&self) -> Result<()> {
         delegate!(self, s => s.rebuild_index())
     }
+    async fn journal_since(&self, after: air_store::journal::Seq, limit: usize) -> Result<Vec<air_store::journal::Entry>> {
+        delegate!(self, s => s.journal_since(after, limit))
+    }
     async fn sessions_page(&self, after: Option<&air_store::SessionCursor>, limit: usize) -> Result<Vec<SessionRecord>> {
         delegate!(self, s => s.sessions_page(after, limit))
     }

@@ -50,6 +50,9 @@ impl Store for LoggedStore {
     async fn rebuild_index(&self) -> air_store::Result<()> {
         self.inner.rebuild_index().await
     }
+    async fn journal_since(&self, after: air_store::journal::Seq, limit: usize) -> air_store::Result<Vec<air_store::journal::Entry>> {
+        self.inner.journal_since(after, limit).await
+    }
     async fn sessions_page(&self, after: Option<&air_store::SessionCursor>, limit: usize) -> air_store::Result<Vec<SessionRecord>> {
         self.inner.sessions_page(after, limit).await
     }

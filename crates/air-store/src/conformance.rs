@@ -163,6 +163,7 @@ pub async fn run<S: Store>(store: &S) {
 
     postings(store).await;
     files(store).await;
+    journal(store).await;
 }
 
 /// A term's entries, most recent first (ties by document, last first), at
@@ -210,4 +211,54 @@ async fn files<S: Store>(store: &S) {
     assert!(store.delete_session("fs").await.is_ok());
     assert_eq!(store.get_file("f2").await.ok(), Some(None), "deleted with its session");
     assert_eq!(store.get_file("f3").await.ok().flatten().map(|f| f.bytes.len()), Some(70_000), "another session's file stays");
+}
+
+/// The journal: every record a write put or removed, once, by its latest
+/// change, in strictly increasing order; a tombstone for each record a
+/// delete removed (a session's messages and files with it).
+async fn journal<S: Store>(store: &S) {
+    use crate::journal::{Change, Kind};
+    use crate::FileRecord;
+    let all = || async { store.journal_since(0, usize::MAX).await.unwrap_or_else(|e| panic!("journal: {e}")) };
+    let so_far = all().await;
+    assert!(so_far.windows(2).all(|w| w[0].seq < w[1].seq), "strictly increasing: {so_far:?}");
+    let mut records: Vec<_> = so_far.iter().map(|e| (e.change.kind, e.change.id.clone())).collect();
+    records.sort();
+    assert!(records.windows(2).all(|w| w[0] != w[1]), "one entry per record: {so_far:?}");
+    let start = so_far.last().map_or(0, |e| e.seq);
+    let since = |after| async move {
+        store.journal_since(after, usize::MAX).await.unwrap_or_else(|e| panic!("journal: {e}")).into_iter().map(|e| e.change).collect::<Vec<_>>()
+    };
+    let step = |r: crate::Result<()>, what: &str| r.unwrap_or_else(|e| panic!("{what}: {e}"));
+
+    step(store.put_session(&SessionRecord::new("j-会话", 1.0)).await, "put session");
+    step(store.put_message(&msg("jm1", "j-会话", 1.0, Role::User, "hello")).await, "put message");
+    step(store.put_file(&FileRecord { id: "jf1".into(), session_id: "j-会话".into(), mime: "text/plain".into(), bytes: vec![1] }).await, "put file");
+    step(store.put_message(&msg("jm1", "j-会话", 1.0, Role::User, "hello again")).await, "put message again");
+    step(store.put_doc("jd", "{}").await, "put doc");
+    step(store.delete_doc("jd").await, "delete doc");
+    assert_eq!(
+        since(start).await,
+        vec![Change::put(Kind::Session, "j-会话"), Change::put(Kind::File, "jf1"), Change::put(Kind::Message, "jm1"), Change::deleted(Kind::Doc, "jd")],
+        "each record once, at its latest change"
+    );
+    let page = store.journal_since(start, 2).await.unwrap_or_default();
+    assert_eq!(page.len(), 2, "at most the limit");
+    assert!(page[0].seq > start && page[0].seq < page[1].seq, "oldest first: {page:?}");
+
+    let before_touch = all().await.last().map_or(0, |e| e.seq);
+    assert!(store.touch_session("j-会话", 2.0).await.ok().flatten().is_some(), "touch");
+    assert_eq!(since(before_touch).await, vec![Change::put(Kind::Session, "j-会话")], "a touch is a change of the session");
+
+    let before_delete = all().await.last().map_or(0, |e| e.seq);
+    step(store.delete_session("j-会话").await, "delete session");
+    let mut gone = since(before_delete).await;
+    gone.sort_by(|a, b| a.kind.cmp(&b.kind));
+    assert_eq!(
+        gone,
+        vec![Change::deleted(Kind::Session, "j-会话"), Change::deleted(Kind::Message, "jm1"), Change::deleted(Kind::File, "jf1")],
+        "a tombstone for the session and each of its records"
+    );
+    let after = all().await;
+    assert!(after.windows(2).all(|w| w[0].seq < w[1].seq) && after.last().map_or(0, |e| e.seq) > before_delete);
 }

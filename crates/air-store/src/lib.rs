@@ -17,6 +17,7 @@ pub mod doc;
 pub mod export;
 pub mod files;
 pub mod import;
+pub mod journal;
 pub mod keys;
 pub mod kv;
 pub mod mcp;
@@ -49,7 +50,16 @@ pub const DB_NAME: &str = "air-agent-db";
 ///   [`INDEX_KEY`].
 /// * 4: adds `files` (key `id`, index `by_session` on `sessionId`): the
 ///   bytes of attached files, as Blobs.
-pub const DB_VERSION: u32 = 4;
+/// * 5: adds `journal` (key `seq`, index `by_record` on `[kind, id]`): the
+///   change feed ([`journal`]), its last sequence number in `meta` under
+///   [`JOURNAL_SEQ_KEY`]. Records written before it have no entry.
+pub const DB_VERSION: u32 = 5;
+/// The change feed's entries ([`journal::Entry`]).
+pub const JOURNAL: &str = "journal";
+/// Index of `journal` on `[kind, id]`: a record's entry.
+pub const BY_RECORD: &str = "by_record";
+/// Key in `meta` of the last sequence number the journal gave out.
+pub const JOURNAL_SEQ_KEY: &str = "journalSeq";
 /// Attached files' bytes ([`FileRecord`]s).
 pub const FILES: &str = "files";
 pub const SESSIONS: &str = "sessions";
@@ -122,7 +132,9 @@ pub fn sort_by_activity(list: &mut [SessionRecord]) {
 /// sessions list newest `updated_at` first (ties: larger id first), and a
 /// page of them reads only that page; messages of a session come in
 /// `seq` order (ties by id); writing a message never touches another
-/// message; deleting a session deletes its messages.
+/// message; deleting a session deletes its messages; every record a write
+/// puts or removes gets one journal entry with a sequence number above all
+/// before it, in place of its earlier one.
 #[allow(async_fn_in_trait)]
 pub trait Store {
     async fn list_sessions(&self) -> Result<Vec<SessionRecord>>;
@@ -163,6 +175,10 @@ pub trait Store {
     async fn postings(&self, term: &str, max: usize) -> Result<Vec<search::Posting>>;
     /// Builds the search index again from every stored message and title.
     async fn rebuild_index(&self) -> Result<()>;
+    /// The journal's entries after `after`, oldest first, at most `limit`:
+    /// every record a write put or removed since, once, by its latest
+    /// change ([`journal`]).
+    async fn journal_since(&self, after: journal::Seq, limit: usize) -> Result<Vec<journal::Entry>>;
 }
 
 #[cfg(test)]

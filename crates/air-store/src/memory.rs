@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use crate::journal::{Change, Entry, Journal, Kind, Seq};
 use crate::{MessageRecord, Result, SessionRecord, Store, search};
 
 #[derive(Debug, Default)]
@@ -13,11 +14,16 @@ pub struct MemoryStore {
     docs: RefCell<BTreeMap<String, String>>,
     files: RefCell<BTreeMap<String, crate::FileRecord>>,
     index: RefCell<crate::search::MemIndex>,
+    journal: RefCell<Journal>,
 }
 
 impl MemoryStore {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    fn journal(&self, change: Change) {
+        self.journal.borrow_mut().record(change);
     }
 }
 
@@ -46,6 +52,7 @@ impl Store for MemoryStore {
         if old != new {
             self.index.borrow_mut().update(&search::title_doc(&session.id), &session.id, session.updated_at, old.as_ref(), new.as_ref());
         }
+        self.journal(Change::put(Kind::Session, &session.id));
         Ok(())
     }
 
@@ -61,13 +68,19 @@ impl Store for MemoryStore {
             let terms = search::title_terms(&old);
             self.index.borrow_mut().update(&search::title_doc(id), id, 0.0, terms.as_ref(), None);
         }
+        self.journal(Change::deleted(Kind::Session, id));
         let gone: Vec<MessageRecord> = self.messages.borrow().values().filter(|m| m.session_id == id).cloned().collect();
         for m in gone {
             self.messages.borrow_mut().remove(&m.id);
             let terms = search::message_terms(&m);
             self.index.borrow_mut().update(&m.id, id, m.timestamp, terms.as_ref(), None);
+            self.journal(Change::deleted(Kind::Message, &m.id));
         }
-        self.files.borrow_mut().retain(|_, f| f.session_id != id);
+        let files: Vec<String> = self.files.borrow().values().filter(|f| f.session_id == id).map(|f| f.id.clone()).collect();
+        for f in files {
+            self.files.borrow_mut().remove(&f);
+            self.journal(Change::deleted(Kind::File, &f));
+        }
         Ok(())
     }
 
@@ -95,6 +108,7 @@ impl Store for MemoryStore {
         let old = old.as_ref().and_then(search::message_terms);
         let new = search::message_terms(message);
         self.index.borrow_mut().update(&message.id, &message.session_id, message.timestamp, old.as_ref(), new.as_ref());
+        self.journal(Change::put(Kind::Message, &message.id));
         Ok(())
     }
 
@@ -104,13 +118,16 @@ impl Store for MemoryStore {
             self.index.borrow_mut().update(id, &old.session_id, old.timestamp, terms.as_ref(), None);
             for a in &old.attachments {
                 self.files.borrow_mut().remove(&a.id);
+                self.journal(Change::deleted(Kind::File, &a.id));
             }
         }
+        self.journal(Change::deleted(Kind::Message, id));
         Ok(())
     }
 
     async fn put_file(&self, file: &crate::FileRecord) -> Result<()> {
         self.files.borrow_mut().insert(file.id.clone(), file.clone());
+        self.journal(Change::put(Kind::File, &file.id));
         Ok(())
     }
 
@@ -124,11 +141,13 @@ impl Store for MemoryStore {
 
     async fn put_doc(&self, key: &str, json: &str) -> Result<()> {
         self.docs.borrow_mut().insert(key.to_owned(), json.to_owned());
+        self.journal(Change::put(Kind::Doc, key));
         Ok(())
     }
 
     async fn delete_doc(&self, key: &str) -> Result<()> {
         self.docs.borrow_mut().remove(key);
+        self.journal(Change::deleted(Kind::Doc, key));
         Ok(())
     }
 
@@ -138,6 +157,10 @@ impl Store for MemoryStore {
 
     async fn postings(&self, term: &str, max: usize) -> Result<Vec<search::Posting>> {
         Ok(self.index.borrow().postings(term, max))
+    }
+
+    async fn journal_since(&self, after: Seq, limit: usize) -> Result<Vec<Entry>> {
+        Ok(self.journal.borrow().since(after, limit))
     }
 
     async fn rebuild_index(&self) -> Result<()> {

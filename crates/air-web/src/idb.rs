@@ -11,7 +11,11 @@
 //!   files, each `{id, sessionId, type, blob}` with the bytes as a Blob;
 //! * `terms`, key path `[t, d]` (a term and a document), index
 //!   `by_term_at` on `[t, at]`: the search index, written in the same
-//!   transaction as the message or title it describes.
+//!   transaction as the message or title it describes;
+//! * `journal`, key path `seq`, index `by_record` on `[kind, id]`: the
+//!   change feed ([`air_store::journal`]), one entry per record, written in
+//!   the same transaction as the write it records (the last sequence
+//!   number in `meta` under `journalSeq`).
 //!
 //! Upgrades: rexie creates what a version adds (stores, indexes) when the
 //! database opens; then [`IdbStore::open`] rewrites records stored in an
@@ -20,15 +24,21 @@
 //! A message is its own record, so a checkpoint rewrites one small record
 //! and two tabs never overwrite each other's messages.
 
+use air_store::journal::{Change, Entry, Kind, Seq};
 use air_store::{
-    BY_ACTIVITY, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, FILES, INDEX_KEY, TERMS, DB_VERSION, FORMAT_KEY, MESSAGES, META, FileRecord, MessageRecord,
-    RECORD_FORMAT, SESSIONS, SessionRecord, Store, StoreError,
+    BY_ACTIVITY, BY_RECORD, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, DB_VERSION, FILES, FORMAT_KEY, JOURNAL, MESSAGES, META, FileRecord,
+    MessageRecord, RECORD_FORMAT, SESSIONS, SessionRecord, Store, StoreError, TERMS,
 };
-use air_store::search::{self, DocTerms, IndexStats, TermRecord};
+use air_store::search::{self, IndexStats, TermRecord};
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
+
+mod journal;
+mod terms;
+
+use terms::{DocChange, index_doc, index_terms, read_stats, write_stats};
 
 pub struct IdbStore {
     db: Rexie,
@@ -83,6 +93,7 @@ impl IdbStore {
             .add_object_store(
                 ObjectStore::new(TERMS).key_path_array(["t", "d"]).add_index(Index::new_array(BY_TERM_AT, ["t", "at"])),
             )
+            .add_object_store(ObjectStore::new(JOURNAL).key_path("seq").add_index(Index::new_array(BY_RECORD, ["kind", "id"])))
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(err(e).to_string()))?;
@@ -184,6 +195,28 @@ impl IdbStore {
         // abort here means the browser refused to store more.
         Err(StoreError::QuotaExceeded("the browser refused to store more data".into()))
     }
+
+    /// A write the journal records: `f` makes it in the transaction and
+    /// says which records it put or removed; their entries are written in
+    /// the same transaction.
+    async fn journaled<F, Fut>(&self, stores: &[&str], f: F) -> air_store::Result<()>
+    where
+        F: FnOnce(rexie::Transaction) -> Fut,
+        Fut: std::future::Future<Output = air_store::Result<(rexie::Transaction, Vec<Change>)>>,
+    {
+        let mut all = stores.to_vec();
+        for s in [JOURNAL, META] {
+            if !all.contains(&s) {
+                all.push(s);
+            }
+        }
+        self.write(&all, |tx| async move {
+            let (tx, changes) = f(tx).await?;
+            journal::record(&tx, &changes).await?;
+            Ok(tx)
+        })
+        .await
+    }
 }
 
 impl Store for IdbStore {
@@ -232,7 +265,7 @@ impl Store for IdbStore {
 
     async fn put_session(&self, session: &SessionRecord) -> air_store::Result<()> {
         let value = to_js(session)?;
-        self.write(&[SESSIONS, MESSAGES, TERMS, META], |tx| async move {
+        self.journaled(&[SESSIONS, MESSAGES, TERMS, META], |tx| async move {
             let sessions = tx.store(SESSIONS).map_err(err)?;
             let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(&session.id)).await.map_err(err)?);
             sessions.put(&value, None).await.map_err(err)?;
@@ -242,7 +275,7 @@ impl Store for IdbStore {
                 let doc = search::title_doc(&session.id);
                 index_doc(&tx, DocChange { doc: &doc, session: &session.id, at: session.updated_at, old: old.as_ref(), new: new.as_ref() }).await?;
             }
-            Ok(tx)
+            Ok((tx, vec![Change::put(Kind::Session, &session.id)]))
         })
         .await
     }
@@ -250,14 +283,16 @@ impl Store for IdbStore {
     async fn touch_session(&self, id: &str, at: f64) -> air_store::Result<Option<SessionRecord>> {
         let touched = std::cell::RefCell::new(None);
         let out = &touched;
-        self.write(&[SESSIONS], |tx| async move {
+        self.journaled(&[SESSIONS], |tx| async move {
             let sessions = tx.store(SESSIONS).map_err(err)?;
+            let mut changes = Vec::new();
             if let Some(mut session) = read::<SessionRecord>(sessions.get(JsValue::from_str(id)).await.map_err(err)?) {
                 session.updated_at = at;
                 sessions.put(&to_js(&session)?, None).await.map_err(err)?;
                 *out.borrow_mut() = Some(session);
+                changes.push(Change::put(Kind::Session, id));
             }
-            Ok(tx)
+            Ok((tx, changes))
         })
         .await?;
         Ok(touched.into_inner())
@@ -265,10 +300,12 @@ impl Store for IdbStore {
 
     async fn delete_session(&self, id: &str) -> air_store::Result<()> {
         let range = session_range(id)?;
-        self.write(&[SESSIONS, MESSAGES, TERMS, META, FILES], |tx| async move {
+        self.journaled(&[SESSIONS, MESSAGES, TERMS, META, FILES], |tx| async move {
+            let mut changes = vec![Change::deleted(Kind::Session, id)];
             let files = tx.store(FILES).map_err(err)?;
             let only = KeyRange::only(&JsValue::from_str(id)).map_err(|e| StoreError::Other(e.to_string()))?;
             for key in files.index(BY_SESSION).map_err(err)?.get_all_keys(Some(only), None).await.map_err(err)? {
+                changes.extend(key.as_string().map(|f| Change::deleted(Kind::File, &f)));
                 files.delete(key).await.map_err(err)?;
             }
             let sessions = tx.store(SESSIONS).map_err(err)?;
@@ -281,11 +318,12 @@ impl Store for IdbStore {
             for v in messages.index(BY_SESSION).map_err(err)?.get_all(Some(range), None).await.map_err(err)? {
                 let Ok(m) = from_js::<MessageRecord>(v) else { continue };
                 messages.delete(JsValue::from_str(&m.id)).await.map_err(err)?;
+                changes.push(Change::deleted(Kind::Message, &m.id));
                 if let Some(terms) = search::message_terms(&m) {
                     index_doc(&tx, DocChange { doc: &m.id, session: id, at: m.timestamp, old: Some(&terms), new: None }).await?;
                 }
             }
-            Ok(tx)
+            Ok((tx, changes))
         })
         .await
     }
@@ -339,7 +377,7 @@ impl Store for IdbStore {
 
     async fn put_message(&self, message: &MessageRecord) -> air_store::Result<()> {
         let value = to_js(message)?;
-        self.write(&[MESSAGES, TERMS, META], |tx| async move {
+        self.journaled(&[MESSAGES, TERMS, META], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
             let old = messages.get(JsValue::from_str(&message.id)).await.map_err(err)?;
             // A record still streaming is not indexed: its text is not read
@@ -353,35 +391,38 @@ impl Store for IdbStore {
             if old.is_some() || new.is_some() {
                 index_doc(&tx, DocChange { doc: &message.id, session: &message.session_id, at: message.timestamp, old: old.as_ref(), new: new.as_ref() }).await?;
             }
-            Ok(tx)
+            Ok((tx, vec![Change::put(Kind::Message, &message.id)]))
         })
         .await
     }
 
     async fn delete_message(&self, id: &str) -> air_store::Result<()> {
-        self.write(&[MESSAGES, TERMS, META, FILES], |tx| async move {
+        self.journaled(&[MESSAGES, TERMS, META, FILES], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
             let old: Option<MessageRecord> = read(messages.get(JsValue::from_str(id)).await.map_err(err)?);
             messages.delete(JsValue::from_str(id)).await.map_err(err)?;
+            let mut changes = Vec::new();
             let files = tx.store(FILES).map_err(err)?;
             for a in old.iter().flat_map(|m| &m.attachments) {
                 files.delete(JsValue::from_str(&a.id)).await.map_err(err)?;
+                changes.push(Change::deleted(Kind::File, &a.id));
             }
+            changes.push(Change::deleted(Kind::Message, id));
             if let Some(old) = old
                 && let Some(terms) = search::message_terms(&old)
             {
                 index_doc(&tx, DocChange { doc: id, session: &old.session_id, at: old.timestamp, old: Some(&terms), new: None }).await?;
             }
-            Ok(tx)
+            Ok((tx, changes))
         })
         .await
     }
 
     async fn put_file(&self, file: &FileRecord) -> air_store::Result<()> {
         let value = file_value(file)?;
-        self.write(&[FILES], |tx| async move {
+        self.journaled(&[FILES], |tx| async move {
             tx.store(FILES).map_err(err)?.put(&value, None).await.map_err(err)?;
-            Ok(tx)
+            Ok((tx, vec![Change::put(Kind::File, &file.id)]))
         })
         .await
     }
@@ -404,19 +445,19 @@ impl Store for IdbStore {
     }
 
     async fn put_doc(&self, key: &str, json: &str) -> air_store::Result<()> {
-        let (key, value) = (JsValue::from_str(&doc_key(key)), JsValue::from_str(json));
-        self.write(&[META], |tx| async move {
-            tx.store(META).map_err(err)?.put(&value, Some(&key)).await.map_err(err)?;
-            Ok(tx)
+        let (stored, value) = (JsValue::from_str(&doc_key(key)), JsValue::from_str(json));
+        self.journaled(&[META], |tx| async move {
+            tx.store(META).map_err(err)?.put(&value, Some(&stored)).await.map_err(err)?;
+            Ok((tx, vec![Change::put(Kind::Doc, key)]))
         })
         .await
     }
 
     async fn delete_doc(&self, key: &str) -> air_store::Result<()> {
-        let key = JsValue::from_str(&doc_key(key));
-        self.write(&[META], |tx| async move {
-            tx.store(META).map_err(err)?.delete(key).await.map_err(err)?;
-            Ok(tx)
+        let stored = JsValue::from_str(&doc_key(key));
+        self.journaled(&[META], |tx| async move {
+            tx.store(META).map_err(err)?.delete(stored).await.map_err(err)?;
+            Ok((tx, vec![Change::deleted(Kind::Doc, key)]))
         })
         .await
     }
@@ -456,6 +497,10 @@ impl Store for IdbStore {
         values.truncate(max as usize);
         // An entry that cannot be read means the index cannot be trusted.
         values.into_iter().map(|v| from_js::<TermRecord>(v).map(TermRecord::posting)).collect()
+    }
+
+    async fn journal_since(&self, after: Seq, limit: usize) -> air_store::Result<Vec<Entry>> {
+        journal::since(&self.db, after, limit).await
     }
 
     async fn rebuild_index(&self) -> air_store::Result<()> {
@@ -543,63 +588,6 @@ fn file_value(file: &FileRecord) -> air_store::Result<JsValue> {
 
 fn read<T: DeserializeOwned>(v: Option<JsValue>) -> Option<T> {
     v.filter(|v| !v.is_undefined()).and_then(|v| from_js(v).ok())
-}
-
-/// The search index's totals (`None`: no index, or one that cannot be
-/// trusted: another format, or unreadable).
-async fn read_stats(tx: &rexie::Transaction) -> air_store::Result<Option<IndexStats>> {
-    let v = tx.store(META).map_err(err)?.get(JsValue::from_str(INDEX_KEY)).await.map_err(err)?;
-    Ok(v.and_then(|v| v.as_string()).and_then(|t| serde_json::from_str::<IndexStats>(&t).ok()).filter(IndexStats::usable))
-}
-
-async fn write_stats(tx: &rexie::Transaction, stats: &IndexStats) -> air_store::Result<()> {
-    let text = serde_json::to_string(stats).map_err(|e| StoreError::Other(e.to_string()))?;
-    tx.store(META).map_err(err)?.put(&JsValue::from_str(&text), Some(&JsValue::from_str(INDEX_KEY))).await.map_err(err)?;
-    Ok(())
-}
-
-/// Writes a document's change from `old` to `new` into the search index,
-/// in `tx` (which holds `messages`, `terms` and `meta`). Without an index (a store
-/// from before it, not rebuilt yet) nothing is written.
-/// A document of the index changing from `old` to `new` terms (`None`: not
-/// indexed before, or no longer).
-struct DocChange<'a> {
-    doc: &'a str,
-    session: &'a str,
-    at: f64,
-    old: Option<&'a DocTerms>,
-    new: Option<&'a DocTerms>,
-}
-
-async fn index_doc(tx: &rexie::Transaction, change: DocChange<'_>) -> air_store::Result<()> {
-    let mut stats = match read_stats(tx).await? {
-        Some(stats) => stats,
-        // A new database starts its index with its first write (it writes
-        // nothing before: opening it must not use storage).
-        None if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0 => IndexStats::default(),
-        None => return Ok(()),
-    };
-    index_terms(tx, &mut stats, change).await?;
-    write_stats(tx, &stats).await
-}
-
-/// [`index_doc`] with the totals kept by the caller.
-async fn index_terms(tx: &rexie::Transaction, stats: &mut IndexStats, change: DocChange<'_>) -> air_store::Result<()> {
-    let DocChange { doc, session, at, old, new } = change;
-    let terms = tx.store(TERMS).map_err(err)?;
-    for (term, tf) in search::diff(old, new) {
-        match (tf, new) {
-            (Some(tf), Some(n)) => {
-                terms.put(&to_js(&TermRecord::new(&term, doc, session, tf, n.len, at))?, None).await.map_err(err)?;
-            }
-            _ => {
-                let key = js_sys::Array::of2(&JsValue::from_str(&term), &JsValue::from_str(doc));
-                terms.delete(key.into()).await.map_err(err)?;
-            }
-        }
-    }
-    stats.apply(old, new);
-    Ok(())
 }
 
 /// Documents live in `meta` beside the record format, under `doc:`.

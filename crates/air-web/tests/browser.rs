@@ -142,6 +142,78 @@ async fn a_version_1_database_is_migrated() {
     store.close();
 }
 
+/// A database of schema version 4 (before the journal) opens in version
+/// 5: its records are all there, the journal starts empty, and two
+/// handles on one database (two tabs) never share a sequence number.
+#[wasm_bindgen_test]
+async fn a_version_4_database_gains_a_journal() {
+    use air_store::journal::{Change, Kind};
+    use rexie::{Index, ObjectStore, Rexie, TransactionMode};
+    let name = "air-test-migrate-v4";
+    let _ = IdbStore::delete_database(name).await;
+    // Exactly what version 4 created.
+    let v4 = Rexie::builder(name)
+        .version(4)
+        .add_object_store(
+            ObjectStore::new("sessions")
+                .key_path("id")
+                .add_index(Index::new("by_updated", "updatedAt"))
+                .add_index(Index::new_array("by_activity", ["updatedAt", "id"])),
+        )
+        .add_object_store(ObjectStore::new("messages").key_path("id").add_index(Index::new_array("by_session", ["sessionId", "seq"])))
+        .add_object_store(ObjectStore::new("meta"))
+        .add_object_store(ObjectStore::new("files").key_path("id").add_index(Index::new("by_session", "sessionId")))
+        .add_object_store(ObjectStore::new("terms").key_path_array(["t", "d"]).add_index(Index::new_array("by_term_at", ["t", "at"])))
+        .build()
+        .await
+        .expect("open v4");
+    let js = |v: serde_json::Value| {
+        use serde::Serialize;
+        v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).expect("to js")
+    };
+    let tx = v4.transaction(&["sessions", "messages", "meta"], TransactionMode::ReadWrite).expect("tx");
+    tx.store("sessions")
+        .expect("sessions")
+        .put(&js(serde_json::json!({"id": "s4", "title": "Kept", "titleEdited": false, "createdAt": 1.0, "updatedAt": 2.0})), None)
+        .await
+        .expect("put session");
+    let m = serde_json::json!({"id": "m4", "sessionId": "s4", "seq": 1.0, "role": "user", "content": "Still here", "timestamp": 1.0});
+    tx.store("messages").expect("messages").put(&js(m), None).await.expect("put message");
+    tx.store("meta").expect("meta").put(&wasm_bindgen::JsValue::from_f64(2.0), Some(&"recordFormat".into())).await.expect("format");
+    tx.done().await.expect("commit");
+    v4.close();
+
+    let a = IdbStore::open(name).await.expect("open v5");
+    assert_eq!(a.list_sessions().await.expect("list")[0].title, "Kept");
+    assert_eq!(a.messages("s4").await.expect("messages")[0].content, "Still here");
+    assert_eq!(a.journal_since(0, 100).await.expect("journal"), vec![], "records from before the journal have no entry");
+
+    let b = IdbStore::open(name).await.expect("a second tab");
+    a.put_message(&MessageRecord::new("m5", "s4", 2.0, air_chat::Role::Assistant, "one")).await.expect("a writes");
+    b.put_message(&MessageRecord::new("m6", "s4", 3.0, air_chat::Role::User, "two")).await.expect("b writes");
+    a.put_message(&MessageRecord::new("m5", "s4", 2.0, air_chat::Role::Assistant, "one, done")).await.expect("a again");
+    b.delete_session("s4").await.expect("b deletes");
+    let seen_by_a = a.journal_since(0, 100).await.expect("journal");
+    assert_eq!(seen_by_a, b.journal_since(0, 100).await.expect("journal"), "one journal");
+    let seqs: Vec<u64> = seen_by_a.iter().map(|e| e.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    let mut changes: Vec<Change> = seen_by_a.into_iter().map(|e| e.change).collect();
+    changes.sort_by(|x, y| (x.kind, &x.id).cmp(&(y.kind, &y.id)));
+    assert_eq!(
+        changes,
+        vec![
+            Change::deleted(Kind::Session, "s4"),
+            Change::deleted(Kind::Message, "m4"),
+            Change::deleted(Kind::Message, "m5"),
+            Change::deleted(Kind::Message, "m6"),
+        ],
+        "every record of the deleted session has its tombstone, once"
+    );
+    assert_eq!(*seqs.last().expect("entries"), 7, "seven writes of records, numbered on from one");
+    a.close();
+    b.close();
+}
+
 #[wasm_bindgen_test]
 async fn a_large_body_is_read_a_piece_at_a_time() {
     // 300 KB in one delivery (a Blob URL answers at once).

@@ -1,0 +1,43 @@
+//! The journal's part of a write ([`air_store::journal`]): the next
+//! sequence numbers, read and written in the write's own transaction (so
+//! two tabs, whose transactions IndexedDB runs one after the other, never
+//! share one), and each record's entry in place of its earlier one.
+
+use air_store::journal::{Change, Entry, Seq};
+use air_store::{BY_RECORD, JOURNAL, JOURNAL_SEQ_KEY, META, StoreError};
+use rexie::KeyRange;
+use wasm_bindgen::JsValue;
+
+use super::{err, from_js, to_js};
+
+/// Records `changes` in `tx` (which holds `journal` and `meta`).
+pub(super) async fn record(tx: &rexie::Transaction, changes: &[Change]) -> air_store::Result<()> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let meta = tx.store(META).map_err(err)?;
+    let key = JsValue::from_str(JOURNAL_SEQ_KEY);
+    let mut seq = meta.get(key.clone()).await.map_err(err)?.and_then(|v| v.as_f64()).map_or(0, |f| f as Seq);
+    let journal = tx.store(JOURNAL).map_err(err)?;
+    let by_record = journal.index(BY_RECORD).map_err(err)?;
+    for change in changes {
+        seq += 1;
+        let record = js_sys::Array::of2(&JsValue::from_str(change.kind.as_str()), &JsValue::from_str(&change.id));
+        let only = KeyRange::only(&record).map_err(|e| StoreError::Other(e.to_string()))?;
+        for old in by_record.get_all_keys(Some(only), None).await.map_err(err)? {
+            journal.delete(old).await.map_err(err)?;
+        }
+        journal.put(&to_js(&change.clone().at(seq))?, None).await.map_err(err)?;
+    }
+    meta.put(&JsValue::from_f64(seq as f64), Some(&key)).await.map_err(err)?;
+    Ok(())
+}
+
+/// The entries after `after`, oldest first, at most `limit`.
+pub(super) async fn since(db: &rexie::Rexie, after: Seq, limit: usize) -> air_store::Result<Vec<Entry>> {
+    let tx = db.transaction(&[JOURNAL], rexie::TransactionMode::ReadOnly).map_err(err)?;
+    let range = KeyRange::lower_bound(&JsValue::from_f64(after as f64), Some(true)).map_err(|e| StoreError::Other(e.to_string()))?;
+    let limit = u32::try_from(limit).unwrap_or(u32::MAX);
+    let values = tx.store(JOURNAL).map_err(err)?.get_all(Some(range), Some(limit)).await.map_err(err)?;
+    values.into_iter().map(from_js::<Entry>).collect()
+}
