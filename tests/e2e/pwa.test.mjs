@@ -73,6 +73,7 @@ describe('installed app', () => {
         sizes.push(`${f} ${bytes}`);
         total += bytes;
       }
+      console.log(`first visit: ${total} bytes gzip (budget ${BUDGET})`);
       assert.ok(total <= BUDGET, `first visit: ${total} bytes gzip\n${sizes.join('\n')}`);
       assert.deepEqual([...fetched].filter((f) => lazy.includes(f)), [], 'no lazily loaded part on a first visit');
       assert.ok([...fetched].some((f) => /^app-[0-9a-f]+_bg\.wasm$/.test(f)));
