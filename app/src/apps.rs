@@ -33,17 +33,18 @@ thread_local! {
 /// The server and saved tool behind a card, when that tool has a View.
 pub fn app_of(state: AppState, run: &ToolRun) -> Option<(McpServer, SavedTool)> {
     let server_name = run.server.as_deref()?;
-    let server = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == server_name).cloned())?;
-    // The registry's names, given in the same order as when registering.
-    let mut seen: Vec<String> = Vec::new();
-    for tool in server.tools.iter().filter(|t| t.offered() && air_apps::visibility(t.visibility.as_deref()).0) {
-        let name = air_mcp::names::tool_name(&server.name, &tool.name, |n| seen.iter().any(|s| s == n));
-        if name == run.name {
-            return tool.ui.is_some().then(|| (server.clone(), tool.clone()));
-        }
-        seen.push(name);
-    }
-    None
+    state.prefs.mcp_servers.with_untracked(|l| {
+        let server = l.iter().find(|s| s.name == server_name)?;
+        // Named as the turn's registry named it; a server switched off
+        // since is named as it was alone.
+        let registration = if server.enabled {
+            air_servers::Registration::of(l)
+        } else {
+            air_servers::Registration::of(&[McpServer { enabled: true, ..server.clone() }])
+        };
+        let entry = registration.app_of(server_name, &run.name)?;
+        Some((server.clone(), server.tools.iter().find(|t| t.name == entry.tool)?.clone()))
+    })
 }
 
 /// Reads the View `uri` of `server` (once per page life).

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use air_http::Abort;
-use air_mcp::tool::{McpTool, callable};
-use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig, names};
+use air_mcp::tool::McpTool;
+use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig};
+use air_servers::{AddFlow, Draft, Failure, Preview, Registration, list};
 use futures_util::future::LocalBoxFuture;
 use air_store::mcp::{self as saved, McpServer, SavedTool};
 use air_tools::Registry;
@@ -61,12 +62,8 @@ impl ClientHost for Host {
     fn connection(&self, status: Connection) {
         // The revision it speaks is remembered for the next start.
         if let Connection::Connected { version } = &status {
-            let stale = self.state.prefs.mcp_servers.with_untracked(|l| l.iter().any(|s| s.name == self.server && s.protocol.as_ref() != Some(version)));
-            if stale {
-                let mut servers = self.state.prefs.mcp_servers.get_untracked();
-                for s in servers.iter_mut().filter(|s| s.name == self.server) {
-                    s.protocol = Some(version.clone());
-                }
+            let mut servers = self.state.prefs.mcp_servers.get_untracked();
+            if air_servers::list::connected(&mut servers, &self.server, version) {
                 if let Err(e) = saved::save(&LocalStorageKv, &servers) {
                     self.state.report(self.state.t().err_settings, &e);
                 }
@@ -152,19 +149,16 @@ fn connect_all(state: AppState) -> Result<(), crate::lazy::Missing> {
     Ok(())
 }
 
-/// Adds the tools of every enabled server, named `mcp_{server}_{tool}`;
-/// returns (server, tool, registry name) of each.
+/// Adds the tools the model is offered from `servers` (enabled ones),
+/// named as [`air_servers::Registration`] names them.
 pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) -> Vec<(String, String, String)> {
+    let all = state.prefs.mcp_servers.with_untracked(|l| Registration::of(l));
     let mut names = Vec::new();
-    for server in servers.iter().filter(|s| s.enabled) {
-        let client = client_for(state, server);
-        // Tools only a View may call stay out of the model's list.
-        for tool in server.tools.iter().filter(|t| t.offered() && air_apps::visibility(t.visibility.as_deref()).0) {
-            let name = names::tool_name(&server.name, &tool.name, |n| registry.get(n).is_some());
-            let def = tool.def(server, name.clone());
-            registry.register(Rc::new(McpTool::new(def, tool.name.clone(), client.clone()).with_output_schema(tool.output_schema.clone())));
-            names.push((server.name.clone(), tool.name.clone(), name));
-        }
+    for e in all.for_model(|s| servers.iter().any(|x| x.name == s)) {
+        let Some(server) = servers.iter().find(|s| s.name == e.server) else { continue };
+        let output_schema = server.tools.iter().find(|t| t.name == e.tool).and_then(|t| t.output_schema.clone());
+        registry.register(Rc::new(McpTool::new(e.def.clone(), e.tool.clone(), client_for(state, server)).with_output_schema(output_schema)));
+        names.push((e.server.clone(), e.tool.clone(), e.def.name.clone()));
     }
     names
 }
@@ -173,31 +167,12 @@ pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer])
 /// (an MCP App's own call), decided as for the model's calls; a tool not
 /// saved for the server (or not accepted by the user) is refused.
 pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::policy::Policy {
-    let name = names::tool_name(&server.name, tool, |_| false);
-    let def = server.tools.iter().find(|t| t.name == tool && t.offered()).map(|t| t.def(server, name));
+    // (The decision reads the tool's place on its server, not its name.)
+    let def = server.tools.iter().find(|t| t.name == tool && t.offered()).map(|t| t.def(server, String::new()));
     match def {
         Some(def) => state.prefs.settings.with_untracked(|s| s.tool_policies.decide(&def)),
         None => air_tools::policy::Policy::Deny,
     }
-}
-
-/// A listed tool as saved; `None` for one this client cannot call.
-fn saved_tool(v: &Value) -> Option<SavedTool> {
-    if !callable(v) {
-        return None;
-    }
-    Some(SavedTool {
-        name: v.get("name")?.as_str()?.to_owned(),
-        description: v.get("description").or_else(|| v.get("title")).and_then(Value::as_str).unwrap_or_default().to_owned(),
-        input_schema: v.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"})),
-        annotations: v.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default(),
-        output_schema: v.get("outputSchema").filter(|s| s.is_object()).cloned(),
-        ui: air_apps::tool_ui(v).resource_uri,
-        visibility: v.pointer("/_meta/ui/visibility").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
-        gone: false,
-        accepted: None,
-        pending: false,
-    })
 }
 
 fn persist(state: AppState, servers: Vec<McpServer>) {
@@ -208,21 +183,6 @@ fn persist(state: AppState, servers: Vec<McpServer>) {
     restore(state);
     // The catalog follows (added, re-synced, switched, removed).
     crate::dynamic::refresh_catalog(state);
-}
-
-/// A server as added: where it is, and the tools it listed.
-pub struct Preview {
-    pub server: McpServer,
-    /// Every tool it offers; the user picks which to keep.
-    pub tools: Vec<SavedTool>,
-}
-
-/// Why connecting failed, and whether the doctor may say more (nothing
-/// answered, or the answers look like CORS hid something).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub text: String,
-    pub worth_diagnosing: bool,
 }
 
 pub fn keep_add_draft(name: &str, url: &str, auth: &str) {
@@ -251,22 +211,7 @@ const DOCTOR_TIMEOUT_MS: u64 = 20_000;
 /// Probes why the page cannot use the server at `url` (`air-doctor`), with
 /// the headers this client sends it.
 pub fn diagnose(url: String, headers: Vec<(String, String)>, done: impl Fn(air_doctor::Finding) + 'static) {
-    let mut sent: Vec<(String, String)> = vec![
-        ("MCP-Protocol-Version".into(), "2025-11-25".into()),
-        ("Mcp-Session-Id".into(), "probe".into()),
-        ("Last-Event-ID".into(), "probe".into()),
-        ("Mcp-Method".into(), "tools/list".into()),
-        ("Mcp-Name".into(), "probe".into()),
-    ];
-    sent.extend(headers);
-    let target = air_doctor::Target {
-        url: url.trim().to_owned(),
-        page_origin: air_web::page_origin(),
-        headers: sent,
-        body: serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "air-agent", "version": "doctor"}}}).to_string(),
-        mcp: true,
-    };
-    run_doctor(target, done);
+    run_doctor(air_servers::add::doctor_target(&url, headers, air_web::page_origin()), done);
 }
 
 /// Probes why the page cannot use the model provider at `base_url`: its
@@ -300,92 +245,93 @@ fn run_doctor(target: air_doctor::Target, done: impl Fn(air_doctor::Finding) + '
     });
 }
 
-/// Connects to a server over a temporary connection and lists its tools,
+/// Connects to `server` over a temporary connection and lists its tools,
 /// for the user to pick from; nothing is saved yet. `done` gets the
 /// preview, or why it failed.
-pub fn preview(state: AppState, name: String, url: String, headers: Vec<(String, String)>, done: impl Fn(Result<Preview, Failure>) + 'static) {
-    let name = name.trim().to_owned();
-    let url = url.trim().to_owned();
-    if name.is_empty() || !(url.starts_with("http://") || url.starts_with("https://")) {
-        done(Err(Failure { text: state.t().mcp_need_name_url.to_owned(), worth_diagnosing: false }));
-        return;
-    }
-    let mut server = McpServer { id: env::new_id(), name, url, headers, enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None, trust_hints: false };
+pub fn preview(state: AppState, mut server: McpServer, done: impl Fn(Result<Preview, Failure>) + 'static) {
     let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
         server.protocol = client.protocol_version();
         client.close().await;
         // A 401 whose challenge the page could not read: CORS may hide it.
-        let url = server.url.clone();
-        let hidden_challenge = move || state.prefs.mcp_sign_in.with_untracked(|m| m.get(&url).is_some_and(|s| s.challenge.is_none()));
-        done(listed.map(|tools| Preview { server, tools: tools.iter().filter_map(saved_tool).collect() }).map_err(|e| Failure {
-            worth_diagnosing: match e {
-                air_mcp::McpError::Network(_) | air_mcp::McpError::Http { status: 400 | 404, .. } => true,
-                air_mcp::McpError::Http { status: 401, .. } => hidden_challenge(),
-                _ => false,
-            },
-            text: e.to_string(),
-        }));
+        let hidden_challenge = state.prefs.mcp_sign_in.with_untracked(|m| m.get(&server.url).is_some_and(|s| s.challenge.is_none()));
+        done(match listed {
+            Ok(tools) => Ok(Preview { tools: list::saved_tools(&tools), server }),
+            Err(e) => Err(Failure::of(&e, hidden_challenge)),
+        });
     });
 }
 
-/// Saves a server with the tools picked (a server of the same name is
-/// replaced). Returns how many tools were kept.
-pub fn save_server(state: AppState, preview: Preview, picked: &[String]) -> usize {
-    let (tools, left): (Vec<SavedTool>, Vec<SavedTool>) = preview.tools.into_iter().partition(|t| picked.contains(&t.name));
-    let n = tools.len();
-    let excluded = left.into_iter().map(|t| t.name).collect();
+/// Connects to the server the add form describes, then offers its tools
+/// (or says why not, asking the doctor where a failure needs explaining).
+pub fn start_add(state: AppState, flow: RwSignal<AddFlow>, draft: Draft) {
+    let Some((server, attempt)) = flow.try_update(|f| f.connect(&draft, env::new_id())).flatten() else { return };
+    let (url, headers) = (server.url.clone(), server.headers.clone());
+    preview(state, server, move |r| {
+        if flow.try_update(|f| f.previewed(attempt, r)).unwrap_or(false) {
+            diagnose(url.clone(), headers.clone(), move |found| flow.update(|f| f.diagnosed(attempt, found)));
+        }
+    });
+}
+
+/// Saves the server the add form picked tools of.
+pub fn finish_add(state: AppState, flow: RwSignal<AddFlow>) {
+    let Some((server, offered, picked)) = flow.try_update(AddFlow::save).flatten() else { return };
+    let name = server.name.clone();
+    let kept = save_server(state, server, offered, &picked);
+    flow.update(|f| f.added(name, kept));
+}
+
+/// Saves `server` with the tools picked of those it offered (a server of
+/// the same name is replaced). Returns how many tools were kept.
+pub fn save_server(state: AppState, server: McpServer, offered: Vec<SavedTool>, picked: &[String]) -> usize {
     let mut servers = state.prefs.mcp_servers.get_untracked();
-    // A server of the same name is replaced: it is another server, and the
-    // user's choices about the old one go with it.
-    for old in servers.iter().filter(|s| s.name == preview.server.name) {
-        forget_policies(state, old);
-    }
-    servers.retain(|s| s.name != preview.server.name);
-    servers.push(McpServer { tools, excluded, ..preview.server });
+    let mut settings = state.prefs.settings.get_untracked();
+    let (kept, effects) = list::add(&mut servers, &mut settings.tool_policies, server, offered, picked);
+    apply(state, settings, effects);
     persist(state, servers);
-    n
+    kept
+}
+
+/// What a change of the list also asks: the policies saved, sign-ins and
+/// chats' mentions forgotten.
+fn apply(state: AppState, settings: air_store::Settings, effects: list::Effects) {
+    if effects.policies {
+        state.save_settings(settings);
+    }
+    for url in &effects.forget_sign_in {
+        crate::oauth::forget(url);
+    }
+    if let Some(name) = effects.forget_in_chats {
+        state.update_mcp_chat(|c| c.forget_server(&name));
+    }
 }
 
 /// Connects to a saved server again (at `url`, which may have changed) and
-/// merges what it lists now: tools updated, new ones added (except those
-/// the user left out), and ones no longer offered kept but marked gone.
-/// `done` gets the counts, or why it failed (nothing changes then).
+/// merges what it lists now (see [`list::resynced`]). `done` gets the
+/// counts, or why it failed (nothing changes then).
 pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<saved::SyncCounts, String>) + 'static) {
-    let Some(mut server) = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == name).cloned()) else { return };
-    let url = url.trim().to_owned();
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
+    if !air_servers::add::is_http(&url) {
         done(Err(state.t().mcp_need_name_url.to_owned()));
         return;
     }
-    // Another origin is another server: the old one's headers are not
-    // sent to it (and, once saved, its sign-in and choices are forgotten).
-    let old_url = server.url.clone();
-    let moved = saved::moved(&mut server, &url);
-    let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
+    let Some((target, moved_from)) = state.prefs.mcp_servers.with_untracked(|l| list::resync_target(l, &name, &url)) else { return };
+    let client = McpClient::new(env::Http::default(), config(&target)).with_authorizer(crate::oauth::authorizer(state, &target.url));
     spawn_local(async move {
         let listed = client.list_tools(&Abort::new()).await;
         let protocol = client.protocol_version();
         client.close().await;
         match listed {
             Ok(listed) => {
-                if moved {
-                    crate::oauth::forget(&old_url);
-                    forget_policies(state, &server);
-                }
-                server.protocol = protocol;
-                let listed: Vec<SavedTool> = listed.iter().filter_map(saved_tool).collect();
-                let (tools, counts) = saved::resync(&server.tools, &server.excluded, &listed);
-                server.tools = tools;
+                let mut servers = state.prefs.mcp_servers.get_untracked();
+                let mut settings = state.prefs.settings.get_untracked();
+                let (counts, effects) = list::resynced(&mut servers, &mut settings.tool_policies, target, moved_from, &list::saved_tools(&listed), protocol);
                 // New tools wait for the user: said where it is seen.
                 if counts.added > 0 {
-                    state.shell.notice.set(Some(state.t().mcp_new_tools_notice.replace("{s}", &server.name).replace("{n}", &counts.added.to_string())));
+                    state.shell.notice.set(Some(state.t().mcp_new_tools_notice.replace("{s}", &name).replace("{n}", &counts.added.to_string())));
                 }
-                let mut servers = state.prefs.mcp_servers.get_untracked();
-                for s in servers.iter_mut().filter(|s| s.name == server.name) {
-                    *s = server.clone();
-                }
+                apply(state, settings, effects);
                 persist(state, servers);
                 done(Ok(counts));
             }
@@ -396,32 +342,17 @@ pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<s
 
 pub fn set_enabled(state: AppState, name: &str, enabled: bool) {
     let mut servers = state.prefs.mcp_servers.get_untracked();
-    for s in servers.iter_mut().filter(|s| s.name == name) {
-        s.enabled = enabled;
+    if list::set_enabled(&mut servers, name, enabled) {
+        persist(state, servers);
     }
-    persist(state, servers);
 }
 
 pub fn remove_server(state: AppState, name: &str) {
     let mut servers = state.prefs.mcp_servers.get_untracked();
-    // Its tokens and the user's choices about it go with it.
-    for s in servers.iter().filter(|s| s.name == name) {
-        crate::oauth::forget(&s.url);
-        forget_policies(state, s);
-    }
-    servers.retain(|s| s.name != name);
-    persist(state, servers);
-    state.update_mcp_chat(|c| c.forget_server(name));
-}
-
-/// Clears the user's choices about `server` and its tools.
-fn forget_policies(state: AppState, server: &McpServer) {
     let mut settings = state.prefs.settings.get_untracked();
-    let before = settings.tool_policies.clone();
-    settings.tool_policies.forget_server(&server.id);
-    if settings.tool_policies != before {
-        state.save_settings(settings);
-    }
+    let effects = list::remove(&mut servers, &mut settings.tool_policies, name);
+    apply(state, settings, effects);
+    persist(state, servers);
 }
 
 /// The user accepts `tool` of server `name` as it is now (see
@@ -429,13 +360,13 @@ fn forget_policies(state: AppState, server: &McpServer) {
 /// gets the same change (its Save would otherwise undo it).
 pub fn accept_tool(state: AppState, name: &str, tool: &str, draft: Option<RwSignal<air_store::settings::Settings>>) {
     let mut servers = state.prefs.mcp_servers.get_untracked();
-    let Some(server) = servers.iter_mut().find(|s| s.name == name) else { return };
     let mut settings = state.prefs.settings.get_untracked();
-    if saved::accept(server, tool, &mut settings.tool_policies) {
+    let before = servers.clone();
+    if list::accept(&mut servers, &mut settings.tool_policies, name, tool) {
         if let Some(draft) = draft {
-            let mut copy = server.clone();
+            let mut copy = before;
             draft.update(|d| {
-                saved::accept(&mut copy, tool, &mut d.tool_policies);
+                list::accept(&mut copy, &mut d.tool_policies, name, tool);
             });
         }
         state.save_settings(settings);
@@ -446,10 +377,9 @@ pub fn accept_tool(state: AppState, name: &str, tool: &str, draft: Option<RwSign
 /// Whether the server's read-only hints decide that its tools run unasked.
 pub fn set_trust_hints(state: AppState, name: &str, on: bool) {
     let mut servers = state.prefs.mcp_servers.get_untracked();
-    for s in servers.iter_mut().filter(|s| s.name == name) {
-        s.trust_hints = on;
+    if list::set_trust_hints(&mut servers, name, on) {
+        persist(state, servers);
     }
-    persist(state, servers);
 }
 
 /// Choices saved before MCP tools had a place (kept by registry name) move
@@ -460,9 +390,7 @@ fn adopt_old_choices(state: AppState) {
     if !state.prefs.settings.with_untracked(|s| s.tool_policies.tools.keys().any(|k| k.starts_with("mcp_"))) {
         return;
     }
-    let defs: Vec<air_tools::ToolDef> = state.prefs.mcp_servers.with_untracked(|l| {
-        l.iter().flat_map(|s| s.tools.iter().map(move |t| t.def(s, names::tool_name(&s.name, &t.name, |_| false)))).collect()
-    });
+    let defs = state.prefs.mcp_servers.with_untracked(|l| air_servers::registration::every_def(l));
     let mut settings = state.prefs.settings.get_untracked();
     if settings.tool_policies.adopt(&defs) {
         state.save_settings(settings);

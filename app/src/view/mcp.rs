@@ -1,6 +1,7 @@
 //! Settings → MCP servers: the list (tools, on/off, remove) and adding one.
 
 use air_mcp::Connection;
+use air_servers::add::{AddFlow, Draft, Stage};
 use air_store::mcp::McpServer;
 use leptos::prelude::*;
 
@@ -39,24 +40,7 @@ pub fn status_text(state: AppState, server: &str) -> String {
     })
 }
 
-/// Where adding a server stands.
-#[derive(Clone, PartialEq)]
-enum AddState {
-    Idle,
-    Connecting,
-    /// Connected: the user picks the tools to keep.
-    Picking,
-    Added(String, usize),
-    Failed(String),
-}
-
-/// What the doctor found for the server being added.
-#[derive(Clone, PartialEq)]
-pub(crate) enum Doctor {
-    Idle,
-    Probing,
-    Found(air_doctor::Finding),
-}
+pub(crate) use air_servers::add::Doctor;
 
 /// A finding in the language of the moment.
 fn explain(f: &air_doctor::Finding) -> String {
@@ -145,39 +129,12 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
     let name = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
     let auth = RwSignal::new(String::new());
-    let adding = RwSignal::new(AddState::Idle);
-    // The server being added and its tools, while the user picks.
-    let preview = StoredValue::new_local(None::<crate::mcp::Preview>);
-    let offered = RwSignal::new(Vec::<(String, String)>::new());
-    let picked = RwSignal::new(Vec::<String>::new());
-    // Whether its read-only hints decide (off unless the user says so).
-    let trust = RwSignal::new(false);
-    let doctor = RwSignal::new(Doctor::Idle);
+    let flow = RwSignal::new(AddFlow::default());
     // A client id for the server's sign-in, where it registers no clients.
     let client_id = RwSignal::new(String::new());
     let run_connect = move || {
-        let (n, u, a) = (name.get_untracked(), url.get_untracked(), auth.get_untracked());
-        let headers = if a.trim().is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), a.trim().to_owned())] };
-        adding.set(AddState::Connecting);
-        doctor.set(Doctor::Idle);
-        let (probe_url, probe_headers) = (u.clone(), headers.clone());
-        crate::mcp::preview(state, n, u, headers, move |r| match r {
-            Ok(p) => {
-                offered.set(p.tools.iter().map(|t| (t.name.clone(), t.description.clone())).collect());
-                picked.set(p.tools.iter().map(|t| t.name.clone()).collect());
-                preview.set_value(Some(p));
-                trust.set(false);
-                adding.set(AddState::Picking);
-            }
-            Err(e) => {
-                adding.set(AddState::Failed(e.text));
-                // Nothing usable came back: find out why, and say it.
-                if e.worth_diagnosing {
-                    doctor.set(Doctor::Probing);
-                    crate::mcp::diagnose(probe_url.clone(), probe_headers.clone(), move |f| doctor.set(Doctor::Found(f)));
-                }
-            }
-        });
+        let draft = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
+        crate::mcp::start_add(state, flow, draft);
     };
     let connect = move |_| run_connect();
     // Back from a sign-in that took the whole page: the form as it was,
@@ -210,30 +167,25 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
         });
     };
     let save = move |_| {
-        let Some(mut p) = preview.try_update_value(Option::take).flatten() else { return };
-        p.server.trust_hints = trust.get_untracked();
-        let shown = p.server.name.clone();
-        let n = crate::mcp::save_server(state, p, &picked.get_untracked());
-        adding.set(AddState::Added(shown, n));
+        crate::mcp::finish_add(state, flow);
         name.set(String::new());
         url.set(String::new());
         auth.set(String::new());
     };
-    let cancel = move |_| {
-        preview.set_value(None);
-        adding.set(AddState::Idle);
-    };
+    let cancel = move |_| flow.update(AddFlow::cancel);
+    let picking = move || flow.with(|f| f.stage == Stage::Picking);
+    let connecting = move || flow.with(|f| f.stage == Stage::Connecting);
     let pick_list = move || {
-        offered.get().into_iter().map(|(tool, description)| {
+        flow.with(AddFlow::offered).into_iter().map(|(tool, description)| {
             let t1 = tool.clone();
             let t2 = tool.clone();
             view! {
                 <label class="check mcp-pick" data-testid="mcp-pick">
                     <input type="checkbox" data-testid=format!("mcp-pick-{tool}")
-                        prop:checked=move || picked.with(|p| p.contains(&t1))
+                        prop:checked=move || flow.with(|f| f.picked.contains(&t1))
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
-                            picked.update(|p| { p.retain(|x| x != &t2); if on { p.push(t2.clone()); } });
+                            flow.update(|f| f.pick(&t2, on));
                         }/>
                     <span><code>{tool.clone()}</code>" "<span class="muted">{description}</span></span>
                 </label>
@@ -334,11 +286,11 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                 <input data-testid="mcp-auth" autocomplete="off" placeholder="Bearer …" prop:value=move || auth.get() on:input=move |ev| auth.set(event_target_value(&ev))/>
             </label>
             <Show
-                when=move || adding.get() == AddState::Picking
+                when=picking
                 fallback=move || view! {
                     <div class="row">
-                        <button type="button" data-testid="mcp-add" disabled=move || adding.get() == AddState::Connecting on:click=connect>
-                            {move || if adding.get() == AddState::Connecting { t().mcp_adding } else { t().mcp_add }}
+                        <button type="button" data-testid="mcp-add" disabled=connecting on:click=connect>
+                            {move || if connecting() { t().mcp_adding } else { t().mcp_add }}
                         </button>
                     </div>
                 }
@@ -347,28 +299,29 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                     <p class="hint">{move || t().mcp_pick}</p>
                     <div class="mcp-picks">{pick_list}</div>
                     <label class="check">
-                        <input type="checkbox" data-testid="mcp-add-trust-hints" prop:checked=move || trust.get()
-                            on:change=move |ev| trust.set(event_target_checked(&ev))/>
+                        <input type="checkbox" data-testid="mcp-add-trust-hints" prop:checked=move || flow.with(|f| f.trust_hints)
+                            on:change=move |ev| flow.update(|f| f.trust_hints = event_target_checked(&ev))/>
                         {move || t().mcp_trust_hints}
                     </label>
                     <div class="row">
                         <button type="button" class="primary" data-testid="mcp-save" on:click=save>
-                            {move || t().mcp_save.replace("{n}", &picked.with(Vec::len).to_string())}
+                            {move || t().mcp_save.replace("{n}", &flow.with(|f| f.picked.len()).to_string())}
                         </button>
                         <button type="button" data-testid="mcp-cancel" on:click=cancel>{move || t().cancel}</button>
                     </div>
                 </div>
             </Show>
-            <p class="hint add-result" role="status" data-testid="mcp-add-result">{move || match adding.get() {
-                AddState::Idle | AddState::Connecting | AddState::Picking => String::new(),
-                AddState::Added(s, n) => t().mcp_added.replace("{s}", &s).replace("{n}", &n.to_string()),
+            <p class="hint add-result" role="status" data-testid="mcp-add-result">{move || match flow.with(|f| f.stage.clone()) {
+                Stage::Idle | Stage::Connecting | Stage::Picking => String::new(),
+                Stage::Added { name, kept } => t().mcp_added.replace("{s}", &name).replace("{n}", &kept.to_string()),
+                Stage::Incomplete => t().mcp_failed.replace("{e}", t().mcp_need_name_url),
                 // A sign-in is offered below instead.
-                AddState::Failed(_) if needs_sign_in() => String::new(),
-                AddState::Failed(e) => t().mcp_failed.replace("{e}", &e),
+                Stage::Failed(_) if needs_sign_in() => String::new(),
+                Stage::Failed(e) => t().mcp_failed.replace("{e}", &e),
             }}</p>
             {move || {
                 let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
-                doctor_report(doctor.get(), |f, origin, headers| f.fix(origin, headers), headers)
+                doctor_report(flow.with(|f| f.doctor.clone()), |f, origin, headers| f.fix(origin, headers), headers)
             }}
             <Show when=needs_sign_in>
                 <div class="row" data-testid="mcp-sign-in-needed">

@@ -357,9 +357,13 @@ fn policy_select(
 fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
     let state = use_app();
     let rows = move || {
+        // The built-ins and what the model is offered of the enabled
+        // servers, by name.
         let servers: Vec<_> = state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).cloned().collect());
-        let registry = state.registry(&servers);
-        let defs: Vec<air_tools::ToolDef> = registry.definitions().cloned().collect();
+        let mcp = air_servers::Registration::of(&servers);
+        let builtins = air_tools::builtin::builtins(std::rc::Rc::new(air_web::zoned::BrowserClock));
+        let mut defs: Vec<air_tools::ToolDef> = builtins.iter().map(|t| t.def().clone()).chain(mcp.for_model(|_| true).map(|e| e.def.clone())).collect();
+        defs.sort_by(|a, b| a.name.cmp(&b.name));
         let tool_row = move |def: air_tools::ToolDef| {
             let name = def.name.clone();
             let default = air_tools::policy::default_policy(&def);
