@@ -9,12 +9,20 @@ use std::task::{Poll, Waker};
 
 use air_http::{Abort, Body, HttpClient, HttpError, Request, Response};
 use air_tools::{CallHost, ElicitAnswer, Elicitation, Progress};
-use futures_util::future::{Either, LocalBoxFuture, select};
+use futures_util::future::{Either, select};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::auth;
 use crate::elicit;
+use crate::error::short;
+use crate::host::Immediate;
+use crate::jsonrpc::{response_of, rpc_error, rpc_error_in};
 use crate::{LATEST_VERSION, LEGACY_VERSION, MODERN_VERSION, SUPPORTED_VERSIONS};
+
+pub use crate::auth::Authorizer;
+pub use crate::error::McpError;
+pub use crate::host::{ClientHost, Connection, Notice};
 
 /// Where a server is and what to send it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,111 +37,6 @@ pub struct ServerConfig {
     pub headers: Vec<(String, String)>,
 }
 
-/// Why a request to a server failed.
-#[derive(Debug, Clone, PartialEq)]
-pub enum McpError {
-    /// Nothing answered, or the browser hid the answer (CORS).
-    Network(String),
-    /// The server answered with an HTTP error.
-    Http { status: u16, body: String },
-    /// The server answered with a JSON-RPC error.
-    Rpc { code: i64, message: String },
-    /// The server speaks no revision this client knows.
-    UnsupportedVersion(String),
-    /// The answer is not what the protocol says.
-    Protocol(String),
-    /// No answer within the time allowed (the request was cancelled).
-    Timeout { ms: u64 },
-    /// The server needs the user to open pages first (-32042), each a URL
-    /// with what to tell the user.
-    UrlRequired { message: String, pages: Vec<(String, String)> },
-    /// The server does not speak the revision sent (-32022); it named the
-    /// ones it does.
-    VersionRefused { supported: Vec<String> },
-    Aborted,
-}
-
-impl std::fmt::Display for McpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            McpError::Network(d) => write!(f, "the MCP server could not be reached (down, wrong address, or no CORS for this page): {d}"),
-            McpError::Http { status: 401, .. } => f.write_str("the MCP server asks you to sign in (HTTP 401)"),
-            McpError::Http { status: 403, body } if body.contains("insufficient_scope") || body.trim().is_empty() => {
-                f.write_str("the MCP server refused: this sign-in does not allow it (HTTP 403)")
-            }
-            McpError::Http { status, body } if body.trim().is_empty() => write!(f, "the MCP server answered HTTP {status}"),
-            McpError::Http { status, body } => write!(f, "the MCP server answered HTTP {status}: {}", short(body)),
-            McpError::Rpc { code, message } => write!(f, "the MCP server reported an error ({code}): {message}"),
-            McpError::UrlRequired { message, .. } => write!(f, "the MCP server needs the user to open a page first: {message}"),
-            McpError::UnsupportedVersion(v) => write!(f, "the MCP server speaks protocol version {v}, which this app does not know"),
-            McpError::VersionRefused { supported } => write!(f, "the MCP server refused this protocol version; it speaks {}", supported.join(", ")),
-            McpError::Protocol(d) => write!(f, "the MCP server's answer was not understood: {d}"),
-            McpError::Timeout { ms } => write!(f, "the MCP server did not answer within {} s", ms / 1000),
-            McpError::Aborted => f.write_str("stopped"),
-        }
-    }
-}
-
-impl std::error::Error for McpError {}
-
-fn short(s: &str) -> String {
-    let s = s.trim();
-    if s.chars().count() > 300 { format!("{}…", s.chars().take(300).collect::<String>()) } else { s.to_owned() }
-}
-
-impl From<HttpError> for McpError {
-    fn from(e: HttpError) -> Self {
-        match e {
-            HttpError::Aborted => McpError::Aborted,
-            HttpError::Network(d) => McpError::Network(d),
-            HttpError::Other(d) => McpError::Network(d),
-        }
-    }
-}
-
-/// Something a server announced outside any answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Notice {
-    /// `notifications/tools/list_changed`: list the tools again.
-    ToolsChanged,
-    PromptsChanged,
-    ResourcesChanged,
-    /// `notifications/resources/updated` for a subscribed resource.
-    ResourceUpdated { uri: String },
-    /// `notifications/message`: a log line.
-    Log { level: String, logger: Option<String>, data: Value },
-    /// A listed tool was left out: it could not be called as described.
-    ToolRefused { tool: String, reason: String },
-}
-
-/// Where the session with a server stands, for the user to see.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Connection {
-    Connecting,
-    /// A session existed and is being started again (it expired, or the
-    /// server restarted).
-    Reconnecting,
-    Connected { version: String },
-    Failed { reason: String },
-}
-
-/// What the client needs from where it runs: a timer, and someone to tell
-/// about the server's announcements.
-pub trait ClientHost {
-    /// Resolves after `ms` milliseconds.
-    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
-    fn notice(&self, _notice: Notice) {}
-    /// A session started: a good time to [`McpClient::listen`].
-    fn connected(&self) {}
-    /// The session's state changed.
-    fn connection(&self, _state: Connection) {}
-    /// The time now, in milliseconds since the epoch. Without a clock,
-    /// nothing is cached (results with `ttlMs` are asked for every time).
-    fn now_ms(&self) -> Option<u64> {
-        None
-    }
-}
-
 /// Ends [`McpClient::listen`]'s claim on the session's stream, however it ends.
 struct Listening<'a, H: HttpClient>(&'a McpClient<H>);
 
@@ -145,30 +48,6 @@ impl<H: HttpClient> Drop for Listening<'_, H> {
             s.stream_opening = false;
         }
         self.0.wake_all();
-    }
-}
-
-/// Authorization for a server that asks for it (OAuth, in `air-oauth`):
-/// the header to send, and what to do when the server refuses.
-pub trait Authorizer {
-    /// The `Authorization` value to send now, if any.
-    fn header(&self) -> Option<String>;
-    /// The server refused a request: 401, or 403 with `insufficient_scope`,
-    /// with its `WWW-Authenticate` value. Get a token (refresh it, sign in,
-    /// or ask for more scope); `true` sends the request again.
-    fn refused(&self, status: u16, www_authenticate: Option<String>) -> LocalBoxFuture<'_, bool>;
-}
-
-/// How many times one request is sent again after the server refused its
-/// token (a sign-in, then a step-up of the scope).
-const MAX_AUTH_RETRIES: usize = 2;
-
-/// A host without a timer: waits are not waited (tests, tools).
-struct Immediate;
-
-impl ClientHost for Immediate {
-    fn sleep(&self, _ms: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(async {})
     }
 }
 
@@ -359,43 +238,9 @@ impl<H: HttpClient> McpClient<H> {
         self
     }
 
-    /// Sends a request with the authorization the server wants: when it
-    /// refuses the token (401, or 403 `insufficient_scope`), the
-    /// authorizer gets one and the request goes again, a bounded number
-    /// of times. Without an authorizer the refusal is the answer.
+    /// Sends with the server's sign-in ([`auth::send`]).
     async fn send(&self, request: Request, abort: &Abort) -> Result<Response<H::Body>, HttpError> {
-        let Some(auth) = self.authorizer.clone() else { return self.http.send(request, abort).await };
-        let mut tries = 0;
-        loop {
-            let mut r = request.clone();
-            let sent = auth.header();
-            if let Some(h) = &sent {
-                r = r.header("Authorization", h);
-            }
-            let response = self.http.send(r, abort).await?;
-            let challenge = response.header("www-authenticate").map(str::to_owned);
-            let refused = response.status == 401 || (response.status == 403 && challenge.as_deref().is_some_and(|c| c.contains("insufficient_scope")));
-            if !refused || tries >= MAX_AUTH_RETRIES {
-                return Ok(response);
-            }
-            tries += 1;
-            let _ = response.body.text().await;
-            let status = response.status;
-            // Another request got a new token while this one was out:
-            // send again with it rather than sign in once more.
-            if response.status == 401 && auth.header().is_some_and(|now| sent.as_deref() != Some(now.as_str())) {
-                continue;
-            }
-            if !auth.refused(status, challenge).await {
-                // Nothing better to send: ask once more so the caller gets
-                // the server's own refusal to report.
-                let mut r = request.clone();
-                if let Some(h) = auth.header() {
-                    r = r.header("Authorization", h);
-                }
-                return self.http.send(r, abort).await;
-            }
-        }
+        auth::send(&self.http, self.authorizer.as_ref(), request, abort).await
     }
 
     pub fn with_host(mut self, host: Rc<dyn ClientHost>) -> Self {
@@ -1653,14 +1498,6 @@ fn ttl_of(result: &Value) -> Option<u64> {
     result.get("ttlMs").and_then(Value::as_u64)
 }
 
-/// The result or error of a JSON-RPC response.
-fn response_of(message: &Value) -> Result<Value, McpError> {
-    if let Some(e) = message.get("error") {
-        return Err(rpc_error(e));
-    }
-    message.get("result").cloned().ok_or_else(|| McpError::Protocol("a response with neither result nor error".into()))
-}
-
 /// `reference` (absolute, rooted or relative) against `base`.
 fn resolve(base: &str, reference: &str) -> String {
     if reference.starts_with("http://") || reference.starts_with("https://") {
@@ -1702,34 +1539,4 @@ enum Discovered {
 
 fn is_sse<B>(response: &Response<B>) -> bool {
     response.header("content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"))
-}
-
-fn rpc_error(e: &Value) -> McpError {
-    let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
-    if code == -32042 {
-        let pages: Vec<(String, String)> = e
-            .pointer("/data/elicitations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|x| Some((x.get("url")?.as_str()?.to_owned(), x.get("message").and_then(Value::as_str).unwrap_or_default().to_owned())))
-            .collect();
-        if !pages.is_empty() {
-            return McpError::UrlRequired { message: e.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(), pages };
-        }
-    }
-    if code == -32022 {
-        let supported = e.pointer("/data/supported").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
-        return McpError::VersionRefused { supported };
-    }
-    McpError::Rpc {
-        code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: e.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_owned(),
-    }
-}
-
-/// A JSON-RPC error inside an HTTP error body.
-fn rpc_error_in(body: &str) -> Option<McpError> {
-    let v: Value = serde_json::from_str(body).ok()?;
-    v.get("error").filter(|e| e.is_object()).map(rpc_error)
 }

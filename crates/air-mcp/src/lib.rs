@@ -14,9 +14,13 @@
 //! stateless, the legacy HTTP+SSE transport), resumption and the rest of
 //! the protocol build on it.
 
+mod auth;
 pub mod client;
 pub mod elicit;
+mod error;
 pub mod header_check;
+mod host;
+mod jsonrpc;
 pub mod names;
 pub mod page_url;
 pub mod prompts;
