@@ -1,9 +1,57 @@
-//! JSON-RPC 2.0 as MCP frames it: responses and JSON-RPC errors as
-//! [`McpError`].
+//! JSON-RPC 2.0 as MCP frames it: requests, notifications and replies
+//! built in the order their fields are sent, a server's message told apart
+//! (request, notification, response), and JSON-RPC errors as [`McpError`].
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::error::McpError;
+
+/// A request: `{"jsonrpc", "id", "method", "params"}`.
+pub(crate) fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A notification (no id; `params` only when there are some).
+pub(crate) fn notification(method: &str, params: Option<Value>) -> Value {
+    let mut note = json!({"jsonrpc": "2.0", "method": method});
+    if let Some(p) = params {
+        note["params"] = p;
+    }
+    note
+}
+
+/// The reply to a server's request `id`: its result, or an error.
+pub(crate) fn reply(id: &Value, answer: Result<Value, (i64, String)>) -> Value {
+    match answer {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err((code, text)) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}}),
+    }
+}
+
+/// What a message from the server is.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Message<'a> {
+    /// A request of the server's own: to be answered.
+    Request { id: &'a Value, method: &'a str, params: &'a Value },
+    Notification { method: &'a str, params: &'a Value },
+    /// A response (its result or error: [`response_of`]).
+    Response { id: &'a Value },
+    /// Neither a method nor an id.
+    Other,
+}
+
+const NO_PARAMS: &Value = &Value::Null;
+
+/// Tells a server's message apart by its `method` (a string) and `id`.
+pub(crate) fn classify(message: &Value) -> Message<'_> {
+    let params = message.get("params").unwrap_or(NO_PARAMS);
+    match (message.get("method").and_then(Value::as_str), message.get("id")) {
+        (Some(method), Some(id)) => Message::Request { id, method, params },
+        (Some(method), None) => Message::Notification { method, params },
+        (None, Some(id)) => Message::Response { id },
+        (None, None) => Message::Other,
+    }
+}
 
 /// The result or error of a JSON-RPC response.
 pub(crate) fn response_of(message: &Value) -> Result<Value, McpError> {
