@@ -424,3 +424,6 @@ impl<'a> Attempt<'a> {
         Step::Reconnect
     }
 }
+
+#[cfg(test)]
+mod tests;
