@@ -2,9 +2,8 @@
 //! 2025-03-26 to 2025-11-25), 2026-07-28 or the legacy HTTP+SSE
 //! transport: [`McpClient`], the façade. It connects (finding out which
 //! era the server is of), sends each request as the session decides
-//! ([`crate::session`]) over the transport the server speaks
-//! ([`crate::transport`]), and acts on what the session makes of the
-//! outcome.
+//! (`session`) over the transport the server speaks (`transport`), and
+//! acts on what the session makes of the outcome.
 
 use std::rc::Rc;
 

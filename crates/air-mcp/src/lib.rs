@@ -28,8 +28,13 @@
 //!    stream, DELETE), then `stateless` (2026-07-28, reading answers as
 //!    `streamable` does).
 //! 6. `client`: the [`McpClient`] façade, on all of the above; `tool` on
-//!    it. `elicit`, `prompts`, `resources`, `names`, `page_url` and
-//!    `header_check` read what servers send and stand apart.
+//!    it.
+//!
+//! `elicit`, `prompts`, `resources`, `names`, `page_url` and
+//! `header_check` read what servers send, on nothing of the client; the
+//! layers may use them (`requests` reads completions with `prompts`, the
+//! transports answer elicitations with `elicit`, `client` checks tools
+//! with `header_check`).
 
 mod auth;
 pub mod client;
