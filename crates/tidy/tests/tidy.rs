@@ -175,3 +175,62 @@ fn app_reaches_the_browser_only_through_its_environment() {
         }
     }
 }
+
+/// The MCP method names `air-mcp` sends, serves or hears are spelled in one
+/// place, `crates/air-mcp/src/requests.rs`; the rest of its code names them
+/// by that module's constants and types. Test modules (`#[cfg(test)] mod
+/// tests { … }` and `tests.rs` files) may spell them.
+#[test]
+fn mcp_method_strings_only_in_requests() {
+    let src = root().join("crates/air-mcp/src");
+    let methods = [
+        "\"initialize\"",
+        "\"ping\"",
+        "\"tools/",
+        "\"prompts/",
+        "\"resources/",
+        "\"notifications/",
+        "\"completion/",
+        "\"elicitation/",
+        "\"sampling/",
+        "\"roots/",
+        "\"logging/",
+        "\"server/",
+        "\"subscriptions/",
+    ];
+    let mut hits = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if !name.ends_with(".rs") || name == "tests.rs" || path == src.join("requests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let lines: Vec<&str> = text.lines().collect();
+            let mut i = 0;
+            while i < lines.len() {
+                let line = lines[i];
+                // A test module is skipped to its closing brace.
+                if line.trim() == "#[cfg(test)]" && lines.get(i + 1).is_some_and(|l| l.trim_start().starts_with("mod ") && l.trim_end().ends_with('{')) {
+                    let indent = &lines[i + 1][..lines[i + 1].len() - lines[i + 1].trim_start().len()];
+                    let close = format!("{indent}}}");
+                    i = (i + 2..lines.len()).find(|&j| lines[j] == close).map_or(lines.len(), |j| j + 1);
+                    continue;
+                }
+                let code = line.trim_start();
+                if !code.starts_with("//") && methods.iter().any(|m| code.contains(m)) {
+                    let file = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
+                    hits.push(format!("{file}:{}: {}", i + 1, code));
+                }
+                i += 1;
+            }
+        }
+    }
+    assert!(hits.is_empty(), "MCP method names outside crates/air-mcp/src/requests.rs (name them by its constants):\n{}", hits.join("\n"));
+}
