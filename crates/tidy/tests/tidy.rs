@@ -129,7 +129,7 @@ fn dependencies_follow_the_crate_map() {
         // (air-dynamic: its tests only)
         ("air-agent", &["air-chat", "air-dynamic", "air-http", "air-store", "air-tools"]),
         ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
-        ("air-servers", &["air-apps", "air-doctor", "air-mcp", "air-store", "air-tools"]),
+        ("air-servers", &["air-apps", "air-doctor", "air-http", "air-mcp", "air-oauth", "air-store", "air-tools"]),
         ("app", &["air-agent", "air-apps", "air-dynamic", "air-chat", "air-http", "air-i18n", "air-mcp", "air-oauth", "air-doctor", "air-render", "air-servers", "air-store", "air-tools", "air-web"]),
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
