@@ -71,7 +71,7 @@ pub struct Prefs {
     /// Where each server's session stands, by server name.
     pub mcp_status: RwSignal<std::collections::HashMap<String, air_mcp::Connection>>,
     /// Servers that asked the user to sign in, by URL.
-    pub mcp_sign_in: RwSignal<std::collections::HashMap<String, crate::oauth::SignInNeeded>>,
+    pub mcp_sign_in: RwSignal<std::collections::HashMap<String, air_servers::credentials::Asked>>,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }

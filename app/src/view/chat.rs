@@ -945,7 +945,7 @@ fn ToolSignIn(server: String) -> impl IntoView {
             busy.set(false);
             outcome.set(Some(match r {
                 Ok(()) => state.t().tool_signed_in.to_owned(),
-                Err(e) => state.t().mcp_sign_in_failed.replace("{e}", &e),
+                Err(e) => state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)),
             }));
         });
     };

@@ -156,13 +156,13 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
         crate::mcp::keep_add_draft(&name.get_untracked(), &url.get_untracked(), &auth.get_untracked());
         crate::oauth::sign_in(state, url.get_untracked(), Some(client_id.get_untracked()), move |r| {
             // (Unless the page is on its way to the sign-in.)
-            if r.as_ref().err().map(String::as_str) != Some(state.t().mcp_sign_in_redirect) {
+            if !matches!(r, Err(air_servers::credentials::SignInError::Redirected)) {
                 crate::mcp::forget_add_draft();
             }
             signing_in.set(false);
             match r {
                 Ok(()) => run_connect(),
-                Err(e) => sign_in_error.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &e))),
+                Err(e) => sign_in_error.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)))),
             }
         });
     };
@@ -250,7 +250,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                             let name = n7.get_value();
                             crate::oauth::sign_in(state, url.get_untracked(), None, move |r| match r {
                                 Ok(()) => crate::mcp::restore(state),
-                                Err(e) => sync_note.set(Some((name.clone(), state.t().mcp_sign_in_failed.replace("{e}", &e)))),
+                                Err(e) => sync_note.set(Some((name.clone(), state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e))))),
                             });
                         }>{move || t().mcp_sign_in}</button>
                     </Show>

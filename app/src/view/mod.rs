@@ -40,7 +40,7 @@ pub fn App() -> impl IntoView {
                 state.prefs.settings_open.set(true);
             }
         }
-        Err(e) => state.shell.notice.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &e))),
+        Err(e) => state.shell.notice.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)))),
     });
     // Once the store is open: how much is stored, and is it kept.
     Effect::new(move |_| {

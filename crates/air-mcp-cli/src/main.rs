@@ -390,8 +390,8 @@ fn main() -> ExitCode {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
     let config = ServerConfig { name: "cli".into(), url: args.url.clone(), headers: args.headers };
     let http = || Http { agent: agent.clone(), last: Default::default(), sent: Default::default() };
-    let sign_in = auth::SignIn::new(http(), &args.url, args.oauth.clone());
-    let client = McpClient::new(http(), config).with_host(Rc::new(Host)).with_authorizer(Rc::new(sign_in));
+    let sign_in = auth::authorizer(http(), http(), &args.url, args.oauth.clone());
+    let client = McpClient::new(http(), config).with_host(Rc::new(Host)).with_authorizer(sign_in);
     let watcher = Watcher { accept_defaults: args.accept_defaults };
     let abort = Abort::new();
     let result = pollster::block_on(async {

@@ -133,7 +133,7 @@ fn dependencies_follow_the_crate_map() {
         ("app", &["air-agent", "air-apps", "air-dynamic", "air-chat", "air-http", "air-i18n", "air-mcp", "air-oauth", "air-doctor", "air-render", "air-servers", "air-store", "air-tools", "air-web"]),
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
-        ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-tools"]),
+        ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-servers", "air-tools"]),
         ("tidy", &[]),
     ];
     let all = packages();
