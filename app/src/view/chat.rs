@@ -814,7 +814,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
             }
             Content::Audio { mime, .. } => view! { <span class="muted">{format!("[{mime}]")}</span> }.into_any(),
             Content::Link { uri, name } => {
-                let safe = uri.starts_with("https://") || uri.starts_with("http://");
+                let safe = air_http::url::is_http(uri);
                 let label = name.clone().unwrap_or_else(|| uri.clone());
                 if safe {
                     view! { <a href=uri.clone() target="_blank" rel="noopener noreferrer">{label}</a> }.into_any()

@@ -95,21 +95,11 @@ impl<E: Env> Turn<'_, E> {
                 let mut r = MessageRecord::new(env.new_id(), answer.session_id.clone(), seq, Role::Tool, "");
                 r.branch = answer.branch.clone();
                 r.tool_call_id = Some(call.id.clone());
-                r.tool = Some(ToolRun {
-                    name: call.name.clone(),
-                    server: self.tools.get(&call.name).and_then(|t| match &t.def().source {
-                        ToolSource::Mcp { server } => Some(server.clone()),
-                        ToolSource::BuiltIn => None,
-                    }),
-                    arguments: call.arguments.clone(),
-                    status: ToolStatus::Running,
-                    output: Vec::new(),
-                    full_chars: None,
-                    structured: None,
-                    started_at: None,
-                    duration_ms: None,
-                    imported: false,
+                let server = self.tools.get(&call.name).and_then(|t| match &t.def().source {
+                    ToolSource::Mcp { server } => Some(server.clone()),
+                    ToolSource::BuiltIn => None,
                 });
+                r.tool = Some(ToolRun::new(call.name.clone(), server, call.arguments.clone(), ToolStatus::Running));
                 r
             })
             .collect()

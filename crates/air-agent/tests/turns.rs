@@ -777,18 +777,7 @@ fn an_unfinished_tool_round_is_picked_up_again() {
         let mut m = MessageRecord::new(id, "s1", 0.0, Role::Tool, "");
         m.seq = if call_id == "a" { 4.0 } else { 5.0 };
         m.tool_call_id = Some(call_id.into());
-        m.tool = Some(ToolRun {
-            name: name.into(),
-            server: None,
-            arguments: "{}".into(),
-            status,
-            output: Vec::new(),
-            full_chars: None,
-            structured: None,
-            started_at: None,
-            duration_ms: None,
-            imported: false,
-        });
+        m.tool = Some(ToolRun::new(name, None, "{}", status));
         m
     };
     let mut answer = MessageRecord::new("m2", "s1", 3.0, Role::Assistant, "");
@@ -850,18 +839,7 @@ fn an_imported_call_asks_before_it_runs_again() {
         store.put_message(&answer).await.unwrap();
         let mut r = MessageRecord::new("t1", "s1", 4.0, Role::Tool, "Interrupted");
         r.tool_call_id = Some("b".into());
-        r.tool = Some(ToolRun {
-            name: "echo".into(),
-            server: None,
-            arguments: r#"{"text":"hi"}"#.into(),
-            status: ToolStatus::Interrupted,
-            output: Vec::new(),
-            full_chars: None,
-            structured: None,
-            started_at: None,
-            duration_ms: None,
-            imported: true,
-        });
+        r.tool = Some(ToolRun { imported: true, ..ToolRun::new("echo", None, r#"{"text":"hi"}"#, ToolStatus::Interrupted) });
         store.put_message(&r).await.unwrap();
     });
     // The user says no: nothing runs (the model is told it was refused).

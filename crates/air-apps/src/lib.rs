@@ -616,7 +616,7 @@ impl Bridge {
                 if text.trim().is_empty() { Out::Post(error(&id, INVALID_PARAMS, "ui/message needs text content")) } else { ask(Ask::Message { text }) }
             }
             "ui/open-link" => match s("url") {
-                Some(url) if url.starts_with("https://") || url.starts_with("http://") => ask(Ask::OpenLink { url }),
+                Some(url) if air_http::url::is_http(&url) => ask(Ask::OpenLink { url }),
                 _ => Out::Post(error(&id, INVALID_PARAMS, "ui/open-link needs an http or https URL")),
             },
             "ui/update-model-context" => {

@@ -166,9 +166,9 @@ fn type_name(schema: &Value) -> String {
                 .get("enum")
                 .and_then(Value::as_array)
                 .and_then(|v| v.first())
-                .map(|v| json_type(v).to_owned())
+                .map(|v| air_tools::schema::json_type(v).to_owned())
         })
-        .or_else(|| schema.get("const").map(|v| json_type(v).to_owned()))
+        .or_else(|| schema.get("const").map(|v| air_tools::schema::json_type(v).to_owned()))
         .or_else(|| schema.get("properties").map(|_| "object".to_owned()))
         .unwrap_or_else(|| "any".to_owned());
     match schema
@@ -177,18 +177,6 @@ fn type_name(schema: &Value) -> String {
     {
         Some(items) => format!("array of {}", type_name(items)),
         None => name,
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -14,6 +14,7 @@
 
 pub mod abort;
 pub mod retry;
+pub mod url;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
 

@@ -11,7 +11,7 @@ pub fn request_from(params: &Value) -> Result<Elicitation, String> {
     match params.get("mode").and_then(Value::as_str).unwrap_or("form") {
         "url" => {
             let url = params.get("url").and_then(Value::as_str).ok_or("a URL elicitation without a url")?;
-            if !(url.starts_with("https://") || url.starts_with("http://")) {
+            if !air_http::url::is_http(url) {
                 return Err(format!("the elicitation URL must be http(s): {url}"));
             }
             Ok(Elicitation::Url { message, url: url.to_owned() })

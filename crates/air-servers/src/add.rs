@@ -41,10 +41,10 @@ impl Draft {
     }
 }
 
-/// `http://` or `https://`: the only URLs a server may have.
+/// `http://` or `https://` (spaces around aside): the only URLs a server
+/// may have.
 pub fn is_http(url: &str) -> bool {
-    let url = url.trim();
-    url.starts_with("http://") || url.starts_with("https://")
+    air_http::url::is_http(url.trim())
 }
 
 /// A server as listed, before anything is saved.

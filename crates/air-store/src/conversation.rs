@@ -288,18 +288,7 @@ mod tests {
         let result = |id: &str, call_id: &str, status: ToolStatus| {
             let mut m = MessageRecord::new(id, "s", 0.0, Role::Tool, format!("result of {call_id}"));
             m.tool_call_id = Some(call_id.into());
-            m.tool = Some(ToolRun {
-                name: "calculator".into(),
-                server: None,
-                arguments: "{}".into(),
-                status,
-                output: Vec::new(),
-                full_chars: None,
-                structured: None,
-                started_at: None,
-                duration_ms: None,
-                imported: false,
-            });
+            m.tool = Some(ToolRun::new("calculator", None, "{}", status));
             m
         };
         let user = MessageRecord::new("u", "s", 1.0, Role::User, "2+2 and 3+3?");
@@ -343,7 +332,7 @@ mod tests {
         let result = |id: &str, call: &str, name: &str, text: &str| {
             let mut m = MessageRecord::new(id, "s", 3.0, Role::Tool, text);
             m.tool_call_id = Some(call.into());
-            m.tool = Some(ToolRun { name: name.into(), server: None, arguments: "{}".into(), status: ToolStatus::Done, output: Vec::new(), full_chars: None, structured: None, started_at: None, duration_ms: None, imported: false });
+            m.tool = Some(ToolRun::new(name, None, "{}", ToolStatus::Done));
             m
         };
         let history = [user, asks, result("r1", "a-0", "calculator", "2+2 = 4"), result("r2", "a-1", "get_current_time", "Sunday 10:00")];

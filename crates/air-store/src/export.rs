@@ -297,18 +297,7 @@ mod markdown_tests {
         call.tool_calls = vec![ToolCall { id: "c1".into(), name: "calculator".into(), arguments: r#"{"expression": "23*17"}"#.into(), extra: None }];
         let mut tool = MessageRecord::new("r", "s1", 3.0, Role::Tool, "391");
         tool.tool_call_id = Some("c1".into());
-        tool.tool = Some(ToolRun {
-            name: "calculator".into(),
-            server: None,
-            arguments: r#"{"expression": "23*17"}"#.into(),
-            status: ToolStatus::Done,
-            output: Vec::new(),
-            full_chars: None,
-            structured: None,
-            started_at: None,
-            duration_ms: None,
-            imported: false,
-        });
+        tool.tool = Some(ToolRun::new("calculator", None, r#"{"expression": "23*17"}"#, ToolStatus::Done));
         let mut mcp = tool.clone();
         mcp.content = "x".repeat(400);
         mcp.tool = mcp.tool.map(|t| ToolRun { name: "mcp_files_read".into(), server: Some("files".into()), status: ToolStatus::Error, ..t });

@@ -110,18 +110,7 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
             r.tool_call_id = Some(call.id.clone());
             r.name = Some(call.name.clone());
             r.branch = m.branch.clone();
-            r.tool = Some(ToolRun {
-                name: call.name.clone(),
-                server: None,
-                arguments: call.arguments.clone(),
-                status: ToolStatus::Interrupted,
-                output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }],
-                structured: None,
-                full_chars: None,
-                started_at: None,
-                duration_ms: None,
-                imported: true,
-            });
+            r.tool = Some(ToolRun { output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }], imported: true, ..ToolRun::new(call.name.clone(), None, call.arguments.clone(), ToolStatus::Interrupted) });
             added.push(r);
         }
     }

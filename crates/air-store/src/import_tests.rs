@@ -161,18 +161,7 @@ fn a_result_on_another_branch_does_not_answer_a_call() {
         // Its only result sits on the other branch, done.
         let mut r = after_q("r", 3.0, 1, Role::Tool, "deleted");
         r.tool_call_id = Some("c1".into());
-        r.tool = Some(ToolRun {
-            name: "mcp_files_delete".into(),
-            server: None,
-            arguments: "{}".into(),
-            status: ToolStatus::Done,
-            output: vec![],
-            structured: None,
-            full_chars: None,
-            started_at: None,
-            duration_ms: None,
-            imported: false,
-        });
+        r.tool = Some(ToolRun::new("mcp_files_delete", None, "{}", ToolStatus::Done));
         let doc = Export::new(vec![crate::export::ExportedSession { session: s, messages: vec![q, a0, r], files: vec![] }], 0.0);
         assert_eq!(import(&store, &doc, &mut ids()).await, Ok((1, 4)));
         let messages = store.messages("s").await.unwrap_or_default();

@@ -129,6 +129,14 @@ pub struct ToolRun {
     pub imported: bool,
 }
 
+impl ToolRun {
+    /// A call of `name` (of `server`, for an MCP tool) with `arguments`,
+    /// at `status`, with nothing else known yet.
+    pub fn new(name: impl Into<String>, server: Option<String>, arguments: impl Into<String>, status: ToolStatus) -> Self {
+        Self { name: name.into(), server, arguments: arguments.into(), status, output: Vec::new(), structured: None, full_chars: None, started_at: None, duration_ms: None, imported: false }
+    }
+}
+
 /// Characters of the first user message used as an automatic title.
 pub const TITLE_CHARS: usize = 30;
 

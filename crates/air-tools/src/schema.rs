@@ -333,7 +333,7 @@ fn type_mismatch(s: &Map<String, Value>, value: &Value) -> Option<String> {
     if types.is_empty() || types.iter().any(|t| !known.contains(t)) || types.iter().any(|t| is_type(value, t)) {
         return None;
     }
-    Some(format!("expected {}, got {} {}", types.join(" or "), type_name(value), show(value)))
+    Some(format!("expected {}, got {} {}", types.join(" or "), json_type(value), show(value)))
 }
 
 fn number_rules(s: &Map<String, Value>, x: f64, own: &mut impl FnMut(String)) {
@@ -480,7 +480,8 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn type_name(v: &Value) -> &'static str {
+/// The JSON Schema type name of a value (`integer` for whole numbers).
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -496,7 +497,7 @@ fn is_type(v: &Value, t: &str) -> bool {
     match (t, v) {
         ("integer", Value::Number(n)) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
         ("number", Value::Number(_)) => true,
-        _ => type_name(v) == t,
+        _ => json_type(v) == t,
     }
 }
 

@@ -120,10 +120,10 @@ fn dependencies_follow_the_crate_map() {
         ("air-tools", &["air-http"]),
         ("air-render", &[]),
         ("air-i18n", &["air-chat"]),
-        ("air-chat", &["air-sse", "air-http"]),
+        ("air-chat", &["air-sse", "air-http", "air-tools"]),
         ("air-store", &["air-chat", "air-search", "air-tools"]),
         ("air-mcp", &["air-apps", "air-http", "air-sse", "air-tools"]),
-        ("air-apps", &["air-tools"]),
+        ("air-apps", &["air-http", "air-tools"]),
         ("air-search", &[]),
         ("air-dynamic", &["air-search", "air-store", "air-tools"]),
         // (air-dynamic: its tests only)

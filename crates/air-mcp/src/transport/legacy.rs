@@ -262,7 +262,7 @@ impl<B: Body> Legacy<B> {
 
 /// `reference` (absolute, rooted or relative) against `base`.
 fn resolve(base: &str, reference: &str) -> String {
-    if reference.starts_with("http://") || reference.starts_with("https://") {
+    if air_http::url::is_http(reference) {
         return reference.to_owned();
     }
     let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
