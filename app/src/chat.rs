@@ -151,9 +151,7 @@ fn apply(state: AppState, event: Event) {
             }
         }
         Event::SessionSaved(session) => {
-            if !state.sessions.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session.id)) {
-                state.upsert_session(session);
-            }
+            state.upsert_session(session);
         }
         Event::MessageSaved(record) => {
             // The finished answer replaces its live view in the same update,

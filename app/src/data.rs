@@ -1,7 +1,6 @@
 //! Export, import and the storage estimate.
 
 use air_store::export::{self, Export};
-use air_store::Store;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -100,9 +99,7 @@ pub fn import(state: AppState, event: leptos::ev::Event) {
                 state.shell.import_result.set(Some(
                     t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
                 ));
-                if let Ok(list) = store.sessions_page(None, crate::state::SESSION_PAGE).await {
-                    state.set_first_page(list);
-                }
+                state.dispatch(air_workspace::Command::ReloadSessions);
                 state.broadcast(air_store::sync::SyncEvent::SessionsChanged);
                 if let Some(id) = state.sessions.active.get_untracked() {
                     state.open_session(id).await;

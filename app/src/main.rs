@@ -2,6 +2,7 @@
 //! lives in the `air-*` crates; this crate only wires signals to them.
 
 mod apps;
+mod binding;
 mod chat;
 mod data;
 mod dynamic;

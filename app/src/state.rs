@@ -4,17 +4,17 @@
 
 use std::rc::Rc;
 
-use air_store::keys::{HAS_SESSIONS, SIDEBAR_COLLAPSED};
+use air_store::keys::SIDEBAR_COLLAPSED;
 use air_store::settings;
 use air_store::{MessageRecord, SessionRecord, Settings, Store};
 use air_http::Abort;
-use air_web::{IdbStore, LocalStorageKv, narrow_screen};
+use air_web::{LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::store::AnyStore;
 use futures_util::future::LocalBoxFuture;
-use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
+use air_store::sync::SyncEvent;
 
 /// The answer being streamed right now. The view keeps no copy of its
 /// text: it renders what arrived since its last frame (`text_new`,
@@ -84,9 +84,6 @@ pub struct SessionList {
     pub list: RwSignal<Vec<SessionRecord>>,
     /// More sessions are stored than read.
     pub has_more: RwSignal<bool>,
-    /// Where the next page of the list starts.
-    cursor: StoredValue<Option<air_store::SessionCursor>>,
-    loading_more: StoredValue<bool>,
     pub active: RwSignal<Option<String>>,
     /// The sidebar's search text, and what it found (`None`: no search,
     /// or still searching).
@@ -226,21 +223,14 @@ pub fn mark_ready() {
         air_web::perf_mark("air-ready");
     }
 }
-/// Sessions read per page of the sidebar's list.
-pub const SESSION_PAGE: usize = 100;
 
 /// Another tab's answer with no heartbeat for this long is taken as dead.
 const REMOTE_STALE_MS: u64 = 10_000;
 
-/// How long after start-up the search index is checked (and rebuilt if
-/// it must be).
-const INDEX_CHECK_DELAY_MS: u64 = 1500;
 
 /// Pause in typing before a search runs.
 const SEARCH_DELAY_MS: u64 = 150;
 
-/// How long a deleted session can be restored.
-pub const UNDO_MS: u64 = 6000;
 
 pub fn use_app() -> AppState {
     expect_context::<AppState>()
@@ -292,8 +282,6 @@ impl AppState {
             sessions: SessionList {
                 list: RwSignal::new(Vec::new()),
                 has_more: RwSignal::new(false),
-                cursor: StoredValue::new(None),
-                loading_more: StoredValue::new(false),
                 active: RwSignal::new(None),
                 search: RwSignal::new(String::new()),
                 search_results: RwSignal::new(None),
@@ -326,65 +314,28 @@ impl AppState {
         provide_context(state.prefs);
         provide_context(state.sessions);
         provide_context(state.chat);
-        // A store that had sessions at the last start opens the newest at
-        // once: its view is fetched while the store opens.
-        let hinted = HAS_SESSIONS.get(&kv);
-        if hinted {
-            crate::view::warm_chat_view();
-        }
-        spawn_local(state.open_store(hinted));
+        // The store opens, and the newest session with it (the core).
+        crate::binding::start(state);
         state
-    }
-
-    /// Opens the store and shows its newest session. `hinted`: the last
-    /// start found sessions (their view is already being fetched).
-    async fn open_store(self, hinted: bool) {
-        let store = match IdbStore::open_default().await {
-            Ok(db) => AnyStore::Idb(db),
-            Err(e) => {
-                self.shell.notice.set(Some(self.t().err_open_store.replace("{e}", &e.to_string())));
-                AnyStore::Memory(air_store::MemoryStore::new())
-            }
-        };
-        let store = Rc::new(store);
-        self.shell.store.set_value(Some(store.clone()));
-        let channel = air_web::channel::Channel::open(SYNC_CHANNEL, move |text| {
-            if let Some(event) = SyncEvent::parse(&text) {
-                spawn_local(self.on_sync(event));
-            }
-        });
-        self.shell.channel.set_value(channel.map(Rc::new));
-        // Only the first page of the list: start-up stays the same however
-        // many sessions are stored.
-        match store.sessions_page(None, SESSION_PAGE).await {
-            Ok(list) => {
-                let first = list.first().map(|s| s.id.clone());
-                if first.is_some() && !hinted {
-                    crate::view::warm_chat_view();
-                    let _ = HAS_SESSIONS.set(&LocalStorageKv, &true);
-                } else if first.is_none() && hinted {
-                    let _ = HAS_SESSIONS.set(&LocalStorageKv, &false);
-                }
-                self.set_first_page(list);
-                if let Some(id) = first {
-                    self.open_session(id).await;
-                }
-            }
-            Err(e) => self.report(self.t().err_read_sessions, &e),
-        }
-        // A missing or unfinished index is built in the background, once
-        // the first screen is drawn (the work and its part would slow it).
-        crate::env::after(INDEX_CHECK_DELAY_MS, move || self.check_index());
-        self.shell.loading.set(false);
-        // After the first render of the opened state; with a conversation
-        // open, once its view has drawn it (`ChatView`).
-        if self.sessions.active.get_untracked().is_none() {
-            request_animation_frame(mark_ready);
-        }
     }
 
     pub fn store(&self) -> Option<Rc<AnyStore>> {
         self.shell.store.get_value()
+    }
+
+    /// The store the core opened.
+    pub fn set_store(&self, store: Option<Rc<AnyStore>>) {
+        self.shell.store.set_value(store);
+    }
+
+    /// The channel to the other tabs.
+    pub fn set_channel(&self, channel: Option<Rc<air_web::channel::Channel>>) {
+        self.shell.channel.set_value(channel);
+    }
+
+    /// Hands the workspace core a command.
+    pub fn dispatch(self, cmd: air_workspace::Command) {
+        crate::binding::dispatch(self, cmd);
     }
 
     /// Makes `id` the active session and loads its messages.
@@ -452,7 +403,7 @@ impl AppState {
     }
 
     /// Applies a change another tab made.
-    async fn on_sync(self, event: SyncEvent) {
+    pub(crate) async fn on_sync(self, event: SyncEvent) {
         let Some(store) = self.store() else { return };
         let active = self.sessions.active.get_untracked();
         let event = match event {
@@ -483,9 +434,7 @@ impl AppState {
         match event {
             SyncEvent::SessionChanged { session_id } => {
                 if let Ok(Some(session)) = store.get_session(&session_id).await {
-                    if !self.sessions.pending_delete.with_untracked(|p| p.as_ref().is_some_and(|p| p.id == session_id)) {
-                        self.upsert_session(session);
-                    }
+                    self.dispatch(air_workspace::Command::SessionSaved(session));
                 }
                 if active.as_deref() == Some(session_id.as_str()) && !self.is_busy() {
                     let n = self.chat.messages.with_untracked(Vec::len).max(PAGE);
@@ -497,21 +446,10 @@ impl AppState {
                     }
                 }
             }
-            SyncEvent::SessionDeleted { session_id } => {
-                // Do not keep writing into a session that no longer exists.
-                if self.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == session_id)) {
-                    self.stop();
-                }
-                self.sessions.list.update(|l| l.retain(|s| s.id != session_id));
-                if active.as_deref() == Some(session_id.as_str()) {
-                    self.new_session();
-                }
-            }
+            SyncEvent::SessionDeleted { session_id } => self.dispatch(air_workspace::Command::SessionGone(session_id)),
             SyncEvent::Streaming { .. } => {}
             SyncEvent::SessionsChanged => {
-                if let Ok(list) = store.sessions_page(None, SESSION_PAGE).await {
-                    self.set_first_page(list);
-                }
+                self.dispatch(air_workspace::Command::ReloadSessions);
                 if let Some(id) = active {
                     if !self.is_busy() {
                         self.open_session(id).await;
@@ -521,42 +459,10 @@ impl AppState {
         }
     }
 
-    /// The list starts again from its first page.
-    pub fn set_first_page(self, list: Vec<SessionRecord>) {
-        self.sessions.has_more.set(list.len() == SESSION_PAGE);
-        self.sessions.cursor.set_value(list.last().map(air_store::SessionCursor::of));
-        self.sessions.list.set(list);
-    }
-
     /// Reads the next page of the session list (the sidebar scrolled near
     /// its end).
     pub fn load_more_sessions(self) {
-        let Some(store) = self.store() else { return };
-        if !self.sessions.has_more.get_untracked() || self.sessions.loading_more.get_value() {
-            return;
-        }
-        self.sessions.loading_more.set_value(true);
-        let after = self.sessions.cursor.get_value();
-        spawn_local(async move {
-            let page = store.sessions_page(after.as_ref(), SESSION_PAGE).await;
-            self.sessions.loading_more.set_value(false);
-            match page {
-                // Still the list it was asked for (not started again since).
-                Ok(page) if self.sessions.cursor.get_value() == after => {
-                    self.sessions.has_more.set(page.len() == SESSION_PAGE);
-                    if let Some(last) = page.last() {
-                        self.sessions.cursor.set_value(Some(air_store::SessionCursor::of(last)));
-                    }
-                    self.sessions.list.update(|list| {
-                        list.retain(|s| !page.iter().any(|p| p.id == s.id));
-                        list.extend(page);
-                        air_store::sort_by_activity(list);
-                    });
-                }
-                Ok(_) => {}
-                Err(e) => self.report(self.t().err_read_sessions, &e),
-            }
-        });
+        self.dispatch(air_workspace::Command::LoadMoreSessions);
     }
 
     /// Loads the page of messages before the first one shown.
@@ -614,82 +520,18 @@ impl AppState {
         }
     }
 
-    /// Hides a session at once and deletes it for good after
-    /// [`UNDO_MS`], unless [`AppState::undo_delete`] is called first. A
-    /// second delete finishes the first one immediately.
+    /// Hides a session at once and deletes it for good after a while,
+    /// unless [`AppState::undo_delete`] is called first.
     pub fn delete_session(self, id: String) {
-        let Some(session) = self.sessions.list.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
-        if let Some(previous) = self.sessions.pending_delete.get_untracked() {
-            self.finish_delete(previous.id);
-        }
-        if self.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
-            self.stop();
-        }
-        self.sessions.list.update(|list| list.retain(|s| s.id != id));
-        if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
-            self.new_session();
-        }
-        self.sessions.pending_delete.set(Some(session));
-        crate::env::after(UNDO_MS, move || {
-            if self.sessions.pending_delete.with_untracked(|p| p.as_ref().map(|p| p.id == id).unwrap_or(false)) {
-                self.finish_delete(id);
-            }
-        });
-    }
-
-    fn finish_delete(self, id: String) {
-        self.sessions.pending_delete.update(|p| {
-            if p.as_ref().map(|p| p.id == id).unwrap_or(false) {
-                *p = None;
-            }
-        });
-        let Some(store) = self.store() else { return };
-        spawn_local(async move {
-            match store.delete_session(&id).await {
-                Ok(()) => {
-                    self.update_mcp_chat(|c| c.forget(&id));
-                    self.update_assistants(|a| a.forget(&id));
-                    // Its loaded MCP tools go with it.
-                    let _ = air_dynamic::docs::loaded(&id).delete(&*store).await;
-                    self.broadcast(SyncEvent::SessionDeleted { session_id: id })
-                }
-                Err(e) => self.report(self.t().err_delete, &e),
-            }
-        });
+        self.dispatch(air_workspace::Command::Delete(id));
     }
 
     pub fn undo_delete(self) {
-        if let Some(session) = self.sessions.pending_delete.get_untracked() {
-            self.sessions.pending_delete.set(None);
-            self.upsert_session(session);
-        }
+        self.dispatch(air_workspace::Command::UndoDelete);
     }
 
     pub fn rename_session(self, id: String, title: String) {
-        let Some(store) = self.store() else { return };
-        let Some(mut session) = self.sessions.list.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) else { return };
-        if title.trim().is_empty() || title.trim() == session.title {
-            return;
-        }
-        session.rename(&title);
-        self.sessions.list.update(|l| {
-            if let Some(s) = l.iter_mut().find(|s| s.id == id) {
-                *s = session.clone();
-            }
-        });
-        spawn_local(async move {
-            match store.put_session(&session).await {
-                Ok(()) => {
-                    // A turn may have saved this session meanwhile: the
-                    // list shows the session as stored.
-                    if let Ok(Some(stored)) = store.get_session(&session.id).await {
-                        self.upsert_session(stored);
-                    }
-                    self.broadcast(SyncEvent::SessionChanged { session_id: session.id.clone() })
-                }
-                Err(e) => self.report(self.t().err_rename, &e),
-            }
-        });
+        self.dispatch(air_workspace::Command::Rename { id, title });
     }
 
     /// Searches every message and title through the store's index;
@@ -813,20 +655,9 @@ impl AppState {
         });
     }
 
-    /// Inserts or replaces a session in the list, keeping newest-first order.
+    /// A session saved here: the list shows it in its place.
     pub fn upsert_session(self, session: SessionRecord) {
-        // The next start fetches the conversation view with the app.
-        if self.sessions.list.with_untracked(Vec::is_empty) && !HAS_SESSIONS.get(&LocalStorageKv) {
-            let _ = HAS_SESSIONS.set(&LocalStorageKv, &true);
-        }
-        self.sessions.list.update(|list| {
-            list.retain(|s| s.id != session.id);
-            let pos = list
-                .iter()
-                .position(|s| air_store::activity_order(&session.updated_at, &session.id, &s.updated_at, &s.id).is_le())
-                .unwrap_or(list.len());
-            list.insert(pos, session);
-        });
+        self.dispatch(air_workspace::Command::SessionSaved(session));
     }
 
     pub fn set_sidebar_collapsed(self, collapsed: bool) {

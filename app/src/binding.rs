@@ -1,0 +1,222 @@
+//! The one place the app runs the workspace core (`air-workspace`): it
+//! hands it commands, turns its updates into signals, runs its tasks and
+//! arms its one timer. The core owns the session list and opening the
+//! store so far; the rest of the app's flows move there one by one.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
+use air_web::{IdbStore, LocalStorageKv};
+use air_workspace::{Command, Notice, Platform, StoreOp, Update, Workspace};
+use futures_util::future::LocalBoxFuture;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::state::AppState;
+use crate::store::AnyStore;
+
+/// How long after start-up the search index is checked (and rebuilt if
+/// it must be).
+const INDEX_CHECK_DELAY_MS: u64 = 1500;
+
+/// The page as the core's platform.
+#[derive(Default)]
+pub struct Browser {
+    kv: LocalStorageKv,
+    store: Rc<RefCell<Option<Rc<AnyStore>>>>,
+}
+
+impl Platform for Browser {
+    type Store = AnyStore;
+    type Kv = LocalStorageKv;
+
+    fn now_ms(&self) -> f64 {
+        crate::env::now_ms()
+    }
+    fn kv(&self) -> &LocalStorageKv {
+        &self.kv
+    }
+    fn open_store(&self) -> LocalBoxFuture<'static, Option<String>> {
+        let slot = self.store.clone();
+        Box::pin(async move {
+            let (store, fell_back) = match IdbStore::open_default().await {
+                Ok(db) => (AnyStore::Idb(db), None),
+                Err(e) => (AnyStore::Memory(air_store::MemoryStore::new()), Some(e.to_string())),
+            };
+            *slot.borrow_mut() = Some(Rc::new(store));
+            fell_back
+        })
+    }
+    fn store(&self) -> Option<Rc<AnyStore>> {
+        self.store.borrow().clone()
+    }
+}
+
+thread_local! {
+    static CORE: RefCell<Option<Workspace<Browser>>> = const { RefCell::new(None) };
+    /// Commands that came while one was being handled.
+    static QUEUE: RefCell<VecDeque<Command>> = const { RefCell::new(VecDeque::new()) };
+    static HANDLING: Cell<bool> = const { Cell::new(false) };
+    /// The deadline the one timer is armed for.
+    static ARMED: Cell<Option<f64>> = const { Cell::new(None) };
+}
+
+/// Starts the core: the store opens and the list's first page is read.
+pub fn start(state: AppState) {
+    CORE.with(|c| *c.borrow_mut() = Some(Workspace::new(Rc::new(Browser::default()))));
+    dispatch(state, Command::Start);
+}
+
+/// Hands the core a command (queued if one is being handled), then
+/// applies what it says.
+pub fn dispatch(state: AppState, cmd: Command) {
+    QUEUE.with(|q| q.borrow_mut().push_back(cmd));
+    if HANDLING.with(|h| h.replace(true)) {
+        return;
+    }
+    while let Some(cmd) = QUEUE.with(|q| q.borrow_mut().pop_front()) {
+        CORE.with(|c| {
+            if let Some(core) = c.borrow_mut().as_mut() {
+                core.handle(cmd);
+            }
+        });
+        pump(state);
+    }
+    HANDLING.with(|h| h.set(false));
+}
+
+/// Applies the updates, starts the tasks and arms the timer.
+fn pump(state: AppState) {
+    loop {
+        let (update, task) = CORE.with(|c| c.borrow_mut().as_mut().map_or((None, None), |core| (core.poll_update(), core.poll_task())));
+        if update.is_none() && task.is_none() {
+            break;
+        }
+        if let Some(u) = update {
+            apply(state, u);
+        }
+        if let Some(task) = task {
+            spawn_local(async move {
+                if let Some(cmd) = task.0.await {
+                    dispatch(state, cmd);
+                }
+            });
+        }
+    }
+    arm(state);
+}
+
+fn arm(state: AppState) {
+    let Some(at) = CORE.with(|c| c.borrow().as_ref().and_then(Workspace::poll_timeout)) else { return };
+    if ARMED.with(|a| a.get()).is_some_and(|armed| armed <= at) {
+        return;
+    }
+    ARMED.with(|a| a.set(Some(at)));
+    let wait = (at - crate::env::now_ms()).max(0.0) as u64;
+    crate::env::after(wait, move || {
+        ARMED.with(|a| a.set(None));
+        CORE.with(|c| {
+            if let Some(core) = c.borrow_mut().as_mut() {
+                core.handle_timeout(crate::env::now_ms());
+            }
+        });
+        dispatch_nothing(state);
+    });
+}
+
+/// Applies what a timer changed.
+fn dispatch_nothing(state: AppState) {
+    if !HANDLING.with(|h| h.replace(true)) {
+        pump(state);
+        HANDLING.with(|h| h.set(false));
+    }
+}
+
+/// The store the core opened.
+fn store() -> Option<Rc<AnyStore>> {
+    CORE.with(|c| c.borrow().as_ref().and_then(|core| core.platform().store()))
+}
+
+fn apply(state: AppState, u: Update) {
+    match u {
+        Update::Notice(n) => notice(state, n),
+        Update::StoreReady => store_ready(state),
+        Update::WarmChatView => crate::view::warm_chat_view(),
+        Update::Sessions { list, has_more } => {
+            state.sessions.has_more.set(has_more);
+            state.sessions.list.set(list);
+        }
+        Update::Started { first } => spawn_local(started(state, first)),
+        Update::Removed(id) => {
+            // Do not keep writing into a session that no longer exists.
+            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
+                state.stop();
+            }
+            if state.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
+                state.new_session();
+            }
+        }
+        Update::PendingDelete(p) => state.sessions.pending_delete.set(p),
+        Update::Deleted(id) => deleted(state, id),
+        Update::Renamed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
+    }
+}
+
+fn notice(state: AppState, n: Notice) {
+    let t = state.t();
+    match n {
+        Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
+        Notice::Store { op, error } => {
+            let template = match op {
+                StoreOp::ReadSessions => t.err_read_sessions,
+                StoreOp::Delete => t.err_delete,
+                StoreOp::Rename => t.err_rename,
+            };
+            state.report(template, &error);
+        }
+    }
+}
+
+/// The store is open: the app reads it, and hears the other tabs.
+fn store_ready(state: AppState) {
+    state.set_store(store());
+    let channel = air_web::channel::Channel::open(SYNC_CHANNEL, move |text| {
+        if let Some(event) = SyncEvent::parse(&text) {
+            spawn_local(state.on_sync(event));
+        }
+    });
+    state.set_channel(channel.map(Rc::new));
+}
+
+/// The first page is shown: the newest session opens, then the page is
+/// usable.
+async fn started(state: AppState, first: Option<String>) {
+    if let Some(id) = first {
+        state.open_session(id).await;
+    }
+    // A missing or unfinished index is built in the background, once
+    // the first screen is drawn (the work and its part would slow it).
+    crate::env::after(INDEX_CHECK_DELAY_MS, move || state.check_index());
+    state.shell.loading.set(false);
+    // After the first render of the opened state; with a conversation
+    // open, once its view has drawn it (`ChatView`).
+    if state.sessions.active.get_untracked().is_none() {
+        request_animation_frame(crate::state::mark_ready);
+    }
+}
+
+/// A session is deleted for good: what was kept about it goes too.
+fn deleted(state: AppState, id: String) {
+    state.update_mcp_chat(|c| c.forget(&id));
+    state.update_assistants(|a| a.forget(&id));
+    if let Some(store) = store() {
+        let id = id.clone();
+        // Its loaded MCP tools go with it.
+        spawn_local(async move {
+            let _ = air_dynamic::docs::loaded(&id).delete(&*store).await;
+        });
+    }
+    state.broadcast(SyncEvent::SessionDeleted { session_id: id });
+}

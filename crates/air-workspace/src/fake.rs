@@ -1,0 +1,111 @@
+//! A platform in memory and a harness that drives a workspace with it:
+//! tasks run until nothing more can happen, the clock moves only when the
+//! test says, and every update is kept for the test to read.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use air_store::MemoryStore;
+use air_store::kv::MemoryKv;
+use futures_util::future::LocalBoxFuture;
+
+use crate::{Command, Platform, Task, Update, Workspace};
+
+/// The platform in memory.
+#[derive(Default)]
+pub struct FakePlatform {
+    pub now: Cell<f64>,
+    pub kv: MemoryKv,
+    pub store: Rc<MemoryStore>,
+    opened: Cell<bool>,
+    /// Opening the store fails with this (a store in memory is used).
+    pub refuse_store: RefCell<Option<String>>,
+}
+
+impl Platform for FakePlatform {
+    type Store = MemoryStore;
+    type Kv = MemoryKv;
+
+    fn now_ms(&self) -> f64 {
+        self.now.get()
+    }
+    fn kv(&self) -> &MemoryKv {
+        &self.kv
+    }
+    fn open_store(&self) -> LocalBoxFuture<'static, Option<String>> {
+        self.opened.set(true);
+        let refused = self.refuse_store.borrow().clone();
+        Box::pin(async move { refused })
+    }
+    fn store(&self) -> Option<Rc<MemoryStore>> {
+        self.opened.get().then(|| self.store.clone())
+    }
+}
+
+/// A workspace over a [`FakePlatform`], and what it said.
+pub struct Harness {
+    pub ws: Workspace<FakePlatform>,
+    pub p: Rc<FakePlatform>,
+    /// Every update so far, in order.
+    pub updates: Vec<Update>,
+    /// Tasks that wait for something (none do yet: the fake answers at once).
+    waiting: Vec<Task>,
+}
+
+impl Harness {
+    pub fn new(p: FakePlatform) -> Self {
+        let p = Rc::new(p);
+        Self { ws: Workspace::new(p.clone()), p, updates: Vec::new(), waiting: Vec::new() }
+    }
+
+    /// Handles `cmd`, then runs every task until nothing more happens.
+    pub fn send(&mut self, cmd: Command) {
+        self.ws.handle(cmd);
+        self.run();
+    }
+
+    /// Runs the tasks (and those their answers start) until all wait.
+    pub fn run(&mut self) {
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            while let Some(u) = self.ws.poll_update() {
+                self.updates.push(u);
+            }
+            let mut progressed = false;
+            let mut tasks: Vec<Task> = std::mem::take(&mut self.waiting);
+            while let Some(t) = self.ws.poll_task() {
+                tasks.push(t);
+            }
+            for mut t in tasks {
+                match t.0.as_mut().poll(&mut cx) {
+                    Poll::Ready(cmd) => {
+                        progressed = true;
+                        if let Some(cmd) = cmd {
+                            self.ws.handle(cmd);
+                        }
+                    }
+                    Poll::Pending => self.waiting.push(t),
+                }
+            }
+            if !progressed {
+                while let Some(u) = self.ws.poll_update() {
+                    self.updates.push(u);
+                }
+                return;
+            }
+        }
+    }
+
+    /// Moves the clock on by `ms`, fires what is due, and runs.
+    pub fn advance(&mut self, ms: u64) {
+        self.p.now.set(self.p.now.get() + ms as f64);
+        self.ws.handle_timeout(self.p.now.get());
+        self.run();
+    }
+
+    /// The updates since the last call.
+    pub fn take(&mut self) -> Vec<Update> {
+        std::mem::take(&mut self.updates)
+    }
+}

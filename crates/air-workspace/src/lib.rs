@@ -1,0 +1,183 @@
+//! The app's behaviour as a synchronous core, without a browser.
+//!
+//! [`Workspace::handle`] takes a [`Command`] (a user's action, or the
+//! completion of a task) and changes the state at once, never awaiting.
+//! What changed goes out as [`Update`]s, in order ([`Workspace::poll_update`]),
+//! each one write of what the page shows. IO runs in [`Task`]s
+//! ([`Workspace::poll_task`]): a future that owns its inputs, works only
+//! through the [`Platform`], and reports back as a [`Command::Done`]; an
+//! answer that may arrive late carries the ticket it was asked under, and
+//! is dropped when that is no longer current. Timers are deadlines
+//! ([`Workspace::poll_timeout`], [`Workspace::handle_timeout`]).
+//!
+//! The binding (the app) runs the tasks, arms one timer and turns updates
+//! into signals; the fake platform and [`fake::Harness`] (feature
+//! `test-support`) do the same in tests, with a clock the test moves.
+//!
+//! What the core owns so far: opening the store and the session list
+//! (pages, the sessions other code saved, delete with undo, rename). The
+//! other flows move here one by one.
+//!
+//! Module order (each uses only those before it): `platform`, `sessions`.
+
+pub mod platform;
+pub mod sessions;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake;
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use air_store::{SessionRecord, StoreError};
+use futures_util::future::LocalBoxFuture;
+
+pub use platform::Platform;
+pub use sessions::SESSION_PAGE;
+
+/// What the core is asked to do.
+#[derive(Debug)]
+pub enum Command {
+    /// The page started: open the store and read the first page.
+    Start,
+    /// The sidebar scrolled near the end of the list.
+    LoadMoreSessions,
+    /// Another tab changed the list: read its first page again.
+    ReloadSessions,
+    /// A session was saved elsewhere (a turn, another tab): it joins the
+    /// list, or replaces itself there.
+    SessionSaved(SessionRecord),
+    /// Another tab deleted a session.
+    SessionGone(String),
+    /// The user deletes a session (it can be brought back for a while).
+    Delete(String),
+    UndoDelete,
+    Rename { id: String, title: String },
+    Done(Done),
+}
+
+/// A task's outcome.
+#[derive(Debug)]
+pub enum Done {
+    StoreOpened { fell_back: Option<String> },
+    Page { ticket: u64, first: bool, page: Result<Vec<SessionRecord>, StoreError> },
+    Deleted { id: String, result: Result<(), StoreError> },
+    Renamed { id: String, result: Result<Option<SessionRecord>, StoreError> },
+}
+
+/// Something the page shows changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Update {
+    Notice(Notice),
+    /// The store is open (in memory, when it fell back).
+    StoreReady,
+    /// Fetch the conversation view now: there are sessions to show.
+    WarmChatView,
+    /// The session list, and whether more is stored than read.
+    Sessions { list: Vec<SessionRecord>, has_more: bool },
+    /// The first page was read at start: open `first` (the newest), if any.
+    Started { first: Option<String> },
+    /// A session left the list (deleted here or elsewhere): it must not
+    /// stay open or be written into.
+    Removed(String),
+    /// The session deleted here and waiting for its undo window to close.
+    PendingDelete(Option<SessionRecord>),
+    /// A session was deleted for good: what was kept about it goes too.
+    Deleted(String),
+    /// A session was renamed and stored (other tabs are told).
+    Renamed(String),
+}
+
+/// What a person is told, as data (the page words it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// The store could not be opened; a store in memory is in use.
+    StoreFellBack(String),
+    /// A store operation failed.
+    Store { op: StoreOp, error: StoreError },
+}
+
+/// What the store was doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreOp {
+    ReadSessions,
+    Delete,
+    Rename,
+}
+
+/// A deadline's reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Timer {
+    /// The undo window of a deleted session closes.
+    UndoDelete(String),
+}
+
+/// IO under way: it reports back as a command, or not at all.
+pub struct Task(pub LocalBoxFuture<'static, Option<Command>>);
+
+/// The app's state and flows.
+pub struct Workspace<P: Platform> {
+    p: Rc<P>,
+    out: VecDeque<Update>,
+    tasks: VecDeque<Task>,
+    timers: Vec<(f64, Timer)>,
+    sessions: sessions::Sessions,
+}
+
+impl<P: Platform> Workspace<P> {
+    pub fn new(p: Rc<P>) -> Self {
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default() }
+    }
+
+    pub fn platform(&self) -> &Rc<P> {
+        &self.p
+    }
+
+    /// Takes a command; never awaits.
+    pub fn handle(&mut self, cmd: Command) {
+        sessions::handle(self, cmd);
+    }
+
+    /// Fires the timers due at `now_ms`.
+    pub fn handle_timeout(&mut self, now_ms: f64) {
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.timers).into_iter().partition(|(at, _)| *at <= now_ms);
+        self.timers = later;
+        for (_, timer) in due {
+            match timer {
+                Timer::UndoDelete(id) => sessions::undo_window_closed(self, id),
+            }
+        }
+    }
+
+    /// The next update, in order.
+    pub fn poll_update(&mut self) -> Option<Update> {
+        self.out.pop_front()
+    }
+
+    /// The next task to run.
+    pub fn poll_task(&mut self) -> Option<Task> {
+        self.tasks.pop_front()
+    }
+
+    /// The earliest deadline, in milliseconds since the epoch.
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.timers.iter().map(|(at, _)| *at).reduce(f64::min)
+    }
+
+    /// The sessions read so far, in the list's order.
+    pub fn sessions(&self) -> &[SessionRecord] {
+        &self.sessions.list
+    }
+
+    fn emit(&mut self, u: Update) {
+        self.out.push_back(u);
+    }
+
+    fn spawn(&mut self, f: impl std::future::Future<Output = Option<Command>> + 'static) {
+        self.tasks.push_back(Task(Box::pin(f)));
+    }
+
+    fn after(&mut self, ms: u64, timer: Timer) {
+        let at = self.p.now_ms() + ms as f64;
+        self.timers.push((at, timer));
+    }
+}

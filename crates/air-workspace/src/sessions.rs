@@ -1,0 +1,234 @@
+//! The session list: opening the store and reading the list a page at a
+//! time (start-up reads only the first, however many are stored), the
+//! sessions saved elsewhere joining it in order, delete with an undo
+//! window (a second delete finishes the first at once), and rename.
+
+use air_store::keys::HAS_SESSIONS;
+use air_store::{SessionCursor, SessionRecord, Store};
+
+use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace};
+
+/// Sessions read per page of the list.
+pub const SESSION_PAGE: usize = 100;
+
+/// How long a deleted session can be brought back.
+pub const UNDO_MS: u64 = 6000;
+
+/// The list's state.
+#[derive(Debug, Default)]
+pub struct Sessions {
+    /// Read so far, newest activity first.
+    pub list: Vec<SessionRecord>,
+    has_more: bool,
+    /// Where the next page starts.
+    cursor: Option<SessionCursor>,
+    /// The page under way: its answer must name it.
+    ticket: u64,
+    loading_more: bool,
+    /// The start found sessions last time (the view is being fetched).
+    hinted: bool,
+    /// Deleted here, waiting for its undo window to close.
+    pending: Option<SessionRecord>,
+    /// The first page after opening the store was read.
+    started: bool,
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
+    match cmd {
+        Command::Start => start(w),
+        Command::LoadMoreSessions => load_more(w),
+        Command::ReloadSessions => read_page(w, true),
+        Command::SessionSaved(s) => {
+            // Deleted here and not yet for good: it stays out of the list.
+            if w.sessions.pending.as_ref().is_none_or(|p| p.id != s.id) {
+                upsert(w, s);
+                publish(w);
+            }
+        }
+        Command::SessionGone(id) => {
+            w.sessions.list.retain(|s| s.id != id);
+            publish(w);
+            w.emit(Update::Removed(id));
+        }
+        Command::Delete(id) => delete(w, id),
+        Command::UndoDelete => undo(w),
+        Command::Rename { id, title } => rename(w, id, title),
+        Command::Done(done) => finished(w, done),
+    }
+}
+
+fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
+    match done {
+        Done::StoreOpened { fell_back } => {
+            if let Some(e) = fell_back {
+                w.emit(Update::Notice(Notice::StoreFellBack(e)));
+            }
+            w.emit(Update::StoreReady);
+            read_page(w, true);
+        }
+        Done::Page { ticket, first, page } => paged(w, ticket, first, page),
+        Done::Deleted { id, result } => match result {
+            Ok(()) => w.emit(Update::Deleted(id)),
+            Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
+        },
+        Done::Renamed { id, result } => match result {
+            Ok(stored) => {
+                // A turn may have saved the session meanwhile: the list
+                // shows it as stored.
+                if let Some(s) = stored {
+                    upsert(w, s);
+                    publish(w);
+                }
+                w.emit(Update::Renamed(id));
+            }
+            Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Rename, error })),
+        },
+    }
+}
+
+/// Opens the store; a store that had sessions at the last start fetches
+/// the conversation view meanwhile.
+fn start<P: Platform>(w: &mut Workspace<P>) {
+    w.sessions.hinted = HAS_SESSIONS.get(w.p.kv());
+    if w.sessions.hinted {
+        w.emit(Update::WarmChatView);
+    }
+    let open = w.p.open_store();
+    w.spawn(async move { Some(Command::Done(Done::StoreOpened { fell_back: open.await })) });
+}
+
+/// Reads a page: the first (`first`), or the one after those read.
+fn read_page<P: Platform>(w: &mut Workspace<P>, first: bool) {
+    let Some(store) = w.p.store() else { return };
+    w.sessions.ticket += 1;
+    let ticket = w.sessions.ticket;
+    let after = if first { None } else { w.sessions.cursor.clone() };
+    w.spawn(async move {
+        let page = store.sessions_page(after.as_ref(), SESSION_PAGE).await;
+        Some(Command::Done(Done::Page { ticket, first, page }))
+    });
+}
+
+fn load_more<P: Platform>(w: &mut Workspace<P>) {
+    if w.sessions.has_more && !w.sessions.loading_more {
+        w.sessions.loading_more = true;
+        read_page(w, false);
+    }
+}
+
+fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, first: bool, page: Result<Vec<SessionRecord>, air_store::StoreError>) {
+    // Not the page asked for last (the list started again since): dropped.
+    if ticket != w.sessions.ticket {
+        return;
+    }
+    w.sessions.loading_more = false;
+    let page = match page {
+        Ok(page) => page,
+        Err(error) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::ReadSessions, error })),
+    };
+    let starting = first && !w.sessions.started;
+    if starting {
+        remember_sessions(w, !page.is_empty());
+    }
+    w.sessions.has_more = page.len() == SESSION_PAGE;
+    w.sessions.cursor = page.last().map(SessionCursor::of).or(if first { None } else { w.sessions.cursor.clone() });
+    if first {
+        w.sessions.list = page;
+    } else {
+        w.sessions.list.retain(|s| !page.iter().any(|p| p.id == s.id));
+        w.sessions.list.extend(page);
+        air_store::sort_by_activity(&mut w.sessions.list);
+    }
+    publish(w);
+    if starting {
+        w.sessions.started = true;
+        let first = w.sessions.list.first().map(|s| s.id.clone());
+        w.emit(Update::Started { first });
+    }
+}
+
+/// Keeps the hint for the next start; a first session fetches the view.
+fn remember_sessions<P: Platform>(w: &mut Workspace<P>, any: bool) {
+    if any != w.sessions.hinted {
+        if any {
+            w.emit(Update::WarmChatView);
+        }
+        let _ = HAS_SESSIONS.set(w.p.kv(), &any);
+        w.sessions.hinted = any;
+    }
+}
+
+/// Puts `s` in the list in its place (replacing itself).
+fn upsert<P: Platform>(w: &mut Workspace<P>, s: SessionRecord) {
+    if w.sessions.list.is_empty() {
+        remember_sessions(w, true);
+    }
+    let list = &mut w.sessions.list;
+    list.retain(|x| x.id != s.id);
+    let pos = list.iter().position(|x| air_store::activity_order(&s.updated_at, &s.id, &x.updated_at, &x.id).is_le()).unwrap_or(list.len());
+    list.insert(pos, s);
+}
+
+fn publish<P: Platform>(w: &mut Workspace<P>) {
+    let u = Update::Sessions { list: w.sessions.list.clone(), has_more: w.sessions.has_more };
+    w.emit(u);
+}
+
+fn delete<P: Platform>(w: &mut Workspace<P>, id: String) {
+    let Some(session) = w.sessions.list.iter().find(|s| s.id == id).cloned() else { return };
+    if let Some(previous) = w.sessions.pending.take() {
+        finish_delete(w, previous.id);
+    }
+    w.sessions.list.retain(|s| s.id != id);
+    publish(w);
+    w.emit(Update::Removed(id.clone()));
+    w.sessions.pending = Some(session.clone());
+    w.emit(Update::PendingDelete(Some(session)));
+    w.after(UNDO_MS, Timer::UndoDelete(id));
+}
+
+pub(crate) fn undo_window_closed<P: Platform>(w: &mut Workspace<P>, id: String) {
+    if w.sessions.pending.as_ref().is_some_and(|p| p.id == id) {
+        w.sessions.pending = None;
+        w.emit(Update::PendingDelete(None));
+        finish_delete(w, id);
+    }
+}
+
+fn finish_delete<P: Platform>(w: &mut Workspace<P>, id: String) {
+    let Some(store) = w.p.store() else { return };
+    w.spawn(async move {
+        let result = store.delete_session(&id).await;
+        Some(Command::Done(Done::Deleted { id, result }))
+    });
+}
+
+fn undo<P: Platform>(w: &mut Workspace<P>) {
+    if let Some(session) = w.sessions.pending.take() {
+        w.emit(Update::PendingDelete(None));
+        upsert(w, session);
+        publish(w);
+    }
+}
+
+fn rename<P: Platform>(w: &mut Workspace<P>, id: String, title: String) {
+    let Some(store) = w.p.store() else { return };
+    let Some(s) = w.sessions.list.iter_mut().find(|s| s.id == id) else { return };
+    if title.trim().is_empty() || title.trim() == s.title {
+        return;
+    }
+    s.rename(&title);
+    let session = s.clone();
+    publish(w);
+    w.spawn(async move {
+        let result = match store.put_session(&session).await {
+            Ok(()) => store.get_session(&session.id).await,
+            Err(e) => Err(e),
+        };
+        Some(Command::Done(Done::Renamed { id: session.id, result }))
+    });
+}
+
+#[cfg(test)]
+#[path = "sessions_tests.rs"]
+mod tests;
