@@ -9,17 +9,15 @@ use std::rc::Rc;
 
 use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
 use air_web::{IdbStore, LocalStorageKv};
-use air_workspace::{Command, Notice, Platform, StoreOp, Update, Workspace};
+use air_store::search::SearchResults;
+use air_store::StoreError;
+use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::state::AppState;
 use crate::store::AnyStore;
-
-/// How long after start-up the search index is checked (and rebuilt if
-/// it must be).
-const INDEX_CHECK_DELAY_MS: u64 = 1500;
 
 /// The page as the core's platform.
 #[derive(Default)]
@@ -52,6 +50,44 @@ impl Platform for Browser {
     fn store(&self) -> Option<Rc<AnyStore>> {
         self.store.borrow().clone()
     }
+    fn search(&self, query: String) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(SearchResults::default())) };
+            match search(store, query).await {
+                Ok(search) => Ok(search.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
+    }
+    fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(())) };
+            match rebuild(store).await {
+                Ok(rebuild) => Ok(rebuild.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
+    }
+}
+
+/// Search results shown at most.
+const SEARCH_LIMIT: usize = 50;
+
+/// Searching, with the index's ranking and snippets: fetched with the
+/// first search.
+#[crate::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn search(store: Rc<AnyStore>, query: String) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_store::search::run(&*store, &query, SEARCH_LIMIT).await }))
+}
+
+/// Building the search index from every message (a store from before it,
+/// or one that cannot be read).
+#[crate::lazy::split(index_rebuild, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
+    use air_store::Store;
+    Ok(Box::pin(async move { store.rebuild_index().await }))
 }
 
 thread_local! {
@@ -161,6 +197,15 @@ fn apply(state: AppState, u: Update) {
         Update::PendingDelete(p) => state.sessions.pending_delete.set(p),
         Update::Deleted(id) => deleted(state, id),
         Update::Renamed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
+        Update::SearchStarted => air_web::perf_mark("air-search-start"),
+        Update::SearchResults(results) => {
+            let found = results.is_some();
+            state.sessions.search_results.set(results);
+            if found {
+                request_animation_frame(|| air_web::perf_mark("air-search-end"));
+            }
+        }
+        Update::Indexing(on) => state.sessions.indexing.set(on),
     }
 }
 
@@ -168,9 +213,11 @@ fn notice(state: AppState, n: Notice) {
     let t = state.t();
     match n {
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
+        Notice::PartMissing => crate::lazy::report(state, crate::lazy::Missing),
         Notice::Store { op, error } => {
             let template = match op {
                 StoreOp::ReadSessions => t.err_read_sessions,
+                StoreOp::ReadMessages => t.err_read_messages,
                 StoreOp::Delete => t.err_delete,
                 StoreOp::Rename => t.err_rename,
             };
@@ -196,9 +243,6 @@ async fn started(state: AppState, first: Option<String>) {
     if let Some(id) = first {
         state.open_session(id).await;
     }
-    // A missing or unfinished index is built in the background, once
-    // the first screen is drawn (the work and its part would slow it).
-    crate::env::after(INDEX_CHECK_DELAY_MS, move || state.check_index());
     state.shell.loading.set(false);
     // After the first render of the opened state; with a conversation
     // open, once its view has drawn it (`ChatView`).

@@ -13,7 +13,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::store::AnyStore;
-use futures_util::future::LocalBoxFuture;
 use air_store::sync::SyncEvent;
 
 /// The answer being streamed right now. The view keeps no copy of its
@@ -191,8 +190,6 @@ pub struct AppState {
 
 /// Messages loaded at a time when a session opens (and per "earlier").
 pub const PAGE: usize = 100;
-/// Search results shown at most.
-const SEARCH_LIMIT: usize = 50;
 
 thread_local! {
     static READY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -228,8 +225,6 @@ pub fn mark_ready() {
 const REMOTE_STALE_MS: u64 = 10_000;
 
 
-/// Pause in typing before a search runs.
-const SEARCH_DELAY_MS: u64 = 150;
 
 
 pub fn use_app() -> AppState {
@@ -534,86 +529,11 @@ impl AppState {
         self.dispatch(air_workspace::Command::Rename { id, title });
     }
 
-    /// Searches every message and title through the store's index;
-    /// results land in `search_results`.
+    /// Searches every message and title through the store's index (after
+    /// a pause in typing); results land in `search_results`.
     pub fn run_search(self, query: String) {
         self.sessions.search.set(query.clone());
-        if query.trim().is_empty() {
-            self.sessions.search_results.set(None);
-            return;
-        }
-        let Some(store) = self.store() else { return };
-        // Wait for a pause in typing.
-        crate::env::after(SEARCH_DELAY_MS, move || {
-            if self.sessions.search.get_untracked() != query {
-                return;
-            }
-            spawn_local(async move {
-                air_web::perf_mark("air-search-start");
-                let results = match search(store, query.clone()).await {
-                    Ok(search) => search.await,
-                    Err(missing) => return crate::lazy::report(self, missing),
-                };
-                // Only the latest query's answer counts.
-                if self.sessions.search.get_untracked() != query {
-                    return;
-                }
-                match results {
-                    Ok(results) => {
-                        self.sessions.search_results.set(Some(results));
-                        request_animation_frame(|| air_web::perf_mark("air-search-end"));
-                    }
-                    // The index cannot be read: it is built again (and the
-                    // search asked again once it is).
-                    Err(_) => self.rebuild_index(),
-                }
-            });
-        });
-    }
-
-    /// Builds the search index again when there is none (a store from
-    /// before it), or a rebuild was cut short.
-    pub fn check_index(self) {
-        let Some(store) = self.store() else { return };
-        // Nothing stored, nothing to index (a new store starts its index
-        // with its first write).
-        if self.sessions.list.with_untracked(Vec::is_empty) {
-            return;
-        }
-        spawn_local(async move {
-            match store.index_stats().await {
-                Ok(Some(stats)) if stats.complete => {}
-                _ => self.rebuild_index(),
-            }
-        });
-    }
-
-    /// Builds the search index from every message, in the background.
-    pub fn rebuild_index(self) {
-        let Some(store) = self.store() else { return };
-        if self.sessions.indexing.get_untracked() {
-            return;
-        }
-        self.sessions.indexing.set(true);
-        spawn_local(async move {
-            let result = match rebuild(store).await {
-                Ok(rebuild) => rebuild.await,
-                Err(missing) => {
-                    self.sessions.indexing.set(false);
-                    return crate::lazy::report(self, missing);
-                }
-            };
-            self.sessions.indexing.set(false);
-            match result {
-                Ok(()) => {
-                    let query = self.sessions.search.get_untracked();
-                    if !query.trim().is_empty() {
-                        self.run_search(query);
-                    }
-                }
-                Err(e) => self.report(self.t().err_read_messages, &e),
-            }
-        });
+        self.dispatch(air_workspace::Command::Search(query));
     }
 
     /// Opens a session at one of its messages (a search result): pages of
@@ -801,19 +721,3 @@ impl AppState {
     }
 }
 
-/// Searching, with the index's ranking and snippets: fetched with the
-/// first search.
-#[crate::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn search(
-    store: Rc<AnyStore>,
-    query: String,
-) -> Result<LocalBoxFuture<'static, air_store::Result<air_store::search::SearchResults>>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { air_store::search::run(&*store, &query, SEARCH_LIMIT).await }))
-}
-
-/// Building the search index from every message (a store from before it,
-/// or one that cannot be read).
-#[crate::lazy::split(index_rebuild, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { store.rebuild_index().await }))
-}

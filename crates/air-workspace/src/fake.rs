@@ -6,11 +6,12 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use air_store::MemoryStore;
 use air_store::kv::MemoryKv;
+use air_store::search::SearchResults;
+use air_store::{MemoryStore, Store};
 use futures_util::future::LocalBoxFuture;
 
-use crate::{Command, Platform, Task, Update, Workspace};
+use crate::{Command, Missing, Platform, Task, Update, Workspace};
 
 /// The platform in memory.
 #[derive(Default)]
@@ -21,6 +22,12 @@ pub struct FakePlatform {
     opened: Cell<bool>,
     /// Opening the store fails with this (a store in memory is used).
     pub refuse_store: RefCell<Option<String>>,
+    /// The parts fetched on first use cannot be fetched.
+    pub parts_missing: Cell<bool>,
+    /// Searches sent to the index.
+    pub searches: Cell<usize>,
+    /// The index cannot be read until it is built again.
+    pub index_broken: Rc<Cell<bool>>,
 }
 
 impl Platform for FakePlatform {
@@ -40,6 +47,29 @@ impl Platform for FakePlatform {
     }
     fn store(&self) -> Option<Rc<MemoryStore>> {
         self.opened.get().then(|| self.store.clone())
+    }
+    fn search(&self, query: String) -> LocalBoxFuture<'static, Result<air_store::Result<SearchResults>, Missing>> {
+        let (store, missing, broken) = (self.store.clone(), self.parts_missing.get(), self.index_broken.get());
+        self.searches.set(self.searches.get() + 1);
+        Box::pin(async move {
+            if missing {
+                return Err(Missing);
+            }
+            if broken {
+                return Ok(Err(air_store::StoreError::Corrupt("an index entry cannot be read".into())));
+            }
+            Ok(air_store::search::run(&*store, &query, 50).await)
+        })
+    }
+    fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
+        let (store, missing, broken) = (self.store.clone(), self.parts_missing.get(), self.index_broken.clone());
+        Box::pin(async move {
+            if missing {
+                return Err(Missing);
+            }
+            broken.set(false);
+            Ok(store.rebuild_index().await)
+        })
     }
 }
 

@@ -14,13 +14,15 @@
 //! into signals; the fake platform and [`fake::Harness`] (feature
 //! `test-support`) do the same in tests, with a clock the test moves.
 //!
-//! What the core owns so far: opening the store and the session list
-//! (pages, the sessions other code saved, delete with undo, rename). The
-//! other flows move here one by one.
+//! What the core owns so far: opening the store, the session list (pages,
+//! the sessions other code saved, delete with undo, rename) and search.
+//! The other flows move here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `sessions`.
+//! Module order (each uses only those before it): `platform`, `sessions`,
+//! `search`.
 
 pub mod platform;
+pub mod search;
 pub mod sessions;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
@@ -28,6 +30,7 @@ pub mod fake;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use air_store::search::SearchResults;
 use air_store::{SessionRecord, StoreError};
 use futures_util::future::LocalBoxFuture;
 
@@ -52,8 +55,15 @@ pub enum Command {
     Delete(String),
     UndoDelete,
     Rename { id: String, title: String },
+    /// The sidebar's search text changed.
+    Search(String),
     Done(Done),
 }
+
+/// A part of the app fetched on first use could not be fetched (offline
+/// before it ever was, or a new version replaced it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Missing;
 
 /// A task's outcome.
 #[derive(Debug)]
@@ -62,6 +72,9 @@ pub enum Done {
     Page { ticket: u64, first: bool, page: Result<Vec<SessionRecord>, StoreError> },
     Deleted { id: String, result: Result<(), StoreError> },
     Renamed { id: String, result: Result<Option<SessionRecord>, StoreError> },
+    Searched { ticket: u64, result: Result<Result<SearchResults, StoreError>, Missing> },
+    IndexChecked { complete: bool },
+    IndexRebuilt(Result<Result<(), StoreError>, Missing>),
 }
 
 /// Something the page shows changed.
@@ -85,6 +98,12 @@ pub enum Update {
     Deleted(String),
     /// A session was renamed and stored (other tabs are told).
     Renamed(String),
+    /// A search is sent to the index.
+    SearchStarted,
+    /// What the search found (`None`: no search).
+    SearchResults(Option<SearchResults>),
+    /// The search index is being built again.
+    Indexing(bool),
 }
 
 /// What a person is told, as data (the page words it).
@@ -94,12 +113,15 @@ pub enum Notice {
     StoreFellBack(String),
     /// A store operation failed.
     Store { op: StoreOp, error: StoreError },
+    /// A part of the app could not be fetched.
+    PartMissing,
 }
 
 /// What the store was doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StoreOp {
     ReadSessions,
+    ReadMessages,
     Delete,
     Rename,
 }
@@ -109,6 +131,10 @@ pub enum StoreOp {
 pub enum Timer {
     /// The undo window of a deleted session closes.
     UndoDelete(String),
+    /// The pause in typing after a query is over.
+    Search(u64),
+    /// Start-up's look at the search index.
+    IndexCheck,
 }
 
 /// IO under way: it reports back as a command, or not at all.
@@ -121,11 +147,12 @@ pub struct Workspace<P: Platform> {
     tasks: VecDeque<Task>,
     timers: Vec<(f64, Timer)>,
     sessions: sessions::Sessions,
+    search: search::Search,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -134,7 +161,10 @@ impl<P: Platform> Workspace<P> {
 
     /// Takes a command; never awaits.
     pub fn handle(&mut self, cmd: Command) {
-        sessions::handle(self, cmd);
+        match cmd {
+            Command::Search(_) | Command::Done(Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_)) => search::handle(self, cmd),
+            cmd => sessions::handle(self, cmd),
+        }
     }
 
     /// Fires the timers due at `now_ms`.
@@ -144,6 +174,8 @@ impl<P: Platform> Workspace<P> {
         for (_, timer) in due {
             match timer {
                 Timer::UndoDelete(id) => sessions::undo_window_closed(self, id),
+                Timer::Search(ticket) => search::run(self, ticket),
+                Timer::IndexCheck => search::check(self),
             }
         }
     }

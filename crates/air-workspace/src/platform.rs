@@ -4,8 +4,11 @@
 
 use std::rc::Rc;
 
-use air_store::{KeyValue, Store};
+use air_store::search::SearchResults;
+use air_store::{KeyValue, Store, StoreError};
 use futures_util::future::LocalBoxFuture;
+
+use crate::Missing;
 
 pub trait Platform: 'static {
     type Store: Store + 'static;
@@ -20,4 +23,9 @@ pub trait Platform: 'static {
     fn open_store(&self) -> LocalBoxFuture<'static, Option<String>>;
     /// The store, once opened.
     fn store(&self) -> Option<Rc<Self::Store>>;
+    /// Searches the store's index (the part that ranks and quotes is
+    /// fetched with the first search).
+    fn search(&self, query: String) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>>;
+    /// Builds the store's search index again from every message.
+    fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
 }

@@ -54,6 +54,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
         Command::UndoDelete => undo(w),
         Command::Rename { id, title } => rename(w, id, title),
         Command::Done(done) => finished(w, done),
+        Command::Search(_) => {}
     }
 }
 
@@ -71,6 +72,7 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             Ok(()) => w.emit(Update::Deleted(id)),
             Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
         },
+        Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_) => {}
         Done::Renamed { id, result } => match result {
             Ok(stored) => {
                 // A turn may have saved the session meanwhile: the list
@@ -144,6 +146,7 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, first: bool, page: Resu
         w.sessions.started = true;
         let first = w.sessions.list.first().map(|s| s.id.clone());
         w.emit(Update::Started { first });
+        w.after(crate::search::INDEX_CHECK_DELAY_MS, Timer::IndexCheck);
     }
 }
 

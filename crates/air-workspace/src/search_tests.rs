@@ -1,0 +1,95 @@
+use air_chat::Role;
+use air_store::{MessageRecord, SessionRecord, Store};
+
+use super::*;
+use crate::fake::{FakePlatform, Harness};
+
+fn ready(p: &FakePlatform, f: impl std::future::Future<Output = air_store::Result<()>>) {
+    let mut f = std::pin::pin!(f);
+    let std::task::Poll::Ready(r) = f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) else { panic!("at once") };
+    r.expect("stored");
+    let _ = p;
+}
+
+/// A started harness whose store holds one session with `text` in it.
+fn with_message(text: &str) -> Harness {
+    let p = FakePlatform::default();
+    ready(&p, p.store.put_session(&SessionRecord::new("s", 1.0)));
+    let mut m = MessageRecord::new("m", "s", 1.0, Role::User, text);
+    m.timestamp = 1.0;
+    ready(&p, p.store.put_message(&m));
+    let mut h = Harness::new(p);
+    h.send(Command::Start);
+    h.take();
+    h
+}
+
+fn hits(updates: &[Update]) -> Option<Vec<Option<String>>> {
+    updates.iter().rev().find_map(|u| match u {
+        Update::SearchResults(Some(r)) => Some(r.hits.iter().map(|h| h.message_id.clone()).collect()),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_query_runs_after_a_pause_in_typing_and_only_the_latest_counts() {
+    let mut h = with_message("ownership and borrowing in Rust");
+    h.send(Command::Search("own".into()));
+    h.advance(100);
+    h.send(Command::Search("borrowing".into()));
+    h.advance(100);
+    assert_eq!(h.p.searches.get(), 0, "still typing");
+    h.advance(SEARCH_DELAY_MS);
+    assert_eq!(h.p.searches.get(), 1, "one search, the latest query's");
+    let updates = h.take();
+    assert!(updates.contains(&Update::SearchStarted));
+    assert_eq!(hits(&updates), Some(vec![Some("m".to_owned())]));
+    h.send(Command::Search("  ".into()));
+    assert_eq!(h.take(), vec![Update::SearchResults(None)], "an empty query clears the results at once");
+}
+
+#[test]
+fn an_answer_to_an_older_query_is_dropped() {
+    let mut h = with_message("ownership");
+    h.send(Command::Search("ownership".into()));
+    h.p.now.set(h.p.now.get() + SEARCH_DELAY_MS as f64);
+    h.ws.handle_timeout(h.p.now.get());
+    let asked = h.ws.poll_task().expect("the search");
+    h.send(Command::Search("something else".into()));
+    let mut asked = asked;
+    let std::task::Poll::Ready(Some(answer)) = asked.0.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) else { panic!("answered") };
+    h.take();
+    h.send(answer);
+    assert_eq!(hits(&h.take()), None, "not shown under the new query");
+}
+
+#[test]
+fn an_index_that_cannot_be_read_is_built_again_and_the_search_asked_again() {
+    let mut h = with_message("ownership");
+    h.p.index_broken.set(true);
+    h.send(Command::Search("ownership".into()));
+    h.advance(SEARCH_DELAY_MS);
+    let updates = h.take();
+    assert_eq!(updates.iter().filter(|u| matches!(u, Update::Indexing(_))).count(), 2, "{updates:?}");
+    h.advance(SEARCH_DELAY_MS);
+    assert_eq!(hits(&h.take()), Some(vec![Some("m".to_owned())]), "asked again once built");
+    assert_eq!(h.p.searches.get(), 2);
+}
+
+#[test]
+fn start_up_looks_at_the_index_once_the_first_screen_is_drawn() {
+    let mut h = with_message("ownership");
+    assert_eq!(h.ws.poll_timeout(), Some(h.p.now.get() + INDEX_CHECK_DELAY_MS as f64));
+    h.advance(INDEX_CHECK_DELAY_MS);
+    assert!(!h.take().contains(&Update::Indexing(true)), "a complete index is left alone");
+    assert_eq!(h.ws.poll_timeout(), None);
+}
+
+#[test]
+fn a_part_that_cannot_be_fetched_is_said() {
+    let mut h = with_message("ownership");
+    h.p.parts_missing.set(true);
+    h.send(Command::Search("ownership".into()));
+    h.advance(SEARCH_DELAY_MS);
+    assert!(h.take().contains(&Update::Notice(Notice::PartMissing)));
+}
