@@ -1,0 +1,85 @@
+//! Rules of `app/`: its flows go to the workspace core, which the binding
+//! runs. Tasks are spawned and page-wide state is kept only there (and in
+//! `air-web`); what is elsewhere today is counted per file and may only
+//! go down. No behaviour is decided by comparing text the user reads.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|e| panic!("root: {e}"))
+}
+
+/// The binding: the one place that may spawn and keep page-wide state.
+const BINDING: &str = "app/src/binding.rs";
+
+/// (file, `spawn_local(` calls, `thread_local!` blocks) still outside the
+/// binding.
+const STILL_THERE: &[(&str, usize, usize)] = &[
+    ("app/src/apps.rs", 3, 1),
+    ("app/src/chat.rs", 4, 4),
+    ("app/src/data.rs", 4, 0),
+    ("app/src/dynamic.rs", 6, 2),
+    ("app/src/mcp.rs", 13, 1),
+    ("app/src/oauth.rs", 2, 1),
+    ("app/src/state.rs", 4, 2),
+    ("app/src/view/chat.rs", 1, 1),
+    ("app/src/view/mod.rs", 2, 0),
+    ("app/src/view/settings.rs", 1, 0),
+];
+
+fn app_files() -> Vec<(String, String)> {
+    let root = root();
+    let mut out = Vec::new();
+    let mut stack = vec![root.join("app/src")];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for path in entries.flatten().map(|e| e.path()) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let rel = path.strip_prefix(&root).map(|p| p.display().to_string()).unwrap_or_default();
+                out.push((rel, std::fs::read_to_string(&path).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|l| !l.trim_start().starts_with("//"))
+}
+
+#[test]
+fn tasks_and_page_wide_state_only_in_the_binding() {
+    let mut problems = Vec::new();
+    for (rel, text) in app_files() {
+        if rel == BINDING {
+            continue;
+        }
+        let spawns = code_lines(&text).map(|l| l.matches("spawn_local(").count()).sum::<usize>();
+        let locals = code_lines(&text).filter(|l| l.contains("thread_local!")).count();
+        let (max_spawns, max_locals) = STILL_THERE.iter().find(|(f, _, _)| *f == rel).map_or((0, 0), |(_, s, l)| (*s, *l));
+        if spawns > max_spawns || locals > max_locals {
+            problems.push(format!("{rel}: {spawns} spawn_local, {locals} thread_local! (at most {max_spawns}, {max_locals}): go through the workspace core and the binding"));
+        } else if (spawns, locals) != (max_spawns, max_locals) {
+            problems.push(format!("{rel}: {spawns} spawn_local, {locals} thread_local! now: lower its line in STILL_THERE"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn no_behaviour_decided_by_comparing_text_the_user_reads() {
+    let mut hits = Vec::new();
+    for (rel, text) in app_files() {
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim_start().starts_with("//")) {
+            let compares = line.contains("== ") || line.contains("!= ");
+            let worded = line.contains("t()") && compares && (line.contains("== Some(state.t()") || line.contains("!= Some(state.t()") || line.contains(".t().") && (line.contains(" == ") || line.contains(" != ")) && !line.contains("lang"));
+            if worded {
+                hits.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(hits.is_empty(), "decided by comparing localized text (compare data instead):\n{}", hits.join("\n"));
+}
