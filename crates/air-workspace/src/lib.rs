@@ -19,8 +19,9 @@
 //! The other flows move here one by one.
 //!
 //! Module order (each uses only those before it): `platform`, `sessions`,
-//! `search`.
+//! `search`, `chat`.
 
+pub mod chat;
 pub mod platform;
 pub mod search;
 pub mod sessions;
@@ -31,7 +32,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use air_store::search::SearchResults;
-use air_store::{SessionRecord, StoreError};
+use air_store::{MessageRecord, SessionRecord, StoreError};
 use futures_util::future::LocalBoxFuture;
 
 pub use platform::Platform;
@@ -57,6 +58,28 @@ pub enum Command {
     Rename { id: String, title: String },
     /// The sidebar's search text changed.
     Search(String),
+    /// The user opens a session.
+    Open(String),
+    /// The user opens a search hit: a session, at one of its messages.
+    OpenAt { session: String, message: Option<String> },
+    /// The user starts a new chat (the session creator).
+    NewChat,
+    /// The page of messages before those shown.
+    LoadOlder,
+    /// The open session is read again (after an import).
+    Reopen,
+    /// ‹ 2 / 3 ›: alternative `alt` after fork `fork` of the open chat.
+    SwitchBranch { fork: String, alt: u32 },
+    /// Another tab changed a session.
+    SessionChanged(String),
+    /// A turn runs in this tab (or ended).
+    Busy(bool),
+    /// A turn created a session.
+    SessionCreated(String),
+    /// A turn saved a message.
+    MessageSaved(MessageRecord),
+    /// A turn removed messages (an answer replaced).
+    MessagesRemoved(Vec<String>),
     Done(Done),
 }
 
@@ -75,6 +98,11 @@ pub enum Done {
     Searched { ticket: u64, result: Result<Result<SearchResults, StoreError>, Missing> },
     IndexChecked { complete: bool },
     IndexRebuilt(Result<Result<(), StoreError>, Missing>),
+    /// A page of the open session's messages (and, for a session not in
+    /// the list yet, the session).
+    Messages { ticket: u64, why: chat::PageWhy, page: Result<(Option<SessionRecord>, Vec<MessageRecord>), StoreError> },
+    /// The session with another branch shown, stored.
+    BranchShown(Result<SessionRecord, StoreError>),
 }
 
 /// Something the page shows changed.
@@ -104,6 +132,22 @@ pub enum Update {
     SearchResults(Option<SearchResults>),
     /// The search index is being built again.
     Indexing(bool),
+    /// The open session (`None`: the session creator).
+    Active(Option<String>),
+    /// The messages shown, and whether older ones exist.
+    Messages { list: Vec<MessageRecord>, has_older: bool },
+    /// Older messages, shown before those shown.
+    MessagesPrepended { list: Vec<MessageRecord>, has_older: bool },
+    /// A session's first page is shown (what is kept per conversation
+    /// follows).
+    Opened(String),
+    /// A message saved by the turn, in its place.
+    MessageSaved(MessageRecord),
+    MessagesRemoved(Vec<String>),
+    /// The message a search hit opened: scrolled to and marked.
+    Focus(Option<String>),
+    /// A session changed here (the other tabs are told).
+    Changed(String),
 }
 
 /// What a person is told, as data (the page words it).
@@ -122,6 +166,7 @@ pub enum Notice {
 pub enum StoreOp {
     ReadSessions,
     ReadMessages,
+    SaveMessage,
     Delete,
     Rename,
 }
@@ -148,11 +193,12 @@ pub struct Workspace<P: Platform> {
     timers: Vec<(f64, Timer)>,
     sessions: sessions::Sessions,
     search: search::Search,
+    chat: chat::Chat,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -163,6 +209,18 @@ impl<P: Platform> Workspace<P> {
     pub fn handle(&mut self, cmd: Command) {
         match cmd {
             Command::Search(_) | Command::Done(Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_)) => search::handle(self, cmd),
+            Command::Open(_)
+            | Command::OpenAt { .. }
+            | Command::NewChat
+            | Command::LoadOlder
+            | Command::Reopen
+            | Command::SwitchBranch { .. }
+            | Command::SessionChanged(_)
+            | Command::Busy(_)
+            | Command::SessionCreated(_)
+            | Command::MessageSaved(_)
+            | Command::MessagesRemoved(_)
+            | Command::Done(Done::Messages { .. } | Done::BranchShown(_)) => chat::handle(self, cmd),
             cmd => sessions::handle(self, cmd),
         }
     }
@@ -193,6 +251,11 @@ impl<P: Platform> Workspace<P> {
     /// The earliest deadline, in milliseconds since the epoch.
     pub fn poll_timeout(&self) -> Option<f64> {
         self.timers.iter().map(|(at, _)| *at).reduce(f64::min)
+    }
+
+    /// The open session.
+    pub fn active(&self) -> Option<&str> {
+        self.chat.active.as_deref()
     }
 
     /// The sessions read so far, in the list's order.

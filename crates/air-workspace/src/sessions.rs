@@ -54,7 +54,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
         Command::UndoDelete => undo(w),
         Command::Rename { id, title } => rename(w, id, title),
         Command::Done(done) => finished(w, done),
-        Command::Search(_) => {}
+        _ => {}
     }
 }
 
@@ -72,7 +72,7 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             Ok(()) => w.emit(Update::Deleted(id)),
             Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
         },
-        Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_) => {}
+        Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_) | Done::Messages { .. } | Done::BranchShown(_) => {}
         Done::Renamed { id, result } => match result {
             Ok(stored) => {
                 // A turn may have saved the session meanwhile: the list

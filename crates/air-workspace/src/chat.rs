@@ -1,0 +1,263 @@
+//! The open conversation: which session is open, its messages read a page
+//! at a time from the end (older pages on demand; a search hit's page read
+//! until it is there), on the branch shown; switching branches; and what
+//! the turn and the other tabs change. The core keeps only each shown
+//! message's id and place: the records go to the page.
+
+use air_store::{MessageRecord, SessionRecord, Store};
+
+use crate::{Command, Done, Notice, Platform, StoreOp, Update, Workspace};
+
+/// Messages read at a time when a session opens (and per "earlier").
+pub const PAGE: usize = 100;
+
+/// Why a page of messages was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageWhy {
+    /// The session was opened.
+    Open,
+    /// What is shown was read again (another tab changed it).
+    Refresh,
+    /// The page before those shown.
+    Older,
+}
+
+/// The conversation's state.
+#[derive(Debug, Default)]
+pub struct Chat {
+    pub active: Option<String>,
+    /// The messages shown, by id and place, in order.
+    shown: Vec<(String, f64)>,
+    has_older: bool,
+    /// The page under way: its answer must name it.
+    ticket: u64,
+    loading_older: bool,
+    /// How many messages the page under way asked for.
+    asked: usize,
+    /// A turn runs in this tab.
+    busy: bool,
+    /// A search hit to bring into view once read: (session, message).
+    target: Option<(String, String)>,
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
+    match cmd {
+        Command::Open(id) => {
+            if w.chat.active.as_deref() != Some(id.as_str()) {
+                w.emit(Update::Focus(None));
+                open(w, id);
+            }
+        }
+        Command::OpenAt { session, message } => open_at(w, session, message),
+        Command::NewChat => new_chat(w),
+        Command::LoadOlder => load_older(w),
+        Command::Reopen => {
+            if let Some(id) = w.chat.active.clone() {
+                open(w, id);
+            }
+        }
+        Command::SwitchBranch { fork, alt } => switch_branch(w, fork, alt),
+        Command::SessionChanged(id) => changed_elsewhere(w, id),
+        Command::Busy(on) => w.chat.busy = on,
+        Command::SessionCreated(id) => {
+            // The user is still on the session creator: it opens.
+            if w.chat.active.is_none() {
+                w.chat.active = Some(id.clone());
+                w.emit(Update::Active(Some(id)));
+            }
+        }
+        Command::MessageSaved(record) => saved(w, record),
+        Command::MessagesRemoved(ids) => {
+            w.chat.shown.retain(|(id, _)| !ids.contains(id));
+            w.emit(Update::MessagesRemoved(ids));
+        }
+        Command::Done(Done::Messages { ticket, why, page }) => paged(w, ticket, why, page),
+        Command::Done(Done::BranchShown(result)) => match result {
+            Ok(session) => {
+                let id = session.id.clone();
+                w.handle(Command::SessionSaved(session));
+                w.emit(Update::Changed(id.clone()));
+                open(w, id);
+            }
+            Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::SaveMessage, error })),
+        },
+        _ => {}
+    }
+}
+
+/// Shows the session creator; the session is created with its first message.
+fn new_chat<P: Platform>(w: &mut Workspace<P>) {
+    w.chat.active = None;
+    w.chat.ticket += 1;
+    w.chat.shown.clear();
+    w.chat.has_older = false;
+    w.emit(Update::Active(None));
+    w.emit(Update::Messages { list: Vec::new(), has_older: false });
+}
+
+/// Makes `id` the open session and reads its last page.
+pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
+    let Some(store) = w.p.store() else { return };
+    if w.chat.active.as_deref() != Some(id.as_str()) {
+        w.chat.shown.clear();
+        w.emit(Update::Messages { list: Vec::new(), has_older: false });
+    }
+    w.chat.active = Some(id.clone());
+    w.emit(Update::Active(Some(id.clone())));
+    w.chat.ticket += 1;
+    w.chat.asked = PAGE;
+    let (ticket, listed) = (w.chat.ticket, w.sessions.list.iter().any(|s| s.id == id));
+    w.spawn(async move {
+        // A session past the pages read so far (a search hit) joins the list.
+        let session = if listed { None } else { store.get_session(&id).await.ok().flatten() };
+        let page = store.messages_page(&id, None, PAGE).await;
+        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Open, page: page.map(|p| (session, p)) }))
+    });
+}
+
+fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Result<(Option<SessionRecord>, Vec<MessageRecord>), air_store::StoreError>) {
+    if why == PageWhy::Older {
+        w.chat.loading_older = false;
+    }
+    // Another session was opened (or this one read again) meanwhile; a
+    // turn started here since the other tab's change was asked about.
+    if ticket != w.chat.ticket || (why == PageWhy::Refresh && w.chat.busy) {
+        return;
+    }
+    let (session, page) = match page {
+        Ok(p) => p,
+        Err(error) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::ReadMessages, error })),
+    };
+    if let Some(s) = session {
+        w.handle(Command::SessionSaved(s));
+    }
+    let Some(id) = w.chat.active.clone() else { return };
+    let read = page.len();
+    let list = shown(w, &id, page);
+    let places = list.iter().map(|m| (m.id.clone(), m.seq));
+    match why {
+        PageWhy::Open | PageWhy::Refresh => {
+            w.chat.has_older = read == w.chat.asked;
+            w.chat.shown = places.collect();
+            let has_older = w.chat.has_older;
+            w.emit(Update::Messages { list, has_older });
+            if why == PageWhy::Open {
+                w.emit(Update::Opened(id.clone()));
+            }
+        }
+        PageWhy::Older => {
+            w.chat.has_older = read == PAGE;
+            let mut older: Vec<(String, f64)> = places.collect();
+            older.append(&mut w.chat.shown);
+            w.chat.shown = older;
+            let has_older = w.chat.has_older;
+            w.emit(Update::MessagesPrepended { list, has_older });
+        }
+    }
+    seek(w, &id);
+}
+
+/// The messages of `list` on the session's branch shown.
+fn shown<P: Platform>(w: &Workspace<P>, id: &str, list: Vec<MessageRecord>) -> Vec<MessageRecord> {
+    let forks = w.sessions.list.iter().find(|s| s.id == id).map(|s| s.forks.clone()).unwrap_or_default();
+    air_store::branches::shown(list, &forks)
+}
+
+fn load_older<P: Platform>(w: &mut Workspace<P>) {
+    let (Some(store), Some(id)) = (w.p.store(), w.chat.active.clone()) else { return };
+    if w.chat.loading_older || !w.chat.has_older {
+        return;
+    }
+    w.chat.loading_older = true;
+    let (ticket, first) = (w.chat.ticket, w.chat.shown.first().map(|(_, seq)| *seq));
+    w.spawn(async move {
+        let page = store.messages_page(&id, first, PAGE).await;
+        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Older, page: page.map(|p| (None, p)) }))
+    });
+}
+
+/// Opens `session` at `message` (a search hit): its branch is shown first
+/// where it is on another, then older pages are read until it is there.
+fn open_at<P: Platform>(w: &mut Workspace<P>, session: String, message: Option<String>) {
+    let Some(store) = w.p.store() else { return };
+    w.emit(Update::Focus(None));
+    w.chat.target = message.clone().map(|m| (session.clone(), m));
+    let Some(target) = message else { return open(w, session) };
+    w.spawn(async move {
+        let (m, s) = (store.get_message(&target).await, store.get_session(&session).await);
+        let (Ok(Some(m)), Ok(Some(mut s))) = (m, s) else { return Some(Command::Open(session)) };
+        if !air_store::branches::reveal(&mut s.forks, &m) {
+            return Some(Command::Open(session));
+        }
+        Some(Command::Done(Done::BranchShown(store.put_session(&s).await.map(|()| s))))
+    });
+}
+
+/// After a page: a search hit not read yet is read towards, else marked.
+fn seek<P: Platform>(w: &mut Workspace<P>, id: &str) {
+    let Some((session, message)) = w.chat.target.clone() else { return };
+    if session != id {
+        return;
+    }
+    if w.chat.shown.iter().any(|(m, _)| *m == message) || !w.chat.has_older {
+        w.chat.target = None;
+        w.emit(Update::Focus(Some(message)));
+    } else {
+        load_older(w);
+    }
+}
+
+/// Shows alternative `alt` after the fork `fork` of the open chat
+/// (‹ 2 / 3 ›): the session records it, and the chat is read again.
+fn switch_branch<P: Platform>(w: &mut Workspace<P>, fork: String, alt: u32) {
+    let (Some(store), Some(id)) = (w.p.store(), w.chat.active.clone()) else { return };
+    if w.chat.busy {
+        return;
+    }
+    w.spawn(async move {
+        let mut session = match store.get_session(&id).await {
+            Ok(Some(s)) => s,
+            Ok(None) => return None,
+            Err(e) => return Some(Command::Done(Done::BranchShown(Err(e)))),
+        };
+        let f = session.forks.get_mut(&fork)?;
+        f.shown = alt.min(f.count.saturating_sub(1));
+        Some(Command::Done(Done::BranchShown(store.put_session(&session).await.map(|()| session))))
+    });
+}
+
+/// Another tab changed session `id`: the list shows it as stored, and the
+/// open conversation is read again (unless a turn runs here).
+fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
+    let Some(store) = w.p.store() else { return };
+    let reread = w.chat.active.as_deref() == Some(id.as_str()) && !w.chat.busy;
+    let n = w.chat.shown.len().max(PAGE);
+    if reread {
+        w.chat.ticket += 1;
+        w.chat.asked = n;
+    }
+    let ticket = w.chat.ticket;
+    w.spawn(async move {
+        let session = store.get_session(&id).await.ok().flatten();
+        if !reread {
+            return session.map(Command::SessionSaved);
+        }
+        let page = store.messages_page(&id, None, n).await;
+        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Refresh, page: page.map(|p| (session, p)) }))
+    });
+}
+
+/// A message the turn saved: in its place among those shown.
+fn saved<P: Platform>(w: &mut Workspace<P>, record: MessageRecord) {
+    if w.chat.active.as_deref() != Some(record.session_id.as_str()) {
+        return;
+    }
+    w.chat.shown.retain(|(id, _)| *id != record.id);
+    let pos = w.chat.shown.iter().position(|(_, seq)| *seq > record.seq).unwrap_or(w.chat.shown.len());
+    w.chat.shown.insert(pos, (record.id.clone(), record.seq));
+    w.emit(Update::MessageSaved(record));
+}
+
+#[cfg(test)]
+#[path = "chat_tests.rs"]
+mod tests;

@@ -1,0 +1,137 @@
+use air_chat::Role;
+use air_store::{MessageRecord, SessionRecord, Store};
+
+use super::*;
+use crate::fake::{FakePlatform, Harness};
+
+fn now<T>(f: impl std::future::Future<Output = T>) -> T {
+    let mut f = std::pin::pin!(f);
+    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => panic!("the memory store answers at once"),
+    }
+}
+
+/// A started harness: sessions `a` (newest, `n` messages) and `b` (2).
+fn two_sessions(n: usize) -> Harness {
+    let p = FakePlatform::default();
+    now(p.store.put_session(&SessionRecord::new("b", 1.0))).expect("b");
+    now(p.store.put_session(&SessionRecord::new("a", 2.0))).expect("a");
+    for i in 0..n {
+        now(p.store.put_message(&MessageRecord::new(format!("a{i}"), "a", i as f64, Role::User, "hi"))).expect("a's");
+    }
+    for i in 0..2 {
+        now(p.store.put_message(&MessageRecord::new(format!("b{i}"), "b", i as f64, Role::User, "hi"))).expect("b's");
+    }
+    let mut h = Harness::new(p);
+    h.send(Command::Start);
+    h.send(Command::Open("a".into()));
+    h
+}
+
+/// What the page shows after these updates.
+fn shown(updates: &[Update], mut list: Vec<String>) -> (Vec<String>, bool) {
+    let mut older = false;
+    for u in updates {
+        match u {
+            Update::Messages { list: l, has_older } => {
+                list = l.iter().map(|m| m.id.clone()).collect();
+                older = *has_older;
+            }
+            Update::MessagesPrepended { list: l, has_older } => {
+                let mut l: Vec<String> = l.iter().map(|m| m.id.clone()).collect();
+                l.append(&mut list);
+                list = l;
+                older = *has_older;
+            }
+            _ => {}
+        }
+    }
+    (list, older)
+}
+
+#[test]
+fn a_long_session_opens_on_its_last_page_and_older_pages_come_on_demand() {
+    let mut h = two_sessions(150);
+    let (list, older) = shown(&h.take(), Vec::new());
+    assert_eq!((list.len(), older, list[0].as_str()), (PAGE, true, "a50"));
+    h.ws.handle(Command::LoadOlder);
+    h.ws.handle(Command::LoadOlder);
+    h.run();
+    let (list, older) = shown(&h.take(), list);
+    assert_eq!((list.len(), older, list[0].as_str(), list[149].as_str()), (150, false, "a0", "a149"), "read once, before those shown");
+}
+
+#[test]
+fn an_answer_for_a_session_no_longer_open_is_dropped() {
+    let mut h = two_sessions(3);
+    h.take();
+    h.ws.handle(Command::Open("b".into()));
+    let late = h.ws.poll_task().expect("b's page");
+    h.send(Command::Open("a".into()));
+    let mut late = late;
+    let std::task::Poll::Ready(Some(answer)) = late.0.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) else { panic!("answered") };
+    h.send(answer);
+    let updates = h.take();
+    assert_eq!(shown(&updates, Vec::new()).0, ["a0", "a1", "a2"], "b's page came too late");
+    assert_eq!(h.ws.active(), Some("a"));
+}
+
+#[test]
+fn a_search_hit_is_read_towards_then_marked() {
+    let mut h = two_sessions(250);
+    h.send(Command::NewChat);
+    h.take();
+    h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
+    let updates = h.take();
+    assert_eq!(updates.last(), Some(&Update::Focus(Some("a10".into()))));
+    let (list, _) = shown(&updates, Vec::new());
+    assert!(list.contains(&"a10".to_owned()) && list.len() == 250, "{}", list.len());
+}
+
+#[test]
+fn the_turn_s_messages_go_in_their_place_and_a_new_session_opens_from_the_creator() {
+    let mut h = two_sessions(2);
+    h.take();
+    h.send(Command::MessageSaved(MessageRecord::new("mid", "a", 0.5, Role::Assistant, "x")));
+    h.send(Command::MessageSaved(MessageRecord::new("other", "b", 9.0, Role::Assistant, "x")));
+    let updates = h.take();
+    assert_eq!(updates.len(), 1, "another session's message is not shown here");
+    h.send(Command::SessionCreated("c".into()));
+    assert_eq!(h.ws.active(), Some("a"), "only from the session creator");
+    h.send(Command::NewChat);
+    h.send(Command::SessionCreated("c".into()));
+    assert_eq!(h.ws.active(), Some("c"));
+}
+
+#[test]
+fn another_tab_s_change_is_read_again_unless_a_turn_runs_here() {
+    let mut h = two_sessions(2);
+    h.take();
+    now(h.p.store.put_message(&MessageRecord::new("a2", "a", 2.0, Role::User, "from the other tab"))).expect("stored");
+    h.send(Command::Busy(true));
+    h.send(Command::SessionChanged("a".into()));
+    assert!(!h.take().iter().any(|u| matches!(u, Update::Messages { .. })), "not while a turn runs here");
+    h.send(Command::Busy(false));
+    h.send(Command::SessionChanged("a".into()));
+    assert_eq!(shown(&h.take(), Vec::new()).0, ["a0", "a1", "a2"]);
+}
+
+#[test]
+fn a_branch_is_switched_only_between_turns_and_the_chat_read_again() {
+    let mut h = two_sessions(2);
+    let mut s = now(h.p.store.get_session("a")).unwrap().expect("a");
+    s.forks.insert("a0".into(), air_store::branches::Fork { count: 2, shown: 0 });
+    now(h.p.store.put_session(&s)).expect("stored");
+    h.take();
+    h.send(Command::Busy(true));
+    h.send(Command::SwitchBranch { fork: "a0".into(), alt: 1 });
+    assert!(h.take().is_empty());
+    h.send(Command::Busy(false));
+    h.send(Command::SwitchBranch { fork: "a0".into(), alt: 5 });
+    let stored = now(h.p.store.get_session("a")).unwrap().expect("a");
+    assert_eq!(stored.forks["a0"].shown, 1, "the last alternative at most");
+    let updates = h.take();
+    assert!(updates.contains(&Update::Changed("a".into())));
+    assert!(updates.iter().any(|u| matches!(u, Update::Messages { .. })), "read again");
+}
