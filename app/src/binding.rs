@@ -11,7 +11,8 @@ use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
 use air_web::{IdbStore, LocalStorageKv};
 use air_store::search::SearchResults;
 use air_store::StoreError;
-use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
+use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Workspace};
+use air_workspace::Update as Up;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -97,6 +98,8 @@ thread_local! {
     static HANDLING: Cell<bool> = const { Cell::new(false) };
     /// The deadline the one timer is armed for.
     static ARMED: Cell<Option<f64>> = const { Cell::new(None) };
+    /// The newest session is opening at start-up.
+    static STARTING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Starts the core: the store opens and the list's first page is read.
@@ -175,17 +178,50 @@ fn store() -> Option<Rc<AnyStore>> {
     CORE.with(|c| c.borrow().as_ref().and_then(|core| core.platform().store()))
 }
 
-fn apply(state: AppState, u: Update) {
+fn apply(state: AppState, u: Up) {
     match u {
-        Update::Notice(n) => notice(state, n),
-        Update::StoreReady => store_ready(state),
-        Update::WarmChatView => crate::view::warm_chat_view(),
-        Update::Sessions { list, has_more } => {
+        Up::Notice(n) => notice(state, n),
+        Up::StoreReady => store_ready(state),
+        Up::WarmChatView => crate::view::warm_chat_view(),
+        Up::Sessions { list, has_more } => {
             state.sessions.has_more.set(has_more);
             state.sessions.list.set(list);
         }
-        Update::Started { first } => spawn_local(started(state, first)),
-        Update::Removed(id) => {
+        Up::Started { first } => match first {
+            // The newest session opens; the page is usable once it shows.
+            Some(id) => {
+                STARTING.with(|s| s.set(true));
+                dispatch(state, Command::Open(id));
+            }
+            None => ready(state),
+        },
+        Up::Active(active) => state.sessions.active.set(active),
+        Up::Messages { mut list, has_older } => {
+            // The answer this tab is streaming is shown live, not as its checkpoint.
+            if let Some(live) = state.chat.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
+                list.retain(|m| m.id != live);
+            }
+            state.chat.has_older.set(has_older);
+            state.chat.messages.set(list);
+        }
+        Up::MessagesPrepended { mut list, has_older } => {
+            state.chat.has_older.set(has_older);
+            state.chat.messages.update(|m| {
+                list.append(m);
+                *m = list;
+            });
+        }
+        Up::Opened(id) => {
+            spawn_local(async move { crate::dynamic::show_loaded(state, &id).await });
+            if STARTING.with(|s| s.replace(false)) {
+                ready(state);
+            }
+        }
+        Up::MessageSaved(record) => state.chat.messages.update(|list| upsert_message(list, record)),
+        Up::MessagesRemoved(ids) => state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id))),
+        Up::Focus(focus) => state.chat.focus.set(focus),
+        Up::Changed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
+        Up::Removed(id) => {
             // Do not keep writing into a session that no longer exists.
             if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
                 state.stop();
@@ -194,18 +230,18 @@ fn apply(state: AppState, u: Update) {
                 state.new_session();
             }
         }
-        Update::PendingDelete(p) => state.sessions.pending_delete.set(p),
-        Update::Deleted(id) => deleted(state, id),
-        Update::Renamed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
-        Update::SearchStarted => air_web::perf_mark("air-search-start"),
-        Update::SearchResults(results) => {
+        Up::PendingDelete(p) => state.sessions.pending_delete.set(p),
+        Up::Deleted(id) => deleted(state, id),
+        Up::Renamed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
+        Up::SearchStarted => air_web::perf_mark("air-search-start"),
+        Up::SearchResults(results) => {
             let found = results.is_some();
             state.sessions.search_results.set(results);
             if found {
                 request_animation_frame(|| air_web::perf_mark("air-search-end"));
             }
         }
-        Update::Indexing(on) => state.sessions.indexing.set(on),
+        Up::Indexing(on) => state.sessions.indexing.set(on),
     }
 }
 
@@ -218,6 +254,7 @@ fn notice(state: AppState, n: Notice) {
             let template = match op {
                 StoreOp::ReadSessions => t.err_read_sessions,
                 StoreOp::ReadMessages => t.err_read_messages,
+                StoreOp::SaveMessage => t.err_save_message,
                 StoreOp::Delete => t.err_delete,
                 StoreOp::Rename => t.err_rename,
             };
@@ -237,18 +274,24 @@ fn store_ready(state: AppState) {
     state.set_channel(channel.map(Rc::new));
 }
 
-/// The first page is shown: the newest session opens, then the page is
-/// usable.
-async fn started(state: AppState, first: Option<String>) {
-    if let Some(id) = first {
-        state.open_session(id).await;
-    }
+/// The first screen is there: the page is usable.
+fn ready(state: AppState) {
     state.shell.loading.set(false);
     // After the first render of the opened state; with a conversation
     // open, once its view has drawn it (`ChatView`).
     if state.sessions.active.get_untracked().is_none() {
         request_animation_frame(crate::state::mark_ready);
     }
+}
+
+/// Puts a record in its place (by `seq`), replacing an older copy.
+fn upsert_message(list: &mut Vec<air_store::MessageRecord>, record: air_store::MessageRecord) {
+    if let Some(x) = list.iter_mut().find(|x| x.id == record.id) {
+        *x = record;
+        return;
+    }
+    let pos = list.iter().rposition(|x| x.seq <= record.seq).map_or(0, |p| p + 1);
+    list.insert(pos, record);
 }
 
 /// A session is deleted for good: what was kept about it goes too.

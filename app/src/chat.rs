@@ -145,10 +145,8 @@ fn apply(state: AppState, event: Event) {
             // The new chat's server choice is now this session's.
             state.update_mcp_chat(|c| c.started(&id));
             state.update_assistants(|a| a.started(&id));
-            // The user is still on the session creator: open the new session.
-            if active.is_none() {
-                state.sessions.active.set(Some(id));
-            }
+            // The user is still on the session creator: the new session opens.
+            state.dispatch(air_workspace::Command::SessionCreated(id));
         }
         Event::SessionSaved(session) => {
             state.upsert_session(session);
@@ -159,19 +157,16 @@ fn apply(state: AppState, event: Event) {
             if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.message_id == record.id)) {
                 state.chat.streaming.set(None);
             }
-            // `active` may have been set by SessionCreated just now.
-            if state.sessions.active.get_untracked().as_deref() == Some(record.session_id.as_str()) {
-                state.chat.messages.update(|list| upsert_message(list, record));
-            }
+            state.dispatch(air_workspace::Command::MessageSaved(record));
         }
         Event::MessagesRemoved { session_id, ids } => {
             if here(&session_id) {
-                state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id)));
+                state.dispatch(air_workspace::Command::MessagesRemoved(ids));
             }
         }
         Event::StreamStarted { session_id, message_id, model, thought, text, reasoning } => {
             // A continued answer is shown live instead of as its record.
-            state.chat.messages.update(|m| m.retain(|x| x.id != message_id));
+            state.dispatch(air_workspace::Command::MessagesRemoved(vec![message_id.clone()]));
             let run = RUNS.with(|r| {
                 r.set(r.get().wrapping_add(1));
                 r.get()
@@ -254,16 +249,6 @@ fn apply(state: AppState, event: Event) {
             state.report(template, &error);
         }
     }
-}
-
-/// Puts a record in its place (by `seq`), replacing an older copy.
-fn upsert_message(list: &mut Vec<MessageRecord>, record: MessageRecord) {
-    if let Some(x) = list.iter_mut().find(|x| x.id == record.id) {
-        *x = record;
-        return;
-    }
-    let pos = list.iter().rposition(|x| x.seq <= record.seq).map_or(0, |p| p + 1);
-    list.insert(pos, record);
 }
 
 /// What a turn is asked to do.

@@ -101,9 +101,7 @@ pub fn import(state: AppState, event: leptos::ev::Event) {
                 ));
                 state.dispatch(air_workspace::Command::ReloadSessions);
                 state.broadcast(air_store::sync::SyncEvent::SessionsChanged);
-                if let Some(id) = state.sessions.active.get_untracked() {
-                    state.open_session(id).await;
-                }
+                state.dispatch(air_workspace::Command::Reopen);
                 refresh_storage(state);
             }
             Err(e) => {

@@ -6,11 +6,10 @@ use std::rc::Rc;
 
 use air_store::keys::SIDEBAR_COLLAPSED;
 use air_store::settings;
-use air_store::{MessageRecord, SessionRecord, Settings, Store};
+use air_store::{MessageRecord, SessionRecord, Settings};
 use air_http::Abort;
 use air_web::{LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::store::AnyStore;
 use air_store::sync::SyncEvent;
@@ -101,7 +100,6 @@ pub struct Conversation {
     pub messages: RwSignal<Vec<MessageRecord>>,
     /// Earlier messages exist that are not loaded.
     pub has_older: RwSignal<bool>,
-    loading_older: StoredValue<bool>,
     /// The message a search result opened: scrolled to and marked.
     pub focus: RwSignal<Option<String>>,
     pub streaming: RwSignal<Option<Streaming>>,
@@ -188,8 +186,6 @@ pub struct AppState {
     pub chat: Conversation,
 }
 
-/// Messages loaded at a time when a session opens (and per "earlier").
-pub const PAGE: usize = 100;
 
 thread_local! {
     static READY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -286,7 +282,6 @@ impl AppState {
             chat: Conversation {
                 messages: RwSignal::new(Vec::new()),
                 has_older: RwSignal::new(false),
-                loading_older: StoredValue::new(false),
                 focus: RwSignal::new(None),
                 streaming: RwSignal::new(None),
                 busy: RwSignal::new(false),
@@ -333,61 +328,10 @@ impl AppState {
         crate::binding::dispatch(self, cmd);
     }
 
-    /// Makes `id` the active session and loads its messages.
-    pub async fn open_session(self, id: String) {
-        let Some(store) = self.store() else { return };
-        self.sessions.active.set(Some(id.clone()));
-        // A session past the pages read so far (a search hit) joins the list.
-        if self.sessions.list.with_untracked(|l| !l.iter().any(|s| s.id == id))
-            && let Ok(Some(session)) = store.get_session(&id).await
-        {
-            self.upsert_session(session);
-        }
-        match store.messages_page(&id, None, PAGE).await {
-            // Another session may have been opened meanwhile.
-            Ok(list) if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) => {
-                self.chat.has_older.set(list.len() == PAGE);
-                let mut list = self.shown(&id, list);
-                // The answer this tab is streaming is shown live, not as its checkpoint.
-                if let Some(live) = self.chat.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
-                    list.retain(|m| m.id != live);
-                }
-                self.chat.messages.set(list);
-            }
-            Ok(_) => {}
-            Err(e) => self.report(self.t().err_read_messages, &e),
-        }
-        crate::dynamic::show_loaded(self, &id).await;
-    }
-
-    /// The messages of `list` on the session's branch shown.
-    fn shown(&self, session_id: &str, list: Vec<MessageRecord>) -> Vec<MessageRecord> {
-        let forks = self.sessions.list.with_untracked(|l| l.iter().find(|s| s.id == session_id).map(|s| s.forks.clone())).unwrap_or_default();
-        air_store::branches::shown(list, &forks)
-    }
-
     /// Shows alternative `alt` after the fork `fork` of the open chat
     /// (‹ 2 / 3 ›): the session records it, and the chat is read again.
     pub fn switch_branch(self, fork: String, alt: u32) {
-        let (Some(store), Some(id)) = (self.store(), self.sessions.active.get_untracked()) else { return };
-        if self.is_busy() {
-            return;
-        }
-        spawn_local(async move {
-            let mut session = match store.get_session(&id).await {
-                Ok(Some(s)) => s,
-                Ok(None) => return,
-                Err(e) => return self.report(self.t().err_read_messages, &e),
-            };
-            let Some(f) = session.forks.get_mut(&fork) else { return };
-            f.shown = alt.min(f.count.saturating_sub(1));
-            if let Err(e) = store.put_session(&session).await {
-                return self.report(self.t().err_save_message, &e);
-            }
-            self.upsert_session(session);
-            self.broadcast(SyncEvent::SessionChanged { session_id: id.clone() });
-            self.open_session(id).await;
-        });
+        self.dispatch(air_workspace::Command::SwitchBranch { fork, alt });
     }
 
     /// Tells the other tabs about a change.
@@ -399,8 +343,6 @@ impl AppState {
 
     /// Applies a change another tab made.
     pub(crate) async fn on_sync(self, event: SyncEvent) {
-        let Some(store) = self.store() else { return };
-        let active = self.sessions.active.get_untracked();
         let event = match event {
             SyncEvent::Streaming { session_id, message_id, active } => {
                 self.chat.remote_streams.update(|ids| {
@@ -427,28 +369,13 @@ impl AppState {
             other => other,
         };
         match event {
-            SyncEvent::SessionChanged { session_id } => {
-                if let Ok(Some(session)) = store.get_session(&session_id).await {
-                    self.dispatch(air_workspace::Command::SessionSaved(session));
-                }
-                if active.as_deref() == Some(session_id.as_str()) && !self.is_busy() {
-                    let n = self.chat.messages.with_untracked(Vec::len).max(PAGE);
-                    if let Ok(list) = store.messages_page(&session_id, None, n).await {
-                        if self.sessions.active.get_untracked() == active && !self.is_busy() {
-                            self.chat.has_older.set(list.len() == n);
-                            self.chat.messages.set(self.shown(&session_id, list));
-                        }
-                    }
-                }
-            }
+            SyncEvent::SessionChanged { session_id } => self.dispatch(air_workspace::Command::SessionChanged(session_id)),
             SyncEvent::SessionDeleted { session_id } => self.dispatch(air_workspace::Command::SessionGone(session_id)),
             SyncEvent::Streaming { .. } => {}
             SyncEvent::SessionsChanged => {
                 self.dispatch(air_workspace::Command::ReloadSessions);
-                if let Some(id) = active {
-                    if !self.is_busy() {
-                        self.open_session(id).await;
-                    }
+                if !self.is_busy() {
+                    self.dispatch(air_workspace::Command::Reopen);
                 }
             }
         }
@@ -462,57 +389,23 @@ impl AppState {
 
     /// Loads the page of messages before the first one shown.
     pub fn load_older(self) {
-        let (Some(store), Some(id)) = (self.store(), self.sessions.active.get_untracked()) else { return };
-        if self.chat.loading_older.get_value() {
-            return;
-        }
-        self.chat.loading_older.set_value(true);
-        spawn_local(async move {
-            let read = self.prepend_older(&store, &id).await;
-            self.chat.loading_older.set_value(false);
-            if let Err(e) = read {
-                self.report(self.t().err_read_messages, &e);
-            }
-        });
-    }
-
-    /// Reads the page of `id`'s messages before those shown and puts it
-    /// first, if `id` is still the session shown when it arrives.
-    async fn prepend_older(self, store: &AnyStore, id: &str) -> air_store::Result<()> {
-        let first = self.chat.messages.with_untracked(|m| m.first().map(|m| m.seq));
-        let older = store.messages_page(id, first, PAGE).await?;
-        if self.sessions.active.get_untracked().as_deref() == Some(id) {
-            self.chat.has_older.set(older.len() == PAGE);
-            let mut older = self.shown(id, older);
-            self.chat.messages.update(|m| {
-                older.append(m);
-                *m = older;
-            });
-        }
-        Ok(())
+        self.dispatch(air_workspace::Command::LoadOlder);
     }
 
     pub fn select_session(self, id: String) {
-        if self.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
-            return;
-        }
-        self.chat.focus.set(None);
-        self.chat.messages.set(Vec::new());
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
-        spawn_local(self.open_session(id));
+        self.dispatch(air_workspace::Command::Open(id));
     }
 
     /// Shows the session creator; the session is created with its first message.
     pub fn new_session(self) {
-        self.sessions.active.set(None);
-        self.chat.messages.set(Vec::new());
         self.chat.loaded_tools.set(air_dynamic::Loaded::default());
-        self.chat.has_older.set(false);
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
+        self.dispatch(air_workspace::Command::NewChat);
     }
 
     /// Hides a session at once and deletes it for good after a while,
@@ -539,40 +432,10 @@ impl AppState {
     /// Opens a session at one of its messages (a search result): pages of
     /// older messages are read until it is there, then it is shown.
     pub fn open_at(self, session_id: String, message_id: Option<String>) {
-        let Some(store) = self.store() else { return };
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
-        spawn_local(async move {
-            // A message on a branch not shown: its branch is shown first.
-            let mut switched = false;
-            if let Some(target) = &message_id
-                && let (Ok(Some(m)), Ok(Some(mut session))) = (store.get_message(target).await, store.get_session(&session_id).await)
-                && air_store::branches::reveal(&mut session.forks, &m)
-            {
-                if let Err(e) = store.put_session(&session).await {
-                    return self.report(self.t().err_save_message, &e);
-                }
-                self.upsert_session(session);
-                self.broadcast(SyncEvent::SessionChanged { session_id: session_id.clone() });
-                switched = true;
-            }
-            if switched || self.sessions.active.get_untracked().as_deref() != Some(session_id.as_str()) {
-                self.chat.messages.set(Vec::new());
-                self.open_session(session_id.clone()).await;
-            }
-            let Some(target) = message_id else { return };
-            while self.sessions.active.get_untracked().as_deref() == Some(session_id.as_str())
-                && self.chat.messages.with_untracked(|m| !m.iter().any(|x| x.id == target))
-                && self.chat.has_older.get_untracked()
-            {
-                if let Err(e) = self.prepend_older(&store, &session_id).await {
-                    self.report(self.t().err_read_messages, &e);
-                    return;
-                }
-            }
-            self.chat.focus.set(Some(target));
-        });
+        self.dispatch(air_workspace::Command::OpenAt { session: session_id, message: message_id });
     }
 
     /// A session saved here: the list shows it in its place.
@@ -662,6 +525,7 @@ impl AppState {
             return None;
         }
         self.chat.busy.set(true);
+        self.dispatch(air_workspace::Command::Busy(true));
         let abort = Abort::new();
         self.chat.abort.set_value(Some(abort.clone()));
         Some(abort)
@@ -669,6 +533,7 @@ impl AppState {
 
     pub fn end_turn(&self) {
         self.chat.busy.set(false);
+        self.dispatch(air_workspace::Command::Busy(false));
         self.chat.abort.set_value(None);
         self.chat.awaiting.set(Vec::new());
         self.chat.changes.set(Vec::new());

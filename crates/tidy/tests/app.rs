@@ -21,7 +21,7 @@ const STILL_THERE: &[(&str, usize, usize)] = &[
     ("app/src/dynamic.rs", 6, 2),
     ("app/src/mcp.rs", 13, 1),
     ("app/src/oauth.rs", 2, 1),
-    ("app/src/state.rs", 4, 2),
+    ("app/src/state.rs", 0, 2),
     ("app/src/view/chat.rs", 1, 1),
     ("app/src/view/mod.rs", 2, 0),
     ("app/src/view/settings.rs", 1, 0),
