@@ -13,6 +13,7 @@ use air_store::search::SearchResults;
 use air_store::StoreError;
 use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Workspace};
 use air_workspace::Update as Up;
+use air_workspace::prefs::Pref;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -221,6 +222,14 @@ fn apply(state: AppState, u: Up) {
         Up::MessagesRemoved(ids) => state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id))),
         Up::Focus(focus) => state.chat.focus.set(focus),
         Up::Changed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
+        Up::Pref(pref) => match pref {
+            Pref::Settings(s) => state.prefs.settings.set(s),
+            Pref::Servers(l) => state.prefs.mcp_servers.set(l),
+            Pref::ChatServers(c) => state.prefs.mcp_chat.set(c),
+            Pref::Assistants(a) => state.prefs.assistants.set(a),
+            Pref::Sidebar(on) => state.prefs.sidebar_collapsed.set(on),
+        },
+        Up::ClearNotice => state.shell.notice.set(None),
         Up::Removed(id) => {
             // Do not keep writing into a session that no longer exists.
             if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
@@ -255,6 +264,7 @@ fn notice(state: AppState, n: Notice) {
                 StoreOp::ReadSessions => t.err_read_sessions,
                 StoreOp::ReadMessages => t.err_read_messages,
                 StoreOp::SaveMessage => t.err_save_message,
+                StoreOp::SaveSettings => t.err_settings,
                 StoreOp::Delete => t.err_delete,
                 StoreOp::Rename => t.err_rename,
             };

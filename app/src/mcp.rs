@@ -64,10 +64,7 @@ impl ClientHost for Host {
         if let Connection::Connected { version } = &status {
             let mut servers = self.state.prefs.mcp_servers.get_untracked();
             if air_servers::list::connected(&mut servers, &self.server, version) {
-                if let Err(e) = saved::save(&LocalStorageKv, &servers) {
-                    self.state.report(self.state.t().err_settings, &e);
-                }
-                self.state.prefs.mcp_servers.set(servers);
+                self.state.dispatch(air_workspace::Command::SavePref(air_workspace::prefs::Pref::Servers(servers)));
             }
         }
         let server = self.server.clone();
@@ -176,10 +173,7 @@ pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::
 }
 
 fn persist(state: AppState, servers: Vec<McpServer>) {
-    if let Err(e) = saved::save(&LocalStorageKv, &servers) {
-        state.report(state.t().err_settings, &e);
-    }
-    state.prefs.mcp_servers.set(servers);
+    state.dispatch(air_workspace::Command::SavePref(air_workspace::prefs::Pref::Servers(servers)));
     restore(state);
     // The catalog follows (added, re-synced, switched, removed).
     crate::dynamic::refresh_catalog(state);

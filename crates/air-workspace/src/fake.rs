@@ -8,16 +8,38 @@ use std::task::{Context, Poll, Waker};
 
 use air_store::kv::MemoryKv;
 use air_store::search::SearchResults;
-use air_store::{MemoryStore, Store};
+use air_store::{KeyValue, MemoryStore, Store};
 use futures_util::future::LocalBoxFuture;
 
 use crate::{Command, Missing, Platform, Task, Update, Workspace};
+
+/// The key/value store in memory, whose writes can be refused (full).
+#[derive(Default)]
+pub struct FakeKv {
+    pub map: MemoryKv,
+    pub refuse_writes: Cell<bool>,
+}
+
+impl KeyValue for FakeKv {
+    fn get(&self, key: &str) -> Option<String> {
+        self.map.get(key)
+    }
+    fn set(&self, key: &str, value: &str) -> air_store::Result<()> {
+        if self.refuse_writes.get() {
+            return Err(air_store::StoreError::QuotaExceeded("localStorage is full".into()));
+        }
+        self.map.set(key, value)
+    }
+    fn remove(&self, key: &str) -> air_store::Result<()> {
+        self.map.remove(key)
+    }
+}
 
 /// The platform in memory.
 #[derive(Default)]
 pub struct FakePlatform {
     pub now: Cell<f64>,
-    pub kv: MemoryKv,
+    pub kv: FakeKv,
     pub store: Rc<MemoryStore>,
     opened: Cell<bool>,
     /// Opening the store fails with this (a store in memory is used).
@@ -32,12 +54,12 @@ pub struct FakePlatform {
 
 impl Platform for FakePlatform {
     type Store = MemoryStore;
-    type Kv = MemoryKv;
+    type Kv = FakeKv;
 
     fn now_ms(&self) -> f64 {
         self.now.get()
     }
-    fn kv(&self) -> &MemoryKv {
+    fn kv(&self) -> &FakeKv {
         &self.kv
     }
     fn open_store(&self) -> LocalBoxFuture<'static, Option<String>> {

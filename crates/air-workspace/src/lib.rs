@@ -18,11 +18,12 @@
 //! the sessions other code saved, delete with undo, rename) and search.
 //! The other flows move here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `sessions`,
-//! `search`, `chat`.
+//! Module order (each uses only those before it): `platform`, `prefs`,
+//! `sessions`, `search`, `chat`.
 
 pub mod chat;
 pub mod platform;
+pub mod prefs;
 pub mod search;
 pub mod sessions;
 #[cfg(any(test, feature = "test-support"))]
@@ -80,6 +81,8 @@ pub enum Command {
     MessageSaved(MessageRecord),
     /// A turn removed messages (an answer replaced).
     MessagesRemoved(Vec<String>),
+    /// A preference changed: it is saved and shown.
+    SavePref(prefs::Pref),
     Done(Done),
 }
 
@@ -148,6 +151,10 @@ pub enum Update {
     Focus(Option<String>),
     /// A session changed here (the other tabs are told).
     Changed(String),
+    /// A preference, as saved.
+    Pref(prefs::Pref),
+    /// What was said before no longer holds.
+    ClearNotice,
 }
 
 /// What a person is told, as data (the page words it).
@@ -167,6 +174,7 @@ pub enum StoreOp {
     ReadSessions,
     ReadMessages,
     SaveMessage,
+    SaveSettings,
     Delete,
     Rename,
 }
@@ -221,6 +229,7 @@ impl<P: Platform> Workspace<P> {
             | Command::MessageSaved(_)
             | Command::MessagesRemoved(_)
             | Command::Done(Done::Messages { .. } | Done::BranchShown(_)) => chat::handle(self, cmd),
+            Command::SavePref(_) => prefs::handle(self, cmd),
             cmd => sessions::handle(self, cmd),
         }
     }
