@@ -13,6 +13,7 @@ use air_store::search::SearchResults;
 use air_store::StoreError;
 use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Workspace};
 use air_workspace::Update as Up;
+use air_workspace::data::{ImportOutcome, StorageInfo};
 use air_workspace::prefs::Pref;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
@@ -34,6 +35,21 @@ impl Platform for Browser {
 
     fn now_ms(&self) -> f64 {
         crate::env::now_ms()
+    }
+    fn new_id(&self) -> String {
+        crate::env::new_id()
+    }
+    fn local_date(&self) -> String {
+        crate::env::local_date_time().0
+    }
+    fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
+        air_web::download(name, mime, text)
+    }
+    fn storage_info(&self) -> LocalBoxFuture<'static, StorageInfo> {
+        Box::pin(async {
+            let persistent = air_web::request_persistent_storage().await;
+            StorageInfo { usage: air_web::storage_estimate().await, persistent }
+        })
     }
     fn kv(&self) -> &LocalStorageKv {
         &self.kv
@@ -230,6 +246,16 @@ fn apply(state: AppState, u: Up) {
             Pref::Sidebar(on) => state.prefs.sidebar_collapsed.set(on),
         },
         Up::ClearNotice => state.shell.notice.set(None),
+        Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
+        Up::Import(outcome) => {
+            let t = state.t();
+            state.shell.import_result.set(Some(match outcome {
+                ImportOutcome::Done { sessions, messages } => t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
+                ImportOutcome::Failed(e) => t.import_failed.replace("{e}", &e),
+                ImportOutcome::StorageFull => t.err_storage_full.to_owned(),
+            }));
+        }
+        Up::SessionsChanged => state.broadcast(SyncEvent::SessionsChanged),
         Up::Removed(id) => {
             // Do not keep writing into a session that no longer exists.
             if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
@@ -259,12 +285,14 @@ fn notice(state: AppState, n: Notice) {
     match n {
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
         Notice::PartMissing => crate::lazy::report(state, crate::lazy::Missing),
+        Notice::DownloadFailed(e) => state.shell.notice.set(Some(t.import_failed.replace("{e}", &e))),
         Notice::Store { op, error } => {
             let template = match op {
                 StoreOp::ReadSessions => t.err_read_sessions,
                 StoreOp::ReadMessages => t.err_read_messages,
                 StoreOp::SaveMessage => t.err_save_message,
                 StoreOp::SaveSettings => t.err_settings,
+                StoreOp::Export => t.import_failed,
                 StoreOp::Delete => t.err_delete,
                 StoreOp::Rename => t.err_rename,
             };
@@ -282,6 +310,18 @@ fn store_ready(state: AppState) {
         }
     });
     state.set_channel(channel.map(Rc::new));
+}
+
+/// "1.2 MB of 10 GB used. Kept by the browser."
+fn storage_line(state: AppState, info: StorageInfo) -> String {
+    let t = state.t();
+    let mut line = match info.usage {
+        Some((used, quota)) => t.storage_usage.replace("{used}", &crate::data::human(used)).replace("{quota}", &crate::data::human(quota)),
+        None => String::new(),
+    };
+    line.push(' ');
+    line.push_str(if info.persistent { t.storage_persistent } else { t.storage_not_persistent });
+    line.trim().to_owned()
 }
 
 /// The first screen is there: the page is usable.

@@ -50,6 +50,10 @@ pub struct FakePlatform {
     pub searches: Cell<usize>,
     /// The index cannot be read until it is built again.
     pub index_broken: Rc<Cell<bool>>,
+    ids: Cell<u64>,
+    /// Files handed to the browser: (name, type, text).
+    pub downloads: RefCell<Vec<(String, String, String)>>,
+    pub refuse_downloads: Cell<bool>,
 }
 
 impl Platform for FakePlatform {
@@ -58,6 +62,23 @@ impl Platform for FakePlatform {
 
     fn now_ms(&self) -> f64 {
         self.now.get()
+    }
+    fn new_id(&self) -> String {
+        self.ids.set(self.ids.get() + 1);
+        format!("id-{}", self.ids.get())
+    }
+    fn local_date(&self) -> String {
+        "2026-11-25".into()
+    }
+    fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
+        if self.refuse_downloads.get() {
+            return Err("downloads are blocked".into());
+        }
+        self.downloads.borrow_mut().push((name.to_owned(), mime.to_owned(), text.to_owned()));
+        Ok(())
+    }
+    fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo> {
+        Box::pin(async { crate::data::StorageInfo { usage: Some((1024.0, 1_048_576.0)), persistent: true } })
     }
     fn kv(&self) -> &FakeKv {
         &self.kv

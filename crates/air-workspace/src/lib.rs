@@ -19,9 +19,10 @@
 //! The other flows move here one by one.
 //!
 //! Module order (each uses only those before it): `platform`, `prefs`,
-//! `sessions`, `search`, `chat`.
+//! `sessions`, `search`, `chat`, `data`.
 
 pub mod chat;
+pub mod data;
 pub mod platform;
 pub mod prefs;
 pub mod search;
@@ -83,6 +84,12 @@ pub enum Command {
     MessagesRemoved(Vec<String>),
     /// A preference changed: it is saved and shown.
     SavePref(prefs::Pref),
+    /// Download the conversations (or `only` one) as a file.
+    Export { only: Option<String>, format: data::Format },
+    /// Import an export file's text.
+    Import(String),
+    /// How much is stored.
+    WantStorage,
     Done(Done),
 }
 
@@ -106,6 +113,9 @@ pub enum Done {
     Messages { ticket: u64, why: chat::PageWhy, page: Result<(Option<SessionRecord>, Vec<MessageRecord>), StoreError> },
     /// The session with another branch shown, stored.
     BranchShown(Result<SessionRecord, StoreError>),
+    Collected { format: data::Format, result: Result<Vec<air_store::export::ExportedSession>, StoreError> },
+    Imported(Result<(usize, usize), StoreError>),
+    Storage(data::StorageInfo),
 }
 
 /// Something the page shows changed.
@@ -155,6 +165,10 @@ pub enum Update {
     Pref(prefs::Pref),
     /// What was said before no longer holds.
     ClearNotice,
+    Storage(data::StorageInfo),
+    Import(data::ImportOutcome),
+    /// Sessions were added or changed wholesale here (the other tabs are told).
+    SessionsChanged,
 }
 
 /// What a person is told, as data (the page words it).
@@ -166,6 +180,8 @@ pub enum Notice {
     Store { op: StoreOp, error: StoreError },
     /// A part of the app could not be fetched.
     PartMissing,
+    /// A file could not be handed to the browser to save.
+    DownloadFailed(String),
 }
 
 /// What the store was doing.
@@ -175,6 +191,7 @@ pub enum StoreOp {
     ReadMessages,
     SaveMessage,
     SaveSettings,
+    Export,
     Delete,
     Rename,
 }
@@ -202,11 +219,12 @@ pub struct Workspace<P: Platform> {
     sessions: sessions::Sessions,
     search: search::Search,
     chat: chat::Chat,
+    prefs: prefs::Prefs,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), prefs: prefs::Prefs::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -230,6 +248,14 @@ impl<P: Platform> Workspace<P> {
             | Command::MessagesRemoved(_)
             | Command::Done(Done::Messages { .. } | Done::BranchShown(_)) => chat::handle(self, cmd),
             Command::SavePref(_) => prefs::handle(self, cmd),
+            Command::Export { .. }
+            | Command::Import(_)
+            | Command::WantStorage
+            | Command::Done(Done::Collected { .. } | Done::Imported(_) | Done::Storage(_)) => data::handle(self, cmd),
+            Command::Start => {
+                prefs::load(self);
+                sessions::handle(self, cmd);
+            }
             cmd => sessions::handle(self, cmd),
         }
     }

@@ -16,6 +16,14 @@ pub trait Platform: 'static {
 
     /// Milliseconds since the epoch.
     fn now_ms(&self) -> f64;
+    /// A new unique id.
+    fn new_id(&self) -> String;
+    /// Today's date where the user is (`2026-11-25`), for file names.
+    fn local_date(&self) -> String;
+    /// Hands a file to the browser to save.
+    fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
+    /// How much is stored; asks the browser to keep it.
+    fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo>;
     /// The small key/value store (localStorage): read and written at once.
     fn kv(&self) -> &Self::Kv;
     /// Opens the store; `Some(error)`: it could not, and a store in memory

@@ -11,6 +11,21 @@ use air_store::Settings;
 
 use crate::{Command, Notice, Platform, StoreOp, Update, Workspace};
 
+/// The preferences as saved.
+#[derive(Debug, Default)]
+pub struct Prefs {
+    pub settings: Settings,
+    pub servers: Vec<McpServer>,
+    pub chat: ChatServers,
+    pub assistants: Assistants,
+}
+
+/// Reads the preferences at start.
+pub(crate) fn load<P: Platform>(w: &mut Workspace<P>) {
+    let kv = w.p.kv();
+    w.prefs = Prefs { settings: SETTINGS.get(kv), servers: MCP_SERVERS.get(kv), chat: MCP_CHAT.get(kv), assistants: ASSISTANTS.get(kv) };
+}
+
 /// A changed preference.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pref {
@@ -39,6 +54,13 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
     // (a settings problem, most likely).
     if written && matches!(pref, Pref::Settings(_)) {
         w.emit(Update::ClearNotice);
+    }
+    match &pref {
+        Pref::Settings(s) => w.prefs.settings = s.clone(),
+        Pref::Servers(l) => w.prefs.servers = l.clone(),
+        Pref::ChatServers(c) => w.prefs.chat = c.clone(),
+        Pref::Assistants(a) => w.prefs.assistants = a.clone(),
+        Pref::Sidebar(_) => {}
     }
     w.emit(Update::Pref(pref));
 }

@@ -72,7 +72,6 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             Ok(()) => w.emit(Update::Deleted(id)),
             Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
         },
-        Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_) | Done::Messages { .. } | Done::BranchShown(_) => {}
         Done::Renamed { id, result } => match result {
             Ok(stored) => {
                 // A turn may have saved the session meanwhile: the list
@@ -85,6 +84,8 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             }
             Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Rename, error })),
         },
+        // The other modules' completions.
+        _ => {}
     }
 }
 

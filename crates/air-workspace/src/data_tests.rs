@@ -1,0 +1,75 @@
+use air_chat::Role;
+use air_store::{KeyValue, MessageRecord, SessionRecord, Store};
+
+use super::*;
+use crate::fake::{FakePlatform, Harness};
+use crate::prefs::Pref;
+
+fn now<T>(f: impl std::future::Future<Output = T>) -> T {
+    let mut f = std::pin::pin!(f);
+    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => panic!("the memory store answers at once"),
+    }
+}
+
+fn started() -> Harness {
+    let p = FakePlatform::default();
+    let mut s = SessionRecord::new("s", 1.0);
+    s.auto_title("Rust lifetimes");
+    now(p.store.put_session(&s)).expect("s");
+    now(p.store.put_message(&MessageRecord::new("m", "s", 1.0, Role::User, "What is a lifetime?"))).expect("m");
+    let mut h = Harness::new(p);
+    h.send(Command::Start);
+    h.take();
+    h
+}
+
+#[test]
+fn an_export_is_named_by_the_day_and_carries_the_settings_only_when_whole() {
+    let mut h = started();
+    let settings = air_store::Settings { api_key: "sk-secret".into(), ..air_store::Settings::default() };
+    h.send(Command::SavePref(Pref::Settings(settings)));
+    h.send(Command::Export { only: None, format: Format::All { secrets: false } });
+    h.send(Command::Export { only: Some("s".into()), format: Format::One });
+    h.send(Command::Export { only: Some("s".into()), format: Format::Markdown });
+    let files = h.p.downloads.borrow().clone();
+    let names: Vec<&str> = files.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(names, ["air-agent-export-2026-11-25.json", "air-agent-conversation-2026-11-25.json", "air-agent-conversation-2026-11-25.md"]);
+    assert!(files[0].2.contains("\"settings\"") && !files[0].2.contains("sk-secret"), "settings without the key unless asked");
+    assert!(!files[1].2.contains("\"settings\""), "one conversation carries no settings");
+    assert!(files[2].2.contains("What is a lifetime?") && files[2].1 == "text/markdown");
+    h.p.refuse_downloads.set(true);
+    h.send(Command::Export { only: None, format: Format::All { secrets: true } });
+    assert_eq!(h.take().last(), Some(&Update::Notice(Notice::DownloadFailed("downloads are blocked".into()))));
+}
+
+#[test]
+fn an_import_says_what_came_in_and_shows_it_here_and_in_the_other_tabs() {
+    let mut h = started();
+    h.send(Command::Export { only: None, format: Format::All { secrets: false } });
+    let text = h.p.downloads.borrow()[0].2.clone();
+    // The same export again changes nothing; a fresh store gets it all.
+    h.send(Command::Import(text.clone()));
+    let updates = h.take();
+    assert_eq!(updates[0], Update::Import(ImportOutcome::Done { sessions: 0, messages: 0 }));
+    assert!(updates.contains(&Update::SessionsChanged));
+    let mut fresh = Harness::new(FakePlatform::default());
+    fresh.send(Command::Start);
+    fresh.take();
+    fresh.send(Command::Import(text));
+    let updates = fresh.take();
+    assert_eq!(updates[0], Update::Import(ImportOutcome::Done { sessions: 1, messages: 1 }));
+    assert!(updates.iter().any(|u| matches!(u, Update::Sessions { list, .. } if list.len() == 1)), "the list shows it");
+    assert!(updates.iter().any(|u| matches!(u, Update::Storage(_))), "and how much is stored now");
+}
+
+#[test]
+fn a_file_that_is_not_an_export_is_refused_and_a_full_store_said_so() {
+    let mut h = started();
+    h.send(Command::Import("{\"format\":\"something else\"}".into()));
+    assert!(matches!(h.take().as_slice(), [Update::Import(ImportOutcome::Failed(_))]));
+    h.send(Command::Done(Done::Imported(Err(air_store::StoreError::QuotaExceeded("full".into())))));
+    assert_eq!(h.take(), vec![Update::Import(ImportOutcome::StorageFull)]);
+    assert!(h.p.kv.get("air-agent-settings").is_none(), "nothing else written");
+}
