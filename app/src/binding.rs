@@ -212,6 +212,39 @@ fn apply(state: AppState, u: Up) {
             }
             None => ready(state),
         },
+        Up::Removed(id) => {
+            // Do not keep writing into a session that no longer exists.
+            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
+                state.stop();
+            }
+            if state.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
+                state.new_session();
+            }
+        }
+        Up::PendingDelete(p) => state.sessions.pending_delete.set(p),
+        Up::Deleted(id) => deleted(state, id),
+        Up::Renamed(id) | Up::Changed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
+        Up::SessionsChanged => state.broadcast(SyncEvent::SessionsChanged),
+        Up::SearchStarted => air_web::perf_mark("air-search-start"),
+        Up::SearchResults(results) => {
+            let found = results.is_some();
+            state.sessions.search_results.set(results);
+            if found {
+                request_animation_frame(|| air_web::perf_mark("air-search-end"));
+            }
+        }
+        Up::Indexing(on) => state.sessions.indexing.set(on),
+        Up::ClearNotice => state.shell.notice.set(None),
+        Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
+        Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
+        Up::Pref(pref) => apply_pref(state, pref),
+        other => apply_chat(state, other),
+    }
+}
+
+/// The open conversation's updates.
+fn apply_chat(state: AppState, u: Up) {
+    match u {
         Up::Active(active) => state.sessions.active.set(active),
         Up::Messages { mut list, has_older } => {
             // The answer this tab is streaming is shown live, not as its checkpoint.
@@ -237,46 +270,26 @@ fn apply(state: AppState, u: Up) {
         Up::MessageSaved(record) => state.chat.messages.update(|list| upsert_message(list, record)),
         Up::MessagesRemoved(ids) => state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id))),
         Up::Focus(focus) => state.chat.focus.set(focus),
-        Up::Changed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
-        Up::Pref(pref) => match pref {
-            Pref::Settings(s) => state.prefs.settings.set(s),
-            Pref::Servers(l) => state.prefs.mcp_servers.set(l),
-            Pref::ChatServers(c) => state.prefs.mcp_chat.set(c),
-            Pref::Assistants(a) => state.prefs.assistants.set(a),
-            Pref::Sidebar(on) => state.prefs.sidebar_collapsed.set(on),
-        },
-        Up::ClearNotice => state.shell.notice.set(None),
-        Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
-        Up::Import(outcome) => {
-            let t = state.t();
-            state.shell.import_result.set(Some(match outcome {
-                ImportOutcome::Done { sessions, messages } => t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
-                ImportOutcome::Failed(e) => t.import_failed.replace("{e}", &e),
-                ImportOutcome::StorageFull => t.err_storage_full.to_owned(),
-            }));
-        }
-        Up::SessionsChanged => state.broadcast(SyncEvent::SessionsChanged),
-        Up::Removed(id) => {
-            // Do not keep writing into a session that no longer exists.
-            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
-                state.stop();
-            }
-            if state.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
-                state.new_session();
-            }
-        }
-        Up::PendingDelete(p) => state.sessions.pending_delete.set(p),
-        Up::Deleted(id) => deleted(state, id),
-        Up::Renamed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
-        Up::SearchStarted => air_web::perf_mark("air-search-start"),
-        Up::SearchResults(results) => {
-            let found = results.is_some();
-            state.sessions.search_results.set(results);
-            if found {
-                request_animation_frame(|| air_web::perf_mark("air-search-end"));
-            }
-        }
-        Up::Indexing(on) => state.sessions.indexing.set(on),
+        _ => {}
+    }
+}
+
+fn apply_pref(state: AppState, pref: Pref) {
+    match pref {
+        Pref::Settings(s) => state.prefs.settings.set(s),
+        Pref::Servers(l) => state.prefs.mcp_servers.set(l),
+        Pref::ChatServers(c) => state.prefs.mcp_chat.set(c),
+        Pref::Assistants(a) => state.prefs.assistants.set(a),
+        Pref::Sidebar(on) => state.prefs.sidebar_collapsed.set(on),
+    }
+}
+
+fn import_text(state: AppState, outcome: ImportOutcome) -> String {
+    let t = state.t();
+    match outcome {
+        ImportOutcome::Done { sessions, messages } => t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
+        ImportOutcome::Failed(e) => t.import_failed.replace("{e}", &e),
+        ImportOutcome::StorageFull => t.err_storage_full.to_owned(),
     }
 }
 
