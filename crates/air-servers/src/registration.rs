@@ -93,21 +93,9 @@ pub fn every_def(servers: &[McpServer]) -> Vec<ToolDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use air_tools::Annotations;
 
     fn tool(name: &str) -> SavedTool {
-        SavedTool {
-            name: name.into(),
-            description: format!("{name} things"),
-            input_schema: serde_json::json!({"type": "object"}),
-            annotations: Annotations::default(),
-            output_schema: None,
-            ui: None,
-            visibility: None,
-            gone: false,
-            accepted: None,
-            pending: false,
-        }
+        crate::list::saved_tool(&serde_json::json!({"name": name, "description": format!("{name} things")})).expect("a tool")
     }
 
     fn server(name: &str, tools: Vec<SavedTool>) -> McpServer {
@@ -126,8 +114,7 @@ mod tests {
 
     #[test]
     fn names_are_given_once_in_order_and_clashes_numbered() {
-        // "a.b" and "a_b" clean to the same characters: each gets its hash,
-        // and the same pair twice (two servers of one name) is numbered.
+        // The same pair twice (two servers of one name) is numbered.
         let servers = vec![server("fs", vec![tool("read"), tool("write")]), server("fs", vec![tool("read")]), server("git", vec![tool("log")])];
         let r = Registration::of(&servers);
         let names: Vec<&str> = r.entries().iter().map(Entry::name).collect();

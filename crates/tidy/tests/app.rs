@@ -3,11 +3,8 @@
 //! `air-web`); what is elsewhere today is counted per file and may only
 //! go down. No behaviour is decided by comparing text the user reads.
 
-use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|e| panic!("root: {e}"))
-}
+use tidy::root;
 
 /// The binding: the one place that may spawn and keep page-wide state.
 const BINDING: &str = "app/src/binding.rs";
@@ -29,21 +26,10 @@ const STILL_THERE: &[(&str, usize, usize)] = &[
 
 fn app_files() -> Vec<(String, String)> {
     let root = root();
-    let mut out = Vec::new();
-    let mut stack = vec![root.join("app/src")];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for path in entries.flatten().map(|e| e.path()) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "rs") {
-                let rel = path.strip_prefix(&root).map(|p| p.display().to_string()).unwrap_or_default();
-                out.push((rel, std::fs::read_to_string(&path).unwrap_or_default()));
-            }
-        }
-    }
-    out.sort();
-    out
+    tidy::rust_files(&root.join("app/src"))
+        .into_iter()
+        .map(|path| (path.strip_prefix(&root).map(|p| p.display().to_string()).unwrap_or_default(), std::fs::read_to_string(&path).unwrap_or_default()))
+        .collect()
 }
 
 fn code_lines(text: &str) -> impl Iterator<Item = &str> {

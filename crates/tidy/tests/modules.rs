@@ -4,31 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|e| panic!("root: {e}"))
-}
+use tidy::root;
 
 /// Crates whose module graph still has a cycle, each with the reason. The
 /// list only shrinks.
 const KNOWN_CYCLES: &[(&str, &str)] = &[("app/src", "the app's state and its flows, until they move to the workspace core")];
 
-/// Every `.rs` file under `dir`, recursively.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for path in entries.flatten().map(|e| e.path()) {
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use tidy::rust_files;
 
 /// The top-level module a file of `src` belongs to (`None` for the crate
 /// root: it declares and re-exports, it is not a node).

@@ -2,7 +2,7 @@
 //! What was over when the rule came is listed with its size then: it may
 //! shrink, never grow, and leaves the list once within the rule.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const MAX_FILE: usize = 600;
 const MAX_FN: usize = 80;
@@ -35,9 +35,7 @@ const LONG_FNS: &[(&str, &str, usize)] = &[
     ("crates/air-store/src/conformance.rs", "run", 154),
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|e| panic!("root: {e}"))
-}
+use tidy::root;
 
 /// Every `.rs` file of the app's and the crates' `src`, but test files.
 fn sources() -> Vec<PathBuf> {

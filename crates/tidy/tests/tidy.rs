@@ -3,9 +3,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|e| panic!("root: {e}"))
-}
+use tidy::root;
 
 fn metadata() -> Value {
     let out = Command::new(env!("CARGO"))
@@ -154,26 +152,17 @@ fn dependencies_follow_the_crate_map() {
 /// clock, makes ids, sets timers or sends requests.
 #[test]
 fn app_reaches_the_browser_only_through_its_environment() {
-    let dir = root().join("app/src");
     let forbidden = ["now_ms()", "new_id()", "sleep(", "set_timeout", "set_interval", "http::send", "FetchClient", "local_date_time()", "air_web::locale"];
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.file_name().and_then(|n| n.to_str()) == Some("env.rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            for f in forbidden {
-                // `env::now_ms()` is the way; a bare `now_ms` from elsewhere is not.
-                let direct = |l: &str| l.match_indices(f).any(|(i, _)| !l[..i].ends_with("env::") && !l[..i].ends_with("fn "));
-                let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| direct(l)).map(|(i, _)| i + 1).collect();
-                assert!(hits.is_empty(), "{}:{hits:?} uses {f}; go through app/src/env.rs", path.display());
-            }
+    for path in tidy::rust_files(&root().join("app/src")) {
+        if path.file_name().and_then(|n| n.to_str()) == Some("env.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for f in forbidden {
+            // `env::now_ms()` is the way; a bare `now_ms` from elsewhere is not.
+            let direct = |l: &str| l.match_indices(f).any(|(i, _)| !l[..i].ends_with("env::") && !l[..i].ends_with("fn "));
+            let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| direct(l)).map(|(i, _)| i + 1).collect();
+            assert!(hits.is_empty(), "{}:{hits:?} uses {f}; go through app/src/env.rs", path.display());
         }
     }
 }
@@ -201,37 +190,29 @@ fn mcp_method_strings_only_in_requests() {
         "\"subscriptions/",
     ];
     let mut hits = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
+    for path in tidy::rust_files(&src) {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !name.ends_with(".rs") || name == "tests.rs" || path == src.join("requests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let lines: Vec<&str> = text.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            let line = lines[i];
+            // A test module is skipped to its closing brace.
+            if line.trim() == "#[cfg(test)]" && lines.get(i + 1).is_some_and(|l| l.trim_start().starts_with("mod ") && l.trim_end().ends_with('{')) {
+                let indent = &lines[i + 1][..lines[i + 1].len() - lines[i + 1].trim_start().len()];
+                let close = format!("{indent}}}");
+                i = (i + 2..lines.len()).find(|&j| lines[j] == close).map_or(lines.len(), |j| j + 1);
                 continue;
             }
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            if !name.ends_with(".rs") || name == "tests.rs" || path == src.join("requests.rs") {
-                continue;
+            let code = line.trim_start();
+            if !code.starts_with("//") && methods.iter().any(|m| code.contains(m)) {
+                let file = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
+                hits.push(format!("{file}:{}: {}", i + 1, code));
             }
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let lines: Vec<&str> = text.lines().collect();
-            let mut i = 0;
-            while i < lines.len() {
-                let line = lines[i];
-                // A test module is skipped to its closing brace.
-                if line.trim() == "#[cfg(test)]" && lines.get(i + 1).is_some_and(|l| l.trim_start().starts_with("mod ") && l.trim_end().ends_with('{')) {
-                    let indent = &lines[i + 1][..lines[i + 1].len() - lines[i + 1].trim_start().len()];
-                    let close = format!("{indent}}}");
-                    i = (i + 2..lines.len()).find(|&j| lines[j] == close).map_or(lines.len(), |j| j + 1);
-                    continue;
-                }
-                let code = line.trim_start();
-                if !code.starts_with("//") && methods.iter().any(|m| code.contains(m)) {
-                    let file = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
-                    hits.push(format!("{file}:{}: {}", i + 1, code));
-                }
-                i += 1;
-            }
+            i += 1;
         }
     }
     assert!(hits.is_empty(), "MCP method names outside crates/air-mcp/src/requests.rs (name them by its constants):\n{}", hits.join("\n"));
