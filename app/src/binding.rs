@@ -13,7 +13,7 @@ use air_store::search::SearchResults;
 use air_store::StoreError;
 use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Workspace};
 use air_workspace::Update as Up;
-use air_workspace::data::{ImportOutcome, StorageInfo};
+use air_workspace::data::{Format, ImportFailure, ImportOutcome, StorageInfo};
 use air_workspace::prefs::Pref;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
@@ -44,6 +44,27 @@ impl Platform for Browser {
     }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
+    }
+    fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
+        let store = self.store();
+        let now = crate::env::now_ms();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(None)) };
+            match export_file(store, only, format, settings, now).await {
+                Ok(export) => Ok(export.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
+    }
+    fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), ImportFailure>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok((0, 0))) };
+            match import_file(store, text).await {
+                Ok(import) => Ok(import.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, StorageInfo> {
         Box::pin(async {
@@ -88,6 +109,18 @@ impl Platform for Browser {
             }
         })
     }
+}
+
+/// Writing an export: fetched with the first one.
+#[crate::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, settings: air_store::Settings, now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, &settings, now).await }))
+}
+
+/// Reading an export into the store: fetched with the first import.
+#[crate::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn import_file(store: Rc<AnyStore>, text: String) -> Result<LocalBoxFuture<'static, Result<(usize, usize), ImportFailure>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, &mut crate::env::new_id).await }))
 }
 
 /// Search results shown at most.

@@ -3,9 +3,9 @@
 //! stored.
 
 use air_store::export::{self, Export};
-use air_store::StoreError;
+use air_store::{Settings, Store, StoreError};
 
-use crate::{Command, Done, Notice, Platform, StoreOp, Update, Workspace};
+use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
 
 /// What the store holds, of how much it may, and whether it is kept.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,10 +37,41 @@ pub enum Format {
     Markdown,
 }
 
+/// Why an import did not happen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ImportFailure {
+    /// The file is not an export this app reads.
+    Refused(String),
+    Store(StoreError),
+}
+
+/// The text of an export (`None`: nothing to export). Its code is heavy:
+/// the platform runs it in a part fetched on first use.
+pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format, settings: &Settings, now_ms: f64) -> Result<Option<String>, StoreError> {
+    let sessions = export::collect(store, only).await?;
+    Ok(match format {
+        Format::Markdown => sessions.first().map(export::markdown),
+        Format::One => Some(Export::new(sessions, now_ms).to_json()),
+        Format::All { secrets } => Some(Export::new(sessions, now_ms).with_settings(settings, secrets).to_json()),
+    })
+}
+
+/// Imports an export's text (run in a part fetched on first use).
+pub async fn import_text<S: Store>(store: &S, text: &str, new_id: &mut dyn FnMut() -> String) -> Result<(usize, usize), ImportFailure> {
+    let doc = Export::parse(text).map_err(ImportFailure::Refused)?;
+    air_store::import::import(store, &doc, new_id).await.map_err(ImportFailure::Store)
+}
+
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
     match cmd {
-        Command::Export { only, format } => collect(w, only, format),
-        Command::Import(text) => import(w, text),
+        Command::Export { only, format } => {
+            let asked = w.p.export(only, format, w.prefs.settings.clone());
+            w.spawn(async move { Some(Command::Done(Done::Collected { format, result: asked.await })) });
+        }
+        Command::Import(text) => {
+            let asked = w.p.import(text);
+            w.spawn(async move { Some(Command::Done(Done::Imported(asked.await))) });
+        }
         Command::WantStorage => storage(w),
         Command::Done(Done::Collected { format, result }) => collected(w, format, result),
         Command::Done(Done::Imported(result)) => imported(w, result),
@@ -49,52 +80,27 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
     }
 }
 
-fn collect<P: Platform>(w: &mut Workspace<P>, only: Option<String>, format: Format) {
-    let Some(store) = w.p.store() else { return };
-    w.spawn(async move {
-        let result = export::collect(&*store, only.as_deref()).await;
-        Some(Command::Done(Done::Collected { format, result }))
-    });
-}
-
-fn collected<P: Platform>(w: &mut Workspace<P>, format: Format, result: Result<Vec<export::ExportedSession>, StoreError>) {
-    let sessions = match result {
-        Ok(s) => s,
-        Err(error) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::Export, error })),
+fn collected<P: Platform>(w: &mut Workspace<P>, format: Format, result: Result<Result<Option<String>, StoreError>, Missing>) {
+    let text = match result {
+        Ok(Ok(Some(text))) => text,
+        Ok(Ok(None)) => return,
+        Ok(Err(error)) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::Export, error })),
+        Err(Missing) => return w.emit(Update::Notice(Notice::PartMissing)),
     };
     let date = w.p.local_date();
-    let (name, mime, text) = match format {
-        Format::Markdown => {
-            let Some(one) = sessions.first() else { return };
-            (format!("air-agent-conversation-{date}.md"), "text/markdown", export::markdown(one))
-        }
-        Format::One => (format!("air-agent-conversation-{date}.json"), "application/json", Export::new(sessions, w.p.now_ms()).to_json()),
-        Format::All { secrets } => {
-            let doc = Export::new(sessions, w.p.now_ms()).with_settings(&w.prefs.settings, secrets);
-            (format!("air-agent-export-{date}.json"), "application/json", doc.to_json())
-        }
+    let (name, mime) = match format {
+        Format::Markdown => (format!("air-agent-conversation-{date}.md"), "text/markdown"),
+        Format::One => (format!("air-agent-conversation-{date}.json"), "application/json"),
+        Format::All { .. } => (format!("air-agent-export-{date}.json"), "application/json"),
     };
     if let Err(e) = w.p.download(&name, mime, &text) {
         w.emit(Update::Notice(Notice::DownloadFailed(e)));
     }
 }
 
-fn import<P: Platform>(w: &mut Workspace<P>, text: String) {
-    let Some(store) = w.p.store() else { return };
-    let doc = match Export::parse(&text) {
-        Ok(doc) => doc,
-        Err(e) => return w.emit(Update::Import(ImportOutcome::Failed(e))),
-    };
-    let p = w.p.clone();
-    w.spawn(async move {
-        let result = air_store::import::import(&*store, &doc, &mut || p.new_id()).await;
-        Some(Command::Done(Done::Imported(result)))
-    });
-}
-
-fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<(usize, usize), StoreError>) {
+fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(usize, usize), ImportFailure>, Missing>) {
     match result {
-        Ok((sessions, messages)) => {
+        Ok(Ok((sessions, messages))) => {
             w.emit(Update::Import(ImportOutcome::Done { sessions, messages }));
             // What came in shows here and in the other tabs.
             w.handle(Command::ReloadSessions);
@@ -102,8 +108,10 @@ fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<(usize, usize), St
             w.handle(Command::Reopen);
             storage(w);
         }
-        Err(StoreError::QuotaExceeded(_)) => w.emit(Update::Import(ImportOutcome::StorageFull)),
-        Err(e) => w.emit(Update::Import(ImportOutcome::Failed(e.to_string()))),
+        Ok(Err(ImportFailure::Store(StoreError::QuotaExceeded(_)))) => w.emit(Update::Import(ImportOutcome::StorageFull)),
+        Ok(Err(ImportFailure::Store(e))) => w.emit(Update::Import(ImportOutcome::Failed(e.to_string()))),
+        Ok(Err(ImportFailure::Refused(e))) => w.emit(Update::Import(ImportOutcome::Failed(e))),
+        Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
     }
 }
 

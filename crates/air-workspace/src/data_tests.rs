@@ -69,7 +69,7 @@ fn a_file_that_is_not_an_export_is_refused_and_a_full_store_said_so() {
     let mut h = started();
     h.send(Command::Import("{\"format\":\"something else\"}".into()));
     assert!(matches!(h.take().as_slice(), [Update::Import(ImportOutcome::Failed(_))]));
-    h.send(Command::Done(Done::Imported(Err(air_store::StoreError::QuotaExceeded("full".into())))));
+    h.send(Command::Done(Done::Imported(Ok(Err(ImportFailure::Store(air_store::StoreError::QuotaExceeded("full".into())))))));
     assert_eq!(h.take(), vec![Update::Import(ImportOutcome::StorageFull)]);
     assert!(h.p.kv.get("air-agent-settings").is_none(), "nothing else written");
 }

@@ -50,7 +50,7 @@ pub struct FakePlatform {
     pub searches: Cell<usize>,
     /// The index cannot be read until it is built again.
     pub index_broken: Rc<Cell<bool>>,
-    ids: Cell<u64>,
+    ids: Rc<Cell<u64>>,
     /// Files handed to the browser: (name, type, text).
     pub downloads: RefCell<Vec<(String, String, String)>>,
     pub refuse_downloads: Cell<bool>,
@@ -76,6 +76,21 @@ impl Platform for FakePlatform {
         }
         self.downloads.borrow_mut().push((name.to_owned(), mime.to_owned(), text.to_owned()));
         Ok(())
+    }
+    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
+        let (store, now) = (self.store.clone(), self.now.get());
+        Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, &settings, now).await) })
+    }
+    fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>> {
+        let store = self.store.clone();
+        let ids = self.ids.clone();
+        Box::pin(async move {
+            let mut new_id = || {
+                ids.set(ids.get() + 1);
+                format!("id-{}", ids.get())
+            };
+            Ok(crate::data::import_text(&*store, &text, &mut new_id).await)
+        })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo> {
         Box::pin(async { crate::data::StorageInfo { usage: Some((1024.0, 1_048_576.0)), persistent: true } })

@@ -113,8 +113,9 @@ pub enum Done {
     Messages { ticket: u64, why: chat::PageWhy, page: Result<(Option<SessionRecord>, Vec<MessageRecord>), StoreError> },
     /// The session with another branch shown, stored.
     BranchShown(Result<SessionRecord, StoreError>),
-    Collected { format: data::Format, result: Result<Vec<air_store::export::ExportedSession>, StoreError> },
-    Imported(Result<(usize, usize), StoreError>),
+    /// An export's text (`None`: nothing to export).
+    Collected { format: data::Format, result: Result<Result<Option<String>, StoreError>, Missing> },
+    Imported(Result<Result<(usize, usize), data::ImportFailure>, Missing>),
     Storage(data::StorageInfo),
 }
 

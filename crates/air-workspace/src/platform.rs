@@ -22,6 +22,11 @@ pub trait Platform: 'static {
     fn local_date(&self) -> String;
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
+    /// The text of an export of the conversations (or `only` one), with
+    /// `settings` in a whole one ([`crate::data::export_text`]).
+    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
+    /// Imports an export's text ([`crate::data::import_text`]).
+    fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>>;
     /// How much is stored; asks the browser to keep it.
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo>;
     /// The small key/value store (localStorage): read and written at once.
