@@ -14,7 +14,6 @@ use air_store::StoreError;
 use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Workspace};
 use air_workspace::Update as Up;
 use air_workspace::data::{Format, ImportFailure, ImportOutcome, StorageInfo};
-use air_workspace::prefs::Pref;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -267,10 +266,8 @@ fn apply(state: AppState, u: Up) {
             }
         }
         Up::Indexing(on) => state.sessions.indexing.set(on),
-        Up::ClearNotice => state.shell.notice.set(None),
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
-        Up::Pref(pref) => apply_pref(state, pref),
         other => apply_chat(state, other),
     }
 }
@@ -307,16 +304,6 @@ fn apply_chat(state: AppState, u: Up) {
     }
 }
 
-fn apply_pref(state: AppState, pref: Pref) {
-    match pref {
-        Pref::Settings(s) => state.prefs.settings.set(s),
-        Pref::Servers(l) => state.prefs.mcp_servers.set(l),
-        Pref::ChatServers(c) => state.prefs.mcp_chat.set(c),
-        Pref::Assistants(a) => state.prefs.assistants.set(a),
-        Pref::Sidebar(on) => state.prefs.sidebar_collapsed.set(on),
-    }
-}
-
 fn import_text(state: AppState, outcome: ImportOutcome) -> String {
     let t = state.t();
     match outcome {
@@ -337,7 +324,6 @@ fn notice(state: AppState, n: Notice) {
                 StoreOp::ReadSessions => t.err_read_sessions,
                 StoreOp::ReadMessages => t.err_read_messages,
                 StoreOp::SaveMessage => t.err_save_message,
-                StoreOp::SaveSettings => t.err_settings,
                 StoreOp::Export => t.import_failed,
                 StoreOp::Delete => t.err_delete,
                 StoreOp::Rename => t.err_rename,

@@ -27,13 +27,14 @@ pub fn refresh_storage(state: AppState) {
 
 /// Downloads one conversation as Markdown.
 pub fn export_markdown(state: AppState, session: String) {
-    state.dispatch(Command::Export { only: Some(session), format: Format::Markdown });
+    state.dispatch(Command::Export { only: Some(session), format: Format::Markdown, settings: Box::default() });
 }
 
 /// Downloads all conversations, or only `only`, as JSON.
 pub fn export(state: AppState, only: Option<String>, include_secrets: bool) {
     let format = if only.is_some() { Format::One } else { Format::All { secrets: include_secrets } };
-    state.dispatch(Command::Export { only, format });
+    let settings = Box::new(state.prefs.settings.get_untracked());
+    state.dispatch(Command::Export { only, format, settings });
 }
 
 /// Imports the file chosen in an `<input type=file>`.

@@ -64,7 +64,10 @@ impl ClientHost for Host {
         if let Connection::Connected { version } = &status {
             let mut servers = self.state.prefs.mcp_servers.get_untracked();
             if air_servers::list::connected(&mut servers, &self.server, version) {
-                self.state.dispatch(air_workspace::Command::SavePref(air_workspace::prefs::Pref::Servers(servers)));
+                if let Err(e) = saved::save(&LocalStorageKv, &servers) {
+                    self.state.report(self.state.t().err_settings, &e);
+                }
+                self.state.prefs.mcp_servers.set(servers);
             }
         }
         let server = self.server.clone();
@@ -173,7 +176,10 @@ pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::
 }
 
 fn persist(state: AppState, servers: Vec<McpServer>) {
-    state.dispatch(air_workspace::Command::SavePref(air_workspace::prefs::Pref::Servers(servers)));
+    if let Err(e) = saved::save(&LocalStorageKv, &servers) {
+        state.report(state.t().err_settings, &e);
+    }
+    state.prefs.mcp_servers.set(servers);
     restore(state);
     // The catalog follows (added, re-synced, switched, removed).
     crate::dynamic::refresh_catalog(state);

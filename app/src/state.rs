@@ -5,7 +5,6 @@
 use std::rc::Rc;
 
 use air_store::keys::SIDEBAR_COLLAPSED;
-use air_workspace::prefs::Pref;
 use air_store::settings;
 use air_store::{MessageRecord, SessionRecord, Settings};
 use air_http::Abort;
@@ -445,21 +444,28 @@ impl AppState {
     }
 
     pub fn set_sidebar_collapsed(self, collapsed: bool) {
-        self.dispatch(air_workspace::Command::SavePref(Pref::Sidebar(collapsed)));
+        self.prefs.sidebar_collapsed.set(collapsed);
+        let _ = SIDEBAR_COLLAPSED.set(&LocalStorageKv, &Some(collapsed));
     }
 
     /// Changes which servers chats use, and saves it.
     pub fn update_mcp_chat(self, change: impl FnOnce(&mut air_store::mcp::ChatServers)) {
         let mut chat = self.prefs.mcp_chat.get_untracked();
         change(&mut chat);
-        self.dispatch(air_workspace::Command::SavePref(Pref::ChatServers(chat)));
+        if let Err(e) = chat.save(&LocalStorageKv) {
+            self.report(self.t().err_settings, &e);
+        }
+        self.prefs.mcp_chat.set(chat);
     }
 
     /// Changes the assistants or a chat's choice of one, and saves it.
     pub fn update_assistants(self, change: impl FnOnce(&mut air_store::assistants::Assistants)) {
         let mut all = self.prefs.assistants.get_untracked();
         change(&mut all);
-        self.dispatch(air_workspace::Command::SavePref(Pref::Assistants(all)));
+        if let Err(e) = all.save(&LocalStorageKv) {
+            self.report(self.t().err_settings, &e);
+        }
+        self.prefs.assistants.set(all);
     }
 
     /// The open chat's assistant, if it has one.
@@ -481,7 +487,11 @@ impl AppState {
     }
 
     pub fn save_settings(self, new: Settings) {
-        self.dispatch(air_workspace::Command::SavePref(Pref::Settings(new)));
+        match settings::save(&LocalStorageKv, &new) {
+            Ok(()) => self.shell.notice.set(None),
+            Err(e) => self.report(self.t().err_settings, &e),
+        }
+        self.prefs.settings.set(new);
         // Dynamic loading just switched on, or a summarizer chosen.
         crate::dynamic::refresh_catalog(self);
     }

@@ -18,13 +18,12 @@
 //! the sessions other code saved, delete with undo, rename) and search.
 //! The other flows move here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `prefs`,
-//! `sessions`, `search`, `chat`, `data`.
+//! Module order (each uses only those before it): `platform`, `sessions`,
+//! `search`, `chat`, `data`.
 
 pub mod chat;
 pub mod data;
 pub mod platform;
-pub mod prefs;
 pub mod search;
 pub mod sessions;
 #[cfg(any(test, feature = "test-support"))]
@@ -82,10 +81,9 @@ pub enum Command {
     MessageSaved(MessageRecord),
     /// A turn removed messages (an answer replaced).
     MessagesRemoved(Vec<String>),
-    /// A preference changed: it is saved and shown.
-    SavePref(prefs::Pref),
-    /// Download the conversations (or `only` one) as a file.
-    Export { only: Option<String>, format: data::Format },
+    /// Download the conversations (or `only` one) as a file; a whole
+    /// export carries `settings`.
+    Export { only: Option<String>, format: data::Format, settings: Box<air_store::Settings> },
     /// Import an export file's text.
     Import(String),
     /// How much is stored.
@@ -162,10 +160,6 @@ pub enum Update {
     Focus(Option<String>),
     /// A session changed here (the other tabs are told).
     Changed(String),
-    /// A preference, as saved.
-    Pref(prefs::Pref),
-    /// What was said before no longer holds.
-    ClearNotice,
     Storage(data::StorageInfo),
     Import(data::ImportOutcome),
     /// Sessions were added or changed wholesale here (the other tabs are told).
@@ -191,7 +185,6 @@ pub enum StoreOp {
     ReadSessions,
     ReadMessages,
     SaveMessage,
-    SaveSettings,
     Export,
     Delete,
     Rename,
@@ -220,12 +213,11 @@ pub struct Workspace<P: Platform> {
     sessions: sessions::Sessions,
     search: search::Search,
     chat: chat::Chat,
-    prefs: prefs::Prefs,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), prefs: prefs::Prefs::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -248,15 +240,10 @@ impl<P: Platform> Workspace<P> {
             | Command::MessageSaved(_)
             | Command::MessagesRemoved(_)
             | Command::Done(Done::Messages { .. } | Done::BranchShown(_)) => chat::handle(self, cmd),
-            Command::SavePref(_) => prefs::handle(self, cmd),
             Command::Export { .. }
             | Command::Import(_)
             | Command::WantStorage
             | Command::Done(Done::Collected { .. } | Done::Imported(_) | Done::Storage(_)) => data::handle(self, cmd),
-            Command::Start => {
-                prefs::load(self);
-                sessions::handle(self, cmd);
-            }
             cmd => sessions::handle(self, cmd),
         }
     }
