@@ -9,8 +9,6 @@
 //! reads the records themselves. The search index is derived from the
 //! records and is not journaled.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 /// A position in the journal; 0 is before the first entry.
@@ -71,13 +69,14 @@ pub struct Entry {
     pub change: Change,
 }
 
-/// The journal kept in memory (the memory store's; IndexedDB keeps the
-/// same in its own object store).
+/// The journal kept in memory (the memory store's, a fallback and a test
+/// double: a list is enough; IndexedDB keeps the same in its own object
+/// store).
 #[derive(Debug, Default)]
 pub struct Journal {
     last: Seq,
-    entries: BTreeMap<Seq, Change>,
-    latest: BTreeMap<(Kind, String), Seq>,
+    /// Oldest first.
+    entries: Vec<Entry>,
 }
 
 impl Journal {
@@ -85,16 +84,14 @@ impl Journal {
     /// record's earlier entry.
     pub fn record(&mut self, change: Change) -> Seq {
         self.last += 1;
-        if let Some(old) = self.latest.insert((change.kind, change.id.clone()), self.last) {
-            self.entries.remove(&old);
-        }
-        self.entries.insert(self.last, change);
+        self.entries.retain(|e| e.change.kind != change.kind || e.change.id != change.id);
+        self.entries.push(change.at(self.last));
         self.last
     }
 
     /// The entries after `after`, oldest first, at most `limit`.
     pub fn since(&self, after: Seq, limit: usize) -> Vec<Entry> {
-        self.entries.range(after + 1..).take(limit).map(|(seq, c)| c.clone().at(*seq)).collect()
+        self.entries.iter().filter(|e| e.seq > after).take(limit).cloned().collect()
     }
 
     /// The last sequence number given out (0: none yet).

@@ -1,12 +1,12 @@
 //! What one tab tells the others after it writes (sent over a
 //! BroadcastChannel as JSON), so every open tab shows the same data.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Name of the channel.
 pub const CHANNEL: &str = "air-agent-sync";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum SyncEvent {
     /// A session's record or messages changed.
@@ -27,9 +27,20 @@ impl SyncEvent {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// `None` for anything that is not a sync event (other apps, other versions).
+    /// `None` for anything that is not a sync event (other apps, other
+    /// versions). Read by hand from a JSON value: every tab reads these
+    /// from its first moment, and a derived reader costs the first load
+    /// several KB more.
     pub fn parse(text: &str) -> Option<Self> {
-        serde_json::from_str(text).ok()
+        let v: serde_json::Value = serde_json::from_str(text).ok()?;
+        let s = |k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
+        match v.get("type")?.as_str()? {
+            "sessionChanged" => Some(Self::SessionChanged { session_id: s("sessionId")? }),
+            "sessionDeleted" => Some(Self::SessionDeleted { session_id: s("sessionId")? }),
+            "sessionsChanged" => Some(Self::SessionsChanged),
+            "streaming" => Some(Self::Streaming { session_id: s("sessionId")?, message_id: s("messageId")?, active: v.get("active")?.as_bool()? }),
+            _ => None,
+        }
     }
 }
 
@@ -46,5 +57,11 @@ mod tests {
         let s = SyncEvent::Streaming { session_id: "s".into(), message_id: "m".into(), active: true };
         assert_eq!(s.to_json(), r#"{"type":"streaming","sessionId":"s","messageId":"m","active":true}"#);
         assert_eq!(SyncEvent::parse("garbage"), None);
+        assert_eq!(SyncEvent::parse(&s.to_json()), Some(s));
+        for e in [SyncEvent::SessionDeleted { session_id: "x".into() }, SyncEvent::SessionsChanged] {
+            assert_eq!(SyncEvent::parse(&e.to_json()), Some(e));
+        }
+        assert_eq!(SyncEvent::parse(r#"{"type":"streaming","sessionId":"s"}"#), None, "a field missing");
+        assert_eq!(SyncEvent::parse(r#"{"type":"sessionChanged","sessionId":7}"#), None, "a field of another type");
     }
 }
