@@ -169,3 +169,28 @@ fn the_cycle_finder_finds_cycles() {
     g.insert("c".into(), BTreeSet::new());
     assert_eq!(find_cycle(&g), None);
 }
+
+/// ARCHITECTURE.md names every crate (a section of its own) and every
+/// top-level module of each crate and of the app.
+#[test]
+fn every_crate_and_module_is_in_the_architecture() {
+    let root = root();
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap_or_default();
+    let mut missing = Vec::new();
+    for (name, src) in sources() {
+        let dir = name.trim_end_matches("/src");
+        if dir != "app" && !text.contains(&format!("### `{dir}`")) {
+            missing.push(format!("{dir}: no section"));
+        }
+        let Ok(entries) = std::fs::read_dir(&src) else { continue };
+        for path in entries.flatten().map(|e| e.path()) {
+            let file = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+            let module = file.trim_end_matches(".rs");
+            let skip = matches!(module, "lib" | "main" | "tests") || module.ends_with("_tests") || (path.is_dir() && src.join(format!("{module}.rs")).exists());
+            if !skip && !text.contains(&format!("`{module}`")) && !text.contains(&format!("`{module}::")) {
+                missing.push(format!("{dir}: module {module}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not in ARCHITECTURE.md:\n{}", missing.join("\n"));
+}
