@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub type Seq = u64;
 
 /// What kind of record an entry is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Session,

@@ -8,38 +8,16 @@ use std::task::{Context, Poll, Waker};
 
 use air_store::kv::MemoryKv;
 use air_store::search::SearchResults;
-use air_store::{KeyValue, MemoryStore, Store};
+use air_store::{MemoryStore, Store};
 use futures_util::future::LocalBoxFuture;
 
 use crate::{Command, Missing, Platform, Task, Update, Workspace};
-
-/// The key/value store in memory, whose writes can be refused (full).
-#[derive(Default)]
-pub struct FakeKv {
-    pub map: MemoryKv,
-    pub refuse_writes: Cell<bool>,
-}
-
-impl KeyValue for FakeKv {
-    fn get(&self, key: &str) -> Option<String> {
-        self.map.get(key)
-    }
-    fn set(&self, key: &str, value: &str) -> air_store::Result<()> {
-        if self.refuse_writes.get() {
-            return Err(air_store::StoreError::QuotaExceeded("localStorage is full".into()));
-        }
-        self.map.set(key, value)
-    }
-    fn remove(&self, key: &str) -> air_store::Result<()> {
-        self.map.remove(key)
-    }
-}
 
 /// The platform in memory.
 #[derive(Default)]
 pub struct FakePlatform {
     pub now: Cell<f64>,
-    pub kv: FakeKv,
+    pub kv: MemoryKv,
     pub store: Rc<MemoryStore>,
     opened: Cell<bool>,
     /// Opening the store fails with this (a store in memory is used).
@@ -58,7 +36,7 @@ pub struct FakePlatform {
 
 impl Platform for FakePlatform {
     type Store = MemoryStore;
-    type Kv = FakeKv;
+    type Kv = MemoryKv;
 
     fn now_ms(&self) -> f64 {
         self.now.get()
@@ -95,7 +73,7 @@ impl Platform for FakePlatform {
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo> {
         Box::pin(async { crate::data::StorageInfo { usage: Some((1024.0, 1_048_576.0)), persistent: true } })
     }
-    fn kv(&self) -> &FakeKv {
+    fn kv(&self) -> &MemoryKv {
         &self.kv
     }
     fn open_store(&self) -> LocalBoxFuture<'static, Option<String>> {
