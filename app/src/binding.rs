@@ -14,6 +14,8 @@ use air_store::StoreError;
 use air_workspace::{Command, Missing, Notice, Platform, StoreOp, Workspace};
 use air_workspace::Update as Up;
 use air_workspace::data::{Format, ImportFailure, ImportOutcome, StorageInfo};
+use air_workspace::turn::{Run, Setup, TurnEnv};
+use air_store::conversation::TemplateVars;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -22,15 +24,17 @@ use crate::state::AppState;
 use crate::store::AnyStore;
 
 /// The page as the core's platform.
-#[derive(Default)]
 pub struct Browser {
+    state: AppState,
     kv: LocalStorageKv,
     store: Rc<RefCell<Option<Rc<AnyStore>>>>,
+    http: crate::env::Http,
 }
 
 impl Platform for Browser {
     type Store = AnyStore;
     type Kv = LocalStorageKv;
+    type Http = crate::env::Http;
 
     fn now_ms(&self) -> f64 {
         crate::env::now_ms()
@@ -98,6 +102,27 @@ impl Platform for Browser {
             }
         })
     }
+    fn http(&self) -> &crate::env::Http {
+        &self.http
+    }
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(crate::env::sleep(ms))
+    }
+    fn template_vars(&self) -> TemplateVars {
+        let (date, time) = crate::env::local_date_time();
+        TemplateVars { date, time, locale: crate::env::locale() }
+    }
+    fn feed(&self, cmd: Command) {
+        dispatch(self.state, cmd);
+    }
+    fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        Box::pin(async move {
+            match turn(env, run).await {
+                Ok(turn) => Ok(turn.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
+    }
     fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         let store = self.store();
         Box::pin(async move {
@@ -108,6 +133,28 @@ impl Platform for Browser {
             }
         })
     }
+}
+
+/// The turn, with the agent loop, the tools and the MCP clients: fetched
+/// with the first message, not with the first screen. It runs with the
+/// settings of the moment (the chat's assistant over the user's) and the
+/// tools the chat uses.
+#[crate::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let state = env.platform().state;
+        let (tools, offer) = crate::dynamic::turn_tools(state).await;
+        let setup = Setup { settings: state.turn_settings(), tools, offer, lang: state.chat_lang() };
+        air_workspace::turn::run(&env, setup, run).await
+    }))
+}
+
+/// Fetches the turn's part ahead of the first message (its text is being
+/// typed); a part already here costs nothing.
+pub fn warm_turn() {
+    spawn_local(async {
+        let _ = __wasm_split_preload_turn().await;
+    });
 }
 
 /// Writing an export: fetched with the first one.
@@ -153,7 +200,8 @@ thread_local! {
 
 /// Starts the core: the store opens and the list's first page is read.
 pub fn start(state: AppState) {
-    CORE.with(|c| *c.borrow_mut() = Some(Workspace::new(Rc::new(Browser::default()))));
+    let browser = Browser { state, kv: LocalStorageKv, store: Rc::default(), http: crate::env::Http::default() };
+    CORE.with(|c| *c.borrow_mut() = Some(Workspace::new(Rc::new(browser))));
     dispatch(state, Command::Start);
 }
 
@@ -268,6 +316,7 @@ fn apply(state: AppState, u: Up) {
         Up::Indexing(on) => state.sessions.indexing.set(on),
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
+        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::SessionCreated(_) | Up::Approvals { .. } | Up::Questions(_) | Up::AlwaysAllow(_) | Up::Turn(_) => apply_turn(state, u),
         other => apply_chat(state, other),
     }
 }
@@ -297,10 +346,58 @@ fn apply_chat(state: AppState, u: Up) {
                 ready(state);
             }
         }
-        Up::MessageSaved(record) => state.chat.messages.update(|list| upsert_message(list, record)),
+        Up::MessageSaved(record) => {
+            // The finished answer replaces its live view in the same update,
+            // so it never shows twice.
+            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.message_id == record.id)) {
+                state.chat.streaming.set(None);
+            }
+            state.chat.messages.update(|list| upsert_message(list, record));
+        }
         Up::MessagesRemoved(ids) => state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id))),
         Up::Focus(focus) => state.chat.focus.set(focus),
         _ => {}
+    }
+}
+
+/// The running turn's updates.
+fn apply_turn(state: AppState, u: Up) {
+    match u {
+        Up::Busy(on) => {
+            state.chat.busy.set(on);
+            if !on {
+                state.chat.progress.set(Default::default());
+            }
+        }
+        Up::Sending => crate::chat::sending(state),
+        Up::Sent => crate::chat::sent(state),
+        Up::NotSent(text) => crate::chat::not_sent(state, text),
+        Up::SessionCreated(id) => {
+            // The new chat's server and assistant choice is now this session's.
+            state.update_mcp_chat(|c| c.started(&id));
+            state.update_assistants(|a| a.started(&id));
+        }
+        Up::Approvals { awaiting, changes } => {
+            state.chat.awaiting.set(awaiting);
+            state.chat.changes.set(changes);
+        }
+        Up::Questions(questions) => state.chat.questions.set(questions),
+        Up::AlwaysAllow(tool) => always_allow(state, &tool),
+        Up::Turn(event) => crate::chat::show(state, event),
+        _ => {}
+    }
+}
+
+/// The user allowed a tool always: its policy is saved, and the tool as
+/// it is now is what the user accepts.
+fn always_allow(state: AppState, tool: &air_tools::ToolDef) {
+    let mut settings = state.prefs.settings.get_untracked();
+    settings.tool_policies.set(tool, Some(air_tools::policy::Policy::Allow));
+    state.save_settings(settings);
+    if let (Some(m), air_tools::ToolSource::Mcp { server }) = (&tool.mcp, &tool.source)
+        && m.accepted.is_some()
+    {
+        crate::mcp::accept_tool(state, server, &m.tool, None);
     }
 }
 
@@ -324,6 +421,9 @@ fn notice(state: AppState, n: Notice) {
                 StoreOp::ReadSessions => t.err_read_sessions,
                 StoreOp::ReadMessages => t.err_read_messages,
                 StoreOp::SaveMessage => t.err_save_message,
+                StoreOp::SaveAnswer => t.err_save_answer,
+                StoreOp::Replace => t.err_replace,
+                StoreOp::Change => t.err_change,
                 StoreOp::Export => t.import_failed,
                 StoreOp::Delete => t.err_delete,
                 StoreOp::Rename => t.err_rename,

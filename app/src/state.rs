@@ -7,7 +7,6 @@ use std::rc::Rc;
 use air_store::keys::SIDEBAR_COLLAPSED;
 use air_store::settings;
 use air_store::{MessageRecord, SessionRecord, Settings};
-use air_http::Abort;
 use air_web::{LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
 
@@ -106,8 +105,9 @@ pub struct Conversation {
     /// A turn is in progress in this tab (from the click until the answer
     /// is stored): one at a time.
     pub busy: RwSignal<bool>,
-    /// Stops the turn in progress (its requests, waits and tool calls).
-    abort: StoredValue<Option<Abort>, LocalStorage>,
+    /// What the message being sent took from the composer: given back if
+    /// it is not saved, let go once it is.
+    pub sending: StoredValue<Option<(Vec<Attachment>, Vec<LocalFile>)>, LocalStorage>,
     /// Tool messages whose call waits for the user's approval in this tab.
     pub awaiting: RwSignal<Vec<String>>,
     /// Of those, the ones that ask because the server changed the tool
@@ -285,7 +285,7 @@ impl AppState {
                 focus: RwSignal::new(None),
                 streaming: RwSignal::new(None),
                 busy: RwSignal::new(false),
-                abort: StoredValue::new_local(None),
+                sending: StoredValue::new_local(None),
                 awaiting: RwSignal::new(Vec::new()),
                 changes: RwSignal::new(Vec::new()),
                 progress: RwSignal::new(Default::default()),
@@ -341,6 +341,11 @@ impl AppState {
         }
     }
 
+    /// A turn leaves out what other tabs are streaming.
+    fn remote_streams_changed(self) {
+        self.dispatch(air_workspace::Command::RemoteStreams(self.chat.remote_streams.get_untracked()));
+    }
+
     /// Applies a change another tab made.
     pub(crate) async fn on_sync(self, event: SyncEvent) {
         let event = match event {
@@ -351,6 +356,7 @@ impl AppState {
                         ids.push(message_id.clone());
                     }
                 });
+                self.remote_streams_changed();
                 if active {
                     // Forget it if the other tab goes quiet (closed or crashed).
                     let beat = crate::env::now_ms();
@@ -361,6 +367,7 @@ impl AppState {
                         let last = self.chat.remote_seen.with_value(|seen| seen.get(&message_id).copied());
                         if last == Some(beat) {
                             self.chat.remote_streams.update(|ids| ids.retain(|id| id != &message_id));
+                            self.remote_streams_changed();
                         }
                     });
                 }
@@ -436,11 +443,6 @@ impl AppState {
             self.set_sidebar_collapsed(true);
         }
         self.dispatch(air_workspace::Command::OpenAt { session: session_id, message: message_id });
-    }
-
-    /// A session saved here: the list shows it in its place.
-    pub fn upsert_session(self, session: SessionRecord) {
-        self.dispatch(air_workspace::Command::SessionSaved(session));
     }
 
     pub fn set_sidebar_collapsed(self, collapsed: bool) {
@@ -519,35 +521,11 @@ impl AppState {
         self.chat.busy.get_untracked()
     }
 
-    /// Starts a turn: its Stop handle, or `None` if one is already running.
-    pub fn begin_turn(&self) -> Option<Abort> {
-        if self.chat.busy.get_untracked() {
-            return None;
-        }
-        self.chat.busy.set(true);
-        self.dispatch(air_workspace::Command::Busy(true));
-        let abort = Abort::new();
-        self.chat.abort.set_value(Some(abort.clone()));
-        Some(abort)
-    }
-
-    pub fn end_turn(&self) {
-        self.chat.busy.set(false);
-        self.dispatch(air_workspace::Command::Busy(false));
-        self.chat.abort.set_value(None);
-        self.chat.awaiting.set(Vec::new());
-        self.chat.changes.set(Vec::new());
-        self.chat.progress.set(Default::default());
-        self.chat.questions.set(Vec::new());
-    }
-
     /// Stops the turn: the request being streamed is aborted (what arrived
-    /// is kept), a running tool call is abandoned, and no further request
-    /// of this turn is made.
+    /// is kept), a running tool call is abandoned, the questions it asked
+    /// go unanswered, and no further request of this turn is made.
     pub fn stop(self) {
-        if let Some(abort) = self.chat.abort.get_value() {
-            abort.abort();
-        }
+        self.dispatch(air_workspace::Command::Stop);
     }
 
     /// The tools offered to the model: the built-ins, then the tools of

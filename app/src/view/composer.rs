@@ -200,7 +200,7 @@ pub fn Composer() -> impl IntoView {
                     // not when it is sent.
                     if !warmed.get_value() {
                         warmed.set_value(true);
-                        chat::warm_turn();
+                        crate::binding::warm_turn();
                         crate::view::warm_chat_view();
                     }
                 }

@@ -26,8 +26,6 @@ pub enum PageWhy {
 #[derive(Debug, Default)]
 pub struct Chat {
     pub active: Option<String>,
-    /// The messages shown, by id and place, in order.
-    shown: Vec<(String, f64)>,
     has_older: bool,
     /// The page under way: its answer must name it.
     ticket: u64,
@@ -35,7 +33,7 @@ pub struct Chat {
     /// How many messages the page under way asked for.
     asked: usize,
     /// A turn runs in this tab.
-    busy: bool,
+    pub(crate) busy: bool,
     /// A search hit to bring into view once read: (session, message).
     target: Option<(String, String)>,
 }
@@ -58,7 +56,6 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
         }
         Command::SwitchBranch { fork, alt } => switch_branch(w, fork, alt),
         Command::SessionChanged(id) => changed_elsewhere(w, id),
-        Command::Busy(on) => w.chat.busy = on,
         Command::SessionCreated(id) => {
             // The user is still on the session creator: it opens.
             if w.chat.active.is_none() {
@@ -68,7 +65,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
         }
         Command::MessageSaved(record) => saved(w, record),
         Command::MessagesRemoved(ids) => {
-            w.chat.shown.retain(|(id, _)| !ids.contains(id));
+            w.watch.shown.borrow_mut().retain(|(id, _)| !ids.contains(id));
             w.emit(Update::MessagesRemoved(ids));
         }
         Command::Done(Done::Messages { ticket, why, page }) => paged(w, ticket, why, page),
@@ -89,7 +86,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
 fn new_chat<P: Platform>(w: &mut Workspace<P>) {
     w.chat.active = None;
     w.chat.ticket += 1;
-    w.chat.shown.clear();
+    w.watch.shown.borrow_mut().clear();
     w.chat.has_older = false;
     w.emit(Update::Active(None));
     w.emit(Update::Messages { list: Vec::new(), has_older: false });
@@ -99,7 +96,7 @@ fn new_chat<P: Platform>(w: &mut Workspace<P>) {
 pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
     let Some(store) = w.p.store() else { return };
     if w.chat.active.as_deref() != Some(id.as_str()) {
-        w.chat.shown.clear();
+        w.watch.shown.borrow_mut().clear();
         w.emit(Update::Messages { list: Vec::new(), has_older: false });
     }
     w.chat.active = Some(id.clone());
@@ -138,7 +135,7 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
     match why {
         PageWhy::Open | PageWhy::Refresh => {
             w.chat.has_older = read == w.chat.asked;
-            w.chat.shown = places.collect();
+            *w.watch.shown.borrow_mut() = places.collect();
             let has_older = w.chat.has_older;
             w.emit(Update::Messages { list, has_older });
             if why == PageWhy::Open {
@@ -148,8 +145,10 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
         PageWhy::Older => {
             w.chat.has_older = read == PAGE;
             let mut older: Vec<(String, f64)> = places.collect();
-            older.append(&mut w.chat.shown);
-            w.chat.shown = older;
+            let mut shown = w.watch.shown.borrow_mut();
+            older.append(&mut shown);
+            *shown = older;
+            drop(shown);
             let has_older = w.chat.has_older;
             w.emit(Update::MessagesPrepended { list, has_older });
         }
@@ -169,7 +168,7 @@ fn load_older<P: Platform>(w: &mut Workspace<P>) {
         return;
     }
     w.chat.loading_older = true;
-    let (ticket, first) = (w.chat.ticket, w.chat.shown.first().map(|(_, seq)| *seq));
+    let (ticket, first) = (w.chat.ticket, w.watch.shown.borrow().first().map(|(_, seq)| *seq));
     w.spawn(async move {
         let page = store.messages_page(&id, first, PAGE).await;
         Some(Command::Done(Done::Messages { ticket, why: PageWhy::Older, page: page.map(|p| (None, p)) }))
@@ -199,7 +198,7 @@ fn seek<P: Platform>(w: &mut Workspace<P>, id: &str) {
     if session != id {
         return;
     }
-    if w.chat.shown.iter().any(|(m, _)| *m == message) || !w.chat.has_older {
+    if w.watch.shown.borrow().iter().any(|(m, _)| *m == message) || !w.chat.has_older {
         w.chat.target = None;
         w.emit(Update::Focus(Some(message)));
     } else {
@@ -231,7 +230,7 @@ fn switch_branch<P: Platform>(w: &mut Workspace<P>, fork: String, alt: u32) {
 fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
     let Some(store) = w.p.store() else { return };
     let reread = w.chat.active.as_deref() == Some(id.as_str()) && !w.chat.busy;
-    let n = w.chat.shown.len().max(PAGE);
+    let n = w.watch.shown.borrow().len().max(PAGE);
     if reread {
         w.chat.ticket += 1;
         w.chat.asked = n;
@@ -252,9 +251,11 @@ fn saved<P: Platform>(w: &mut Workspace<P>, record: MessageRecord) {
     if w.chat.active.as_deref() != Some(record.session_id.as_str()) {
         return;
     }
-    w.chat.shown.retain(|(id, _)| *id != record.id);
-    let pos = w.chat.shown.iter().position(|(_, seq)| *seq > record.seq).unwrap_or(w.chat.shown.len());
-    w.chat.shown.insert(pos, (record.id.clone(), record.seq));
+    let mut shown = w.watch.shown.borrow_mut();
+    shown.retain(|(id, _)| *id != record.id);
+    let pos = shown.iter().position(|(_, seq)| *seq > record.seq).unwrap_or(shown.len());
+    shown.insert(pos, (record.id.clone(), record.seq));
+    drop(shown);
     w.emit(Update::MessageSaved(record));
 }
 

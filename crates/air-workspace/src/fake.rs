@@ -11,6 +11,10 @@ use air_store::search::SearchResults;
 use air_store::{MemoryStore, Store};
 use futures_util::future::LocalBoxFuture;
 
+use air_http::fake::ScriptedHttp;
+use air_store::conversation::TemplateVars;
+
+use crate::turn::{Run, Setup, TurnEnv};
 use crate::{Command, Missing, Platform, Task, Update, Workspace};
 
 /// The platform in memory.
@@ -32,11 +36,29 @@ pub struct FakePlatform {
     /// Files handed to the browser: (name, type, text).
     pub downloads: RefCell<Vec<(String, String, String)>>,
     pub refuse_downloads: Cell<bool>,
+    /// The model's server, scripted.
+    pub http: ScriptedHttp,
+    /// What a turn runs with (default: the default settings, no tools).
+    pub setup: RefCell<Option<Box<dyn Fn() -> Setup>>>,
+    /// What running turns reported, not handled yet.
+    inbox: RefCell<Vec<Command>>,
+    /// Turns started.
+    pub turns: Cell<usize>,
+}
+
+impl FakePlatform {
+    fn setup(&self) -> Setup {
+        match &*self.setup.borrow() {
+            Some(make) => make(),
+            None => Setup { settings: air_store::Settings::default(), tools: air_tools::Registry::new(), offer: None, lang: air_chat::Lang::default() },
+        }
+    }
 }
 
 impl Platform for FakePlatform {
     type Store = MemoryStore;
     type Kv = MemoryKv;
+    type Http = ScriptedHttp;
 
     fn now_ms(&self) -> f64 {
         self.now.get()
@@ -107,6 +129,28 @@ impl Platform for FakePlatform {
             Ok(store.rebuild_index().await)
         })
     }
+    fn http(&self) -> &ScriptedHttp {
+        &self.http
+    }
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        // Time passes at once.
+        self.now.set(self.now.get() + ms as f64);
+        Box::pin(async {})
+    }
+    fn template_vars(&self) -> TemplateVars {
+        TemplateVars { date: "2026-11-25".into(), time: "12:00".into(), locale: "en".into() }
+    }
+    fn feed(&self, cmd: Command) {
+        self.inbox.borrow_mut().push(cmd);
+    }
+    fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
+        self.turns.set(self.turns.get() + 1);
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        let setup = self.setup();
+        Box::pin(async move { Ok(crate::turn::run(&env, setup, run).await) })
+    }
 }
 
 /// A workspace over a [`FakePlatform`], and what it said.
@@ -115,7 +159,7 @@ pub struct Harness {
     pub p: Rc<FakePlatform>,
     /// Every update so far, in order.
     pub updates: Vec<Update>,
-    /// Tasks that wait for something (none do yet: the fake answers at once).
+    /// Tasks that wait for something (a turn waiting for an answer).
     waiting: Vec<Task>,
 }
 
@@ -144,7 +188,14 @@ impl Harness {
                 tasks.push(t);
             }
             for mut t in tasks {
-                match t.0.as_mut().poll(&mut cx) {
+                let done = t.0.as_mut().poll(&mut cx);
+                // What a running turn reported while it ran, in order, before its end.
+                let fed = std::mem::take(&mut *self.p.inbox.borrow_mut());
+                progressed |= !fed.is_empty();
+                for cmd in fed {
+                    self.ws.handle(cmd);
+                }
+                match done {
                     Poll::Ready(cmd) => {
                         progressed = true;
                         if let Some(cmd) = cmd {

@@ -15,20 +15,23 @@
 //! `test-support`) do the same in tests, with a clock the test moves.
 //!
 //! What the core owns so far: opening the store, the session list (pages,
-//! the sessions other code saved, delete with undo, rename) and search.
-//! The other flows move here one by one.
+//! the sessions other code saved, delete with undo, rename), search, the
+//! open conversation, import and export, and the turn (start, stop, its
+//! questions and events). The other flows move here one by one.
 //!
 //! Module order (each uses only those before it): `platform`, `sessions`,
-//! `search`, `chat`, `data`.
+//! `search`, `chat`, `data`, `turn`.
 
 pub mod chat;
 pub mod data;
 pub mod platform;
 pub mod search;
 pub mod sessions;
+pub mod turn;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -73,8 +76,6 @@ pub enum Command {
     SwitchBranch { fork: String, alt: u32 },
     /// Another tab changed a session.
     SessionChanged(String),
-    /// A turn runs in this tab (or ended).
-    Busy(bool),
     /// A turn created a session.
     SessionCreated(String),
     /// A turn saved a message.
@@ -88,6 +89,22 @@ pub enum Command {
     Import(String),
     /// How much is stored.
     WantStorage,
+    /// Start a turn in the open conversation (nothing, if one runs).
+    Turn(turn::Job),
+    /// Stop the turn.
+    Stop,
+    /// The running turn asks the user something.
+    Ask(turn::Ask),
+    /// The user answers "may this tool run?" on the card of `record`.
+    Approve { record: String, approval: air_agent::Approval },
+    /// The user answers the question of the call in `record`.
+    AnswerQuestion { record: String, answer: air_tools::ElicitAnswer },
+    /// Something happened in the running turn.
+    TurnEvent(air_agent::Event),
+    /// The user allowed a tool always (the running turn says so).
+    AlwaysAllow(Box<air_tools::ToolDef>),
+    /// The answers other tabs are streaming now.
+    RemoteStreams(Vec<String>),
     Done(Done),
 }
 
@@ -115,6 +132,8 @@ pub enum Done {
     Collected { format: data::Format, result: Result<Result<Option<String>, StoreError>, Missing> },
     Imported(Result<Result<(usize, usize), data::ImportFailure>, Missing>),
     Storage(data::StorageInfo),
+    /// The turn is over (`Err`: its part could not be fetched).
+    TurnEnded(Result<Result<(), StoreError>, Missing>),
 }
 
 /// Something the page shows changed.
@@ -164,6 +183,27 @@ pub enum Update {
     Import(data::ImportOutcome),
     /// Sessions were added or changed wholesale here (the other tabs are told).
     SessionsChanged,
+    /// A turn runs in this tab, or no longer does.
+    Busy(bool),
+    /// The composer's message is being sent: the composer empties.
+    Sending,
+    /// The message was saved: what was attached to it is done with.
+    Sent,
+    /// The message could not be saved (or the turn's part fetched): its
+    /// text (and what was attached) goes back to the composer.
+    NotSent(String),
+    /// The turn created this session: what the new chat chose is its.
+    SessionCreated(String),
+    /// The calls waiting for "may it run?", and of those, the ones whose
+    /// tool changed since the user said yes (what was accepted, what it is).
+    Approvals { awaiting: Vec<String>, changes: Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)> },
+    /// The questions running calls ask, by tool message.
+    Questions(Vec<(String, air_tools::Elicitation)>),
+    /// Allow this tool from now on (its definition as it is now).
+    AlwaysAllow(Box<air_tools::ToolDef>),
+    /// What the running turn shows: the live answer, a call's progress,
+    /// what it learnt of the provider, what the other tabs are told.
+    Turn(air_agent::Event),
 }
 
 /// What a person is told, as data (the page words it).
@@ -185,6 +225,12 @@ pub enum StoreOp {
     ReadSessions,
     ReadMessages,
     SaveMessage,
+    /// A finished answer (or a call's result) could not be saved.
+    SaveAnswer,
+    /// An answer could not be replaced (regenerate, continue).
+    Replace,
+    /// A message could not be changed (edit and resend).
+    Change,
     Export,
     Delete,
     Rename,
@@ -201,6 +247,19 @@ pub enum Timer {
     IndexCheck,
 }
 
+/// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// The messages shown, by id and place, in order (the open chat's).
+    pub(crate) shown: RefCell<Vec<(String, f64)>>,
+    /// The answer this tab streams, shown live instead of as its record.
+    pub(crate) live: RefCell<Option<String>>,
+    /// Answers other tabs are streaming.
+    pub(crate) remote: RefCell<Vec<String>>,
+    /// The session deleted and waiting for its undo window to close.
+    pub(crate) deleting: RefCell<Option<String>>,
+}
+
 /// IO under way: it reports back as a command, or not at all.
 pub struct Task(pub LocalBoxFuture<'static, Option<Command>>);
 
@@ -213,11 +272,14 @@ pub struct Workspace<P: Platform> {
     sessions: sessions::Sessions,
     search: search::Search,
     chat: chat::Chat,
+    turn: turn::Turning,
+    /// What a running turn sees of the core.
+    watch: Rc<Watch>,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -235,7 +297,6 @@ impl<P: Platform> Workspace<P> {
             | Command::Reopen
             | Command::SwitchBranch { .. }
             | Command::SessionChanged(_)
-            | Command::Busy(_)
             | Command::SessionCreated(_)
             | Command::MessageSaved(_)
             | Command::MessagesRemoved(_)
@@ -244,6 +305,15 @@ impl<P: Platform> Workspace<P> {
             | Command::Import(_)
             | Command::WantStorage
             | Command::Done(Done::Collected { .. } | Done::Imported(_) | Done::Storage(_)) => data::handle(self, cmd),
+            Command::Turn(_)
+            | Command::Stop
+            | Command::Ask(_)
+            | Command::Approve { .. }
+            | Command::AnswerQuestion { .. }
+            | Command::TurnEvent(_)
+            | Command::AlwaysAllow(_)
+            | Command::RemoteStreams(_)
+            | Command::Done(Done::TurnEnded(_)) => turn::handle(self, cmd),
             cmd => sessions::handle(self, cmd),
         }
     }
@@ -281,12 +351,21 @@ impl<P: Platform> Workspace<P> {
         self.chat.active.as_deref()
     }
 
+    /// A turn runs.
+    pub fn busy(&self) -> bool {
+        self.turn.busy()
+    }
+
     /// The sessions read so far, in the list's order.
     pub fn sessions(&self) -> &[SessionRecord] {
         &self.sessions.list
     }
 
     fn emit(&mut self, u: Update) {
+        // Whatever deletes (or brings back) a session says so here.
+        if let Update::PendingDelete(p) = &u {
+            *self.watch.deleting.borrow_mut() = p.as_ref().map(|s| s.id.clone());
+        }
         self.out.push_back(u);
     }
 

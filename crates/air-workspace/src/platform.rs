@@ -5,14 +5,23 @@
 use std::rc::Rc;
 
 use air_store::search::SearchResults;
+use air_http::HttpClient;
+use air_store::conversation::TemplateVars;
 use air_store::{KeyValue, Store, StoreError};
 use futures_util::future::LocalBoxFuture;
 
-use crate::Missing;
+use std::cell::RefCell;
 
-pub trait Platform: 'static {
+use air_agent::NewFile;
+use air_http::Abort;
+use air_tools::policy::Policies;
+
+use crate::{Command, Missing, Watch};
+
+pub trait Platform: 'static + Sized {
     type Store: Store + 'static;
     type Kv: KeyValue;
+    type Http: HttpClient + 'static;
 
     /// Milliseconds since the epoch.
     fn now_ms(&self) -> f64;
@@ -41,4 +50,57 @@ pub trait Platform: 'static {
     fn search(&self, query: String) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>>;
     /// Builds the store's search index again from every message.
     fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
+    /// `fetch`.
+    fn http(&self) -> &Self::Http;
+    /// Waits `ms` milliseconds.
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
+    /// Today's date and time where the user is, and their locale (for
+    /// the system prompt's variables).
+    fn template_vars(&self) -> TemplateVars;
+    /// A running turn reports to the core: `cmd` is handled as soon as
+    /// the command being handled (if any) is done.
+    fn feed(&self, cmd: Command);
+    /// Runs a turn: [`crate::turn::run`] with the settings and tools of
+    /// the moment (the page fetches the agent loop with the first message).
+    fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
 }
+
+/// What the page asks a turn to do in the open conversation.
+#[derive(Debug)]
+pub enum Job {
+    /// A new user message: its text, the context after it (attached
+    /// resources and text files) and its images.
+    Send { text: String, context: String, images: Vec<NewFile> },
+    /// A new answer in place of `message` (and nothing after it).
+    Regenerate(String),
+    /// `message`, cut off, goes on.
+    Continue(String),
+    /// The user message `message` changes; what followed it goes.
+    Edit { message: String, text: String },
+    /// The tool round a closed tab left: asked again, run again, answered.
+    Resume,
+}
+
+/// A [`Job`] with the session it runs in (`None`: a new one).
+#[derive(Debug)]
+pub struct Run {
+    pub session: Option<String>,
+    pub job: Job,
+}
+
+/// The world a turn runs in: the platform, and the core's answers.
+pub struct TurnEnv<P: Platform> {
+    pub(crate) p: Rc<P>,
+    pub(crate) store: Rc<P::Store>,
+    pub(crate) watch: Rc<Watch>,
+    pub(crate) abort: Abort,
+    /// The policies the turn runs with (a change since "yes" is shown).
+    pub(crate) policies: RefCell<Policies>,
+}
+
+impl<P: Platform> TurnEnv<P> {
+    pub fn platform(&self) -> &Rc<P> {
+        &self.p
+    }
+}
+

@@ -13,7 +13,7 @@ const BINDING: &str = "app/src/binding.rs";
 /// binding.
 const STILL_THERE: &[(&str, usize, usize)] = &[
     ("app/src/apps.rs", 3, 1),
-    ("app/src/chat.rs", 4, 4),
+    ("app/src/chat.rs", 2, 2),
     ("app/src/data.rs", 1, 0),
     ("app/src/dynamic.rs", 6, 2),
     ("app/src/mcp.rs", 13, 1),

@@ -1,0 +1,323 @@
+//! The turn as the core runs it: one at a time, in the open conversation;
+//! Stop; the questions a running turn asks (may this tool run? a server's
+//! form) and their answers; what a turn's events change; what goes back
+//! to the composer when a message could not be saved.
+//!
+//! The agent loop itself is `air-agent`'s [`Turn`], driven by [`run`]
+//! through a [`TurnEnv`]. The core never calls [`run`]: it hands the
+//! platform a [`TurnEnv`] and a [`Run`] ([`Platform::run_turn`]), and the
+//! page runs it in a part fetched with the first message, with the settings
+//! and tools of the moment ([`Setup`]).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use air_agent::{Approval, Env, Event, ToolMode, Turn};
+use air_chat::Lang;
+use air_http::Abort;
+use air_store::conversation::TemplateVars;
+use air_store::settings::ToolCalling;
+use air_store::{MessageRecord, Settings, StoreError};
+use air_tools::face::Face;
+use air_tools::offer::Offer;
+use air_tools::{ElicitAnswer, Elicitation, Registry, ToolDef};
+use futures_channel::oneshot;
+
+pub use crate::platform::{Job, Run, TurnEnv};
+use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
+
+/// What a turn runs with that the core does not own yet: the settings
+/// (the chat's assistant over the user's), the tools offered, and the
+/// language of the words the model is told.
+pub struct Setup {
+    pub settings: Settings,
+    pub tools: Registry,
+    pub offer: Option<Rc<dyn Offer>>,
+    pub lang: Lang,
+}
+
+/// A running turn's question to the user.
+#[derive(Debug)]
+pub enum Ask {
+    /// May the call in `record` run? `change`: the server changed the tool
+    /// since the user said yes (what was accepted, and what it is now).
+    Approval { record: String, change: Option<(Option<Box<Face>>, Face)>, reply: oneshot::Sender<Approval> },
+    /// A running call asks a question (MCP elicitation).
+    Question { record: String, request: Elicitation, reply: oneshot::Sender<ElicitAnswer> },
+}
+
+/// The turn's state in the core.
+#[derive(Debug, Default)]
+pub struct Turning {
+    /// The job running (what a failure gives back depends on it).
+    running: Option<Kind>,
+    abort: Option<Abort>,
+    approvals: Vec<(String, Option<(Option<Box<Face>>, Face)>, oneshot::Sender<Approval>)>,
+    questions: Vec<(String, Elicitation, oneshot::Sender<ElicitAnswer>)>,
+}
+
+/// A job's kind, and for a message, its text.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Send(String),
+    Replace,
+    Change,
+    Resume,
+}
+
+impl Turning {
+    pub fn busy(&self) -> bool {
+        self.running.is_some()
+    }
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
+    match cmd {
+        Command::Turn(job) => start(w, job),
+        Command::Stop => stop(w),
+        Command::Ask(ask) => asked(w, ask),
+        Command::Approve { record, approval } => {
+            if let Some(i) = w.turn.approvals.iter().position(|(id, ..)| *id == record) {
+                let (.., reply) = w.turn.approvals.remove(i);
+                let _ = reply.send(approval);
+                publish_approvals(w);
+            }
+        }
+        Command::AnswerQuestion { record, answer } => {
+            if let Some(i) = w.turn.questions.iter().position(|(id, ..)| *id == record) {
+                let (.., reply) = w.turn.questions.remove(i);
+                let _ = reply.send(answer);
+                publish_questions(w);
+            }
+        }
+        Command::TurnEvent(event) => event_happened(w, event),
+        Command::AlwaysAllow(tool) => w.emit(Update::AlwaysAllow(tool)),
+        Command::RemoteStreams(ids) => *w.watch.remote.borrow_mut() = ids,
+        Command::Done(Done::TurnEnded(result)) => ended(w, result),
+        _ => {}
+    }
+}
+
+/// Starts `job` unless a turn runs already or there is nothing to send.
+fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
+    let Some(store) = w.p.store() else { return };
+    if w.turn.busy() {
+        return;
+    }
+    let session = w.chat.active.clone();
+    let kind = match &job {
+        Job::Send { text, context, images } if text.trim().is_empty() && context.is_empty() && images.is_empty() => return,
+        Job::Send { text, .. } => Kind::Send(text.clone()),
+        _ if session.is_none() => return,
+        Job::Regenerate(_) | Job::Continue(_) => Kind::Replace,
+        Job::Edit { text, .. } if text.trim().is_empty() => return,
+        Job::Edit { .. } => Kind::Change,
+        Job::Resume => Kind::Resume,
+    };
+    let sending = matches!(kind, Kind::Send(_));
+    w.turn.running = Some(kind);
+    w.chat.busy = true;
+    let abort = Abort::new();
+    w.turn.abort = Some(abort.clone());
+    w.emit(Update::Busy(true));
+    if sending {
+        w.emit(Update::Sending);
+    }
+    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default() };
+    let running = w.p.run_turn(env, Run { session, job });
+    w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
+}
+
+/// Stop: the request streaming is aborted (what arrived is kept), a call
+/// running is abandoned, and the questions asked go unanswered (denied,
+/// cancelled).
+fn stop<P: Platform>(w: &mut Workspace<P>) {
+    if let Some(abort) = &w.turn.abort {
+        abort.abort();
+    }
+    clear_asks(w);
+}
+
+fn asked<P: Platform>(w: &mut Workspace<P>, ask: Ask) {
+    // Asked after Stop, or with no turn: nobody answers (denied, cancelled).
+    if w.turn.abort.as_ref().is_none_or(Abort::is_aborted) {
+        return;
+    }
+    match ask {
+        Ask::Approval { record, change, reply } => {
+            w.turn.approvals.push((record, change, reply));
+            publish_approvals(w);
+        }
+        Ask::Question { record, request, reply } => {
+            w.turn.questions.push((record, request, reply));
+            publish_questions(w);
+        }
+    }
+}
+
+fn clear_asks<P: Platform>(w: &mut Workspace<P>) {
+    if !w.turn.approvals.is_empty() {
+        w.turn.approvals.clear();
+        publish_approvals(w);
+    }
+    if !w.turn.questions.is_empty() {
+        w.turn.questions.clear();
+        publish_questions(w);
+    }
+}
+
+fn publish_approvals<P: Platform>(w: &mut Workspace<P>) {
+    let awaiting = w.turn.approvals.iter().map(|(id, ..)| id.clone()).collect();
+    let changes = w.turn.approvals.iter().filter_map(|(id, change, _)| change.clone().map(|(old, new)| (id.clone(), old, new))).collect();
+    w.emit(Update::Approvals { awaiting, changes });
+}
+
+fn publish_questions<P: Platform>(w: &mut Workspace<P>) {
+    let questions = w.turn.questions.iter().map(|(id, q, _)| (id.clone(), q.clone())).collect();
+    w.emit(Update::Questions(questions));
+}
+
+/// The turn is over: what it could not do is said, and a message that
+/// was not saved goes back to the composer.
+fn ended<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(), StoreError>, Missing>) {
+    let Some(kind) = w.turn.running.take() else { return };
+    w.turn.abort = None;
+    w.chat.busy = false;
+    *w.watch.live.borrow_mut() = None;
+    clear_asks(w);
+    w.emit(Update::Busy(false));
+    let op = match &kind {
+        Kind::Send(_) => StoreOp::SaveMessage,
+        Kind::Replace => StoreOp::Replace,
+        Kind::Change => StoreOp::Change,
+        Kind::Resume => StoreOp::ReadMessages,
+    };
+    let failed = result.is_err() || matches!(result, Ok(Err(_)));
+    match result {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op, error })),
+        Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
+    }
+    if let Kind::Send(text) = kind {
+        w.emit(if failed { Update::NotSent(text) } else { Update::Sent });
+    }
+}
+
+/// What one of the turn's events changes.
+fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
+    match event {
+        Event::SessionCreated(session) => {
+            let id = session.id.clone();
+            w.handle(Command::SessionSaved(session));
+            // What the new chat chose (servers, assistant) is now this session's.
+            w.emit(Update::SessionCreated(id.clone()));
+            w.handle(Command::SessionCreated(id));
+        }
+        Event::SessionSaved(session) => w.handle(Command::SessionSaved(session)),
+        Event::MessageSaved(record) => {
+            // The finished answer replaces its live view.
+            let mut live = w.watch.live.borrow_mut();
+            if live.as_deref() == Some(record.id.as_str()) {
+                *live = None;
+            }
+            drop(live);
+            w.handle(Command::MessageSaved(record));
+        }
+        Event::MessagesRemoved { session_id, ids } => {
+            if w.chat.active.as_deref() == Some(session_id.as_str()) {
+                w.handle(Command::MessagesRemoved(ids));
+            }
+        }
+        Event::StreamStarted { ref message_id, .. } => {
+            // A continued answer is shown live instead of as its record.
+            w.handle(Command::MessagesRemoved(vec![message_id.clone()]));
+            *w.watch.live.borrow_mut() = Some(message_id.clone());
+            w.emit(Update::Turn(event));
+        }
+        Event::StoreFailed { what, error } => {
+            let op = if what == "read" { StoreOp::ReadMessages } else { StoreOp::SaveAnswer };
+            w.emit(Update::Notice(Notice::Store { op, error }));
+        }
+        other => w.emit(Update::Turn(other)),
+    }
+}
+
+impl<P: Platform> Env for TurnEnv<P> {
+    type Http = P::Http;
+    type Store = P::Store;
+
+    fn http(&self) -> &P::Http {
+        self.p.http()
+    }
+    fn store(&self) -> &P::Store {
+        &self.store
+    }
+    fn now_ms(&self) -> f64 {
+        self.p.now_ms()
+    }
+    fn new_id(&self) -> String {
+        self.p.new_id()
+    }
+    async fn sleep(&self, ms: u64) {
+        self.p.sleep(ms).await;
+    }
+    fn template_vars(&self) -> TemplateVars {
+        self.p.template_vars()
+    }
+    fn emit(&self, event: Event) {
+        self.p.feed(Command::TurnEvent(event));
+    }
+    fn in_history(&self, m: &MessageRecord) -> bool {
+        // An answer still streaming in another tab (incomplete, and not
+        // shown here) is not part of the conversation yet.
+        let remote = self.watch.remote.borrow().contains(&m.id);
+        let shown = || self.watch.shown.borrow().iter().any(|(id, _)| *id == m.id) && self.watch.live.borrow().as_deref() != Some(m.id.as_str());
+        !remote && (!m.incomplete || shown())
+    }
+    fn is_deleted(&self, session_id: &str) -> bool {
+        self.watch.deleting.borrow().as_deref() == Some(session_id)
+    }
+    async fn approve(&self, record: &MessageRecord, tool: &ToolDef) -> Approval {
+        let (reply, answer) = oneshot::channel();
+        // Asked because the server changed it since the user said yes: the card shows what changed.
+        let change = self.policies.borrow().changed(tool).then(|| (tool.mcp.as_ref().and_then(|m| m.accepted.clone()), Face::of(tool)));
+        self.p.feed(Command::Ask(Ask::Approval { record: record.id.clone(), change, reply }));
+        answer.await.unwrap_or(Approval::Deny)
+    }
+    async fn elicit(&self, record: &MessageRecord, _tool: &ToolDef, request: Elicitation) -> ElicitAnswer {
+        let (reply, answer) = oneshot::channel();
+        self.p.feed(Command::Ask(Ask::Question { record: record.id.clone(), request, reply }));
+        // Dropped unanswered (Stop, the turn ended): cancelled.
+        answer.await.unwrap_or(ElicitAnswer::Cancel)
+    }
+    fn always_allow(&self, tool: &ToolDef) {
+        self.p.feed(Command::AlwaysAllow(Box::new(tool.clone())));
+    }
+}
+
+/// Runs a turn (the platform calls it, where the agent loop is loaded).
+pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Result<(), StoreError> {
+    let Setup { settings, tools, offer, lang } = setup;
+    let mode = match (settings.tools_enabled, settings.tool_calling) {
+        (false, _) => ToolMode::Off,
+        (true, ToolCalling::Auto) => ToolMode::Auto,
+        (true, ToolCalling::Native) => ToolMode::Native,
+        (true, ToolCalling::Prompt) => ToolMode::Prompt,
+    };
+    let policies = settings.tool_policies.clone();
+    *env.policies.borrow_mut() = policies.clone();
+    let turn = Turn::new(env, settings, &tools, env.abort.clone(), lang).with_mode(mode).with_policies(policies).with_offer(offer);
+    let session = run.session;
+    let here = || session.clone().unwrap_or_default();
+    match run.job {
+        Job::Send { text, context, images } => turn.send_with_files(session.clone(), &text, &context, images).await.map(drop),
+        Job::Regenerate(message) => turn.regenerate(&here(), &message).await,
+        Job::Continue(message) => turn.continue_answer(&here(), &message).await,
+        Job::Edit { message, text } => turn.edit_and_resend(&here(), &message, &text).await,
+        Job::Resume => turn.resume_tools(&here()).await,
+    }
+}
+
+#[cfg(test)]
+#[path = "turn_tests.rs"]
+mod tests;

@@ -1,0 +1,267 @@
+use std::rc::Rc;
+
+use air_agent::{Approval, Event};
+use air_http::fake::{Script, Step};
+use air_chat::Role;
+use air_store::{MessageRecord, SessionRecord, Settings, Store};
+use air_tools::{Annotations, CallContext, Registry, Tool, ToolDef, ToolOutput, ToolSource};
+use futures_util::future::LocalBoxFuture;
+use serde_json::{Value, json};
+
+use crate::fake::{FakePlatform, Harness};
+use crate::turn::{Job, Setup};
+use crate::{Command, Notice, Update};
+
+fn chunk(delta: Value, finish: Option<&str>) -> String {
+    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
+}
+
+fn text_reply(text: &str) -> Script {
+    Script::sse([chunk(json!({"role": "assistant", "content": text}), None), chunk(json!({}), Some("stop")), "[DONE]".to_owned()])
+}
+
+fn call_reply(id: &str, name: &str, args: &str) -> Script {
+    Script::sse([
+        chunk(json!({"role": "assistant", "content": null}), None),
+        chunk(json!({"tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": args}}]}), None),
+        chunk(json!({}), Some("tool_calls")),
+        "[DONE]".to_owned(),
+    ])
+}
+
+/// An MCP tool with no policy of the user's: it asks first.
+struct Remove(ToolDef);
+
+impl Tool for Remove {
+    fn def(&self) -> &ToolDef {
+        &self.0
+    }
+    fn call<'a>(&'a self, args: Value, _ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
+        Box::pin(async move { ToolOutput::text(format!("removed {args}")) })
+    }
+}
+
+fn now<T>(f: impl std::future::Future<Output = T>) -> T {
+    let mut f = std::pin::pin!(f);
+    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => panic!("the memory store answers at once"),
+    }
+}
+
+fn settings() -> Settings {
+    Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() }
+}
+
+/// A workspace whose turns have a model and the tool `remove_file`.
+fn harness() -> Harness {
+    let p = FakePlatform::default();
+    *p.setup.borrow_mut() = Some(Box::new(|| {
+        let mut tools = Registry::new();
+        let def = ToolDef {
+            name: "remove_file".into(),
+            description: "Removes a file.".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            annotations: Annotations { destructive_hint: Some(true), ..Default::default() },
+            source: ToolSource::Mcp { server: "files".into() },
+            mcp: None,
+        };
+        tools.register(Rc::new(Remove(def)));
+        Setup { settings: settings(), tools, offer: None, lang: air_chat::Lang::En }
+    }));
+    let mut h = Harness::new(p);
+    h.send(Command::Start);
+    h.take();
+    h
+}
+
+fn send(text: &str) -> Command {
+    Command::Turn(Job::Send { text: text.into(), context: String::new(), images: Vec::new() })
+}
+
+fn stored(h: &Harness) -> Vec<MessageRecord> {
+    let session = h.ws.active().expect("a session is open").to_owned();
+    now(h.p.store.messages(&session)).expect("messages")
+}
+
+#[test]
+fn a_message_is_sent_answered_and_shown_in_a_new_session() {
+    let mut h = harness();
+    h.p.http.push(text_reply("Hello there."));
+    h.send(send("Hi"));
+    let ups = h.take();
+    assert_eq!(ups[..2], [Update::Busy(true), Update::Sending]);
+    assert!(matches!(ups.last(), Some(Update::Sent)), "{ups:?}");
+    assert!(ups.contains(&Update::Busy(false)));
+    // The new session opened and joined the list.
+    let id = h.ws.active().expect("opened").to_owned();
+    assert!(ups.contains(&Update::SessionCreated(id.clone())));
+    assert!(ups.contains(&Update::Active(Some(id.clone()))));
+    assert_eq!(h.ws.sessions()[0].id, id);
+    // The answer streamed live, then its record took its place.
+    assert!(ups.iter().any(|u| matches!(u, Update::Turn(Event::StreamStarted { .. }))));
+    let saved: Vec<&str> = ups.iter().filter_map(|u| match u { Update::MessageSaved(m) if !m.incomplete => Some(m.content.as_str()), _ => None }).collect();
+    assert_eq!(saved.last(), Some(&"Hello there."));
+    let all = stored(&h);
+    assert_eq!(all.iter().map(|m| (m.role, m.content.as_str())).collect::<Vec<_>>(), [(Role::User, "Hi"), (Role::Assistant, "Hello there.")]);
+    assert!(!h.ws.busy());
+}
+
+#[test]
+fn a_second_send_while_one_runs_starts_nothing_and_stop_ends_it() {
+    let mut h = harness();
+    h.p.http.push(Script::sse([chunk(json!({"role": "assistant", "content": "Once upon"}), None)]).then(Step::Hang));
+    h.send(send("Tell a story"));
+    assert!(h.ws.busy());
+    h.take();
+    h.send(send("Tell a story"));
+    h.send(send("Another"));
+    assert_eq!(h.p.turns.get(), 1, "one turn runs");
+    assert!(h.take().is_empty(), "a refused send changes nothing");
+    h.send(Command::Stop);
+    let ups = h.take();
+    assert!(ups.contains(&Update::Busy(false)), "{ups:?}");
+    assert!(!h.ws.busy());
+    // What arrived is kept.
+    let all = stored(&h);
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[1].content, "Once upon");
+    assert_eq!(h.p.http.requests().len(), 1);
+    // And the next message is sent.
+    h.p.http.push(text_reply("The end."));
+    h.send(send("Go on"));
+    assert_eq!(h.p.turns.get(), 2);
+    assert!(h.take().contains(&Update::Sent));
+}
+
+#[test]
+fn nothing_to_send_or_no_open_chat_starts_nothing() {
+    let mut h = harness();
+    h.send(send("   "));
+    h.send(Command::Turn(Job::Regenerate("m".into())));
+    h.send(Command::Turn(Job::Resume));
+    assert_eq!(h.p.turns.get(), 0);
+    assert!(h.take().is_empty());
+}
+
+#[test]
+fn a_message_whose_turn_could_not_be_fetched_goes_back_to_the_composer() {
+    let mut h = harness();
+    h.p.parts_missing.set(true);
+    h.send(send("Keep me"));
+    let ups = h.take();
+    assert_eq!(ups, [Update::Busy(true), Update::Sending, Update::Busy(false), Update::Notice(Notice::PartMissing), Update::NotSent("Keep me".into())]);
+}
+
+#[test]
+fn regenerate_answers_again_in_place_of_the_answer_shown() {
+    let mut h = harness();
+    h.p.http.push(text_reply("One."));
+    h.send(send("Count"));
+    let answer = stored(&h).last().expect("answered").id.clone();
+    h.take();
+    // A message that is not there: nothing is asked.
+    h.send(Command::Turn(Job::Regenerate("no-such-message".into())));
+    assert_eq!(h.p.http.requests().len(), 1);
+    assert!(!h.ws.busy());
+    h.take();
+    h.p.http.push(text_reply("Two."));
+    h.send(Command::Turn(Job::Regenerate(answer.clone())));
+    let ups = h.take();
+    assert!(!ups.iter().any(|u| matches!(u, Update::NotSent(_) | Update::Sent | Update::Notice(_))), "{ups:?}");
+    assert!(ups.iter().any(|u| matches!(u, Update::MessageSaved(m) if m.content == "Two.")));
+    assert_eq!(h.p.http.requests().len(), 2);
+    // The old answer is kept as an alternative.
+    assert!(stored(&h).iter().any(|m| m.id == answer));
+}
+
+#[test]
+fn a_call_waits_for_approval_and_runs_once_allowed() {
+    let mut h = harness();
+    h.p.http.push(call_reply("a", "remove_file", r#"{"path":"/tmp/x"}"#));
+    h.p.http.push(text_reply("Removed."));
+    h.send(send("Remove /tmp/x"));
+    let ups = h.take();
+    let Some(Update::Approvals { awaiting, changes }) = ups.iter().rev().find(|u| matches!(u, Update::Approvals { .. })) else { panic!("{ups:?}") };
+    assert_eq!(awaiting.len(), 1);
+    assert!(changes.is_empty(), "never accepted: nothing changed");
+    assert!(h.ws.busy(), "the turn waits");
+    let record = awaiting[0].clone();
+    // An answer for another card changes nothing.
+    h.send(Command::Approve { record: "other".into(), approval: Approval::Once });
+    assert!(h.take().is_empty());
+    h.send(Command::Approve { record: record.clone(), approval: Approval::Once });
+    let ups = h.take();
+    assert!(ups.contains(&Update::Approvals { awaiting: vec![], changes: vec![] }));
+    assert!(ups.contains(&Update::Sent));
+    let all = stored(&h);
+    let tool = all.iter().find(|m| m.id == record).expect("the call's record");
+    assert!(tool.content.contains("removed"), "{tool:?}");
+    assert_eq!(all.last().map(|m| m.content.as_str()), Some("Removed."));
+}
+
+#[test]
+fn stop_denies_the_calls_waiting_for_approval() {
+    let mut h = harness();
+    h.p.http.push(call_reply("a", "remove_file", r#"{"path":"/tmp/x"}"#));
+    h.send(send("Remove /tmp/x"));
+    assert!(h.take().iter().any(|u| matches!(u, Update::Approvals { awaiting, .. } if awaiting.len() == 1)));
+    h.send(Command::Stop);
+    let ups = h.take();
+    assert!(ups.contains(&Update::Approvals { awaiting: vec![], changes: vec![] }));
+    assert!(ups.contains(&Update::Busy(false)));
+    // Nothing ran and no second request was made.
+    assert_eq!(h.p.http.requests().len(), 1);
+    assert!(!stored(&h).iter().any(|m| m.content.contains("removed")));
+}
+
+#[test]
+fn always_is_remembered_through_the_page() {
+    let mut h = harness();
+    h.p.http.push(call_reply("a", "remove_file", r#"{"path":"/tmp/x"}"#));
+    h.p.http.push(text_reply("Removed."));
+    h.send(send("Remove /tmp/x"));
+    let record = h.take().iter().rev().find_map(|u| match u { Update::Approvals { awaiting, .. } => awaiting.first().cloned(), _ => None }).expect("asked");
+    h.send(Command::Approve { record, approval: Approval::Always });
+    let ups = h.take();
+    assert!(ups.iter().any(|u| matches!(u, Update::AlwaysAllow(def) if def.name == "remove_file")), "{ups:?}");
+}
+
+/// A session with a question and an answer another tab is still writing.
+fn with_remote_answer(h: &mut Harness) -> String {
+    let session = SessionRecord::new("s1", 1.0);
+    let question = MessageRecord::new("q", "s1", 1.0, Role::User, "What is up?");
+    let mut partial = MessageRecord::new("r", "s1", 2.0, Role::Assistant, "Half of a remote answer");
+    partial.incomplete = true;
+    now(h.p.store.put_session(&session)).expect("session");
+    now(h.p.store.put_message(&question)).expect("question");
+    now(h.p.store.put_message(&partial)).expect("partial");
+    h.send(Command::ReloadSessions);
+    h.send(Command::Open("s1".into()));
+    h.take();
+    "s1".into()
+}
+
+fn last_request_text(h: &Harness) -> String {
+    let requests = h.p.http.requests();
+    requests.last().and_then(|r| r.body.clone()).unwrap_or_default()
+}
+
+#[test]
+fn an_answer_another_tab_is_streaming_is_left_out_of_the_request() {
+    let mut h = harness();
+    with_remote_answer(&mut h);
+    h.send(Command::RemoteStreams(vec!["r".into()]));
+    h.p.http.push(text_reply("Fine."));
+    h.send(send("And now?"));
+    let body = last_request_text(&h);
+    assert!(body.contains("What is up?") && body.contains("And now?"), "{body}");
+    assert!(!body.contains("Half of a remote answer"), "{body}");
+
+    // Once it stopped streaming there, a cut-off answer shown here is part of it.
+    let mut h = harness();
+    with_remote_answer(&mut h);
+    h.p.http.push(text_reply("Fine."));
+    h.send(send("And now?"));
+    assert!(last_request_text(&h).contains("Half of a remote answer"));
+}
