@@ -143,7 +143,12 @@ impl Platform for Browser {
 fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
     Ok(Box::pin(async move {
         let state = env.platform().state;
-        let (tools, offer) = crate::dynamic::turn_tools(state).await;
+        let (tools, offer) = crate::dynamic::turn_tools(state, |state, servers| {
+            let mut registry = crate::mcp::registry(state, &[]);
+            let names = crate::mcp::register(state, &mut registry, servers);
+            (registry, names)
+        })
+        .await;
         let setup = Setup { settings: state.turn_settings(), tools, offer, lang: state.chat_lang() };
         air_workspace::turn::run(&env, setup, run).await
     }))
@@ -200,6 +205,7 @@ thread_local! {
 
 /// Starts the core: the store opens and the list's first page is read.
 pub fn start(state: AppState) {
+    state.set_dispatcher(dispatch);
     let browser = Browser { state, kv: LocalStorageKv, store: Rc::default(), http: crate::env::Http::default() };
     CORE.with(|c| *c.borrow_mut() = Some(Workspace::new(Rc::new(browser))));
     dispatch(state, Command::Start);
@@ -279,7 +285,7 @@ fn apply(state: AppState, u: Up) {
     match u {
         Up::Notice(n) => notice(state, n),
         Up::StoreReady => store_ready(state),
-        Up::WarmChatView => crate::view::warm_chat_view(),
+        Up::WarmChatView => state.shell.warm_chat_view.set(true),
         Up::Sessions { list, has_more } => {
             state.sessions.has_more.set(has_more);
             state.sessions.list.set(list);

@@ -39,6 +39,13 @@ async fn catalog(state: AppState) -> Catalog {
     fresh
 }
 
+/// Saves the drawer's settings: dynamic loading may have been switched
+/// on, or a summarizer chosen, and the catalog follows.
+pub fn save_settings(state: AppState, settings: air_store::Settings) {
+    state.save_settings(settings);
+    refresh_catalog(state);
+}
+
 /// Brings the stored catalog up to date (after a server is added,
 /// re-synced, switched or removed), then has its new summaries written.
 pub fn refresh_catalog(state: AppState) {
@@ -158,19 +165,20 @@ fn show_loaded_now(state: AppState, session: String) -> Result<LocalBoxFuture<'s
     }))
 }
 
+/// The built-ins and the tools of these servers, with their registry
+/// names (server, tool, name).
+pub type Tools = fn(AppState, &[air_store::mcp::McpServer]) -> (Registry, Vec<(String, String, String)>);
+
 /// The tools of a turn and, when dynamic loading is on, its offer: the
 /// built-ins, every enabled server's tools (offered only once loaded) and
 /// the two loaders. Off, the chat's servers' tools as always.
-pub async fn turn_tools(state: AppState) -> (Registry, Option<Rc<dyn Offer>>) {
+/// `registry` gives the built-ins and the tools of the servers it is given
+/// (with their registry names: server, tool, name).
+pub async fn turn_tools(state: AppState, registry: Tools) -> (Registry, Option<Rc<dyn Offer>>) {
     if !on(state) {
-        return (state.tools(), None);
+        return (registry(state, &state.chat_servers()).0, None);
     }
-    let servers = state.enabled_servers();
-    let mut registry = Registry::new();
-    for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
-        registry.register(tool);
-    }
-    let names = crate::mcp::register(state, &mut registry, &servers);
+    let (mut registry, names) = registry(state, &state.enabled_servers());
     let catalog = catalog(state).await;
     summarize(state);
     let session = state.sessions.active.get_untracked();

@@ -151,6 +151,16 @@ fn connect_all(state: AppState) -> Result<(), crate::lazy::Missing> {
 
 /// Adds the tools the model is offered from `servers` (enabled ones),
 /// named as [`air_servers::Registration`] names them.
+/// The built-ins and the tools of these servers (the enabled ones).
+pub fn registry(state: AppState, servers: &[McpServer]) -> Registry {
+    let mut registry = Registry::new();
+    for tool in air_tools::builtin::builtins(std::rc::Rc::new(air_web::zoned::BrowserClock)) {
+        registry.register(tool);
+    }
+    register(state, &mut registry, servers);
+    registry
+}
+
 pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) -> Vec<(String, String, String)> {
     let all = state.prefs.mcp_servers.with_untracked(|l| Registration::of(l));
     let mut names = Vec::new();

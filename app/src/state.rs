@@ -53,6 +53,10 @@ pub struct Shell {
     pub import_result: RwSignal<Option<String>>,
     /// A new version of the app is installed and waits for a reload.
     pub update_ready: RwSignal<bool>,
+    /// Fetch the conversation view now: a session is about to open.
+    pub warm_chat_view: RwSignal<bool>,
+    /// Hands the workspace core a command (the binding, once started).
+    dispatcher: StoredValue<Option<fn(AppState, air_workspace::Command)>>,
 }
 
 /// Settings (saved in localStorage) and how the page is laid out.
@@ -259,6 +263,8 @@ impl AppState {
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
                 update_ready: RwSignal::new(false),
+                warm_chat_view: RwSignal::new(false),
+                dispatcher: StoredValue::new(None),
             },
             prefs: Prefs {
                 settings: RwSignal::new(loaded.settings),
@@ -304,8 +310,6 @@ impl AppState {
         provide_context(state.prefs);
         provide_context(state.sessions);
         provide_context(state.chat);
-        // The store opens, and the newest session with it (the core).
-        crate::binding::start(state);
         state
     }
 
@@ -325,7 +329,14 @@ impl AppState {
 
     /// Hands the workspace core a command.
     pub fn dispatch(self, cmd: air_workspace::Command) {
-        crate::binding::dispatch(self, cmd);
+        if let Some(dispatch) = self.shell.dispatcher.get_value() {
+            dispatch(self, cmd);
+        }
+    }
+
+    /// The binding takes the core's commands from now on.
+    pub fn set_dispatcher(self, dispatch: fn(AppState, air_workspace::Command)) {
+        self.shell.dispatcher.set_value(Some(dispatch));
     }
 
     /// Shows alternative `alt` after the fork `fork` of the open chat
@@ -494,8 +505,6 @@ impl AppState {
             Err(e) => self.report(self.t().err_settings, &e),
         }
         self.prefs.settings.set(new);
-        // Dynamic loading just switched on, or a summarizer chosen.
-        crate::dynamic::refresh_catalog(self);
     }
 
     /// UI texts in the current language (untracked; for async tasks).
@@ -528,12 +537,6 @@ impl AppState {
         self.dispatch(air_workspace::Command::Stop);
     }
 
-    /// The tools offered to the model: the built-ins, then the tools of
-    /// the enabled MCP servers.
-    pub fn tools(&self) -> air_tools::Registry {
-        self.registry(&self.chat_servers())
-    }
-
     /// The enabled MCP servers the open chat uses.
     pub fn chat_servers(&self) -> Vec<air_store::mcp::McpServer> {
         let chat = self.chat_key();
@@ -546,16 +549,6 @@ impl AppState {
                     .collect()
             })
         })
-    }
-
-    /// The built-ins and the tools of these servers (the enabled ones).
-    pub fn registry(&self, servers: &[air_store::mcp::McpServer]) -> air_tools::Registry {
-        let mut registry = air_tools::Registry::new();
-        for tool in air_tools::builtin::builtins(Rc::new(air_web::zoned::BrowserClock)) {
-            registry.register(tool);
-        }
-        crate::mcp::register(*self, &mut registry, servers);
-        registry
     }
 
     /// Every enabled MCP server (dynamic loading offers them all).

@@ -62,7 +62,7 @@ fn SettingsDrawer() -> impl IntoView {
         s.base_url = s.base_url.trim().to_owned();
         s.api_key = s.api_key.trim().to_owned();
         s.model = s.model.trim().to_owned();
-        state.save_settings(s);
+        crate::dynamic::save_settings(state, s);
         state.prefs.settings_open.set(false);
     };
     let run_test = move |_| {
