@@ -322,7 +322,7 @@ fn apply(state: AppState, u: Up) {
         Up::Indexing(on) => state.sessions.indexing.set(on),
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
-        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::SessionCreated(_) | Up::Approvals { .. } | Up::Questions(_) | Up::AlwaysAllow(_) | Up::Turn(_) => apply_turn(state, u),
+        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::SessionCreated(_) | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) | Up::AlwaysAllow(_) | Up::Turn(_) => apply_turn(state, u),
         other => apply_chat(state, other),
     }
 }
@@ -388,6 +388,7 @@ fn apply_turn(state: AppState, u: Up) {
             state.chat.changes.set(changes);
         }
         Up::Questions(questions) => state.chat.questions.set(questions),
+        Up::RemoteStreams(list) => state.chat.remote_streams.set(list),
         Up::AlwaysAllow(tool) => always_allow(state, &tool),
         Up::Turn(event) => crate::chat::show(state, event),
         _ => {}
@@ -444,7 +445,7 @@ fn store_ready(state: AppState) {
     state.set_store(store());
     let channel = air_web::channel::Channel::open(SYNC_CHANNEL, move |text| {
         if let Some(event) = SyncEvent::parse(&text) {
-            spawn_local(state.on_sync(event));
+            dispatch(state, Command::OtherTab(event));
         }
     });
     state.set_channel(channel.map(Rc::new));

@@ -125,8 +125,6 @@ pub struct Conversation {
     pub questions: RwSignal<Vec<(String, air_tools::Elicitation)>>,
     /// Messages another tab is streaming into right now.
     pub remote_streams: RwSignal<Vec<String>>,
-    /// When each of those last sent a heartbeat.
-    remote_seen: StoredValue<std::collections::HashMap<String, f64>>,
     /// The composer's text.
     pub draft: RwSignal<String>,
     /// Resources attached to the next message.
@@ -221,9 +219,6 @@ pub fn mark_ready() {
     }
 }
 
-/// Another tab's answer with no heartbeat for this long is taken as dead.
-const REMOTE_STALE_MS: u64 = 10_000;
-
 
 
 
@@ -301,7 +296,6 @@ impl AppState {
                 loaded_tools: RwSignal::new(air_dynamic::Loaded::default()),
                 metrics_overall: RwSignal::new(air_dynamic::Metrics::default()),
                 remote_streams: RwSignal::new(Vec::new()),
-                remote_seen: StoredValue::new(Default::default()),
                 draft: RwSignal::new(String::new()),
             },
         };
@@ -349,53 +343,6 @@ impl AppState {
     pub fn broadcast(&self, event: SyncEvent) {
         if let Some(channel) = self.shell.channel.get_value() {
             channel.post(&event.to_json());
-        }
-    }
-
-    /// A turn leaves out what other tabs are streaming.
-    fn remote_streams_changed(self) {
-        self.dispatch(air_workspace::Command::RemoteStreams(self.chat.remote_streams.get_untracked()));
-    }
-
-    /// Applies a change another tab made.
-    pub(crate) async fn on_sync(self, event: SyncEvent) {
-        let event = match event {
-            SyncEvent::Streaming { session_id, message_id, active } => {
-                self.chat.remote_streams.update(|ids| {
-                    ids.retain(|id| id != &message_id);
-                    if active {
-                        ids.push(message_id.clone());
-                    }
-                });
-                self.remote_streams_changed();
-                if active {
-                    // Forget it if the other tab goes quiet (closed or crashed).
-                    let beat = crate::env::now_ms();
-                    self.chat.remote_seen.update_value(|seen| {
-                        seen.insert(message_id.clone(), beat);
-                    });
-                    crate::env::after(REMOTE_STALE_MS, move || {
-                        let last = self.chat.remote_seen.with_value(|seen| seen.get(&message_id).copied());
-                        if last == Some(beat) {
-                            self.chat.remote_streams.update(|ids| ids.retain(|id| id != &message_id));
-                            self.remote_streams_changed();
-                        }
-                    });
-                }
-                SyncEvent::SessionChanged { session_id }
-            }
-            other => other,
-        };
-        match event {
-            SyncEvent::SessionChanged { session_id } => self.dispatch(air_workspace::Command::SessionChanged(session_id)),
-            SyncEvent::SessionDeleted { session_id } => self.dispatch(air_workspace::Command::SessionGone(session_id)),
-            SyncEvent::Streaming { .. } => {}
-            SyncEvent::SessionsChanged => {
-                self.dispatch(air_workspace::Command::ReloadSessions);
-                if !self.is_busy() {
-                    self.dispatch(air_workspace::Command::Reopen);
-                }
-            }
         }
     }
 

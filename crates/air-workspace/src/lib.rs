@@ -20,13 +20,14 @@
 //! questions and events). The other flows move here one by one.
 //!
 //! Module order (each uses only those before it): `platform`, `sessions`,
-//! `search`, `chat`, `data`, `turn`.
+//! `search`, `chat`, `data`, `turn`, `tabs`.
 
 pub mod chat;
 pub mod data;
 pub mod platform;
 pub mod search;
 pub mod sessions;
+pub mod tabs;
 pub mod turn;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
@@ -103,8 +104,8 @@ pub enum Command {
     TurnEvent(air_agent::Event),
     /// The user allowed a tool always (the running turn says so).
     AlwaysAllow(Box<air_tools::ToolDef>),
-    /// The answers other tabs are streaming now.
-    RemoteStreams(Vec<String>),
+    /// Another tab says what it changed.
+    OtherTab(air_store::sync::SyncEvent),
     Done(Done),
 }
 
@@ -199,6 +200,8 @@ pub enum Update {
     Approvals { awaiting: Vec<String>, changes: Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)> },
     /// The questions running calls ask, by tool message.
     Questions(Vec<(String, air_tools::Elicitation)>),
+    /// The answers other tabs are streaming now.
+    RemoteStreams(Vec<String>),
     /// Allow this tool from now on (its definition as it is now).
     AlwaysAllow(Box<air_tools::ToolDef>),
     /// What the running turn shows: the live answer, a call's progress,
@@ -245,6 +248,9 @@ pub enum Timer {
     Search(u64),
     /// Start-up's look at the search index.
     IndexCheck,
+    /// An answer another tab streams has had no heartbeat since `beat`
+    /// (the bits of its time).
+    RemoteQuiet { message_id: String, beat: u64 },
 }
 
 /// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
@@ -273,13 +279,14 @@ pub struct Workspace<P: Platform> {
     search: search::Search,
     chat: chat::Chat,
     turn: turn::Turning,
+    tabs: tabs::Tabs,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), watch: Rc::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -312,8 +319,8 @@ impl<P: Platform> Workspace<P> {
             | Command::AnswerQuestion { .. }
             | Command::TurnEvent(_)
             | Command::AlwaysAllow(_)
-            | Command::RemoteStreams(_)
             | Command::Done(Done::TurnEnded(_)) => turn::handle(self, cmd),
+            Command::OtherTab(event) => tabs::heard(self, event),
             cmd => sessions::handle(self, cmd),
         }
     }
@@ -327,6 +334,7 @@ impl<P: Platform> Workspace<P> {
                 Timer::UndoDelete(id) => sessions::undo_window_closed(self, id),
                 Timer::Search(ticket) => search::run(self, ticket),
                 Timer::IndexCheck => search::check(self),
+                Timer::RemoteQuiet { message_id, beat } => tabs::quiet(self, message_id, f64::from_bits(beat)),
             }
         }
     }

@@ -92,7 +92,6 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
         }
         Command::TurnEvent(event) => event_happened(w, event),
         Command::AlwaysAllow(tool) => w.emit(Update::AlwaysAllow(tool)),
-        Command::RemoteStreams(ids) => *w.watch.remote.borrow_mut() = ids,
         Command::Done(Done::TurnEnded(result)) => ended(w, result),
         _ => {}
     }

@@ -251,7 +251,7 @@ fn last_request_text(h: &Harness) -> String {
 fn an_answer_another_tab_is_streaming_is_left_out_of_the_request() {
     let mut h = harness();
     with_remote_answer(&mut h);
-    h.send(Command::RemoteStreams(vec!["r".into()]));
+    h.send(Command::OtherTab(air_store::sync::SyncEvent::Streaming { session_id: "s1".into(), message_id: "r".into(), active: true }));
     h.p.http.push(text_reply("Fine."));
     h.send(send("And now?"));
     let body = last_request_text(&h);
