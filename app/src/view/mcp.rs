@@ -1,6 +1,6 @@
 //! Settings → MCP servers: the list (tools, on/off, remove) and adding one.
 
-use air_mcp::Connection;
+use air_servers::ServerState;
 use air_servers::add::{AddFlow, Draft, Stage};
 use air_store::mcp::McpServer;
 use leptos::prelude::*;
@@ -17,27 +17,29 @@ fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
         .replace("{k}", &c.unchanged.to_string())
 }
 
-/// `connecting`, `reconnecting`, `connected`, `failed`, or `off`.
+/// Where the saved server `name` stands (tracked).
+fn server_state(state: AppState, name: &str) -> ServerState {
+    let (enabled, url) = state.prefs.mcp_servers.with(|l| l.iter().find(|s| s.name == name).map(|s| (s.enabled, s.url.trim().to_owned()))).unwrap_or_default();
+    let sign_in = state.prefs.mcp_sign_in.with(|m| m.contains_key(&url));
+    state.prefs.mcp_status.with(|m| ServerState::of(enabled, m.get(name), sign_in))
+}
+
+/// `off`, `connecting`, `reconnecting`, `connected`, `sign-in` or `failed`.
 pub fn status_key(state: AppState, server: &str) -> &'static str {
-    state.prefs.mcp_status.with(|m| match m.get(server) {
-        None => "off",
-        Some(Connection::Connecting) => "connecting",
-        Some(Connection::Reconnecting) => "reconnecting",
-        Some(Connection::Connected { .. }) => "connected",
-        Some(Connection::Failed { .. }) => "failed",
-    })
+    server_state(state, server).key()
 }
 
 /// Where a server's session stands, in words (empty before any attempt).
 pub fn status_text(state: AppState, server: &str) -> String {
     let t = t();
-    state.prefs.mcp_status.with(|m| match m.get(server) {
-        None => String::new(),
-        Some(Connection::Connecting) => t.mcp_status_connecting.to_owned(),
-        Some(Connection::Reconnecting) => t.mcp_status_reconnecting.to_owned(),
-        Some(Connection::Connected { version }) => t.mcp_status_connected.replace("{v}", version),
-        Some(Connection::Failed { reason }) => t.mcp_status_failed.replace("{e}", reason),
-    })
+    match server_state(state, server) {
+        ServerState::Off => String::new(),
+        ServerState::Connecting => t.mcp_status_connecting.to_owned(),
+        ServerState::Reconnecting => t.mcp_status_reconnecting.to_owned(),
+        ServerState::Ready { version } => t.mcp_status_connected.replace("{v}", &version),
+        ServerState::NeedsSignIn => t.mcp_sign_in_needed.to_owned(),
+        ServerState::Failed { reason } => t.mcp_status_failed.replace("{e}", &reason),
+    }
 }
 
 pub(crate) use air_servers::add::Doctor;

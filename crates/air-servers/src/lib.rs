@@ -13,14 +13,19 @@
 //! - [`credentials`]: signing in, for the page and the command line alike
 //!   (one `sign_in`; the vault and each server's token, one refresh at a
 //!   time; what a refusal does).
+//! - [`status`]: where one server stands ([`ServerState`]: off,
+//!   connecting, ready, needs sign-in, failed), from its switch, its
+//!   session and the sign-ins asked for.
 //!
 //! Module order (each uses only those before it): `registration`, `list`,
-//! `add`, `credentials`.
+//! `add`, `credentials`, `status`.
 
 pub mod add;
 pub mod credentials;
 pub mod list;
 pub mod registration;
+pub mod status;
 
 pub use add::{AddFlow, Draft, Failure, Preview};
 pub use registration::{Entry, Registration};
+pub use status::ServerState;
