@@ -100,25 +100,6 @@ pub fn ChatView() -> impl IntoView {
             request_animation_frame(crate::state::mark_ready);
         }
     });
-    // A closed tab left a call waiting for approval: ask again, once.
-    let asked_again = StoredValue::new(None::<String>);
-    Effect::new(move |_| {
-        let waiting = state.chat.messages.with(|m| {
-            m.iter()
-                .rev()
-                .take_while(|x| x.role == Role::Tool)
-                .find(|x| x.tool.as_ref().is_some_and(|t| t.status == ToolStatus::AwaitingApproval))
-                // Another tab that is still open asks its own question.
-                .filter(|x| !state.chat.remote_streams.with(|r| r.contains(&x.id)))
-                .map(|x| x.id.clone())
-        });
-        if let Some(id) = waiting {
-            if !state.chat.busy.get_untracked() && asked_again.get_value().as_ref() != Some(&id) {
-                asked_again.set_value(Some(id));
-                chat::resume_tools(state);
-            }
-        }
-    });
     view! {
         <section
             class="messages"

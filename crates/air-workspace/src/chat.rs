@@ -36,6 +36,10 @@ pub struct Chat {
     pub(crate) busy: bool,
     /// A search hit to bring into view once read: (session, message).
     target: Option<(String, String)>,
+    /// The call waiting for approval that ends the chat shown (a closed
+    /// tab left it), and the one already asked again.
+    left_waiting: Option<String>,
+    asked_again: Option<String>,
 }
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
@@ -136,11 +140,13 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
         PageWhy::Open | PageWhy::Refresh => {
             w.chat.has_older = read == w.chat.asked;
             *w.watch.shown.borrow_mut() = places.collect();
+            w.chat.left_waiting = left_waiting(&list);
             let has_older = w.chat.has_older;
             w.emit(Update::Messages { list, has_older });
             if why == PageWhy::Open {
                 w.emit(Update::Opened(id.clone()));
             }
+            resume_left(w);
         }
         PageWhy::Older => {
             w.chat.has_older = read == PAGE;
@@ -154,6 +160,27 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
         }
     }
     seek(w, &id);
+}
+
+/// The call waiting for approval in the last tool round of `list`.
+fn left_waiting(list: &[MessageRecord]) -> Option<String> {
+    list.iter()
+        .rev()
+        .take_while(|m| m.role == air_chat::Role::Tool)
+        .find(|m| m.tool.as_ref().is_some_and(|t| t.status == air_store::records::ToolStatus::AwaitingApproval))
+        .map(|m| m.id.clone())
+}
+
+/// A closed tab left a call waiting for approval at the end of the chat
+/// shown: its round is picked up (the question asked again), once per
+/// call, between turns, unless another tab still streams it.
+pub(crate) fn resume_left<P: Platform>(w: &mut Workspace<P>) {
+    let Some(id) = w.chat.left_waiting.clone() else { return };
+    if w.chat.busy || w.chat.asked_again.as_ref() == Some(&id) || w.watch.remote.borrow().contains(&id) {
+        return;
+    }
+    w.chat.asked_again = Some(id);
+    w.handle(Command::Turn(crate::platform::Job::Resume));
 }
 
 /// The messages of `list` on the session's branch shown.
@@ -250,6 +277,10 @@ fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
 fn saved<P: Platform>(w: &mut Workspace<P>, record: MessageRecord) {
     if w.chat.active.as_deref() != Some(record.session_id.as_str()) {
         return;
+    }
+    // The end of the chat changed: what a closed tab left is no longer there.
+    if record.role != air_chat::Role::Tool || w.chat.left_waiting.as_ref() == Some(&record.id) {
+        w.chat.left_waiting = None;
     }
     let mut shown = w.watch.shown.borrow_mut();
     shown.retain(|(id, _)| *id != record.id);

@@ -69,6 +69,8 @@ pub(crate) fn quiet<P: Platform>(w: &mut Workspace<P>, message_id: String, beat:
 fn publish<P: Platform>(w: &mut Workspace<P>) {
     let list = w.watch.remote.borrow().clone();
     w.emit(Update::RemoteStreams(list));
+    // A round another tab left when it went quiet is picked up here.
+    crate::chat::resume_left(w);
 }
 
 #[cfg(test)]

@@ -265,3 +265,44 @@ fn an_answer_another_tab_is_streaming_is_left_out_of_the_request() {
     h.send(send("And now?"));
     assert!(last_request_text(&h).contains("Half of a remote answer"));
 }
+
+/// A session whose last tool round a closed tab left waiting for approval.
+fn left_waiting(h: &mut Harness) {
+    use air_store::records::{ToolRun, ToolStatus};
+    now(h.p.store.put_session(&SessionRecord::new("s1", 1.0))).expect("session");
+    now(h.p.store.put_message(&MessageRecord::new("q", "s1", 1.0, Role::User, "Remove /tmp/x"))).expect("q");
+    let mut answer = MessageRecord::new("a", "s1", 2.0, Role::Assistant, "");
+    answer.tool_calls = vec![air_chat::ToolCall { id: "c1".into(), name: "remove_file".into(), arguments: r#"{"path":"/tmp/x"}"#.into(), extra: None }];
+    now(h.p.store.put_message(&answer)).expect("a");
+    let mut call = MessageRecord::new("t", "s1", 3.0, Role::Tool, "");
+    call.tool_call_id = Some("c1".into());
+    call.tool = Some(ToolRun::new("remove_file", Some("files".into()), r#"{"path":"/tmp/x"}"#, ToolStatus::AwaitingApproval));
+    now(h.p.store.put_message(&call)).expect("t");
+    h.send(Command::ReloadSessions);
+}
+
+#[test]
+fn a_round_a_closed_tab_left_is_asked_again_once() {
+    let mut h = harness();
+    left_waiting(&mut h);
+    h.send(Command::Open("s1".into()));
+    let ups = h.take();
+    assert_eq!(h.p.turns.get(), 1, "picked up on opening");
+    assert!(ups.iter().any(|u| matches!(u, Update::Approvals { awaiting, .. } if awaiting == &["t".to_owned()])), "{ups:?}");
+    // The user goes away without answering; back again, it is not asked twice.
+    h.send(Command::Stop);
+    h.send(Command::NewChat);
+    h.send(Command::Open("s1".into()));
+    assert_eq!(h.p.turns.get(), 1);
+}
+
+#[test]
+fn a_round_another_tab_still_streams_is_left_to_it_until_that_tab_goes_quiet() {
+    let mut h = harness();
+    left_waiting(&mut h);
+    h.send(Command::OtherTab(air_store::sync::SyncEvent::Streaming { session_id: "s1".into(), message_id: "t".into(), active: true }));
+    h.send(Command::Open("s1".into()));
+    assert_eq!(h.p.turns.get(), 0, "the other tab asks its own question");
+    h.advance(crate::tabs::REMOTE_STALE_MS);
+    assert_eq!(h.p.turns.get(), 1, "picked up once that tab is gone");
+}
