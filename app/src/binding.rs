@@ -102,6 +102,16 @@ impl Platform for Browser {
             }
         })
     }
+    fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(())) };
+            match delete_session(store, id).await {
+                Ok(deleting) => Ok(deleting.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
+    }
     fn http(&self) -> &crate::env::Http {
         &self.http
     }
@@ -111,6 +121,12 @@ impl Platform for Browser {
     fn template_vars(&self) -> TemplateVars {
         let (date, time) = crate::env::local_date_time();
         TemplateVars { date, time, locale: crate::env::locale() }
+    }
+    fn show_live(&self, event: air_agent::Event) {
+        crate::chat::show(self.state, event);
+    }
+    fn allow_always(&self, tool: &air_tools::ToolDef) {
+        always_allow(self.state, tool);
     }
     fn feed(&self, cmd: Command) {
         dispatch(self.state, cmd);
@@ -162,6 +178,22 @@ pub fn warm_turn() {
     });
 }
 
+/// Lets go of the resources a sent message carried (their subscriptions
+/// end): with the MCP clients, not in the first load.
+#[crate::lazy::split(release, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn release(state: AppState, attached: Vec<crate::state::Attachment>) -> Result<(), crate::lazy::Missing> {
+    crate::mcp::release(state, &attached);
+    Ok(())
+}
+
+/// Deleting a session with its messages, files and index entries:
+/// fetched with the first delete.
+#[crate::lazy::split(session_delete, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
+    use air_store::Store;
+    Ok(Box::pin(async move { store.delete_session(&id).await }))
+}
+
 /// Writing an export: fetched with the first one.
 #[crate::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, settings: air_store::Settings, now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, crate::lazy::Missing> {
@@ -201,11 +233,17 @@ thread_local! {
     static ARMED: Cell<Option<f64>> = const { Cell::new(None) };
     /// The newest session is opening at start-up.
     static STARTING: Cell<bool> = const { Cell::new(false) };
+    /// Fetches the conversation view (the views give it at start).
+    static WARM_CHAT_VIEW: Cell<Option<fn()>> = const { Cell::new(None) };
+
 }
 
 /// Starts the core: the store opens and the list's first page is read.
-pub fn start(state: AppState) {
+/// `warm_chat_view` fetches the conversation view (a session is about to
+/// open).
+pub fn start(state: AppState, warm_chat_view: fn()) {
     state.set_dispatcher(dispatch);
+    WARM_CHAT_VIEW.with(|w| w.set(Some(warm_chat_view)));
     let browser = Browser { state, kv: LocalStorageKv, store: Rc::default(), http: crate::env::Http::default() };
     CORE.with(|c| *c.borrow_mut() = Some(Workspace::new(Rc::new(browser))));
     dispatch(state, Command::Start);
@@ -285,7 +323,11 @@ fn apply(state: AppState, u: Up) {
     match u {
         Up::Notice(n) => notice(state, n),
         Up::StoreReady => store_ready(state),
-        Up::WarmChatView => state.shell.warm_chat_view.set(true),
+        Up::WarmChatView => {
+            if let Some(warm) = WARM_CHAT_VIEW.with(Cell::get) {
+                warm();
+            }
+        }
         Up::Sessions { list, has_more } => {
             state.sessions.has_more.set(has_more);
             state.sessions.list.set(list);
@@ -322,7 +364,7 @@ fn apply(state: AppState, u: Up) {
         Up::Indexing(on) => state.sessions.indexing.set(on),
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
-        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::SessionCreated(_) | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) | Up::AlwaysAllow(_) | Up::Turn(_) => apply_turn(state, u),
+        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
         other => apply_chat(state, other),
     }
 }
@@ -376,12 +418,14 @@ fn apply_turn(state: AppState, u: Up) {
             }
         }
         Up::Sending => crate::chat::sending(state),
-        Up::Sent => crate::chat::sent(state),
         Up::NotSent(text) => crate::chat::not_sent(state, text),
-        Up::SessionCreated(id) => {
-            // The new chat's server and assistant choice is now this session's.
-            state.update_mcp_chat(|c| c.started(&id));
-            state.update_assistants(|a| a.started(&id));
+        Up::Sent => {
+            let attached = crate::chat::sent(state);
+            if !attached.is_empty() {
+                spawn_local(async move {
+                    let _ = release(state, attached).await;
+                });
+            }
         }
         Up::Approvals { awaiting, changes } => {
             state.chat.awaiting.set(awaiting);
@@ -389,11 +433,10 @@ fn apply_turn(state: AppState, u: Up) {
         }
         Up::Questions(questions) => state.chat.questions.set(questions),
         Up::RemoteStreams(list) => state.chat.remote_streams.set(list),
-        Up::AlwaysAllow(tool) => always_allow(state, &tool),
-        Up::Turn(event) => crate::chat::show(state, event),
         _ => {}
     }
 }
+
 
 /// The user allowed a tool always: its policy is saved, and the tool as
 /// it is now is what the user accepts.

@@ -31,24 +31,7 @@ pub fn answer_approval(state: AppState, record_id: &str, approval: Approval) {
 /// What a running turn shows live (its records arrive as messages).
 pub fn show(state: AppState, event: Event) {
     match event {
-        Event::StreamStarted { session_id, message_id, model, thought, text, reasoning } => {
-            let run = RUNS.with(|r| {
-                r.set(r.get().wrapping_add(1));
-                r.get()
-            });
-            state.chat.streaming.set(Some(Streaming {
-                run,
-                session_id,
-                message_id,
-                model,
-                text_len: text.len(),
-                reasoning_len: reasoning.len(),
-                text_new: text,
-                reasoning_new: reasoning,
-                status: None,
-                thought,
-            }));
-        }
+        started @ Event::StreamStarted { .. } => stream_started(state, started),
         Event::StreamDelta { text, reasoning } => {
             let waiting = state.chat.streaming.try_update(|s| {
                 let s = s.as_mut()?;
@@ -105,9 +88,35 @@ pub fn show(state: AppState, event: Event) {
             p.insert(message_id, progress);
         }),
         Event::Broadcast(e) => state.broadcast(e),
+        Event::SessionCreated(session) => {
+            // The new chat's server and assistant choice is now this session's.
+            state.update_mcp_chat(|c| c.started(&session.id));
+            state.update_assistants(|a| a.started(&session.id));
+        }
         // The core handles the rest.
         _ => {}
     }
+}
+
+/// An answer starts streaming: it is drawn live from now on.
+fn stream_started(state: AppState, event: Event) {
+    let Event::StreamStarted { session_id, message_id, model, thought, text, reasoning } = event else { return };
+    let run = RUNS.with(|r| {
+        r.set(r.get().wrapping_add(1));
+        r.get()
+    });
+    state.chat.streaming.set(Some(Streaming {
+        run,
+        session_id,
+        message_id,
+        model,
+        text_len: text.len(),
+        reasoning_len: reasoning.len(),
+        text_new: text,
+        reasoning_new: reasoning,
+        status: None,
+        thought,
+    }));
 }
 
 /// Sends the composer's text (with its attachments and files) as a new
@@ -149,12 +158,12 @@ pub fn sending(state: AppState) {
     state.chat.attachments.set(Vec::new());
 }
 
-/// The message was saved: what was attached to it is done with.
-pub fn sent(state: AppState) {
-    if let Some((attached, files)) = state.chat.sending.try_update_value(Option::take).flatten() {
-        crate::mcp::release(state, &attached);
-        forget_files(&files);
-    }
+/// The message was saved: its files' previews go; the resources it
+/// carried are returned, to be let go of.
+pub fn sent(state: AppState) -> Vec<crate::state::Attachment> {
+    let Some((attached, files)) = state.chat.sending.try_update_value(Option::take).flatten() else { return Vec::new() };
+    forget_files(&files);
+    attached
 }
 
 /// Nothing was saved: the text and what was attached go back, unless

@@ -53,8 +53,6 @@ pub struct Shell {
     pub import_result: RwSignal<Option<String>>,
     /// A new version of the app is installed and waits for a reload.
     pub update_ready: RwSignal<bool>,
-    /// Fetch the conversation view now: a session is about to open.
-    pub warm_chat_view: RwSignal<bool>,
     /// Hands the workspace core a command (the binding, once started).
     dispatcher: StoredValue<Option<fn(AppState, air_workspace::Command)>>,
 }
@@ -258,7 +256,6 @@ impl AppState {
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
                 update_ready: RwSignal::new(false),
-                warm_chat_view: RwSignal::new(false),
                 dispatcher: StoredValue::new(None),
             },
             prefs: Prefs {

@@ -25,22 +25,13 @@ pub fn warm_chat_view() {
     });
 }
 
-/// The store opens, and the newest session with it (the core); the
-/// conversation view is fetched as soon as the core says one will open.
-fn start(state: AppState) {
-    crate::binding::start(state);
-    Effect::new(move |_| {
-        if state.shell.warm_chat_view.get() {
-            warm_chat_view();
-        }
-    });
-}
-
 /// The two-column layout: sessions on the left, the conversation on the right.
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::init();
-    start(state);
+    // The store opens, and the newest session with it (the core); the
+    // conversation view is fetched as soon as the core says one will open.
+    crate::binding::start(state, warm_chat_view);
     // The saved MCP servers' sessions, restored in the background.
     crate::mcp::restore(state);
     // A sign-in that went through the whole page (no popup) ends here.

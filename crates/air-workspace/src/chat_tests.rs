@@ -2,15 +2,7 @@ use air_chat::Role;
 use air_store::{MessageRecord, SessionRecord, Store};
 
 use super::*;
-use crate::fake::{FakePlatform, Harness};
-
-fn now<T>(f: impl std::future::Future<Output = T>) -> T {
-    let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("the memory store answers at once"),
-    }
-}
+use crate::fake::{FakePlatform, Harness, now};
 
 /// A started harness: sessions `a` (newest, `n` messages) and `b` (2).
 fn two_sessions(n: usize) -> Harness {

@@ -44,6 +44,10 @@ pub struct FakePlatform {
     inbox: RefCell<Vec<Command>>,
     /// Turns started.
     pub turns: Cell<usize>,
+    /// What running turns showed live.
+    pub live: RefCell<Vec<air_agent::Event>>,
+    /// Tools the user allowed always.
+    pub allowed: RefCell<Vec<String>>,
 }
 
 impl FakePlatform {
@@ -129,6 +133,15 @@ impl Platform for FakePlatform {
             Ok(store.rebuild_index().await)
         })
     }
+    fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
+        let (store, missing) = (self.store.clone(), self.parts_missing.get());
+        Box::pin(async move {
+            if missing {
+                return Err(Missing);
+            }
+            Ok(store.delete_session(&id).await)
+        })
+    }
     fn http(&self) -> &ScriptedHttp {
         &self.http
     }
@@ -140,6 +153,12 @@ impl Platform for FakePlatform {
     fn template_vars(&self) -> TemplateVars {
         TemplateVars { date: "2026-11-25".into(), time: "12:00".into(), locale: "en".into() }
     }
+    fn show_live(&self, event: air_agent::Event) {
+        self.live.borrow_mut().push(event);
+    }
+    fn allow_always(&self, tool: &air_tools::ToolDef) {
+        self.allowed.borrow_mut().push(tool.name.clone());
+    }
     fn feed(&self, cmd: Command) {
         self.inbox.borrow_mut().push(cmd);
     }
@@ -150,6 +169,15 @@ impl Platform for FakePlatform {
         }
         let setup = self.setup();
         Box::pin(async move { Ok(crate::turn::run(&env, setup, run).await) })
+    }
+}
+
+/// The answer of a future that is ready at once (the memory store's).
+pub fn now<T>(f: impl std::future::Future<Output = T>) -> T {
+    let mut f = std::pin::pin!(f);
+    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => v,
+        Poll::Pending => panic!("the memory store answers at once"),
     }
 }
 

@@ -102,8 +102,6 @@ pub enum Command {
     AnswerQuestion { record: String, answer: air_tools::ElicitAnswer },
     /// Something happened in the running turn.
     TurnEvent(air_agent::Event),
-    /// The user allowed a tool always (the running turn says so).
-    AlwaysAllow(Box<air_tools::ToolDef>),
     /// Another tab says what it changed.
     OtherTab(air_store::sync::SyncEvent),
     Done(Done),
@@ -119,7 +117,7 @@ pub struct Missing;
 pub enum Done {
     StoreOpened { fell_back: Option<String> },
     Page { ticket: u64, first: bool, page: Result<Vec<SessionRecord>, StoreError> },
-    Deleted { id: String, result: Result<(), StoreError> },
+    Deleted { id: String, result: Result<Result<(), StoreError>, Missing> },
     Renamed { id: String, result: Result<Option<SessionRecord>, StoreError> },
     Searched { ticket: u64, result: Result<Result<SearchResults, StoreError>, Missing> },
     IndexChecked { complete: bool },
@@ -193,8 +191,6 @@ pub enum Update {
     /// The message could not be saved (or the turn's part fetched): its
     /// text (and what was attached) goes back to the composer.
     NotSent(String),
-    /// The turn created this session: what the new chat chose is its.
-    SessionCreated(String),
     /// The calls waiting for "may it run?", and of those, the ones whose
     /// tool changed since the user said yes (what was accepted, what it is).
     Approvals { awaiting: Vec<String>, changes: Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)> },
@@ -202,11 +198,6 @@ pub enum Update {
     Questions(Vec<(String, air_tools::Elicitation)>),
     /// The answers other tabs are streaming now.
     RemoteStreams(Vec<String>),
-    /// Allow this tool from now on (its definition as it is now).
-    AlwaysAllow(Box<air_tools::ToolDef>),
-    /// What the running turn shows: the live answer, a call's progress,
-    /// what it learnt of the provider, what the other tabs are told.
-    Turn(air_agent::Event),
 }
 
 /// What a person is told, as data (the page words it).
@@ -318,7 +309,6 @@ impl<P: Platform> Workspace<P> {
             | Command::Approve { .. }
             | Command::AnswerQuestion { .. }
             | Command::TurnEvent(_)
-            | Command::AlwaysAllow(_)
             | Command::Done(Done::TurnEnded(_)) => turn::handle(self, cmd),
             Command::OtherTab(event) => tabs::heard(self, event),
             cmd => sessions::handle(self, cmd),

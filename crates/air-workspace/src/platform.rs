@@ -48,6 +48,9 @@ pub trait Platform: 'static + Sized {
     /// Searches the store's index (the part that ranks and quotes is
     /// fetched with the first search).
     fn search(&self, query: String) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>>;
+    /// Deletes a session for good, with its messages, files and index
+    /// entries (the page fetches the code with the first delete).
+    fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
     /// Builds the store's search index again from every message.
     fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
     /// `fetch`.
@@ -57,6 +60,15 @@ pub trait Platform: 'static + Sized {
     /// Today's date and time where the user is, and their locale (for
     /// the system prompt's variables).
     fn template_vars(&self) -> TemplateVars;
+    /// What a running turn shows live (the answer streaming, a call's
+    /// progress, what it learnt of the provider, what the other tabs are
+    /// told, the session it created): the page applies it at once, the
+    /// core keeps none of it.
+    /// Called only by the turn, so the page's code for it loads with the turn.
+    fn show_live(&self, event: air_agent::Event);
+    /// The user allowed `tool` always: its policy is saved, and the tool
+    /// as it is now is the one accepted.
+    fn allow_always(&self, tool: &air_tools::ToolDef);
     /// A running turn reports to the core: `cmd` is handled as soon as
     /// the command being handled (if any) is done.
     fn feed(&self, cmd: Command);

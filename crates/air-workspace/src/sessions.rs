@@ -6,7 +6,7 @@
 use air_store::keys::HAS_SESSIONS;
 use air_store::{SessionCursor, SessionRecord, Store};
 
-use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace};
+use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace, Missing};
 
 /// Sessions read per page of the list.
 pub const SESSION_PAGE: usize = 100;
@@ -69,8 +69,9 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
         }
         Done::Page { ticket, first, page } => paged(w, ticket, first, page),
         Done::Deleted { id, result } => match result {
-            Ok(()) => w.emit(Update::Deleted(id)),
-            Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
+            Ok(Ok(())) => w.emit(Update::Deleted(id)),
+            Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
+            Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
         },
         Done::Renamed { id, result } => match result {
             Ok(stored) => {
@@ -200,11 +201,8 @@ pub(crate) fn undo_window_closed<P: Platform>(w: &mut Workspace<P>, id: String) 
 }
 
 fn finish_delete<P: Platform>(w: &mut Workspace<P>, id: String) {
-    let Some(store) = w.p.store() else { return };
-    w.spawn(async move {
-        let result = store.delete_session(&id).await;
-        Some(Command::Done(Done::Deleted { id, result }))
-    });
+    let deleting = w.p.delete_session(id.clone());
+    w.spawn(async move { Some(Command::Done(Done::Deleted { id, result: deleting.await })) });
 }
 
 fn undo<P: Platform>(w: &mut Workspace<P>) {

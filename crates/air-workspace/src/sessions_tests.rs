@@ -1,7 +1,7 @@
 use air_store::{KeyValue, SessionRecord, Store, StoreError};
 
 use super::*;
-use crate::fake::{FakePlatform, Harness};
+use crate::fake::{FakePlatform, Harness, now};
 
 fn session(id: &str, at: f64) -> SessionRecord {
     let mut s = SessionRecord::new(id, at);
@@ -169,4 +169,19 @@ fn a_store_failure_is_a_notice_with_what_was_being_done() {
     let e = StoreError::QuotaExceeded("full".into());
     h.send(Command::Done(Done::Renamed { id: "s0".into(), result: Err(e.clone()) }));
     assert_eq!(h.take(), vec![Update::Notice(Notice::Store { op: StoreOp::Rename, error: e })]);
+}
+
+#[test]
+fn a_delete_whose_part_cannot_be_fetched_says_so() {
+    let p = FakePlatform::default();
+    now(p.store.put_session(&SessionRecord::new("s1", 1.0))).expect("s1");
+    let mut h = Harness::new(p);
+    h.send(Command::Start);
+    h.p.parts_missing.set(true);
+    h.send(Command::Delete("s1".into()));
+    h.advance(UNDO_MS);
+    let updates = h.take();
+    assert!(updates.contains(&Update::Notice(Notice::PartMissing)), "{updates:?}");
+    assert!(!updates.iter().any(|u| matches!(u, Update::Deleted(_))));
+    assert!(now(h.p.store.get_session("s1")).expect("read").is_some(), "nothing was deleted");
 }

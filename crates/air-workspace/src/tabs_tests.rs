@@ -3,16 +3,8 @@ use air_store::sync::SyncEvent;
 use air_store::{MessageRecord, SessionRecord, Store};
 
 use super::REMOTE_STALE_MS;
-use crate::fake::{FakePlatform, Harness};
+use crate::fake::{FakePlatform, Harness, now};
 use crate::{Command, Update};
-
-fn now<T>(f: impl std::future::Future<Output = T>) -> T {
-    let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("the memory store answers at once"),
-    }
-}
 
 /// Session `s` open, with one message.
 fn open() -> Harness {

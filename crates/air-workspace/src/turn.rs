@@ -91,7 +91,6 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
             }
         }
         Command::TurnEvent(event) => event_happened(w, event),
-        Command::AlwaysAllow(tool) => w.emit(Update::AlwaysAllow(tool)),
         Command::Done(Done::TurnEnded(result)) => ended(w, result),
         _ => {}
     }
@@ -208,8 +207,6 @@ fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
         Event::SessionCreated(session) => {
             let id = session.id.clone();
             w.handle(Command::SessionSaved(session));
-            // What the new chat chose (servers, assistant) is now this session's.
-            w.emit(Update::SessionCreated(id.clone()));
             w.handle(Command::SessionCreated(id));
         }
         Event::SessionSaved(session) => w.handle(Command::SessionSaved(session)),
@@ -231,13 +228,13 @@ fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
             // A continued answer is shown live instead of as its record.
             w.handle(Command::MessagesRemoved(vec![message_id.clone()]));
             *w.watch.live.borrow_mut() = Some(message_id.clone());
-            w.emit(Update::Turn(event));
         }
         Event::StoreFailed { what, error } => {
             let op = if what == "read" { StoreOp::ReadMessages } else { StoreOp::SaveAnswer };
             w.emit(Update::Notice(Notice::Store { op, error }));
         }
-        other => w.emit(Update::Turn(other)),
+        // What shows live went to the page directly (`Platform::show_live`).
+        _ => {}
     }
 }
 
@@ -264,7 +261,30 @@ impl<P: Platform> Env for TurnEnv<P> {
         self.p.template_vars()
     }
     fn emit(&self, event: Event) {
-        self.p.feed(Command::TurnEvent(event));
+        match event {
+            // Both: the core shows it live instead of as its record, the page starts drawing it.
+            Event::StreamStarted { .. } => {
+                self.p.feed(Command::TurnEvent(event.clone()));
+                self.p.show_live(event);
+            }
+            // Both: what the new chat chose (servers, assistant) becomes the
+            // session's before it opens.
+            Event::SessionCreated(_) => {
+                self.p.show_live(event.clone());
+                self.p.feed(Command::TurnEvent(event));
+            }
+            Event::StreamDelta { .. }
+            | Event::StreamModel(_)
+            | Event::StreamStatus(_)
+            | Event::StreamEnded { .. }
+            | Event::ToolProgress { .. }
+            | Event::Broadcast(_)
+            | Event::ToolCallingLearnt { .. }
+            | Event::VisionLearnt { .. } => self.p.show_live(event),
+            Event::SessionSaved(_) | Event::MessageSaved(_) | Event::MessagesRemoved { .. } | Event::StoreFailed { .. } => {
+                self.p.feed(Command::TurnEvent(event));
+            }
+        }
     }
     fn in_history(&self, m: &MessageRecord) -> bool {
         // An answer still streaming in another tab (incomplete, and not
@@ -290,7 +310,7 @@ impl<P: Platform> Env for TurnEnv<P> {
         answer.await.unwrap_or(ElicitAnswer::Cancel)
     }
     fn always_allow(&self, tool: &ToolDef) {
-        self.p.feed(Command::AlwaysAllow(Box::new(tool.clone())));
+        self.p.allow_always(tool);
     }
 }
 
