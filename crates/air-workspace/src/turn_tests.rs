@@ -299,3 +299,41 @@ fn a_round_another_tab_still_streams_is_left_to_it_until_that_tab_goes_quiet() {
     h.advance(crate::tabs::REMOTE_STALE_MS);
     assert_eq!(h.p.turns.get(), 1, "picked up once that tab is gone");
 }
+
+#[test]
+fn an_edited_message_is_sent_in_place_and_the_old_one_kept_as_an_alternative() {
+    let mut h = harness();
+    h.p.http.push(text_reply("Paris."));
+    h.send(send("Capital of France?"));
+    let question = stored(&h)[0].id.clone();
+    h.take();
+    // An empty edit changes nothing.
+    h.send(Command::Turn(Job::Edit { message: question.clone(), text: "  ".into() }));
+    assert_eq!(h.p.turns.get(), 1);
+    h.p.http.push(text_reply("Rome."));
+    h.send(Command::Turn(Job::Edit { message: question.clone(), text: "Capital of Italy?".into() }));
+    let ups = h.take();
+    assert!(!ups.iter().any(|u| matches!(u, Update::Notice(_) | Update::NotSent(_))), "{ups:?}");
+    assert!(last_request_text(&h).contains("Capital of Italy?"));
+    assert!(!last_request_text(&h).contains("Capital of France?"), "the old branch is not sent");
+    let all = stored(&h);
+    assert!(all.iter().any(|m| m.id == question), "kept as an alternative");
+    assert!(all.iter().any(|m| m.content == "Rome."));
+}
+
+#[test]
+fn a_stopped_answer_continues_where_it_was_cut() {
+    let mut h = harness();
+    h.p.http.push(Script::sse([chunk(json!({"role": "assistant", "content": "Once upon"}), None)]).then(Step::Hang));
+    h.send(send("Tell a story"));
+    h.send(Command::Stop);
+    let cut = stored(&h).last().expect("kept").clone();
+    assert_eq!(cut.content, "Once upon");
+    h.take();
+    h.p.http.push(text_reply(" a time."));
+    h.send(Command::Turn(Job::Continue(cut.id.clone())));
+    let all = stored(&h);
+    let done = all.iter().find(|m| m.id == cut.id).expect("the same message");
+    assert_eq!(done.content, "Once upon a time.");
+    assert!(h.p.live.borrow().iter().any(|e| matches!(e, Event::StreamStarted { message_id, text, .. } if *message_id == cut.id && text == "Once upon")));
+}
