@@ -337,3 +337,37 @@ fn a_stopped_answer_continues_where_it_was_cut() {
     assert_eq!(done.content, "Once upon a time.");
     assert!(h.p.live.borrow().iter().any(|e| matches!(e, Event::StreamStarted { message_id, text, .. } if *message_id == cut.id && text == "Once upon")));
 }
+
+#[test]
+fn a_session_deleted_while_its_answer_streams_is_not_brought_back_by_the_turn() {
+    let mut h = harness();
+    h.p.http.push(Script::sse([chunk(json!({"role": "assistant", "content": "Half"}), None)]).then(Step::Hang));
+    h.send(send("Write something long"));
+    let id = h.ws.active().expect("a new session").to_owned();
+    h.take();
+    h.send(Command::Delete(id.clone()));
+    assert!(h.take().contains(&Update::Removed(id.clone())), "the page stops it and leaves the chat");
+    // Deleted for good while the answer still streams; then it stops.
+    h.advance(crate::sessions::UNDO_MS);
+    assert!(h.take().contains(&Update::Deleted(id.clone())));
+    h.send(Command::Stop);
+    assert_eq!(now(h.p.store.get_session(&id)).expect("read"), None, "the turn's last writes did not bring it back");
+    assert!(!h.ws.sessions().iter().any(|s| s.id == id));
+}
+
+#[test]
+fn a_session_waiting_for_its_undo_is_not_touched_by_the_turn() {
+    let mut h = harness();
+    h.p.http.push(Script::sse([chunk(json!({"role": "assistant", "content": "Half"}), None)]).then(Step::Hang));
+    h.send(send("Write something long"));
+    let id = h.ws.active().expect("a new session").to_owned();
+    let before = now(h.p.store.get_session(&id)).expect("read").expect("stored").updated_at;
+    h.send(Command::Delete(id.clone()));
+    h.advance(1_000);
+    // The turn ends inside the undo window: it does not mark the session active.
+    h.send(Command::Stop);
+    h.send(Command::UndoDelete);
+    let after = now(h.p.store.get_session(&id)).expect("read").expect("still there");
+    assert_eq!(after.updated_at, before);
+    assert_eq!(h.ws.sessions()[0].updated_at, before);
+}
