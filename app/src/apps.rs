@@ -18,7 +18,7 @@ use leptos::task::spawn_local;
 use serde_json::{Value, json};
 
 use crate::env;
-use crate::state::{AppState, Attachment};
+use crate::state::AppState;
 
 /// The tallest an inline View grows before it scrolls inside.
 const MAX_HEIGHT: u32 = 800;
@@ -296,12 +296,8 @@ impl Live {
                 }
                 let uri = format!("app-context:{}", self.record_id);
                 let block = format!("<app-context tool=\"{}\">\n{}\n</app-context>", self.tool, body.trim_end());
-                state.chat.attachments.update(|a| {
-                    a.retain(|x| !x.is(&self.server.name, &uri));
-                    if !body.trim().is_empty() {
-                        a.push(Attachment { server: self.server.name.clone(), uri: uri.clone(), label, block, live: false, updates: 0 });
-                    }
-                });
+                let block = (!body.trim().is_empty()).then_some(block);
+                state.dispatch(air_workspace::Command::AttachContext { server: self.server.name.clone(), uri, label, block });
                 self.reply(&id, Ok(json!({})));
             }
             Ask::DisplayMode { mode } => {

@@ -102,6 +102,24 @@ impl Platform for Browser {
             }
         })
     }
+    fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>> {
+        let state = self.state;
+        Box::pin(async move {
+            match read_resource(state, server, uri).await {
+                Ok(reading) => Ok(reading.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
+    }
+    fn subscribe_resource(&self, server: String, uri: String, on: bool) -> LocalBoxFuture<'static, Result<bool, Missing>> {
+        let state = self.state;
+        Box::pin(async move {
+            match subscribe_resource(state, server, uri, on).await {
+                Ok(subscribing) => Ok(subscribing.await),
+                Err(crate::lazy::Missing) => Err(Missing),
+            }
+        })
+    }
     fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         let store = self.store();
         Box::pin(async move {
@@ -178,12 +196,17 @@ pub fn warm_turn() {
     });
 }
 
-/// Lets go of the resources a sent message carried (their subscriptions
-/// end): with the MCP clients, not in the first load.
-#[crate::lazy::split(release, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn release(state: AppState, attached: Vec<crate::state::Attachment>) -> Result<(), crate::lazy::Missing> {
-    crate::mcp::release(state, &attached);
-    Ok(())
+/// Reading an MCP resource to attach it: with the MCP clients, fetched
+/// with the first one.
+#[crate::lazy::split(resource_read, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn read_resource(state: AppState, server: String, uri: String) -> Result<LocalBoxFuture<'static, Result<String, String>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { crate::mcp::read_resource(state, &server, &uri).await }))
+}
+
+/// Subscribing to an attached resource's changes, or ending it.
+#[crate::lazy::split(resource_watch, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { crate::mcp::subscribe_resource(state, &server, &uri, on).await }))
 }
 
 /// Deleting a session with its messages, files and index entries:
@@ -364,7 +387,7 @@ fn apply(state: AppState, u: Up) {
         Up::Indexing(on) => state.sessions.indexing.set(on),
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
-        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
+        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
         other => apply_chat(state, other),
     }
 }
@@ -419,14 +442,10 @@ fn apply_turn(state: AppState, u: Up) {
         }
         Up::Sending => crate::chat::sending(state),
         Up::NotSent(text) => crate::chat::not_sent(state, text),
-        Up::Sent => {
-            let attached = crate::chat::sent(state);
-            if !attached.is_empty() {
-                spawn_local(async move {
-                    let _ = release(state, attached).await;
-                });
-            }
-        }
+        Up::Sent => crate::chat::sent(state),
+        Up::Attachments(list) => state.chat.attachments.set(list),
+        Up::Attached(label) => state.chat.attach_outcome.set(Some((label, None))),
+        Up::AttachFailed { label, error } => state.chat.attach_outcome.set(Some((label, Some(error)))),
         Up::Approvals { awaiting, changes } => {
             state.chat.awaiting.set(awaiting);
             state.chat.changes.set(changes);

@@ -128,15 +128,13 @@ pub fn send(state: AppState, text: String) {
     }
     let text = text.trim().to_owned();
     let files = state.chat.files.get_untracked();
-    let attached = state.chat.attachments.get_untracked();
-    // Attached resources and text files go after the text, as context.
-    let context = attached
+    // Text files go after the text (and the attached resources), as context.
+    let context = files
         .iter()
-        .map(|a| a.block.as_str())
-        .chain(files.iter().filter_map(|f| match &f.kind {
+        .filter_map(|f| match &f.kind {
             LocalKind::Text { block, .. } => Some(block.as_str()),
             LocalKind::Image { .. } => None,
-        }))
+        })
         .collect::<Vec<_>>()
         .join("\n\n");
     let images = files
@@ -146,7 +144,7 @@ pub fn send(state: AppState, text: String) {
             LocalKind::Text { .. } => None,
         })
         .collect();
-    state.chat.sending.set_value(Some((attached, files)));
+    state.chat.sending.set_value(Some(files));
     state.dispatch(Command::Turn(Job::Send { text, context, images }));
 }
 
@@ -155,24 +153,21 @@ pub fn send(state: AppState, text: String) {
 pub fn sending(state: AppState) {
     state.chat.draft.set(String::new());
     state.chat.files.set(Vec::new());
-    state.chat.attachments.set(Vec::new());
 }
 
-/// The message was saved: its files' previews go; the resources it
-/// carried are returned, to be let go of.
-pub fn sent(state: AppState) -> Vec<crate::state::Attachment> {
-    let Some((attached, files)) = state.chat.sending.try_update_value(Option::take).flatten() else { return Vec::new() };
-    forget_files(&files);
-    attached
+/// The message was saved: its files' previews go.
+pub fn sent(state: AppState) {
+    if let Some(files) = state.chat.sending.try_update_value(Option::take).flatten() {
+        forget_files(&files);
+    }
 }
 
-/// Nothing was saved: the text and what was attached go back, unless
-/// something new was typed meanwhile.
+/// Nothing was saved: the text and the files go back, unless something
+/// new was typed meanwhile (the core gives the resources back).
 pub fn not_sent(state: AppState, text: String) {
-    let Some((attached, files)) = state.chat.sending.try_update_value(Option::take).flatten() else { return };
+    let Some(files) = state.chat.sending.try_update_value(Option::take).flatten() else { return };
     if state.chat.draft.with_untracked(String::is_empty) {
         state.chat.draft.set(text);
-        state.chat.attachments.set(attached);
         state.chat.files.set(files);
     } else {
         forget_files(&files);

@@ -19,7 +19,7 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::env;
-use crate::state::{AppState, Attachment};
+use crate::state::AppState;
 
 type Client = McpClient<env::Http>;
 
@@ -85,7 +85,7 @@ impl ClientHost for Host {
                     resync(self.state, self.server.clone(), url, |_| {});
                 }
             }
-            Notice::ResourceUpdated { uri } => refresh_attachment(self.state, self.server.clone(), uri),
+            Notice::ResourceUpdated { uri } => self.state.dispatch(air_workspace::Command::ResourceChanged { server: self.server.clone(), uri }),
             Notice::ToolRefused { tool, reason } => leptos::logging::warn!("MCP server {}: tool {tool} left out: {reason}", self.server),
             _ => {}
         }
@@ -487,67 +487,21 @@ pub fn list_resources(
     });
 }
 
-/// Reads a resource and attaches it to the next message; where the server
-/// offers it, subscribes, so a change is read again before sending.
-pub fn attach_resource(state: AppState, server: String, uri: String, label: String, done: impl Fn(Result<(), String>) + 'static) {
-    let Some(client) = server_client(state, &server) else { return };
-    spawn_local(async move {
-        match client.read_resource(&uri, &Abort::new()).await {
-            Ok(result) => {
-                let block = air_mcp::resources::context_block(&result);
-                let attachment = Attachment { server: server.clone(), uri: uri.clone(), label: label.clone(), block, live: false, updates: 0 };
-                state.chat.attachments.update(|a| {
-                    a.retain(|x| x.label != label);
-                    a.push(attachment);
-                });
-                done(Ok(()));
-                if let Ok(true) = client.subscribe_resource(&uri, &Abort::new()).await {
-                    // Sent or removed while the subscription was on its way: end it.
-                    if state.chat.attachments.with_untracked(|a| a.iter().any(|x| x.is(&server, &uri))) {
-                        state.chat.attachments.update(|a| a.iter_mut().filter(|x| x.is(&server, &uri)).for_each(|x| x.live = true));
-                    } else {
-                        let _ = client.unsubscribe_resource(&uri, &Abort::new()).await;
-                    }
-                }
-            }
-            Err(e) => done(Err(e.to_string())),
-        }
-    });
+/// Reads a resource: its context block for a message, or why not.
+pub async fn read_resource(state: AppState, server: &str, uri: &str) -> Result<String, String> {
+    let client = server_client(state, server).ok_or_else(|| format!("{server}: not a saved server"))?;
+    let result = client.read_resource(uri, &Abort::new()).await.map_err(|e| e.to_string())?;
+    Ok(air_mcp::resources::context_block(&result))
 }
 
-/// Removes an attachment (and its subscription).
-pub fn detach(state: AppState, label: &str) {
-    let gone: Vec<Attachment> = state.chat.attachments.with_untracked(|a| a.iter().filter(|x| x.label == label).cloned().collect());
-    state.chat.attachments.update(|a| a.retain(|x| x.label != label));
-    release(state, &gone);
-}
-
-/// Ends the subscriptions of attachments that are no longer attached.
-pub fn release(state: AppState, attachments: &[Attachment]) {
-    for a in attachments.iter().filter(|a| a.live) {
-        let still = state.chat.attachments.with_untracked(|l| l.iter().any(|x| x.is(&a.server, &a.uri)));
-        let Some(client) = server_client(state, &a.server).filter(|_| !still) else { continue };
-        let uri = a.uri.clone();
-        spawn_local(async move {
-            let _ = client.unsubscribe_resource(&uri, &Abort::new()).await;
-        });
+/// Subscribes to a resource's changes (`on`) or ends the subscription;
+/// whether the server took it.
+pub async fn subscribe_resource(state: AppState, server: &str, uri: &str, on: bool) -> bool {
+    let Some(client) = server_client(state, server) else { return false };
+    if on {
+        matches!(client.subscribe_resource(uri, &Abort::new()).await, Ok(true))
+    } else {
+        let _ = client.unsubscribe_resource(uri, &Abort::new()).await;
+        false
     }
-}
-
-/// The server says an attached resource changed: read it again.
-fn refresh_attachment(state: AppState, server: String, uri: String) {
-    let attached = state.chat.attachments.with_untracked(|a| a.iter().any(|x| x.is(&server, &uri)));
-    let Some(client) = server_client(state, &server).filter(|_| attached) else { return };
-    spawn_local(async move {
-        // A failed read keeps what was read before.
-        if let Ok(result) = client.read_resource(&uri, &Abort::new()).await {
-            let block = air_mcp::resources::context_block(&result);
-            state.chat.attachments.update(|a| {
-                for x in a.iter_mut().filter(|x| x.is(&server, &uri)) {
-                    x.block = block.clone();
-                    x.updates += 1;
-                }
-            });
-        }
-    });
 }

@@ -109,7 +109,7 @@ pub struct Conversation {
     pub busy: RwSignal<bool>,
     /// What the message being sent took from the composer: given back if
     /// it is not saved, let go once it is.
-    pub sending: StoredValue<Option<(Vec<Attachment>, Vec<LocalFile>)>, LocalStorage>,
+    pub sending: StoredValue<Option<Vec<LocalFile>>, LocalStorage>,
     /// Tool messages whose call waits for the user's approval in this tab.
     pub awaiting: RwSignal<Vec<String>>,
     /// Of those, the ones that ask because the server changed the tool
@@ -125,8 +125,11 @@ pub struct Conversation {
     pub remote_streams: RwSignal<Vec<String>>,
     /// The composer's text.
     pub draft: RwSignal<String>,
-    /// Resources attached to the next message.
+    /// Resources attached to the next message (the core's list).
     pub attachments: RwSignal<Vec<Attachment>>,
+    /// The last resource asked to be attached, by label: attached
+    /// (`None`) or why not.
+    pub attach_outcome: RwSignal<Option<(String, Option<String>)>>,
     /// Files from this machine attached to the next message.
     pub files: RwSignal<Vec<LocalFile>>,
     /// The MCP tools this conversation loaded (dynamic loading).
@@ -154,26 +157,7 @@ pub enum LocalKind {
     Text { block: String, cut: bool },
 }
 
-/// A resource attached to the next message: its context block is sent
-/// after the text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Attachment {
-    pub server: String,
-    pub uri: String,
-    pub label: String,
-    pub block: String,
-    /// The server announces its changes (subscribed).
-    pub live: bool,
-    /// Times it was read again after the server said it changed.
-    pub updates: u32,
-}
-
-impl Attachment {
-    /// It is `uri` of `server`.
-    pub fn is(&self, server: &str, uri: &str) -> bool {
-        self.server == server && self.uri == uri
-    }
-}
+pub use air_workspace::attach::Attachment;
 
 /// The four concerns together, for the actions that span them (opening a
 /// session, a turn, syncing with other tabs). Each is also in context on
@@ -289,6 +273,7 @@ impl AppState {
                 progress: RwSignal::new(Default::default()),
                 questions: RwSignal::new(Vec::new()),
                 attachments: RwSignal::new(Vec::new()),
+                attach_outcome: RwSignal::new(None),
                 files: RwSignal::new(Vec::new()),
                 loaded_tools: RwSignal::new(air_dynamic::Loaded::default()),
                 metrics_overall: RwSignal::new(air_dynamic::Metrics::default()),

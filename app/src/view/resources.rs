@@ -16,6 +16,22 @@ enum Stage {
     Template(String, Template),
 }
 
+/// The resource asked for (`asked`, by label) is attached: the panel
+/// closes; or it could not be read: the panel says why.
+fn on_attached(state: crate::state::AppState, asked: StoredValue<Option<String>>, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>) {
+    Effect::new(move |_| {
+        let Some((label, outcome)) = state.chat.attach_outcome.get() else { return };
+        if asked.get_value().as_ref() != Some(&label) {
+            return;
+        }
+        asked.set_value(None);
+        match outcome {
+            None => stage.set(Stage::Closed),
+            Some(e) => problem.set(Some(state.t().resource_failed.replace("{e}", &e))),
+        }
+    });
+}
+
 /// The "Resources" button and its panel.
 #[component]
 pub fn ResourcePicker() -> impl IntoView {
@@ -31,12 +47,12 @@ pub fn ResourcePicker() -> impl IntoView {
             stage.set(Stage::Closed);
         }
     };
+    let asked = StoredValue::new(None::<String>);
+    on_attached(state, asked, stage, problem);
     let attach = move |server: String, uri: String, label: String| {
         problem.set(None);
-        crate::mcp::attach_resource(state, server, uri, label, move |r| match r {
-            Ok(()) => stage.set(Stage::Closed),
-            Err(e) => problem.set(Some(state.t().resource_failed.replace("{e}", &e))),
-        });
+        asked.set_value(Some(label.clone()));
+        state.dispatch(air_workspace::Command::Attach { server, uri, label });
     };
     let panel = move || match stage.get() {
         Stage::Closed => None,
@@ -159,7 +175,7 @@ pub fn Attachments() -> impl IntoView {
                                     {a.label}
                                     {(a.updates > 0).then(|| view! { <small class="muted" data-testid="attachment-updated">" · "{move || t().resource_updated}</small> })}
                                     <button type="button" class="icon-button" title=move || t().resource_remove data-testid="attachment-remove"
-                                        on:click=move |_| crate::mcp::detach(state, &label)>"×"</button>
+                                        on:click=move |_| state.dispatch(air_workspace::Command::Detach(label.clone()))>"×"</button>
                                 </span>
                             }
                         })

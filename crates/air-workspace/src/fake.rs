@@ -48,6 +48,14 @@ pub struct FakePlatform {
     pub live: RefCell<Vec<air_agent::Event>>,
     /// Tools the user allowed always.
     pub allowed: RefCell<Vec<String>>,
+    /// MCP resources to read: (server, uri, context block).
+    pub resources: RefCell<Vec<(String, String, String)>>,
+    /// Resources read.
+    pub reads: Cell<usize>,
+    /// Subscriptions asked for and ended: (server, uri, on).
+    pub subscriptions: RefCell<Vec<(String, String, bool)>>,
+    /// Subscriptions are on their way until this is false again.
+    pub hold_subscriptions: Rc<Cell<bool>>,
 }
 
 impl FakePlatform {
@@ -132,6 +140,16 @@ impl Platform for FakePlatform {
             broken.set(false);
             Ok(store.rebuild_index().await)
         })
+    }
+    fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>> {
+        let answer = self.resources.borrow().iter().find(|(s, u, _)| *s == server && *u == uri).map(|(_, _, b)| b.clone());
+        self.reads.set(self.reads.get() + 1);
+        Box::pin(async move { Ok(answer.ok_or_else(|| format!("{uri}: not found"))) })
+    }
+    fn subscribe_resource(&self, server: String, uri: String, on: bool) -> LocalBoxFuture<'static, Result<bool, Missing>> {
+        self.subscriptions.borrow_mut().push((server, uri, on));
+        let held = self.hold_subscriptions.clone();
+        Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(on)) }))
     }
     fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
         let (store, missing) = (self.store.clone(), self.parts_missing.get());

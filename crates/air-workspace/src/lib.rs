@@ -20,8 +20,9 @@
 //! questions and events). The other flows move here one by one.
 //!
 //! Module order (each uses only those before it): `platform`, `sessions`,
-//! `search`, `chat`, `data`, `turn`, `tabs`.
+//! `search`, `chat`, `data`, `attach`, `turn`, `tabs`.
 
+pub mod attach;
 pub mod chat;
 pub mod data;
 pub mod platform;
@@ -90,6 +91,15 @@ pub enum Command {
     Import(String),
     /// How much is stored.
     WantStorage,
+    /// Attach an MCP server's resource to the next message (it is read).
+    Attach { server: String, uri: String, label: String },
+    /// Attach what an MCP App said to the next message, in place of what
+    /// it said before (`None`: it has nothing to say any more).
+    AttachContext { server: String, uri: String, label: String, block: Option<String> },
+    /// Take an attachment off the next message.
+    Detach(String),
+    /// A server says a resource changed.
+    ResourceChanged { server: String, uri: String },
     /// Start a turn in the open conversation (nothing, if one runs).
     Turn(turn::Job),
     /// Stop the turn.
@@ -131,6 +141,12 @@ pub enum Done {
     Collected { format: data::Format, result: Result<Result<Option<String>, StoreError>, Missing> },
     Imported(Result<Result<(usize, usize), data::ImportFailure>, Missing>),
     Storage(data::StorageInfo),
+    /// A resource read to be attached: its context block, or why not.
+    ResourceRead { server: String, uri: String, label: String, result: Result<Result<String, String>, Missing> },
+    /// An attached resource read again after it changed.
+    ResourceReread { server: String, uri: String, result: Result<Result<String, String>, Missing> },
+    /// A subscription to a resource's changes was made (`on`) or not.
+    Subscribed { server: String, uri: String, on: bool },
     /// The turn is over (`Err`: its part could not be fetched).
     TurnEnded(Result<Result<(), StoreError>, Missing>),
 }
@@ -184,6 +200,12 @@ pub enum Update {
     SessionsChanged,
     /// A turn runs in this tab, or no longer does.
     Busy(bool),
+    /// The next message's attachments.
+    Attachments(Vec<attach::Attachment>),
+    /// The resource asked for (by its label) is attached.
+    Attached(String),
+    /// The resource could not be read: it is not attached.
+    AttachFailed { label: String, error: String },
     /// The composer's message is being sent: the composer empties.
     Sending,
     /// The message was saved: what was attached to it is done with.
@@ -271,13 +293,14 @@ pub struct Workspace<P: Platform> {
     chat: chat::Chat,
     turn: turn::Turning,
     tabs: tabs::Tabs,
+    attach: attach::Attachments,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), watch: Rc::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -311,6 +334,11 @@ impl<P: Platform> Workspace<P> {
             | Command::TurnEvent(_)
             | Command::Done(Done::TurnEnded(_)) => turn::handle(self, cmd),
             Command::OtherTab(event) => tabs::heard(self, event),
+            Command::Attach { .. }
+            | Command::AttachContext { .. }
+            | Command::Detach(_)
+            | Command::ResourceChanged { .. }
+            | Command::Done(Done::ResourceRead { .. } | Done::ResourceReread { .. } | Done::Subscribed { .. }) => attach::handle(self, cmd),
             cmd => sessions::handle(self, cmd),
         }
     }
@@ -347,6 +375,11 @@ impl<P: Platform> Workspace<P> {
     /// The open session.
     pub fn active(&self) -> Option<&str> {
         self.chat.active.as_deref()
+    }
+
+    /// The next message has attachments.
+    fn attach_pending(&self) -> bool {
+        self.attach.has_any()
     }
 
     /// A turn runs.

@@ -51,6 +51,12 @@ pub trait Platform: 'static + Sized {
     /// Deletes a session for good, with its messages, files and index
     /// entries (the page fetches the code with the first delete).
     fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
+    /// Reads `uri` of the MCP server `server`: the context block for a
+    /// message, or why it could not be read.
+    fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>>;
+    /// Subscribes to (`on`) or unsubscribes from a resource's changes;
+    /// `true` when the server takes the subscription.
+    fn subscribe_resource(&self, server: String, uri: String, on: bool) -> LocalBoxFuture<'static, Result<bool, Missing>>;
     /// Builds the store's search index again from every message.
     fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
     /// `fetch`.

@@ -104,7 +104,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     }
     let session = w.chat.active.clone();
     let kind = match &job {
-        Job::Send { text, context, images } if text.trim().is_empty() && context.is_empty() && images.is_empty() => return,
+        Job::Send { text, context, images } if text.trim().is_empty() && context.is_empty() && images.is_empty() && !w.attach_pending() => return,
         Job::Send { text, .. } => Kind::Send(text.clone()),
         _ if session.is_none() => return,
         Job::Regenerate(_) | Job::Continue(_) => Kind::Replace,
@@ -113,6 +113,17 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         Job::Resume => Kind::Resume,
     };
     let sending = matches!(kind, Kind::Send(_));
+    // The attached resources go after the text, before the files' text.
+    let job = match job {
+        Job::Send { text, context, images } => {
+            let mut blocks = crate::attach::take_for_sending(w);
+            if !context.is_empty() {
+                blocks.push(context);
+            }
+            Job::Send { text, context: blocks.join("\n\n"), images }
+        }
+        other => other,
+    };
     w.turn.running = Some(kind);
     w.chat.busy = true;
     let abort = Abort::new();
@@ -197,6 +208,7 @@ fn ended<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(), StoreError
         Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
     }
     if let Kind::Send(text) = kind {
+        crate::attach::sending_ended(w, !failed);
         w.emit(if failed { Update::NotSent(text) } else { Update::Sent });
     }
 }
