@@ -53,20 +53,14 @@ impl Platform for Browser {
         let now = crate::env::now_ms();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(None)) };
-            match export_file(store, only, format, settings, now).await {
-                Ok(export) => Ok(export.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
+            part(export_file(store, only, format, settings, now)).await
         })
     }
     fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), ImportFailure>, Missing>> {
         let store = self.store();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok((0, 0))) };
-            match import_file(store, text).await {
-                Ok(import) => Ok(import.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
+            part(import_file(store, text)).await
         })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, StorageInfo> {
@@ -96,38 +90,20 @@ impl Platform for Browser {
         let store = self.store();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(SearchResults::default())) };
-            match search(store, query).await {
-                Ok(search) => Ok(search.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
+            part(search(store, query)).await
         })
     }
     fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>> {
-        let state = self.state;
-        Box::pin(async move {
-            match read_resource(state, server, uri).await {
-                Ok(reading) => Ok(reading.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
-        })
+        Box::pin(part(read_resource(self.state, server, uri)))
     }
     fn subscribe_resource(&self, server: String, uri: String, on: bool) -> LocalBoxFuture<'static, Result<bool, Missing>> {
-        let state = self.state;
-        Box::pin(async move {
-            match subscribe_resource(state, server, uri, on).await {
-                Ok(subscribing) => Ok(subscribing.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
-        })
+        Box::pin(part(subscribe_resource(self.state, server, uri, on)))
     }
     fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         let store = self.store();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(())) };
-            match delete_session(store, id).await {
-                Ok(deleting) => Ok(deleting.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
+            part(delete_session(store, id)).await
         })
     }
     fn http(&self) -> &crate::env::Http {
@@ -150,22 +126,22 @@ impl Platform for Browser {
         dispatch(self.state, cmd);
     }
     fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
-        Box::pin(async move {
-            match turn(env, run).await {
-                Ok(turn) => Ok(turn.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
-        })
+        Box::pin(part(turn(env, run)))
     }
     fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         let store = self.store();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(())) };
-            match rebuild(store).await {
-                Ok(rebuild) => Ok(rebuild.await),
-                Err(crate::lazy::Missing) => Err(Missing),
-            }
+            part(rebuild(store)).await
         })
+    }
+}
+
+/// Fetches a lazily loaded part (`fetching`) and runs the work it gives.
+async fn part<T>(fetching: impl std::future::Future<Output = Result<LocalBoxFuture<'static, T>, crate::lazy::Missing>>) -> Result<T, Missing> {
+    match fetching.await {
+        Ok(work) => Ok(work.await),
+        Err(crate::lazy::Missing) => Err(Missing),
     }
 }
 
@@ -455,7 +431,6 @@ fn apply_turn(state: AppState, u: Up) {
         _ => {}
     }
 }
-
 
 /// The user allowed a tool always: its policy is saved, and the tool as
 /// it is now is what the user accepts.

@@ -1,6 +1,7 @@
 //! The composer's side of a turn: what a message sends (its text, the
-//! context of attached resources and text files, its images), the files
-//! attached to it, and what the running turn shows live. The turn itself
+//! context of its text files, its images; the core adds the attached
+//! resources), the files attached to it, and what the running turn shows
+//! live. The turn itself
 //! runs in the workspace core (`air_workspace::turn`); this turns the
 //! page's actions into its commands.
 

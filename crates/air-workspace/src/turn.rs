@@ -201,7 +201,7 @@ fn ended<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(), StoreError
         Kind::Change => StoreOp::Change,
         Kind::Resume => StoreOp::ReadMessages,
     };
-    let failed = result.is_err() || matches!(result, Ok(Err(_)));
+    let failed = !matches!(result, Ok(Ok(())));
     match result {
         Ok(Ok(())) => {}
         Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op, error })),

@@ -168,12 +168,20 @@ fn regenerate_answers_again_in_place_of_the_answer_shown() {
     assert!(stored(&h).iter().any(|m| m.id == answer));
 }
 
-#[test]
-fn a_call_waits_for_approval_and_runs_once_allowed() {
+/// The model asks to call `remove_file` (then answers `then`, if given).
+fn asked_to_remove(then: Option<&str>) -> Harness {
     let mut h = harness();
     h.p.http.push(call_reply("a", "remove_file", r#"{"path":"/tmp/x"}"#));
-    h.p.http.push(text_reply("Removed."));
+    if let Some(text) = then {
+        h.p.http.push(text_reply(text));
+    }
     h.send(send("Remove /tmp/x"));
+    h
+}
+
+#[test]
+fn a_call_waits_for_approval_and_runs_once_allowed() {
+    let mut h = asked_to_remove(Some("Removed."));
     let ups = h.take();
     let Some(Update::Approvals { awaiting, changes }) = ups.iter().rev().find(|u| matches!(u, Update::Approvals { .. })) else { panic!("{ups:?}") };
     assert_eq!(awaiting.len(), 1);
@@ -195,9 +203,7 @@ fn a_call_waits_for_approval_and_runs_once_allowed() {
 
 #[test]
 fn stop_denies_the_calls_waiting_for_approval() {
-    let mut h = harness();
-    h.p.http.push(call_reply("a", "remove_file", r#"{"path":"/tmp/x"}"#));
-    h.send(send("Remove /tmp/x"));
+    let mut h = asked_to_remove(None);
     assert!(h.take().iter().any(|u| matches!(u, Update::Approvals { awaiting, .. } if awaiting.len() == 1)));
     h.send(Command::Stop);
     let ups = h.take();
@@ -210,10 +216,7 @@ fn stop_denies_the_calls_waiting_for_approval() {
 
 #[test]
 fn always_is_remembered_through_the_page() {
-    let mut h = harness();
-    h.p.http.push(call_reply("a", "remove_file", r#"{"path":"/tmp/x"}"#));
-    h.p.http.push(text_reply("Removed."));
-    h.send(send("Remove /tmp/x"));
+    let mut h = asked_to_remove(Some("Removed."));
     let record = h.take().iter().rev().find_map(|u| match u { Update::Approvals { awaiting, .. } => awaiting.first().cloned(), _ => None }).expect("asked");
     h.send(Command::Approve { record, approval: Approval::Always });
     assert_eq!(*h.p.allowed.borrow(), ["remove_file"]);
