@@ -1,0 +1,230 @@
+//! The core's updates, turned into signals (and the little the page does
+//! for them: telling other tabs, marking the first screen).
+
+use std::rc::Rc;
+
+use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
+use air_workspace::Update as Up;
+use air_workspace::data::{ImportOutcome, StorageInfo};
+use air_workspace::{Command, Notice, StoreOp};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::{STARTING, WARM_CHAT_VIEW, dispatch, store};
+use crate::state::AppState;
+
+pub(super) fn apply(state: AppState, u: Up) {
+    match u {
+        Up::Notice(n) => notice(state, n),
+        Up::StoreReady => store_ready(state),
+        Up::WarmChatView => {
+            if let Some(warm) = WARM_CHAT_VIEW.with(std::cell::Cell::get) {
+                warm();
+            }
+        }
+        Up::Sessions { list, has_more } => {
+            state.sessions.has_more.set(has_more);
+            state.sessions.list.set(list);
+        }
+        Up::Started { first } => match first {
+            // The newest session opens; the page is usable once it shows.
+            Some(id) => {
+                STARTING.with(|s| s.set(true));
+                dispatch(state, Command::Open(id));
+            }
+            None => ready(state),
+        },
+        Up::Removed(id) => {
+            // Do not keep writing into a session that no longer exists.
+            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
+                state.stop();
+            }
+            if state.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
+                state.new_session();
+            }
+        }
+        Up::PendingDelete(p) => state.sessions.pending_delete.set(p),
+        Up::Deleted(id) => deleted(state, id),
+        Up::Renamed(id) | Up::Changed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
+        Up::SessionsChanged => state.broadcast(SyncEvent::SessionsChanged),
+        Up::SearchStarted => air_web::perf_mark("air-search-start"),
+        Up::SearchResults(results) => {
+            let found = results.is_some();
+            state.sessions.search_results.set(results);
+            if found {
+                request_animation_frame(|| air_web::perf_mark("air-search-end"));
+            }
+        }
+        Up::Indexing(on) => state.sessions.indexing.set(on),
+        Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
+        Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
+        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
+        other => apply_chat(state, other),
+    }
+}
+
+/// The open conversation's updates.
+fn apply_chat(state: AppState, u: Up) {
+    match u {
+        Up::Active(active) => state.sessions.active.set(active),
+        Up::Messages { mut list, has_older } => {
+            // The answer this tab is streaming is shown live, not as its checkpoint.
+            if let Some(live) = state.chat.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
+                list.retain(|m| m.id != live);
+            }
+            state.chat.has_older.set(has_older);
+            state.chat.messages.set(list);
+        }
+        Up::MessagesPrepended { mut list, has_older } => {
+            state.chat.has_older.set(has_older);
+            state.chat.messages.update(|m| {
+                list.append(m);
+                *m = list;
+            });
+        }
+        Up::Opened(id) => {
+            spawn_local(async move { crate::dynamic::show_loaded(state, &id).await });
+            if STARTING.with(|s| s.replace(false)) {
+                ready(state);
+            }
+        }
+        Up::MessageSaved(record) => {
+            // The finished answer replaces its live view in the same update,
+            // so it never shows twice.
+            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.message_id == record.id)) {
+                state.chat.streaming.set(None);
+            }
+            state.chat.messages.update(|list| upsert_message(list, record));
+        }
+        Up::MessagesRemoved(ids) => state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id))),
+        Up::Focus(focus) => state.chat.focus.set(focus),
+        _ => {}
+    }
+}
+
+/// The running turn's updates.
+fn apply_turn(state: AppState, u: Up) {
+    match u {
+        Up::Busy(on) => {
+            state.chat.busy.set(on);
+            if !on {
+                state.chat.progress.set(Default::default());
+            }
+        }
+        Up::Sending => crate::chat::sending(state),
+        Up::NotSent(text) => crate::chat::not_sent(state, text),
+        Up::Sent => crate::chat::sent(state),
+        Up::Attachments(list) => state.chat.attachments.set(list),
+        Up::Attached(label) => state.chat.attach_outcome.set(Some((label, None))),
+        Up::AttachFailed { label, error } => state.chat.attach_outcome.set(Some((label, Some(error)))),
+        Up::Approvals { awaiting, changes } => {
+            state.chat.awaiting.set(awaiting);
+            state.chat.changes.set(changes);
+        }
+        Up::Questions(questions) => state.chat.questions.set(questions),
+        Up::RemoteStreams(list) => state.chat.remote_streams.set(list),
+        _ => {}
+    }
+}
+
+/// The user allowed a tool always: its policy is saved, and the tool as
+/// it is now is what the user accepts.
+pub(super) fn always_allow(state: AppState, tool: &air_tools::ToolDef) {
+    let mut settings = state.prefs.settings.get_untracked();
+    settings.tool_policies.set(tool, Some(air_tools::policy::Policy::Allow));
+    state.save_settings(settings);
+    if let (Some(m), air_tools::ToolSource::Mcp { server }) = (&tool.mcp, &tool.source)
+        && m.accepted.is_some()
+    {
+        crate::mcp::accept_tool(state, server, &m.tool, None);
+    }
+}
+
+fn import_text(state: AppState, outcome: ImportOutcome) -> String {
+    let t = state.t();
+    match outcome {
+        ImportOutcome::Done { sessions, messages } => t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
+        ImportOutcome::Failed(e) => t.import_failed.replace("{e}", &e),
+        ImportOutcome::StorageFull => t.err_storage_full.to_owned(),
+    }
+}
+
+fn notice(state: AppState, n: Notice) {
+    let t = state.t();
+    match n {
+        Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
+        Notice::PartMissing => crate::lazy::report(state, crate::lazy::Missing),
+        Notice::DownloadFailed(e) => state.shell.notice.set(Some(t.import_failed.replace("{e}", &e))),
+        Notice::Store { op, error } => {
+            let template = match op {
+                StoreOp::ReadSessions => t.err_read_sessions,
+                StoreOp::ReadMessages => t.err_read_messages,
+                StoreOp::SaveMessage => t.err_save_message,
+                StoreOp::SaveAnswer => t.err_save_answer,
+                StoreOp::Replace => t.err_replace,
+                StoreOp::Change => t.err_change,
+                StoreOp::Export => t.import_failed,
+                StoreOp::Delete => t.err_delete,
+                StoreOp::Rename => t.err_rename,
+            };
+            state.report(template, &error);
+        }
+    }
+}
+
+/// The store is open: the app reads it, and hears the other tabs.
+fn store_ready(state: AppState) {
+    state.set_store(store());
+    let channel = air_web::channel::Channel::open(SYNC_CHANNEL, move |text| {
+        if let Some(event) = SyncEvent::parse(&text) {
+            dispatch(state, Command::OtherTab(event));
+        }
+    });
+    state.set_channel(channel.map(Rc::new));
+}
+
+/// "1.2 MB of 10 GB used. Kept by the browser."
+fn storage_line(state: AppState, info: StorageInfo) -> String {
+    let t = state.t();
+    let mut line = match info.usage {
+        Some((used, quota)) => t.storage_usage.replace("{used}", &crate::data::human(used)).replace("{quota}", &crate::data::human(quota)),
+        None => String::new(),
+    };
+    line.push(' ');
+    line.push_str(if info.persistent { t.storage_persistent } else { t.storage_not_persistent });
+    line.trim().to_owned()
+}
+
+/// The first screen is there: the page is usable.
+fn ready(state: AppState) {
+    state.shell.loading.set(false);
+    // After the first render of the opened state; with a conversation
+    // open, once its view has drawn it (`ChatView`).
+    if state.sessions.active.get_untracked().is_none() {
+        request_animation_frame(crate::state::mark_ready);
+    }
+}
+
+/// Puts a record in its place (by `seq`), replacing an older copy.
+fn upsert_message(list: &mut Vec<air_store::MessageRecord>, record: air_store::MessageRecord) {
+    if let Some(x) = list.iter_mut().find(|x| x.id == record.id) {
+        *x = record;
+        return;
+    }
+    let pos = list.iter().rposition(|x| x.seq <= record.seq).map_or(0, |p| p + 1);
+    list.insert(pos, record);
+}
+
+/// A session is deleted for good: what was kept about it goes too.
+fn deleted(state: AppState, id: String) {
+    state.update_mcp_chat(|c| c.forget(&id));
+    state.update_assistants(|a| a.forget(&id));
+    if let Some(store) = store() {
+        let id = id.clone();
+        // Its loaded MCP tools go with it.
+        spawn_local(async move {
+            let _ = air_dynamic::docs::loaded(&id).delete(&*store).await;
+        });
+    }
+    state.broadcast(SyncEvent::SessionDeleted { session_id: id });
+}

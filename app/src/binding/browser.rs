@@ -1,0 +1,141 @@
+//! The page as the core's platform: its clock, ids, storage, HTTP and
+//! the parts fetched on first use.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use air_store::StoreError;
+use air_store::conversation::TemplateVars;
+use air_store::search::SearchResults;
+use air_web::{IdbStore, LocalStorageKv};
+use air_workspace::data::{Format, ImportFailure, StorageInfo};
+use air_workspace::turn::{Run, TurnEnv};
+use air_workspace::{Command, Missing, Platform};
+use futures_util::future::LocalBoxFuture;
+
+use super::parts::*;
+use crate::state::AppState;
+use crate::store::AnyStore;
+
+/// The page as the core's platform.
+pub struct Browser {
+    pub(super) state: AppState,
+    pub(super) kv: LocalStorageKv,
+    pub(super) store: Rc<RefCell<Option<Rc<AnyStore>>>>,
+    pub(super) http: crate::env::Http,
+}
+
+impl Platform for Browser {
+    type Store = AnyStore;
+    type Kv = LocalStorageKv;
+    type Http = crate::env::Http;
+
+    fn now_ms(&self) -> f64 {
+        crate::env::now_ms()
+    }
+    fn new_id(&self) -> String {
+        crate::env::new_id()
+    }
+    fn local_date(&self) -> String {
+        crate::env::local_date_time().0
+    }
+    fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
+        air_web::download(name, mime, text)
+    }
+    fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
+        let store = self.store();
+        let now = crate::env::now_ms();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(None)) };
+            part(export_file(store, only, format, settings, now)).await
+        })
+    }
+    fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), ImportFailure>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok((0, 0))) };
+            part(import_file(store, text)).await
+        })
+    }
+    fn storage_info(&self) -> LocalBoxFuture<'static, StorageInfo> {
+        Box::pin(async {
+            let persistent = air_web::request_persistent_storage().await;
+            StorageInfo { usage: air_web::storage_estimate().await, persistent }
+        })
+    }
+    fn kv(&self) -> &LocalStorageKv {
+        &self.kv
+    }
+    fn open_store(&self) -> LocalBoxFuture<'static, Option<String>> {
+        let slot = self.store.clone();
+        Box::pin(async move {
+            let (store, fell_back) = match IdbStore::open_default().await {
+                Ok(db) => (AnyStore::Idb(db), None),
+                Err(e) => (AnyStore::Memory(air_store::MemoryStore::new()), Some(e.to_string())),
+            };
+            *slot.borrow_mut() = Some(Rc::new(store));
+            fell_back
+        })
+    }
+    fn store(&self) -> Option<Rc<AnyStore>> {
+        self.store.borrow().clone()
+    }
+    fn search(&self, query: String) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(SearchResults::default())) };
+            part(search(store, query)).await
+        })
+    }
+    fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>> {
+        Box::pin(part(read_resource(self.state, server, uri)))
+    }
+    fn subscribe_resource(&self, server: String, uri: String, on: bool) -> LocalBoxFuture<'static, Result<bool, Missing>> {
+        Box::pin(part(subscribe_resource(self.state, server, uri, on)))
+    }
+    fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(())) };
+            part(delete_session(store, id)).await
+        })
+    }
+    fn http(&self) -> &crate::env::Http {
+        &self.http
+    }
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(crate::env::sleep(ms))
+    }
+    fn template_vars(&self) -> TemplateVars {
+        let (date, time) = crate::env::local_date_time();
+        TemplateVars { date, time, locale: crate::env::locale() }
+    }
+    fn show_live(&self, event: air_agent::Event) {
+        crate::chat::show(self.state, event);
+    }
+    fn allow_always(&self, tool: &air_tools::ToolDef) {
+        super::apply::always_allow(self.state, tool);
+    }
+    fn feed(&self, cmd: Command) {
+        super::dispatch(self.state, cmd);
+    }
+    fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        Box::pin(part(turn(env, run)))
+    }
+    fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(())) };
+            part(rebuild(store)).await
+        })
+    }
+}
+
+/// Fetches a lazily loaded part (`fetching`) and runs the work it gives.
+pub(super) async fn part<T>(fetching: impl std::future::Future<Output = Result<LocalBoxFuture<'static, T>, crate::lazy::Missing>>) -> Result<T, Missing> {
+    match fetching.await {
+        Ok(work) => Ok(work.await),
+        Err(crate::lazy::Missing) => Err(Missing),
+    }
+}
+

@@ -1,0 +1,118 @@
+//! The one place the app runs the workspace core (`air-workspace`): it
+//! hands it commands ([`dispatch`]), turns its updates into signals
+//! (`apply`), runs its tasks and arms its one timer. `browser` is the page
+//! as the core's platform; `parts` are the lazily fetched parts the
+//! platform's heavier calls run in.
+
+mod apply;
+mod browser;
+mod parts;
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use air_web::LocalStorageKv;
+use air_workspace::{Command, Platform, Workspace};
+use leptos::task::spawn_local;
+
+use crate::state::AppState;
+use crate::store::AnyStore;
+pub use browser::Browser;
+pub use parts::warm_turn;
+
+thread_local! {
+    static CORE: RefCell<Option<Workspace<Browser>>> = const { RefCell::new(None) };
+    /// Commands that came while one was being handled.
+    static QUEUE: RefCell<VecDeque<Command>> = const { RefCell::new(VecDeque::new()) };
+    static HANDLING: Cell<bool> = const { Cell::new(false) };
+    /// The deadline the one timer is armed for.
+    static ARMED: Cell<Option<f64>> = const { Cell::new(None) };
+    /// The newest session is opening at start-up.
+    static STARTING: Cell<bool> = const { Cell::new(false) };
+    /// Fetches the conversation view (the views give it at start).
+    static WARM_CHAT_VIEW: Cell<Option<fn()>> = const { Cell::new(None) };
+
+}
+
+/// Starts the core: the store opens and the list's first page is read.
+/// `warm_chat_view` fetches the conversation view (a session is about to
+/// open).
+pub fn start(state: AppState, warm_chat_view: fn()) {
+    state.set_dispatcher(dispatch);
+    WARM_CHAT_VIEW.with(|w| w.set(Some(warm_chat_view)));
+    let browser = Browser { state, kv: LocalStorageKv, store: Rc::default(), http: crate::env::Http::default() };
+    CORE.with(|c| *c.borrow_mut() = Some(Workspace::new(Rc::new(browser))));
+    dispatch(state, Command::Start);
+}
+
+/// Hands the core a command (queued if one is being handled), then
+/// applies what it says.
+pub fn dispatch(state: AppState, cmd: Command) {
+    QUEUE.with(|q| q.borrow_mut().push_back(cmd));
+    if HANDLING.with(|h| h.replace(true)) {
+        return;
+    }
+    while let Some(cmd) = QUEUE.with(|q| q.borrow_mut().pop_front()) {
+        CORE.with(|c| {
+            if let Some(core) = c.borrow_mut().as_mut() {
+                core.handle(cmd);
+            }
+        });
+        pump(state);
+    }
+    HANDLING.with(|h| h.set(false));
+}
+
+/// Applies the updates, starts the tasks and arms the timer.
+fn pump(state: AppState) {
+    loop {
+        let (update, task) = CORE.with(|c| c.borrow_mut().as_mut().map_or((None, None), |core| (core.poll_update(), core.poll_task())));
+        if update.is_none() && task.is_none() {
+            break;
+        }
+        if let Some(u) = update {
+            apply::apply(state, u);
+        }
+        if let Some(task) = task {
+            spawn_local(async move {
+                if let Some(cmd) = task.0.await {
+                    dispatch(state, cmd);
+                }
+            });
+        }
+    }
+    arm(state);
+}
+
+fn arm(state: AppState) {
+    let Some(at) = CORE.with(|c| c.borrow().as_ref().and_then(Workspace::poll_timeout)) else { return };
+    if ARMED.with(|a| a.get()).is_some_and(|armed| armed <= at) {
+        return;
+    }
+    ARMED.with(|a| a.set(Some(at)));
+    let wait = (at - crate::env::now_ms()).max(0.0) as u64;
+    crate::env::after(wait, move || {
+        ARMED.with(|a| a.set(None));
+        CORE.with(|c| {
+            if let Some(core) = c.borrow_mut().as_mut() {
+                core.handle_timeout(crate::env::now_ms());
+            }
+        });
+        dispatch_nothing(state);
+    });
+}
+
+/// Applies what a timer changed.
+fn dispatch_nothing(state: AppState) {
+    if !HANDLING.with(|h| h.replace(true)) {
+        pump(state);
+        HANDLING.with(|h| h.set(false));
+    }
+}
+
+/// The store the core opened.
+fn store() -> Option<Rc<AnyStore>> {
+    CORE.with(|c| c.borrow().as_ref().and_then(|core| core.platform().store()))
+}
+

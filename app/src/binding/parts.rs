@@ -1,0 +1,94 @@
+//! The parts of the app fetched on first use that the platform's calls
+//! run in: the turn, MCP resources, deleting, export and import, search.
+
+use std::rc::Rc;
+
+use air_store::StoreError;
+use air_store::search::SearchResults;
+use air_workspace::data::{Format, ImportFailure};
+use air_workspace::turn::{Run, Setup, TurnEnv};
+use futures_util::future::LocalBoxFuture;
+use leptos::task::spawn_local;
+
+use super::Browser;
+use crate::state::AppState;
+use crate::store::AnyStore;
+
+/// The turn, with the agent loop, the tools and the MCP clients: fetched
+/// with the first message, not with the first screen. It runs with the
+/// settings of the moment (the chat's assistant over the user's) and the
+/// tools the chat uses.
+#[crate::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let state = env.platform().state;
+        let (tools, offer) = crate::dynamic::turn_tools(state, |state, servers| {
+            let mut registry = crate::mcp::registry(state, &[]);
+            let names = crate::mcp::register(state, &mut registry, servers);
+            (registry, names)
+        })
+        .await;
+        let setup = Setup { settings: state.turn_settings(), tools, offer, lang: state.chat_lang() };
+        air_workspace::turn::run(&env, setup, run).await
+    }))
+}
+
+/// Fetches the turn's part ahead of the first message (its text is being
+/// typed); a part already here costs nothing.
+pub fn warm_turn() {
+    spawn_local(async {
+        let _ = __wasm_split_preload_turn().await;
+    });
+}
+
+/// Reading an MCP resource to attach it: with the MCP clients, fetched
+/// with the first one.
+#[crate::lazy::split(resource_read, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn read_resource(state: AppState, server: String, uri: String) -> Result<LocalBoxFuture<'static, Result<String, String>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { crate::mcp::read_resource(state, &server, &uri).await }))
+}
+
+/// Subscribing to an attached resource's changes, or ending it.
+#[crate::lazy::split(resource_watch, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { crate::mcp::subscribe_resource(state, &server, &uri, on).await }))
+}
+
+/// Deleting a session with its messages, files and index entries:
+/// fetched with the first delete.
+#[crate::lazy::split(session_delete, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
+    use air_store::Store;
+    Ok(Box::pin(async move { store.delete_session(&id).await }))
+}
+
+/// Writing an export: fetched with the first one.
+#[crate::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, settings: air_store::Settings, now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, &settings, now).await }))
+}
+
+/// Reading an export into the store: fetched with the first import.
+#[crate::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn import_file(store: Rc<AnyStore>, text: String) -> Result<LocalBoxFuture<'static, Result<(usize, usize), ImportFailure>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, &mut crate::env::new_id).await }))
+}
+
+/// Search results shown at most.
+const SEARCH_LIMIT: usize = 50;
+
+/// Searching, with the index's ranking and snippets: fetched with the
+/// first search.
+#[crate::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn search(store: Rc<AnyStore>, query: String) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_store::search::run(&*store, &query, SEARCH_LIMIT).await }))
+}
+
+/// Building the search index from every message (a store from before it,
+/// or one that cannot be read).
+#[crate::lazy::split(index_rebuild, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
+    use air_store::Store;
+    Ok(Box::pin(async move { store.rebuild_index().await }))
+}
+
