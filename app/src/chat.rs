@@ -1,23 +1,15 @@
-//! The composer's side of a turn: what a message sends (its text, the
-//! context of its text files, its images; the core adds the attached
-//! resources), the files attached to it, and what the running turn shows
-//! live. The turn itself
-//! runs in the workspace core (`air_workspace::turn`); this turns the
-//! page's actions into its commands.
-
-use std::cell::RefCell;
-use std::collections::HashMap;
+//! The composer's side of a turn: its text (the core adds what is
+//! attached to the next message), and what the running turn shows live.
+//! The turn itself runs in the workspace core (`air_workspace::turn`);
+//! this turns the page's actions into its commands.
 
 use air_agent::{Approval, Event, Status};
-use air_store::files::{Attached, Refusal};
 use air_tools::ElicitAnswer;
 use air_workspace::Command;
 use air_workspace::turn::Job;
-use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::state::{AppState, LocalFile, LocalKind, Streaming};
+use crate::state::{AppState, Streaming};
 
 /// Answers the question a running call asked on its card.
 pub fn answer_question(state: AppState, record_id: &str, answer: ElicitAnswer) {
@@ -120,167 +112,33 @@ fn stream_started(state: AppState, event: Event) {
     }));
 }
 
-/// Sends the composer's text (with its attachments and files) as a new
-/// user message and answers it. Nothing to send, or a turn already
-/// running, does nothing.
+/// Sends the composer's text (with what is attached to the next message)
+/// as a new user message and answers it. Nothing to send, or a turn
+/// already running, does nothing.
 pub fn send(state: AppState, text: String) {
     if state.is_busy() {
         return;
     }
-    let text = text.trim().to_owned();
-    let files = state.chat.files.get_untracked();
-    // Text files go after the text (and the attached resources), as context.
-    let context = files
-        .iter()
-        .filter_map(|f| match &f.kind {
-            LocalKind::Text { block, .. } => Some(block.as_str()),
-            LocalKind::Image { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let images = files
-        .iter()
-        .filter_map(|f| match &f.kind {
-            LocalKind::Image { mime, bytes, .. } => Some(air_agent::NewFile { name: f.name.clone(), mime: mime.clone(), bytes: bytes.to_vec() }),
-            LocalKind::Text { .. } => None,
-        })
-        .collect();
-    state.chat.sending.set_value(Some(files));
-    state.dispatch(Command::Turn(Job::Send { text, context, images }));
+    state.dispatch(Command::Turn(Job::Send(text.trim().to_owned())));
 }
 
 /// The core took the message: the composer empties at once (a second
 /// Enter cannot send it again).
 pub fn sending(state: AppState) {
     state.chat.draft.set(String::new());
-    state.chat.files.set(Vec::new());
 }
 
-/// The message was saved: its files' previews go.
-pub fn sent(state: AppState) {
-    if let Some(files) = state.chat.sending.try_update_value(Option::take).flatten() {
-        forget_files(&files);
-    }
-}
-
-/// Nothing was saved: the text and the files go back, unless something
-/// new was typed meanwhile (the core gives the resources back).
+/// Nothing was saved: the text goes back, unless something new was typed
+/// meanwhile (the core gives the attachments back).
 pub fn not_sent(state: AppState, text: String) {
-    let Some(files) = state.chat.sending.try_update_value(Option::take).flatten() else { return };
     if state.chat.draft.with_untracked(String::is_empty) {
         state.chat.draft.set(text);
-        state.chat.files.set(files);
-    } else {
-        forget_files(&files);
     }
-}
-
-/// Attaches files to the next message: images as they are, text files as
-/// text (cut at a limit); anything else is refused with why. The reading
-/// is a part of its own, fetched with the first file.
-pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
-    if files.is_empty() {
-        return;
-    }
-    spawn_local(async move {
-        match read_files(state, files).await {
-            Ok(reading) => reading.await,
-            Err(missing) => crate::lazy::report(state, missing),
-        }
-    });
-}
-
-#[crate::lazy::split(read_files, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn read_files(state: AppState, files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, ()>, crate::lazy::Missing> {
-    Ok(Box::pin(async move {
-        for file in files {
-            let name = file.name();
-            let mut picked = match air_web::read_file(&file).await {
-                Ok(p) => p,
-                Err(e) => {
-                    state.shell.notice.set(Some(state.t().attach_failed.replace("{name}", &name).replace("{e}", &e)));
-                    continue;
-                }
-            };
-            // A large image is drawn again at most MAX_IMAGE_SIDE pixels
-            // on its longer side: that is what is stored and sent.
-            let mut scaled = None;
-            if air_store::files::IMAGE_TYPES.contains(&picked.mime.to_ascii_lowercase().as_str()) {
-                match air_web::scale_image(&picked.bytes, &picked.mime, air_store::files::MAX_IMAGE_SIDE).await {
-                    Ok(Some(image)) => {
-                        scaled = Some(image.from);
-                        picked.bytes = image.bytes;
-                        picked.mime = image.mime;
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        state.shell.notice.set(Some(state.t().attach_failed.replace("{name}", &name).replace("{e}", &e)));
-                        continue;
-                    }
-                }
-            }
-            let size = picked.bytes.len() as u64;
-            let kind = match air_store::files::classify(&picked.name, &picked.mime, &picked.bytes) {
-                Attached::Image => {
-                    let url = air_web::bytes_blob(&picked.bytes, &picked.mime).ok().and_then(|b| air_web::blob_url(&b)).unwrap_or_default();
-                    LocalKind::Image { mime: picked.mime.to_ascii_lowercase(), bytes: std::sync::Arc::new(picked.bytes), url, scaled }
-                }
-                Attached::Text { block, cut } => LocalKind::Text { block, cut },
-                Attached::Refused(why) => {
-                    let t = state.t();
-                    let template = match why {
-                        Refusal::ImageTooLarge => t.attach_image_too_large,
-                        Refusal::TooLarge => t.attach_too_large,
-                        Refusal::NotText => t.attach_not_text,
-                    };
-                    state.shell.notice.set(Some(template.replace("{name}", &name)));
-                    continue;
-                }
-            };
-            state.chat.files.update(|list| {
-                let key = list.iter().map(|f| f.key + 1).max().unwrap_or(0);
-                list.push(LocalFile { key, name: picked.name, size, kind });
-            });
-        }
-    }))
-}
-
-thread_local! {
-    /// Object URLs of stored images already shown, by file id (a message
-    /// drawn again shows its images at once).
-    static FILE_URLS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
-}
-
-/// Gives `done` an object URL for the stored file `id`, or `None` when it
-/// is not stored.
-pub fn file_url(state: AppState, id: String, done: impl Fn(Option<String>) + 'static) {
-    if let Some(url) = FILE_URLS.with(|m| m.borrow().get(&id).cloned()) {
-        return done(Some(url));
-    }
-    let Some(store) = state.store() else { return done(None) };
-    spawn_local(async move {
-        let url = store.file_url(&id).await;
-        if let Some(u) = &url {
-            FILE_URLS.with(|m| m.borrow_mut().insert(id, u.clone()));
-        }
-        done(url);
-    });
 }
 
 /// Takes a file off the next message.
 pub fn remove_file(state: AppState, key: u32) {
-    let mut gone = Vec::new();
-    state.chat.files.update(|list| list.retain(|f| if f.key == key { gone.push(f.clone()); false } else { true }));
-    forget_files(&gone);
-}
-
-/// Lets the browser free the previews of files no longer in the composer.
-fn forget_files(files: &[LocalFile]) {
-    for f in files {
-        if let LocalKind::Image { url, .. } = &f.kind {
-            air_web::revoke_url(url);
-        }
-    }
+    state.dispatch(Command::RemoveFile(key));
 }
 
 /// Replaces an answer with a new one (and drops anything after it).

@@ -107,9 +107,6 @@ pub struct Conversation {
     /// A turn is in progress in this tab (from the click until the answer
     /// is stored): one at a time.
     pub busy: RwSignal<bool>,
-    /// What the message being sent took from the composer: given back if
-    /// it is not saved, let go once it is.
-    pub sending: StoredValue<Option<Vec<LocalFile>>, LocalStorage>,
     /// Tool messages whose call waits for the user's approval in this tab.
     pub awaiting: RwSignal<Vec<String>>,
     /// Of those, the ones that ask because the server changed the tool
@@ -138,25 +135,7 @@ pub struct Conversation {
     pub metrics_overall: RwSignal<air_dynamic::Metrics>,
 }
 
-/// A file from this machine attached to the next message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LocalFile {
-    /// Tells the chips apart.
-    pub key: u32,
-    pub name: String,
-    pub size: u64,
-    pub kind: LocalKind,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum LocalKind {
-    /// Sent as an image; `url` (an object URL) shows it meanwhile;
-    /// `scaled`: the size it had before it was scaled down.
-    Image { mime: String, bytes: std::sync::Arc<Vec<u8>>, url: String, scaled: Option<(u32, u32)> },
-    /// Goes into the message as this block.
-    Text { block: String, cut: bool },
-}
-
+pub use air_workspace::files::{LocalFile, LocalKind};
 pub use air_workspace::attach::Attachment;
 
 /// The four concerns together, for the actions that span them (opening a
@@ -267,7 +246,6 @@ impl AppState {
                 focus: RwSignal::new(None),
                 streaming: RwSignal::new(None),
                 busy: RwSignal::new(false),
-                sending: StoredValue::new_local(None),
                 awaiting: RwSignal::new(Vec::new()),
                 changes: RwSignal::new(Vec::new()),
                 progress: RwSignal::new(Default::default()),

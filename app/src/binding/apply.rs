@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use air_store::files::Refusal;
 use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
 use air_workspace::Update as Up;
 use air_workspace::data::{ImportOutcome, StorageInfo};
@@ -58,7 +59,7 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::Indexing(on) => state.sessions.indexing.set(on),
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
-        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
+        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Files(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
         other => apply_chat(state, other),
     }
 }
@@ -113,8 +114,8 @@ fn apply_turn(state: AppState, u: Up) {
         }
         Up::Sending => crate::chat::sending(state),
         Up::NotSent(text) => crate::chat::not_sent(state, text),
-        Up::Sent => crate::chat::sent(state),
         Up::Attachments(list) => state.chat.attachments.set(list),
+        Up::Files(list) => state.chat.files.set(list),
         Up::Attached(label) => state.chat.attach_outcome.set(Some((label, None))),
         Up::AttachFailed { label, error } => state.chat.attach_outcome.set(Some((label, Some(error)))),
         Up::Approvals { awaiting, changes } => {
@@ -155,6 +156,15 @@ fn notice(state: AppState, n: Notice) {
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
         Notice::PartMissing => crate::lazy::report(state, crate::lazy::Missing),
         Notice::DownloadFailed(e) => state.shell.notice.set(Some(t.import_failed.replace("{e}", &e))),
+        Notice::FileRefused { name, why } => {
+            let template = match why {
+                Refusal::ImageTooLarge => t.attach_image_too_large,
+                Refusal::TooLarge => t.attach_too_large,
+                Refusal::NotText => t.attach_not_text,
+            };
+            state.shell.notice.set(Some(template.replace("{name}", &name)));
+        }
+        Notice::FileUnreadable { name, error } => state.shell.notice.set(Some(t.attach_failed.replace("{name}", &name).replace("{e}", &error))),
         Notice::Store { op, error } => {
             let template = match op {
                 StoreOp::ReadSessions => t.err_read_sessions,

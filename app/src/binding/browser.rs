@@ -39,6 +39,12 @@ impl Platform for Browser {
     fn local_date(&self) -> String {
         crate::env::local_date_time().0
     }
+    fn preview(&self, bytes: &[u8], mime: &str) -> Option<String> {
+        air_web::bytes_blob(bytes, mime).ok().and_then(|b| air_web::blob_url(&b))
+    }
+    fn forget_preview(&self, url: &str) {
+        air_web::revoke_url(url);
+    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
     }

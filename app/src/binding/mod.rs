@@ -19,7 +19,7 @@ use leptos::task::spawn_local;
 use crate::state::AppState;
 use crate::store::AnyStore;
 pub use browser::Browser;
-pub use parts::warm_turn;
+pub use parts::{attach_files, warm_turn};
 
 thread_local! {
     static CORE: RefCell<Option<Workspace<Browser>>> = const { RefCell::new(None) };
@@ -30,6 +30,9 @@ thread_local! {
     static ARMED: Cell<Option<f64>> = const { Cell::new(None) };
     /// The newest session is opening at start-up.
     static STARTING: Cell<bool> = const { Cell::new(false) };
+    /// Object URLs of stored images already shown, by file id (a message
+    /// drawn again shows its images at once).
+    static FILE_URLS: RefCell<std::collections::HashMap<String, String>> = RefCell::new(std::collections::HashMap::new());
     /// Fetches the conversation view (the views give it at start).
     static WARM_CHAT_VIEW: Cell<Option<fn()>> = const { Cell::new(None) };
 
@@ -116,3 +119,19 @@ fn store() -> Option<Rc<AnyStore>> {
     CORE.with(|c| c.borrow().as_ref().and_then(|core| core.platform().store()))
 }
 
+
+/// Gives `done` an object URL for the stored file `id`, or `None` when it
+/// is not stored.
+pub fn file_url(id: String, done: impl Fn(Option<String>) + 'static) {
+    if let Some(url) = FILE_URLS.with(|m| m.borrow().get(&id).cloned()) {
+        return done(Some(url));
+    }
+    let Some(store) = store() else { return done(None) };
+    spawn_local(async move {
+        let url = store.file_url(&id).await;
+        if let Some(u) = &url {
+            FILE_URLS.with(|m| m.borrow_mut().insert(id, u.clone()));
+        }
+        done(url);
+    });
+}

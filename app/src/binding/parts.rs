@@ -1,11 +1,13 @@
 //! The parts of the app fetched on first use that the platform's calls
-//! run in: the turn, MCP resources, deleting, export and import, search.
+//! run in: the turn, MCP resources, reading files to attach, deleting,
+//! export and import, search.
 
 use std::rc::Rc;
 
 use air_store::StoreError;
 use air_store::search::SearchResults;
 use air_workspace::data::{Format, ImportFailure};
+use air_workspace::files::{Prepared, Read};
 use air_workspace::turn::{Run, Setup, TurnEnv};
 use futures_util::future::LocalBoxFuture;
 use leptos::task::spawn_local;
@@ -92,3 +94,44 @@ pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air
     Ok(Box::pin(async move { store.rebuild_index().await }))
 }
 
+
+/// Attaches files to the next message: read (a large image drawn
+/// smaller) in a part of its own, fetched with the first file; the core
+/// takes or refuses each.
+pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
+    if files.is_empty() {
+        return;
+    }
+    spawn_local(async move {
+        match read_files(files).await {
+            Ok(reading) => super::dispatch(state, air_workspace::Command::FilesRead(reading.await)),
+            Err(missing) => crate::lazy::report(state, missing),
+        }
+    });
+}
+
+#[crate::lazy::split(read_files, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn read_files(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Vec<Prepared>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let mut read = Vec::new();
+        for file in files {
+            read.push(air_workspace::files::prepare(read_file(&file).await.map_err(|e| (file.name(), e))));
+        }
+        read
+    }))
+}
+
+/// Reads a file; an image over the largest side is drawn smaller (what
+/// is stored and sent).
+async fn read_file(file: &leptos::web_sys::File) -> Result<Read, String> {
+    let picked = air_web::read_file(file).await?;
+    let mut read = Read { name: picked.name, mime: picked.mime, bytes: picked.bytes, scaled: None };
+    if air_workspace::files::scalable(&read.mime)
+        && let Some(image) = air_web::scale_image(&read.bytes, &read.mime, air_store::files::MAX_IMAGE_SIDE).await?
+    {
+        read.scaled = Some(image.from);
+        read.bytes = image.bytes;
+        read.mime = image.mime;
+    }
+    Ok(read)
+}

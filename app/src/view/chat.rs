@@ -219,14 +219,13 @@ fn Lightbox(shown: RwSignal<Option<(String, String)>>) -> impl IntoView {
 /// The images attached to a user message, small; a click shows one large.
 #[component]
 fn Thumbnails(files: Vec<air_store::Attachment>) -> impl IntoView {
-    let state = use_app();
     files
         .into_iter()
         .filter(|f| f.is_image())
         .map(|f| {
             // Empty: loading; `None`: not stored (any more).
             let url = RwSignal::new(Some(String::new()));
-            chat::file_url(state, f.id.clone(), move |u| {
+            crate::binding::file_url(f.id.clone(), move |u| {
                 url.try_set(u);
             });
             let name = f.name.clone();

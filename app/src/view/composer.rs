@@ -165,12 +165,12 @@ pub fn Composer() -> impl IntoView {
                 let files = air_web::event_files(&ev);
                 if !files.is_empty() {
                     ev.prevent_default();
-                    chat::attach_files(state, files);
+                    crate::binding::attach_files(state, files);
                 }
             }
         >
             <input type="file" multiple class="visually-hidden" tabindex="-1" aria-hidden="true" data-testid="attach-input" node_ref=picker
-                on:change=move |ev| chat::attach_files(state, air_web::event_files(&ev))/>
+                on:change=move |ev| crate::binding::attach_files(state, air_web::event_files(&ev))/>
             <button type="button" class="attach" data-testid="attach-button" title=move || t().attach_title aria-label=move || t().attach_title
                 on:click=move |_| {
                     if let Some(input) = picker.get() {
@@ -187,7 +187,7 @@ pub fn Composer() -> impl IntoView {
                     let files = air_web::event_files(&ev);
                     if !files.is_empty() {
                         ev.prevent_default();
-                        chat::attach_files(state, files);
+                        crate::binding::attach_files(state, files);
                     }
                 }
                 data-testid="composer-input"

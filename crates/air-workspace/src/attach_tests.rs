@@ -98,7 +98,13 @@ fn with_model(h: &mut Harness) {
 }
 
 fn send(text: &str) -> Command {
-    Command::Turn(Job::Send { text: text.into(), context: "<file notes.txt>".into(), images: Vec::new() })
+    Command::Turn(Job::Send(text.into()))
+}
+
+/// A text file attached to the next message.
+fn attach_notes(h: &mut Harness) {
+    let read = crate::files::Read { name: "notes.txt".into(), mime: "text/plain".into(), bytes: b"<file notes.txt>".to_vec(), scaled: None };
+    h.send(Command::FilesRead(vec![crate::files::prepare(Ok(read))]));
 }
 
 #[test]
@@ -107,6 +113,7 @@ fn a_message_carries_its_attachments_after_its_text_and_lets_go_of_them() {
     with_model(&mut h);
     attach(&mut h, "file:///a", "a");
     attach(&mut h, "file:///b", "b");
+    attach_notes(&mut h);
     h.take();
     h.p.http.push(text_reply("Read them."));
     h.send(send("Summarize"));
@@ -136,6 +143,6 @@ fn a_message_not_saved_gets_its_attachments_back() {
     // Only resources: a message of attachments alone is sent too.
     h.p.parts_missing.set(false);
     h.p.http.push(text_reply("Done."));
-    h.send(Command::Turn(Job::Send { text: String::new(), context: String::new(), images: Vec::new() }));
+    h.send(Command::Turn(Job::Send(String::new())));
     assert!(h.take().contains(&Update::Sent));
 }

@@ -99,7 +99,7 @@ fn the_turn_s_messages_go_in_their_place_and_a_new_session_opens_from_the_creato
 /// A turn runs here: the model answers nothing until Stop.
 fn busy(h: &mut Harness) {
     h.p.http.push(air_http::fake::Script::Respond { status: 200, headers: vec![("content-type".into(), "text/event-stream".into())], steps: vec![air_http::fake::Step::Hang] });
-    h.send(Command::Turn(crate::turn::Job::Send { text: "Hi".into(), context: String::new(), images: Vec::new() }));
+    h.send(Command::Turn(crate::turn::Job::Send("Hi".into())));
     assert!(h.ws.busy());
     h.take();
 }

@@ -56,6 +56,10 @@ pub struct FakePlatform {
     pub subscriptions: RefCell<Vec<(String, String, bool)>>,
     /// Subscriptions are on their way until this is false again.
     pub hold_subscriptions: Rc<Cell<bool>>,
+    /// Previews made and not let go of yet.
+    pub previews: RefCell<Vec<String>>,
+    /// Previews let go of.
+    pub forgotten: RefCell<Vec<String>>,
 }
 
 impl FakePlatform {
@@ -81,6 +85,15 @@ impl Platform for FakePlatform {
     }
     fn local_date(&self) -> String {
         "2026-11-25".into()
+    }
+    fn preview(&self, bytes: &[u8], mime: &str) -> Option<String> {
+        let url = format!("blob:{mime}:{}:{}", bytes.len(), self.new_id());
+        self.previews.borrow_mut().push(url.clone());
+        Some(url)
+    }
+    fn forget_preview(&self, url: &str) {
+        self.previews.borrow_mut().retain(|u| u != url);
+        self.forgotten.borrow_mut().push(url.to_owned());
     }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         if self.refuse_downloads.get() {

@@ -16,15 +16,17 @@
 //!
 //! What the core owns so far: opening the store, the session list (pages,
 //! the sessions other code saved, delete with undo, rename), search, the
-//! open conversation, import and export, and the turn (start, stop, its
-//! questions and events). The other flows move here one by one.
+//! open conversation, import and export, the resources and files attached
+//! to the next message, and the turn (start, stop, its questions and
+//! events). The other flows move here one by one.
 //!
 //! Module order (each uses only those before it): `platform`, `sessions`,
-//! `search`, `chat`, `data`, `attach`, `turn`, `tabs`.
+//! `search`, `chat`, `data`, `attach`, `files`, `turn`, `tabs`.
 
 pub mod attach;
 pub mod chat;
 pub mod data;
+pub mod files;
 pub mod platform;
 pub mod search;
 pub mod sessions;
@@ -100,6 +102,11 @@ pub enum Command {
     Detach(String),
     /// A server says a resource changed.
     ResourceChanged { server: String, uri: String },
+    /// Files the user picked, as the page read them: attached to the next
+    /// message, or refused with why.
+    FilesRead(Vec<files::Prepared>),
+    /// Take a file (by its key) off the next message.
+    RemoveFile(u32),
     /// Start a turn in the open conversation (nothing, if one runs).
     Turn(turn::Job),
     /// Stop the turn.
@@ -206,6 +213,8 @@ pub enum Update {
     Attached(String),
     /// The resource could not be read: it is not attached.
     AttachFailed { label: String, error: String },
+    /// The files attached to the next message.
+    Files(Vec<files::LocalFile>),
     /// The composer's message is being sent: the composer empties.
     Sending,
     /// The message was saved: what was attached to it is done with.
@@ -233,6 +242,10 @@ pub enum Notice {
     PartMissing,
     /// A file could not be handed to the browser to save.
     DownloadFailed(String),
+    /// A file picked to attach is not attached, and why.
+    FileRefused { name: String, why: air_store::files::Refusal },
+    /// A file picked to attach could not be read.
+    FileUnreadable { name: String, error: String },
 }
 
 /// What the store was doing.
@@ -294,13 +307,14 @@ pub struct Workspace<P: Platform> {
     turn: turn::Turning,
     tabs: tabs::Tabs,
     attach: attach::Attachments,
+    files: files::Files,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
 
 impl<P: Platform> Workspace<P> {
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), watch: Rc::default() }
+        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -339,6 +353,7 @@ impl<P: Platform> Workspace<P> {
             | Command::Detach(_)
             | Command::ResourceChanged { .. }
             | Command::Done(Done::ResourceRead { .. } | Done::ResourceReread { .. } | Done::Subscribed { .. }) => attach::handle(self, cmd),
+            Command::FilesRead(_) | Command::RemoveFile(_) => files::handle(self, cmd),
             cmd => sessions::handle(self, cmd),
         }
     }
@@ -377,9 +392,9 @@ impl<P: Platform> Workspace<P> {
         self.chat.active.as_deref()
     }
 
-    /// The next message has attachments.
+    /// The next message has attachments (resources or files).
     fn attach_pending(&self) -> bool {
-        self.attach.has_any()
+        self.attach.has_any() || self.files.has_any()
     }
 
     /// A turn runs.

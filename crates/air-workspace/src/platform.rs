@@ -29,6 +29,11 @@ pub trait Platform: 'static + Sized {
     fn new_id(&self) -> String;
     /// Today's date where the user is (`2026-11-25`), for file names.
     fn local_date(&self) -> String;
+    /// A preview of an image attached to the next message (an object URL
+    /// in the page), if one can be made.
+    fn preview(&self, bytes: &[u8], mime: &str) -> Option<String>;
+    /// The preview is no longer shown: its memory may go.
+    fn forget_preview(&self, url: &str);
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with
@@ -86,9 +91,8 @@ pub trait Platform: 'static + Sized {
 /// What the page asks a turn to do in the open conversation.
 #[derive(Debug)]
 pub enum Job {
-    /// A new user message: its text, the context after it (attached
-    /// resources and text files) and its images.
-    Send { text: String, context: String, images: Vec<NewFile> },
+    /// A new user message (with what is attached to the next message).
+    Send(String),
     /// A new answer in place of `message` (and nothing after it).
     Regenerate(String),
     /// `message`, cut off, goes on.
@@ -104,6 +108,10 @@ pub enum Job {
 pub struct Run {
     pub session: Option<String>,
     pub job: Job,
+    /// With [`Job::Send`]: the context after the text (attached resources,
+    /// then text files) and the images.
+    pub context: String,
+    pub images: Vec<NewFile>,
 }
 
 /// The world a turn runs in: the platform, and the core's answers.

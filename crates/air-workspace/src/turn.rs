@@ -104,8 +104,8 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     }
     let session = w.chat.active.clone();
     let kind = match &job {
-        Job::Send { text, context, images } if text.trim().is_empty() && context.is_empty() && images.is_empty() && !w.attach_pending() => return,
-        Job::Send { text, .. } => Kind::Send(text.clone()),
+        Job::Send(text) if text.trim().is_empty() && !w.attach_pending() => return,
+        Job::Send(text) => Kind::Send(text.clone()),
         _ if session.is_none() => return,
         Job::Regenerate(_) | Job::Continue(_) => Kind::Replace,
         Job::Edit { text, .. } if text.trim().is_empty() => return,
@@ -114,15 +114,13 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     };
     let sending = matches!(kind, Kind::Send(_));
     // The attached resources go after the text, before the files' text.
-    let job = match job {
-        Job::Send { text, context, images } => {
-            let mut blocks = crate::attach::take_for_sending(w);
-            if !context.is_empty() {
-                blocks.push(context);
-            }
-            Job::Send { text, context: blocks.join("\n\n"), images }
-        }
-        other => other,
+    let (context, images) = if sending {
+        let mut blocks = crate::attach::take_for_sending(w);
+        let (texts, images) = crate::files::take_for_sending(w);
+        blocks.extend(texts);
+        (blocks.join("\n\n"), images)
+    } else {
+        (String::new(), Vec::new())
     };
     w.turn.running = Some(kind);
     w.chat.busy = true;
@@ -133,7 +131,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         w.emit(Update::Sending);
     }
     let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default() };
-    let running = w.p.run_turn(env, Run { session, job });
+    let running = w.p.run_turn(env, Run { session, job, context, images });
     w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
 }
 
@@ -209,6 +207,7 @@ fn ended<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(), StoreError
     }
     if let Kind::Send(text) = kind {
         crate::attach::sending_ended(w, !failed);
+        crate::files::sending_ended(w, !failed);
         w.emit(if failed { Update::NotSent(text) } else { Update::Sent });
     }
 }
@@ -338,10 +337,10 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Resul
     let policies = settings.tool_policies.clone();
     *env.policies.borrow_mut() = policies.clone();
     let turn = Turn::new(env, settings, &tools, env.abort.clone(), lang).with_mode(mode).with_policies(policies).with_offer(offer);
-    let session = run.session;
+    let Run { session, job, context, images } = run;
     let here = || session.clone().unwrap_or_default();
-    match run.job {
-        Job::Send { text, context, images } => turn.send_with_files(session.clone(), &text, &context, images).await.map(drop),
+    match job {
+        Job::Send(text) => turn.send_with_files(session.clone(), &text, &context, images).await.map(drop),
         Job::Regenerate(message) => turn.regenerate(&here(), &message).await,
         Job::Continue(message) => turn.continue_answer(&here(), &message).await,
         Job::Edit { message, text } => turn.edit_and_resend(&here(), &message, &text).await,

@@ -68,7 +68,7 @@ fn harness() -> Harness {
 }
 
 fn send(text: &str) -> Command {
-    Command::Turn(Job::Send { text: text.into(), context: String::new(), images: Vec::new() })
+    Command::Turn(Job::Send(text.into()))
 }
 
 fn stored(h: &Harness) -> Vec<MessageRecord> {

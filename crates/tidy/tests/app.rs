@@ -13,7 +13,7 @@ const BINDING: &str = "app/src/binding/";
 /// binding.
 const STILL_THERE: &[(&str, usize, usize)] = &[
     ("app/src/apps.rs", 3, 1),
-    ("app/src/chat.rs", 2, 2),
+    ("app/src/chat.rs", 0, 1),
     ("app/src/data.rs", 1, 0),
     ("app/src/dynamic.rs", 6, 2),
     ("app/src/mcp.rs", 10, 1),

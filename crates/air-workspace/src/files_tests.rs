@@ -1,0 +1,109 @@
+use air_store::files::Refusal;
+
+use crate::fake::{FakePlatform, Harness};
+use crate::files::{Kind, LocalFile, LocalKind, Prepared, Read, prepare};
+use crate::turn::{Job, Setup};
+use crate::{Command, Notice, Update};
+
+fn harness() -> Harness {
+    let mut h = Harness::new(FakePlatform::default());
+    *h.p.setup.borrow_mut() = Some(Box::new(|| Setup {
+        settings: air_store::Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "m".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Default::default() },
+        tools: air_tools::Registry::new(),
+        offer: None,
+        lang: air_chat::Lang::En,
+    }));
+    h.send(Command::Start);
+    h.take();
+    h
+}
+
+fn read(name: &str, mime: &str, bytes: &[u8]) -> Prepared {
+    prepare(Ok(Read { name: name.into(), mime: mime.into(), bytes: bytes.to_vec(), scaled: None }))
+}
+
+fn png() -> Prepared {
+    prepare(Ok(Read { name: "cat.png".into(), mime: "IMAGE/PNG".into(), bytes: vec![0x89, b'P', b'N', b'G'], scaled: Some((4000, 3000)) }))
+}
+
+fn files(ups: &[Update]) -> Option<Vec<LocalFile>> {
+    ups.iter().rev().find_map(|u| match u {
+        Update::Files(list) => Some(list.clone()),
+        _ => None,
+    })
+}
+
+fn reply(text: &str) -> air_http::fake::Script {
+    let chunk = serde_json::json!({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
+    air_http::fake::Script::sse([chunk.to_string(), "[DONE]".to_owned()])
+}
+
+#[test]
+fn what_a_picked_file_becomes() {
+    let Prepared::File { name, size, kind: Kind::Image { mime, scaled, .. } } = png() else { panic!("an image") };
+    assert_eq!((name.as_str(), size, mime.as_str(), scaled), ("cat.png", 4, "image/png", Some((4000, 3000))));
+    let Prepared::File { kind: Kind::Text { block, cut }, .. } = read("a.rs", "", b"fn main() {}") else { panic!("text") };
+    assert_eq!((block.as_str(), cut), ("File `a.rs`:\n```rs\nfn main() {}\n```", false));
+    assert_eq!(read("x.pdf", "application/pdf", b"%PDF\0"), Prepared::Refused { name: "x.pdf".into(), why: Refusal::NotText });
+    assert_eq!(prepare(Err(("big.png".into(), "decode failed".into()))), Prepared::Unreadable { name: "big.png".into(), error: "decode failed".into() });
+    assert!(crate::files::scalable("image/JPEG") && !crate::files::scalable("image/svg+xml"));
+}
+
+#[test]
+fn files_are_attached_with_previews_or_refused_with_why() {
+    let mut h = harness();
+    h.send(Command::FilesRead(vec![png(), read("x.pdf", "application/pdf", b"%PDF\0"), read("notes.md", "text/markdown", b"# Hi"), Prepared::Unreadable { name: "gone.txt".into(), error: "NotFoundError".into() }]));
+    let ups = h.take();
+    assert!(ups.contains(&Update::Notice(Notice::FileRefused { name: "x.pdf".into(), why: Refusal::NotText })));
+    assert!(ups.contains(&Update::Notice(Notice::FileUnreadable { name: "gone.txt".into(), error: "NotFoundError".into() })));
+    let list = files(&ups).expect("the list");
+    assert_eq!(list.iter().map(|f| (f.key, f.name.as_str())).collect::<Vec<_>>(), [(0, "cat.png"), (1, "notes.md")]);
+    let LocalKind::Image { url, .. } = &list[0].kind else { panic!("an image") };
+    assert_eq!(*h.p.previews.borrow(), [url.clone()]);
+    // Keys stay unique after one is taken off.
+    h.send(Command::RemoveFile(0));
+    assert_eq!(*h.p.forgotten.borrow(), [url.clone()], "its preview is let go of");
+    h.send(Command::FilesRead(vec![read("b.txt", "text/plain", b"b")]));
+    let keys: Vec<_> = files(&h.take()).expect("the list").iter().map(|f| f.key).collect();
+    assert_eq!(keys, [1, 2]);
+}
+
+#[test]
+fn a_message_takes_its_files_and_lets_their_previews_go_once_saved() {
+    let mut h = harness();
+    h.send(Command::FilesRead(vec![png(), read("notes.md", "", b"# Plan")]));
+    h.take();
+    h.p.http.push(reply("Nice cat."));
+    h.send(Command::Turn(Job::Send("Look".into())));
+    let body = h.p.http.requests().last().and_then(|r| r.body.clone()).unwrap_or_default();
+    assert!(body.contains("data:image/png;base64,iVBORw=="), "the image goes as an image: {body}");
+    let (text, notes) = (body.find("Look"), body.find("File `notes.md`"));
+    assert!(text.is_some() && text < notes, "the file's text after the message's: {body}");
+    let ups = h.take();
+    assert_eq!(files(&ups), Some(vec![]), "the composer has none left");
+    assert!(ups.contains(&Update::Sent));
+    assert!(h.p.previews.borrow().is_empty(), "previews let go of: {:?}", h.p.previews.borrow());
+    // The stored message keeps the image.
+    let store = &*h.p.store;
+    let session = crate::fake::now(air_store::Store::list_sessions(store)).ok().and_then(|l| l.first().map(|s| s.id.clone())).unwrap_or_default();
+    let messages = crate::fake::now(air_store::Store::messages(store, &session)).unwrap_or_default();
+    assert_eq!(messages[0].attachments.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["cat.png"]);
+}
+
+#[test]
+fn files_alone_are_a_message_and_come_back_when_it_is_not_saved() {
+    let mut h = harness();
+    h.send(Command::FilesRead(vec![png()]));
+    let before = files(&h.take()).expect("the list");
+    h.p.parts_missing.set(true);
+    h.send(Command::Turn(Job::Send(String::new())));
+    let ups = h.take();
+    assert!(ups.contains(&Update::NotSent(String::new())), "files alone are sent: {ups:?}");
+    assert_eq!(files(&ups), Some(before), "given back as they were");
+    assert!(h.p.forgotten.borrow().is_empty(), "their previews kept");
+    // With nothing attached, an empty message is nothing to send.
+    h.send(Command::RemoveFile(0));
+    h.take();
+    h.send(Command::Turn(Job::Send("  ".into())));
+    assert!(!h.take().contains(&Update::Busy(true)));
+}
