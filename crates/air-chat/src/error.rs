@@ -40,7 +40,7 @@ pub enum Lang {
 /// Why a chat request failed. `Display` is the English message;
 /// [`ChatError::message`] gives it in another language. Stored with the
 /// answer it ended (so it is shown in the language of the moment).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum ChatError {
     /// The server answered with a non-2xx status.
@@ -69,6 +69,41 @@ pub enum ChatError {
 }
 
 impl std::error::Error for ChatError {}
+
+impl<'de> Deserialize<'de> for ChatError {
+    /// Reads what `Serialize` writes (`{"kind": …, "detail": …}`), taking
+    /// the detail's fields from a JSON value: one small reader for every
+    /// variant (serde derives the reader of an adjacently tagged enum
+    /// twice, once for each order of the two keys, and a stored answer's
+    /// error is read on every page load).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        #[derive(Deserialize)]
+        struct Tagged {
+            kind: String,
+            #[serde(default)]
+            detail: Value,
+        }
+        let Tagged { kind, detail } = Tagged::deserialize(d)?;
+        let text = |key: &str| detail.get(key).and_then(Value::as_str).map(str::to_owned);
+        let need = |key: &'static str| text(key).ok_or_else(|| D::Error::missing_field(key));
+        Ok(match kind.as_str() {
+            "http" => ChatError::Http {
+                status: detail.get("status").and_then(Value::as_u64).and_then(|n| u16::try_from(n).ok()).ok_or_else(|| D::Error::missing_field("status"))?,
+                kind: HttpErrorKind::deserialize(detail.get("kind").unwrap_or(&Value::Null)).map_err(D::Error::custom)?,
+                message: text("message"),
+                retry_after: detail.get("retryAfter").and_then(Value::as_u64),
+            },
+            "network" => ChatError::Network { url: need("url")?, detail: need("detail")? },
+            "cors" => ChatError::Cors { url: need("url")? },
+            "unexpected" => ChatError::Unexpected(detail.as_str().map(str::to_owned).ok_or_else(|| D::Error::missing_field("detail"))?),
+            "provider" => ChatError::Provider(ProviderError { code: text("code"), message: need("message")? }),
+            "interrupted" => ChatError::Interrupted { detail: text("detail") },
+            "other" => ChatError::Other { text: need("text")? },
+            other => return Err(D::Error::unknown_variant(other, &["http", "network", "cors", "unexpected", "provider", "interrupted", "other"])),
+        })
+    }
+}
 
 impl std::fmt::Display for ChatError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -332,6 +367,13 @@ mod tests {
         }
         let stored = serde_json::to_string(&ChatError::Interrupted { detail: None }).unwrap();
         assert_eq!(stored, r#"{"kind":"interrupted","detail":{"detail":null}}"#);
+        // Either order of the two keys; what is missing is said.
+        let e: ChatError = serde_json::from_str(r#"{"detail":{"url":"u"},"kind":"cors"}"#).unwrap();
+        assert_eq!(e, ChatError::Cors { url: "u".into() });
+        let http: ChatError = serde_json::from_str(r#"{"kind":"http","detail":{"status":429,"kind":"rateLimited","retryAfter":3}}"#).unwrap();
+        assert!(matches!(http, ChatError::Http { status: 429, kind: HttpErrorKind::RateLimited, message: None, retry_after: Some(3) }));
+        assert!(serde_json::from_str::<ChatError>(r#"{"kind":"teapot"}"#).unwrap_err().to_string().contains("teapot"));
+        assert!(serde_json::from_str::<ChatError>(r#"{"kind":"cors","detail":{}}"#).unwrap_err().to_string().contains("url"));
     }
 
     #[test]

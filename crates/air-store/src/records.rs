@@ -45,15 +45,14 @@ impl<'de> Deserialize<'de> for AnswerError {
             #[serde(default)]
             local_model_down: bool,
         }
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Repr {
-            Structured(Structured),
-            Text(String),
-        }
-        Ok(match Repr::deserialize(d)? {
-            Repr::Structured(s) => Self { error: s.error, local_model_down: s.local_model_down },
-            Repr::Text(text) => Self::new(ChatError::Other { text }),
+        // (Through a JSON value rather than an untagged enum: one reader,
+        // not one per way of buffering it.)
+        Ok(match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(text) => Self::new(ChatError::Other { text }),
+            v => {
+                let s: Structured = serde_json::from_value(v).map_err(serde::de::Error::custom)?;
+                Self { error: s.error, local_model_down: s.local_model_down }
+            }
         })
     }
 }

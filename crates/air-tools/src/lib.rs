@@ -91,7 +91,7 @@ impl ToolDef {
 }
 
 /// One piece of a tool's output.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum Content {
     Text { text: String },
@@ -104,6 +104,35 @@ pub enum Content {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
+}
+
+impl<'de> Deserialize<'de> for Content {
+    /// Reads what `Serialize` writes (`{"type": "text", "text": …}`) as one
+    /// flat record: one small reader (serde derives an internally tagged
+    /// enum's reader over a buffered copy, and stored tool results are read
+    /// on every page load).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        #[derive(Deserialize)]
+        struct Flat {
+            #[serde(rename = "type")]
+            kind: String,
+            text: Option<String>,
+            mime: Option<String>,
+            data: Option<String>,
+            uri: Option<String>,
+            name: Option<String>,
+        }
+        let f = Flat::deserialize(d)?;
+        let need = |v: Option<String>, key: &'static str| v.ok_or_else(|| D::Error::missing_field(key));
+        Ok(match f.kind.as_str() {
+            "text" => Content::Text { text: need(f.text, "text")? },
+            "image" => Content::Image { mime: need(f.mime, "mime")?, data: need(f.data, "data")? },
+            "audio" => Content::Audio { mime: need(f.mime, "mime")?, data: need(f.data, "data")? },
+            "link" => Content::Link { uri: need(f.uri, "uri")?, name: f.name },
+            other => return Err(D::Error::unknown_variant(other, &["text", "image", "audio", "link"])),
+        })
+    }
 }
 
 /// What a tool returned.
@@ -200,5 +229,31 @@ impl Registry {
 
     pub fn len(&self) -> usize {
         self.tools.len()
+    }
+}
+
+#[cfg(test)]
+mod content_tests {
+    use super::Content;
+
+    #[test]
+    fn content_is_stored_and_read_back() {
+        let all = [
+            Content::Text { text: "t".into() },
+            Content::Image { mime: "image/png".into(), data: "iVBO".into() },
+            Content::Audio { mime: "audio/wav".into(), data: "UklG".into() },
+            Content::Link { uri: "file:///a".into(), name: Some("a".into()) },
+            Content::Link { uri: "file:///b".into(), name: None },
+        ];
+        for c in all {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(serde_json::from_str::<Content>(&json).unwrap(), c, "{json}");
+        }
+        assert_eq!(serde_json::to_string(&Content::Text { text: "t".into() }).unwrap(), r#"{"type":"text","text":"t"}"#);
+        // Fields in any order, unknown ones ignored; what is missing is said.
+        let c: Content = serde_json::from_str(r#"{"data":"x","extra":1,"mime":"image/gif","type":"image"}"#).unwrap();
+        assert_eq!(c, Content::Image { mime: "image/gif".into(), data: "x".into() });
+        assert!(serde_json::from_str::<Content>(r#"{"type":"image","mime":"image/gif"}"#).unwrap_err().to_string().contains("data"));
+        assert!(serde_json::from_str::<Content>(r#"{"type":"video"}"#).unwrap_err().to_string().contains("video"));
     }
 }
