@@ -67,25 +67,10 @@ pub fn show(state: AppState, event: Event) {
                 (s.text_new, s.reasoning_new) = (String::new(), String::new());
             }
         }),
-        Event::ToolCallingLearnt { key, calling } => {
-            let mut settings = state.prefs.settings.get_untracked();
-            settings.probed_tool_calling.insert(key, calling);
-            state.save_settings(settings);
-        }
-        Event::VisionLearnt { key, vision } => {
-            let mut settings = state.prefs.settings.get_untracked();
-            settings.vision.insert(key, vision);
-            state.save_settings(settings);
-        }
         Event::ToolProgress { message_id, progress, .. } => state.chat.progress.update(|p| {
             p.insert(message_id, progress);
         }),
         Event::Broadcast(e) => state.broadcast(e),
-        Event::SessionCreated(session) => {
-            // The new chat's server and assistant choice is now this session's.
-            state.update_mcp_chat(|c| c.started(&session.id));
-            state.update_assistants(|a| a.started(&session.id));
-        }
         // The core handles the rest.
         _ => {}
     }

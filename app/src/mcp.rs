@@ -1,5 +1,6 @@
-//! MCP servers in the app: the saved list, one client per server, their
-//! tools in the registry, and adding, enabling and removing servers.
+//! The MCP clients: one per server (its session reports to the core),
+//! their tools in the registry, prompts and resources for the composer.
+//! What becomes of the servers is the core's (`air_workspace::servers`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -8,15 +9,18 @@ use std::rc::Rc;
 use air_http::Abort;
 use air_mcp::tool::McpTool;
 use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig};
-use air_servers::{AddFlow, Draft, Failure, Preview, Registration, list};
+use air_servers::{Registration, list};
 use futures_util::future::LocalBoxFuture;
-use air_store::mcp::{self as saved, McpServer, SavedTool};
+use air_store::mcp::McpServer;
 use air_tools::Registry;
 use air_store::keys::MCP_ADD_DRAFT;
 use air_web::LocalStorageKv;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
+
+use air_workspace::prefs::Change;
+use air_workspace::servers::{Action, Listed};
 
 use crate::env;
 use crate::state::AppState;
@@ -60,31 +64,13 @@ impl ClientHost for Host {
     }
 
     fn connection(&self, status: Connection) {
-        // The revision it speaks is remembered for the next start.
-        if let Connection::Connected { version } = &status {
-            let mut servers = self.state.prefs.mcp_servers.get_untracked();
-            if air_servers::list::connected(&mut servers, &self.server, version) {
-                if let Err(e) = saved::save(&LocalStorageKv, &servers) {
-                    self.state.report(self.state.t().err_settings, &e);
-                }
-                self.state.prefs.mcp_servers.set(servers);
-            }
-        }
-        let server = self.server.clone();
-        self.state.prefs.mcp_status.update(|m| {
-            m.insert(server, status);
-        });
+        self.state.servers(Action::Status { name: self.server.clone(), status });
     }
 
     fn notice(&self, notice: Notice) {
         match notice {
-            Notice::ToolsChanged => {
-                // List them again; the next request of a turn offers them.
-                let url = self.state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == self.server).map(|s| s.url.clone()));
-                if let Some(url) = url {
-                    resync(self.state, self.server.clone(), url, |_| {});
-                }
-            }
+            // Listed again; the next request of a turn offers them.
+            Notice::ToolsChanged => self.state.servers(Action::ToolsChanged(self.server.clone())),
             Notice::ResourceUpdated { uri } => self.state.dispatch(air_workspace::Command::ResourceChanged { server: self.server.clone(), uri }),
             Notice::ToolRefused { tool, reason } => leptos::logging::warn!("MCP server {}: tool {tool} left out: {reason}", self.server),
             _ => {}
@@ -119,25 +105,28 @@ pub(crate) fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
     })
 }
 
-/// Connects to every enabled server in the background (on start, and when
-/// one is added or switched on), so each shows where it stands and calls
-/// find their session ready.
+/// Connects to every enabled server in the background (on start, and
+/// after a sign-in), so each shows where it stands and calls find their
+/// session ready.
 pub fn restore(state: AppState) {
-    if state.prefs.mcp_servers.with_untracked(|l| l.iter().any(|s| s.enabled)) {
-        spawn_local(async move {
-            if let Err(missing) = connect_all(state).await {
-                crate::lazy::report(state, missing);
-            }
-        });
-    }
+    state.servers(Action::Connect);
+}
+
+/// Connects to `servers` (the enabled ones) in the background, those not
+/// connected already.
+pub fn connect(state: AppState, servers: Vec<McpServer>) {
+    spawn_local(async move {
+        if let Err(missing) = connect_all(state, servers).await {
+            crate::lazy::report(state, missing);
+        }
+    });
 }
 
 /// The MCP client comes with the first enabled server, not with the page.
 #[crate::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn connect_all(state: AppState) -> Result<(), crate::lazy::Missing> {
+fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), crate::lazy::Missing> {
     adopt_old_choices(state);
-    let servers = state.prefs.mcp_servers.get_untracked();
-    for server in servers.iter().filter(|s| s.enabled) {
+    for server in &servers {
         let client = client_for(state, server);
         if client.protocol_version().is_some() {
             continue;
@@ -185,16 +174,6 @@ pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::
     }
 }
 
-fn persist(state: AppState, servers: Vec<McpServer>) {
-    if let Err(e) = saved::save(&LocalStorageKv, &servers) {
-        state.report(state.t().err_settings, &e);
-    }
-    state.prefs.mcp_servers.set(servers);
-    restore(state);
-    // The catalog follows (added, re-synced, switched, removed).
-    crate::dynamic::refresh_catalog(state);
-}
-
 pub fn keep_add_draft(name: &str, url: &str, auth: &str) {
     let _ = MCP_ADD_DRAFT.set(&LocalStorageKv, &Some((name.to_owned(), url.to_owned(), auth.to_owned())));
 }
@@ -215,180 +194,19 @@ pub fn has_add_draft() -> bool {
     MCP_ADD_DRAFT.is_set(&LocalStorageKv)
 }
 
-/// How long the doctor's probes may take in all.
-const DOCTOR_TIMEOUT_MS: u64 = 20_000;
-
-/// Probes why the page cannot use the server at `url` (`air-doctor`), with
-/// the headers this client sends it.
-pub fn diagnose(url: String, headers: Vec<(String, String)>, done: impl Fn(air_doctor::Finding) + 'static) {
-    run_doctor(air_servers::add::doctor_target(&url, headers, air_web::page_origin()), done);
-}
-
-/// Probes why the page cannot use the model provider at `base_url`: its
-/// chat endpoint, with an `Authorization` header if a key is set (a probe
-/// value, not the key) and a request no provider runs (no messages).
-pub fn diagnose_provider(base_url: &str, model: &str, has_key: bool, done: impl Fn(air_doctor::Finding) + 'static) {
-    let target = air_doctor::Target {
-        url: format!("{}/chat/completions", base_url.trim().trim_end_matches('/')),
-        page_origin: air_web::page_origin(),
-        headers: if has_key { vec![("Authorization".into(), "Bearer probe".into())] } else { Vec::new() },
-        body: serde_json::json!({"model": model, "messages": [], "max_tokens": 1}).to_string(),
-        mcp: false,
-    };
-    run_doctor(target, done);
-}
-
-fn run_doctor(target: air_doctor::Target, done: impl Fn(air_doctor::Finding) + 'static) {
-    spawn_local(async move {
-        // A server that keeps a probe waiting is not waited for long.
-        let abort = Abort::new();
-        let http = env::Http::default();
-        let probe = std::pin::pin!(air_doctor::diagnose(&http, &target, &abort));
-        let finding = match futures_util::future::select(probe, std::pin::pin!(env::sleep(DOCTOR_TIMEOUT_MS))).await {
-            futures_util::future::Either::Left((f, _)) => f,
-            futures_util::future::Either::Right(_) => {
-                abort.abort();
-                air_doctor::Finding::Unreachable { detail: format!("no answer within {} s", DOCTOR_TIMEOUT_MS / 1000) }
-            }
-        };
-        done(finding);
-    });
-}
-
-/// Connects to `server` over a temporary connection and lists its tools,
-/// for the user to pick from; nothing is saved yet. `done` gets the
-/// preview, or why it failed.
-pub fn preview(state: AppState, mut server: McpServer, done: impl Fn(Result<Preview, Failure>) + 'static) {
+/// Lists `server`'s tools over a connection of its own (closed after),
+/// with the revision it speaks; or why not, and whether the doctor may
+/// say more.
+pub async fn list_tools(state: AppState, server: McpServer) -> Result<Listed, air_servers::add::Failure> {
     let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
-    spawn_local(async move {
-        let listed = client.list_tools(&Abort::new()).await;
-        server.protocol = client.protocol_version();
-        client.close().await;
-        // A 401 whose challenge the page could not read: CORS may hide it.
-        let hidden_challenge = state.prefs.mcp_sign_in.with_untracked(|m| m.get(&server.url).is_some_and(|s| s.challenge.is_none()));
-        done(match listed {
-            Ok(tools) => Ok(Preview { tools: list::saved_tools(&tools), server }),
-            Err(e) => Err(Failure::of(&e, hidden_challenge)),
-        });
-    });
-}
-
-/// Connects to the server the add form describes, then offers its tools
-/// (or says why not, asking the doctor where a failure needs explaining).
-pub fn start_add(state: AppState, flow: RwSignal<AddFlow>, draft: Draft) {
-    let Some((server, attempt)) = flow.try_update(|f| f.connect(&draft, env::new_id())).flatten() else { return };
-    let (url, headers) = (server.url.clone(), server.headers.clone());
-    preview(state, server, move |r| {
-        if flow.try_update(|f| f.previewed(attempt, r)).unwrap_or(false) {
-            diagnose(url.clone(), headers.clone(), move |found| flow.update(|f| f.diagnosed(attempt, found)));
-        }
-    });
-}
-
-/// Saves the server the add form picked tools of.
-pub fn finish_add(state: AppState, flow: RwSignal<AddFlow>) {
-    let Some((server, offered, picked)) = flow.try_update(AddFlow::save).flatten() else { return };
-    let name = server.name.clone();
-    let kept = save_server(state, server, offered, &picked);
-    flow.update(|f| f.added(name, kept));
-}
-
-/// Saves `server` with the tools picked of those it offered (a server of
-/// the same name is replaced). Returns how many tools were kept.
-pub fn save_server(state: AppState, server: McpServer, offered: Vec<SavedTool>, picked: &[String]) -> usize {
-    let mut servers = state.prefs.mcp_servers.get_untracked();
-    let mut settings = state.prefs.settings.get_untracked();
-    let (kept, effects) = list::add(&mut servers, &mut settings.tool_policies, server, offered, picked);
-    apply(state, settings, effects);
-    persist(state, servers);
-    kept
-}
-
-/// What a change of the list also asks: the policies saved, sign-ins and
-/// chats' mentions forgotten.
-fn apply(state: AppState, settings: air_store::Settings, effects: list::Effects) {
-    if effects.policies {
-        state.save_settings(settings);
-    }
-    for url in &effects.forget_sign_in {
-        crate::oauth::forget(url);
-    }
-    if let Some(name) = effects.forget_in_chats {
-        state.update_mcp_chat(|c| c.forget_server(&name));
-    }
-}
-
-/// Connects to a saved server again (at `url`, which may have changed) and
-/// merges what it lists now (see [`list::resynced`]). `done` gets the
-/// counts, or why it failed (nothing changes then).
-pub fn resync(state: AppState, name: String, url: String, done: impl Fn(Result<saved::SyncCounts, String>) + 'static) {
-    if !air_servers::add::is_http(&url) {
-        done(Err(state.t().mcp_need_name_url.to_owned()));
-        return;
-    }
-    let Some((target, moved_from)) = state.prefs.mcp_servers.with_untracked(|l| list::resync_target(l, &name, &url)) else { return };
-    let client = McpClient::new(env::Http::default(), config(&target)).with_authorizer(crate::oauth::authorizer(state, &target.url));
-    spawn_local(async move {
-        let listed = client.list_tools(&Abort::new()).await;
-        let protocol = client.protocol_version();
-        client.close().await;
-        match listed {
-            Ok(listed) => {
-                let mut servers = state.prefs.mcp_servers.get_untracked();
-                let mut settings = state.prefs.settings.get_untracked();
-                let (counts, effects) = list::resynced(&mut servers, &mut settings.tool_policies, target, moved_from, &list::saved_tools(&listed), protocol);
-                // New tools wait for the user: said where it is seen.
-                if counts.added > 0 {
-                    state.shell.notice.set(Some(state.t().mcp_new_tools_notice.replace("{s}", &name).replace("{n}", &counts.added.to_string())));
-                }
-                apply(state, settings, effects);
-                persist(state, servers);
-                done(Ok(counts));
-            }
-            Err(e) => done(Err(e.to_string())),
-        }
-    });
-}
-
-pub fn set_enabled(state: AppState, name: &str, enabled: bool) {
-    let mut servers = state.prefs.mcp_servers.get_untracked();
-    if list::set_enabled(&mut servers, name, enabled) {
-        persist(state, servers);
-    }
-}
-
-pub fn remove_server(state: AppState, name: &str) {
-    let mut servers = state.prefs.mcp_servers.get_untracked();
-    let mut settings = state.prefs.settings.get_untracked();
-    let effects = list::remove(&mut servers, &mut settings.tool_policies, name);
-    apply(state, settings, effects);
-    persist(state, servers);
-}
-
-/// The user accepts `tool` of server `name` as it is now (see
-/// [`saved::accept`]); `draft` is the settings being edited, if any, which
-/// gets the same change (its Save would otherwise undo it).
-pub fn accept_tool(state: AppState, name: &str, tool: &str, draft: Option<RwSignal<air_store::settings::Settings>>) {
-    let mut servers = state.prefs.mcp_servers.get_untracked();
-    let mut settings = state.prefs.settings.get_untracked();
-    let before = servers.clone();
-    if list::accept(&mut servers, &mut settings.tool_policies, name, tool) {
-        if let Some(draft) = draft {
-            let mut copy = before;
-            draft.update(|d| {
-                list::accept(&mut copy, &mut d.tool_policies, name, tool);
-            });
-        }
-        state.save_settings(settings);
-        persist(state, servers);
-    }
-}
-
-/// Whether the server's read-only hints decide that its tools run unasked.
-pub fn set_trust_hints(state: AppState, name: &str, on: bool) {
-    let mut servers = state.prefs.mcp_servers.get_untracked();
-    if list::set_trust_hints(&mut servers, name, on) {
-        persist(state, servers);
+    let listed = client.list_tools(&Abort::new()).await;
+    let protocol = client.protocol_version();
+    client.close().await;
+    // A 401 whose challenge the page could not read: CORS may hide it.
+    let hidden_challenge = state.prefs.mcp_sign_in.with_untracked(|m| m.get(&server.url).is_some_and(|s| s.challenge.is_none()));
+    match listed {
+        Ok(tools) => Ok(Listed { tools: list::saved_tools(&tools), protocol }),
+        Err(e) => Err(air_servers::add::Failure::of(&e, hidden_challenge)),
     }
 }
 
@@ -409,8 +227,7 @@ fn adopt_old_choices(state: AppState) {
 
 /// Switches a server on or off for the open chat.
 pub fn toggle_for_chat(state: AppState, name: &str, on: bool) {
-    let chat = state.chat_key();
-    state.update_mcp_chat(|c| c.set(&chat, name, on));
+    state.change_prefs(Change::ChatServer { chat: state.chat_key(), server: name.to_owned(), on });
 }
 
 /// The prompts of the servers the open chat uses, with their server's name;

@@ -5,7 +5,6 @@
 use std::rc::Rc;
 
 use air_store::keys::SIDEBAR_COLLAPSED;
-use air_store::settings;
 use air_store::{MessageRecord, SessionRecord, Settings};
 use air_web::{LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
@@ -69,6 +68,12 @@ pub struct Prefs {
     pub assistants: RwSignal<air_store::assistants::Assistants>,
     /// Where each server's session stands, by server name.
     pub mcp_status: RwSignal<std::collections::HashMap<String, air_mcp::Connection>>,
+    /// Where adding a server stands (the core's flow).
+    pub add_flow: RwSignal<air_servers::add::AddFlow>,
+    /// The last listing again: by server, its counts or why not.
+    pub resynced: RwSignal<Option<(String, Result<air_store::mcp::SyncCounts, air_workspace::servers::SyncFailure>)>>,
+    /// What the doctor found of the model provider.
+    pub provider_doctor: RwSignal<air_servers::add::Doctor>,
     /// Servers that asked the user to sign in, by URL.
     pub mcp_sign_in: RwSignal<std::collections::HashMap<String, air_servers::credentials::Asked>>,
     pub settings_open: RwSignal<bool>,
@@ -204,17 +209,15 @@ pub fn use_shell() -> Shell {
 }
 
 impl AppState {
-    /// Creates the state, loads settings synchronously and starts opening the store.
-    pub fn init() -> Self {
+    /// Creates the state from the preferences read before the first screen.
+    pub fn init(prefs: &air_workspace::prefs::Prefs) -> Self {
         let kv = LocalStorageKv;
-        let loaded = settings::load(&kv);
-        let (servers, servers_warning) = air_store::mcp::load(&kv);
         let collapsed = SIDEBAR_COLLAPSED.get(&kv).unwrap_or_else(narrow_screen);
         let state = Self {
             shell: Shell {
                 loading: RwSignal::new(true),
                 store: StoredValue::new_local(None),
-                notice: RwSignal::new(loaded.warning.or(servers_warning)),
+                notice: RwSignal::new(None),
                 channel: StoredValue::new_local(None),
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
@@ -222,12 +225,15 @@ impl AppState {
                 dispatcher: StoredValue::new(None),
             },
             prefs: Prefs {
-                settings: RwSignal::new(loaded.settings),
-                mcp_servers: RwSignal::new(servers),
-                mcp_chat: RwSignal::new(air_store::mcp::ChatServers::load(&kv)),
-                assistants: RwSignal::new(air_store::assistants::Assistants::load(&kv)),
+                settings: RwSignal::new(prefs.settings.clone()),
+                mcp_servers: RwSignal::new(prefs.servers.clone()),
+                mcp_chat: RwSignal::new(prefs.chat_servers.clone()),
+                assistants: RwSignal::new(prefs.assistants.clone()),
                 mcp_status: RwSignal::new(Default::default()),
                 mcp_sign_in: RwSignal::new(Default::default()),
+                add_flow: RwSignal::new(Default::default()),
+                resynced: RwSignal::new(None),
+                provider_doctor: RwSignal::new(Default::default()),
                 settings_open: RwSignal::new(false),
                 sidebar_collapsed: RwSignal::new(collapsed),
             },
@@ -368,24 +374,14 @@ impl AppState {
         let _ = SIDEBAR_COLLAPSED.set(&LocalStorageKv, &Some(collapsed));
     }
 
-    /// Changes which servers chats use, and saves it.
-    pub fn update_mcp_chat(self, change: impl FnOnce(&mut air_store::mcp::ChatServers)) {
-        let mut chat = self.prefs.mcp_chat.get_untracked();
-        change(&mut chat);
-        if let Err(e) = chat.save(&LocalStorageKv) {
-            self.report(self.t().err_settings, &e);
-        }
-        self.prefs.mcp_chat.set(chat);
+    /// An MCP servers' action (the core decides; the signals follow).
+    pub fn servers(self, action: air_workspace::servers::Action) {
+        self.dispatch(air_workspace::Command::Servers(action));
     }
 
-    /// Changes the assistants or a chat's choice of one, and saves it.
-    pub fn update_assistants(self, change: impl FnOnce(&mut air_store::assistants::Assistants)) {
-        let mut all = self.prefs.assistants.get_untracked();
-        change(&mut all);
-        if let Err(e) = all.save(&LocalStorageKv) {
-            self.report(self.t().err_settings, &e);
-        }
-        self.prefs.assistants.set(all);
+    /// Changes a preference (the core saves it, and the signals follow).
+    pub fn change_prefs(self, change: air_workspace::prefs::Change) {
+        self.dispatch(air_workspace::Command::Prefs(change));
     }
 
     /// The open chat's assistant, if it has one.
@@ -406,12 +402,9 @@ impl AppState {
         self.sessions.active.get_untracked().unwrap_or_else(|| air_store::mcp::NEW_CHAT.to_owned())
     }
 
+    /// Saves the settings (through the core; the signal follows).
     pub fn save_settings(self, new: Settings) {
-        match settings::save(&LocalStorageKv, &new) {
-            Ok(()) => self.shell.notice.set(None),
-            Err(e) => self.report(self.t().err_settings, &e),
-        }
-        self.prefs.settings.set(new);
+        self.change_prefs(air_workspace::prefs::Change::Settings(Box::new(new)));
     }
 
     /// UI texts in the current language (untracked; for async tasks).

@@ -60,6 +60,20 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
         Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Files(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
+        Up::Settings(settings) => state.prefs.settings.set(*settings),
+        // A notice about saving (storage full) is over.
+        Up::PrefsSaved => state.shell.notice.set(None),
+        Up::Servers(list) => state.prefs.mcp_servers.set(list),
+        Up::ChatServers(chat) => state.prefs.mcp_chat.set(chat),
+        Up::Assistants(all) => state.prefs.assistants.set(all),
+        Up::AddFlow(flow) => state.prefs.add_flow.set(*flow),
+        Up::ServerStatus { name, status } => state.prefs.mcp_status.update(|m| {
+            m.insert(name, status);
+        }),
+        Up::Resynced { name, result } => state.prefs.resynced.set(Some((name, result))),
+        Up::ProviderDoctor(doctor) => state.prefs.provider_doctor.set(doctor),
+        // The catalog of tools follows (added, re-synced, switched, removed).
+        Up::ServersEdited => crate::dynamic::refresh_catalog(state),
         other => apply_chat(state, other),
     }
 }
@@ -128,19 +142,6 @@ fn apply_turn(state: AppState, u: Up) {
     }
 }
 
-/// The user allowed a tool always: its policy is saved, and the tool as
-/// it is now is what the user accepts.
-pub(super) fn always_allow(state: AppState, tool: &air_tools::ToolDef) {
-    let mut settings = state.prefs.settings.get_untracked();
-    settings.tool_policies.set(tool, Some(air_tools::policy::Policy::Allow));
-    state.save_settings(settings);
-    if let (Some(m), air_tools::ToolSource::Mcp { server }) = (&tool.mcp, &tool.source)
-        && m.accepted.is_some()
-    {
-        crate::mcp::accept_tool(state, server, &m.tool, None);
-    }
-}
-
 fn import_text(state: AppState, outcome: ImportOutcome) -> String {
     let t = state.t();
     match outcome {
@@ -153,6 +154,9 @@ fn import_text(state: AppState, outcome: ImportOutcome) -> String {
 fn notice(state: AppState, n: Notice) {
     let t = state.t();
     match n {
+        // Each one said (settings, servers), one after the other.
+        Notice::NewTools { server, added } => state.shell.notice.set(Some(t.mcp_new_tools_notice.replace("{s}", &server).replace("{n}", &added.to_string()))),
+        Notice::PrefsUnreadable(why) => state.shell.notice.update(|n| *n = Some(n.take().map_or(why.clone(), |before| format!("{before} {why}")))),
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
         Notice::PartMissing => crate::lazy::report(state, crate::lazy::Missing),
         Notice::DownloadFailed(e) => state.shell.notice.set(Some(t.import_failed.replace("{e}", &e))),
@@ -176,6 +180,7 @@ fn notice(state: AppState, n: Notice) {
                 StoreOp::Export => t.import_failed,
                 StoreOp::Delete => t.err_delete,
                 StoreOp::Rename => t.err_rename,
+                StoreOp::Prefs => t.err_settings,
             };
             state.report(template, &error);
         }
@@ -227,8 +232,6 @@ fn upsert_message(list: &mut Vec<air_store::MessageRecord>, record: air_store::M
 
 /// A session is deleted for good: what was kept about it goes too.
 fn deleted(state: AppState, id: String) {
-    state.update_mcp_chat(|c| c.forget(&id));
-    state.update_assistants(|a| a.forget(&id));
     if let Some(store) = store() {
         let id = id.clone();
         // Its loaded MCP tools go with it.

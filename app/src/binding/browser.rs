@@ -45,6 +45,30 @@ impl Platform for Browser {
     fn forget_preview(&self, url: &str) {
         air_web::revoke_url(url);
     }
+    fn write_prefs(&self, prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        Box::pin(part(write_prefs(prefs, touched)))
+    }
+    fn page_origin(&self) -> Option<String> {
+        air_web::page_origin()
+    }
+    fn decide_servers(&self, job: air_workspace::servers::Job) -> LocalBoxFuture<'static, Result<air_workspace::servers::Job, (air_workspace::servers::State, Missing)>> {
+        Box::pin(decide_servers(job))
+    }
+    fn list_tools(&self, server: air_store::mcp::McpServer) -> LocalBoxFuture<'static, Result<Result<air_workspace::servers::Listed, air_servers::add::Failure>, Missing>> {
+        Box::pin(part(list_tools(self.state, server)))
+    }
+    fn diagnose(&self, target: air_doctor::Target, abort: air_http::Abort) -> LocalBoxFuture<'static, Result<air_doctor::Finding, Missing>> {
+        Box::pin(part(diagnose(target, abort)))
+    }
+    fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>) {
+        crate::mcp::connect(self.state, servers);
+    }
+    fn forget_sign_in(&self, url: &str) {
+        let url = url.to_owned();
+        leptos::task::spawn_local(async move {
+            let _ = forget_sign_in(url).await;
+        });
+    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
     }
@@ -118,9 +142,6 @@ impl Platform for Browser {
     }
     fn show_live(&self, event: air_agent::Event) {
         crate::chat::show(self.state, event);
-    }
-    fn allow_always(&self, tool: &air_tools::ToolDef) {
-        super::apply::always_allow(self.state, tool);
     }
     fn feed(&self, cmd: Command) {
         super::dispatch(self.state, cmd);

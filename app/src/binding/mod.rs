@@ -38,15 +38,19 @@ thread_local! {
 
 }
 
-/// Starts the core: the store opens and the list's first page is read.
+/// Starts the core: the preferences are read (the page's state starts
+/// from them), the store opens and the list's first page is read.
 /// `warm_chat_view` fetches the conversation view (a session is about to
 /// open).
-pub fn start(state: AppState, warm_chat_view: fn()) {
+pub fn start(warm_chat_view: fn()) -> AppState {
+    let (prefs, unreadable) = air_workspace::prefs::Prefs::load(&LocalStorageKv);
+    let state = AppState::init(&prefs);
     state.set_dispatcher(dispatch);
     WARM_CHAT_VIEW.with(|w| w.set(Some(warm_chat_view)));
     let browser = Browser { state, kv: LocalStorageKv, store: Rc::default(), http: crate::env::Http::default() };
-    CORE.with(|c| *c.borrow_mut() = Some(Workspace::new(Rc::new(browser))));
+    CORE.with(|c| *c.borrow_mut() = Some(Workspace::with_prefs(Rc::new(browser), prefs, unreadable)));
     dispatch(state, Command::Start);
+    state
 }
 
 /// Hands the core a command (queued if one is being handled), then

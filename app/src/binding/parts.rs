@@ -8,6 +8,7 @@ use air_store::StoreError;
 use air_store::search::SearchResults;
 use air_workspace::data::{Format, ImportFailure};
 use air_workspace::files::{Prepared, Read};
+use air_workspace::Missing;
 use air_workspace::turn::{Run, Setup, TurnEnv};
 use futures_util::future::LocalBoxFuture;
 use leptos::task::spawn_local;
@@ -37,9 +38,12 @@ pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'st
 
 /// Fetches the turn's part ahead of the first message (its text is being
 /// typed); a part already here costs nothing.
+/// The servers' engine comes too: a new chat's choices become its
+/// session's through it.
 pub fn warm_turn() {
     spawn_local(async {
         let _ = __wasm_split_preload_turn().await;
+        let _ = __wasm_split_preload_servers_engine().await;
     });
 }
 
@@ -74,6 +78,49 @@ pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: For
 #[crate::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn import_file(store: Rc<AnyStore>, text: String) -> Result<LocalBoxFuture<'static, Result<(usize, usize), ImportFailure>>, crate::lazy::Missing> {
     Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, &mut crate::env::new_id).await }))
+}
+
+/// Writing the preferences (their encoding): fetched with the first
+/// change.
+#[crate::lazy::split(prefs_write, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn write_prefs(prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::prefs::write(&air_web::LocalStorageKv, &prefs, touched) }))
+}
+
+/// The MCP servers' decisions: fetched with the first server action.
+/// Its part missing, the state the job carried comes back.
+pub(super) async fn decide_servers(job: air_workspace::servers::Job) -> Result<air_workspace::servers::Job, (air_workspace::servers::State, Missing)> {
+    // The job stays here while the part is fetched: it goes in only once it is.
+    let held = std::rc::Rc::new(std::cell::RefCell::new(Some(job)));
+    match servers_engine(held.clone()).await {
+        Ok(job) => job.ok_or((air_workspace::servers::State::default(), Missing)),
+        Err(crate::lazy::Missing) => Err((held.borrow_mut().take().map(|j| j.state).unwrap_or_default(), Missing)),
+    }
+}
+
+#[crate::lazy::split(servers, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::servers::Job>>>) -> Result<Option<air_workspace::servers::Job>, crate::lazy::Missing> {
+    Ok(held.borrow_mut().take().map(air_workspace::servers::decide))
+}
+
+/// Listing a server's tools over a connection of its own (the add form,
+/// listing again): with the MCP clients.
+#[crate::lazy::split(tools_list, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn list_tools(state: AppState, server: air_store::mcp::McpServer) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, crate::lazy::Missing> {
+    Ok(Box::pin(crate::mcp::list_tools(state, server)))
+}
+
+/// Forgetting a removed server's sign-in (its vault is read and written).
+#[crate::lazy::split(sign_out, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn forget_sign_in(url: String) -> Result<(), crate::lazy::Missing> {
+    crate::oauth::forget(&url);
+    Ok(())
+}
+
+/// The connectivity doctor's probes.
+#[crate::lazy::split(doctor, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Result<LocalBoxFuture<'static, air_doctor::Finding>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { air_doctor::diagnose(&crate::env::Http::default(), &target, &abort).await }))
 }
 
 /// Search results shown at most.

@@ -2,6 +2,7 @@
 //! open chat in the top bar.
 
 use air_store::assistants::Assistant;
+use air_workspace::prefs::Change;
 use leptos::prelude::*;
 
 use crate::i18n::t;
@@ -22,7 +23,7 @@ pub fn AssistantPicker() -> impl IntoView {
                 on:change=move |ev| {
                     let id = event_target_value(&ev);
                     let chat = state.chat_key();
-                    state.update_assistants(|a| a.pick(&chat, (!id.is_empty()).then_some(id.as_str())));
+                    state.change_prefs(Change::PickAssistant { chat, id: (!id.is_empty()).then_some(id) });
                 }>
                 <option value="" selected=move || current().is_empty()>{move || t().assistant_none}</option>
                 {move || state.prefs.assistants.get().list.into_iter().map(|a| {
@@ -51,7 +52,7 @@ pub fn AssistantsSection(
         if a.name.trim().is_empty() {
             return;
         }
-        state.update_assistants(|all| all.put(Assistant { name: a.name.trim().to_owned(), ..a }));
+        state.change_prefs(Change::PutAssistant(Box::new(Assistant { name: a.name.trim().to_owned(), ..a })));
         editing.set(None);
     };
     let rows = move || {
@@ -62,7 +63,7 @@ pub fn AssistantsSection(
                     <strong data-testid="assistant-name">{a.name.clone()}</strong>
                     <span class="muted">{if a.model.is_empty() { String::new() } else { a.model.clone() }}</span>
                     <button type="button" data-testid="assistant-edit" on:click=move |_| editing.set(Some(for_edit.clone()))>{move || t().edit}</button>
-                    <button type="button" data-testid="assistant-delete" on:click=move |_| state.update_assistants(|all| all.delete(&id))>{move || t().assistant_delete}</button>
+                    <button type="button" data-testid="assistant-delete" on:click=move |_| state.change_prefs(Change::DeleteAssistant(id.clone()))>{move || t().assistant_delete}</button>
                 </div>
             }
         }).collect_view()

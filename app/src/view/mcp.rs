@@ -2,6 +2,7 @@
 
 use air_servers::ServerState;
 use air_servers::add::{AddFlow, Draft, Stage};
+use air_workspace::servers::{Action, SyncFailure};
 use air_store::mcp::McpServer;
 use leptos::prelude::*;
 
@@ -86,6 +87,17 @@ pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, 
     }
 }
 
+/// The user accepts `tool` of server `name` as it is now; the settings
+/// being edited (`draft`) get the same change (their Save would otherwise
+/// undo it).
+fn accept(state: AppState, name: &str, tool: &str, draft: RwSignal<air_store::settings::Settings>) {
+    let mut servers = state.prefs.mcp_servers.get_untracked();
+    draft.update(|d| {
+        air_servers::list::accept(&mut servers, &mut d.tool_policies, name, tool);
+    });
+    state.servers(Action::Accept { server: name.to_owned(), tool: tool.to_owned() });
+}
+
 /// A saved server's trust in its own read-only hints, and the tools that
 /// wait for the user: new ones, and ones changed since accepted (with what
 /// changed).
@@ -106,7 +118,7 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
                     <code>{tool.name.clone()}</code>" "<span class="muted">{what}</span>" "
                     <span class="muted">{tool.description.clone()}</span>
                     <button type="button" data-testid=format!("mcp-accept-{}", tool.name)
-                        on:click=move |_| crate::mcp::accept_tool(state, &name.get_value(), &tool_name, Some(draft))>{move || t().mcp_accept}</button>
+                        on:click=move |_| accept(state, &name.get_value(), &tool_name, draft)>{move || t().mcp_accept}</button>
                     {change}
                 </div>
             }
@@ -117,12 +129,31 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
         <div class="mcp-extra">
             <label class="check mcp-trust">
                 <input type="checkbox" data-testid="mcp-trust-hints" prop:checked=server.trust_hints
-                    on:change=move |ev| crate::mcp::set_trust_hints(state, &name.get_value(), event_target_checked(&ev))/>
+                    on:change=move |ev| state.servers(Action::SetTrustHints { name: name.get_value(), on: event_target_checked(&ev) })/>
                 {move || t().mcp_trust_hints}
             </label>
             {any.then(|| view! { <div class="mcp-review" data-testid="mcp-review"><span>{move || t().mcp_review}</span>{waiting}</div> })}
         </div>
     }
+}
+
+/// The last re-sync's outcome (or a sign-in's failure), by server, in
+/// words (kept apart from the rows, which are rebuilt when the list
+/// changes).
+fn sync_notes(state: AppState) -> RwSignal<Option<(String, String)>> {
+    let note = RwSignal::new(None::<(String, String)>);
+    state.prefs.resynced.set(None);
+    Effect::new(move |_| {
+        if let Some((name, result)) = state.prefs.resynced.get() {
+            let text = match result {
+                Ok(c) => synced_text(state.t(), c),
+                Err(SyncFailure::NotHttp) => state.t().mcp_need_name_url.to_owned(),
+                Err(SyncFailure::Failed(e)) => state.t().mcp_sync_failed.replace("{e}", &e),
+            };
+            note.set(Some((name, text)));
+        }
+    });
+    note
 }
 
 #[component]
@@ -131,12 +162,14 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
     let name = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
     let auth = RwSignal::new(String::new());
-    let flow = RwSignal::new(AddFlow::default());
+    let flow = state.prefs.add_flow;
+    // A form opened afresh says nothing of an earlier one.
+    state.servers(Action::Cancel);
     // A client id for the server's sign-in, where it registers no clients.
     let client_id = RwSignal::new(String::new());
     let run_connect = move || {
         let draft = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
-        crate::mcp::start_add(state, flow, draft);
+        state.servers(Action::Add(draft));
     };
     let connect = move |_| run_connect();
     // Back from a sign-in that took the whole page: the form as it was,
@@ -169,12 +202,12 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
         });
     };
     let save = move |_| {
-        crate::mcp::finish_add(state, flow);
+        state.servers(Action::Save);
         name.set(String::new());
         url.set(String::new());
         auth.set(String::new());
     };
-    let cancel = move |_| flow.update(AddFlow::cancel);
+    let cancel = move |_| state.servers(Action::Cancel);
     let picking = move || flow.with(|f| f.stage == Stage::Picking);
     let connecting = move || flow.with(|f| f.stage == Stage::Connecting);
     let pick_list = move || {
@@ -187,15 +220,14 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                         prop:checked=move || flow.with(|f| f.picked.contains(&t1))
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
-                            flow.update(|f| f.pick(&t2, on));
+                            state.servers(Action::Pick { tool: t2.clone(), on });
                         }/>
                     <span><code>{tool.clone()}</code>" "<span class="muted">{description}</span></span>
                 </label>
             }
         }).collect_view()
     };
-    // The last re-sync's outcome, by server (rows are rebuilt when the list changes).
-    let sync_note = RwSignal::new(None::<(String, String)>);
+    let sync_note = sync_notes(state);
     let rows = move || {
         state.prefs.mcp_servers.get().into_iter().map(|s| {
             let n1 = s.name.clone();
@@ -213,13 +245,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                 // Outside a reactive scope: the texts come from the state.
                 let name = n3.clone();
                 sync_note.set(Some((name.clone(), state.t().mcp_syncing.to_owned())));
-                crate::mcp::resync(state, name.clone(), url.get_untracked(), move |r| {
-                    let text = match r {
-                        Ok(c) => synced_text(state.t(), c),
-                        Err(e) => state.t().mcp_sync_failed.replace("{e}", &e),
-                    };
-                    sync_note.set(Some((name.clone(), text)));
-                });
+                state.servers(Action::Resync { name, url: url.get_untracked() });
             };
             view! {
                 <div class="mcp-row" data-testid="mcp-server">
@@ -243,7 +269,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                     </div>
                     <label class="check">
                         <input type="checkbox" data-testid="mcp-server-enabled" prop:checked=s.enabled
-                            on:change=move |ev| crate::mcp::set_enabled(state, &n1, event_target_checked(&ev))/>
+                            on:change=move |ev| state.servers(Action::SetEnabled { name: n1.clone(), on: event_target_checked(&ev) })/>
                         {move || t().mcp_enabled}
                     </label>
                     <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
@@ -263,7 +289,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                         <button type="button" data-testid="mcp-server-sign-out" title=move || t().mcp_sign_out_hint
                             on:click=move |_| crate::oauth::sign_out(state, url.get_untracked().trim())>{move || t().mcp_sign_out}</button>
                     </Show>
-                    <button type="button" data-testid="mcp-server-remove" on:click=move |_| crate::mcp::remove_server(state, &n2)>{move || t().mcp_remove}</button>
+                    <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || t().mcp_remove}</button>
                     <ToolReview server=s.clone() draft=draft/>
                 </div>
             }
@@ -302,7 +328,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                     <div class="mcp-picks">{pick_list}</div>
                     <label class="check">
                         <input type="checkbox" data-testid="mcp-add-trust-hints" prop:checked=move || flow.with(|f| f.trust_hints)
-                            on:change=move |ev| flow.update(|f| f.trust_hints = event_target_checked(&ev))/>
+                            on:change=move |ev| state.servers(Action::TrustNew(event_target_checked(&ev)))/>
                         {move || t().mcp_trust_hints}
                     </label>
                     <div class="row">

@@ -15,7 +15,7 @@ mod sidebar;
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::{AppState, use_app, use_shell};
+use crate::state::{use_app, use_shell};
 
 /// Starts fetching the conversation view (a store with sessions opens
 /// the newest at once), while its messages are read.
@@ -28,10 +28,10 @@ pub fn warm_chat_view() {
 /// The two-column layout: sessions on the left, the conversation on the right.
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState::init();
-    // The store opens, and the newest session with it (the core); the
-    // conversation view is fetched as soon as the core says one will open.
-    crate::binding::start(state, warm_chat_view);
+    // The preferences are read, the store opens, and the newest session
+    // with it (the core); the conversation view is fetched as soon as the
+    // core says one will open.
+    let state = crate::binding::start(warm_chat_view);
     // The saved MCP servers' sessions, restored in the background.
     crate::mcp::restore(state);
     // A sign-in that went through the whole page (no popup) ends here.
@@ -170,7 +170,7 @@ fn ProfileList() -> impl IntoView {
                 on:change=move |ev| {
                     let id = event_target_value(&ev);
                     let chat = state.chat_key();
-                    state.update_assistants(|a| a.pick_profile(&chat, Some(id.as_str())));
+                    state.change_prefs(air_workspace::prefs::Change::PickProfile { chat, id: Some(id) });
                 }>
                 <option value="" selected=move || current().is_empty()>{move || t().profile_usual}</option>
                 {move || state.prefs.settings.with(|s| s.profiles.clone()).into_iter().map(|p| {
@@ -209,7 +209,7 @@ fn ModelPicker() -> impl IntoView {
         }
         let usual = model(false);
         let chat = state.chat_key();
-        state.update_assistants(|a| a.pick_model(&chat, (v != usual).then_some(v.as_str())));
+        state.change_prefs(air_workspace::prefs::Change::PickModel { chat, model: (v != usual).then_some(v) });
     };
     view! {
         <input class="model-picker" data-testid="model-picker" list="model-options" autocomplete="off" spellcheck="false"

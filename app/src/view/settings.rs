@@ -1,6 +1,7 @@
 use air_store::Settings;
 use air_store::settings::{Language, ModelChange, PRESETS, Theme, ToolCalling};
 use air_tools::policy::Policy;
+use air_workspace::servers::Action;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -47,7 +48,7 @@ fn SettingsDrawer() -> impl IntoView {
     let draft = RwSignal::new(state.prefs.settings.get_untracked());
     let models = RwSignal::new(Vec::<String>::new());
     let test = RwSignal::new(TestState::Idle);
-    let doctor = RwSignal::new(crate::view::mcp::Doctor::Idle);
+    let doctor = state.prefs.provider_doctor;
     // Start from the saved values whenever the drawer opens.
     Effect::new(move |_| {
         if state.prefs.settings_open.get() {
@@ -84,8 +85,7 @@ fn SettingsDrawer() -> impl IntoView {
                 Err(e) => {
                     // The page could not read an answer: find out why.
                     if matches!(e, air_chat::ChatError::Network { .. } | air_chat::ChatError::Cors { .. }) {
-                        doctor.set(crate::view::mcp::Doctor::Probing);
-                        crate::mcp::diagnose_provider(&s.base_url, &s.model, !s.api_key.trim().is_empty(), move |f| doctor.set(crate::view::mcp::Doctor::Found(f)));
+                        state.servers(Action::DiagnoseProvider { base_url: s.base_url.clone(), model: s.model.clone(), has_key: !s.api_key.trim().is_empty() });
                     }
                     test.set(TestState::Failed(e.message(state.chat_lang())));
                 }

@@ -3,6 +3,7 @@
 //! test says, and every update is kept for the test to read.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
@@ -11,17 +12,41 @@ use air_store::search::SearchResults;
 use air_store::{MemoryStore, Store};
 use futures_util::future::LocalBoxFuture;
 
+use air_http::Abort;
 use air_http::fake::ScriptedHttp;
 use air_store::conversation::TemplateVars;
 
 use crate::turn::{Run, Setup, TurnEnv};
 use crate::{Command, Missing, Platform, Task, Update, Workspace};
 
+/// localStorage in memory; it can be full.
+#[derive(Debug, Default)]
+pub struct FakeKv {
+    pub mem: MemoryKv,
+    /// Writes fail as a full quota does.
+    pub full: Cell<bool>,
+}
+
+impl air_store::KeyValue for FakeKv {
+    fn get(&self, key: &str) -> Option<String> {
+        self.mem.get(key)
+    }
+    fn set(&self, key: &str, value: &str) -> air_store::Result<()> {
+        if self.full.get() {
+            return Err(air_store::StoreError::QuotaExceeded("the quota is full".into()));
+        }
+        self.mem.set(key, value)
+    }
+    fn remove(&self, key: &str) -> air_store::Result<()> {
+        self.mem.remove(key)
+    }
+}
+
 /// The platform in memory.
 #[derive(Default)]
 pub struct FakePlatform {
     pub now: Cell<f64>,
-    pub kv: MemoryKv,
+    pub kv: Rc<FakeKv>,
     pub store: Rc<MemoryStore>,
     opened: Cell<bool>,
     /// Opening the store fails with this (a store in memory is used).
@@ -46,8 +71,6 @@ pub struct FakePlatform {
     pub turns: Cell<usize>,
     /// What running turns showed live.
     pub live: RefCell<Vec<air_agent::Event>>,
-    /// Tools the user allowed always.
-    pub allowed: RefCell<Vec<String>>,
     /// MCP resources to read: (server, uri, context block).
     pub resources: RefCell<Vec<(String, String, String)>>,
     /// Resources read.
@@ -56,6 +79,26 @@ pub struct FakePlatform {
     pub subscriptions: RefCell<Vec<(String, String, bool)>>,
     /// Subscriptions are on their way until this is false again.
     pub hold_subscriptions: Rc<Cell<bool>>,
+    /// Writes of the preferences wait until this is false again; each
+    /// write, as what it touched.
+    pub hold_prefs: Rc<Cell<bool>>,
+    pub prefs_writes: RefCell<Vec<crate::prefs::Touched>>,
+    /// What MCP servers list, by URL: their tools (as listed) and
+    /// revision, or the failure.
+    pub listings: RefCell<HashMap<String, Result<crate::servers::Listed, air_servers::add::Failure>>>,
+    /// Servers listed, by URL.
+    pub listed: RefCell<Vec<String>>,
+    /// What the doctor finds; `None`: it keeps probing until aborted.
+    pub finding: RefCell<Option<air_doctor::Finding>>,
+    /// Probes made, by URL, and whether each was aborted.
+    pub probes: RefCell<Vec<(String, Abort)>>,
+    /// Servers asked to connect (their names), each time.
+    pub connects: RefCell<Vec<Vec<String>>>,
+    /// The servers' engine decides only when this is false; decisions asked.
+    pub hold_servers: Rc<Cell<bool>>,
+    pub decisions: Cell<usize>,
+    /// Sign-ins forgotten, by URL.
+    pub signed_out: RefCell<Vec<String>>,
     /// Previews made and not let go of yet.
     pub previews: RefCell<Vec<String>>,
     /// Previews let go of.
@@ -73,7 +116,7 @@ impl FakePlatform {
 
 impl Platform for FakePlatform {
     type Store = MemoryStore;
-    type Kv = MemoryKv;
+    type Kv = FakeKv;
     type Http = ScriptedHttp;
 
     fn now_ms(&self) -> f64 {
@@ -94,6 +137,54 @@ impl Platform for FakePlatform {
     fn forget_preview(&self, url: &str) {
         self.previews.borrow_mut().retain(|u| u != url);
         self.forgotten.borrow_mut().push(url.to_owned());
+    }
+    fn write_prefs(&self, prefs: crate::prefs::Prefs, touched: crate::prefs::Touched) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
+        self.prefs_writes.borrow_mut().push(touched);
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        // Written when it is let go (as the page writes once its part is here).
+        let (held, kv) = (self.hold_prefs.clone(), Rc::clone(&self.kv));
+        Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(crate::prefs::write(&*kv, &prefs, touched))) }))
+    }
+    fn page_origin(&self) -> Option<String> {
+        Some("https://air.test".into())
+    }
+    fn decide_servers(&self, job: crate::servers::Job) -> LocalBoxFuture<'static, Result<crate::servers::Job, (crate::servers::State, Missing)>> {
+        let missing = self.parts_missing.get();
+        self.decisions.set(self.decisions.get() + 1);
+        if missing {
+            return Box::pin(async move { Err((job.state, Missing)) });
+        }
+        let (held, mut job) = (self.hold_servers.clone(), Some(job));
+        Box::pin(futures_util::future::poll_fn(move |_| match (held.get(), job.take()) {
+            (false, Some(job)) => Poll::Ready(Ok(crate::servers::decide(job))),
+            (_, j) => {
+                job = j;
+                Poll::Pending
+            }
+        }))
+    }
+    fn list_tools(&self, server: air_store::mcp::McpServer) -> LocalBoxFuture<'static, Result<Result<crate::servers::Listed, air_servers::add::Failure>, Missing>> {
+        self.listed.borrow_mut().push(server.url.clone());
+        let found = self.listings.borrow().get(&server.url).cloned();
+        let result = found.unwrap_or_else(|| Err(air_servers::add::Failure { text: "network error: connection refused".into(), worth_diagnosing: true }));
+        Box::pin(async move { Ok(result) })
+    }
+    fn diagnose(&self, target: air_doctor::Target, abort: Abort) -> LocalBoxFuture<'static, Result<air_doctor::Finding, Missing>> {
+        self.probes.borrow_mut().push((target.url, abort.clone()));
+        let finding = self.finding.borrow().clone();
+        Box::pin(futures_util::future::poll_fn(move |_| match (&finding, abort.is_aborted()) {
+            (_, true) => Poll::Ready(Ok(air_doctor::Finding::Unreachable { detail: "aborted".into() })),
+            (Some(f), false) => Poll::Ready(Ok(f.clone())),
+            (None, false) => Poll::Pending,
+        }))
+    }
+    fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>) {
+        self.connects.borrow_mut().push(servers.into_iter().map(|s| s.name).collect());
+    }
+    fn forget_sign_in(&self, url: &str) {
+        self.signed_out.borrow_mut().push(url.to_owned());
     }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         if self.refuse_downloads.get() {
@@ -120,7 +211,7 @@ impl Platform for FakePlatform {
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo> {
         Box::pin(async { crate::data::StorageInfo { usage: Some((1024.0, 1_048_576.0)), persistent: true } })
     }
-    fn kv(&self) -> &MemoryKv {
+    fn kv(&self) -> &FakeKv {
         &self.kv
     }
     fn open_store(&self) -> LocalBoxFuture<'static, Option<String>> {
@@ -186,9 +277,6 @@ impl Platform for FakePlatform {
     }
     fn show_live(&self, event: air_agent::Event) {
         self.live.borrow_mut().push(event);
-    }
-    fn allow_always(&self, tool: &air_tools::ToolDef) {
-        self.allowed.borrow_mut().push(tool.name.clone());
     }
     fn feed(&self, cmd: Command) {
         self.inbox.borrow_mut().push(cmd);

@@ -14,21 +14,24 @@
 //! into signals; the fake platform and [`fake::Harness`] (feature
 //! `test-support`) do the same in tests, with a clock the test moves.
 //!
-//! What the core owns so far: opening the store, the session list (pages,
+//! What the core owns so far: the user's preferences, opening the store,
+//! the session list (pages,
 //! the sessions other code saved, delete with undo, rename), search, the
 //! open conversation, import and export, the resources and files attached
 //! to the next message, and the turn (start, stop, its questions and
 //! events). The other flows move here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `sessions`,
-//! `search`, `chat`, `data`, `attach`, `files`, `turn`, `tabs`.
+//! Module order (each uses only those before it): `platform`, `prefs`, `sessions`,
+//! `search`, `chat`, `data`, `attach`, `files`, `servers`, `turn`, `tabs`.
 
 pub mod attach;
 pub mod chat;
 pub mod data;
 pub mod files;
 pub mod platform;
+pub mod prefs;
 pub mod search;
+pub mod servers;
 pub mod sessions;
 pub mod tabs;
 pub mod turn;
@@ -107,6 +110,10 @@ pub enum Command {
     FilesRead(Vec<files::Prepared>),
     /// Take a file (by its key) off the next message.
     RemoveFile(u32),
+    /// Change a preference (saved at once).
+    Prefs(prefs::Change),
+    /// The MCP servers: add, switch, remove, list again, sessions' states.
+    Servers(servers::Action),
     /// Start a turn in the open conversation (nothing, if one runs).
     Turn(turn::Job),
     /// Stop the turn.
@@ -154,6 +161,10 @@ pub enum Done {
     ResourceReread { server: String, uri: String, result: Result<Result<String, String>, Missing> },
     /// A subscription to a resource's changes was made (`on`) or not.
     Subscribed { server: String, uri: String, on: bool },
+    /// The servers' engine decided (or its part could not be fetched).
+    ServersDecided(Box<Result<servers::Job, (servers::State, Missing)>>),
+    /// The preferences `touched` were written, or not.
+    PrefsWritten { touched: prefs::Touched, result: Result<Result<(), StoreError>, Missing> },
     /// The turn is over (`Err`: its part could not be fetched).
     TurnEnded(Result<Result<(), StoreError>, Missing>),
 }
@@ -229,11 +240,34 @@ pub enum Update {
     Questions(Vec<(String, air_tools::Elicitation)>),
     /// The answers other tabs are streaming now.
     RemoteStreams(Vec<String>),
+    /// The settings now.
+    Settings(Box<air_store::Settings>),
+    /// The settings were written.
+    PrefsSaved,
+    /// Where adding a server stands.
+    AddFlow(Box<air_servers::add::AddFlow>),
+    /// Where a server's session stands.
+    ServerStatus { name: String, status: air_mcp::Connection },
+    /// A server's tools were listed again (the counts), or not.
+    Resynced { name: String, result: Result<air_store::mcp::SyncCounts, servers::SyncFailure> },
+    /// The user changed the saved servers (what is built from them follows).
+    ServersEdited,
+    /// What the doctor found of the model provider.
+    ProviderDoctor(air_servers::add::Doctor),
+    /// The MCP servers now.
+    Servers(Vec<air_store::mcp::McpServer>),
+    /// Which servers each chat uses now.
+    ChatServers(air_store::mcp::ChatServers),
+    /// The assistants, and each chat's picks, now.
+    Assistants(air_store::assistants::Assistants),
 }
 
 /// What a person is told, as data (the page words it).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Notice {
+    /// Kept preferences could not be read: defaults are in use (why, and
+    /// where the old value was kept).
+    PrefsUnreadable(String),
     /// The store could not be opened; a store in memory is in use.
     StoreFellBack(String),
     /// A store operation failed.
@@ -246,6 +280,8 @@ pub enum Notice {
     FileRefused { name: String, why: air_store::files::Refusal },
     /// A file picked to attach could not be read.
     FileUnreadable { name: String, error: String },
+    /// Listed again, a server offers new tools: they wait for the user.
+    NewTools { server: String, added: usize },
 }
 
 /// What the store was doing.
@@ -263,6 +299,8 @@ pub enum StoreOp {
     Export,
     Delete,
     Rename,
+    /// A preference could not be saved.
+    Prefs,
 }
 
 /// A deadline's reason.
@@ -277,6 +315,8 @@ pub enum Timer {
     /// An answer another tab streams has had no heartbeat since `beat`
     /// (the bits of its time).
     RemoteQuiet { message_id: String, beat: u64 },
+    /// The doctor has had long enough.
+    Doctor(servers::Patient),
 }
 
 /// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
@@ -298,6 +338,9 @@ pub struct Task(pub LocalBoxFuture<'static, Option<Command>>);
 /// The app's state and flows.
 pub struct Workspace<P: Platform> {
     p: Rc<P>,
+    prefs: prefs::Prefs,
+    /// What could not be read of the preferences, said at start.
+    unreadable: Vec<String>,
     out: VecDeque<Update>,
     tasks: VecDeque<Task>,
     timers: Vec<(f64, Timer)>,
@@ -308,17 +351,31 @@ pub struct Workspace<P: Platform> {
     tabs: tabs::Tabs,
     attach: attach::Attachments,
     files: files::Files,
+    writing: prefs::Writing,
+    servers: servers::Servers,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
 
 impl<P: Platform> Workspace<P> {
+    /// A core with the preferences its platform keeps.
     pub fn new(p: Rc<P>) -> Self {
-        Self { p, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), watch: Rc::default() }
+        let (prefs, unreadable) = prefs::Prefs::load(p.kv());
+        Self::with_prefs(p, prefs, unreadable)
+    }
+
+    /// A core with preferences read already (and what could not be).
+    pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
         &self.p
+    }
+
+    /// What the user prefers.
+    pub fn prefs(&self) -> &prefs::Prefs {
+        &self.prefs
     }
 
     /// Takes a command; never awaits.
@@ -348,6 +405,18 @@ impl<P: Platform> Workspace<P> {
             | Command::TurnEvent(_)
             | Command::Done(Done::TurnEnded(_)) => turn::handle(self, cmd),
             Command::OtherTab(event) => tabs::heard(self, event),
+            Command::Prefs(change) if prefs::is_settings(&change) => prefs::change(self, change),
+            Command::Prefs(change) => servers::handle(self, servers::Action::Prefs(change)),
+            Command::Done(Done::PrefsWritten { touched, result }) => prefs::written(self, touched, result),
+            Command::Servers(action) => servers::handle(self, action),
+            Command::Done(Done::ServersDecided(job)) => servers::decided(self, *job),
+            Command::Start => {
+                for why in std::mem::take(&mut self.unreadable) {
+                    self.emit(Update::Notice(Notice::PrefsUnreadable(why)));
+                }
+                sessions::handle(self, Command::Start);
+                servers::handle(self, servers::Action::Connect);
+            }
             Command::Attach { .. }
             | Command::AttachContext { .. }
             | Command::Detach(_)
@@ -368,6 +437,7 @@ impl<P: Platform> Workspace<P> {
                 Timer::Search(ticket) => search::run(self, ticket),
                 Timer::IndexCheck => search::check(self),
                 Timer::RemoteQuiet { message_id, beat } => tabs::quiet(self, message_id, f64::from_bits(beat)),
+                Timer::Doctor(who) => servers::doctor_late(self, who),
             }
         }
     }
@@ -390,6 +460,17 @@ impl<P: Platform> Workspace<P> {
     /// The open session.
     pub fn active(&self) -> Option<&str> {
         self.chat.active.as_deref()
+    }
+
+    /// The new chat became session `id`: its choice of servers and
+    /// assistant is now the session's (the servers' engine decides).
+    fn session_began(&mut self, id: &str) {
+        servers::handle(self, servers::Action::SessionBegan(id.to_owned()));
+    }
+
+    /// Session `id` was deleted for good: what was kept about it goes too.
+    fn session_gone(&mut self, id: &str) {
+        servers::handle(self, servers::Action::SessionGone(id.to_owned()));
     }
 
     /// The next message has attachments (resources or files).

@@ -34,6 +34,24 @@ pub trait Platform: 'static + Sized {
     fn preview(&self, bytes: &[u8], mime: &str) -> Option<String>;
     /// The preview is no longer shown: its memory may go.
     fn forget_preview(&self, url: &str);
+    /// Writes the preferences `touched` names ([`crate::prefs::write`]).
+    fn write_prefs(&self, prefs: crate::prefs::Prefs, touched: crate::prefs::Touched) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
+    /// The page's origin (`https://app.example`), for the doctor.
+    fn page_origin(&self) -> Option<String>;
+    /// The servers' engine decides `job` ([`crate::servers::decide`]; the
+    /// page fetches it with the first server action). Its part missing,
+    /// the state comes back.
+    fn decide_servers(&self, job: crate::servers::Job) -> LocalBoxFuture<'static, Result<crate::servers::Job, (crate::servers::State, Missing)>>;
+    /// Connects to `server` over a connection of its own and lists its
+    /// tools (as saved), and the revision it speaks; or why not.
+    fn list_tools(&self, server: air_store::mcp::McpServer) -> LocalBoxFuture<'static, Result<Result<crate::servers::Listed, air_servers::add::Failure>, Missing>>;
+    /// Probes why the page cannot use `target` (`air-doctor`), until `abort`.
+    fn diagnose(&self, target: air_doctor::Target, abort: Abort) -> LocalBoxFuture<'static, Result<air_doctor::Finding, Missing>>;
+    /// Connects to these servers in the background, those not connected
+    /// already (their sessions report back as `servers::Action::Status`).
+    fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>);
+    /// Forgets the sign-in kept for the server at `url`.
+    fn forget_sign_in(&self, url: &str);
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with
@@ -77,9 +95,6 @@ pub trait Platform: 'static + Sized {
     /// core keeps none of it.
     /// Called only by the turn, so the page's code for it loads with the turn.
     fn show_live(&self, event: air_agent::Event);
-    /// The user allowed `tool` always: its policy is saved, and the tool
-    /// as it is now is the one accepted.
-    fn allow_always(&self, tool: &air_tools::ToolDef);
     /// A running turn reports to the core: `cmd` is handled as soon as
     /// the command being handled (if any) is done.
     fn feed(&self, cmd: Command);

@@ -69,7 +69,10 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
         }
         Done::Page { ticket, first, page } => paged(w, ticket, first, page),
         Done::Deleted { id, result } => match result {
-            Ok(Ok(())) => w.emit(Update::Deleted(id)),
+            Ok(Ok(())) => {
+                w.session_gone(&id);
+                w.emit(Update::Deleted(id));
+            }
             Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
             Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
         },

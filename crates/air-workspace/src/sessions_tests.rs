@@ -62,7 +62,7 @@ fn start_opens_the_store_reads_one_page_and_opens_the_newest() {
 #[test]
 fn an_empty_store_starts_on_the_creator_and_forgets_the_hint() {
     let p = FakePlatform::default();
-    HAS_SESSIONS.set(&p.kv, &true).unwrap();
+    HAS_SESSIONS.set(&*p.kv, &true).unwrap();
     let mut h = Harness::new(p);
     h.send(Command::Start);
     let updates = h.take();

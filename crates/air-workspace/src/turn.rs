@@ -24,6 +24,7 @@ use air_tools::{ElicitAnswer, Elicitation, Registry, ToolDef};
 use futures_channel::oneshot;
 
 pub use crate::platform::{Job, Run, TurnEnv};
+use crate::prefs::Change;
 use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
 
 /// What a turn runs with that the core does not own yet: the settings
@@ -217,6 +218,7 @@ fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
     match event {
         Event::SessionCreated(session) => {
             let id = session.id.clone();
+            w.session_began(&id);
             w.handle(Command::SessionSaved(session));
             w.handle(Command::SessionCreated(id));
         }
@@ -240,6 +242,8 @@ fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
             w.handle(Command::MessagesRemoved(vec![message_id.clone()]));
             *w.watch.live.borrow_mut() = Some(message_id.clone());
         }
+        Event::ToolCallingLearnt { key, calling } => w.handle(Command::Prefs(Change::ToolCallingLearnt { key, calling })),
+        Event::VisionLearnt { key, vision } => w.handle(Command::Prefs(Change::VisionLearnt { key, vision })),
         Event::StoreFailed { what, error } => {
             let op = if what == "read" { StoreOp::ReadMessages } else { StoreOp::SaveAnswer };
             w.emit(Update::Notice(Notice::Store { op, error }));
@@ -278,21 +282,15 @@ impl<P: Platform> Env for TurnEnv<P> {
                 self.p.feed(Command::TurnEvent(event.clone()));
                 self.p.show_live(event);
             }
-            // Both: what the new chat chose (servers, assistant) becomes the
-            // session's before it opens.
-            Event::SessionCreated(_) => {
-                self.p.show_live(event.clone());
-                self.p.feed(Command::TurnEvent(event));
-            }
             Event::StreamDelta { .. }
             | Event::StreamModel(_)
             | Event::StreamStatus(_)
             | Event::StreamEnded { .. }
             | Event::ToolProgress { .. }
-            | Event::Broadcast(_)
-            | Event::ToolCallingLearnt { .. }
-            | Event::VisionLearnt { .. } => self.p.show_live(event),
-            Event::SessionSaved(_) | Event::MessageSaved(_) | Event::MessagesRemoved { .. } | Event::StoreFailed { .. } => {
+            | Event::Broadcast(_) => self.p.show_live(event),
+            // What the new chat chose (servers, assistant) becomes the
+            // session's before it opens; what was learnt is kept.
+            Event::SessionCreated(_) | Event::ToolCallingLearnt { .. } | Event::VisionLearnt { .. } | Event::SessionSaved(_) | Event::MessageSaved(_) | Event::MessagesRemoved { .. } | Event::StoreFailed { .. } => {
                 self.p.feed(Command::TurnEvent(event));
             }
         }
@@ -321,7 +319,7 @@ impl<P: Platform> Env for TurnEnv<P> {
         answer.await.unwrap_or(ElicitAnswer::Cancel)
     }
     fn always_allow(&self, tool: &ToolDef) {
-        self.p.allow_always(tool);
+        self.p.feed(Command::Servers(crate::servers::Action::AllowAlways(Box::new(tool.clone()))));
     }
 }
 

@@ -45,19 +45,23 @@ fn settings() -> Settings {
     Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() }
 }
 
+fn remove_def() -> ToolDef {
+    ToolDef {
+        name: "remove_file".into(),
+        description: "Removes a file.".into(),
+        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        annotations: Annotations { destructive_hint: Some(true), ..Default::default() },
+        source: ToolSource::Mcp { server: "files".into() },
+        mcp: None,
+    }
+}
+
 /// A workspace whose turns have a model and the tool `remove_file`.
 fn harness() -> Harness {
     let p = FakePlatform::default();
     *p.setup.borrow_mut() = Some(Box::new(|| {
         let mut tools = Registry::new();
-        let def = ToolDef {
-            name: "remove_file".into(),
-            description: "Removes a file.".into(),
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-            annotations: Annotations { destructive_hint: Some(true), ..Default::default() },
-            source: ToolSource::Mcp { server: "files".into() },
-            mcp: None,
-        };
+        let def = remove_def();
         tools.register(Rc::new(Remove(def)));
         Setup { settings: settings(), tools, offer: None, lang: air_chat::Lang::En }
     }));
@@ -79,15 +83,21 @@ fn stored(h: &Harness) -> Vec<MessageRecord> {
 #[test]
 fn a_message_is_sent_answered_and_shown_in_a_new_session() {
     let mut h = harness();
+    // The new chat does without the server `files`.
+    h.send(Command::Prefs(crate::prefs::Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "files".into(), on: false }));
+    h.take();
     h.p.http.push(text_reply("Hello there."));
     h.send(send("Hi"));
     let ups = h.take();
     assert_eq!(ups[..2], [Update::Busy(true), Update::Sending]);
-    assert!(matches!(ups.last(), Some(Update::Sent)), "{ups:?}");
+    let sent = ups.iter().position(|u| *u == Update::Sent);
+    assert!(sent.is_some() && sent > ups.iter().position(|u| *u == Update::Busy(false)), "{ups:?}");
     assert!(ups.contains(&Update::Busy(false)));
     // The new session opened and joined the list.
     let id = h.ws.active().expect("opened").to_owned();
-    assert!(h.p.live.borrow().iter().any(|e| matches!(e, Event::SessionCreated(s) if s.id == id)));
+    // Its choice is the session's now (kept, and shown).
+    assert!(!air_store::mcp::ChatServers::load(&*h.p.kv).uses(&id, "files"));
+    assert!(ups.iter().any(|u| matches!(u, Update::ChatServers(c) if !c.uses(&id, "files") && c.uses(air_store::mcp::NEW_CHAT, "files"))));
     assert!(ups.contains(&Update::Active(Some(id.clone()))));
     assert_eq!(h.ws.sessions()[0].id, id);
     // The answer streamed live, then its record took its place.
@@ -219,8 +229,13 @@ fn always_is_remembered_through_the_page() {
     let mut h = asked_to_remove(Some("Removed."));
     let record = h.take().iter().rev().find_map(|u| match u { Update::Approvals { awaiting, .. } => awaiting.first().cloned(), _ => None }).expect("asked");
     h.send(Command::Approve { record, approval: Approval::Always });
-    assert_eq!(*h.p.allowed.borrow(), ["remove_file"]);
-    assert!(h.take().contains(&Update::Sent));
+    let ups = h.take();
+    assert!(ups.contains(&Update::Sent));
+    // The policy is saved, and the page shows it.
+    let kept = air_store::settings::load(&*h.p.kv).settings;
+    assert_eq!(kept.tool_policies.tools.get(&remove_def().name), Some(&air_tools::policy::Policy::Allow));
+    assert_eq!(h.ws.prefs().settings, kept);
+    assert!(ups.iter().any(|u| matches!(u, Update::Settings(settings) if **settings == kept)));
 }
 
 /// A session with a question and an answer another tab is still writing.

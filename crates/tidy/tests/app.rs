@@ -16,7 +16,7 @@ const STILL_THERE: &[(&str, usize, usize)] = &[
     ("app/src/chat.rs", 0, 1),
     ("app/src/data.rs", 1, 0),
     ("app/src/dynamic.rs", 6, 2),
-    ("app/src/mcp.rs", 10, 1),
+    ("app/src/mcp.rs", 7, 1),
     ("app/src/oauth.rs", 2, 1),
     ("app/src/state.rs", 0, 2),
     ("app/src/view/chat.rs", 1, 1),
@@ -84,7 +84,7 @@ const VIEWS_STILL_USE: &[(&str, &[&str])] = &[
     ("app/src/view/prompts.rs", &["mcp", "state"]),
     ("app/src/view/question.rs", &["chat", "state"]),
     ("app/src/view/resources.rs", &["mcp", "state"]),
-    ("app/src/view/settings.rs", &["data", "dynamic", "env", "mcp", "state"]),
+    ("app/src/view/settings.rs", &["data", "dynamic", "env", "state"]),
     ("app/src/view/shortcuts.rs", &["state"]),
     ("app/src/view/sidebar.rs", &["state"]),
 ];

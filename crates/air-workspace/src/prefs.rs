@@ -1,0 +1,253 @@
+//! The user's preferences, kept in the small key/value store: the
+//! settings, the MCP servers, which servers each chat uses, and the
+//! assistants (with the one, the model and the provider profile each chat
+//! picked). Read once before the first screen ([`Prefs::load`]), changed
+//! only here ([`Change`]), shown at once and written as they change (one
+//! write at a time, through the platform: [`write`]).
+//!
+//! What else a change means is decided here too: a new chat's choices
+//! become its session's when it is created, a deleted session's are
+//! forgotten, what a turn learnt of a provider is kept. The servers'
+//! changes (and the user's yes to a tool) are `servers`'.
+
+use air_store::assistants::{Assistant, Assistants};
+use air_store::mcp::{ChatServers, McpServer};
+use air_store::settings::ToolCalling;
+use air_store::{KeyValue, Settings, StoreError};
+
+use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
+
+/// What the user prefers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prefs {
+    pub settings: Settings,
+    pub servers: Vec<McpServer>,
+    pub chat_servers: ChatServers,
+    pub assistants: Assistants,
+}
+
+impl Prefs {
+    /// Reads what is kept; what could not be read is said (defaults are
+    /// in use, and the unreadable value was kept aside).
+    pub fn load(kv: &impl KeyValue) -> (Self, Vec<String>) {
+        let loaded = air_store::settings::load(kv);
+        let (servers, servers_warning) = air_store::mcp::load(kv);
+        let prefs = Self { settings: loaded.settings, servers, chat_servers: ChatServers::load(kv), assistants: Assistants::load(kv) };
+        (prefs, loaded.warning.into_iter().chain(servers_warning).collect())
+    }
+
+    /// The settings a turn in chat `chat` runs with: its assistant's over
+    /// the user's, and the model and profile picked for it over both.
+    pub fn for_chat(&self, chat: &str) -> Settings {
+        self.assistants.for_chat(chat, &self.settings)
+    }
+}
+
+/// A change the user (or a turn) makes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    Settings(Box<Settings>),
+    /// Chat `chat` uses `server`, or not.
+    ChatServer { chat: String, server: String, on: bool },
+    /// No chat mentions `server` any more (removed, or renamed away).
+    ForgetServer(String),
+    /// Chat `chat` uses assistant `id` (`None`: none).
+    PickAssistant { chat: String, id: Option<String> },
+    /// Adds an assistant, or replaces the one with its id.
+    PutAssistant(Box<Assistant>),
+    DeleteAssistant(String),
+    /// The model picked for chat `chat` in the top bar (`None`: the usual).
+    PickModel { chat: String, model: Option<String> },
+    /// The provider profile picked for chat `chat`.
+    PickProfile { chat: String, id: Option<String> },
+    /// A turn learnt whether a model calls tools natively.
+    ToolCallingLearnt { key: String, calling: ToolCalling },
+    /// A turn learnt whether a model takes images.
+    VisionLearnt { key: String, vision: bool },
+}
+
+/// Which of the preferences a change touched (to save, and to show).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Touched {
+    pub settings: bool,
+    pub servers: bool,
+    pub chat_servers: bool,
+    pub assistants: bool,
+}
+
+impl Touched {
+    fn any(self) -> bool {
+        self.settings || self.servers || self.chat_servers || self.assistants
+    }
+
+    pub(crate) fn and(self, other: Touched) -> Touched {
+        Touched { settings: self.settings || other.settings, servers: self.servers || other.servers, chat_servers: self.chat_servers || other.chat_servers, assistants: self.assistants || other.assistants }
+    }
+}
+
+/// Writing the preferences: one write at a time, of what changed since.
+#[derive(Debug, Default)]
+pub(crate) struct Writing {
+    busy: bool,
+    dirty: Touched,
+}
+
+/// Writes what `touched` names of `prefs` into the key/value store (the
+/// platform runs it in a part of its own: the first screen reads the
+/// preferences, it does not write them).
+pub fn write(kv: &impl KeyValue, prefs: &Prefs, touched: Touched) -> Result<(), StoreError> {
+    let mut failed = None;
+    let mut keep = |r: air_store::Result<()>| {
+        if let Err(e) = r {
+            failed.get_or_insert(e);
+        }
+    };
+    if touched.settings {
+        keep(air_store::settings::save(kv, &prefs.settings));
+    }
+    if touched.servers {
+        keep(air_store::mcp::save(kv, &prefs.servers));
+    }
+    if touched.chat_servers {
+        keep(prefs.chat_servers.save(kv));
+    }
+    if touched.assistants {
+        keep(prefs.assistants.save(kv));
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// Whether `change` is the settings the drawer saved: made at once. The
+/// others are decided by the servers' engine, which the first screen
+/// does not carry ([`apply`], [`session`]).
+pub fn is_settings(change: &Change) -> bool {
+    matches!(change, Change::Settings(_))
+}
+
+/// The settings the drawer saved.
+pub(crate) fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
+    if let Change::Settings(s) = change {
+        w.prefs.settings = *s;
+        save(w, Touched { settings: true, ..Touched::default() });
+    }
+}
+
+/// What a change that is not the settings' does (the engine's part).
+pub fn apply(p: &mut Prefs, change: Change) -> Touched {
+    let chats = Touched { chat_servers: true, ..Touched::default() };
+    let assistants = Touched { assistants: true, ..Touched::default() };
+    match change {
+        Change::ChatServer { chat, server, on } => {
+            p.chat_servers.set(&chat, &server, on);
+            chats
+        }
+        Change::ForgetServer(server) => {
+            p.chat_servers.forget_server(&server);
+            chats
+        }
+        Change::PickAssistant { chat, id } => {
+            p.assistants.pick(&chat, id.as_deref());
+            assistants
+        }
+        Change::PutAssistant(a) => {
+            p.assistants.put(*a);
+            assistants
+        }
+        Change::DeleteAssistant(id) => {
+            p.assistants.delete(&id);
+            assistants
+        }
+        Change::PickModel { chat, model } => {
+            p.assistants.pick_model(&chat, model.as_deref());
+            assistants
+        }
+        Change::PickProfile { chat, id } => {
+            p.assistants.pick_profile(&chat, id.as_deref());
+            assistants
+        }
+        Change::ToolCallingLearnt { key, calling } => {
+            p.settings.probed_tool_calling.insert(key, calling);
+            Touched { settings: true, ..Touched::default() }
+        }
+        Change::VisionLearnt { key, vision } => {
+            p.settings.vision.insert(key, vision);
+            Touched { settings: true, ..Touched::default() }
+        }
+        // (The core's own: see `change`.)
+        Change::Settings(_) => Touched::default(),
+    }
+}
+
+/// A session began (`Some`: the new chat became session `id`, whose
+/// choice of servers and assistant it now is) or was deleted for good
+/// (what was kept about it goes too). The engine's part.
+pub fn session(p: &mut Prefs, began: Option<&str>, deleted: Option<&str>) -> Touched {
+    if let Some(id) = began {
+        p.chat_servers.started(id);
+        p.assistants.started(id);
+    }
+    if let Some(id) = deleted {
+        p.chat_servers.forget(id);
+        p.assistants.forget(id);
+    }
+    Touched { chat_servers: true, assistants: true, ..Touched::default() }
+}
+
+/// Says what changed and has it written (after the write under way, if
+/// any: what changed meanwhile is written then, as it is then).
+pub(crate) fn save<P: Platform>(w: &mut Workspace<P>, t: Touched) {
+    if t.settings {
+        let settings = Box::new(w.prefs.settings.clone());
+        w.emit(Update::Settings(settings));
+    }
+    if t.servers {
+        let list = w.prefs.servers.clone();
+        w.emit(Update::Servers(list));
+    }
+    if t.chat_servers {
+        let chat = w.prefs.chat_servers.clone();
+        w.emit(Update::ChatServers(chat));
+    }
+    if t.assistants {
+        let all = w.prefs.assistants.clone();
+        w.emit(Update::Assistants(all));
+    }
+    w.writing.dirty = w.writing.dirty.and(t);
+    write_next(w);
+}
+
+fn write_next<P: Platform>(w: &mut Workspace<P>) {
+    if w.writing.busy || !w.writing.dirty.any() {
+        return;
+    }
+    w.writing.busy = true;
+    let touched = std::mem::take(&mut w.writing.dirty);
+    let writing = w.p.write_prefs(w.prefs.clone(), touched);
+    w.spawn(async move { Some(Command::Done(Done::PrefsWritten { touched, result: writing.await })) });
+}
+
+/// A write ended: a failure is said (what it was to write is tried again
+/// with the next change), success too (a notice about saving may go).
+pub(crate) fn written<P: Platform>(w: &mut Workspace<P>, touched: Touched, result: Result<Result<(), StoreError>, Missing>) {
+    w.writing.busy = false;
+    match result {
+        // (As ever: settings saved take the notice away, a storage-full one.)
+        Ok(Ok(())) if touched.settings => w.emit(Update::PrefsSaved),
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => {
+            w.writing.dirty = w.writing.dirty.and(touched);
+            w.emit(Update::Notice(Notice::Store { op: StoreOp::Prefs, error }));
+            return;
+        }
+        Err(Missing) => {
+            w.writing.dirty = w.writing.dirty.and(touched);
+            w.emit(Update::Notice(Notice::PartMissing));
+            return;
+        }
+    }
+    write_next(w);
+}
+
+#[cfg(test)]
+#[path = "prefs_tests.rs"]
+mod tests;

@@ -1,0 +1,108 @@
+use air_store::KeyValue;
+use air_store::assistants::Assistant;
+use air_store::mcp::NEW_CHAT;
+use air_store::settings::ToolCalling;
+
+use crate::fake::{FakePlatform, Harness};
+use crate::prefs::{Change, Prefs};
+use crate::{Command, Notice, StoreOp, Update};
+
+fn harness(p: FakePlatform) -> Harness {
+    let mut h = Harness::new(p);
+    h.send(Command::Start);
+    h
+}
+
+#[test]
+fn unreadable_prefs_are_said_at_start_and_defaults_used() {
+    let p = FakePlatform::default();
+    let _ = p.kv.set(air_store::settings::KEY.name, "{not json");
+    let _ = p.kv.set(air_store::mcp::SERVERS_KEY.name, "[oops");
+    let mut h = harness(p);
+    let said: Vec<_> = h.take().into_iter().filter_map(|u| match u { Update::Notice(Notice::PrefsUnreadable(why)) => Some(why), _ => None }).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].contains("settings") && said[1].contains("MCP servers"), "{said:?}");
+    assert_eq!(h.ws.prefs().settings, air_store::Settings::default());
+    assert!(h.ws.prefs().servers.is_empty());
+}
+
+#[test]
+fn a_change_is_saved_and_shown() {
+    let mut h = harness(FakePlatform::default());
+    h.take();
+    let mut settings = h.ws.prefs().settings.clone();
+    settings.model = "qwen".into();
+    h.send(Command::Prefs(Change::Settings(Box::new(settings.clone()))));
+    assert!(h.take().contains(&Update::Settings(Box::new(settings.clone()))));
+    let (kept, unreadable) = Prefs::load(&*h.p.kv);
+    assert!(unreadable.is_empty());
+    assert_eq!(kept.settings, settings);
+    // An assistant, picked for the new chat with a model of its own.
+    let a = Assistant::new("a1", "Translator");
+    h.send(Command::Prefs(Change::PutAssistant(Box::new(a))));
+    h.send(Command::Prefs(Change::PickAssistant { chat: NEW_CHAT.into(), id: Some("a1".into()) }));
+    h.send(Command::Prefs(Change::PickModel { chat: NEW_CHAT.into(), model: Some("tiny".into()) }));
+    let (kept, _) = Prefs::load(&*h.p.kv);
+    assert_eq!(kept.assistants.of_chat(NEW_CHAT).map(|a| a.name.as_str()), Some("Translator"));
+    assert_eq!(h.ws.prefs().for_chat(NEW_CHAT).model, "tiny");
+    assert!(h.take().iter().any(|u| matches!(u, Update::Assistants(all) if all.model_of(NEW_CHAT) == Some("tiny"))));
+}
+
+#[test]
+fn a_change_that_cannot_be_saved_is_said_and_still_used() {
+    let mut h = harness(FakePlatform::default());
+    h.take();
+    h.p.kv.full.set(true);
+    h.send(Command::Prefs(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false }));
+    let ups = h.take();
+    assert!(ups.iter().any(|u| matches!(u, Update::Notice(Notice::Store { op: StoreOp::Prefs, error: air_store::StoreError::QuotaExceeded(_) }))), "{ups:?}");
+    assert!(ups.iter().any(|u| matches!(u, Update::ChatServers(c) if !c.uses("s1", "docs"))));
+    assert!(!h.ws.prefs().chat_servers.uses("s1", "docs"));
+}
+
+#[test]
+fn what_was_learnt_of_a_model_is_kept() {
+    let mut h = harness(FakePlatform::default());
+    h.send(Command::TurnEvent(air_agent::Event::ToolCallingLearnt { key: "custom|m".into(), calling: ToolCalling::Prompt }));
+    h.send(Command::TurnEvent(air_agent::Event::VisionLearnt { key: "custom|m".into(), vision: false }));
+    let (kept, _) = Prefs::load(&*h.p.kv);
+    assert_eq!(kept.settings.probed_tool_calling.get("custom|m"), Some(&ToolCalling::Prompt));
+    assert_eq!(kept.settings.vision.get("custom|m"), Some(&false));
+}
+
+#[test]
+fn a_session_deleted_for_good_takes_its_choices_with_it() {
+    let p = FakePlatform::default();
+    crate::fake::now(air_store::Store::put_session(&*p.store, &air_store::SessionRecord::new("s1", 1.0))).expect("stored");
+    let mut h = harness(p);
+    h.send(Command::Prefs(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false }));
+    h.send(Command::Prefs(Change::PutAssistant(Box::new(Assistant::new("a1", "Translator")))));
+    h.send(Command::Prefs(Change::PickAssistant { chat: "s1".into(), id: Some("a1".into()) }));
+    h.send(Command::Delete("s1".into()));
+    assert!(!h.ws.prefs().chat_servers.uses("s1", "docs"), "kept while it can be undone");
+    h.advance(crate::sessions::UNDO_MS);
+    let (kept, _) = Prefs::load(&*h.p.kv);
+    assert!(kept.chat_servers.uses("s1", "docs") && kept.assistants.of_chat("s1").is_none());
+    assert_eq!(kept.assistants.get("a1").map(|a| a.name.as_str()), Some("Translator"), "the assistant itself stays");
+}
+
+#[test]
+fn one_write_at_a_time_and_what_changed_meanwhile_is_written_after() {
+    let mut h = harness(FakePlatform::default());
+    h.take();
+    h.p.hold_prefs.set(true);
+    h.send(Command::Prefs(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false }));
+    h.send(Command::Prefs(Change::PickProfile { chat: "s1".into(), id: Some("work".into()) }));
+    h.send(Command::Prefs(Change::PickModel { chat: "s1".into(), model: Some("tiny".into()) }));
+    // Shown at once, written once the first write is done.
+    assert!(!h.ws.prefs().chat_servers.uses("s1", "docs"));
+    assert_eq!(h.p.prefs_writes.borrow().len(), 1);
+    h.p.hold_prefs.set(false);
+    h.run();
+    let writes = h.p.prefs_writes.borrow().clone();
+    assert_eq!(writes.len(), 2, "the two later changes in one write: {writes:?}");
+    assert!(writes[0].chat_servers && !writes[0].assistants && writes[1].assistants && !writes[1].chat_servers);
+    let (kept, _) = Prefs::load(&*h.p.kv);
+    assert_eq!((kept.assistants.model_of("s1"), kept.assistants.profile_of("s1")), (Some("tiny"), Some("work")));
+    assert!(!h.take().contains(&Update::PrefsSaved), "no settings among them");
+}
