@@ -84,15 +84,19 @@ impl<'de> Deserialize<'de> for ChatError {
             #[serde(default)]
             detail: Value,
         }
+        // (A record read from IndexedDB gives its numbers as floats.)
+        fn whole(v: &Value) -> Option<u64> {
+            v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64).map(|f| f as u64))
+        }
         let Tagged { kind, detail } = Tagged::deserialize(d)?;
         let text = |key: &str| detail.get(key).and_then(Value::as_str).map(str::to_owned);
         let need = |key: &'static str| text(key).ok_or_else(|| D::Error::missing_field(key));
         Ok(match kind.as_str() {
             "http" => ChatError::Http {
-                status: detail.get("status").and_then(Value::as_u64).and_then(|n| u16::try_from(n).ok()).ok_or_else(|| D::Error::missing_field("status"))?,
+                status: detail.get("status").and_then(whole).and_then(|n| u16::try_from(n).ok()).ok_or_else(|| D::Error::missing_field("status"))?,
                 kind: HttpErrorKind::deserialize(detail.get("kind").unwrap_or(&Value::Null)).map_err(D::Error::custom)?,
                 message: text("message"),
-                retry_after: detail.get("retryAfter").and_then(Value::as_u64),
+                retry_after: detail.get("retryAfter").and_then(whole),
             },
             "network" => ChatError::Network { url: need("url")?, detail: need("detail")? },
             "cors" => ChatError::Cors { url: need("url")? },
