@@ -344,13 +344,18 @@ describe('conversations (scripted model)', () => {
     await page.getByTestId('session-item').filter({ hasText: 'Baking' }).getByTestId('delete-session').click();
     await page.getByTestId('undo-toast').waitFor({ state: 'detached', timeout: 15_000 });
     // The deletion is written once the undo window closes.
-    await page.waitForFunction(() => new Promise((ok) => {
+    // (A predicate that returns a promise is truthy at once: poll here.)
+    const stored = () => page.evaluate(() => new Promise((ok) => {
       const open = indexedDB.open('air-agent-db');
       open.onsuccess = () => {
         const r = open.result.transaction(['sessions']).objectStore('sessions').count();
-        r.onsuccess = () => { open.result.close(); ok(r.result === 1); };
+        r.onsuccess = () => { open.result.close(); ok(r.result); };
       };
-    }), null, { timeout: 10_000 });
+    }));
+    for (const until = Date.now() + 10_000; (await stored()) !== 1;) {
+      assert.ok(Date.now() < until, 'the deletion is written within 10 s of the undo window closing');
+      await page.waitForTimeout(100);
+    }
 
     await page.reload();
     await page.getByTestId('session-item').first().waitFor({ timeout: 20_000 });
