@@ -194,6 +194,8 @@ export async function configure(page, { baseUrl, model }) {
   if (model) await page.getByTestId('settings-model').fill(model);
   await page.getByTestId('settings-save').click();
   await page.getByTestId('settings').waitFor({ state: 'detached' });
+  // Written once the part that writes preferences is here.
+  await page.waitForFunction((url) => (localStorage.getItem('air-agent-settings') || '').includes(url), baseUrl, { timeout: 10_000 });
 }
 
 /**
