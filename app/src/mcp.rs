@@ -10,11 +10,9 @@ use air_http::Abort;
 use air_mcp::tool::McpTool;
 use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig};
 use air_servers::{Registration, list};
-use futures_util::future::LocalBoxFuture;
 use air_store::mcp::McpServer;
 use air_tools::Registry;
-use air_store::keys::MCP_ADD_DRAFT;
-use air_web::LocalStorageKv;
+use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
@@ -105,13 +103,6 @@ pub(crate) fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
     })
 }
 
-/// Connects to every enabled server in the background (on start, and
-/// after a sign-in), so each shows where it stands and calls find their
-/// session ready.
-pub fn restore(state: AppState) {
-    state.servers(Action::Connect);
-}
-
 /// Connects to `servers` (the enabled ones) in the background, those not
 /// connected already.
 pub fn connect(state: AppState, servers: Vec<McpServer>) {
@@ -174,26 +165,6 @@ pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::
     }
 }
 
-pub fn keep_add_draft(name: &str, url: &str, auth: &str) {
-    let _ = MCP_ADD_DRAFT.set(&LocalStorageKv, &Some((name.to_owned(), url.to_owned(), auth.to_owned())));
-}
-
-pub fn forget_add_draft() {
-    let _ = MCP_ADD_DRAFT.remove(&LocalStorageKv);
-}
-
-/// The kept add form, once: (name, URL, Authorization).
-pub fn take_add_draft() -> Option<(String, String, String)> {
-    let draft = MCP_ADD_DRAFT.get_opt(&LocalStorageKv).flatten();
-    forget_add_draft();
-    draft
-}
-
-/// A sign-in that took the whole page left the add form to come back to.
-pub fn has_add_draft() -> bool {
-    MCP_ADD_DRAFT.is_set(&LocalStorageKv)
-}
-
 /// Lists `server`'s tools over a connection of its own (closed after),
 /// with the revision it speaks; or why not, and whether the doctor may
 /// say more.
@@ -203,7 +174,7 @@ pub async fn list_tools(state: AppState, server: McpServer) -> Result<Listed, ai
     let protocol = client.protocol_version();
     client.close().await;
     // A 401 whose challenge the page could not read: CORS may hide it.
-    let hidden_challenge = state.prefs.mcp_sign_in.with_untracked(|m| m.get(&server.url).is_some_and(|s| s.challenge.is_none()));
+    let hidden_challenge = crate::oauth::hidden_challenge(&server.url);
     match listed {
         Ok(tools) => Ok(Listed { tools: list::saved_tools(&tools), protocol }),
         Err(e) => Err(air_servers::add::Failure::of(&e, hidden_challenge)),

@@ -1,16 +1,15 @@
 //! Signing in to MCP servers that ask for it (OAuth 2.1, `air-oauth`),
-//! entirely in the page.
+//! entirely in the page: the platform's side of `air_workspace::signin`.
 //!
 //! Each server's client carries its authorization from the shared
 //! [`Credentials`] (`air-servers`, the command line's too): it sends the
 //! server's own token (never another's), refreshes it when the server
-//! refuses it, and otherwise marks the server as needing a sign-in
-//! ([`OnRefused::Ask`]). Signing in starts from
-//! the user's click ([`sign_in`]): a popup opens at once, goes to the
-//! authorization page once discovery and registration are done, and the
-//! app's callback page (`oauth-callback.html`) posts the answer back. Where
-//! popups are blocked the whole page goes, and [`resume`] finishes on the
-//! way back.
+//! refuses it, and otherwise tells the core the server needs a sign-in
+//! ([`OnRefused::Ask`]). A sign-in starts from the user's click
+//! ([`sign_in`]): a popup opens at once, goes to the authorization page
+//! once discovery and registration are done, and the app's callback page
+//! (`oauth-callback.html`) posts the answer back. Where popups are blocked
+//! the whole page goes, and [`finish_redirect`] ends it on the way back.
 //!
 //! Stored in localStorage under `air-agent-mcp-oauth`: clients by issuer,
 //! and each server's grant (discovery and tokens) by its URL. Export leaves
@@ -25,18 +24,16 @@ use air_servers::credentials::{self as creds, Asked, Authorize, Credentials, OnR
 use air_store::kv::{Key, Raw};
 use air_web::LocalStorageKv;
 use futures_util::future::LocalBoxFuture;
-use leptos::prelude::*;
 use leptos::task::spawn_local;
+
+use air_store::keys::OAUTH_PENDING;
+use air_workspace::signin::Action;
 
 use crate::env;
 use crate::state::AppState;
 
 /// The vault: clients and tokens by server.
 const VAULT: Key<String, Raw> = Key::new("air-agent-mcp-oauth");
-/// A sign-in that left the page (no popup), to finish on the way back.
-const PENDING: Key<String, Raw> = Key::new("air-agent-mcp-oauth-pending");
-/// Where the callback page leaves the answer when there was no popup.
-const RETURN: Key<String, Raw> = Key::new("air-agent-oauth-return");
 /// What the callback page posts to the window that opened it.
 const MESSAGE: &str = "air-oauth-callback";
 
@@ -55,6 +52,8 @@ impl VaultStore for LocalVault {
 thread_local! {
     /// The page's credentials (made with the first server that needs them).
     static CREDENTIALS: std::cell::OnceCell<Rc<Credentials<env::Http>>> = const { std::cell::OnceCell::new() };
+    /// What each server said when it last refused its client, by URL.
+    static REFUSED: std::cell::RefCell<std::collections::HashMap<String, Asked>> = std::cell::RefCell::new(Default::default());
 }
 
 fn settings() -> OAuthSettings {
@@ -101,16 +100,13 @@ pub fn forget(url: &str) {
 
 /// This browser holds a sign-in for the server at `url`.
 pub fn signed_in(url: &str) -> bool {
-    LocalVault.load().grant(url).is_some()
+    LocalVault.load().grant(url.trim()).is_some()
 }
 
-/// Forgets the server's tokens (sign out); its next request asks for a
-/// sign-in again, and the settings say so at once.
-pub fn sign_out(state: AppState, url: &str) {
-    forget(url);
-    state.prefs.mcp_sign_in.update(|m| {
-        m.insert(url.to_owned(), Asked::default());
-    });
+/// The server at `url` refused its last request with a 401 whose
+/// challenge the page could not read (CORS may hide it).
+pub(crate) fn hidden_challenge(url: &str) -> bool {
+    REFUSED.with(|r| r.borrow().get(url).is_some_and(|a| a.challenge.is_none()))
 }
 
 /// The authorization of the server at `url`, given to its client: a
@@ -120,10 +116,8 @@ pub fn authorizer(state: AppState, url: &str) -> Rc<dyn Authorizer> {
     let creds = CREDENTIALS.with(|c| {
         c.get_or_init(|| {
             let ask = move |url: &str, asked: Asked| {
-                let url = url.to_owned();
-                state.prefs.mcp_sign_in.update(|m| {
-                    m.insert(url, asked);
-                })
+                REFUSED.with(|r| r.borrow_mut().insert(url.to_owned(), asked.clone()));
+                state.dispatch(air_workspace::Command::SignIn(Action::Asked { url: url.to_owned(), asked }));
             };
             Credentials::new(oauth(), Rc::new(LocalVault), Rc::new(now), Rc::new(spawn_local), OnRefused::Ask(Rc::new(ask)))
         })
@@ -143,20 +137,14 @@ pub fn failure_text(state: AppState, e: &SignInError) -> String {
     }
 }
 
-/// Signs in to the server at `url`; call it from the user's click. `done`
-/// gets the outcome.
+/// Signs in to the server at `url` (`asked`: what it said when it
+/// refused); call it within the user's click: the popup opens now, the
+/// code that signs in is fetched meanwhile (the platform awaits both).
 /// `client_id`: one the user entered for this server (it then takes the
 /// place of any other).
-pub fn sign_in(state: AppState, url: String, client_id: Option<String>, done: impl Fn(Result<(), SignInError>) + 'static) {
-    let url = url.trim().to_owned();
-    let client_id = client_id.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
+pub fn sign_in(url: String, client_id: Option<String>, asked: Asked) -> impl std::future::Future<Output = Result<LocalBoxFuture<'static, Result<(), SignInError>>, crate::lazy::Missing>> {
     let popup = air_web::popup::open("air-agent-sign-in");
-    spawn_local(async move {
-        match sign_in_flow(state, url, client_id, popup).await {
-            Ok(flow) => done(flow.await),
-            Err(missing) => done(Err(SignInError::Other(missing.message().to_owned()))),
-        }
-    });
+    sign_in_flow(url, client_id, asked, popup)
 }
 
 /// The user's step in the page: the popup opened in the click goes to the
@@ -172,7 +160,7 @@ impl Authorize for Page {
         Box::pin(async move {
             let Some(popup) = &self.popup else {
                 let text = serde_json::to_string(&(&self.url, pending)).map_err(|e| SignInError::Other(e.to_string()))?;
-                PENDING.set(&LocalStorageKv, &text).map_err(|e| SignInError::Other(e.to_string()))?;
+                OAUTH_PENDING.set(&LocalStorageKv, &text).map_err(|e| SignInError::Other(e.to_string()))?;
                 air_web::popup::go(&pending.authorize_url);
                 return Err(SignInError::Redirected);
             };
@@ -203,9 +191,8 @@ impl Authorize for Page {
 /// The sign-in itself, with OAuth's code: fetched on the first sign-in
 /// (the popup is opened before, while the click still counts).
 #[crate::lazy::split(sign_in, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn sign_in_flow(state: AppState, url: String, client_id: Option<String>, popup: Option<air_web::popup::Popup>) -> Result<LocalBoxFuture<'static, Result<(), SignInError>>, crate::lazy::Missing> {
+fn sign_in_flow(url: String, client_id: Option<String>, asked: Asked, popup: Option<air_web::popup::Popup>) -> Result<LocalBoxFuture<'static, Result<(), SignInError>>, crate::lazy::Missing> {
     Ok(Box::pin(async move {
-        let asked = state.prefs.mcp_sign_in.with_untracked(|m| m.get(&url).cloned()).unwrap_or_default();
         // Who this client is: the id the user entered, else this deployment's
         // metadata document (where the server takes one), else registration.
         let entered = client_id.is_some();
@@ -217,41 +204,17 @@ fn sign_in_flow(state: AppState, url: String, client_id: Option<String>, popup: 
             Err(e) => Err(creds::explain(o.http(), e).await),
             ok => ok,
         };
-        match (&result, &user.popup) {
-            (Err(_), Some(p)) => p.close(),
-            (Ok(()), _) => state.prefs.mcp_sign_in.update(|m| {
-                m.remove(&url);
-            }),
-            _ => {}
+        if let (Err(_), Some(p)) = (&result, &user.popup) {
+            p.close();
         }
         result
     }))
 }
 
-/// On start: finishes a sign-in that went through the whole page. `done`
-/// gets the server's URL and the outcome.
-pub fn resume(state: AppState, done: impl Fn(String, Result<(), SignInError>) + 'static) {
-    let (Some(pending), Some(callback)) = (PENDING.get_opt(&LocalStorageKv), RETURN.get_opt(&LocalStorageKv)) else {
-        return;
-    };
-    let _ = PENDING.remove(&LocalStorageKv);
-    let _ = RETURN.remove(&LocalStorageKv);
-    spawn_local(async move {
-        match finish_redirect(pending, callback).await {
-            Ok(finish) => {
-                if let Some((url, r)) = finish.await {
-                    done(url, r);
-                }
-            }
-            Err(missing) => crate::lazy::report(state, missing),
-        }
-    });
-}
-
 /// OAuth's code is fetched when a sign-in comes back, not with the page.
 /// None: the saved sign-in could not be read.
 #[crate::lazy::split(sign_in_return, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn finish_redirect(pending: String, callback: String) -> Result<LocalBoxFuture<'static, Option<(String, Result<(), SignInError>)>>, crate::lazy::Missing> {
+pub fn finish_redirect(pending: String, callback: String) -> Result<LocalBoxFuture<'static, Option<(String, Result<(), SignInError>)>>, crate::lazy::Missing> {
     Ok(Box::pin(async move {
         let (url, pending) = serde_json::from_str::<(String, Pending)>(&pending).ok()?;
         let o = oauth();

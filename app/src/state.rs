@@ -74,8 +74,10 @@ pub struct Prefs {
     pub resynced: RwSignal<Option<(String, Result<air_store::mcp::SyncCounts, air_workspace::servers::SyncFailure>)>>,
     /// What the doctor found of the model provider.
     pub provider_doctor: RwSignal<air_servers::add::Doctor>,
-    /// Servers that asked the user to sign in, by URL.
-    pub mcp_sign_in: RwSignal<std::collections::HashMap<String, air_servers::credentials::Asked>>,
+    /// The servers that wait for a sign-in, and the sign-ins started here.
+    pub sign_ins: RwSignal<air_workspace::signin::SignIns>,
+    /// The add form a sign-in that took the whole page left, to refill.
+    pub add_form_back: RwSignal<Option<air_servers::add::Draft>>,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }
@@ -230,7 +232,8 @@ impl AppState {
                 mcp_chat: RwSignal::new(prefs.chat_servers.clone()),
                 assistants: RwSignal::new(prefs.assistants.clone()),
                 mcp_status: RwSignal::new(Default::default()),
-                mcp_sign_in: RwSignal::new(Default::default()),
+                sign_ins: RwSignal::new(Default::default()),
+                add_form_back: RwSignal::new(None),
                 add_flow: RwSignal::new(Default::default()),
                 resynced: RwSignal::new(None),
                 provider_doctor: RwSignal::new(Default::default()),

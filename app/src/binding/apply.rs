@@ -72,6 +72,9 @@ pub(super) fn apply(state: AppState, u: Up) {
         }),
         Up::Resynced { name, result } => state.prefs.resynced.set(Some((name, result))),
         Up::ProviderDoctor(doctor) => state.prefs.provider_doctor.set(doctor),
+        Up::SignIns(view) => state.prefs.sign_ins.set(*view),
+        Up::AddFormBack(draft) => state.prefs.add_form_back.set(Some(draft)),
+        Up::OpenSettings => state.prefs.settings_open.set(true),
         // The catalog of tools follows (added, re-synced, switched, removed).
         Up::ServersEdited => crate::dynamic::refresh_catalog(state),
         other => apply_chat(state, other),
@@ -155,6 +158,7 @@ fn notice(state: AppState, n: Notice) {
     let t = state.t();
     match n {
         // Each one said (settings, servers), one after the other.
+        Notice::SignInFailed(e) => state.shell.notice.set(Some(t.mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)))),
         Notice::NewTools { server, added } => state.shell.notice.set(Some(t.mcp_new_tools_notice.replace("{s}", &server).replace("{n}", &added.to_string()))),
         Notice::PrefsUnreadable(why) => state.shell.notice.update(|n| *n = Some(n.take().map_or(why.clone(), |before| format!("{before} {why}")))),
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),

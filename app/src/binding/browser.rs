@@ -69,6 +69,12 @@ impl Platform for Browser {
             let _ = forget_sign_in(url).await;
         });
     }
+    fn sign_in(&self, url: String, client_id: Option<String>, asked: air_servers::credentials::Asked) -> LocalBoxFuture<'static, Result<Result<(), air_servers::credentials::SignInError>, Missing>> {
+        Box::pin(part(crate::oauth::sign_in(url, client_id, asked)))
+    }
+    fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>> {
+        Box::pin(part(crate::oauth::finish_redirect(pending, callback)))
+    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
     }

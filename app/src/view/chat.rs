@@ -4,6 +4,7 @@ use air_agent::Approval;
 use air_store::MessageRecord;
 use air_store::records::{MessageKind, ToolStatus};
 use air_tools::Content;
+use air_workspace::signin::{Action as SignIn, Outcome};
 use leptos::prelude::*;
 
 use crate::chat;
@@ -914,31 +915,41 @@ fn ToolSignIn(server: String) -> impl IntoView {
     let url = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == server).map(|s| s.url.trim().to_owned())).unwrap_or_default();
     let needed = {
         let url = url.clone();
-        move || state.prefs.mcp_sign_in.with(|m| m.contains_key(&url))
+        move || state.prefs.sign_ins.with(|m| m.needed(&url))
     };
-    let busy = RwSignal::new(false);
-    let outcome = RwSignal::new(None::<String>);
+    let busy = {
+        let url = url.clone();
+        Signal::derive(move || state.prefs.sign_ins.with(|m| m.running(&url)))
+    };
+    // Said once a sign-in started from this card ends.
+    let clicked = RwSignal::new(false);
+    let outcome = {
+        let url = url.clone();
+        move || {
+            if !clicked.get() {
+                return None;
+            }
+            state.prefs.sign_ins.with(|m| match m.outcome(&url) {
+                Some(Outcome::Done) => Some(state.t().tool_signed_in.to_owned()),
+                Some(Outcome::Failed(e)) => Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, e))),
+                _ => None,
+            })
+        }
+    };
     let click = move |_| {
-        busy.set(true);
-        outcome.set(None);
-        crate::oauth::sign_in(state, url.clone(), None, move |r| {
-            busy.set(false);
-            outcome.set(Some(match r {
-                Ok(()) => state.t().tool_signed_in.to_owned(),
-                Err(e) => state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)),
-            }));
-        });
+        clicked.set(true);
+        state.dispatch(air_workspace::Command::SignIn(SignIn::Start { url: url.clone(), client_id: None, form: None }));
     };
     view! {
         <Show when=needed.clone()>
             <div class="tool-approval" data-testid="tool-sign-in">
                 <span>{move || t().mcp_sign_in_needed}</span>
-                <button class="primary" data-testid="tool-sign-in-button" disabled=move || busy.get() on:click=click.clone()>
+                <button class="primary" data-testid="tool-sign-in-button" disabled=busy on:click=click.clone()>
                     {move || if busy.get() { t().mcp_signing_in } else { t().mcp_sign_in }}
                 </button>
             </div>
         </Show>
-        {move || outcome.get().map(|o| view! { <p class="muted" data-testid="tool-sign-in-outcome">{o}</p> })}
+        {move || outcome().map(|o| view! { <p class="muted" data-testid="tool-sign-in-outcome">{o}</p> })}
     }
 }
 

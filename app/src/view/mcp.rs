@@ -2,8 +2,10 @@
 
 use air_servers::ServerState;
 use air_servers::add::{AddFlow, Draft, Stage};
-use air_workspace::servers::{Action, SyncFailure};
 use air_store::mcp::McpServer;
+use air_workspace::Command;
+use air_workspace::servers::{Action, SyncFailure};
+use air_workspace::signin::{Action as SignIn, Outcome, SignIns};
 use leptos::prelude::*;
 
 use crate::i18n::t;
@@ -21,8 +23,17 @@ fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
 /// Where the saved server `name` stands (tracked).
 fn server_state(state: AppState, name: &str) -> ServerState {
     let (enabled, url) = state.prefs.mcp_servers.with(|l| l.iter().find(|s| s.name == name).map(|s| (s.enabled, s.url.trim().to_owned()))).unwrap_or_default();
-    let sign_in = state.prefs.mcp_sign_in.with(|m| m.contains_key(&url));
+    let sign_in = state.prefs.sign_ins.with(|m| m.needed(&url));
     state.prefs.mcp_status.with(|m| ServerState::of(enabled, m.get(name), sign_in))
+}
+
+/// How the last sign-in started here to the server at `url` failed, in
+/// words.
+fn sign_in_failure(state: AppState, s: &SignIns, url: &str) -> Option<String> {
+    match s.outcome(url) {
+        Some(Outcome::Failed(e)) => Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, e))),
+        _ => None,
+    }
 }
 
 /// `off`, `connecting`, `reconnecting`, `connected`, `sign-in` or `failed`.
@@ -137,9 +148,8 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
     }
 }
 
-/// The last re-sync's outcome (or a sign-in's failure), by server, in
-/// words (kept apart from the rows, which are rebuilt when the list
-/// changes).
+/// The last re-sync's outcome, by server, in words (kept apart from the
+/// rows, which are rebuilt when the list changes).
 fn sync_notes(state: AppState) -> RwSignal<Option<(String, String)>> {
     let note = RwSignal::new(None::<(String, String)>);
     state.prefs.resynced.set(None);
@@ -174,32 +184,19 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
     let connect = move |_| run_connect();
     // Back from a sign-in that took the whole page: the form as it was,
     // connecting again.
-    if let Some((n, u, a)) = crate::mcp::take_add_draft() {
-        name.set(n);
-        url.set(u);
-        auth.set(a);
+    if let Some(d) = state.prefs.add_form_back.try_update(Option::take).flatten() {
+        name.set(d.name);
+        url.set(d.url);
+        auth.set(d.auth);
         run_connect();
     }
-    // The server asked for a sign-in: after it, connect again.
-    let needs_sign_in = move || state.prefs.mcp_sign_in.with(|m| m.contains_key(url.get().trim()));
-    let signing_in = RwSignal::new(false);
-    let sign_in_error = RwSignal::new(None::<String>);
+    // The server asked for a sign-in: after it, the form connects again.
+    let needs_sign_in = move || state.prefs.sign_ins.with(|s| s.needed(&url.get()));
+    let signing_in = move || state.prefs.sign_ins.with(|s| s.running(&url.get()));
+    let sign_in_error = move || state.prefs.sign_ins.with(|s| sign_in_failure(state, s, &url.get()));
     let sign_in = move |_| {
-        signing_in.set(true);
-        sign_in_error.set(None);
-        // Kept in case the whole page goes to sign in: the form comes back.
-        crate::mcp::keep_add_draft(&name.get_untracked(), &url.get_untracked(), &auth.get_untracked());
-        crate::oauth::sign_in(state, url.get_untracked(), Some(client_id.get_untracked()), move |r| {
-            // (Unless the page is on its way to the sign-in.)
-            if !matches!(r, Err(air_servers::credentials::SignInError::Redirected)) {
-                crate::mcp::forget_add_draft();
-            }
-            signing_in.set(false);
-            match r {
-                Ok(()) => run_connect(),
-                Err(e) => sign_in_error.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)))),
-            }
-        });
+        let form = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
+        state.dispatch(Command::SignIn(SignIn::Start { url: form.url.clone(), client_id: Some(client_id.get_untracked()), form: Some(form) }));
     };
     let save = move |_| {
         state.servers(Action::Save);
@@ -240,7 +237,6 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
             let n4 = s.name.clone();
             let n5 = s.name.clone();
             let n6 = s.name.clone();
-            let n7 = StoredValue::new(s.name.clone());
             let resync = move |_| {
                 // Outside a reactive scope: the texts come from the state.
                 let name = n3.clone();
@@ -273,21 +269,18 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                         {move || t().mcp_enabled}
                     </label>
                     <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
-                    <Show when=move || state.prefs.mcp_sign_in.with(|m| m.contains_key(url.get().trim()))>
+                    <Show when=move || state.prefs.sign_ins.with(|m| m.needed(&url.get()))>
                         <button type="button" class="primary" data-testid="mcp-server-sign-in" on:click=move |_| {
-                            let name = n7.get_value();
-                            crate::oauth::sign_in(state, url.get_untracked(), None, move |r| match r {
-                                Ok(()) => crate::mcp::restore(state),
-                                Err(e) => sync_note.set(Some((name.clone(), state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e))))),
-                            });
+                            state.dispatch(Command::SignIn(SignIn::Start { url: url.get_untracked(), client_id: None, form: None }));
                         }>{move || t().mcp_sign_in}</button>
                     </Show>
+                    {move || state.prefs.sign_ins.with(|m| sign_in_failure(state, m, &url.get())).map(|e| view! { <span class="error-text" role="alert" data-testid="mcp-server-sign-in-error">{e}</span> })}
                     <Show when=move || {
                         // (Re-read when a sign-in starts or ends.)
-                        state.prefs.mcp_sign_in.with(|m| !m.contains_key(url.get().trim())) && crate::oauth::signed_in(url.get().trim())
+                        state.prefs.sign_ins.with(|m| !m.needed(&url.get())) && crate::oauth::signed_in(&url.get())
                     }>
                         <button type="button" data-testid="mcp-server-sign-out" title=move || t().mcp_sign_out_hint
-                            on:click=move |_| crate::oauth::sign_out(state, url.get_untracked().trim())>{move || t().mcp_sign_out}</button>
+                            on:click=move |_| state.dispatch(Command::SignIn(SignIn::SignOut(url.get_untracked())))>{move || t().mcp_sign_out}</button>
                     </Show>
                     <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || t().mcp_remove}</button>
                     <ToolReview server=s.clone() draft=draft/>
@@ -354,15 +347,15 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
             <Show when=needs_sign_in>
                 <div class="row" data-testid="mcp-sign-in-needed">
                     <span class="muted">{move || t().mcp_sign_in_needed}</span>
-                    <button type="button" class="primary" data-testid="mcp-sign-in" disabled=move || signing_in.get() on:click=sign_in>
-                        {move || if signing_in.get() { t().mcp_signing_in } else { t().mcp_sign_in }}
+                    <button type="button" class="primary" data-testid="mcp-sign-in" disabled=signing_in on:click=sign_in>
+                        {move || if signing_in() { t().mcp_signing_in } else { t().mcp_sign_in }}
                     </button>
                 </div>
                 <label class="hint">{move || t().mcp_client_id}
                     <input type="text" data-testid="mcp-client-id" autocomplete="off" placeholder=move || t().mcp_client_id_hint
                         prop:value=move || client_id.get() on:input=move |ev| client_id.set(event_target_value(&ev))/>
                 </label>
-                {move || sign_in_error.get().map(|e| view! { <p class="error-text" role="alert" data-testid="mcp-sign-in-error">{e}</p> })}
+                {move || sign_in_error().map(|e| view! { <p class="error-text" role="alert" data-testid="mcp-sign-in-error">{e}</p> })}
             </Show>
         </fieldset>
     }

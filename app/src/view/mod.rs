@@ -32,19 +32,6 @@ pub fn App() -> impl IntoView {
     // with it (the core); the conversation view is fetched as soon as the
     // core says one will open.
     let state = crate::binding::start(warm_chat_view);
-    // The saved MCP servers' sessions, restored in the background.
-    crate::mcp::restore(state);
-    // A sign-in that went through the whole page (no popup) ends here.
-    crate::oauth::resume(state, move |_url, r| match r {
-        Ok(()) => {
-            crate::mcp::restore(state);
-            // It was signed in from the add form: back to it.
-            if crate::mcp::has_add_draft() {
-                state.prefs.settings_open.set(true);
-            }
-        }
-        Err(e) => state.shell.notice.set(Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)))),
-    });
     // Once the store is open: how much is stored, and is it kept.
     Effect::new(move |_| {
         if !state.shell.loading.get() {

@@ -2,7 +2,7 @@
 //! typed ([`crate::kv::Key`]). Keys of a type of this crate live beside
 //! it and are named here too.
 
-use crate::kv::{Flag, Key};
+use crate::kv::{Flag, Key, Raw};
 
 pub use crate::assistants::KEY as ASSISTANTS;
 pub use crate::mcp::{CHAT_KEY as MCP_CHAT, SERVERS_KEY as MCP_SERVERS};
@@ -17,6 +17,12 @@ pub const HAS_SESSIONS: Key<bool, Flag> = Key::new("air-agent.has-sessions");
 /// The add-server form while its sign-in is under way: (name, URL,
 /// Authorization), so a sign-in that takes the whole page comes back to it.
 pub const MCP_ADD_DRAFT: Key<Option<(String, String, String)>> = Key::new("air-agent-mcp-add-draft");
+/// A sign-in that took the whole page (no window): what finishing it on
+/// the way back needs.
+pub const OAUTH_PENDING: Key<String, Raw> = Key::new("air-agent-mcp-oauth-pending");
+/// The address the sign-in came back to, left by the callback page when
+/// there was no window to post it to.
+pub const OAUTH_RETURN: Key<String, Raw> = Key::new("air-agent-oauth-return");
 
 #[cfg(test)]
 mod tests {

@@ -99,6 +99,13 @@ pub struct FakePlatform {
     pub decisions: Cell<usize>,
     /// Sign-ins forgotten, by URL.
     pub signed_out: RefCell<Vec<String>>,
+    /// Sign-ins asked for: (URL, client id, what the server said).
+    pub sign_ins: RefCell<Vec<(String, Option<String>, air_servers::credentials::Asked)>>,
+    /// How the next sign-ins end (`None` when none is scripted: they
+    /// wait); a sign-in that takes the whole page keeps its pending state.
+    pub sign_in_results: RefCell<std::collections::VecDeque<Result<(), air_servers::credentials::SignInError>>>,
+    /// Whole-page sign-ins finished: (pending, callback).
+    pub finished: RefCell<Vec<(String, String)>>,
     /// Previews made and not let go of yet.
     pub previews: RefCell<Vec<String>>,
     /// Previews let go of.
@@ -106,6 +113,11 @@ pub struct FakePlatform {
 }
 
 impl FakePlatform {
+    /// A platform over `kv` (what a page that reloads finds).
+    pub fn with_kv(kv: Rc<FakeKv>) -> Self {
+        Self { kv, ..Self::default() }
+    }
+
     fn setup(&self) -> Setup {
         match &*self.setup.borrow() {
             Some(make) => make(),
@@ -185,6 +197,26 @@ impl Platform for FakePlatform {
     }
     fn forget_sign_in(&self, url: &str) {
         self.signed_out.borrow_mut().push(url.to_owned());
+    }
+    fn sign_in(&self, url: String, client_id: Option<String>, asked: air_servers::credentials::Asked) -> LocalBoxFuture<'static, Result<Result<(), air_servers::credentials::SignInError>, Missing>> {
+        self.sign_ins.borrow_mut().push((url.clone(), client_id, asked));
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        let result = self.sign_in_results.borrow_mut().pop_front();
+        if result == Some(Err(air_servers::credentials::SignInError::Redirected)) {
+            let _ = air_store::keys::OAUTH_PENDING.set(&*self.kv, &url);
+        }
+        Box::pin(futures_util::future::poll_fn(move |_| match &result {
+            Some(r) => Poll::Ready(Ok(r.clone())),
+            None => Poll::Pending,
+        }))
+    }
+    fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>> {
+        self.finished.borrow_mut().push((pending.clone(), callback.clone()));
+        let result = self.sign_in_results.borrow_mut().pop_front().unwrap_or(Ok(()));
+        // The fake keeps the server's URL as what is pending.
+        Box::pin(async move { Ok((!pending.is_empty()).then_some((pending, result))) })
     }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         if self.refuse_downloads.get() {

@@ -18,11 +18,13 @@
 //! the session list (pages,
 //! the sessions other code saved, delete with undo, rename), search, the
 //! open conversation, import and export, the resources and files attached
-//! to the next message, and the turn (start, stop, its questions and
-//! events). The other flows move here one by one.
+//! to the next message, the MCP servers and signing in to them, and the
+//! turn (start, stop, its questions and events). The other flows move
+//! here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `prefs`, `sessions`,
-//! `search`, `chat`, `data`, `attach`, `files`, `servers`, `turn`, `tabs`.
+//! Module order (each uses only those before it): `platform`, `prefs`,
+//! `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
+//! `signin`, `turn`, `tabs`.
 
 pub mod attach;
 pub mod chat;
@@ -33,6 +35,7 @@ pub mod prefs;
 pub mod search;
 pub mod servers;
 pub mod sessions;
+pub mod signin;
 pub mod tabs;
 pub mod turn;
 #[cfg(any(test, feature = "test-support"))]
@@ -114,6 +117,8 @@ pub enum Command {
     Prefs(prefs::Change),
     /// The MCP servers: add, switch, remove, list again, sessions' states.
     Servers(servers::Action),
+    /// Signing in to (and out of) the MCP servers that ask for it.
+    SignIn(signin::Action),
     /// Start a turn in the open conversation (nothing, if one runs).
     Turn(turn::Job),
     /// Stop the turn.
@@ -260,6 +265,13 @@ pub enum Update {
     ChatServers(air_store::mcp::ChatServers),
     /// The assistants, and each chat's picks, now.
     Assistants(air_store::assistants::Assistants),
+    /// The servers that wait for a sign-in, and the sign-ins started here.
+    SignIns(Box<signin::SignIns>),
+    /// The add form a sign-in that took the whole page left: as it was
+    /// (it connects again).
+    AddFormBack(air_servers::add::Draft),
+    /// Open the settings.
+    OpenSettings,
 }
 
 /// What a person is told, as data (the page words it).
@@ -282,6 +294,8 @@ pub enum Notice {
     FileUnreadable { name: String, error: String },
     /// Listed again, a server offers new tools: they wait for the user.
     NewTools { server: String, added: usize },
+    /// A sign-in that took the whole page failed.
+    SignInFailed(air_servers::credentials::SignInError),
 }
 
 /// What the store was doing.
@@ -353,6 +367,7 @@ pub struct Workspace<P: Platform> {
     files: files::Files,
     writing: prefs::Writing,
     servers: servers::Servers,
+    sign_ins: signin::SignIns,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
@@ -366,7 +381,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), watch: Rc::default() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -410,12 +425,14 @@ impl<P: Platform> Workspace<P> {
             Command::Done(Done::PrefsWritten { touched, result }) => prefs::written(self, touched, result),
             Command::Servers(action) => servers::handle(self, action),
             Command::Done(Done::ServersDecided(job)) => servers::decided(self, *job),
+            Command::SignIn(action) => signin::handle(self, action),
             Command::Start => {
                 for why in std::mem::take(&mut self.unreadable) {
                     self.emit(Update::Notice(Notice::PrefsUnreadable(why)));
                 }
                 sessions::handle(self, Command::Start);
                 servers::handle(self, servers::Action::Connect);
+                signin::resume(self);
             }
             Command::Attach { .. }
             | Command::AttachContext { .. }

@@ -52,6 +52,17 @@ pub trait Platform: 'static + Sized {
     fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>);
     /// Forgets the sign-in kept for the server at `url`.
     fn forget_sign_in(&self, url: &str);
+    /// Signs in to the server at `url` (`asked`: what it said when it
+    /// refused), as the client `client_id` if given. Called within the
+    /// user's click: a window for the sign-in opens at once; where none
+    /// can, the whole page goes ([`air_servers::credentials::SignInError::Redirected`]),
+    /// keeping what [`Platform::finish_sign_in`] needs under
+    /// `air_store::keys::OAUTH_PENDING`.
+    fn sign_in(&self, url: String, client_id: Option<String>, asked: air_servers::credentials::Asked) -> LocalBoxFuture<'static, Result<Result<(), air_servers::credentials::SignInError>, Missing>>;
+    /// Finishes a sign-in that took the whole page: `pending` was kept
+    /// before it left, `callback` is the address it came back to. Its
+    /// server and outcome (`None`: `pending` cannot be read).
+    fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>>;
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with
