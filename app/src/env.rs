@@ -50,11 +50,6 @@ pub async fn get_text(url: &str) -> Option<(u16, String)> {
     Some((status, response.body.text().await.ok()?))
 }
 
-/// One non-streamed answer of `model` at the configured provider.
-pub async fn complete(settings: &Settings, model: &str, system: &str, user: &str) -> Result<String, ChatError> {
-    air_agent::provider::complete(&Http::default(), settings, model, system, user, &air_http::Abort::new()).await
-}
-
 /// `GET {base}/models` through `fetch`.
 pub async fn list_models(settings: &Settings) -> Result<Vec<String>, ChatError> {
     air_agent::provider::list_models(&Http::default(), settings).await

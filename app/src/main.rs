@@ -4,7 +4,6 @@
 mod apps;
 mod binding;
 mod chat;
-mod data;
 mod dynamic;
 mod env;
 mod i18n;

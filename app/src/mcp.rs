@@ -17,7 +17,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use air_workspace::prefs::Change;
 use air_workspace::servers::{Action, Listed};
 
 use crate::env;
@@ -194,11 +193,6 @@ fn adopt_old_choices(state: AppState) {
     if settings.tool_policies.adopt(&defs) {
         state.save_settings(settings);
     }
-}
-
-/// Switches a server on or off for the open chat.
-pub fn toggle_for_chat(state: AppState, name: &str, on: bool) {
-    state.change_prefs(Change::ChatServer { chat: state.chat_key(), server: name.to_owned(), on });
 }
 
 /// The prompts of the servers the open chat uses, with their server's name;

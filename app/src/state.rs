@@ -78,6 +78,10 @@ pub struct Prefs {
     pub sign_ins: RwSignal<air_workspace::signin::SignIns>,
     /// The add form a sign-in that took the whole page left, to refill.
     pub add_form_back: RwSignal<Option<air_servers::add::Draft>>,
+    /// The providers' models as listed (the top bar's picker).
+    pub model_lists: RwSignal<air_store::settings::ModelLists>,
+    /// Where Settings → Test stands.
+    pub provider_test: RwSignal<air_workspace::models::Test>,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }
@@ -234,6 +238,8 @@ impl AppState {
                 mcp_status: RwSignal::new(Default::default()),
                 sign_ins: RwSignal::new(Default::default()),
                 add_form_back: RwSignal::new(None),
+                model_lists: RwSignal::new(Default::default()),
+                provider_test: RwSignal::new(Default::default()),
                 add_flow: RwSignal::new(Default::default()),
                 resynced: RwSignal::new(None),
                 provider_doctor: RwSignal::new(Default::default()),
@@ -335,7 +341,6 @@ impl AppState {
 
     /// Shows the session creator; the session is created with its first message.
     pub fn new_session(self) {
-        self.chat.loaded_tools.set(air_dynamic::Loaded::default());
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }

@@ -9,7 +9,6 @@ use air_workspace::Update as Up;
 use air_workspace::data::{ImportOutcome, StorageInfo};
 use air_workspace::{Command, Notice, StoreOp};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::{STARTING, WARM_CHAT_VIEW, dispatch, store};
 use crate::state::AppState;
@@ -75,8 +74,10 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::SignIns(view) => state.prefs.sign_ins.set(*view),
         Up::AddFormBack(draft) => state.prefs.add_form_back.set(Some(draft)),
         Up::OpenSettings => state.prefs.settings_open.set(true),
-        // The catalog of tools follows (added, re-synced, switched, removed).
-        Up::ServersEdited => crate::dynamic::refresh_catalog(state),
+        Up::LoadedTools(list) => state.chat.loaded_tools.set(list),
+        Up::Metrics(m) => state.chat.metrics_overall.set(m),
+        Up::ModelLists(lists) => state.prefs.model_lists.set(lists),
+        Up::ProviderTest(test) => state.prefs.provider_test.set(test),
         other => apply_chat(state, other),
     }
 }
@@ -100,8 +101,7 @@ fn apply_chat(state: AppState, u: Up) {
                 *m = list;
             });
         }
-        Up::Opened(id) => {
-            spawn_local(async move { crate::dynamic::show_loaded(state, &id).await });
+        Up::Opened(_) => {
             if STARTING.with(|s| s.replace(false)) {
                 ready(state);
             }
@@ -206,7 +206,7 @@ fn store_ready(state: AppState) {
 fn storage_line(state: AppState, info: StorageInfo) -> String {
     let t = state.t();
     let mut line = match info.usage {
-        Some((used, quota)) => t.storage_usage.replace("{used}", &crate::data::human(used)).replace("{quota}", &crate::data::human(quota)),
+        Some((used, quota)) => t.storage_usage.replace("{used}", &human(used)).replace("{quota}", &human(quota)),
         None => String::new(),
     };
     line.push(' ');
@@ -236,12 +236,17 @@ fn upsert_message(list: &mut Vec<air_store::MessageRecord>, record: air_store::M
 
 /// A session is deleted for good: what was kept about it goes too.
 fn deleted(state: AppState, id: String) {
-    if let Some(store) = store() {
-        let id = id.clone();
-        // Its loaded MCP tools go with it.
-        spawn_local(async move {
-            let _ = air_dynamic::docs::loaded(&id).delete(&*store).await;
-        });
-    }
     state.broadcast(SyncEvent::SessionDeleted { session_id: id });
+}
+
+/// A size as people read it.
+fn human(bytes: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v >= 1024.0 && i < UNITS.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 { format!("{v:.0} {}", UNITS[i]) } else { format!("{v:.1} {}", UNITS[i]) }
 }

@@ -75,6 +75,12 @@ impl Platform for Browser {
     fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>> {
         Box::pin(part(crate::oauth::finish_redirect(pending, callback)))
     }
+    fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
+        Box::pin(part(provider_models(settings)))
+    }
+    fn run_dynamic(&self, job: air_workspace::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<air_workspace::dynamic::Action>, Missing>> {
+        Box::pin(part(dynamic(self.store(), job)))
+    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
     }

@@ -14,6 +14,7 @@ use std::rc::Rc;
 
 use air_web::LocalStorageKv;
 use air_workspace::{Command, Platform, Workspace};
+use leptos::prelude::Set;
 use leptos::task::spawn_local;
 
 use crate::state::AppState;
@@ -137,5 +138,17 @@ pub fn file_url(id: String, done: impl Fn(Option<String>) + 'static) {
             FILE_URLS.with(|m| m.borrow_mut().insert(id, u.clone()));
         }
         done(url);
+    });
+}
+
+/// Imports the export file chosen in an `<input type=file>` (the core
+/// reads it into the store).
+pub fn import_chosen(state: AppState, event: leptos::ev::Event) {
+    spawn_local(async move {
+        match air_web::read_chosen_file(&event).await {
+            Ok(Some(text)) => dispatch(state, Command::Import(text)),
+            Ok(None) => {}
+            Err(e) => state.shell.import_result.set(Some(state.t().import_failed.replace("{e}", &e))),
+        }
     });
 }

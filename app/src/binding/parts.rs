@@ -123,6 +123,24 @@ pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Re
     Ok(Box::pin(async move { air_doctor::diagnose(&crate::env::Http::default(), &target, &abort).await }))
 }
 
+/// Dynamic loading's work (the catalog, loaded tools, the summarizer,
+/// the metrics): fetched when it is first needed.
+#[crate::lazy::split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn dynamic(store: Option<Rc<AnyStore>>, job: air_workspace::dynamic::Job) -> Result<LocalBoxFuture<'static, Option<air_workspace::dynamic::Action>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let sleep = |ms: u64| -> LocalBoxFuture<'static, ()> { Box::pin(crate::env::sleep(ms)) };
+        let env = air_workspace::dynamic::Env { store, http: &crate::env::Http::default(), now_ms: crate::env::now_ms(), sleep: &sleep };
+        air_workspace::dynamic::run(env, job).await
+    }))
+}
+
+/// The provider's models, asked with the code that sends requests (a part
+/// of its own: the first screen sends none).
+#[crate::lazy::split(provider_models, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn provider_models(settings: air_store::Settings) -> Result<LocalBoxFuture<'static, Result<Vec<String>, air_chat::ChatError>>, crate::lazy::Missing> {
+    Ok(Box::pin(async move { crate::env::list_models(&settings).await }))
+}
+
 /// Search results shown at most.
 const SEARCH_LIMIT: usize = 50;
 

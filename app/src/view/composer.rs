@@ -83,7 +83,7 @@ fn McpBar() -> impl IntoView {
                             view! {
                                 <button type="button" class="mcp-chip" class:on=on aria-pressed=on.to_string() title=title
                                     data-testid="mcp-chip" data-server=server data-state=key
-                                    on:click=move |_| crate::mcp::toggle_for_chat(state, &name, !on)>{label}</button>
+                                    on:click=move |_| state.change_prefs(air_workspace::prefs::Change::ChatServer { chat: state.chat_key(), server: name.clone(), on: !on })>{label}</button>
                             }
                         })
                         .collect::<Vec<_>>()

@@ -35,7 +35,7 @@ pub fn App() -> impl IntoView {
     // Once the store is open: how much is stored, and is it kept.
     Effect::new(move |_| {
         if !state.shell.loading.get() {
-            crate::data::refresh_storage(state);
+            state.dispatch(air_workspace::Command::WantStorage);
         }
     });
     // Theme and language follow the settings.
@@ -176,7 +176,7 @@ fn ProfileList() -> impl IntoView {
 #[component]
 fn ModelPicker() -> impl IntoView {
     let state = use_app();
-    let lists = RwSignal::new(air_store::settings::ModelLists::default());
+    let lists = state.prefs.model_lists;
     // The provider of the chat when the picker was last focused.
     let source = RwSignal::new((String::new(), false));
     let input = NodeRef::<leptos::html::Input>::new();
@@ -213,15 +213,7 @@ fn ModelPicker() -> impl IntoView {
                 let settings = state.turn_settings();
                 let from = settings.models_source();
                 source.set(from.clone());
-                if lists.try_update_untracked(|l| l.start(&from)) == Some(true) {
-                    leptos::task::spawn_local(async move {
-                        let list = match provider_models(settings).await {
-                            Ok(ask) => ask.await.ok(),
-                            Err(_) => None,
-                        };
-                        lists.update(|l| l.answered(from, list));
-                    });
-                }
+                state.dispatch(air_workspace::Command::Models(air_workspace::models::Action::Want(Box::new(settings))));
             }
             on:change=move |ev| commit(event_target_value(&ev))
             on:blur=move |ev| {
@@ -235,15 +227,6 @@ fn ModelPicker() -> impl IntoView {
             {move || lists.with(|l| source.with(|from| l.of(from).to_vec())).into_iter().map(|m| view! { <option value=m></option> }).collect_view()}
         </datalist>
     }
-}
-
-/// The provider's models, asked with the code that sends requests (a part
-/// of its own: the first screen sends none).
-#[crate::lazy::split(provider_models, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn provider_models(
-    settings: air_store::Settings,
-) -> Result<futures_util::future::LocalBoxFuture<'static, Result<Vec<String>, air_chat::ChatError>>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { crate::env::list_models(&settings).await }))
 }
 
 /// A new version waits: the user reloads when it suits them, never in the

@@ -1,20 +1,30 @@
 use air_store::Settings;
 use air_store::settings::{Language, ModelChange, PRESETS, Theme, ToolCalling};
 use air_tools::policy::Policy;
-use air_workspace::servers::Action;
+use air_workspace::Command;
+use air_workspace::data::Format;
+use air_workspace::models::{Action as Models, Test};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::i18n::t;
 use crate::state::use_app;
 
 /// Result of the connection test, shown under the button.
-#[derive(Clone, PartialEq)]
-enum TestState {
-    Idle,
-    Running,
-    Ok(String),
-    Failed(String),
+/// Settings → Test's outcome in words.
+fn test_text(state: crate::state::AppState, test: &Test) -> String {
+    let texts = state.t();
+    match test {
+        Test::Idle => String::new(),
+        Test::Running => texts.testing.into(),
+        Test::Listed { models, missing } => {
+            let mut msg = texts.test_ok.replace("{n}", &models.len().to_string());
+            if let Some(m) = missing {
+                msg.push_str(&texts.test_model_missing.replace("{m}", m));
+            }
+            msg
+        }
+        Test::Failed(e) => e.message(state.chat_lang()),
+    }
 }
 
 fn parse_opt<T: std::str::FromStr>(v: &str) -> Option<T> {
@@ -44,16 +54,17 @@ fn settings_drawer() -> Result<AnyView, crate::lazy::Missing> {
 fn SettingsDrawer() -> impl IntoView {
     let state = use_app();
     // Dynamic loading's metrics over every conversation, shown below.
-    crate::dynamic::load_overall(state);
+    state.dispatch(air_workspace::Command::Dynamic(air_workspace::dynamic::Action::WantMetrics));
     let draft = RwSignal::new(state.prefs.settings.get_untracked());
-    let models = RwSignal::new(Vec::<String>::new());
-    let test = RwSignal::new(TestState::Idle);
+    let test = state.prefs.provider_test;
+    // What the last test listed, offered for the model.
+    let models = move || test.with(|t| if let Test::Listed { models, .. } = t { models.clone() } else { Vec::new() });
     let doctor = state.prefs.provider_doctor;
     // Start from the saved values whenever the drawer opens.
     Effect::new(move |_| {
         if state.prefs.settings_open.get() {
             draft.set(state.prefs.settings.get_untracked());
-            test.set(TestState::Idle);
+            test.set(Test::Idle);
         }
     });
     let edit = move |f: &dyn Fn(&mut Settings)| draft.update(|d| f(d));
@@ -63,34 +74,12 @@ fn SettingsDrawer() -> impl IntoView {
         s.base_url = s.base_url.trim().to_owned();
         s.api_key = s.api_key.trim().to_owned();
         s.model = s.model.trim().to_owned();
-        crate::dynamic::save_settings(state, s);
+        state.save_settings(s);
         state.prefs.settings_open.set(false);
     };
     let run_test = move |_| {
-        test.set(TestState::Running);
         doctor.set(crate::view::mcp::Doctor::Idle);
-        let s = draft.get_untracked();
-        spawn_local(async move {
-            match crate::env::list_models(&s).await {
-                Ok(list) => {
-                    let has_model = s.model.is_empty() || list.iter().any(|m| m == &s.model);
-                    let texts = state.t();
-                    let mut msg = texts.test_ok.replace("{n}", &list.len().to_string());
-                    if !has_model {
-                        msg.push_str(&texts.test_model_missing.replace("{m}", &s.model));
-                    }
-                    models.set(list);
-                    test.set(TestState::Ok(msg));
-                }
-                Err(e) => {
-                    // The page could not read an answer: find out why.
-                    if matches!(e, air_chat::ChatError::Network { .. } | air_chat::ChatError::Cors { .. }) {
-                        state.servers(Action::DiagnoseProvider { base_url: s.base_url.clone(), model: s.model.clone(), has_key: !s.api_key.trim().is_empty() });
-                    }
-                    test.set(TestState::Failed(e.message(state.chat_lang())));
-                }
-            }
-        });
+        state.dispatch(Command::Models(Models::Test(Box::new(draft.get_untracked()))));
     };
     let text_input = move |label: fn(&crate::i18n::Text) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
         view! {
@@ -109,7 +98,7 @@ fn SettingsDrawer() -> impl IntoView {
                         <legend>{move || t().provider}</legend>
                         <label>{move || t().preset}
                             <select data-testid="settings-preset"
-                                on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); models.set(Vec::new()); }>
+                                on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); test.set(Test::Idle); }>
                                 {PRESETS.iter().map(|p| view! {
                                     <option value=p.id selected=move || draft.with(|d| d.provider == p.id)>
                                         {move || match p.id { "local" => t().preset_local, "custom" => t().preset_custom, _ => p.name }}
@@ -130,17 +119,17 @@ fn SettingsDrawer() -> impl IntoView {
                                     prop:value=move || draft.with(|d| d.model.clone())
                                     on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.model = v.clone()) }/>
                                 <button type="button" data-testid="settings-test" on:click=run_test
-                                    disabled=move || test.get() == TestState::Running>{move || t().test_button}</button>
+                                    disabled=move || test.with(|t| *t == Test::Running)>{move || t().test_button}</button>
                             </span>
                             <datalist id="model-list">
-                                <For each=move || models.get() key=|m| m.clone() let:m>
+                                <For each=models key=|m| m.clone() let:m>
                                     <option value=m.clone()></option>
                                 </For>
                             </datalist>
                         </label>
-                        <Show when=move || !models.with(Vec::is_empty)>
+                        <Show when=move || !models().is_empty()>
                             <div class="model-chips" data-testid="model-list">
-                                <For each=move || models.get() key=|m| m.clone() let:m>
+                                <For each=models key=|m| m.clone() let:m>
                                     <button type="button" class="chip" on:click={
                                         let m = m.clone();
                                         move |_| edit(&|d| d.model = m.clone())
@@ -149,13 +138,9 @@ fn SettingsDrawer() -> impl IntoView {
                             </div>
                         </Show>
                         <p class="test-result" data-testid="settings-test-result"
-                            class:ok=move || matches!(test.get(), TestState::Ok(_))
-                            class:failed=move || matches!(test.get(), TestState::Failed(_))>
-                            {move || match test.get() {
-                                TestState::Idle => String::new(),
-                                TestState::Running => t().testing.into(),
-                                TestState::Ok(m) | TestState::Failed(m) => m,
-                            }}
+                            class:ok=move || test.with(|t| matches!(t, Test::Listed { .. }))
+                            class:failed=move || test.with(|t| matches!(t, Test::Failed(_)))>
+                            {move || test.with(|t| test_text(state, t))}
                         </p>
                         {move || {
                             let headers: Vec<String> = vec!["Authorization".into()];
@@ -293,16 +278,16 @@ fn DataSection() -> impl IntoView {
             <legend>{move || t().data}</legend>
             <div class="row wrap">
                 <button type="button" data-testid="export-all"
-                    on:click=move |_| crate::data::export(state, None, include_secrets.get_untracked())>{move || t().export_all}</button>
+                    on:click=move |_| state.dispatch(Command::Export { only: None, format: Format::All { secrets: include_secrets.get_untracked() } })>{move || t().export_all}</button>
                 <Show when=move || state.sessions.active.with(Option::is_some)>
                     <button type="button" data-testid="export-one"
-                        on:click=move |_| crate::data::export(state, state.sessions.active.get_untracked(), false)>{move || t().export_one}</button>
+                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::One }) } }>{move || t().export_one}</button>
                     <button type="button" data-testid="export-markdown"
-                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { crate::data::export_markdown(state, id) } }>{move || t().export_markdown}</button>
+                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::Markdown }) } }>{move || t().export_markdown}</button>
                 </Show>
                 <label class="file-button">{move || t().import}
                     <input type="file" accept=".json,application/json" data-testid="import-file"
-                        on:change=move |ev| crate::data::import(state, ev)/>
+                        on:change=move |ev| crate::binding::import_chosen(state, ev)/>
                 </label>
             </div>
             <label class="check">

@@ -94,6 +94,7 @@ fn new_chat<P: Platform>(w: &mut Workspace<P>) {
     w.chat.has_older = false;
     w.emit(Update::Active(None));
     w.emit(Update::Messages { list: Vec::new(), has_older: false });
+    crate::dynamic::opened(w, None);
 }
 
 /// Makes `id` the open session and reads its last page.
@@ -145,6 +146,7 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
             w.emit(Update::Messages { list, has_older });
             if why == PageWhy::Open {
                 w.emit(Update::Opened(id.clone()));
+                crate::dynamic::opened(w, Some(id.clone()));
             }
             resume_left(w);
         }

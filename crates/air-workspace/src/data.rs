@@ -64,8 +64,8 @@ pub async fn import_text<S: Store>(store: &S, text: &str, new_id: &mut dyn FnMut
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
     match cmd {
-        Command::Export { only, format, settings } => {
-            let asked = w.p.export(only, format, *settings);
+        Command::Export { only, format } => {
+            let asked = w.p.export(only, format, w.prefs.settings.clone());
             w.spawn(async move { Some(Command::Done(Done::Collected { format, result: asked.await })) });
         }
         Command::Import(text) => {

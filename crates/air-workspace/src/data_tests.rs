@@ -27,10 +27,11 @@ fn started() -> Harness {
 #[test]
 fn an_export_is_named_by_the_day_and_carries_the_settings_only_when_whole() {
     let mut h = started();
-    let settings = Box::new(air_store::Settings { api_key: "sk-secret".into(), ..air_store::Settings::default() });
-    h.send(Command::Export { only: None, format: Format::All { secrets: false }, settings: settings.clone() });
-    h.send(Command::Export { only: Some("s".into()), format: Format::One, settings: settings.clone() });
-    h.send(Command::Export { only: Some("s".into()), format: Format::Markdown, settings });
+    let settings = air_store::Settings { api_key: "sk-secret".into(), ..air_store::Settings::default() };
+    h.send(Command::Prefs(crate::prefs::Change::Settings(Box::new(settings))));
+    h.send(Command::Export { only: None, format: Format::All { secrets: false } });
+    h.send(Command::Export { only: Some("s".into()), format: Format::One });
+    h.send(Command::Export { only: Some("s".into()), format: Format::Markdown });
     let files = h.p.downloads.borrow().clone();
     let names: Vec<&str> = files.iter().map(|(n, _, _)| n.as_str()).collect();
     assert_eq!(names, ["air-agent-export-2026-11-25.json", "air-agent-conversation-2026-11-25.json", "air-agent-conversation-2026-11-25.md"]);
@@ -38,14 +39,14 @@ fn an_export_is_named_by_the_day_and_carries_the_settings_only_when_whole() {
     assert!(!files[1].2.contains("\"settings\""), "one conversation carries no settings");
     assert!(files[2].2.contains("What is a lifetime?") && files[2].1 == "text/markdown");
     h.p.refuse_downloads.set(true);
-    h.send(Command::Export { only: None, format: Format::All { secrets: true }, settings: Box::default() });
+    h.send(Command::Export { only: None, format: Format::All { secrets: true } });
     assert_eq!(h.take().last(), Some(&Update::Notice(Notice::DownloadFailed("downloads are blocked".into()))));
 }
 
 #[test]
 fn an_import_says_what_came_in_and_shows_it_here_and_in_the_other_tabs() {
     let mut h = started();
-    h.send(Command::Export { only: None, format: Format::All { secrets: false }, settings: Box::default() });
+    h.send(Command::Export { only: None, format: Format::All { secrets: false } });
     let text = h.p.downloads.borrow()[0].2.clone();
     // The same export again changes nothing; a fresh store gets it all.
     h.send(Command::Import(text.clone()));

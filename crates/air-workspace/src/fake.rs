@@ -62,7 +62,7 @@ pub struct FakePlatform {
     pub downloads: RefCell<Vec<(String, String, String)>>,
     pub refuse_downloads: Cell<bool>,
     /// The model's server, scripted.
-    pub http: ScriptedHttp,
+    pub http: Rc<ScriptedHttp>,
     /// What a turn runs with (default: the default settings, no tools).
     pub setup: RefCell<Option<Box<dyn Fn() -> Setup>>>,
     /// What running turns reported, not handled yet.
@@ -106,6 +106,10 @@ pub struct FakePlatform {
     pub sign_in_results: RefCell<std::collections::VecDeque<Result<(), air_servers::credentials::SignInError>>>,
     /// Whole-page sign-ins finished: (pending, callback).
     pub finished: RefCell<Vec<(String, String)>>,
+    /// Dynamic loading's jobs run (their kinds), in order; they wait while
+    /// `hold_dynamic` is set.
+    pub dynamic_jobs: RefCell<Vec<String>>,
+    pub hold_dynamic: Rc<Cell<bool>>,
     /// Previews made and not let go of yet.
     pub previews: RefCell<Vec<String>>,
     /// Previews let go of.
@@ -217,6 +221,22 @@ impl Platform for FakePlatform {
         let result = self.sign_in_results.borrow_mut().pop_front().unwrap_or(Ok(()));
         // The fake keeps the server's URL as what is pending.
         Box::pin(async move { Ok((!pending.is_empty()).then_some((pending, result))) })
+    }
+    fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
+        let http = self.http.clone();
+        Box::pin(async move { Ok(air_agent::provider::list_models(&*http, &settings).await) })
+    }
+    fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>> {
+        self.dynamic_jobs.borrow_mut().push(format!("{job:?}").split([' ', '(']).next().unwrap_or_default().to_owned());
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        let (store, http, now, held) = (self.opened.get().then(|| self.store.clone()), self.http.clone(), self.now.get(), self.hold_dynamic.clone());
+        Box::pin(async move {
+            futures_util::future::poll_fn(|_| if held.get() { Poll::Pending } else { Poll::Ready(()) }).await;
+            let sleep = |_: u64| -> LocalBoxFuture<'static, ()> { Box::pin(futures_util::future::pending()) };
+            Ok(crate::dynamic::run(crate::dynamic::Env { store, http: &*http, now_ms: now, sleep: &sleep }, job).await)
+        })
     }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         if self.refuse_downloads.get() {

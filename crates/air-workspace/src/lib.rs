@@ -22,14 +22,16 @@
 //! turn (start, stop, its questions and events). The other flows move
 //! here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `prefs`,
-//! `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
+//! Module order (each uses only those before it): `platform`, `dynamic`,
+//! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
 //! `signin`, `turn`, `tabs`.
 
 pub mod attach;
 pub mod chat;
 pub mod data;
+pub mod dynamic;
 pub mod files;
+pub mod models;
 pub mod platform;
 pub mod prefs;
 pub mod search;
@@ -93,8 +95,8 @@ pub enum Command {
     /// A turn removed messages (an answer replaced).
     MessagesRemoved(Vec<String>),
     /// Download the conversations (or `only` one) as a file; a whole
-    /// export carries `settings`.
-    Export { only: Option<String>, format: data::Format, settings: Box<air_store::Settings> },
+    /// export carries the settings.
+    Export { only: Option<String>, format: data::Format },
     /// Import an export file's text.
     Import(String),
     /// How much is stored.
@@ -119,6 +121,10 @@ pub enum Command {
     Servers(servers::Action),
     /// Signing in to (and out of) the MCP servers that ask for it.
     SignIn(signin::Action),
+    /// MCP dynamic loading: the catalog, loaded tools, summaries, metrics.
+    Dynamic(dynamic::Action),
+    /// The provider's models: the picker's lists, Settings → Test.
+    Models(models::Action),
     /// Start a turn in the open conversation (nothing, if one runs).
     Turn(turn::Job),
     /// Stop the turn.
@@ -272,6 +278,14 @@ pub enum Update {
     AddFormBack(air_servers::add::Draft),
     /// Open the settings.
     OpenSettings,
+    /// The MCP tools the open conversation loaded (dynamic loading).
+    LoadedTools(air_dynamic::Loaded),
+    /// What dynamic loading did over every conversation.
+    Metrics(air_dynamic::Metrics),
+    /// The providers' models as listed (the picker's).
+    ModelLists(air_store::settings::ModelLists),
+    /// Where Settings → Test stands.
+    ProviderTest(models::Test),
 }
 
 /// What a person is told, as data (the page words it).
@@ -368,6 +382,8 @@ pub struct Workspace<P: Platform> {
     writing: prefs::Writing,
     servers: servers::Servers,
     sign_ins: signin::SignIns,
+    dynamic: dynamic::Dynamic,
+    models: models::Models,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
@@ -381,7 +397,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), watch: Rc::default() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -426,6 +442,8 @@ impl<P: Platform> Workspace<P> {
             Command::Servers(action) => servers::handle(self, action),
             Command::Done(Done::ServersDecided(job)) => servers::decided(self, *job),
             Command::SignIn(action) => signin::handle(self, action),
+            Command::Dynamic(action) => dynamic::handle(self, action),
+            Command::Models(action) => models::handle(self, action),
             Command::Start => {
                 for why in std::mem::take(&mut self.unreadable) {
                     self.emit(Update::Notice(Notice::PrefsUnreadable(why)));
@@ -488,6 +506,7 @@ impl<P: Platform> Workspace<P> {
     /// Session `id` was deleted for good: what was kept about it goes too.
     fn session_gone(&mut self, id: &str) {
         servers::handle(self, servers::Action::SessionGone(id.to_owned()));
+        dynamic::forget(self, id.to_owned());
     }
 
     /// The next message has attachments (resources or files).

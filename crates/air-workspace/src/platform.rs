@@ -63,6 +63,12 @@ pub trait Platform: 'static + Sized {
     /// before it left, `callback` is the address it came back to. Its
     /// server and outcome (`None`: `pending` cannot be read).
     fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>>;
+    /// Lists the models of the provider `settings` name (the code that
+    /// talks to providers is fetched on first use).
+    fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>>;
+    /// Runs dynamic loading's work ([`crate::dynamic::run`]; the page
+    /// fetches it on first use).
+    fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>>;
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with

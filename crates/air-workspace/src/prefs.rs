@@ -129,6 +129,8 @@ pub(crate) fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
     if let Change::Settings(s) = change {
         w.prefs.settings = *s;
         save(w, Touched { settings: true, ..Touched::default() });
+        // Dynamic loading may have been switched on, or a summarizer chosen.
+        crate::dynamic::handle(w, crate::dynamic::Action::Refresh);
     }
 }
 

@@ -241,6 +241,11 @@ pub(crate) fn decided<P: Platform>(w: &mut Workspace<P>, job: Result<Job, (State
 
 fn run<P: Platform>(w: &mut Workspace<P>, out: Out) {
     match out {
+        Out::Update(Update::ServersEdited) => {
+            w.emit(Update::ServersEdited);
+            // The catalog of tools follows (added, re-synced, switched, removed).
+            crate::dynamic::handle(w, crate::dynamic::Action::Refresh);
+        }
         Out::Update(u) => w.emit(u),
         Out::Prefs(touched) => crate::prefs::save(w, touched),
         Out::List { server, why } => {

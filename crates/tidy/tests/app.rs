@@ -14,14 +14,11 @@ const BINDING: &str = "app/src/binding/";
 const STILL_THERE: &[(&str, usize, usize)] = &[
     ("app/src/apps.rs", 3, 1),
     ("app/src/chat.rs", 0, 1),
-    ("app/src/data.rs", 1, 0),
-    ("app/src/dynamic.rs", 6, 2),
     ("app/src/mcp.rs", 7, 1),
     ("app/src/oauth.rs", 0, 1),
     ("app/src/state.rs", 0, 2),
     ("app/src/view/chat.rs", 1, 1),
-    ("app/src/view/mod.rs", 2, 0),
-    ("app/src/view/settings.rs", 1, 0),
+    ("app/src/view/mod.rs", 1, 0),
 ];
 
 fn app_files() -> Vec<(String, String)> {
@@ -78,13 +75,13 @@ const VIEWS_STILL_USE: &[(&str, &[&str])] = &[
     ("app/src/view/app_frame.rs", &["apps", "state"]),
     ("app/src/view/assistants.rs", &["env", "state"]),
     ("app/src/view/chat.rs", &["apps", "chat", "oauth", "state"]),
-    ("app/src/view/composer.rs", &["chat", "mcp", "state"]),
+    ("app/src/view/composer.rs", &["chat", "state"]),
     ("app/src/view/mcp.rs", &["oauth", "state"]),
-    ("app/src/view/mod.rs", &["data", "env", "state"]),
+    ("app/src/view/mod.rs", &["state"]),
     ("app/src/view/prompts.rs", &["mcp", "state"]),
     ("app/src/view/question.rs", &["chat", "state"]),
     ("app/src/view/resources.rs", &["mcp", "state"]),
-    ("app/src/view/settings.rs", &["data", "dynamic", "env", "state"]),
+    ("app/src/view/settings.rs", &["env", "state"]),
     ("app/src/view/shortcuts.rs", &["state"]),
     ("app/src/view/sidebar.rs", &["state"]),
 ];

@@ -1,0 +1,325 @@
+//! MCP dynamic loading (`air-dynamic`) around the turn: the catalog kept
+//! up to date with the saved servers, each conversation's loaded tools
+//! (read and checked again when it opens and when the servers or the
+//! settings change, saved when a turn's loader changes them), the
+//! summarizer writing the servers' summaries in the background (never
+//! asked again, this page life, about a server, epoch and model it failed
+//! on), and the metrics over every conversation, written one at a time so
+//! that none is lost.
+//!
+//! The core keeps the state and decides when; the work, with
+//! `air-dynamic`'s code, is [`run`], which the platform runs in a part it
+//! fetches on first use (`Platform::run_dynamic`), so the first screen
+//! does not carry it.
+
+use std::rc::Rc;
+
+use air_dynamic::docs::{self, CATALOG, METRICS};
+use air_dynamic::{Catalog, Loaded, Metrics};
+use air_http::HttpClient;
+use air_store::mcp::McpServer;
+use air_store::{Settings, Store, StoreError};
+use futures_util::future::LocalBoxFuture;
+
+use crate::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
+
+/// How long the summarizer may take per server.
+pub const SUMMARIZER_TIMEOUT_MS: u64 = 60_000;
+
+/// A server (its name), its tools' epoch and the model the summarizer
+/// failed on.
+pub type Failed = (String, u64, String);
+
+/// What happens to dynamic loading (and what its work found).
+#[derive(Debug)]
+pub enum Action {
+    /// The saved servers or the settings changed: the catalog follows,
+    /// the open conversation's loaded tools are checked again, and new
+    /// summaries are written.
+    Refresh,
+    /// Write the summaries the catalog lacks (a turn with dynamic loading
+    /// begins).
+    Summarize,
+    /// A turn's loader changed the open conversation's loaded tools; its
+    /// metrics gained `gained`.
+    Loaded { list: Loaded, gained: Metrics },
+    /// The metrics over every conversation are wanted (the settings).
+    WantMetrics,
+    /// The loaded tools of `session` as checked (and whether checking
+    /// changed them: they are saved then); `kept`: whether the catalog,
+    /// brought up to date, could be stored.
+    Gated { session: Option<String>, result: Result<(Loaded, bool), Missing>, kept: Result<(), StoreError> },
+    /// The summarizer is done: what it failed on.
+    Summarized(Result<Vec<Failed>, Missing>),
+    /// The overall metrics as stored, after adding `gained` to them (or
+    /// read: `None`).
+    Metrics { gained: Option<Metrics>, result: Result<Result<Metrics, StoreError>, Missing> },
+    /// A conversation's loaded tools were saved, or not.
+    Saved(Result<Result<(), StoreError>, Missing>),
+}
+
+/// The work the platform runs ([`run`]).
+#[derive(Debug)]
+pub enum Job {
+    /// Bring the catalog up to date with `servers` and check the loaded
+    /// tools of `session` against it.
+    Gate { session: Option<String>, servers: Vec<McpServer> },
+    /// Have `model` summarize the servers the catalog has no summary for,
+    /// but those in `skip`.
+    Summarize { settings: Box<Settings>, servers: Vec<McpServer>, model: String, skip: Vec<Failed> },
+    Save { session: String, list: Loaded },
+    /// Add to the overall metrics.
+    AddMetrics(Metrics),
+    ReadMetrics,
+    /// A deleted session's loaded tools go.
+    Forget(String),
+}
+
+/// The core's part.
+#[derive(Debug, Default)]
+pub(crate) struct Dynamic {
+    summarizing: bool,
+    failed: Vec<Failed>,
+    /// Gains of the overall metrics not written yet, and whether a write
+    /// is under way.
+    pending: Metrics,
+    flushing: bool,
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Refresh => refresh(w),
+        Action::Summarize => summarize(w),
+        Action::Loaded { list, gained } => {
+            add_metrics(w, gained);
+            if let Some(session) = w.chat.active.clone() {
+                save(w, session, list);
+            }
+        }
+        Action::WantMetrics => work(w, Job::ReadMetrics),
+        Action::Gated { session, result, kept } => {
+            if let Err(error) = kept {
+                w.emit(Update::Notice(Notice::Store { op: StoreOp::Prefs, error }));
+            }
+            match result {
+                Ok((list, changed)) => gated(w, session, list, changed),
+                Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
+            }
+        }
+        Action::Summarized(failed) => {
+            w.dynamic.summarizing = false;
+            w.dynamic.failed.extend(failed.unwrap_or_default());
+        }
+        Action::Metrics { gained, result } => metrics(w, gained, result),
+        Action::Saved(result) => match result {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op: StoreOp::SaveMessage, error })),
+            Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
+        },
+    }
+}
+
+/// The overall metrics as stored now; after a write, the next one goes
+/// (a write that could not be made keeps its gains for the next).
+fn metrics<P: Platform>(w: &mut Workspace<P>, gained: Option<Metrics>, result: Result<Result<Metrics, StoreError>, Missing>) {
+    let written = matches!(result, Ok(Ok(_)));
+    match result {
+        Ok(Ok(m)) => w.emit(Update::Metrics(m)),
+        Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Prefs, error })),
+        Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
+    }
+    let Some(gained) = gained else { return };
+    w.dynamic.flushing = false;
+    if written {
+        flush(w);
+    } else {
+        w.dynamic.pending.add(&gained);
+    }
+}
+
+/// Dynamic loading is on for the open chat (the settings' switch; its
+/// assistant may turn it off for itself).
+pub(crate) fn on<P: Platform>(w: &Workspace<P>) -> bool {
+    let chat = w.chat.active.as_deref().unwrap_or(air_store::mcp::NEW_CHAT);
+    let assistant = w.prefs.assistants.of_chat(chat).map(|a| a.dynamic_loading);
+    air_dynamic::enabled(w.prefs.settings.dynamic_mcp_loading, assistant)
+}
+
+/// A session opened: its loaded tools are shown, checked against the
+/// catalog (none while dynamic loading is off: its code is fetched only
+/// once it is on).
+pub(crate) fn opened<P: Platform>(w: &mut Workspace<P>, session: Option<String>) {
+    match session {
+        Some(id) if on(w) => {
+            let servers = w.prefs.servers.clone();
+            work(w, Job::Gate { session: Some(id), servers });
+        }
+        _ => w.emit(Update::LoadedTools(Loaded::default())),
+    }
+}
+
+/// A deleted session's loaded tools go with it.
+pub(crate) fn forget<P: Platform>(w: &mut Workspace<P>, session: String) {
+    work(w, Job::Forget(session));
+}
+
+fn refresh<P: Platform>(w: &mut Workspace<P>) {
+    // Without servers there is nothing to catalogue (a turn brings the
+    // stored catalog up to date before it uses it).
+    if w.prefs.servers.is_empty() {
+        return;
+    }
+    let (session, servers) = (w.chat.active.clone(), w.prefs.servers.clone());
+    work(w, Job::Gate { session, servers });
+    summarize(w);
+}
+
+fn gated<P: Platform>(w: &mut Workspace<P>, session: Option<String>, list: Loaded, changed: bool) {
+    let Some(session) = session else { return };
+    if changed {
+        save(w, session, list);
+    } else if w.chat.active.as_deref() == Some(session.as_str()) {
+        w.emit(Update::LoadedTools(list));
+    }
+}
+
+fn save<P: Platform>(w: &mut Workspace<P>, session: String, list: Loaded) {
+    if w.chat.active.as_deref() == Some(session.as_str()) {
+        w.emit(Update::LoadedTools(list.clone()));
+    }
+    work(w, Job::Save { session, list });
+}
+
+fn summarize<P: Platform>(w: &mut Workspace<P>) {
+    let model = w.prefs.settings.mcp_summarizer_model.trim().to_owned();
+    if !w.prefs.settings.dynamic_mcp_loading || model.is_empty() || w.dynamic.summarizing {
+        return;
+    }
+    w.dynamic.summarizing = true;
+    let job = Job::Summarize { settings: Box::new(w.prefs.settings.clone()), servers: w.prefs.servers.clone(), model, skip: w.dynamic.failed.clone() };
+    work(w, job);
+}
+
+fn add_metrics<P: Platform>(w: &mut Workspace<P>, gained: Metrics) {
+    if gained == Metrics::default() {
+        return;
+    }
+    w.dynamic.pending.add(&gained);
+    flush(w);
+}
+
+/// Writes what the overall metrics gained, one write at a time.
+fn flush<P: Platform>(w: &mut Workspace<P>) {
+    if w.dynamic.flushing || w.dynamic.pending == Metrics::default() {
+        return;
+    }
+    w.dynamic.flushing = true;
+    let gained = std::mem::take(&mut w.dynamic.pending);
+    work(w, Job::AddMetrics(gained));
+}
+
+/// Has the platform run `job`; what it found comes back as a command.
+fn work<P: Platform>(w: &mut Workspace<P>, job: Job) {
+    // What is said if its part cannot be fetched.
+    let missing = match &job {
+        Job::Gate { session, .. } => Some(Action::Gated { session: session.clone(), result: Err(Missing), kept: Ok(()) }),
+        Job::Summarize { .. } => Some(Action::Summarized(Err(Missing))),
+        Job::Save { .. } => Some(Action::Saved(Err(Missing))),
+        Job::AddMetrics(gained) => Some(Action::Metrics { gained: Some(*gained), result: Err(Missing) }),
+        Job::ReadMetrics => Some(Action::Metrics { gained: None, result: Err(Missing) }),
+        Job::Forget(_) => None,
+    };
+    let running = w.p.run_dynamic(job);
+    w.spawn(async move {
+        match running.await {
+            Ok(found) => found.map(Command::Dynamic),
+            Err(Missing) => missing.map(Command::Dynamic),
+        }
+    });
+}
+
+/// The catalog as stored, brought up to date with `servers`, and whether
+/// it could be stored again where that changed it. A document that cannot
+/// be read is rebuilt.
+pub async fn catalog(store: &impl Store, servers: &[McpServer], now_ms: f64) -> (Catalog, Result<(), StoreError>) {
+    let stored = CATALOG.read(store).await;
+    let fresh = stored.refresh(servers, now_ms);
+    let kept = if fresh != stored { CATALOG.write(store, &fresh).await } else { Ok(()) };
+    (fresh, kept)
+}
+
+/// Where [`run`] works: the store, HTTP for the summarizer, the clock.
+pub struct Env<'a, S, H> {
+    pub store: Option<Rc<S>>,
+    pub http: &'a H,
+    pub now_ms: f64,
+    pub sleep: &'a dyn Fn(u64) -> LocalBoxFuture<'static, ()>,
+}
+
+/// Does `job`; what it found, for the core (`None`: nothing to say).
+pub async fn run<S: Store, H: HttpClient>(env: Env<'_, S, H>, job: Job) -> Option<Action> {
+    let Some(store) = env.store.clone() else { return None };
+    let store = &*store;
+    match job {
+        Job::Gate { session, servers } => {
+            let (fresh, kept) = catalog(store, &servers, env.now_ms).await;
+            let mut list = match &session {
+                Some(id) => docs::loaded(id).read(store).await,
+                None => Loaded::default(),
+            };
+            let changed = list.gate(&fresh, &servers, env.now_ms);
+            Some(Action::Gated { session, result: Ok((list, changed)), kept })
+        }
+        Job::Summarize { settings, servers, model, skip } => Some(Action::Summarized(Ok(summarize_all(&env, store, &settings, &servers, &model, &skip).await))),
+        Job::Save { session, list } => Some(Action::Saved(Ok(docs::loaded(&session).write(store, &list).await))),
+        Job::AddMetrics(gained) => {
+            let mut m = METRICS.read(store).await;
+            m.add(&gained);
+            let result = METRICS.write(store, &m).await.map(|()| m);
+            Some(Action::Metrics { gained: Some(gained), result: Ok(result) })
+        }
+        Job::ReadMetrics => Some(Action::Metrics { gained: None, result: Ok(Ok(METRICS.read(store).await)) }),
+        Job::Forget(session) => {
+            let _ = docs::loaded(&session).delete(store).await;
+            None
+        }
+    }
+}
+
+/// The summarizer over the servers without a summary for their tools
+/// (but `skip`); a failure or a timeout leaves the descriptions' first
+/// sentences in place. What it failed on.
+async fn summarize_all<S: Store, H: HttpClient>(env: &Env<'_, S, H>, store: &S, settings: &Settings, servers: &[McpServer], model: &str, skip: &[Failed]) -> Vec<Failed> {
+    let mut failed = Vec::new();
+    let (first, _) = catalog(store, servers, env.now_ms).await;
+    for (name, epoch) in air_dynamic::unsummarized(&first) {
+        let key = (name.clone(), epoch, model.to_owned());
+        let Some(server) = servers.iter().find(|s| s.name == name) else { continue };
+        if skip.contains(&key) {
+            continue;
+        }
+        let ask = |input: String| async move {
+            let abort = air_http::Abort::new();
+            let asking = std::pin::pin!(air_agent::provider::complete(env.http, settings, model, air_dynamic::SUMMARIZER_PROMPT, &input, &abort));
+            match futures_util::future::select(asking, (env.sleep)(SUMMARIZER_TIMEOUT_MS)).await {
+                futures_util::future::Either::Left((Ok(text), _)) => Some(text),
+                _ => None,
+            }
+        };
+        let (now, _) = catalog(store, servers, env.now_ms).await;
+        let Some((epoch, summary, tools)) = air_dynamic::summarize_one(&now, server, ask).await else {
+            failed.push(key);
+            continue;
+        };
+        // Written into the catalog as it is now, for the epoch asked about.
+        let (mut current, _) = catalog(store, servers, env.now_ms).await;
+        if current.summarized(&name, epoch, &summary, &tools) {
+            let _ = CATALOG.write(store, &current).await;
+        }
+    }
+    failed
+}
+
+#[cfg(test)]
+#[path = "dynamic_tests.rs"]
+mod tests;
