@@ -16,27 +16,21 @@ use crate::state::AppState;
 
 use air_dynamic::docs;
 
-/// Dynamic loading is on (the global switch; assistants may turn it off
-/// for themselves).
-pub fn on(state: AppState) -> bool {
-    let assistant = state.assistant().map(|a| a.dynamic_loading);
-    air_dynamic::enabled(state.prefs.settings.with_untracked(|s| s.dynamic_mcp_loading), assistant)
-}
-
 /// The built-ins and the tools of these servers, with their registry
 /// names (server, tool, name).
 pub type Tools = fn(AppState, &[air_store::mcp::McpServer]) -> (Registry, Vec<(String, String, String)>);
 
 /// The tools of a turn and, when dynamic loading is on, its offer: the
 /// built-ins, every enabled server's tools (offered only once loaded) and
-/// the two loaders. Off, the chat's servers' tools as always.
+/// the two loaders. Off, the chat's servers' tools as always (`inputs`
+/// say which, as the core decided).
 /// `registry` gives the built-ins and the tools of the servers it is given
 /// (with their registry names: server, tool, name).
-pub async fn turn_tools(state: AppState, registry: Tools) -> (Registry, Option<Rc<dyn Offer>>) {
-    if !on(state) {
-        return (registry(state, &state.chat_servers()).0, None);
+pub async fn turn_tools(state: AppState, inputs: &air_workspace::prefs::Inputs, registry: Tools) -> (Registry, Option<Rc<dyn Offer>>) {
+    if !inputs.dynamic {
+        return (registry(state, &inputs.servers).0, None);
     }
-    let (mut registry, names) = registry(state, &state.enabled_servers());
+    let (mut registry, names) = registry(state, &inputs.servers);
     let all = state.prefs.mcp_servers.get_untracked();
     let Some(store) = state.store() else { return (registry, None) };
     let (catalog, kept) = air_workspace::dynamic::catalog(&*store, &all, env::now_ms()).await;
@@ -48,7 +42,7 @@ pub async fn turn_tools(state: AppState, registry: Tools) -> (Registry, Option<R
         Some(id) => docs::loaded(&id).read(&*store).await,
         None => Loaded::default(),
     };
-    let auto = state.prefs.settings.with_untracked(|s| s.mcp_auto_load_once);
+    let auto = inputs.settings.mcp_auto_load_once;
     // What the overall metrics already hold of this conversation.
     let counted = std::cell::Cell::new(current.metrics);
     let offer = air_dynamic::prepare(true, None, &mut registry, || {

@@ -447,21 +447,7 @@ impl AppState {
 
     /// The enabled MCP servers the open chat uses.
     pub fn chat_servers(&self) -> Vec<air_store::mcp::McpServer> {
-        let chat = self.chat_key();
-        let assistant = self.assistant();
-        self.prefs.mcp_servers.with_untracked(|l| {
-            self.prefs.mcp_chat.with_untracked(|c| {
-                l.iter()
-                    .filter(|s| s.enabled && c.uses(&chat, &s.name) && assistant.as_ref().is_none_or(|a| a.uses_server(&s.name)))
-                    .cloned()
-                    .collect()
-            })
-        })
-    }
-
-    /// Every enabled MCP server (dynamic loading offers them all).
-    pub fn enabled_servers(&self) -> Vec<air_store::mcp::McpServer> {
-        self.prefs.mcp_servers.with_untracked(|l| l.iter().filter(|s| s.enabled).cloned().collect())
+        let (chat, assistant) = (self.chat_key(), self.assistant());
+        self.prefs.mcp_servers.with_untracked(|l| self.prefs.mcp_chat.with_untracked(|c| air_store::assistants::servers_of_chat(l, c, assistant.as_ref(), &chat)))
     }
 }
-

@@ -25,13 +25,15 @@ use crate::store::AnyStore;
 pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
     Ok(Box::pin(async move {
         let state = env.platform().state;
-        let (tools, offer) = crate::dynamic::turn_tools(state, |state, servers| {
+        let inputs = run.inputs.clone();
+        let (tools, offer) = crate::dynamic::turn_tools(state, &inputs, |state, servers| {
             let mut registry = crate::mcp::registry(state, &[]);
             let names = crate::mcp::register(state, &mut registry, servers);
             (registry, names)
         })
         .await;
-        let setup = Setup { settings: state.turn_settings(), tools, offer, lang: state.chat_lang() };
+        let lang = inputs.settings.language.into();
+        let setup = Setup { settings: *inputs.settings, tools, offer, lang };
         air_workspace::turn::run(&env, setup, run).await
     }))
 }

@@ -210,6 +210,12 @@ impl Assistants {
     }
 }
 
+/// The enabled servers `chat` uses: on for it (`choices`) and, with an
+/// assistant, among the assistant's.
+pub fn servers_of_chat(servers: &[crate::mcp::McpServer], choices: &crate::mcp::ChatServers, assistant: Option<&Assistant>, chat: &str) -> Vec<crate::mcp::McpServer> {
+    servers.iter().filter(|s| s.enabled && choices.uses(chat, &s.name) && assistant.is_none_or(|a| a.uses_server(&s.name))).cloned().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

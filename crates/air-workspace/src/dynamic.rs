@@ -140,9 +140,7 @@ fn metrics<P: Platform>(w: &mut Workspace<P>, gained: Option<Metrics>, result: R
 /// Dynamic loading is on for the open chat (the settings' switch; its
 /// assistant may turn it off for itself).
 pub(crate) fn on<P: Platform>(w: &Workspace<P>) -> bool {
-    let chat = w.chat.active.as_deref().unwrap_or(air_store::mcp::NEW_CHAT);
-    let assistant = w.prefs.assistants.of_chat(chat).map(|a| a.dynamic_loading);
-    air_dynamic::enabled(w.prefs.settings.dynamic_mcp_loading, assistant)
+    w.prefs.dynamic_on(w.chat.active.as_deref().unwrap_or(air_store::mcp::NEW_CHAT))
 }
 
 /// A session opened: its loaded tools are shown, checked against the

@@ -144,7 +144,10 @@ pub struct Run {
     /// then text files) and the images.
     pub context: String,
     pub images: Vec<NewFile>,
+    /// What it runs with, decided when it starts.
+    pub inputs: crate::prefs::Inputs,
 }
+
 
 /// The world a turn runs in: the platform, and the core's answers.
 pub struct TurnEnv<P: Platform> {

@@ -26,7 +26,48 @@ pub struct Prefs {
     pub assistants: Assistants,
 }
 
+/// What a turn runs with, from the preferences when it starts
+/// ([`Prefs::turn_inputs`]).
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// The chat's settings (its assistant's over the user's, and the
+    /// model picked for it).
+    pub settings: Box<air_store::Settings>,
+    /// The servers whose tools it offers: the chat's, or with dynamic
+    /// loading every enabled one (offered once loaded).
+    pub servers: Vec<air_store::mcp::McpServer>,
+    pub dynamic: bool,
+}
+
 impl Prefs {
+    /// The settings of a turn in `chat`: its assistant's over the user's,
+    /// and the model picked for it in the top bar over both.
+    pub fn turn_settings(&self, chat: &str) -> Settings {
+        self.assistants.for_chat(chat, &self.settings)
+    }
+
+    /// The enabled MCP servers `chat` uses (and its assistant allows).
+    pub fn chat_servers(&self, chat: &str) -> Vec<McpServer> {
+        air_store::assistants::servers_of_chat(&self.servers, &self.chat_servers, self.assistants.of_chat(chat), chat)
+    }
+
+    /// Dynamic loading is on in `chat` (the settings' switch; its
+    /// assistant may turn it off for itself).
+    pub fn dynamic_on(&self, chat: &str) -> bool {
+        air_dynamic::enabled(self.settings.dynamic_mcp_loading, self.assistants.of_chat(chat).map(|a| a.dynamic_loading))
+    }
+
+    /// What a turn in `chat` runs with.
+    pub fn turn_inputs(&self, chat: &str) -> Inputs {
+        let dynamic = self.dynamic_on(chat);
+        Inputs {
+            settings: Box::new(self.turn_settings(chat)),
+            // With dynamic loading every enabled server is offered, through the loaders.
+            servers: if dynamic { self.servers.iter().filter(|s| s.enabled).cloned().collect() } else { self.chat_servers(chat) },
+            dynamic,
+        }
+    }
+
     /// Reads what is kept; what could not be read is said (defaults are
     /// in use, and the unreadable value was kept aside).
     pub fn load(kv: &impl KeyValue) -> (Self, Vec<String>) {

@@ -1,6 +1,6 @@
 use air_store::KeyValue;
 use air_store::assistants::Assistant;
-use air_store::mcp::NEW_CHAT;
+use air_store::mcp::{McpServer, NEW_CHAT};
 use air_store::settings::ToolCalling;
 
 use crate::fake::{FakePlatform, Harness};
@@ -105,4 +105,36 @@ fn one_write_at_a_time_and_what_changed_meanwhile_is_written_after() {
     let (kept, _) = Prefs::load(&*h.p.kv);
     assert_eq!((kept.assistants.model_of("s1"), kept.assistants.profile_of("s1")), (Some("tiny"), Some("work")));
     assert!(!h.take().contains(&Update::PrefsSaved), "no settings among them");
+}
+
+fn saved(name: &str) -> McpServer {
+    serde_json::from_value(serde_json::json!({"id": name, "name": name, "url": format!("http://127.0.0.1:9/{name}")})).expect("a server")
+}
+
+#[test]
+fn a_turn_runs_with_its_chats_settings_and_servers() {
+    let mut p = Prefs { servers: vec![saved("docs"), saved("mail"), McpServer { enabled: false, ..saved("off") }], ..Prefs::default() };
+    p.settings.model = "usual".into();
+    p.settings.dynamic_mcp_loading = true;
+    p.chat_servers.set("s1", "mail", false);
+    let plain = p.turn_inputs("s1");
+    assert_eq!(plain.settings.model, "usual");
+    assert!(plain.dynamic, "the settings' switch, no assistant to turn it off");
+    let names = |i: &crate::prefs::Inputs| i.servers.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&plain), ["docs", "mail"], "with dynamic loading, every enabled server (through the loaders)");
+
+    // An assistant with its own model, one server, and no dynamic loading.
+    let mut a = Assistant::new("a1", "Writer");
+    a.model = "writer-model".into();
+    a.servers = Some(vec!["docs".into(), "mail".into()]);
+    a.dynamic_loading = false;
+    p.assistants.put(a);
+    p.assistants.pick("s1", Some("a1"));
+    let with = p.turn_inputs("s1");
+    assert_eq!(with.settings.model, "writer-model");
+    assert!(!with.dynamic);
+    assert_eq!(names(&with), ["docs"], "the chat left mail out; the assistant's list cannot bring it back");
+    assert_eq!(names(&p.turn_inputs("s2")), ["docs", "mail"], "another chat: dynamic, every enabled one");
+    p.assistants.pick_model("s1", Some("picked"));
+    assert_eq!(p.turn_inputs("s1").settings.model, "picked", "the top bar's pick wins");
 }

@@ -132,7 +132,8 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         w.emit(Update::Sending);
     }
     let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default() };
-    let running = w.p.run_turn(env, Run { session, job, context, images });
+    let inputs = w.prefs.turn_inputs(session.as_deref().unwrap_or(air_store::mcp::NEW_CHAT));
+    let running = w.p.run_turn(env, Run { session, job, context, images, inputs });
     w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
 }
 
@@ -335,7 +336,7 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Resul
     let policies = settings.tool_policies.clone();
     *env.policies.borrow_mut() = policies.clone();
     let turn = Turn::new(env, settings, &tools, env.abort.clone(), lang).with_mode(mode).with_policies(policies).with_offer(offer);
-    let Run { session, job, context, images } = run;
+    let Run { session, job, context, images, .. } = run;
     let here = || session.clone().unwrap_or_default();
     match job {
         Job::Send(text) => turn.send_with_files(session.clone(), &text, &context, images).await.map(drop),
