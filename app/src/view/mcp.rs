@@ -122,7 +122,7 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
         .filter(|t| t.awaits_review())
         .map(|tool| {
             let what = if tool.pending { t().mcp_tool_new } else { t().mcp_tool_changed };
-            let change = tool.accepted.as_deref().map(|old| super::chat::change_view(Some(old), &tool.face()));
+            let change = tool.accepted.as_deref().map(|old| super::tool_card::change_view(Some(old), &tool.face()));
             let tool_name = tool.name.clone();
             view! {
                 <div class="mcp-review-tool" data-testid="mcp-review-tool">

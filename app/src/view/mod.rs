@@ -3,6 +3,7 @@
 mod app_frame;
 mod assistants;
 mod chat;
+mod live;
 pub(crate) mod composer;
 pub(crate) mod mcp;
 mod prompts;
@@ -11,6 +12,7 @@ pub(crate) mod question;
 mod settings;
 mod shortcuts;
 mod sidebar;
+mod tool_card;
 
 use leptos::prelude::*;
 
