@@ -15,8 +15,8 @@ use air_tools::Registry;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::Value;
 
+use air_workspace::pickers::{Found, Job, Prompts, Resources, listing_error};
 use air_workspace::servers::{Action, Listed};
 
 use crate::env;
@@ -195,78 +195,56 @@ fn adopt_old_choices(state: AppState) {
     }
 }
 
-/// The prompts of the servers the open chat uses, with their server's name;
-/// `done` gets them and, for servers that could not list theirs, why.
-pub fn list_prompts(state: AppState, done: impl Fn(Vec<(String, air_mcp::prompts::Prompt)>, Vec<String>) + 'static) {
-    let servers = state.chat_servers();
-    spawn_local(async move {
-        let mut prompts = Vec::new();
-        let mut errors = Vec::new();
-        for server in servers {
+/// Does what a composer's picker asks of the servers
+/// (`air_workspace::pickers`).
+pub async fn picker(state: AppState, job: Job) -> Found {
+    match job {
+        Job::ListPrompts(servers) => {
+            let mut found = Prompts::default();
+            for server in servers {
+                match client_for(state, &server).list_prompts(&Abort::new()).await {
+                    Ok(list) => found.list.extend(list.iter().filter_map(air_mcp::prompts::prompt_from).map(|p| (server.name.clone(), p))),
+                    Err(e) => found.errors.extend(listing_error(&server.name, &e)),
+                }
+            }
+            Found::Prompts(found)
+        }
+        Job::GetPrompt { server, name, args } => {
+            let r = client_for(state, &server).get_prompt(&name, &args, &Abort::new()).await;
+            Found::PromptText(r.map(|v| air_mcp::prompts::text_of(&v)).map_err(|e| e.to_string()))
+        }
+        Job::Complete { server, prompt, argument, value, others } => {
             let client = client_for(state, &server);
-            match client.list_prompts(&Abort::new()).await {
-                Ok(list) => prompts.extend(list.iter().filter_map(air_mcp::prompts::prompt_from).map(|p| (server.name.clone(), p))),
-                // A server without prompts says "method not found".
-                Err(air_mcp::McpError::Rpc { code: -32601, .. }) => {}
-                Err(e) => errors.push(format!("{}: {e}", server.name)),
+            let offers = client.server_capabilities().is_none_or(|c| c.get("completions").is_some());
+            let values = if offers { client.complete_prompt_argument(&prompt, &argument, &value, &others, &Abort::new()).await.unwrap_or_default() } else { Vec::new() };
+            Found::Suggestions { argument, values }
+        }
+        Job::ListResources(servers) => Found::Resources(resources(state, servers).await),
+    }
+}
+
+/// What `servers` offer to read: resources and templates.
+async fn resources(state: AppState, servers: Vec<McpServer>) -> Resources {
+    let mut found = Resources::default();
+    for server in servers {
+        let client = client_for(state, &server);
+        match client.list_resources(&Abort::new()).await {
+            Ok(list) => found.resources.extend(list.iter().filter_map(air_mcp::resources::resource_from).map(|r| (server.name.clone(), r))),
+            Err(e) => {
+                found.errors.extend(listing_error(&server.name, &e));
+                continue;
             }
         }
-        done(prompts, errors);
-    });
+        if let Ok(list) = client.list_resource_templates(&Abort::new()).await {
+            found.templates.extend(list.iter().filter_map(air_mcp::resources::template_from).map(|t| (server.name.clone(), t)));
+        }
+    }
+    found
 }
 
 fn server_client(state: AppState, name: &str) -> Option<Rc<Client>> {
     let server = state.prefs.mcp_servers.with_untracked(|l| l.iter().find(|s| s.name == name).cloned())?;
     Some(client_for(state, &server))
-}
-
-/// A prompt's messages as text, for the composer.
-pub fn get_prompt(state: AppState, server: String, name: String, args: serde_json::Map<String, Value>, done: impl Fn(Result<String, String>) + 'static) {
-    let Some(client) = server_client(state, &server) else { return };
-    spawn_local(async move {
-        let r = client.get_prompt(&name, &args, &Abort::new()).await;
-        done(r.map(|v| air_mcp::prompts::text_of(&v)).map_err(|e| e.to_string()));
-    });
-}
-
-/// The server's suggestions for a prompt argument (none on failure).
-pub fn complete(state: AppState, server: String, prompt: String, argument: String, value: String, others: serde_json::Map<String, Value>, done: impl Fn(Vec<String>) + 'static) {
-    let Some(client) = server_client(state, &server) else { return };
-    let offers = client.server_capabilities().is_none_or(|c| c.get("completions").is_some());
-    if !offers {
-        return;
-    }
-    spawn_local(async move {
-        done(client.complete_prompt_argument(&prompt, &argument, &value, &others, &Abort::new()).await.unwrap_or_default());
-    });
-}
-
-/// What the chat's servers offer to read: (server, resource) and (server,
-/// template); `done` also gets why a server could not list them.
-#[allow(clippy::type_complexity)]
-pub fn list_resources(
-    state: AppState,
-    done: impl Fn(Vec<(String, air_mcp::resources::Resource)>, Vec<(String, air_mcp::resources::Template)>, Vec<String>) + 'static,
-) {
-    let servers = state.chat_servers();
-    spawn_local(async move {
-        let (mut resources, mut templates, mut errors) = (Vec::new(), Vec::new(), Vec::new());
-        for server in servers {
-            let client = client_for(state, &server);
-            match client.list_resources(&Abort::new()).await {
-                Ok(list) => resources.extend(list.iter().filter_map(air_mcp::resources::resource_from).map(|r| (server.name.clone(), r))),
-                Err(air_mcp::McpError::Rpc { code: -32601, .. }) => continue,
-                Err(e) => {
-                    errors.push(format!("{}: {e}", server.name));
-                    continue;
-                }
-            }
-            if let Ok(list) = client.list_resource_templates(&Abort::new()).await {
-                templates.extend(list.iter().filter_map(air_mcp::resources::template_from).map(|t| (server.name.clone(), t)));
-            }
-        }
-        done(resources, templates, errors);
-    });
 }
 
 /// Reads a resource: its context block for a message, or why not.

@@ -144,6 +144,8 @@ pub struct Conversation {
     pub loaded_tools: RwSignal<air_dynamic::Loaded>,
     /// Dynamic loading's metrics over every conversation.
     pub metrics_overall: RwSignal<air_dynamic::Metrics>,
+    /// What a composer's picker asked for, as it came.
+    pub picked: RwSignal<Option<air_workspace::pickers::Found>>,
 }
 
 pub use air_workspace::files::{LocalFile, LocalKind};
@@ -270,6 +272,7 @@ impl AppState {
                 files: RwSignal::new(Vec::new()),
                 loaded_tools: RwSignal::new(air_dynamic::Loaded::default()),
                 metrics_overall: RwSignal::new(air_dynamic::Metrics::default()),
+                picked: RwSignal::new(None),
                 remote_streams: RwSignal::new(Vec::new()),
                 draft: RwSignal::new(String::new()),
             },
@@ -392,12 +395,6 @@ impl AppState {
         self.dispatch(air_workspace::Command::Prefs(change));
     }
 
-    /// The open chat's assistant, if it has one.
-    pub fn assistant(&self) -> Option<air_store::assistants::Assistant> {
-        let chat = self.chat_key();
-        self.prefs.assistants.with_untracked(|a| a.of_chat(&chat).cloned())
-    }
-
     /// The settings of a turn in the open chat: its assistant's over the
     /// user's, and the model picked for it in the top bar over both.
     pub fn turn_settings(&self) -> Settings {
@@ -443,11 +440,5 @@ impl AppState {
     /// go unanswered, and no further request of this turn is made.
     pub fn stop(self) {
         self.dispatch(air_workspace::Command::Stop);
-    }
-
-    /// The enabled MCP servers the open chat uses.
-    pub fn chat_servers(&self) -> Vec<air_store::mcp::McpServer> {
-        let (chat, assistant) = (self.chat_key(), self.assistant());
-        self.prefs.mcp_servers.with_untracked(|l| self.prefs.mcp_chat.with_untracked(|c| air_store::assistants::servers_of_chat(l, c, assistant.as_ref(), &chat)))
     }
 }

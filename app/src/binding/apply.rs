@@ -6,6 +6,7 @@ use std::rc::Rc;
 use air_store::files::Refusal;
 use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
 use air_workspace::Update as Up;
+use air_workspace::pickers::Found;
 use air_workspace::data::{ImportOutcome, StorageInfo};
 use air_workspace::{Command, Notice, StoreOp};
 use leptos::prelude::*;
@@ -78,6 +79,18 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::Metrics(m) => state.chat.metrics_overall.set(m),
         Up::ModelLists(lists) => state.prefs.model_lists.set(lists),
         Up::ProviderTest(test) => state.prefs.provider_test.set(test),
+        Up::Picked(found) => {
+            // A prompt's text goes into the composer, after what is there.
+            if let Found::PromptText(Ok(text)) = &found {
+                state.chat.draft.update(|d| {
+                    if !d.trim().is_empty() {
+                        d.push_str("\n\n");
+                    }
+                    d.push_str(text);
+                });
+            }
+            state.chat.picked.set(Some(found));
+        }
         other => apply_chat(state, other),
     }
 }

@@ -78,6 +78,9 @@ impl Platform for Browser {
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
         Box::pin(part(provider_models(settings)))
     }
+    fn run_picker(&self, job: air_workspace::pickers::Job) -> LocalBoxFuture<'static, Result<air_workspace::pickers::Found, Missing>> {
+        Box::pin(part(picker(self.state, job)))
+    }
     fn run_dynamic(&self, job: air_workspace::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<air_workspace::dynamic::Action>, Missing>> {
         Box::pin(part(dynamic(self.store(), job)))
     }

@@ -56,6 +56,12 @@ pub(super) fn read_resource(state: AppState, server: String, uri: String) -> Res
     Ok(Box::pin(async move { crate::mcp::read_resource(state, &server, &uri).await }))
 }
 
+/// What a composer's picker asks of the servers: with the MCP clients.
+#[crate::lazy::split(picker, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn picker(state: AppState, job: air_workspace::pickers::Job) -> Result<LocalBoxFuture<'static, air_workspace::pickers::Found>, crate::lazy::Missing> {
+    Ok(Box::pin(crate::mcp::picker(state, job)))
+}
+
 /// Subscribing to an attached resource's changes, or ending it.
 #[crate::lazy::split(resource_watch, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, crate::lazy::Missing> {

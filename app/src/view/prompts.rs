@@ -3,6 +3,8 @@
 //! suggestions), and the prompt's text put into the composer.
 
 use air_mcp::prompts::Prompt;
+use air_workspace::Command;
+use air_workspace::pickers::{Action, Found};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
@@ -18,6 +20,36 @@ enum Stage {
     Form(String, Prompt),
 }
 
+/// What was asked of the servers came: the list, or the prompt's text
+/// (the binding put it into the composer) or why not. (Not what came
+/// before this picker was drawn.)
+fn on_found(state: crate::state::AppState, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>) {
+    Effect::new(move |drawn: Option<()>| {
+        let found = state.chat.picked.get();
+        if drawn.is_none() {
+            return;
+        }
+        match found {
+            Some(Found::Prompts(p)) if matches!(stage.get_untracked(), Stage::Loading) => stage.set(Stage::List(p.list, p.errors)),
+            Some(Found::PromptText(Ok(_))) => stage.set(Stage::Closed),
+            Some(Found::PromptText(Err(e))) => problem.set(Some(state.t().prompt_failed.replace("{e}", &e))),
+            _ => {}
+        }
+    });
+}
+
+/// The server's suggestions, by the argument (of `names`) they are for.
+fn on_suggestions(state: crate::state::AppState, names: Vec<String>, suggestions: Vec<RwSignal<Vec<String>>>) {
+    Effect::new(move |drawn: Option<()>| {
+        let found = state.chat.picked.get();
+        if let (Some(()), Some(Found::Suggestions { argument, values })) = (drawn, found)
+            && let Some(i) = names.iter().position(|n| *n == argument)
+        {
+            suggestions[i].set(values);
+        }
+    });
+}
+
 /// The "Prompts" button and its panel.
 #[component]
 pub fn PromptPicker() -> impl IntoView {
@@ -29,26 +61,16 @@ pub fn PromptPicker() -> impl IntoView {
         problem.set(None);
         if matches!(stage.get_untracked(), Stage::Closed) {
             stage.set(Stage::Loading);
-            crate::mcp::list_prompts(state, move |list, errors| stage.set(Stage::List(list, errors)));
+            state.dispatch(Command::Pickers(Action::ListPrompts));
         } else {
             stage.set(Stage::Closed);
         }
     };
+    on_found(state, stage, problem);
     // Puts the prompt's text into the composer (after what is there).
     let insert = move |server: String, name: String, args: Map<String, Value>| {
         problem.set(None);
-        crate::mcp::get_prompt(state, server, name, args, move |r| match r {
-            Ok(text) => {
-                state.chat.draft.update(|d| {
-                    if !d.trim().is_empty() {
-                        d.push_str("\n\n");
-                    }
-                    d.push_str(&text);
-                });
-                stage.set(Stage::Closed);
-            }
-            Err(e) => problem.set(Some(state.t().prompt_failed.replace("{e}", &e))),
-        });
+        state.dispatch(Command::Pickers(Action::GetPrompt { server, name, args }));
     };
     let panel = move || match stage.get() {
         Stage::Closed => None,
@@ -112,6 +134,7 @@ fn PromptForm(
     let state = use_app();
     let values: Vec<RwSignal<String>> = prompt.arguments.iter().map(|_| RwSignal::new(String::new())).collect();
     let suggestions: Vec<RwSignal<Vec<String>>> = prompt.arguments.iter().map(|_| RwSignal::new(Vec::new())).collect();
+    on_suggestions(state, prompt.arguments.iter().map(|a| a.name.clone()).collect(), suggestions.clone());
     let missing = RwSignal::new(false);
     let collect = {
         let prompt = prompt.clone();
@@ -139,7 +162,7 @@ fn PromptForm(
                 let (server, name, arg, collect) = (server.clone(), prompt.name.clone(), a.name.clone(), collect.clone());
                 move |typed: String| {
                     let others = collect(Some(i));
-                    crate::mcp::complete(state, server.clone(), name.clone(), arg.clone(), typed, others, move |v| offered.set(v));
+                    state.dispatch(Command::Pickers(Action::Complete { server: server.clone(), prompt: name.clone(), argument: arg.clone(), value: typed, others }));
                 }
             };
             let ask_focus = ask.clone();

@@ -3,6 +3,8 @@
 //! message as context; the attachments as chips.
 
 use air_mcp::resources::{Resource, Template, expand};
+use air_workspace::Command;
+use air_workspace::pickers::{Action, Found};
 use leptos::prelude::*;
 
 use crate::i18n::t;
@@ -17,8 +19,10 @@ enum Stage {
 }
 
 /// The resource asked for (`asked`, by label) is attached: the panel
-/// closes; or it could not be read: the panel says why.
+/// closes; or it could not be read: the panel says why. (And the list
+/// shows once it came.)
 fn on_attached(state: crate::state::AppState, asked: StoredValue<Option<String>>, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>) {
+    on_listed(state, stage);
     Effect::new(move |_| {
         let Some((label, outcome)) = state.chat.attach_outcome.get() else { return };
         if asked.get_value().as_ref() != Some(&label) {
@@ -28,6 +32,17 @@ fn on_attached(state: crate::state::AppState, asked: StoredValue<Option<String>>
         match outcome {
             None => stage.set(Stage::Closed),
             Some(e) => problem.set(Some(state.t().resource_failed.replace("{e}", &e))),
+        }
+    });
+}
+
+/// What the chat's servers offer came: the panel lists it.
+fn on_listed(state: crate::state::AppState, stage: RwSignal<Stage>) {
+    Effect::new(move |_| {
+        if let Some(Found::Resources(r)) = state.chat.picked.get()
+            && matches!(stage.get_untracked(), Stage::Loading)
+        {
+            stage.set(Stage::List(r.resources, r.templates, r.errors));
         }
     });
 }
@@ -42,7 +57,7 @@ pub fn ResourcePicker() -> impl IntoView {
         problem.set(None);
         if matches!(stage.get_untracked(), Stage::Closed) {
             stage.set(Stage::Loading);
-            crate::mcp::list_resources(state, move |r, t, e| stage.set(Stage::List(r, t, e)));
+            state.dispatch(Command::Pickers(Action::ListResources));
         } else {
             stage.set(Stage::Closed);
         }

@@ -42,6 +42,13 @@ impl air_store::KeyValue for FakeKv {
     }
 }
 
+/// What the fake servers offer the composer's pickers: (server, item).
+#[derive(Debug, Clone, Default)]
+pub struct Offered {
+    pub prompts: Vec<(String, air_mcp::prompts::Prompt)>,
+    pub resources: Vec<(String, air_mcp::resources::Resource)>,
+}
+
 /// The platform in memory.
 #[derive(Default)]
 pub struct FakePlatform {
@@ -106,6 +113,11 @@ pub struct FakePlatform {
     pub sign_in_results: RefCell<std::collections::VecDeque<Result<(), air_servers::credentials::SignInError>>>,
     /// Whole-page sign-ins finished: (pending, callback).
     pub finished: RefCell<Vec<(String, String)>>,
+    /// What the servers offer the pickers; the chats' servers each listing
+    /// asked (names); listings wait while `hold_pickers` is set.
+    pub offered: RefCell<Offered>,
+    pub picker_asks: RefCell<Vec<Vec<String>>>,
+    pub hold_pickers: Rc<Cell<bool>>,
     /// Dynamic loading's jobs run (their kinds), in order; they wait while
     /// `hold_dynamic` is set.
     pub dynamic_jobs: RefCell<Vec<String>>,
@@ -225,6 +237,26 @@ impl Platform for FakePlatform {
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
         let http = self.http.clone();
         Box::pin(async move { Ok(air_agent::provider::list_models(&*http, &settings).await) })
+    }
+    fn run_picker(&self, job: crate::pickers::Job) -> LocalBoxFuture<'static, Result<crate::pickers::Found, Missing>> {
+        use crate::pickers::{Found, Job};
+        let offered = self.offered.borrow().clone();
+        let found = match job {
+            Job::ListPrompts(servers) => {
+                self.picker_asks.borrow_mut().push(servers.iter().map(|s| s.name.clone()).collect());
+                let list = servers.iter().flat_map(|s| offered.prompts.iter().filter(|(n, _)| *n == s.name).cloned()).collect();
+                Found::Prompts(crate::pickers::Prompts { list, errors: Vec::new() })
+            }
+            Job::ListResources(servers) => {
+                self.picker_asks.borrow_mut().push(servers.iter().map(|s| s.name.clone()).collect());
+                let resources = servers.iter().flat_map(|s| offered.resources.iter().filter(|(n, _)| *n == s.name).cloned()).collect();
+                Found::Resources(crate::pickers::Resources { resources, ..Default::default() })
+            }
+            Job::GetPrompt { server, name, .. } => Found::PromptText(Ok(format!("{} says {name}", server.name))),
+            Job::Complete { argument, value, .. } => Found::Suggestions { argument, values: vec![format!("{value}1"), format!("{value}2")] },
+        };
+        let held = self.hold_pickers.clone();
+        Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(found.clone())) }))
     }
     fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>> {
         self.dynamic_jobs.borrow_mut().push(format!("{job:?}").split([' ', '(']).next().unwrap_or_default().to_owned());

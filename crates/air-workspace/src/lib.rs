@@ -32,6 +32,7 @@ pub mod data;
 pub mod dynamic;
 pub mod files;
 pub mod models;
+pub mod pickers;
 pub mod platform;
 pub mod prefs;
 pub mod search;
@@ -125,6 +126,8 @@ pub enum Command {
     Dynamic(dynamic::Action),
     /// The provider's models: the picker's lists, Settings → Test.
     Models(models::Action),
+    /// The composer's prompt and resource pickers.
+    Pickers(pickers::Action),
     /// Start a turn in the open conversation (nothing, if one runs).
     Turn(turn::Job),
     /// Stop the turn.
@@ -286,6 +289,8 @@ pub enum Update {
     ModelLists(air_store::settings::ModelLists),
     /// Where Settings → Test stands.
     ProviderTest(models::Test),
+    /// What a picker asked for came.
+    Picked(pickers::Found),
 }
 
 /// What a person is told, as data (the page words it).
@@ -384,6 +389,7 @@ pub struct Workspace<P: Platform> {
     sign_ins: signin::SignIns,
     dynamic: dynamic::Dynamic,
     models: models::Models,
+    pickers: pickers::Pickers,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
@@ -397,7 +403,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), watch: Rc::default() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), pickers: pickers::Pickers::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -444,6 +450,7 @@ impl<P: Platform> Workspace<P> {
             Command::SignIn(action) => signin::handle(self, action),
             Command::Dynamic(action) => dynamic::handle(self, action),
             Command::Models(action) => models::handle(self, action),
+            Command::Pickers(action) => pickers::handle(self, action),
             Command::Start => {
                 for why in std::mem::take(&mut self.unreadable) {
                     self.emit(Update::Notice(Notice::PrefsUnreadable(why)));

@@ -66,6 +66,9 @@ pub trait Platform: 'static + Sized {
     /// Lists the models of the provider `settings` name (the code that
     /// talks to providers is fetched on first use).
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>>;
+    /// Does what a composer's picker asks of the servers (with the MCP
+    /// clients, fetched on first use).
+    fn run_picker(&self, job: crate::pickers::Job) -> LocalBoxFuture<'static, Result<crate::pickers::Found, Missing>>;
     /// Runs dynamic loading's work ([`crate::dynamic::run`]; the page
     /// fetches it on first use).
     fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>>;
