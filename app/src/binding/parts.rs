@@ -25,7 +25,7 @@ use crate::store::AnyStore;
 pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
     Ok(Box::pin(async move {
         let state = env.platform().state;
-        let inputs = run.inputs.clone();
+        let inputs = run.inputs();
         let (tools, offer) = crate::dynamic::turn_tools(state, &inputs, |state, servers| {
             let mut registry = crate::mcp::registry(state, &[]);
             let names = crate::mcp::register(state, &mut registry, servers);

@@ -147,10 +147,20 @@ pub struct Run {
     /// then text files) and the images.
     pub context: String,
     pub images: Vec<NewFile>,
-    /// What it runs with, decided when it starts.
-    pub inputs: crate::prefs::Inputs,
+    /// The preferences when it started: what it runs with is
+    /// [`Run::inputs`].
+    pub prefs: Box<crate::prefs::Prefs>,
 }
 
+
+impl Run {
+    /// What the turn runs with, decided from the preferences as they were
+    /// when it started ([`crate::prefs::Prefs::turn_inputs`]; run in the
+    /// turn's part, so the first load does not carry it).
+    pub fn inputs(&self) -> crate::prefs::Inputs {
+        self.prefs.turn_inputs(self.session.as_deref().unwrap_or(air_store::mcp::NEW_CHAT))
+    }
+}
 
 /// The world a turn runs in: the platform, and the core's answers.
 pub struct TurnEnv<P: Platform> {

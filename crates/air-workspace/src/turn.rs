@@ -132,8 +132,8 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         w.emit(Update::Sending);
     }
     let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default() };
-    let inputs = w.prefs.turn_inputs(session.as_deref().unwrap_or(air_store::mcp::NEW_CHAT));
-    let running = w.p.run_turn(env, Run { session, job, context, images, inputs });
+    let prefs = Box::new(w.prefs.clone());
+    let running = w.p.run_turn(env, Run { session, job, context, images, prefs });
     w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
 }
 
