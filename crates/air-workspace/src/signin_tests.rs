@@ -49,6 +49,11 @@ fn act(h: &mut Harness, a: Action) -> Vec<Update> {
     h.take()
 }
 
+/// The user clicks Sign in for the server at [`URL`].
+fn click(h: &mut Harness) -> Vec<Update> {
+    act(h, Action::Start { url: URL.into(), client_id: None, form: None })
+}
+
 fn sign_ins(ups: &[Update]) -> SignIns {
     ups.iter()
         .rev()
@@ -125,14 +130,7 @@ fn one_sign_in_per_server_at_a_time_and_a_closed_window_is_said() {
         },
     );
     assert!(sign_ins(&ups).running(URL));
-    act(
-        &mut h,
-        Action::Start {
-            url: URL.into(),
-            client_id: None,
-            form: None,
-        },
-    );
+    click(&mut h);
     assert_eq!(
         h.p.sign_ins.borrow().len(),
         1,
@@ -155,14 +153,7 @@ fn one_sign_in_per_server_at_a_time_and_a_closed_window_is_said() {
     );
     assert!(now.needed(URL), "still waiting for a sign-in");
     // Another click tries again.
-    act(
-        &mut h,
-        Action::Start {
-            url: URL.into(),
-            client_id: None,
-            form: None,
-        },
-    );
+    click(&mut h);
     assert_eq!(h.p.sign_ins.borrow().len(), 2);
 }
 
@@ -313,14 +304,7 @@ fn signing_out_forgets_the_tokens_and_the_server_waits_for_a_sign_in() {
     let p = FakePlatform::default();
     p.sign_in_results.borrow_mut().push_back(Ok(()));
     let mut h = harness(p);
-    act(
-        &mut h,
-        Action::Start {
-            url: URL.into(),
-            client_id: None,
-            form: None,
-        },
-    );
+    click(&mut h);
     let ups = act(&mut h, Action::SignOut(format!(" {URL}")));
     assert_eq!(*h.p.signed_out.borrow(), vec![URL.to_owned()]);
     let now = sign_ins(&ups);
@@ -337,24 +321,10 @@ fn a_sign_in_whose_part_is_missing_says_so_and_can_be_tried_again() {
     let p = FakePlatform::default();
     p.parts_missing.set(true);
     let mut h = harness(p);
-    let ups = act(
-        &mut h,
-        Action::Start {
-            url: URL.into(),
-            client_id: None,
-            form: None,
-        },
-    );
+    let ups = click(&mut h);
     assert!(ups.contains(&Update::Notice(Notice::PartMissing)));
     assert_eq!(sign_ins(&ups).outcome(URL), None);
     h.p.parts_missing.set(false);
-    act(
-        &mut h,
-        Action::Start {
-            url: URL.into(),
-            client_id: None,
-            form: None,
-        },
-    );
+    click(&mut h);
     assert_eq!(h.p.sign_ins.borrow().len(), 2);
 }
