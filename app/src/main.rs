@@ -3,7 +3,6 @@
 
 mod apps;
 mod binding;
-mod chat;
 mod dynamic;
 mod env;
 mod i18n;

@@ -142,8 +142,8 @@ fn apply_turn(state: AppState, u: Up) {
                 state.chat.progress.set(Default::default());
             }
         }
-        Up::Sending => crate::chat::sending(state),
-        Up::NotSent(text) => crate::chat::not_sent(state, text),
+        Up::Sending => super::live::sending(state),
+        Up::NotSent(text) => super::live::not_sent(state, text),
         Up::Attachments(list) => state.chat.attachments.set(list),
         Up::Files(list) => state.chat.files.set(list),
         Up::Attached(label) => state.chat.attach_outcome.set(Some((label, None))),

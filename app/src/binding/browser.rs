@@ -156,7 +156,7 @@ impl Platform for Browser {
         TemplateVars { date, time, locale: crate::env::locale() }
     }
     fn show_live(&self, event: air_agent::Event) {
-        crate::chat::show(self.state, event);
+        super::live::show(self.state, event);
     }
     fn feed(&self, cmd: Command) {
         super::dispatch(self.state, cmd);

@@ -6,6 +6,7 @@
 
 mod apply;
 mod browser;
+mod live;
 mod parts;
 
 use std::cell::{Cell, RefCell};

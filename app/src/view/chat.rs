@@ -3,7 +3,6 @@ use air_store::MessageRecord;
 use air_store::records::MessageKind;
 use leptos::prelude::*;
 
-use crate::chat;
 use crate::i18n::t;
 use crate::state::{Streaming, use_app};
 
@@ -27,7 +26,7 @@ pub fn SessionCreator() -> impl IntoView {
                     [t.suggestion_1, t.suggestion_2, t.suggestion_3, t.suggestion_4]
                         .into_iter()
                         .map(|q| view! {
-                            <button class="suggestion" data-testid="suggestion" on:click=move |_| chat::send(state, q.to_owned())>{q}</button>
+                            <button class="suggestion" data-testid="suggestion" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Send(q.to_owned())))>{q}</button>
                         })
                         .collect_view()
                 }}
@@ -281,7 +280,7 @@ fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>
             <Show when=retry>
                 <button class="action" data-testid="regenerate" on:click={
                     let id = id.clone();
-                    move |_| chat::regenerate(state, id.clone())
+                    move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Regenerate(id.clone())))
                 }>{move || t().regenerate}</button>
             </Show>
         }
@@ -345,7 +344,7 @@ fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>
                     move |ev| {
                         ev.prevent_default();
                         editing.set(false);
-                        chat::edit_and_resend(state, id_save.clone(), edit_text.get_untracked());
+                        state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Edit { message: id_save.clone(), text: edit_text.get_untracked() }));
                     }
                 }>
                     <textarea data-testid="edit-input" rows="3"
@@ -423,7 +422,7 @@ fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>
                         }>
                             <button class="action" data-testid="continue" on:click={
                                 let id = id_cont.clone();
-                                move |_| chat::continue_answer(state, id.clone())
+                                move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Continue(id.clone())))
                             }>{move || t().continue_answer}</button>
                         </Show>
                     })}
@@ -434,7 +433,7 @@ fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>
                         }>
                             <button class="action" data-testid="regenerate" on:click={
                                 let id = id_regen.clone();
-                                move |_| chat::regenerate(state, id.clone())
+                                move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Regenerate(id.clone())))
                             }>{move || t().regenerate}</button>
                         </Show>
                     })}

@@ -1,6 +1,5 @@
 use leptos::prelude::*;
 
-use crate::chat;
 use crate::i18n::t;
 use crate::state::{AppState, LocalKind, use_app, use_chat};
 
@@ -149,7 +148,7 @@ pub fn Composer() -> impl IntoView {
     let state = use_app();
     let conversation = use_chat();
     let streaming = move || conversation.busy.get();
-    let submit = move || chat::send(state, conversation.draft.get_untracked());
+    let submit = move || state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Send(conversation.draft.get_untracked())));
     let warmed = StoredValue::new(false);
     let picker = NodeRef::<leptos::html::Input>::new();
     let nothing_to_send = move || conversation.draft.with(|d| d.trim().is_empty()) && conversation.files.with(Vec::is_empty);
@@ -279,7 +278,7 @@ fn FileChips() -> impl IntoView {
                             <span class="muted">{size}</span>
                             {note.map(|(n, class, id)| view! { <span class=class data-testid=id>{n}</span> })}
                             <button type="button" class="file-remove" data-testid="file-remove" aria-label=remove_label.clone() title=remove_label
-                                on:click=move |_| chat::remove_file(state, key)>"×"</button>
+                                on:click=move |_| state.dispatch(air_workspace::Command::RemoveFile(key))>"×"</button>
                         </li>
                     }
                 }

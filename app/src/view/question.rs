@@ -6,7 +6,6 @@ use air_tools::{ElicitAnswer, Elicitation};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::chat;
 use crate::i18n::t;
 use crate::state::use_app;
 
@@ -16,7 +15,7 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
     let state = use_app();
     let answer = {
         let id = record_id.clone();
-        move |a: ElicitAnswer| chat::answer_question(state, &id, a)
+        move |a: ElicitAnswer| state.dispatch(air_workspace::Command::AnswerQuestion { record: id.clone(), answer: a })
     };
     let decline = {
         let answer = answer.clone();

@@ -174,7 +174,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     };
     let answer = move |approval: Approval| {
         let id = id.clone();
-        move |_| crate::chat::answer_approval(state, &id, approval)
+        move |_| state.dispatch(air_workspace::Command::Approve { record: id.clone(), approval })
     };
     view! {
         <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending || run.status == ToolStatus::Interrupted>
@@ -192,7 +192,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
             {cut}
             <Show when=move || interrupted()>
                 <div class="tool-approval">
-                    <button data-testid="run-again" on:click=move |_| crate::chat::resume_tools(state)>{move || t().run_again}</button>
+                    <button data-testid="run-again" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Resume))>{move || t().run_again}</button>
                 </div>
             </Show>
             <Show when=asking.clone()>

@@ -103,6 +103,11 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     if w.turn.busy() {
         return;
     }
+    // A message is sent without the spaces around it.
+    let job = match job {
+        Job::Send(text) => Job::Send(text.trim().to_owned()),
+        other => other,
+    };
     let session = w.chat.active.clone();
     let kind = match &job {
         Job::Send(text) if text.trim().is_empty() && !w.attach_pending() => return,

@@ -87,7 +87,8 @@ fn a_message_is_sent_answered_and_shown_in_a_new_session() {
     h.send(Command::Prefs(crate::prefs::Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "files".into(), on: false }));
     h.take();
     h.p.http.push(text_reply("Hello there."));
-    h.send(send("Hi"));
+    // Sent without the spaces around it.
+    h.send(send("  Hi \n"));
     let ups = h.take();
     assert_eq!(ups[..2], [Update::Busy(true), Update::Sending]);
     let sent = ups.iter().position(|u| *u == Update::Sent);

@@ -1,28 +1,14 @@
-//! The composer's side of a turn: its text (the core adds what is
-//! attached to the next message), and what the running turn shows live.
-//! The turn itself runs in the workspace core (`air_workspace::turn`);
-//! this turns the page's actions into its commands.
+//! What a running turn shows live (`Platform::show_live`): the streaming
+//! answer's text as it arrives, its status and model, a call's progress;
+//! and the composer's text as the core takes or gives back a message.
 
-use air_agent::{Approval, Event, Status};
-use air_tools::ElicitAnswer;
-use air_workspace::Command;
-use air_workspace::turn::Job;
+use air_agent::{Event, Status};
 use leptos::prelude::*;
 
 use crate::state::{AppState, Streaming};
 
-/// Answers the question a running call asked on its card.
-pub fn answer_question(state: AppState, record_id: &str, answer: ElicitAnswer) {
-    state.dispatch(Command::AnswerQuestion { record: record_id.to_owned(), answer });
-}
-
-/// Answers the approval question of a tool card.
-pub fn answer_approval(state: AppState, record_id: &str, approval: Approval) {
-    state.dispatch(Command::Approve { record: record_id.to_owned(), approval });
-}
-
 /// What a running turn shows live (its records arrive as messages).
-pub fn show(state: AppState, event: Event) {
+pub(super) fn show(state: AppState, event: Event) {
     match event {
         started @ Event::StreamStarted { .. } => stream_started(state, started),
         Event::StreamDelta { text, reasoning } => {
@@ -97,54 +83,18 @@ fn stream_started(state: AppState, event: Event) {
     }));
 }
 
-/// Sends the composer's text (with what is attached to the next message)
-/// as a new user message and answers it. Nothing to send, or a turn
-/// already running, does nothing.
-pub fn send(state: AppState, text: String) {
-    if state.is_busy() {
-        return;
-    }
-    state.dispatch(Command::Turn(Job::Send(text.trim().to_owned())));
-}
-
 /// The core took the message: the composer empties at once (a second
 /// Enter cannot send it again).
-pub fn sending(state: AppState) {
+pub(super) fn sending(state: AppState) {
     state.chat.draft.set(String::new());
 }
 
 /// Nothing was saved: the text goes back, unless something new was typed
 /// meanwhile (the core gives the attachments back).
-pub fn not_sent(state: AppState, text: String) {
+pub(super) fn not_sent(state: AppState, text: String) {
     if state.chat.draft.with_untracked(String::is_empty) {
         state.chat.draft.set(text);
     }
-}
-
-/// Takes a file off the next message.
-pub fn remove_file(state: AppState, key: u32) {
-    state.dispatch(Command::RemoveFile(key));
-}
-
-/// Replaces an answer with a new one (and drops anything after it).
-pub fn regenerate(state: AppState, message_id: String) {
-    state.dispatch(Command::Turn(Job::Regenerate(message_id)));
-}
-
-/// Continues an answer that was cut off (reload, Stop, token limit).
-pub fn continue_answer(state: AppState, message_id: String) {
-    state.dispatch(Command::Turn(Job::Continue(message_id)));
-}
-
-/// Changes a user message, drops everything after it and asks again.
-pub fn edit_and_resend(state: AppState, message_id: String, text: String) {
-    state.dispatch(Command::Turn(Job::Edit { message: message_id, text }));
-}
-
-/// Picks up the tool round a closed tab left unfinished: asks its approval
-/// questions again, runs interrupted calls again, and lets the answer go on.
-pub fn resume_tools(state: AppState) {
-    state.dispatch(Command::Turn(Job::Resume));
 }
 
 /// What of the streaming answer may wait for the next frame; more is
