@@ -54,7 +54,7 @@ pub fn load(state: AppState, server: &McpServer, uri: String, done: impl FnOnce(
         done(Ok(hit));
         return;
     }
-    let client = crate::mcp::client_for(state, server);
+    let client = crate::binding::mcp::client_for(state, server);
     spawn_local(async move {
         let read = client.read_resource(&uri, &Abort::new()).await.map_err(|e| e.to_string());
         let view = read.and_then(|r| air_apps::ui_resource(&r, &uri, None).map_err(|e| e.to_string()));
@@ -259,13 +259,13 @@ impl Live {
         let state = self.state;
         match ask {
             // The same policy as the model's calls: refused, asked, or run.
-            Ask::CallTool { name, arguments } => match crate::mcp::policy_of(state, &self.server, &name) {
+            Ask::CallTool { name, arguments } => match crate::binding::mcp::policy_of(state, &self.server, &name) {
                 Policy::Deny => self.reply(&id, Err(format!("The user does not allow the tool `{name}`."))),
                 Policy::Ask => self.hooks.call.set(Some((id, name, arguments))),
                 Policy::Allow => self.call(id, name, arguments),
             },
             Ask::ReadResource { uri } => {
-                let client = crate::mcp::client_for(state, &self.server);
+                let client = crate::binding::mcp::client_for(state, &self.server);
                 let me = self.clone();
                 spawn_local(async move {
                     let r = client.read_resource(&uri, &Abort::new()).await.map_err(|e| e.to_string());
@@ -330,7 +330,7 @@ impl Live {
 
     /// The user answered the link question.
     fn call(self: &Rc<Self>, id: Value, name: String, arguments: Value) {
-        let client = crate::mcp::client_for(self.state, &self.server);
+        let client = crate::binding::mcp::client_for(self.state, &self.server);
         let me = self.clone();
         spawn_local(async move {
             let r = client.call_tool(&name, arguments, &Abort::new()).await.map_err(|e| e.to_string());

@@ -3,12 +3,9 @@
 
 mod apps;
 mod binding;
-mod dynamic;
 mod env;
 mod i18n;
 mod lazy;
-mod mcp;
-mod oauth;
 mod state;
 mod store;
 mod view;

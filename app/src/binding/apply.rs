@@ -171,7 +171,7 @@ fn notice(state: AppState, n: Notice) {
     let t = state.t();
     match n {
         // Each one said (settings, servers), one after the other.
-        Notice::SignInFailed(e) => state.shell.notice.set(Some(t.mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, &e)))),
+        Notice::SignInFailed(e) => state.shell.notice.set(Some(t.mcp_sign_in_failed.replace("{e}", &super::oauth::failure_text(state, &e)))),
         Notice::NewTools { server, added } => state.shell.notice.set(Some(t.mcp_new_tools_notice.replace("{s}", &server).replace("{n}", &added.to_string()))),
         Notice::PrefsUnreadable(why) => state.shell.notice.update(|n| *n = Some(n.take().map_or(why.clone(), |before| format!("{before} {why}")))),
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),

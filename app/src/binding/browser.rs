@@ -61,7 +61,7 @@ impl Platform for Browser {
         Box::pin(part(diagnose(target, abort)))
     }
     fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>) {
-        crate::mcp::connect(self.state, servers);
+        super::mcp::connect(self.state, servers);
     }
     fn forget_sign_in(&self, url: &str) {
         let url = url.to_owned();
@@ -70,10 +70,10 @@ impl Platform for Browser {
         });
     }
     fn sign_in(&self, url: String, client_id: Option<String>, asked: air_servers::credentials::Asked) -> LocalBoxFuture<'static, Result<Result<(), air_servers::credentials::SignInError>, Missing>> {
-        Box::pin(part(crate::oauth::sign_in(url, client_id, asked)))
+        Box::pin(part(super::oauth::sign_in(url, client_id, asked)))
     }
     fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>> {
-        Box::pin(part(crate::oauth::finish_redirect(pending, callback)))
+        Box::pin(part(super::oauth::finish_redirect(pending, callback)))
     }
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
         Box::pin(part(provider_models(settings)))

@@ -6,7 +6,10 @@
 
 mod apply;
 mod browser;
+mod dynamic;
 mod live;
+pub(crate) mod mcp;
+pub(crate) mod oauth;
 mod parts;
 
 use std::cell::{Cell, RefCell};

@@ -26,9 +26,9 @@ pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'st
     Ok(Box::pin(async move {
         let state = env.platform().state;
         let inputs = run.inputs();
-        let (tools, offer) = crate::dynamic::turn_tools(state, &inputs, |state, servers| {
-            let mut registry = crate::mcp::registry(state, &[]);
-            let names = crate::mcp::register(state, &mut registry, servers);
+        let (tools, offer) = super::dynamic::turn_tools(state, &inputs, |state, servers| {
+            let mut registry = super::mcp::registry(state, &[]);
+            let names = super::mcp::register(state, &mut registry, servers);
             (registry, names)
         })
         .await;
@@ -53,19 +53,19 @@ pub fn warm_turn() {
 /// with the first one.
 #[crate::lazy::split(resource_read, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn read_resource(state: AppState, server: String, uri: String) -> Result<LocalBoxFuture<'static, Result<String, String>>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { crate::mcp::read_resource(state, &server, &uri).await }))
+    Ok(Box::pin(async move { super::mcp::read_resource(state, &server, &uri).await }))
 }
 
 /// What a composer's picker asks of the servers: with the MCP clients.
 #[crate::lazy::split(picker, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn picker(state: AppState, job: air_workspace::pickers::Job) -> Result<LocalBoxFuture<'static, air_workspace::pickers::Found>, crate::lazy::Missing> {
-    Ok(Box::pin(crate::mcp::picker(state, job)))
+    Ok(Box::pin(super::mcp::picker(state, job)))
 }
 
 /// Subscribing to an attached resource's changes, or ending it.
 #[crate::lazy::split(resource_watch, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { crate::mcp::subscribe_resource(state, &server, &uri, on).await }))
+    Ok(Box::pin(async move { super::mcp::subscribe_resource(state, &server, &uri, on).await }))
 }
 
 /// Deleting a session with its messages, files and index entries:
@@ -115,13 +115,13 @@ fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::ser
 /// listing again): with the MCP clients.
 #[crate::lazy::split(tools_list, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn list_tools(state: AppState, server: air_store::mcp::McpServer) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, crate::lazy::Missing> {
-    Ok(Box::pin(crate::mcp::list_tools(state, server)))
+    Ok(Box::pin(super::mcp::list_tools(state, server)))
 }
 
 /// Forgetting a removed server's sign-in (its vault is read and written).
 #[crate::lazy::split(sign_out, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn forget_sign_in(url: String) -> Result<(), crate::lazy::Missing> {
-    crate::oauth::forget(&url);
+    super::oauth::forget(&url);
     Ok(())
 }
 

@@ -31,7 +31,7 @@ fn server_state(state: AppState, name: &str) -> ServerState {
 /// words.
 fn sign_in_failure(state: AppState, s: &SignIns, url: &str) -> Option<String> {
     match s.outcome(url) {
-        Some(Outcome::Failed(e)) => Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, e))),
+        Some(Outcome::Failed(e)) => Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::binding::oauth::failure_text(state, e))),
         _ => None,
     }
 }
@@ -277,7 +277,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                     {move || state.prefs.sign_ins.with(|m| sign_in_failure(state, m, &url.get())).map(|e| view! { <span class="error-text" role="alert" data-testid="mcp-server-sign-in-error">{e}</span> })}
                     <Show when=move || {
                         // (Re-read when a sign-in starts or ends.)
-                        state.prefs.sign_ins.with(|m| !m.needed(&url.get())) && crate::oauth::signed_in(&url.get())
+                        state.prefs.sign_ins.with(|m| !m.needed(&url.get())) && crate::binding::oauth::signed_in(&url.get())
                     }>
                         <button type="button" data-testid="mcp-server-sign-out" title=move || t().mcp_sign_out_hint
                             on:click=move |_| state.dispatch(Command::SignIn(SignIn::SignOut(url.get_untracked())))>{move || t().mcp_sign_out}</button>

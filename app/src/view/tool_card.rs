@@ -257,7 +257,7 @@ fn ToolSignIn(server: String) -> impl IntoView {
             }
             state.prefs.sign_ins.with(|m| match m.outcome(&url) {
                 Some(Outcome::Done) => Some(state.t().tool_signed_in.to_owned()),
-                Some(Outcome::Failed(e)) => Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::oauth::failure_text(state, e))),
+                Some(Outcome::Failed(e)) => Some(state.t().mcp_sign_in_failed.replace("{e}", &crate::binding::oauth::failure_text(state, e))),
                 _ => None,
             })
         }

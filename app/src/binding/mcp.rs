@@ -90,7 +90,7 @@ pub(crate) fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
                 let host = Rc::new(Host { state, server: server.name.clone(), client: RefCell::new(std::rc::Weak::new()) });
                 let client = Rc::new(
                     McpClient::new(env::Http::default(), c)
-                        .with_authorizer(crate::oauth::authorizer(state, &server.url))
+                        .with_authorizer(super::oauth::authorizer(state, &server.url))
                         .with_known_version(server.protocol.as_deref())
                         .with_host(host.clone())
                         .with_timeouts(Some(CALL_TIMEOUT_MS), Some(REQUEST_TIMEOUT_MS)),
@@ -168,12 +168,12 @@ pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::
 /// with the revision it speaks; or why not, and whether the doctor may
 /// say more.
 pub async fn list_tools(state: AppState, server: McpServer) -> Result<Listed, air_servers::add::Failure> {
-    let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(crate::oauth::authorizer(state, &server.url));
+    let client = McpClient::new(env::Http::default(), config(&server)).with_authorizer(super::oauth::authorizer(state, &server.url));
     let listed = client.list_tools(&Abort::new()).await;
     let protocol = client.protocol_version();
     client.close().await;
     // A 401 whose challenge the page could not read: CORS may hide it.
-    let hidden_challenge = crate::oauth::hidden_challenge(&server.url);
+    let hidden_challenge = super::oauth::hidden_challenge(&server.url);
     match listed {
         Ok(tools) => Ok(Listed { tools: list::saved_tools(&tools), protocol }),
         Err(e) => Err(air_servers::add::Failure::of(&e, hidden_challenge)),
