@@ -63,11 +63,9 @@ impl Platform for Browser {
     fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>) {
         super::mcp::connect(self.state, servers);
     }
-    fn forget_sign_in(&self, url: &str) {
+    fn forget_sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<(), Missing>> {
         let url = url.to_owned();
-        leptos::task::spawn_local(async move {
-            let _ = forget_sign_in(url).await;
-        });
+        Box::pin(async move { forget_sign_in(url).await.map_err(|_| Missing) })
     }
     fn sign_in(&self, url: String, client_id: Option<String>, asked: air_servers::credentials::Asked) -> LocalBoxFuture<'static, Result<Result<(), air_servers::credentials::SignInError>, Missing>> {
         Box::pin(part(super::oauth::sign_in(url, client_id, asked)))

@@ -211,8 +211,9 @@ impl Platform for FakePlatform {
     fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>) {
         self.connects.borrow_mut().push(servers.into_iter().map(|s| s.name).collect());
     }
-    fn forget_sign_in(&self, url: &str) {
+    fn forget_sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<(), Missing>> {
         self.signed_out.borrow_mut().push(url.to_owned());
+        Box::pin(async { Ok(()) })
     }
     fn sign_in(&self, url: String, client_id: Option<String>, asked: air_servers::credentials::Asked) -> LocalBoxFuture<'static, Result<Result<(), air_servers::credentials::SignInError>, Missing>> {
         self.sign_ins.borrow_mut().push((url.clone(), client_id, asked));

@@ -50,8 +50,9 @@ pub trait Platform: 'static + Sized {
     /// Connects to these servers in the background, those not connected
     /// already (their sessions report back as `servers::Action::Status`).
     fn connect_servers(&self, servers: Vec<air_store::mcp::McpServer>);
-    /// Forgets the sign-in kept for the server at `url`.
-    fn forget_sign_in(&self, url: &str);
+    /// Forgets the sign-in kept for the server at `url` (done when the
+    /// future is).
+    fn forget_sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<(), Missing>>;
     /// Signs in to the server at `url` (`asked`: what it said when it
     /// refused), as the client `client_id` if given. Called within the
     /// user's click: a window for the sign-in opens at once; where none

@@ -268,7 +268,13 @@ fn run<P: Platform>(w: &mut Workspace<P>, out: Out) {
                 w.p.connect_servers(enabled);
             }
         }
-        Out::ForgetSignIn(url) => w.p.forget_sign_in(&url),
+        Out::ForgetSignIn(url) => {
+            let forgetting = w.p.forget_sign_in(&url);
+            w.spawn(async move {
+                let _ = forgetting.await;
+                None
+            });
+        }
     }
 }
 

@@ -33,6 +33,9 @@ pub enum Action {
     Asked { url: String, asked: Asked },
     /// Forget the server's tokens.
     SignOut(String),
+    /// The server's tokens are forgotten (or its part could not be
+    /// fetched).
+    SignedOut { url: String, result: Result<(), Missing> },
     /// A sign-in ended (`Err`: its part could not be fetched).
     Ended {
         url: String,
@@ -100,11 +103,16 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
         }
         Action::SignOut(url) => {
             let url = url.trim().to_owned();
-            w.p.forget_sign_in(&url);
+            let forgetting = w.p.forget_sign_in(&url);
+            w.spawn(async move { Some(Command::SignIn(Action::SignedOut { url, result: forgetting.await })) });
+        }
+        // Said once the tokens are gone.
+        Action::SignedOut { url, result: Ok(()) } => {
             w.sign_ins.outcomes.retain(|(u, _)| *u != url);
             put(&mut w.sign_ins.asked, url, Asked::default());
             publish(w);
         }
+        Action::SignedOut { result: Err(Missing), .. } => w.emit(Update::Notice(Notice::PartMissing)),
         Action::Ended { url, form, result } => ended(w, url, form, result),
         Action::Returned(result) => returned(w, result),
     }
