@@ -190,15 +190,19 @@ fn ModelPicker() -> impl IntoView {
             })
         })
     };
-    // The usual model (its assistant's or the settings'): no pick.
+    // The usual model (its assistant's or the settings'): no pick. Returns
+    // the model the chat now has (the change is written in the background,
+    // so the field shows it before the settings signal follows).
     let commit = move |v: String| {
         let v = v.trim().to_owned();
-        if v.is_empty() || v == model(true) {
-            return;
+        let now = model(true);
+        if v.is_empty() || v == now {
+            return now;
         }
         let usual = model(false);
         let chat = state.chat_key();
-        state.change_prefs(air_workspace::prefs::Change::PickModel { chat, model: (v != usual).then_some(v) });
+        state.change_prefs(air_workspace::prefs::Change::PickModel { chat, model: (v != usual).then(|| v.clone()) });
+        v
     };
     view! {
         <input class="model-picker" data-testid="model-picker" list="model-options" autocomplete="off" spellcheck="false"
@@ -217,12 +221,13 @@ fn ModelPicker() -> impl IntoView {
                 source.set(from.clone());
                 state.dispatch(air_workspace::Command::Models(air_workspace::models::Action::Want(Box::new(settings))));
             }
-            on:change=move |ev| commit(event_target_value(&ev))
+            on:change=move |ev| {
+                commit(event_target_value(&ev));
+            }
             on:blur=move |ev| {
-                let v = event_target_value(&ev);
-                commit(v);
+                let shown = commit(event_target_value(&ev));
                 if let Some(el) = input.get_untracked() {
-                    el.set_value(&model(true));
+                    el.set_value(&shown);
                 }
             }/>
         <datalist id="model-options">
