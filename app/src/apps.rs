@@ -17,8 +17,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{Value, json};
 
-use crate::env;
-use crate::state::AppState;
+use crate::binding::env;
+use crate::binding::state::AppState;
 
 /// The tallest an inline View grows before it scrolls inside.
 const MAX_HEIGHT: u32 = 800;
@@ -276,7 +276,7 @@ impl Live {
             // never starts a turn by itself.
             Ask::Message { text } => {
                 let draft = state.chat.draft.get_untracked();
-                if self.messages.borrow_mut().admit(crate::env::now_ms() as u64, &draft) {
+                if self.messages.borrow_mut().admit(crate::binding::env::now_ms() as u64, &draft) {
                     state.chat.draft.set(text);
                     self.reply(&id, Ok(json!({})));
                 } else {

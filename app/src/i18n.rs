@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 pub use air_i18n::Text;
 
-use crate::state::use_prefs;
+use crate::binding::state::use_prefs;
 
 /// The texts in the current language (reactive: re-runs when it changes).
 pub fn t() -> &'static Text {

@@ -3,11 +3,7 @@
 
 mod apps;
 mod binding;
-mod env;
 mod i18n;
-mod lazy;
-mod state;
-mod store;
 mod view;
 
 fn main() {

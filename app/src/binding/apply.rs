@@ -12,7 +12,7 @@ use air_workspace::{Command, Notice, StoreOp};
 use leptos::prelude::*;
 
 use super::{STARTING, WARM_CHAT_VIEW, dispatch, store};
-use crate::state::AppState;
+use super::state::AppState;
 
 pub(super) fn apply(state: AppState, u: Up) {
     match u {
@@ -175,7 +175,7 @@ fn notice(state: AppState, n: Notice) {
         Notice::NewTools { server, added } => state.shell.notice.set(Some(t.mcp_new_tools_notice.replace("{s}", &server).replace("{n}", &added.to_string()))),
         Notice::PrefsUnreadable(why) => state.shell.notice.update(|n| *n = Some(n.take().map_or(why.clone(), |before| format!("{before} {why}")))),
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
-        Notice::PartMissing => crate::lazy::report(state, crate::lazy::Missing),
+        Notice::PartMissing => super::lazy::report(state, super::lazy::Missing),
         Notice::DownloadFailed(e) => state.shell.notice.set(Some(t.import_failed.replace("{e}", &e))),
         Notice::FileRefused { name, why } => {
             let template = match why {
@@ -233,7 +233,7 @@ fn ready(state: AppState) {
     // After the first render of the opened state; with a conversation
     // open, once its view has drawn it (`ChatView`).
     if state.sessions.active.get_untracked().is_none() {
-        request_animation_frame(crate::state::mark_ready);
+        request_animation_frame(super::state::mark_ready);
     }
 }
 

@@ -14,30 +14,30 @@ use air_workspace::{Command, Missing, Platform};
 use futures_util::future::LocalBoxFuture;
 
 use super::parts::*;
-use crate::state::AppState;
-use crate::store::AnyStore;
+use super::state::AppState;
+use super::store::AnyStore;
 
 /// The page as the core's platform.
 pub struct Browser {
     pub(super) state: AppState,
     pub(super) kv: LocalStorageKv,
     pub(super) store: Rc<RefCell<Option<Rc<AnyStore>>>>,
-    pub(super) http: crate::env::Http,
+    pub(super) http: super::env::Http,
 }
 
 impl Platform for Browser {
     type Store = AnyStore;
     type Kv = LocalStorageKv;
-    type Http = crate::env::Http;
+    type Http = super::env::Http;
 
     fn now_ms(&self) -> f64 {
-        crate::env::now_ms()
+        super::env::now_ms()
     }
     fn new_id(&self) -> String {
-        crate::env::new_id()
+        super::env::new_id()
     }
     fn local_date(&self) -> String {
-        crate::env::local_date_time().0
+        super::env::local_date_time().0
     }
     fn preview(&self, bytes: &[u8], mime: &str) -> Option<String> {
         air_web::bytes_blob(bytes, mime).ok().and_then(|b| air_web::blob_url(&b))
@@ -87,7 +87,7 @@ impl Platform for Browser {
     }
     fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
         let store = self.store();
-        let now = crate::env::now_ms();
+        let now = super::env::now_ms();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(None)) };
             part(export_file(store, only, format, settings, now)).await
@@ -143,15 +143,15 @@ impl Platform for Browser {
             part(delete_session(store, id)).await
         })
     }
-    fn http(&self) -> &crate::env::Http {
+    fn http(&self) -> &super::env::Http {
         &self.http
     }
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(crate::env::sleep(ms))
+        Box::pin(super::env::sleep(ms))
     }
     fn template_vars(&self) -> TemplateVars {
-        let (date, time) = crate::env::local_date_time();
-        TemplateVars { date, time, locale: crate::env::locale() }
+        let (date, time) = super::env::local_date_time();
+        TemplateVars { date, time, locale: super::env::locale() }
     }
     fn show_live(&self, event: air_agent::Event) {
         super::live::show(self.state, event);
@@ -172,10 +172,10 @@ impl Platform for Browser {
 }
 
 /// Fetches a lazily loaded part (`fetching`) and runs the work it gives.
-pub(super) async fn part<T>(fetching: impl std::future::Future<Output = Result<LocalBoxFuture<'static, T>, crate::lazy::Missing>>) -> Result<T, Missing> {
+pub(super) async fn part<T>(fetching: impl std::future::Future<Output = Result<LocalBoxFuture<'static, T>, super::lazy::Missing>>) -> Result<T, Missing> {
     match fetching.await {
         Ok(work) => Ok(work.await),
-        Err(crate::lazy::Missing) => Err(Missing),
+        Err(super::lazy::Missing) => Err(Missing),
     }
 }
 

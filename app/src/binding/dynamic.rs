@@ -11,8 +11,8 @@ use air_workspace::Command;
 use air_workspace::dynamic::Action;
 use leptos::prelude::*;
 
-use crate::env;
-use crate::state::AppState;
+use super::env;
+use super::state::AppState;
 
 use air_dynamic::docs;
 

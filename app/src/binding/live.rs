@@ -5,7 +5,7 @@
 use air_agent::{Event, Status};
 use leptos::prelude::*;
 
-use crate::state::{AppState, Streaming};
+use super::state::{AppState, Streaming};
 
 /// What a running turn shows live (its records arrive as messages).
 pub(super) fn show(state: AppState, event: Event) {
@@ -22,7 +22,7 @@ pub(super) fn show(state: AppState, event: Event) {
             });
             // Arriving faster than frames come: drawn now, not held.
             if waiting.flatten().is_some_and(|n| n >= DRAW_AT) {
-                crate::state::draw_now(state);
+                super::state::draw_now(state);
             }
         }
         Event::StreamModel(model) => state.chat.streaming.update(|s| {

@@ -19,8 +19,8 @@ use leptos::task::spawn_local;
 use air_workspace::pickers::{Found, Job, Prompts, Resources, listing_error};
 use air_workspace::servers::{Action, Listed};
 
-use crate::env;
-use crate::state::AppState;
+use super::env;
+use super::state::AppState;
 
 type Client = McpClient<env::Http>;
 
@@ -107,14 +107,14 @@ pub(crate) fn client_for(state: AppState, server: &McpServer) -> Rc<Client> {
 pub fn connect(state: AppState, servers: Vec<McpServer>) {
     spawn_local(async move {
         if let Err(missing) = connect_all(state, servers).await {
-            crate::lazy::report(state, missing);
+            super::lazy::report(state, missing);
         }
     });
 }
 
 /// The MCP client comes with the first enabled server, not with the page.
-#[crate::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), crate::lazy::Missing> {
+#[super::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::lazy::Missing> {
     adopt_old_choices(state);
     for server in &servers {
         let client = client_for(state, server);

@@ -7,10 +7,14 @@
 mod apply;
 mod browser;
 mod dynamic;
+pub mod env;
+pub mod lazy;
 mod live;
 pub(crate) mod mcp;
 pub(crate) mod oauth;
 mod parts;
+pub mod state;
+pub mod store;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -21,8 +25,8 @@ use air_workspace::{Command, Platform, Workspace};
 use leptos::prelude::Set;
 use leptos::task::spawn_local;
 
-use crate::state::AppState;
-use crate::store::AnyStore;
+use self::state::AppState;
+use self::store::AnyStore;
 pub use browser::Browser;
 pub use parts::{attach_files, warm_turn};
 
@@ -52,7 +56,7 @@ pub fn start(warm_chat_view: fn()) -> AppState {
     let state = AppState::init(&prefs);
     state.set_dispatcher(dispatch);
     WARM_CHAT_VIEW.with(|w| w.set(Some(warm_chat_view)));
-    let browser = Browser { state, kv: LocalStorageKv, store: Rc::default(), http: crate::env::Http::default() };
+    let browser = Browser { state, kv: LocalStorageKv, store: Rc::default(), http: self::env::Http::default() };
     CORE.with(|c| *c.borrow_mut() = Some(Workspace::with_prefs(Rc::new(browser), prefs, unreadable)));
     dispatch(state, Command::Start);
     state
@@ -103,12 +107,12 @@ fn arm(state: AppState) {
         return;
     }
     ARMED.with(|a| a.set(Some(at)));
-    let wait = (at - crate::env::now_ms()).max(0.0) as u64;
-    crate::env::after(wait, move || {
+    let wait = (at - self::env::now_ms()).max(0.0) as u64;
+    self::env::after(wait, move || {
         ARMED.with(|a| a.set(None));
         CORE.with(|c| {
             if let Some(core) = c.borrow_mut().as_mut() {
-                core.handle_timeout(crate::env::now_ms());
+                core.handle_timeout(self::env::now_ms());
             }
         });
         dispatch_nothing(state);

@@ -14,15 +14,15 @@ use futures_util::future::LocalBoxFuture;
 use leptos::task::spawn_local;
 
 use super::Browser;
-use crate::state::AppState;
-use crate::store::AnyStore;
+use super::state::AppState;
+use super::store::AnyStore;
 
 /// The turn, with the agent loop, the tools and the MCP clients: fetched
 /// with the first message, not with the first screen. It runs with the
 /// settings of the moment (the chat's assistant over the user's) and the
 /// tools the chat uses.
-#[crate::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
+#[super::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
     Ok(Box::pin(async move {
         let state = env.platform().state;
         let inputs = run.inputs();
@@ -51,47 +51,47 @@ pub fn warm_turn() {
 
 /// Reading an MCP resource to attach it: with the MCP clients, fetched
 /// with the first one.
-#[crate::lazy::split(resource_read, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn read_resource(state: AppState, server: String, uri: String) -> Result<LocalBoxFuture<'static, Result<String, String>>, crate::lazy::Missing> {
+#[super::lazy::split(resource_read, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn read_resource(state: AppState, server: String, uri: String) -> Result<LocalBoxFuture<'static, Result<String, String>>, super::lazy::Missing> {
     Ok(Box::pin(async move { super::mcp::read_resource(state, &server, &uri).await }))
 }
 
 /// What a composer's picker asks of the servers: with the MCP clients.
-#[crate::lazy::split(picker, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn picker(state: AppState, job: air_workspace::pickers::Job) -> Result<LocalBoxFuture<'static, air_workspace::pickers::Found>, crate::lazy::Missing> {
+#[super::lazy::split(picker, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn picker(state: AppState, job: air_workspace::pickers::Job) -> Result<LocalBoxFuture<'static, air_workspace::pickers::Found>, super::lazy::Missing> {
     Ok(Box::pin(super::mcp::picker(state, job)))
 }
 
 /// Subscribing to an attached resource's changes, or ending it.
-#[crate::lazy::split(resource_watch, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, crate::lazy::Missing> {
+#[super::lazy::split(resource_watch, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, super::lazy::Missing> {
     Ok(Box::pin(async move { super::mcp::subscribe_resource(state, &server, &uri, on).await }))
 }
 
 /// Deleting a session with its messages, files and index entries:
 /// fetched with the first delete.
-#[crate::lazy::split(session_delete, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
+#[super::lazy::split(session_delete, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, super::lazy::Missing> {
     use air_store::Store;
     Ok(Box::pin(async move { store.delete_session(&id).await }))
 }
 
 /// Writing an export: fetched with the first one.
-#[crate::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, settings: air_store::Settings, now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, crate::lazy::Missing> {
+#[super::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, settings: air_store::Settings, now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, &settings, now).await }))
 }
 
 /// Reading an export into the store: fetched with the first import.
-#[crate::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn import_file(store: Rc<AnyStore>, text: String) -> Result<LocalBoxFuture<'static, Result<(usize, usize), ImportFailure>>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, &mut crate::env::new_id).await }))
+#[super::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn import_file(store: Rc<AnyStore>, text: String) -> Result<LocalBoxFuture<'static, Result<(usize, usize), ImportFailure>>, super::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, &mut super::env::new_id).await }))
 }
 
 /// Writing the preferences (their encoding): fetched with the first
 /// change.
-#[crate::lazy::split(prefs_write, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn write_prefs(prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, crate::lazy::Missing> {
+#[super::lazy::split(prefs_write, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn write_prefs(prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_workspace::prefs::write(&air_web::LocalStorageKv, &prefs, touched) }))
 }
 
@@ -102,51 +102,51 @@ pub(super) async fn decide_servers(job: air_workspace::servers::Job) -> Result<a
     let held = std::rc::Rc::new(std::cell::RefCell::new(Some(job)));
     match servers_engine(held.clone()).await {
         Ok(job) => job.ok_or((air_workspace::servers::State::default(), Missing)),
-        Err(crate::lazy::Missing) => Err((held.borrow_mut().take().map(|j| j.state).unwrap_or_default(), Missing)),
+        Err(super::lazy::Missing) => Err((held.borrow_mut().take().map(|j| j.state).unwrap_or_default(), Missing)),
     }
 }
 
-#[crate::lazy::split(servers, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::servers::Job>>>) -> Result<Option<air_workspace::servers::Job>, crate::lazy::Missing> {
+#[super::lazy::split(servers, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::servers::Job>>>) -> Result<Option<air_workspace::servers::Job>, super::lazy::Missing> {
     Ok(held.borrow_mut().take().map(air_workspace::servers::decide))
 }
 
 /// Listing a server's tools over a connection of its own (the add form,
 /// listing again): with the MCP clients.
-#[crate::lazy::split(tools_list, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn list_tools(state: AppState, server: air_store::mcp::McpServer) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, crate::lazy::Missing> {
+#[super::lazy::split(tools_list, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn list_tools(state: AppState, server: air_store::mcp::McpServer) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, super::lazy::Missing> {
     Ok(Box::pin(super::mcp::list_tools(state, server)))
 }
 
 /// Forgetting a removed server's sign-in (its vault is read and written).
-#[crate::lazy::split(sign_out, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn forget_sign_in(url: String) -> Result<(), crate::lazy::Missing> {
+#[super::lazy::split(sign_out, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn forget_sign_in(url: String) -> Result<(), super::lazy::Missing> {
     super::oauth::forget(&url);
     Ok(())
 }
 
 /// The connectivity doctor's probes.
-#[crate::lazy::split(doctor, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Result<LocalBoxFuture<'static, air_doctor::Finding>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { air_doctor::diagnose(&crate::env::Http::default(), &target, &abort).await }))
+#[super::lazy::split(doctor, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Result<LocalBoxFuture<'static, air_doctor::Finding>, super::lazy::Missing> {
+    Ok(Box::pin(async move { air_doctor::diagnose(&super::env::Http::default(), &target, &abort).await }))
 }
 
 /// Dynamic loading's work (the catalog, loaded tools, the summarizer,
 /// the metrics): fetched when it is first needed.
-#[crate::lazy::split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn dynamic(store: Option<Rc<AnyStore>>, job: air_workspace::dynamic::Job) -> Result<LocalBoxFuture<'static, Option<air_workspace::dynamic::Action>>, crate::lazy::Missing> {
+#[super::lazy::split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn dynamic(store: Option<Rc<AnyStore>>, job: air_workspace::dynamic::Job) -> Result<LocalBoxFuture<'static, Option<air_workspace::dynamic::Action>>, super::lazy::Missing> {
     Ok(Box::pin(async move {
-        let sleep = |ms: u64| -> LocalBoxFuture<'static, ()> { Box::pin(crate::env::sleep(ms)) };
-        let env = air_workspace::dynamic::Env { store, http: &crate::env::Http::default(), now_ms: crate::env::now_ms(), sleep: &sleep };
+        let sleep = |ms: u64| -> LocalBoxFuture<'static, ()> { Box::pin(super::env::sleep(ms)) };
+        let env = air_workspace::dynamic::Env { store, http: &super::env::Http::default(), now_ms: super::env::now_ms(), sleep: &sleep };
         air_workspace::dynamic::run(env, job).await
     }))
 }
 
 /// The provider's models, asked with the code that sends requests (a part
 /// of its own: the first screen sends none).
-#[crate::lazy::split(provider_models, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn provider_models(settings: air_store::Settings) -> Result<LocalBoxFuture<'static, Result<Vec<String>, air_chat::ChatError>>, crate::lazy::Missing> {
-    Ok(Box::pin(async move { crate::env::list_models(&settings).await }))
+#[super::lazy::split(provider_models, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn provider_models(settings: air_store::Settings) -> Result<LocalBoxFuture<'static, Result<Vec<String>, air_chat::ChatError>>, super::lazy::Missing> {
+    Ok(Box::pin(async move { super::env::list_models(&settings).await }))
 }
 
 /// Search results shown at most.
@@ -154,15 +154,15 @@ const SEARCH_LIMIT: usize = 50;
 
 /// Searching, with the index's ranking and snippets: fetched with the
 /// first search.
-#[crate::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn search(store: Rc<AnyStore>, query: String) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, crate::lazy::Missing> {
+#[super::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn search(store: Rc<AnyStore>, query: String) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_store::search::run(&*store, &query, SEARCH_LIMIT).await }))
 }
 
 /// Building the search index from every message (a store from before it,
 /// or one that cannot be read).
-#[crate::lazy::split(index_rebuild, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, crate::lazy::Missing> {
+#[super::lazy::split(index_rebuild, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, super::lazy::Missing> {
     use air_store::Store;
     Ok(Box::pin(async move { store.rebuild_index().await }))
 }
@@ -178,13 +178,13 @@ pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
     spawn_local(async move {
         match read_files(files).await {
             Ok(reading) => super::dispatch(state, air_workspace::Command::FilesRead(reading.await)),
-            Err(missing) => crate::lazy::report(state, missing),
+            Err(missing) => super::lazy::report(state, missing),
         }
     });
 }
 
-#[crate::lazy::split(read_files, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn read_files(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Vec<Prepared>>, crate::lazy::Missing> {
+#[super::lazy::split(read_files, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn read_files(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Vec<Prepared>>, super::lazy::Missing> {
     Ok(Box::pin(async move {
         let mut read = Vec::new();
         for file in files {

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::apps::{self, Hooks, Live};
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::binding::state::use_app;
 
 #[component]
 pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: SavedTool) -> impl IntoView {

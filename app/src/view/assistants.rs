@@ -6,7 +6,7 @@ use air_workspace::prefs::Change;
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::binding::state::use_app;
 
 /// The open chat's assistant (a new chat's choice moves to it when it
 /// starts).
@@ -166,7 +166,7 @@ pub fn AssistantsSection(
             {form}
             <Show when=move || editing.with(Option::is_none)>
                 <button type="button" data-testid="assistant-new"
-                    on:click=move |_| editing.set(Some(Assistant::new(crate::env::new_id(), "")))>{move || t().assistant_new}</button>
+                    on:click=move |_| editing.set(Some(Assistant::new(crate::binding::env::new_id(), "")))>{move || t().assistant_new}</button>
             </Show>
         </fieldset>
     }

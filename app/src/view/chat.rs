@@ -4,7 +4,7 @@ use air_store::records::MessageKind;
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::{Streaming, use_app};
+use crate::binding::state::{Streaming, use_app};
 
 use super::live::{StreamedMarkdown, draw_streaming, take_live, typeset};
 use super::tool_card::ToolSlot;
@@ -38,8 +38,8 @@ pub fn SessionCreator() -> impl IntoView {
 /// The conversation, with the Markdown renderer and the tool cards:
 /// fetched when the first conversation is shown (a first visit starts on
 /// the session creator).
-#[crate::lazy::split(chat_view, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub fn chat_view() -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(chat_view, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub fn chat_view() -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <ChatView/> }.into_any())
 }
 
@@ -47,7 +47,7 @@ pub fn chat_view() -> Result<AnyView, crate::lazy::Missing> {
 #[component]
 pub fn ChatView() -> impl IntoView {
     let state = use_app();
-    crate::state::set_draw_now(draw_streaming);
+    crate::binding::state::set_draw_now(draw_streaming);
     // The image a thumbnail shows large.
     let enlarged = RwSignal::new(None::<(String, String)>);
     provide_context(Enlarged(enlarged));
@@ -96,7 +96,7 @@ pub fn ChatView() -> impl IntoView {
     // The first usable screen, once this view has drawn the conversation.
     Effect::new(move |_| {
         if !state.shell.loading.get() {
-            request_animation_frame(crate::state::mark_ready);
+            request_animation_frame(crate::binding::state::mark_ready);
         }
     });
     view! {

@@ -1,7 +1,7 @@
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::{AppState, LocalKind, use_app, use_chat};
+use crate::binding::state::{AppState, LocalKind, use_app, use_chat};
 
 /// The enabled MCP servers, with how many tools each offers.
 fn enabled_servers(state: AppState) -> Vec<(String, usize)> {
@@ -24,23 +24,23 @@ fn McpToggle() -> impl IntoView {
     let shown = move || !servers().is_empty() || (dynamic_here() && state.chat.loaded_tools.with(|l| !l.tools.is_empty()));
     view! {
         <Show when=shown>
-            {move || Suspend::new(async { crate::lazy::show(mcp_bar().await) })}
+            {move || Suspend::new(async { crate::binding::lazy::show(mcp_bar().await) })}
         </Show>
         <Show when=move || state.chat.attachments.with(|a| !a.is_empty())>
-            {move || Suspend::new(async { crate::lazy::show(attachments().await) })}
+            {move || Suspend::new(async { crate::binding::lazy::show(attachments().await) })}
         </Show>
     }
 }
 
 /// The MCP bar's contents, with the MCP client: fetched once a server is
 /// enabled.
-#[crate::lazy::split(mcp_bar, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn mcp_bar() -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(mcp_bar, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn mcp_bar() -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <McpBar/> }.into_any())
 }
 
-#[crate::lazy::split(attachments, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn attachments() -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(attachments, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn attachments() -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <crate::view::resources::Attachments/> }.into_any())
 }
 
@@ -155,7 +155,7 @@ pub fn Composer() -> impl IntoView {
     view! {
         <McpToggle/>
         <Show when=move || conversation.files.with(|f| !f.is_empty())>
-            {move || Suspend::new(async { crate::lazy::show(file_chips().await) })}
+            {move || Suspend::new(async { crate::binding::lazy::show(file_chips().await) })}
         </Show>
         <form class="composer"
             on:submit=move |ev| { ev.prevent_default(); submit(); }
@@ -229,8 +229,8 @@ pub fn Composer() -> impl IntoView {
 
 /// The chips of attached files: a part of its own, fetched with the first
 /// file.
-#[crate::lazy::split(file_chips, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn file_chips() -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(file_chips, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn file_chips() -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <FileChips/> }.into_any())
 }
 

@@ -4,7 +4,7 @@
 use air_render::StreamRender;
 use leptos::prelude::*;
 
-use crate::state::{AppState, use_app};
+use crate::binding::state::{AppState, use_app};
 
 /// The answer being streamed, as drawn so far: kept out of the view, so a
 /// view drawn again (the conversation left and opened again meanwhile)
@@ -38,7 +38,7 @@ thread_local! {
 }
 
 /// Draws what arrived of the streaming answer (both texts) now, not at the
-/// next frame (see `crate::state::draw_now`).
+/// next frame (see `crate::binding::state::draw_now`).
 pub(super) fn draw_streaming(state: AppState) {
     draw(state, false, None);
     draw(state, true, None);
@@ -141,8 +141,8 @@ pub(super) fn typeset(el: &leptos::web_sys::Element) {
     }
 }
 
-#[crate::lazy::split(math, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn typeset_now(el: leptos::web_sys::Element) -> Result<(), crate::lazy::Missing> {
+#[crate::binding::lazy::split(math, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn typeset_now(el: leptos::web_sys::Element) -> Result<(), crate::binding::lazy::Missing> {
     air_web::typeset_math(&el, air_render::mathml);
     Ok(())
 }

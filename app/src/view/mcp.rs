@@ -9,7 +9,7 @@ use air_workspace::signin::{Action as SignIn, Outcome, SignIns};
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::{AppState, use_app};
+use crate::binding::state::{AppState, use_app};
 
 /// "Re-synced: 1 updated, 2 added, 1 gone, 9 unchanged."
 fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {

@@ -17,7 +17,7 @@ mod tool_card;
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::{use_app, use_shell};
+use crate::binding::state::{use_app, use_shell};
 
 /// Starts fetching the conversation view (a store with sessions opens
 /// the newest at once), while its messages are read.
@@ -85,7 +85,7 @@ pub fn App() -> impl IntoView {
                         when=move || state.sessions.active.get().is_some()
                         fallback=|| view! { <chat::SessionCreator/> }
                     >
-                        {move || Suspend::new(async { crate::lazy::show(chat::chat_view().await) })}
+                        {move || Suspend::new(async { crate::binding::lazy::show(chat::chat_view().await) })}
                     </Show>
                     <composer::Composer/>
                 </Show>
@@ -136,13 +136,13 @@ fn ProfilePicker() -> impl IntoView {
     let state = use_app();
     view! {
         <Show when=move || state.prefs.settings.with(|s| !s.profiles.is_empty())>
-            {move || Suspend::new(async { crate::lazy::show(profile_picker().await) })}
+            {move || Suspend::new(async { crate::binding::lazy::show(profile_picker().await) })}
         </Show>
     }
 }
 
-#[crate::lazy::split(profile_picker, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn profile_picker() -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(profile_picker, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn profile_picker() -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <ProfileList/> }.into_any())
 }
 

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::binding::state::use_app;
 
 #[derive(Clone)]
 enum Stage {
@@ -23,7 +23,7 @@ enum Stage {
 /// What was asked of the servers came: the list, or the prompt's text
 /// (the binding put it into the composer) or why not. (Not what came
 /// before this picker was drawn.)
-fn on_found(state: crate::state::AppState, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>) {
+fn on_found(state: crate::binding::state::AppState, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>) {
     Effect::new(move |drawn: Option<()>| {
         let found = state.chat.picked.get();
         if drawn.is_none() {
@@ -39,7 +39,7 @@ fn on_found(state: crate::state::AppState, stage: RwSignal<Stage>, problem: RwSi
 }
 
 /// The server's suggestions, by the argument (of `names`) they are for.
-fn on_suggestions(state: crate::state::AppState, names: Vec<String>, suggestions: Vec<RwSignal<Vec<String>>>) {
+fn on_suggestions(state: crate::binding::state::AppState, names: Vec<String>, suggestions: Vec<RwSignal<Vec<String>>>) {
     Effect::new(move |drawn: Option<()>| {
         let found = state.chat.picked.get();
         if let (Some(()), Some(Found::Suggestions { argument, values })) = (drawn, found)

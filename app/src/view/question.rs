@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::binding::state::use_app;
 
 /// The question of tool message `record_id`, with its answers.
 #[component]

@@ -8,7 +8,7 @@ use air_workspace::pickers::{Action, Found};
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::binding::state::use_app;
 
 #[derive(Clone)]
 enum Stage {
@@ -21,7 +21,7 @@ enum Stage {
 /// The resource asked for (`asked`, by label) is attached: the panel
 /// closes; or it could not be read: the panel says why. (And the list
 /// shows once it came.)
-fn on_attached(state: crate::state::AppState, asked: StoredValue<Option<String>>, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>) {
+fn on_attached(state: crate::binding::state::AppState, asked: StoredValue<Option<String>>, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>) {
     on_listed(state, stage);
     Effect::new(move |_| {
         let Some((label, outcome)) = state.chat.attach_outcome.get() else { return };
@@ -37,7 +37,7 @@ fn on_attached(state: crate::state::AppState, asked: StoredValue<Option<String>>
 }
 
 /// What the chat's servers offer came: the panel lists it.
-fn on_listed(state: crate::state::AppState, stage: RwSignal<Stage>) {
+fn on_listed(state: crate::binding::state::AppState, stage: RwSignal<Stage>) {
     Effect::new(move |_| {
         if let Some(Found::Resources(r)) = state.chat.picked.get()
             && matches!(stage.get_untracked(), Stage::Loading)

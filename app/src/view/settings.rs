@@ -7,11 +7,11 @@ use air_workspace::models::{Action as Models, Test};
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::binding::state::use_app;
 
 /// Result of the connection test, shown under the button.
 /// Settings → Test's outcome in words.
-fn test_text(state: crate::state::AppState, test: &Test) -> String {
+fn test_text(state: crate::binding::state::AppState, test: &Test) -> String {
     let texts = state.t();
     match test {
         Test::Idle => String::new(),
@@ -39,13 +39,13 @@ pub fn SettingsPanel() -> impl IntoView {
     view! {
         <Show when=move || state.prefs.settings_open.get()>
             <div class="drawer-backdrop" on:click=move |_| state.prefs.settings_open.set(false)></div>
-            {move || Suspend::new(async { crate::lazy::show(settings_drawer().await) })}
+            {move || Suspend::new(async { crate::binding::lazy::show(settings_drawer().await) })}
         </Show>
     }
 }
 
-#[crate::lazy::split(settings, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn settings_drawer() -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(settings, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn settings_drawer() -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <SettingsDrawer/> }.into_any())
 }
 
@@ -457,7 +457,7 @@ fn ProfilesSection(draft: RwSignal<Settings>) -> impl IntoView {
                 }
             </For>
             <button type="button" data-testid="profile-new" on:click=move |_| {
-                let id = crate::env::new_id();
+                let id = crate::binding::env::new_id();
                 draft.update(|d| d.profiles.push(air_store::settings::Profile { id, ..Default::default() }));
             }>{move || t().profile_new}</button>
         </fieldset>

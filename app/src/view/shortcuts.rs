@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::AppState;
+use crate::binding::state::AppState;
 
 /// What a key press asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

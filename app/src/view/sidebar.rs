@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 use crate::i18n::t;
 
-use crate::state::{use_app, use_sessions};
+use crate::binding::state::{use_app, use_sessions};
 
 /// A row's height in the list (`.session-item` in style.css): the list is
 /// virtual, only the rows in view (and a few around) are in the page.

@@ -11,7 +11,7 @@ use air_workspace::signin::{Action as SignIn, Outcome};
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::state::use_app;
+use crate::binding::state::use_app;
 
 /// A tool call's place in the conversation: its card, redrawn as the
 /// record changes, and under it the tool's MCP App if it has one.
@@ -22,20 +22,20 @@ pub(super) fn ToolSlot(id: String) -> impl IntoView {
     let app = record.with_untracked(|r| r.as_ref().and_then(|m| m.tool.as_ref()).and_then(|run| crate::apps::app_of(state, run)));
     view! {
         {move || record.get().map(|message| view! { <ToolCard message=message/> })}
-        {app.map(|(server, tool)| Suspend::new(async move { crate::lazy::show(app_frame(record, server, tool).await) }))}
+        {app.map(|(server, tool)| Suspend::new(async move { crate::binding::lazy::show(app_frame(record, server, tool).await) }))}
     }
 }
 
 /// An MCP App's View, with the host's code: fetched when one is shown.
-#[crate::lazy::split(app_frame, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn app_frame(record: Memo<Option<MessageRecord>>, server: air_store::mcp::McpServer, tool: air_store::mcp::SavedTool) -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(app_frame, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn app_frame(record: Memo<Option<MessageRecord>>, server: air_store::mcp::McpServer, tool: air_store::mcp::SavedTool) -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <crate::view::app_frame::AppFrame record=record server=server tool=tool/> }.into_any())
 }
 
 /// A running call's question (MCP elicitation): its form is fetched when
 /// one is asked.
-#[crate::lazy::split(question_form, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn question_form(record_id: String, request: air_tools::Elicitation) -> Result<AnyView, crate::lazy::Missing> {
+#[crate::binding::lazy::split(question_form, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn question_form(record_id: String, request: air_tools::Elicitation) -> Result<AnyView, crate::binding::lazy::Missing> {
     Ok(view! { <crate::view::question::Question record_id=record_id request=request/> }.into_any())
 }
 
@@ -159,7 +159,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         move || {
             let q = state.chat.questions.with(|q| q.iter().find(|(m, _)| *m == id).map(|(_, e)| e.clone()))?;
             let id = id.clone();
-            Some(Suspend::new(async move { crate::lazy::show(question_form(id, q).await) }))
+            Some(Suspend::new(async move { crate::binding::lazy::show(question_form(id, q).await) }))
         }
     };
     // A server that now wants a sign-in (or more scope): offered here.

@@ -149,7 +149,7 @@ fn dependencies_follow_the_crate_map() {
     }
 }
 
-/// In `app/`, only `env.rs` (the browser environment it injects) reads the
+/// In `app/`, only `binding/env.rs` (the browser environment it injects) reads the
 /// clock, makes ids, sets timers or sends requests.
 #[test]
 fn app_reaches_the_browser_only_through_its_environment() {
@@ -163,7 +163,7 @@ fn app_reaches_the_browser_only_through_its_environment() {
             // `env::now_ms()` is the way; a bare `now_ms` from elsewhere is not.
             let direct = |l: &str| l.match_indices(f).any(|(i, _)| !l[..i].ends_with("env::") && !l[..i].ends_with("fn "));
             let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| direct(l)).map(|(i, _)| i + 1).collect();
-            assert!(hits.is_empty(), "{}:{hits:?} uses {f}; go through app/src/env.rs", path.display());
+            assert!(hits.is_empty(), "{}:{hits:?} uses {f}; go through app/src/binding/env.rs", path.display());
         }
     }
 }

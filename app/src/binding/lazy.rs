@@ -22,7 +22,8 @@ impl From<leptos::wasm_split::SplitLoaderError> for Missing {
 
 impl Missing {
     pub fn message(self) -> &'static str {
-        crate::i18n::t().part_missing
+        let prefs = super::state::use_prefs();
+        air_i18n::text(prefs.settings.with(|s| s.language.into())).part_missing
     }
 }
 
@@ -34,6 +35,6 @@ pub fn show(view: Result<AnyView, Missing>) -> AnyView {
 }
 
 /// Where a background job's part is missing: said in the notice line.
-pub fn report(state: crate::state::AppState, missing: Missing) {
+pub fn report(state: super::state::AppState, missing: Missing) {
     state.shell.notice.set(Some(missing.message().to_owned()));
 }

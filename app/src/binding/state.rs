@@ -9,7 +9,7 @@ use air_store::{MessageRecord, SessionRecord, Settings};
 use air_web::{LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
 
-use crate::store::AnyStore;
+use super::store::AnyStore;
 use air_store::sync::SyncEvent;
 
 /// The answer being streamed right now. The view keeps no copy of its
