@@ -1,7 +1,6 @@
 //! Air Agent: the Leptos user interface. Everything below the view layer
 //! lives in the `air-*` crates; this crate only wires signals to them.
 
-mod apps;
 mod binding;
 mod i18n;
 mod view;

@@ -152,18 +152,6 @@ pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer])
     names
 }
 
-/// The policy for a call of `server`'s tool named `tool` on the server
-/// (an MCP App's own call), decided as for the model's calls; a tool not
-/// saved for the server (or not accepted by the user) is refused.
-pub fn policy_of(state: AppState, server: &McpServer, tool: &str) -> air_tools::policy::Policy {
-    // (The decision reads the tool's place on its server, not its name.)
-    let def = server.tools.iter().find(|t| t.name == tool && t.offered()).map(|t| t.def(server, String::new()));
-    match def {
-        Some(def) => state.prefs.settings.with_untracked(|s| s.tool_policies.decide(&def)),
-        None => air_tools::policy::Policy::Deny,
-    }
-}
-
 /// Lists `server`'s tools over a connection of its own (closed after),
 /// with the revision it speaks; or why not, and whether the doctor may
 /// say more.

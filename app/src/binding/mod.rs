@@ -5,6 +5,7 @@
 //! platform's heavier calls run in.
 
 mod apply;
+pub mod apps;
 mod browser;
 mod dynamic;
 pub mod env;

@@ -10,7 +10,7 @@ use air_store::records::ToolStatus;
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::apps::{self, Hooks, Live};
+use crate::binding::apps::{self, Hooks, Live};
 use crate::i18n::t;
 use crate::binding::state::use_app;
 
@@ -151,7 +151,7 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
         }
     };
     let link = move || {
-        hooks.link.get().map(|(_, url)| {
+        hooks.link.get().map(|url| {
             view! {
                 <div class="app-link" data-testid="app-link">
                     <span>{move || t().app_link_ask}</span>
@@ -163,7 +163,7 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
         })
     };
     let call = move || {
-        hooks.call.get().map(|(_, tool, args)| {
+        hooks.call.get().map(|(tool, args)| {
             let args = serde_json::to_string_pretty(&args).unwrap_or_default();
             view! {
                 <div class="app-link" data-testid="app-call">
@@ -192,7 +192,7 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             {frame_view}
             {link}
             {call}
-            {move || hooks.problem.get().map(|p| view! { <p class="app-error">{p}</p> })}
+            {move || hooks.message_held.get().then(|| view! { <p class="app-error">{t().app_message_held}</p> })}
         </div>
         </Show>
     }

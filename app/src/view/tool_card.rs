@@ -19,7 +19,7 @@ use crate::binding::state::use_app;
 pub(super) fn ToolSlot(id: String) -> impl IntoView {
     let state = use_app();
     let record = Memo::new(move |_| state.chat.messages.with(|m| m.iter().find(|x| x.id == id).cloned()));
-    let app = record.with_untracked(|r| r.as_ref().and_then(|m| m.tool.as_ref()).and_then(|run| crate::apps::app_of(state, run)));
+    let app = record.with_untracked(|r| r.as_ref().and_then(|m| m.tool.as_ref()).and_then(|run| crate::binding::apps::app_of(state, run)));
     view! {
         {move || record.get().map(|message| view! { <ToolCard message=message/> })}
         {app.map(|(server, tool)| Suspend::new(async move { crate::binding::lazy::show(app_frame(record, server, tool).await) }))}

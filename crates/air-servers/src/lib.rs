@@ -16,11 +16,14 @@
 //! - [`status`]: where one server stands ([`ServerState`]: off,
 //!   connecting, ready, needs sign-in, failed), from its switch, its
 //!   session and the sign-ins asked for.
+//! - [`apps`]: hosting one MCP App's View (what its card shows, what it is
+//!   told, what it may have done), the frame reached through a port.
 //!
 //! Module order (each uses only those before it): `registration`, `list`,
-//! `add`, `credentials`, `status`.
+//! `add`, `credentials`, `status`, `apps`.
 
 pub mod add;
+pub mod apps;
 pub mod credentials;
 pub mod list;
 pub mod registration;
