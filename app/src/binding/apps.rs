@@ -160,13 +160,18 @@ pub fn mount(state: AppState, server: McpServer, tool: SavedTool, record_id: Str
 }
 
 impl Live {
-    /// Runs `f` on the host, then shows what it shows, carries out what it
-    /// asks and arms its timer.
+    /// Runs `f` on the host, then [`Live::settle`]s.
     fn with(self: &Rc<Self>, f: impl FnOnce(&mut Host, &mut FramePort) -> Vec<Effect>) {
-        let (effects, shown, deadline) = {
-            let (mut host, mut port) = (self.host.borrow_mut(), self.port.borrow_mut());
-            let effects = f(&mut host, &mut port);
-            (effects, host.shown().clone(), host.poll_timeout())
+        let effects = f(&mut self.host.borrow_mut(), &mut self.port.borrow_mut());
+        self.settle(effects);
+    }
+
+    /// Shows what the host shows, carries out what it asks and arms its
+    /// timer.
+    fn settle(self: &Rc<Self>, effects: Vec<Effect>) {
+        let (shown, deadline) = {
+            let host = self.host.borrow();
+            (host.shown().clone(), host.poll_timeout())
         };
         self.hooks.show(&shown);
         for effect in effects {
@@ -176,10 +181,8 @@ impl Live {
             let weak = Rc::downgrade(self);
             env::after(at.saturating_sub(env::now_ms() as u64), move || {
                 if let Some(live) = weak.upgrade() {
-                    live.with(|host, _| {
-                        host.handle_timeout(env::now_ms() as u64);
-                        Vec::new()
-                    });
+                    live.host.borrow_mut().handle_timeout(env::now_ms() as u64);
+                    live.settle(Vec::new());
                 }
             });
         }
