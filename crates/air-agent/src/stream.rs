@@ -4,7 +4,7 @@
 use std::pin::pin;
 
 use air_chat::prompt_calls::{PromptCall, PromptCallParser, PromptEvent};
-use air_chat::{ChatError, ChatRequest, ReplyStream, ToolCall};
+use air_chat::{ChatError, ChatRequest, Reply, ReplyStream, ToolCall};
 use air_http::{Body, HttpClient, HttpError, Request, Response};
 use air_store::conversation::Checkpoint;
 use air_store::sync::SyncEvent;
@@ -60,6 +60,33 @@ impl<E: Env> Turn<'_, E> {
             request
         };
         let session_id = record.session_id.clone();
+        let (prefix, reasoning_prefix) = self.start_stream(record).await;
+
+        let mut reply = ReplyStream::new();
+        let mut text = TextCalls::new(prompt_calls);
+        let outcome = self.read(request, &mut reply, &mut text, record, &prefix, &reasoning_prefix).await;
+        self.learn_vision(request, &outcome);
+
+        let mut r = reply.into_reply();
+        let calls = take_reply(record, &mut r, &mut text, &prefix, &reasoning_prefix);
+        let ok = self.settle(record, &r, outcome);
+        // Ended first: the view lets its live copy of the text go before the
+        // saved record (and its copy) arrives, so a long answer is not held
+        // three times at once.
+        env.emit(Event::StreamEnded { session_id: session_id.clone(), message_id: record.id.clone() });
+        self.save_handing_text(record).await;
+        self.touch_session(&session_id).await;
+        env.emit(Event::Broadcast(SyncEvent::Streaming { session_id, message_id: record.id.clone(), active: false }));
+        // Calls of an answer that failed or was stopped are not run.
+        Streamed { ok, calls: if ok { calls } else { Vec::new() } }
+    }
+
+    /// Readies `record` for a new stream (model, flags), saves it and tells
+    /// the view and other tabs the stream started. Returns the text and
+    /// reasoning it already has, which the stream comes after.
+    async fn start_stream(&self, record: &mut MessageRecord) -> (String, String) {
+        let env = self.env;
+        let session_id = record.session_id.clone();
         let prefix = record.content.clone();
         let reasoning_prefix = record.reasoning.clone().unwrap_or_default();
         record.model = Some(self.settings.model.clone());
@@ -81,52 +108,27 @@ impl<E: Env> Turn<'_, E> {
             text: prefix.clone(),
             reasoning: reasoning_prefix.clone(),
         });
+        (prefix, reasoning_prefix)
+    }
 
-        let mut reply = ReplyStream::new();
-        let mut text = TextCalls::new(prompt_calls);
-        let outcome = self.read(request, &mut reply, &mut text, record, &prefix, &reasoning_prefix).await;
-        // What this provider and model did with images, to remember.
+    /// What this provider and model did with images, to remember.
+    fn learn_vision(&self, request: &ChatRequest, outcome: &Outcome) {
         if request.messages.iter().any(|m| m.images.iter().any(|i| i.url.is_some())) {
-            let vision = match &outcome {
+            let vision = match outcome {
                 Outcome::Failed(ChatError::Http { kind: air_chat::error::HttpErrorKind::ImagesRefused, .. }) => Some(false),
                 Outcome::Finished => Some(true),
                 _ => None,
             };
             if let Some(vision) = vision.filter(|v| self.settings.vision.get(&self.settings.tool_calling_key()) != Some(v)) {
-                env.emit(Event::VisionLearnt { key: self.settings.tool_calling_key(), vision });
+                self.env.emit(Event::VisionLearnt { key: self.settings.tool_calling_key(), vision });
             }
         }
+    }
 
-        let mut r = reply.into_reply();
-        text.finish(&r.content);
-        if prefix.is_empty() && text.passes_through() {
-            record.content = std::mem::take(&mut r.content);
-            // It grew by doubling: what it does not use goes back.
-            record.content.shrink_to_fit();
-        } else {
-            record.content.clear();
-            record.content.push_str(&prefix);
-            record.content.push_str(text.visible(&r.content));
-            r.content = String::new();
-        }
-        let reasoning = format!("{reasoning_prefix}{}", std::mem::take(&mut r.reasoning));
-        record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
-        record.usage = r.usage.clone();
-        if let Some(model) = &r.model {
-            record.model = Some(model.clone());
-        }
-        let mut calls = r.finished_tool_calls();
-        // Calls written as text get ids of their own, unique in the session.
-        calls.extend(text.calls.iter().enumerate().map(|(i, c)| ToolCall {
-            id: format!("{}-{i}", record.id),
-            name: c.name.clone(),
-            arguments: c.arguments.clone(),
-            extra: None,
-        }));
-        record.tool_calls.extend(calls.iter().cloned());
-        record.finish = r.finish.clone();
-        record.incomplete = false;
-        let ok = match outcome {
+    /// Marks `record` as ended the way `outcome` says (stopped, or with its
+    /// error); true when the answer finished well.
+    fn settle(&self, record: &mut MessageRecord, r: &Reply, outcome: Outcome) -> bool {
+        match outcome {
             Outcome::Finished => match &r.error {
                 Some(e) => {
                     record.error = Some(AnswerError::new(ChatError::Provider(e.clone())));
@@ -151,16 +153,7 @@ impl<E: Env> Turn<'_, E> {
                 record.error = Some(AnswerError { error, local_model_down });
                 false
             }
-        };
-        // Ended first: the view lets its live copy of the text go before the
-        // saved record (and its copy) arrives, so a long answer is not held
-        // three times at once.
-        env.emit(Event::StreamEnded { session_id: session_id.clone(), message_id: record.id.clone() });
-        self.save_handing_text(record).await;
-        self.touch_session(&session_id).await;
-        env.emit(Event::Broadcast(SyncEvent::Streaming { session_id, message_id: record.id.clone(), active: false }));
-        // Calls of an answer that failed or was stopped are not run.
-        Streamed { ok, calls: if ok { calls } else { Vec::new() } }
+        }
     }
 
     /// Sends the request (retrying rate limits and server errors) and reads
@@ -324,6 +317,41 @@ impl<E: Env> Turn<'_, E> {
             env.emit(Event::SessionSaved(session));
         }
     }
+}
+
+/// Moves the streamed reply into `record` (its text after `prefix`, its
+/// reasoning after `reasoning_prefix`, usage, model, finish, tool calls)
+/// and returns the tool calls it asked for.
+fn take_reply(record: &mut MessageRecord, r: &mut Reply, text: &mut TextCalls, prefix: &str, reasoning_prefix: &str) -> Vec<ToolCall> {
+    text.finish(&r.content);
+    if prefix.is_empty() && text.passes_through() {
+        record.content = std::mem::take(&mut r.content);
+        // It grew by doubling: what it does not use goes back.
+        record.content.shrink_to_fit();
+    } else {
+        record.content.clear();
+        record.content.push_str(prefix);
+        record.content.push_str(text.visible(&r.content));
+        r.content = String::new();
+    }
+    let reasoning = format!("{reasoning_prefix}{}", std::mem::take(&mut r.reasoning));
+    record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
+    record.usage = r.usage.clone();
+    if let Some(model) = &r.model {
+        record.model = Some(model.clone());
+    }
+    let mut calls = r.finished_tool_calls();
+    // Calls written as text get ids of their own, unique in the session.
+    calls.extend(text.calls.iter().enumerate().map(|(i, c)| ToolCall {
+        id: format!("{}-{i}", record.id),
+        name: c.name.clone(),
+        arguments: c.arguments.clone(),
+        extra: None,
+    }));
+    record.tool_calls.extend(calls.iter().cloned());
+    record.finish = r.finish.clone();
+    record.incomplete = false;
+    calls
 }
 
 /// Tool calls written in the answer's text (prompt mode), and the text

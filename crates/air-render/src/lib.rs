@@ -170,20 +170,7 @@ impl Writer {
                 self.out.push('>');
             }
             Tag::BlockQuote(_) => self.out.push_str("<blockquote>"),
-            Tag::CodeBlock(kind) => {
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-                        .next()
-                        .unwrap_or("")
-                        .chars()
-                        .filter(|c| c.is_ascii_alphanumeric() || "+-#._".contains(*c))
-                        .take(20)
-                        .collect(),
-                    CodeBlockKind::Indented => String::new(),
-                };
-                self.code = Some((lang, String::new()));
-            }
+            Tag::CodeBlock(kind) => self.code = Some((code_lang(kind), String::new())),
             Tag::HtmlBlock => self.out.push_str("<p class=\"raw-html\">"),
             Tag::List(Some(1)) => self.out.push_str("<ol>"),
             Tag::List(Some(start)) => {
@@ -204,41 +191,49 @@ impl Writer {
                 self.cell = 0;
                 self.out.push_str("<tr>");
             }
-            Tag::TableCell => {
-                let tag = if self.in_table_head { "th" } else { "td" };
-                let align = match self.alignments.get(self.cell) {
-                    // Classes, not inline styles: the CSP forbids those.
-                    Some(pulldown_cmark::Alignment::Left) => " class=\"align-left\"",
-                    Some(pulldown_cmark::Alignment::Center) => " class=\"align-center\"",
-                    Some(pulldown_cmark::Alignment::Right) => " class=\"align-right\"",
-                    _ => "",
-                };
-                self.out.push_str(&format!("<{tag}{align}>"));
-            }
+            Tag::TableCell => self.start_cell(),
             Tag::Emphasis => self.out.push_str("<em>"),
             Tag::Strong => self.out.push_str("<strong>"),
             Tag::Strikethrough => self.out.push_str("<del>"),
             Tag::Superscript => self.out.push_str("<sup>"),
             Tag::Subscript => self.out.push_str("<sub>"),
-            Tag::Link { dest_url, title, .. } => match safe_url(&dest_url) {
-                Some(url) => {
-                    self.out.push_str("<a href=\"");
-                    escape(&url, &mut self.out);
-                    if !title.is_empty() {
-                        self.out.push_str("\" title=\"");
-                        escape(&title, &mut self.out);
-                    }
-                    self.out.push_str("\" target=\"_blank\" rel=\"noopener noreferrer\">");
-                    self.links.push(true);
-                }
-                None => self.links.push(false),
-            },
+            Tag::Link { dest_url, title, .. } => self.start_link(&dest_url, &title),
             Tag::Image { dest_url, .. } => self.image = Some((safe_url(&dest_url), String::new())),
             Tag::FootnoteDefinition(_)
             | Tag::DefinitionList
             | Tag::DefinitionListTitle
             | Tag::DefinitionListDefinition
             | Tag::MetadataBlock(_) => self.out.push_str("<div>"),
+        }
+    }
+
+    /// Opens a table cell: a head or body cell, with its column's alignment.
+    fn start_cell(&mut self) {
+        let tag = if self.in_table_head { "th" } else { "td" };
+        let align = match self.alignments.get(self.cell) {
+            // Classes, not inline styles: the CSP forbids those.
+            Some(pulldown_cmark::Alignment::Left) => " class=\"align-left\"",
+            Some(pulldown_cmark::Alignment::Center) => " class=\"align-center\"",
+            Some(pulldown_cmark::Alignment::Right) => " class=\"align-right\"",
+            _ => "",
+        };
+        self.out.push_str(&format!("<{tag}{align}>"));
+    }
+
+    /// Opens a link: an `<a>` to a safe URL, else nothing (its text stays).
+    fn start_link(&mut self, dest_url: &str, title: &str) {
+        match safe_url(dest_url) {
+            Some(url) => {
+                self.out.push_str("<a href=\"");
+                escape(&url, &mut self.out);
+                if !title.is_empty() {
+                    self.out.push_str("\" title=\"");
+                    escape(title, &mut self.out);
+                }
+                self.out.push_str("\" target=\"_blank\" rel=\"noopener noreferrer\">");
+                self.links.push(true);
+            }
+            None => self.links.push(false),
         }
     }
 
@@ -328,6 +323,22 @@ impl Writer {
         self.out.push('>');
         self.out.push_str(&highlight(lang, code));
         self.out.push_str("</code></pre></div>");
+    }
+}
+
+/// A code block's language: the first word of a fenced block's info
+/// string, kept to safe characters; none for an indented block.
+fn code_lang(kind: CodeBlockKind<'_>) -> String {
+    match kind {
+        CodeBlockKind::Fenced(info) => info
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || "+-#._".contains(*c))
+            .take(20)
+            .collect(),
+        CodeBlockKind::Indented => String::new(),
     }
 }
 

@@ -10,17 +10,34 @@ fn msg(id: &str, session: &str, seq: f64, role: Role, text: &str) -> MessageReco
     MessageRecord::new(id, session, seq, role, text)
 }
 
+/// Panics with `what` and the error if a write failed.
+fn ok(r: crate::Result<()>, what: &str) {
+    if let Err(e) = r {
+        panic!("{what}: {e}");
+    }
+}
+
+/// The ids of a list of sessions, in its order.
+fn ids(list: Vec<SessionRecord>) -> Vec<String> {
+    list.into_iter().map(|s| s.id).collect::<Vec<_>>()
+}
+
 /// Runs the whole suite against an empty store.
 pub async fn run<S: Store>(store: &S) {
-    let ok = |r: crate::Result<()>, what: &str| {
-        if let Err(e) = r {
-            panic!("{what}: {e}");
-        }
-    };
-
     assert_eq!(store.list_sessions().await.ok(), Some(vec![]), "a new store is empty");
 
-    // Documents: absent, written, replaced; kept apart from the records.
+    documents(store).await;
+    sessions(store).await;
+    messages(store).await;
+    session_pages(store).await;
+    search(store).await;
+    postings(store).await;
+    files(store).await;
+    journal(store).await;
+}
+
+/// Documents: absent, written, replaced; kept apart from the records.
+async fn documents<S: Store>(store: &S) {
     assert_eq!(store.get_doc("mcp-catalog").await.ok(), Some(None), "no document yet");
     ok(store.put_doc("mcp-catalog", r#"{"servers":[]}"#).await, "put a document");
     ok(store.put_doc("mcp-loaded/sess-a", "{\"tools\":[\"天气\"]}").await, "put another");
@@ -32,13 +49,15 @@ pub async fn run<S: Store>(store: &S) {
     ok(store.delete_doc("never-written").await, "deleting what is not there is fine");
     assert_eq!(store.get_doc("mcp-loaded/sess-a").await.ok(), Some(None), "deleted");
     assert!(store.get_doc("mcp-catalog").await.ok().flatten().is_some(), "the other document stays");
+}
 
+/// Sessions: listed newest first, every field kept.
+async fn sessions<S: Store>(store: &S) {
     let mut a = SessionRecord::new("sess-a", 1_000.0);
     a.auto_title("First question about Rust lifetimes please");
     let b = SessionRecord::new("sess-b", 2_000.0);
     ok(store.put_session(&a).await, "put a");
     ok(store.put_session(&b).await, "put b");
-    let ids = |list: Vec<SessionRecord>| list.into_iter().map(|s| s.id).collect::<Vec<_>>();
     assert_eq!(store.list_sessions().await.map(ids).ok(), Some(vec!["sess-b".into(), "sess-a".into()]), "newest first");
 
     // Touching a makes it the newest.
@@ -46,7 +65,11 @@ pub async fn run<S: Store>(store: &S) {
     ok(store.put_session(&a).await, "update a");
     let listed = store.list_sessions().await.ok().unwrap_or_default();
     assert_eq!(listed.first(), Some(&a), "updated session first, all fields kept");
+}
 
+/// Messages: read in seq order, rewritten in place, paged from the end,
+/// deleted alone or with their session.
+async fn messages<S: Store>(store: &S) {
     // Messages: stored out of order, read in seq order; every field survives.
     let mut answer = msg("m2", "sess-a", 20.0, Role::Assistant, "Lifetimes name regions 🦀");
     answer.reasoning = Some("think".into());
@@ -93,7 +116,10 @@ pub async fn run<S: Store>(store: &S) {
     assert_eq!(store.messages("sess-a").await.map(|m| m.len()).ok(), Some(0));
     assert_eq!(store.messages("sess-b").await.map(|m| m.len()).ok(), Some(1));
     assert_eq!(store.list_sessions().await.map(ids).ok(), Some(vec!["sess-b".into()]));
+}
 
+/// The session list, read page by page.
+async fn session_pages<S: Store>(store: &S) {
     // Pages of the session list: in its order (newest first, ties by larger
     // id first), each starting after the last of the one before, and
     // together the whole list exactly once.
@@ -117,8 +143,10 @@ pub async fn run<S: Store>(store: &S) {
     }
     assert_eq!(paged, expected, "the pages make the list");
     assert_eq!(store.sessions_page(None, 0).await.map(ids).ok(), Some(vec![]));
+}
 
-    // The search index follows every write.
+/// The search index follows every write.
+async fn search<S: Store>(store: &S) {
     let found = |q: &'static str| async move {
         crate::search::run(store, q, 10).await.map(|r| r.hits.into_iter().map(|h| (h.session_id, h.message_id)).collect::<Vec<_>>()).ok()
     };
@@ -160,10 +188,6 @@ pub async fn run<S: Store>(store: &S) {
     assert_eq!(store.index_stats().await.ok().flatten().map(|s| (s.docs, s.complete)), Some((2, true)));
     assert_eq!(found("turin").await, Some(vec![("p1".into(), Some("q1".into()))]));
     assert_eq!(found("holiday").await, Some(vec![("p1".into(), None)]));
-
-    postings(store).await;
-    files(store).await;
-    journal(store).await;
 }
 
 /// A term's entries, most recent first (ties by document, last first), at

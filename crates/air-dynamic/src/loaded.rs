@@ -1,0 +1,133 @@
+//! The tools a conversation loaded, and the validity gate that checks
+//! them against the catalog.
+
+use air_store::mcp::McpServer;
+use serde::{Deserialize, Serialize};
+
+use crate::{Catalog, Metrics};
+
+/// Why a loaded tool is no longer offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Valid,
+    InvalidChanged,
+    InvalidDeleted,
+    InvalidDisabled,
+    InvalidServerDisabled,
+    InvalidRenamed,
+}
+
+/// How it came to be loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The model called a loader.
+    Manual,
+    /// It called the tool unloaded, and "auto-load once" loaded it.
+    Auto,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedTool {
+    pub server: String,
+    pub tool: String,
+    pub schema_hash: String,
+    pub epoch: u64,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub source: Source,
+    pub loaded_at: f64,
+    pub updated_at: f64,
+}
+
+/// The tools one conversation loaded.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Loaded {
+    pub tools: Vec<LoadedTool>,
+    /// How dynamic loading has done in this conversation.
+    #[serde(default)]
+    pub metrics: Metrics,
+}
+
+impl Loaded {
+    /// Loads `server`/`tool` as the catalog has it now (again, if it was
+    /// loaded before). False if the catalog does not know it.
+    pub fn load(&mut self, catalog: &Catalog, server: &str, tool: &str, source: Source, now_ms: f64) -> bool {
+        let Some(entry) = catalog.tool(server, tool) else { return false };
+        let epoch = catalog.server(server).map_or(entry.epoch, |s| s.epoch);
+        let fresh = LoadedTool {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            schema_hash: entry.schema_hash.clone(),
+            epoch,
+            status: Status::Valid,
+            reason: None,
+            source,
+            loaded_at: now_ms,
+            updated_at: now_ms,
+        };
+        match self.tools.iter_mut().find(|t| t.server == server && t.tool == tool) {
+            Some(t) => *t = LoadedTool { loaded_at: t.loaded_at, ..fresh },
+            None => self.tools.push(fresh),
+        }
+        true
+    }
+
+    /// The validity gate, before every request and after a refresh, a
+    /// re-sync or a toggle: each loaded tool still exists, is enabled, its
+    /// server is enabled, and its schema is the one loaded. Returns whether
+    /// anything changed (to be saved).
+    pub fn gate(&mut self, catalog: &Catalog, servers: &[McpServer], now_ms: f64) -> bool {
+        let mut changed = false;
+        let mut invalidated = 0;
+        for t in &mut self.tools {
+            let server = servers.iter().find(|s| s.name == t.server);
+            let saved = server.and_then(|s| s.tools.iter().find(|x| x.name == t.tool));
+            let (status, reason) = match (server, saved, catalog.tool(&t.server, &t.tool)) {
+                (None, ..) => (Status::InvalidDeleted, format!("the server {} was removed", t.server)),
+                (Some(s), ..) if !s.enabled => (Status::InvalidServerDisabled, format!("the server {} is switched off", t.server)),
+                (Some(_), None, _) | (Some(_), Some(_), None) if renamed(catalog, t) => {
+                    (Status::InvalidRenamed, format!("{} is no longer offered under that name; load it again", t.tool))
+                }
+                (Some(_), None, _) => (Status::InvalidDeleted, format!("{} is no longer offered by {}", t.tool, t.server)),
+                (Some(s), Some(x), _) if x.gone || s.excluded.contains(&x.name) => {
+                    (Status::InvalidDisabled, format!("{} was switched off", t.tool))
+                }
+                (Some(_), Some(_), None) => (Status::InvalidDisabled, format!("{} is not offered to the model", t.tool)),
+                (Some(_), Some(_), Some(entry)) if entry.schema_hash != t.schema_hash => {
+                    (Status::InvalidChanged, format!("the parameters of {} changed; load it again", t.tool))
+                }
+                _ => (Status::Valid, String::new()),
+            };
+            if status != t.status {
+                if t.status == Status::Valid {
+                    invalidated += 1;
+                }
+                t.status = status;
+                t.reason = (status != Status::Valid).then_some(reason);
+                t.updated_at = now_ms;
+                changed = true;
+            }
+        }
+        self.metrics.invalidations += invalidated;
+        changed
+    }
+
+    /// The valid tools, as (server, tool).
+    pub fn valid(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.tools.iter().filter(|t| t.status == Status::Valid).map(|t| (t.server.as_str(), t.tool.as_str()))
+    }
+
+    pub fn is_loaded(&self, server: &str, tool: &str) -> bool {
+        self.valid().any(|(s, t)| s == server && t == tool)
+    }
+}
+
+/// A loaded tool gone from its server while a tool with its schema (and a
+/// new name) appeared there: renamed, most likely.
+fn renamed(catalog: &Catalog, t: &LoadedTool) -> bool {
+    catalog.tool(&t.server, &t.tool).is_none() && catalog.tools.iter().any(|x| x.server == t.server && x.schema_hash == t.schema_hash)
+}
