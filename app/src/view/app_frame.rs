@@ -14,25 +14,76 @@ use crate::binding::apps::{self, Hooks, Live};
 use crate::i18n::t;
 use crate::binding::state::use_app;
 
+/// The signals of one View's card.
+#[derive(Clone, Copy)]
+struct Card {
+    /// The View is wanted (the user opened it, or the call is running).
+    open: RwSignal<bool>,
+    loaded: RwSignal<Option<Result<Rc<UiResource>, String>>, LocalStorage>,
+    hooks: Hooks,
+    live: StoredValue<Option<Rc<Live>>, LocalStorage>,
+    frame_ref: NodeRef<html::Iframe>,
+    /// The user's answer when the View asks for devices (camera…): none
+    /// until they say yes.
+    granted: RwSignal<Option<bool>>,
+}
+
 #[component]
 pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: SavedTool) -> impl IntoView {
-    let state = use_app();
     let status = move || record.with(|r| r.as_ref().and_then(|m| m.tool.as_ref()).map(|t| t.status));
     // A call made while this card was on screen shows its View at once; an
     // older one (a reload, another session) on request.
-    let open = RwSignal::new(status().is_some_and(|s| !s.is_final()));
-    let loaded: RwSignal<Option<Result<Rc<UiResource>, String>>, LocalStorage> = RwSignal::new_local(None);
-    let hooks = Hooks::new();
-    let live: StoredValue<Option<Rc<Live>>, LocalStorage> = StoredValue::new_local(None);
-    let frame_ref = NodeRef::<html::Iframe>::new();
-    // The user's answer when the View asks for devices (camera…): none
-    // until they say yes.
-    let granted = RwSignal::new(None::<bool>);
-    let server_name = StoredValue::new(server.name.clone());
+    let card = Card {
+        open: RwSignal::new(status().is_some_and(|s| !s.is_final())),
+        loaded: RwSignal::new_local(None),
+        hooks: Hooks::new(),
+        live: StoredValue::new_local(None),
+        frame_ref: NodeRef::new(),
+        granted: RwSignal::new(None),
+    };
+    let (open, hooks, live) = (card.open, card.hooks, card.live);
+    let server_name = server.name.clone();
+    drive(card, record, server, tool);
+    let state_attr = move || {
+        if hooks.ready.get() {
+            "ready"
+        } else if card.loaded.with(|l| matches!(l, Some(Ok(_)))) {
+            "starting"
+        } else {
+            "loading"
+        }
+    };
+    // Nothing to show before the call may run, nor for one refused.
+    let shown = move || !matches!(status(), None | Some(ToolStatus::AwaitingApproval) | Some(ToolStatus::Denied));
+    view! {
+        <Show when=shown>
+        <div class="app-view" class:fullscreen=move || hooks.fullscreen.get() data-testid="app-view" data-state=state_attr>
+            <Show when=move || open.get()>
+                <div class="app-bar">
+                    <Show when=move || hooks.fullscreen.get()>
+                        <button data-testid="app-exit-fullscreen" on:click=move |_| { if let Some(l) = live.get_value() { l.set_fullscreen(false) } }>{move || t().app_exit_fullscreen}</button>
+                    </Show>
+                    <button class="icon-button" data-testid="app-close" title=move || t().app_close aria-label=move || t().app_close
+                        on:click=move |_| match live.get_value() { Some(l) => l.close(), None => open.set(false) }>"×"</button>
+                </div>
+            </Show>
+            {frame_view(card, server_name.clone())}
+            {questions(card)}
+            {move || hooks.message_held.get().then(|| view! { <p class="app-error">{t().app_message_held}</p> })}
+        </div>
+        </Show>
+    }
+}
+
+/// The View's life on the card: read once wanted and the call may run,
+/// started once its frame is in the page, fed the call as it goes on, told
+/// of the app's theme and language, and let go when closed.
+fn drive(card: Card, record: Memo<Option<MessageRecord>>, server: McpServer, tool: SavedTool) {
+    let state = use_app();
+    let Card { open, loaded, hooks, live, frame_ref, granted } = card;
+    let status = move || record.with(|r| r.as_ref().and_then(|m| m.tool.as_ref()).map(|t| t.status));
     let uri = tool.ui.clone().unwrap_or_default();
     let record_id = record.with_untracked(|r| r.as_ref().map(|m| m.id.clone())).unwrap_or_default();
-
-    // Read the View once it is wanted and the call is allowed to run.
     {
         let server = server.clone();
         Effect::new(move |_| {
@@ -42,21 +93,16 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             }
         });
     }
-    // Start it when its frame is in the page.
-    {
-        let (server, tool) = (server.clone(), tool.clone());
-        Effect::new(move |_| {
-            let Some(frame) = frame_ref.get() else { return };
-            if live.with_value(Option::is_some) {
-                return;
-            }
-            let Some(Ok(resource)) = loaded.get_untracked() else { return };
-            let allow = resource.permissions.allow_if(granted.get_untracked() == Some(true));
-            let l = apps::mount(state, server.clone(), tool.clone(), record_id.clone(), resource, frame, allow, hooks);
-            live.set_value(Some(l));
-        });
-    }
-    // The call as it goes on.
+    Effect::new(move |_| {
+        let Some(frame) = frame_ref.get() else { return };
+        if live.with_value(Option::is_some) {
+            return;
+        }
+        let Some(Ok(resource)) = loaded.get_untracked() else { return };
+        let allow = resource.permissions.allow_if(granted.get_untracked() == Some(true));
+        let l = apps::mount(state, server.clone(), tool.clone(), record_id.clone(), resource, frame, allow, hooks);
+        live.set_value(Some(l));
+    });
     Effect::new(move |_| {
         let run = record.with(|r| r.as_ref().and_then(|m| m.tool.clone()));
         hooks.ready.track();
@@ -64,7 +110,6 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             l.feed(&run);
         }
     });
-    // Theme and language follow the app's.
     Effect::new(move |prev: Option<()>| {
         state.prefs.settings.with(|s| (s.theme, s.language));
         if prev.is_some() {
@@ -93,21 +138,17 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             l.leave();
         }
     });
+}
 
+/// The frame, or what stands for it: the button that opens it, the
+/// question about devices, why it failed, or that it is loading.
+fn frame_view(card: Card, server_name: String) -> impl Fn() -> AnyView {
+    let Card { open, loaded, hooks, frame_ref, granted, .. } = card;
     let height = move || {
         let h = hooks.height.get().unwrap_or(120.0).clamp(40.0, 800.0);
         format!("{h:.0}px")
     };
-    let state_attr = move || {
-        if hooks.ready.get() {
-            "ready"
-        } else if loaded.with(|l| matches!(l, Some(Ok(_)))) {
-            "starting"
-        } else {
-            "loading"
-        }
-    };
-    let frame_view = move || {
+    move || {
         if !open.get() {
             return view! {
                 <button class="app-open" data-testid="app-open" on:click=move |_| open.set(true)>{move || t().app_open}</button>
@@ -116,7 +157,7 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
         }
         match loaded.get() {
             Some(Ok(resource)) if resource.permissions.any() && granted.get().is_none() => {
-                let (name, asked) = (server_name.get_value(), resource.permissions.allow());
+                let (name, asked) = (server_name.clone(), resource.permissions.allow());
                 view! {
                     <div class="app-link" data-testid="app-permissions">
                         <span>{move || t().app_permissions_ask.replace("{server}", &name).replace("{features}", &asked)}</span>
@@ -149,7 +190,12 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             Some(Err(e)) if !e.is_empty() => view! { <p class="app-error" data-testid="app-error">{move || t().app_failed.replace("{e}", &e)}</p> }.into_any(),
             _ => view! { <p class="muted">{move || t().view_loading}</p> }.into_any(),
         }
-    };
+    }
+}
+
+/// What the View asks the user: a link to open, a call to make.
+fn questions(card: Card) -> impl IntoView {
+    let Card { hooks, live, .. } = card;
     let link = move || {
         hooks.link.get().map(|url| {
             view! {
@@ -175,25 +221,5 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             }
         })
     };
-    // Nothing to show before the call may run, nor for one refused.
-    let shown = move || !matches!(status(), None | Some(ToolStatus::AwaitingApproval) | Some(ToolStatus::Denied));
-    view! {
-        <Show when=shown>
-        <div class="app-view" class:fullscreen=move || hooks.fullscreen.get() data-testid="app-view" data-state=state_attr>
-            <Show when=move || open.get()>
-                <div class="app-bar">
-                    <Show when=move || hooks.fullscreen.get()>
-                        <button data-testid="app-exit-fullscreen" on:click=move |_| { if let Some(l) = live.get_value() { l.set_fullscreen(false) } }>{move || t().app_exit_fullscreen}</button>
-                    </Show>
-                    <button class="icon-button" data-testid="app-close" title=move || t().app_close aria-label=move || t().app_close
-                        on:click=move |_| match live.get_value() { Some(l) => l.close(), None => open.set(false) }>"×"</button>
-                </div>
-            </Show>
-            {frame_view}
-            {link}
-            {call}
-            {move || hooks.message_held.get().then(|| view! { <p class="app-error">{t().app_message_held}</p> })}
-        </div>
-        </Show>
-    }
+    view! { {link} {call} }
 }

@@ -57,33 +57,11 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 || state.chat.remote_streams.with(|r| r.contains(&id))
         }
     };
-    let status_key = match run.status {
-        ToolStatus::AwaitingApproval => "awaiting",
-        ToolStatus::Running => "running",
-        ToolStatus::Done => "done",
-        ToolStatus::Error => "error",
-        ToolStatus::Denied => "denied",
-        ToolStatus::Stopped => "stopped",
-        ToolStatus::Interrupted => "interrupted",
-    };
     let pending = !run.status.is_final();
     let status = {
         let live = live.clone();
-        move || {
-            let t = t();
-            if pending && !live() {
-                return ("interrupted", t.tool_interrupted);
-            }
-            (status_key, match run.status {
-                ToolStatus::AwaitingApproval => t.tool_awaiting,
-                ToolStatus::Running => t.tool_running,
-                ToolStatus::Done => t.tool_done,
-                ToolStatus::Error => t.tool_error,
-                ToolStatus::Denied => t.tool_denied,
-                ToolStatus::Stopped => t.tool_stopped,
-                ToolStatus::Interrupted => t.tool_interrupted,
-            })
-        }
+        let now = run.status;
+        move || if pending && !live() { ("interrupted", t().tool_interrupted) } else { status_of(now) }
     };
     let status2 = status.clone();
     // Only the last round can be picked up again.
@@ -104,8 +82,62 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
         .unwrap_or_else(|| run.arguments.clone());
     let duration = run.duration_ms.map(|ms| if ms < 1000.0 { format!("{ms:.0} ms") } else { format!("{:.1} s", ms / 1000.0) });
-    let output = run
-        .output
+    let output = output_view(&run.output);
+    let cut = run.full_chars.map(|n| {
+        view! { <p class="tool-cut muted" data-testid="tool-cut">{move || t().tool_cut.replace("{n}", &air_tools_max()).replace("{m}", &n.to_string())}</p> }
+    });
+    let question = {
+        let id = id.clone();
+        move || {
+            let q = state.chat.questions.with(|q| q.iter().find(|(m, _)| *m == id).map(|(_, e)| e.clone()))?;
+            let id = id.clone();
+            Some(Suspend::new(async move { crate::binding::lazy::show(question_form(id, q).await) }))
+        }
+    };
+    // A server that now wants a sign-in (or more scope): offered here.
+    let sign_in = run.server.clone().filter(|_| run.status == ToolStatus::Error).map(|server| view! { <ToolSignIn server=server/> });
+    view! {
+        <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending || run.status == ToolStatus::Interrupted>
+            <summary>
+                <span class="tool-name" data-testid="tool-name">{run.name.clone()}</span>
+                <span class="tool-source muted">{move || source.clone().unwrap_or_else(|| t().tool_builtin.to_owned())}</span>
+                <span class="tool-status" data-testid="tool-status">{move || status().1}</span>
+                {duration.map(|d| view! { <span class="tool-duration muted" data-testid="tool-duration">{d}</span> })}
+            </summary>
+            <pre class="tool-args" data-testid="tool-args">{args}</pre>
+            {pending.then(|| view! { <ToolProgress id=id.clone()/> })}
+            {question}
+            <div class="tool-output" data-testid="tool-output">{output}</div>
+            {sign_in}
+            {cut}
+            <Show when=move || interrupted()>
+                <div class="tool-approval">
+                    <button data-testid="run-again" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Resume))>{move || t().run_again}</button>
+                </div>
+            </Show>
+            <ToolApproval id=id/>
+        </details>
+    }
+    .into_any()
+}
+
+/// Where a call stands: its key (the card's `data-status`) and its words.
+fn status_of(status: ToolStatus) -> (&'static str, &'static str) {
+    let t = t();
+    match status {
+        ToolStatus::AwaitingApproval => ("awaiting", t.tool_awaiting),
+        ToolStatus::Running => ("running", t.tool_running),
+        ToolStatus::Done => ("done", t.tool_done),
+        ToolStatus::Error => ("error", t.tool_error),
+        ToolStatus::Denied => ("denied", t.tool_denied),
+        ToolStatus::Stopped => ("stopped", t.tool_stopped),
+        ToolStatus::Interrupted => ("interrupted", t.tool_interrupted),
+    }
+}
+
+/// What a call gave back: text, images, audio and links (only http(s)).
+fn output_view(output: &[Content]) -> AnyView {
+    output
         .iter()
         .map(|c| match c {
             Content::Text { text } => view! { <pre class="tool-text">{text.clone()}</pre> }.into_any(),
@@ -130,83 +162,57 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 }
             }
         })
-        .collect_view();
-    let cut = run.full_chars.map(|n| {
-        view! { <p class="tool-cut muted" data-testid="tool-cut">{move || t().tool_cut.replace("{n}", &air_tools_max()).replace("{m}", &n.to_string())}</p> }
-    });
+        .collect_view()
+        .into_any()
+}
+
+/// How far a running call got, as its server reports.
+#[component]
+fn ToolProgress(id: String) -> impl IntoView {
+    let state = use_app();
+    move || {
+        let p = state.chat.progress.with(|p| p.get(&id).cloned())?;
+        let bar = match p.fraction() {
+            Some(f) => view! { <progress max="1" value=f></progress> }.into_any(),
+            None => view! { <progress></progress> }.into_any(),
+        };
+        let label = match (p.total, &p.message) {
+            (_, Some(m)) => m.clone(),
+            (Some(total), None) => format!("{} / {}", p.progress, total),
+            (None, None) => p.progress.to_string(),
+        };
+        Some(view! { <div class="tool-progress" data-testid="tool-progress">{bar}<span class="muted">{label}</span></div> })
+    }
+}
+
+/// The question a call waiting for the user asks (with how the tool
+/// changed since it was approved, if it did), and the three answers.
+#[component]
+fn ToolApproval(id: String) -> impl IntoView {
+    let state = use_app();
     let asking = {
         let id = id.clone();
         move || state.chat.awaiting.with(|a| a.contains(&id))
     };
-    let progress = {
-        let id = id.clone();
-        move || {
-            let p = state.chat.progress.with(|p| p.get(&id).cloned())?;
-            let bar = match p.fraction() {
-                Some(f) => view! { <progress max="1" value=f></progress> }.into_any(),
-                None => view! { <progress></progress> }.into_any(),
-            };
-            let label = match (p.total, &p.message) {
-                (_, Some(m)) => m.clone(),
-                (Some(total), None) => format!("{} / {}", p.progress, total),
-                (None, None) => p.progress.to_string(),
-            };
-            Some(view! { <div class="tool-progress" data-testid="tool-progress">{bar}<span class="muted">{label}</span></div> })
-        }
-    };
-    let question = {
-        let id = id.clone();
-        move || {
-            let q = state.chat.questions.with(|q| q.iter().find(|(m, _)| *m == id).map(|(_, e)| e.clone()))?;
-            let id = id.clone();
-            Some(Suspend::new(async move { crate::binding::lazy::show(question_form(id, q).await) }))
-        }
-    };
-    // A server that now wants a sign-in (or more scope): offered here.
-    let sign_in = run.server.clone().filter(|_| run.status == ToolStatus::Error).map(|server| view! { <ToolSignIn server=server/> });
     let change = {
         let id = id.clone();
-        move || {
-            state.chat.changes.with(|c| {
-                c.iter().find(|(m, ..)| *m == id).map(|(_, old, now)| change_view(old.as_deref(), now))
-            })
-        }
+        move || state.chat.changes.with(|c| c.iter().find(|(m, ..)| *m == id).map(|(_, old, now)| change_view(old.as_deref(), now)))
     };
     let answer = move |approval: Approval| {
         let id = id.clone();
         move |_| state.dispatch(air_workspace::Command::Approve { record: id.clone(), approval })
     };
     view! {
-        <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending || run.status == ToolStatus::Interrupted>
-            <summary>
-                <span class="tool-name" data-testid="tool-name">{run.name.clone()}</span>
-                <span class="tool-source muted">{move || source.clone().unwrap_or_else(|| t().tool_builtin.to_owned())}</span>
-                <span class="tool-status" data-testid="tool-status">{move || status().1}</span>
-                {duration.map(|d| view! { <span class="tool-duration muted" data-testid="tool-duration">{d}</span> })}
-            </summary>
-            <pre class="tool-args" data-testid="tool-args">{args}</pre>
-            {move || pending.then(progress.clone())}
-            {question}
-            <div class="tool-output" data-testid="tool-output">{output}</div>
-            {sign_in}
-            {cut}
-            <Show when=move || interrupted()>
-                <div class="tool-approval">
-                    <button data-testid="run-again" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Resume))>{move || t().run_again}</button>
-                </div>
-            </Show>
-            <Show when=asking.clone()>
-                {change.clone()}
-                <div class="tool-approval" data-testid="tool-approval">
-                    <span>{move || t().tool_ask}</span>
-                    <button class="primary" data-testid="approve-once" on:click=answer(Approval::Once)>{move || t().allow_once}</button>
-                    <button data-testid="approve-always" on:click=answer(Approval::Always)>{move || t().allow_always}</button>
-                    <button data-testid="deny" on:click=answer(Approval::Deny)>{move || t().deny}</button>
-                </div>
-            </Show>
-        </details>
+        <Show when=asking.clone()>
+            {change.clone()}
+            <div class="tool-approval" data-testid="tool-approval">
+                <span>{move || t().tool_ask}</span>
+                <button class="primary" data-testid="approve-once" on:click=answer(Approval::Once)>{move || t().allow_once}</button>
+                <button data-testid="approve-always" on:click=answer(Approval::Always)>{move || t().allow_always}</button>
+                <button data-testid="deny" on:click=answer(Approval::Deny)>{move || t().deny}</button>
+            </div>
+        </Show>
     }
-    .into_any()
 }
 
 /// "The server changed this tool since you approved it", and how, from
