@@ -38,3 +38,12 @@ pub fn show(view: Result<AnyView, Missing>) -> AnyView {
 pub fn report(state: super::state::AppState, missing: Missing) {
     state.shell.notice.set(Some(missing.message().to_owned()));
 }
+
+/// Fetches a part ahead of its first use (the conversation view while the
+/// store opens), in the background: if it cannot be fetched now, its first
+/// use says so.
+pub fn prefetch(fetching: impl std::future::Future + 'static) {
+    leptos::task::spawn_local(async move {
+        let _ = fetching.await;
+    });
+}

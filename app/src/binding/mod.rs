@@ -7,6 +7,7 @@
 mod apply;
 pub mod apps;
 mod browser;
+pub mod drawn;
 mod dynamic;
 pub mod env;
 pub mod lazy;

@@ -22,9 +22,7 @@ use crate::binding::state::{use_app, use_shell};
 /// Starts fetching the conversation view (a store with sessions opens
 /// the newest at once), while its messages are read.
 pub fn warm_chat_view() {
-    leptos::task::spawn_local(async {
-        let _ = chat::__wasm_split_preload_chat_view().await;
-    });
+    crate::binding::lazy::prefetch(chat::__wasm_split_preload_chat_view());
 }
 
 /// The two-column layout: sessions on the left, the conversation on the right.
