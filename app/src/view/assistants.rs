@@ -2,6 +2,7 @@
 //! open chat in the top bar.
 
 use air_store::assistants::Assistant;
+use air_store::mcp::McpServer;
 use air_workspace::prefs::Change;
 use leptos::prelude::*;
 
@@ -45,118 +46,13 @@ pub fn AssistantsSection(
 ) -> impl IntoView {
     let state = use_app();
     let editing = RwSignal::new(None::<Assistant>);
-    let edit = move |f: &dyn Fn(&mut Assistant)| editing.update(|e| if let Some(a) = e { f(a) });
-    let global_dynamic = move || draft.with(|s| s.dynamic_mcp_loading);
-    let save = move |_| {
-        let Some(a) = editing.get_untracked() else { return };
-        if a.name.trim().is_empty() {
-            return;
-        }
-        state.change_prefs(Change::PutAssistant(Box::new(Assistant { name: a.name.trim().to_owned(), ..a })));
-        editing.set(None);
-    };
     let rows = move || {
-        state.prefs.assistants.get().list.into_iter().map(|a| {
-            let (for_edit, id) = (a.clone(), a.id.clone());
-            view! {
-                <div class="row assistant-row" data-testid="assistant">
-                    <strong data-testid="assistant-name">{a.name.clone()}</strong>
-                    <span class="muted">{if a.model.is_empty() { String::new() } else { a.model.clone() }}</span>
-                    <button type="button" data-testid="assistant-edit" on:click=move |_| editing.set(Some(for_edit.clone()))>{move || t().edit}</button>
-                    <button type="button" data-testid="assistant-delete" on:click=move |_| state.change_prefs(Change::DeleteAssistant(id.clone()))>{move || t().assistant_delete}</button>
-                </div>
-            }
-        }).collect_view()
+        state.prefs.assistants.get().list.into_iter().map(|a| view! { <AssistantRow a=a editing=editing/> }).collect_view()
     };
     let form = move || {
         editing.get().map(|a| {
             let servers = state.prefs.mcp_servers.get();
-            view! {
-                <div class="assistant-form" data-testid="assistant-form">
-                    <label>{move || t().assistant_name}
-                        <input type="text" data-testid="assistant-name-input" prop:value=a.name.clone()
-                            on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.name = v.clone()) }/>
-                    </label>
-                    <label>{move || t().system_prompt}
-                        <textarea rows="3" data-testid="assistant-prompt" prop:value=a.system_prompt.clone()
-                            on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.system_prompt = v.clone()) }></textarea>
-                    </label>
-                    <div class="row">
-                        <label>{move || t().model}
-                            <input type="text" data-testid="assistant-model" list="model-list" placeholder=move || t().assistant_same prop:value=a.model.clone()
-                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.model = v.trim().to_owned()) }/>
-                        </label>
-                        <label>{move || t().temperature}
-                            <input type="number" min="0" max="2" step="0.1" data-testid="assistant-temperature" placeholder=move || t().assistant_same
-                                prop:value=a.temperature.map(|v| v.to_string()).unwrap_or_default()
-                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.temperature = v.trim().parse().ok()) }/>
-                        </label>
-                    </div>
-                    <Show when=move || state.prefs.settings.with(|s| !s.profiles.is_empty())>
-                        <label>{move || t().provider}
-                            <select data-testid="assistant-profile"
-                                on:change=move |ev| { let v = event_target_value(&ev); edit(&|x| x.profile = (!v.is_empty()).then(|| v.clone())) }>
-                                <option value="" selected=a.profile.is_none()>{move || t().profile_usual}</option>
-                                {state.prefs.settings.with_untracked(|s| s.profiles.clone()).into_iter().map(|p| {
-                                    let chosen = a.profile.as_deref() == Some(p.id.as_str());
-                                    let name = if p.name.trim().is_empty() { p.base_url.clone() } else { p.name.clone() };
-                                    view! { <option value=p.id.clone() selected=chosen>{name}</option> }
-                                }).collect_view()}
-                            </select>
-                        </label>
-                    </Show>
-                    <Show when=global_dynamic>
-                        <label class="check">
-                            <input type="checkbox" data-testid="assistant-dynamic" prop:checked=move || editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading))
-                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|x| x.dynamic_loading = v) }/>
-                            {move || t().assistant_dynamic}
-                        </label>
-                    </Show>
-                    // Which servers it uses: not asked when dynamic loading
-                    // gives it every server.
-                    <Show when={
-                        let any = !servers.is_empty();
-                        move || any && !(global_dynamic() && editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading)))
-                    }>
-                        <div class="assistant-servers" data-testid="assistant-servers">
-                            <span class="muted">{move || t().assistant_servers}</span>
-                            {servers.iter().map(|s| {
-                                let name = s.name.clone();
-                                let checked = {
-                                    let name = name.clone();
-                                    move || editing.with(|e| e.as_ref().is_some_and(|x| x.uses_server(&name)))
-                                };
-                                let toggle = {
-                                    let name = name.clone();
-                                    move |ev| {
-                                        let on = event_target_checked(&ev);
-                                        let all: Vec<String> = state.prefs.mcp_servers.with_untracked(|l| l.iter().map(|s| s.name.clone()).collect());
-                                        edit(&|x| {
-                                            let mut list = x.servers.clone().unwrap_or_else(|| all.clone());
-                                            list.retain(|n| *n != name);
-                                            if on {
-                                                list.push(name.clone());
-                                            }
-                                            // Every server: "all", so later ones are in too.
-                                            x.servers = if all.iter().all(|n| list.contains(n)) { None } else { Some(list) };
-                                        })
-                                    }
-                                };
-                                view! {
-                                    <label class="check">
-                                        <input type="checkbox" data-testid="assistant-server" data-server=name.clone() prop:checked=checked on:change=toggle/>
-                                        {name.clone()}
-                                    </label>
-                                }
-                            }).collect_view()}
-                        </div>
-                    </Show>
-                    <div class="row">
-                        <button type="button" class="primary" data-testid="assistant-save" on:click=save>{move || t().save}</button>
-                        <button type="button" on:click=move |_| editing.set(None)>{move || t().cancel}</button>
-                    </div>
-                </div>
-            }
+            view! { <AssistantForm a=a servers=servers editing=editing draft=draft/> }
         })
     };
     view! {
@@ -169,5 +65,148 @@ pub fn AssistantsSection(
                     on:click=move |_| editing.set(Some(Assistant::new(crate::binding::env::new_id(), "")))>{move || t().assistant_new}</button>
             </Show>
         </fieldset>
+    }
+}
+
+/// An assistant in the list, with Edit and Delete.
+#[component]
+fn AssistantRow(a: Assistant, editing: RwSignal<Option<Assistant>>) -> impl IntoView {
+    let state = use_app();
+    let (for_edit, id) = (a.clone(), a.id.clone());
+    view! {
+        <div class="row assistant-row" data-testid="assistant">
+            <strong data-testid="assistant-name">{a.name.clone()}</strong>
+            <span class="muted">{if a.model.is_empty() { String::new() } else { a.model.clone() }}</span>
+            <button type="button" data-testid="assistant-edit" on:click=move |_| editing.set(Some(for_edit.clone()))>{move || t().edit}</button>
+            <button type="button" data-testid="assistant-delete" on:click=move |_| state.change_prefs(Change::DeleteAssistant(id.clone()))>{move || t().assistant_delete}</button>
+        </div>
+    }
+}
+
+/// Changes the assistant being edited, if there is one.
+fn editor(editing: RwSignal<Option<Assistant>>) -> impl Fn(&dyn Fn(&mut Assistant)) + Copy + 'static {
+    move |f: &dyn Fn(&mut Assistant)| editing.update(|e| if let Some(a) = e { f(a) })
+}
+
+/// The form that adds or changes `a`, the assistant being edited.
+#[component]
+fn AssistantForm(a: Assistant, servers: Vec<McpServer>, editing: RwSignal<Option<Assistant>>, draft: RwSignal<air_store::Settings>) -> impl IntoView {
+    let state = use_app();
+    let edit = editor(editing);
+    let global_dynamic = move || draft.with(|s| s.dynamic_mcp_loading);
+    let save = move |_| {
+        let Some(a) = editing.get_untracked() else { return };
+        if a.name.trim().is_empty() {
+            return;
+        }
+        state.change_prefs(Change::PutAssistant(Box::new(Assistant { name: a.name.trim().to_owned(), ..a })));
+        editing.set(None);
+    };
+    view! {
+        <div class="assistant-form" data-testid="assistant-form">
+            <label>{move || t().assistant_name}
+                <input type="text" data-testid="assistant-name-input" prop:value=a.name.clone()
+                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.name = v.clone()) }/>
+            </label>
+            <label>{move || t().system_prompt}
+                <textarea rows="3" data-testid="assistant-prompt" prop:value=a.system_prompt.clone()
+                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.system_prompt = v.clone()) }></textarea>
+            </label>
+            <div class="row">
+                <label>{move || t().model}
+                    <input type="text" data-testid="assistant-model" list="model-list" placeholder=move || t().assistant_same prop:value=a.model.clone()
+                        on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.model = v.trim().to_owned()) }/>
+                </label>
+                <label>{move || t().temperature}
+                    <input type="number" min="0" max="2" step="0.1" data-testid="assistant-temperature" placeholder=move || t().assistant_same
+                        prop:value=a.temperature.map(|v| v.to_string()).unwrap_or_default()
+                        on:input=move |ev| { let v = event_target_value(&ev); edit(&|x| x.temperature = v.trim().parse().ok()) }/>
+                </label>
+            </div>
+            <AssistantProfile profile=a.profile.clone() editing=editing/>
+            <Show when=global_dynamic>
+                <label class="check">
+                    <input type="checkbox" data-testid="assistant-dynamic" prop:checked=move || editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading))
+                        on:change=move |ev| { let v = event_target_checked(&ev); edit(&|x| x.dynamic_loading = v) }/>
+                    {move || t().assistant_dynamic}
+                </label>
+            </Show>
+            <AssistantServers servers=servers editing=editing draft=draft/>
+            <div class="row">
+                <button type="button" class="primary" data-testid="assistant-save" on:click=save>{move || t().save}</button>
+                <button type="button" on:click=move |_| editing.set(None)>{move || t().cancel}</button>
+            </div>
+        </div>
+    }
+}
+
+/// The provider of the assistant being edited, when there are others.
+#[component]
+fn AssistantProfile(profile: Option<String>, editing: RwSignal<Option<Assistant>>) -> impl IntoView {
+    let state = use_app();
+    let edit = editor(editing);
+    view! {
+        <Show when=move || state.prefs.settings.with(|s| !s.profiles.is_empty())>
+            <label>{move || t().provider}
+                <select data-testid="assistant-profile"
+                    on:change=move |ev| { let v = event_target_value(&ev); edit(&|x| x.profile = (!v.is_empty()).then(|| v.clone())) }>
+                    <option value="" selected=profile.is_none()>{move || t().profile_usual}</option>
+                    {state.prefs.settings.with_untracked(|s| s.profiles.clone()).into_iter().map(|p| {
+                        let chosen = profile.as_deref() == Some(p.id.as_str());
+                        let name = if p.name.trim().is_empty() { p.base_url.clone() } else { p.name.clone() };
+                        view! { <option value=p.id.clone() selected=chosen>{name}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+        </Show>
+    }
+}
+
+/// The MCP servers the assistant being edited uses, each with a switch.
+#[component]
+fn AssistantServers(servers: Vec<McpServer>, editing: RwSignal<Option<Assistant>>, draft: RwSignal<air_store::Settings>) -> impl IntoView {
+    let state = use_app();
+    let edit = editor(editing);
+    let global_dynamic = move || draft.with(|s| s.dynamic_mcp_loading);
+    view! {
+        // Which servers it uses: not asked when dynamic loading
+        // gives it every server.
+        <Show when={
+            let any = !servers.is_empty();
+            move || any && !(global_dynamic() && editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading)))
+        }>
+            <div class="assistant-servers" data-testid="assistant-servers">
+                <span class="muted">{move || t().assistant_servers}</span>
+                {servers.iter().map(|s| {
+                    let name = s.name.clone();
+                    let checked = {
+                        let name = name.clone();
+                        move || editing.with(|e| e.as_ref().is_some_and(|x| x.uses_server(&name)))
+                    };
+                    let toggle = {
+                        let name = name.clone();
+                        move |ev| {
+                            let on = event_target_checked(&ev);
+                            let all: Vec<String> = state.prefs.mcp_servers.with_untracked(|l| l.iter().map(|s| s.name.clone()).collect());
+                            edit(&|x| {
+                                let mut list = x.servers.clone().unwrap_or_else(|| all.clone());
+                                list.retain(|n| *n != name);
+                                if on {
+                                    list.push(name.clone());
+                                }
+                                // Every server: "all", so later ones are in too.
+                                x.servers = if all.iter().all(|n| list.contains(n)) { None } else { Some(list) };
+                            })
+                        }
+                    };
+                    view! {
+                        <label class="check">
+                            <input type="checkbox" data-testid="assistant-server" data-server=name.clone() prop:checked=checked on:change=toggle/>
+                            {name.clone()}
+                        </label>
+                    }
+                }).collect_view()}
+            </div>
+        </Show>
     }
 }

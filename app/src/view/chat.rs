@@ -1,13 +1,12 @@
-use air_chat::{FinishReason, Role};
+use air_chat::Role;
 use air_store::MessageRecord;
-use air_store::records::MessageKind;
 use leptos::prelude::*;
 
 use crate::i18n::t;
-use crate::binding::state::{Streaming, use_app};
+use crate::binding::state::{AppState, Streaming, use_app};
 
 use super::live::{StreamedMarkdown, draw_streaming, take_live, typeset};
-use super::tool_card::ToolSlot;
+use super::message::Message;
 
 /// Shown when no session is open: suggestions and the composer below.
 #[component]
@@ -63,28 +62,7 @@ pub fn ChatView() -> impl IntoView {
     // Where the last automatic scroll put the view: a scroll event above it
     // is the reader's doing, not ours (ours may arrive after more text).
     let pinned = StoredValue::new(0);
-    let scroll_due = StoredValue::new(false);
-    let grown = Memo::new(move |_| {
-        let streamed = state.chat.streaming.with(|s| s.as_ref().map_or(0, |s| s.text_len + s.reasoning_len));
-        (state.sessions.active.get(), state.chat.messages.with(Vec::len), streamed)
-    });
-    Effect::new(move |previous: Option<Option<String>>| {
-        let (active, _, _) = grown.get();
-        if previous.as_ref() != Some(&active) {
-            follow.set_value(true);
-        }
-        // Once per animation frame, however many chunks arrived in it.
-        if follow.get_value() && !scroll_due.get_value() {
-            scroll_due.set_value(true);
-            request_animation_frame(move || {
-                let _ = scroll_due.try_set_value(false);
-                if let (Some(el), Some(true)) = (list.try_get_untracked().flatten(), follow.try_get_value()) {
-                    pinned.try_set_value(air_web::scroll_to_end(&el));
-                }
-            });
-        }
-        active
-    });
+    follow_the_end(state, list, follow, pinned);
     // A search result opened a message: it is brought into view (and the
     // view stops following the end).
     Effect::new(move |_| {
@@ -123,23 +101,7 @@ pub fn ChatView() -> impl IntoView {
                     state.load_older();
                 }>{move || t().load_older}</button>
             </Show>
-            <For
-                // Keys and places only: a change to one message copies no
-                // other (a message is read from the list when it is drawn).
-                each=move || state.chat.messages.with(|m| m.iter().enumerate().map(|(i, m)| (message_key(m), i)).collect::<Vec<_>>())
-                key=|(k, _)| k.clone()
-                let:item
-            >
-                {
-                    let ((id, ..), at) = item;
-                    state.chat.messages.try_update_untracked(|m| {
-                        let at = m.get(at).filter(|x| x.id == id).map(|_| at).or_else(|| m.iter().position(|x| x.id == id))?;
-                        Some(view_copy(&mut m[at]))
-                    })
-                    .flatten()
-                    .map(|(message, text_len)| view! { <Message message=message text_len=text_len last_id=last_id/> })
-                }
-            </For>
+            <MessageList last_id=last_id/>
             <Show when=streaming_here>
                 <StreamingMessage/>
             </Show>
@@ -148,10 +110,62 @@ pub fn ChatView() -> impl IntoView {
     }
 }
 
+/// Scrolls to the end as the conversation grows, while `follow` says the
+/// reader is there; `pinned` is where the last such scroll put the view.
+fn follow_the_end(state: AppState, list: NodeRef<leptos::html::Section>, follow: StoredValue<bool>, pinned: StoredValue<i32>) {
+    let scroll_due = StoredValue::new(false);
+    let grown = Memo::new(move |_| {
+        let streamed = state.chat.streaming.with(|s| s.as_ref().map_or(0, |s| s.text_len + s.reasoning_len));
+        (state.sessions.active.get(), state.chat.messages.with(Vec::len), streamed)
+    });
+    Effect::new(move |previous: Option<Option<String>>| {
+        let (active, _, _) = grown.get();
+        if previous.as_ref() != Some(&active) {
+            follow.set_value(true);
+        }
+        // Once per animation frame, however many chunks arrived in it.
+        if follow.get_value() && !scroll_due.get_value() {
+            scroll_due.set_value(true);
+            request_animation_frame(move || {
+                let _ = scroll_due.try_set_value(false);
+                if let (Some(el), Some(true)) = (list.try_get_untracked().flatten(), follow.try_get_value()) {
+                    pinned.try_set_value(air_web::scroll_to_end(&el));
+                }
+            });
+        }
+        active
+    });
+}
+
+/// The stored messages, each drawn once per change of its own.
+#[component]
+fn MessageList(last_id: Memo<Option<String>>) -> impl IntoView {
+    let state = use_app();
+    view! {
+        <For
+            // Keys and places only: a change to one message copies no
+            // other (a message is read from the list when it is drawn).
+            each=move || state.chat.messages.with(|m| m.iter().enumerate().map(|(i, m)| (message_key(m), i)).collect::<Vec<_>>())
+            key=|(k, _)| k.clone()
+            let:item
+        >
+            {
+                let ((id, ..), at) = item;
+                state.chat.messages.try_update_untracked(|m| {
+                    let at = m.get(at).filter(|x| x.id == id).map(|_| at).or_else(|| m.iter().position(|x| x.id == id))?;
+                    Some(view_copy(&mut m[at]))
+                })
+                .flatten()
+                .map(|(message, text_len)| view! { <Message message=message text_len=text_len last_id=last_id/> })
+            }
+        </For>
+    }
+}
+
 /// ‹ 2 / 3 ›: on the first message of an alternative, which one is shown
 /// and the way to the others.
 #[component]
-fn BranchNav(id: String) -> impl IntoView {
+pub(super) fn BranchNav(id: String) -> impl IntoView {
     let state = use_app();
     let here = move || {
         let active = state.sessions.active.get()?;
@@ -180,9 +194,6 @@ fn BranchNav(id: String) -> impl IntoView {
         })
     }
 }
-
-/// Characters from which a user message is shown in part until asked.
-const LONG_USER_TEXT: usize = 2_000;
 
 /// The image being shown large (its URL and name), if any.
 #[derive(Clone, Copy)]
@@ -217,7 +228,7 @@ fn Lightbox(shown: RwSignal<Option<(String, String)>>) -> impl IntoView {
 
 /// The images attached to a user message, small; a click shows one large.
 #[component]
-fn Thumbnails(files: Vec<air_store::Attachment>) -> impl IntoView {
+pub(super) fn Thumbnails(files: Vec<air_store::Attachment>) -> impl IntoView {
     files
         .into_iter()
         .filter(|f| f.is_image())
@@ -246,202 +257,6 @@ fn Thumbnails(files: Vec<air_store::Attachment>) -> impl IntoView {
             }
         })
         .collect_view()
-}
-
-#[component]
-fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Option<String>>) -> impl IntoView {
-    let state = use_app();
-    if message.role == Role::Tool {
-        return view! { <ToolSlot id=message.id.clone()/> }.into_any();
-    }
-    if message.kind == Some(MessageKind::RoundLimit) {
-        return view! { <div class="message notice" role="status" data-testid="round-limit">{message.content.clone()}</div> }.into_any();
-    }
-    // An answer that only calls tools: its cards say it all.
-    if message.role == Role::Assistant
-        && text_len == 0
-        && !message.tool_calls.is_empty()
-        && message.error.is_none()
-        && message.reasoning.is_none()
-    {
-        return ().into_any();
-    }
-    if message.is_thought() {
-        // A thought that failed or was stopped is the last message: it can be retried.
-        let id = message.id.clone();
-        let retry = move || last_id.with(|l| l.as_deref() == Some(id.as_str())) && !state.chat.busy.get();
-        let id = message.id.clone();
-        return view! {
-            <details class="message thought" data-testid="transitive-thought">
-                <summary>{move || t().thought}</summary>
-                {markdown_text(&message, text_len)}
-                {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}
-            </details>
-            <Show when=retry>
-                <button class="action" data-testid="regenerate" on:click={
-                    let id = id.clone();
-                    move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Regenerate(id.clone())))
-                }>{move || t().regenerate}</button>
-            </Show>
-        }
-        .into_any();
-    }
-    let role = match message.role {
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-        Role::System => "system",
-    };
-    let id = message.id.clone();
-    let is_last = {
-        let id = id.clone();
-        move || last_id.with(|l| l.as_deref() == Some(id.as_str()))
-    };
-    let remote = {
-        let id = id.clone();
-        move || state.chat.remote_streams.with(|ids| ids.contains(&id))
-    };
-    // `busy` changes twice per turn, not per chunk.
-    let idle = move || !state.chat.busy.get();
-    let footer = (message.role == Role::Assistant).then(|| {
-        let mut parts = Vec::new();
-        if let Some(m) = &message.model {
-            parts.push(m.clone());
-        }
-        if let Some(u) = &message.usage {
-            parts.push(format!("{} → {} {}", u.prompt_tokens, u.completion_tokens, crate::i18n::t_now().tokens));
-        }
-        view! { <span class="message-meta" data-testid="message-meta">{parts.join(" · ")}</span> }
-    });
-    let reasoning = message.reasoning.clone().map(|r| {
-        view! { <details class="reasoning" data-testid="reasoning"><summary>{move || t().reasoning}</summary><div class="text plain">{r}</div></details> }
-    });
-    let editing = RwSignal::new(false);
-    let body = if message.role == Role::User {
-        let edit_text = RwSignal::new(message.content.clone());
-        let content = message.content.clone();
-        let id_save = id.clone();
-        view! {
-            <Show
-                when=move || editing.get()
-                fallback=move || {
-                    // A long message (a pasted file) is shown in part until asked.
-                    let long = content.len() > LONG_USER_TEXT || content.lines().count() > 30;
-                    let open = RwSignal::new(false);
-                    view! {
-                        <div class="text plain" class:clamped=move || long && !open.get() data-testid="message-text">{content.clone()}</div>
-                        {long.then(|| view! {
-                            <button type="button" class="action expand" data-testid="expand-message" aria-expanded=move || open.get().to_string()
-                                on:click=move |_| open.update(|o| *o = !*o)>
-                                {move || if open.get() { t().show_less } else { t().show_all }}
-                            </button>
-                        })}
-                    }
-                }
-            >
-                <form class="edit-form" on:submit={
-                    let id_save = id_save.clone();
-                    move |ev| {
-                        ev.prevent_default();
-                        editing.set(false);
-                        state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Edit { message: id_save.clone(), text: edit_text.get_untracked() }));
-                    }
-                }>
-                    <textarea data-testid="edit-input" rows="3"
-                        prop:value=move || edit_text.get()
-                        on:input=move |ev| edit_text.set(event_target_value(&ev))></textarea>
-                    <div class="edit-actions">
-                        <button type="button" on:click=move |_| editing.set(false)>{move || t().cancel}</button>
-                        <button type="submit" class="primary" data-testid="edit-save">{move || t().save_and_send}</button>
-                    </div>
-                </form>
-            </Show>
-        }
-        .into_any()
-    } else {
-        markdown_text(&message, text_len)
-    };
-    let can_continue = message.role == Role::Assistant
-        && (message.incomplete || message.stopped || message.finish == Some(FinishReason::Length) || message.error.is_some())
-        && text_len > 0;
-    // Copied from the record at the click (a long answer is not kept twice).
-    let copy_text = {
-        let id = id.clone();
-        move || state.chat.messages.with_untracked(|m| m.iter().find(|x| x.id == id).map(|x| x.content.clone()))
-    };
-    let id_regen = id.clone();
-    let id_cont = id.clone();
-    let is_last_regen = is_last.clone();
-    let is_last_cont = is_last.clone();
-    view! {
-        <article
-            class=format!("message {role}")
-            class:found={
-                let id = id.clone();
-                move || state.chat.focus.with(|f| f.as_deref() == Some(id.as_str()))
-            }
-            data-testid=format!("message-{role}")
-            data-id=id.clone()
-        >
-            {reasoning}
-            {body}
-            {(!message.attachments.is_empty()).then(|| view! { <div class="thumbs"><Thumbnails files=message.attachments.clone()/></div> })}
-            {message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> })}
-            <div class="message-foot">
-                {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">{move || t().stopped}</span> })}
-                {(message.finish == Some(FinishReason::Length)).then(|| view! {
-                    <span class="message-flag" data-testid="message-truncated" title=move || t().truncated_hint>{move || t().truncated}</span>
-                })}
-                {message.incomplete.then(|| {
-                    let remote = remote.clone();
-                    view! {
-                        <Show
-                            when=remote
-                            fallback=move || view! { <span class="message-flag warn" data-testid="message-incomplete">{move || t().incomplete}</span> }
-                        >
-                            <span class="message-flag" data-testid="message-remote">{move || t().answering_elsewhere}</span>
-                        </Show>
-                    }
-                })}
-                {footer}
-                <BranchNav id=id.clone()/>
-                <span class="message-actions">
-                    <button class="action" data-testid="copy-message" on:click=move |_| {
-                        if let Some(text) = copy_text() {
-                            air_web::copy_text(&text);
-                        }
-                    }>{move || t().copy}</button>
-                    {(message.role == Role::User).then(|| view! {
-                        <button class="action" data-testid="edit-message" disabled=move || !idle()
-                            on:click=move |_| editing.set(true)>{move || t().edit}</button>
-                    })}
-                    {can_continue.then(|| view! {
-                        <Show when={
-                            let remote = remote.clone();
-                            move || is_last_cont() && idle() && !remote()
-                        }>
-                            <button class="action" data-testid="continue" on:click={
-                                let id = id_cont.clone();
-                                move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Continue(id.clone())))
-                            }>{move || t().continue_answer}</button>
-                        </Show>
-                    })}
-                    {(message.role == Role::Assistant).then(|| view! {
-                        <Show when={
-                            let remote = remote.clone();
-                            move || is_last_regen() && idle() && !remote()
-                        }>
-                            <button class="action" data-testid="regenerate" on:click={
-                                let id = id_regen.clone();
-                                move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Regenerate(id.clone())))
-                            }>{move || t().regenerate}</button>
-                        </Show>
-                    })}
-                </span>
-            </div>
-        </article>
-    }
-    .into_any()
 }
 
 /// The answer being streamed. Finished Markdown blocks are rendered once and
@@ -503,7 +318,7 @@ const BLOCKS_FROM: usize = 16 * 1024;
 
 /// A finished message's Markdown. A long one is read from the
 /// conversation's list when it is put in the page (it is not copied).
-fn markdown_text(message: &MessageRecord, text_len: usize) -> AnyView {
+pub(super) fn markdown_text(message: &MessageRecord, text_len: usize) -> AnyView {
     if text_len < BLOCKS_FROM {
         // Short: rendered whole; what streamed is let go.
         take_live(&message.id);

@@ -150,7 +150,6 @@ pub fn Composer() -> impl IntoView {
     let streaming = move || conversation.busy.get();
     let submit = move || state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Send(conversation.draft.get_untracked())));
     let warmed = StoredValue::new(false);
-    let picker = NodeRef::<leptos::html::Input>::new();
     let nothing_to_send = move || conversation.draft.with(|d| d.trim().is_empty()) && conversation.files.with(Vec::is_empty);
     view! {
         <McpToggle/>
@@ -168,18 +167,7 @@ pub fn Composer() -> impl IntoView {
                 }
             }
         >
-            <input type="file" multiple class="visually-hidden" tabindex="-1" aria-hidden="true" data-testid="attach-input" node_ref=picker
-                on:change=move |ev| crate::binding::attach_files(state, air_web::event_files(&ev))/>
-            <button type="button" class="attach" data-testid="attach-button" title=move || t().attach_title aria-label=move || t().attach_title
-                on:click=move |_| {
-                    if let Some(input) = picker.get() {
-                        input.click();
-                    }
-                }>
-                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
-                    <path d="M21 11.5l-8.6 8.6a5.5 5.5 0 0 1-7.8-7.8l8.6-8.6a3.7 3.7 0 0 1 5.2 5.2l-8.6 8.6a1.8 1.8 0 0 1-2.6-2.6l7.9-7.9"/>
-                </svg>
-            </button>
+            <AttachButton/>
             <textarea
                 on:paste=move |ev: leptos::ev::ClipboardEvent| {
                     // Pasted files (a screenshot) are attached; pasted text is typed.
@@ -224,6 +212,27 @@ pub fn Composer() -> impl IntoView {
                 <button type="button" class="danger" data-testid="stop" on:click=move |_| state.stop()>{move || t().stop}</button>
             </Show>
         </form>
+    }
+}
+
+/// The paper clip, and the hidden file input it opens.
+#[component]
+fn AttachButton() -> impl IntoView {
+    let state = use_app();
+    let picker = NodeRef::<leptos::html::Input>::new();
+    view! {
+        <input type="file" multiple class="visually-hidden" tabindex="-1" aria-hidden="true" data-testid="attach-input" node_ref=picker
+            on:change=move |ev| crate::binding::attach_files(state, air_web::event_files(&ev))/>
+        <button type="button" class="attach" data-testid="attach-button" title=move || t().attach_title aria-label=move || t().attach_title
+            on:click=move |_| {
+                if let Some(input) = picker.get() {
+                    input.click();
+                }
+            }>
+            <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+                <path d="M21 11.5l-8.6 8.6a5.5 5.5 0 0 1-7.8-7.8l8.6-8.6a3.7 3.7 0 0 1 5.2 5.2l-8.6 8.6a1.8 1.8 0 0 1-2.6-2.6l7.9-7.9"/>
+            </svg>
+        </button>
     }
 }
 

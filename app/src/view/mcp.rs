@@ -166,38 +166,139 @@ fn sync_notes(state: AppState) -> RwSignal<Option<(String, String)>> {
     note
 }
 
+/// Connects to the server the add form names.
+fn connect_form(state: AppState, name: RwSignal<String>, url: RwSignal<String>, auth: RwSignal<String>) {
+    let draft = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
+    state.servers(Action::Add(draft));
+}
+
 #[component]
 pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
     let state = use_app();
     let name = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
     let auth = RwSignal::new(String::new());
-    let flow = state.prefs.add_flow;
     // A form opened afresh says nothing of an earlier one.
     state.servers(Action::Cancel);
     // A client id for the server's sign-in, where it registers no clients.
     let client_id = RwSignal::new(String::new());
-    let run_connect = move || {
-        let draft = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
-        state.servers(Action::Add(draft));
-    };
-    let connect = move |_| run_connect();
     // Back from a sign-in that took the whole page: the form as it was,
     // connecting again.
     if let Some(d) = state.prefs.add_form_back.try_update(Option::take).flatten() {
         name.set(d.name);
         url.set(d.url);
         auth.set(d.auth);
-        run_connect();
+        connect_form(state, name, url, auth);
     }
-    // The server asked for a sign-in: after it, the form connects again.
-    let needs_sign_in = move || state.prefs.sign_ins.with(|s| s.needed(&url.get()));
-    let signing_in = move || state.prefs.sign_ins.with(|s| s.running(&url.get()));
-    let sign_in_error = move || state.prefs.sign_ins.with(|s| sign_in_failure(state, s, &url.get()));
-    let sign_in = move |_| {
-        let form = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
-        state.dispatch(Command::SignIn(SignIn::Start { url: form.url.clone(), client_id: Some(client_id.get_untracked()), form: Some(form) }));
+    let sync_note = sync_notes(state);
+    let rows = move || {
+        state.prefs.mcp_servers.get().into_iter().map(|s| view! { <McpServerRow server=s sync_note=sync_note draft=draft/> }).collect_view()
     };
+    view! {
+        <fieldset data-testid="mcp-servers">
+            <legend>{move || t().mcp_servers}</legend>
+            <Show when=move || state.prefs.mcp_servers.with(Vec::is_empty)>
+                <p class="hint">{move || t().mcp_none}</p>
+            </Show>
+            {rows}
+            <div class="row">
+                <label>{move || t().mcp_name}
+                    <input data-testid="mcp-name" autocomplete="off" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/>
+                </label>
+                <label>{move || t().mcp_url}
+                    <input data-testid="mcp-url" autocomplete="off" placeholder="https://example.com/mcp" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
+                </label>
+            </div>
+            <label>{move || t().mcp_auth}
+                <input data-testid="mcp-auth" autocomplete="off" placeholder="Bearer …" prop:value=move || auth.get() on:input=move |ev| auth.set(event_target_value(&ev))/>
+            </label>
+            <McpPicks name=name url=url auth=auth/>
+            <McpAddResult url=url/>
+            <McpSignIn name=name url=url auth=auth client_id=client_id/>
+        </fieldset>
+    }
+}
+
+/// A saved server: its URL, tools and status, and what can be done with it.
+#[component]
+fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>, draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
+    let state = use_app();
+    let n1 = server.name.clone();
+    let n2 = server.name.clone();
+    let n3 = server.name.clone();
+    let live = server.tools.iter().filter(|t| t.offered()).count();
+    let gone = server.tools.iter().filter(|t| t.gone).count();
+    let review = server.tools.iter().filter(|t| t.awaits_review()).count();
+    let url = RwSignal::new(server.url.clone());
+    let n4 = server.name.clone();
+    let n5 = server.name.clone();
+    let n6 = server.name.clone();
+    let resync = move |_| {
+        // Outside a reactive scope: the texts come from the state.
+        let name = n3.clone();
+        sync_note.set(Some((name.clone(), state.t().mcp_syncing.to_owned())));
+        state.servers(Action::Resync { name, url: url.get_untracked() });
+    };
+    view! {
+        <div class="mcp-row" data-testid="mcp-server">
+            <div class="mcp-what">
+                <strong data-testid="mcp-server-name">{server.name.clone()}</strong>
+                <input class="mcp-url" data-testid="mcp-server-url" autocomplete="off" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
+                <span class="muted" data-testid="mcp-server-tools">{move || {
+                    let mut text = t().mcp_tools_count.replace("{n}", &live.to_string());
+                    if gone > 0 {
+                        text.push_str(&t().mcp_tools_gone.replace("{n}", &gone.to_string()));
+                    }
+                    if review > 0 {
+                        text.push_str(&t().mcp_tools_review.replace("{n}", &review.to_string()));
+                    }
+                    text
+                }}</span>
+                <span class="mcp-status" data-testid="mcp-server-status" data-state=move || status_key(state, &n5)>{move || status_text(state, &n6)}</span>
+                <span class="muted" role="status" data-testid="mcp-sync-result">{move || {
+                    sync_note.with(|n| n.as_ref().filter(|(s, _)| *s == n4).map(|(_, text)| text.clone()).unwrap_or_default())
+                }}</span>
+            </div>
+            <label class="check">
+                <input type="checkbox" data-testid="mcp-server-enabled" prop:checked=server.enabled
+                    on:change=move |ev| state.servers(Action::SetEnabled { name: n1.clone(), on: event_target_checked(&ev) })/>
+                {move || t().mcp_enabled}
+            </label>
+            <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
+            <McpServerSignIn url=url/>
+            <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || t().mcp_remove}</button>
+            <ToolReview server=server.clone() draft=draft/>
+        </div>
+    }
+}
+
+/// A saved server's sign-in (when it asks for one, and how it failed), and sign-out.
+#[component]
+fn McpServerSignIn(url: RwSignal<String>) -> impl IntoView {
+    let state = use_app();
+    view! {
+        <Show when=move || state.prefs.sign_ins.with(|m| m.needed(&url.get()))>
+            <button type="button" class="primary" data-testid="mcp-server-sign-in" on:click=move |_| {
+                state.dispatch(Command::SignIn(SignIn::Start { url: url.get_untracked(), client_id: None, form: None }));
+            }>{move || t().mcp_sign_in}</button>
+        </Show>
+        {move || state.prefs.sign_ins.with(|m| sign_in_failure(state, m, &url.get())).map(|e| view! { <span class="error-text" role="alert" data-testid="mcp-server-sign-in-error">{e}</span> })}
+        <Show when=move || {
+            // (Re-read when a sign-in starts or ends.)
+            state.prefs.sign_ins.with(|m| !m.needed(&url.get())) && crate::binding::oauth::signed_in(&url.get())
+        }>
+            <button type="button" data-testid="mcp-server-sign-out" title=move || t().mcp_sign_out_hint
+                on:click=move |_| state.dispatch(Command::SignIn(SignIn::SignOut(url.get_untracked())))>{move || t().mcp_sign_out}</button>
+        </Show>
+    }
+}
+
+/// Add; then the new server's tools to pick, its trust in hints, Save and Cancel.
+#[component]
+fn McpPicks(name: RwSignal<String>, url: RwSignal<String>, auth: RwSignal<String>) -> impl IntoView {
+    let state = use_app();
+    let flow = state.prefs.add_flow;
+    let connect = move |_| connect_form(state, name, url, auth);
     let save = move |_| {
         state.servers(Action::Save);
         name.set(String::new());
@@ -224,139 +325,87 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
             }
         }).collect_view()
     };
-    let sync_note = sync_notes(state);
-    let rows = move || {
-        state.prefs.mcp_servers.get().into_iter().map(|s| {
-            let n1 = s.name.clone();
-            let n2 = s.name.clone();
-            let n3 = s.name.clone();
-            let live = s.tools.iter().filter(|t| t.offered()).count();
-            let gone = s.tools.iter().filter(|t| t.gone).count();
-            let review = s.tools.iter().filter(|t| t.awaits_review()).count();
-            let url = RwSignal::new(s.url.clone());
-            let n4 = s.name.clone();
-            let n5 = s.name.clone();
-            let n6 = s.name.clone();
-            let resync = move |_| {
-                // Outside a reactive scope: the texts come from the state.
-                let name = n3.clone();
-                sync_note.set(Some((name.clone(), state.t().mcp_syncing.to_owned())));
-                state.servers(Action::Resync { name, url: url.get_untracked() });
-            };
-            view! {
-                <div class="mcp-row" data-testid="mcp-server">
-                    <div class="mcp-what">
-                        <strong data-testid="mcp-server-name">{s.name.clone()}</strong>
-                        <input class="mcp-url" data-testid="mcp-server-url" autocomplete="off" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
-                        <span class="muted" data-testid="mcp-server-tools">{move || {
-                            let mut text = t().mcp_tools_count.replace("{n}", &live.to_string());
-                            if gone > 0 {
-                                text.push_str(&t().mcp_tools_gone.replace("{n}", &gone.to_string()));
-                            }
-                            if review > 0 {
-                                text.push_str(&t().mcp_tools_review.replace("{n}", &review.to_string()));
-                            }
-                            text
-                        }}</span>
-                        <span class="mcp-status" data-testid="mcp-server-status" data-state=move || status_key(state, &n5)>{move || status_text(state, &n6)}</span>
-                        <span class="muted" role="status" data-testid="mcp-sync-result">{move || {
-                            sync_note.with(|n| n.as_ref().filter(|(s, _)| *s == n4).map(|(_, text)| text.clone()).unwrap_or_default())
-                        }}</span>
-                    </div>
-                    <label class="check">
-                        <input type="checkbox" data-testid="mcp-server-enabled" prop:checked=s.enabled
-                            on:change=move |ev| state.servers(Action::SetEnabled { name: n1.clone(), on: event_target_checked(&ev) })/>
-                        {move || t().mcp_enabled}
-                    </label>
-                    <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
-                    <Show when=move || state.prefs.sign_ins.with(|m| m.needed(&url.get()))>
-                        <button type="button" class="primary" data-testid="mcp-server-sign-in" on:click=move |_| {
-                            state.dispatch(Command::SignIn(SignIn::Start { url: url.get_untracked(), client_id: None, form: None }));
-                        }>{move || t().mcp_sign_in}</button>
-                    </Show>
-                    {move || state.prefs.sign_ins.with(|m| sign_in_failure(state, m, &url.get())).map(|e| view! { <span class="error-text" role="alert" data-testid="mcp-server-sign-in-error">{e}</span> })}
-                    <Show when=move || {
-                        // (Re-read when a sign-in starts or ends.)
-                        state.prefs.sign_ins.with(|m| !m.needed(&url.get())) && crate::binding::oauth::signed_in(&url.get())
-                    }>
-                        <button type="button" data-testid="mcp-server-sign-out" title=move || t().mcp_sign_out_hint
-                            on:click=move |_| state.dispatch(Command::SignIn(SignIn::SignOut(url.get_untracked())))>{move || t().mcp_sign_out}</button>
-                    </Show>
-                    <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || t().mcp_remove}</button>
-                    <ToolReview server=s.clone() draft=draft/>
-                </div>
-            }
-        }).collect_view()
-    };
     view! {
-        <fieldset data-testid="mcp-servers">
-            <legend>{move || t().mcp_servers}</legend>
-            <Show when=move || state.prefs.mcp_servers.with(Vec::is_empty)>
-                <p class="hint">{move || t().mcp_none}</p>
-            </Show>
-            {rows}
-            <div class="row">
-                <label>{move || t().mcp_name}
-                    <input data-testid="mcp-name" autocomplete="off" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/>
-                </label>
-                <label>{move || t().mcp_url}
-                    <input data-testid="mcp-url" autocomplete="off" placeholder="https://example.com/mcp" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
-                </label>
-            </div>
-            <label>{move || t().mcp_auth}
-                <input data-testid="mcp-auth" autocomplete="off" placeholder="Bearer …" prop:value=move || auth.get() on:input=move |ev| auth.set(event_target_value(&ev))/>
-            </label>
-            <Show
-                when=picking
-                fallback=move || view! {
-                    <div class="row">
-                        <button type="button" data-testid="mcp-add" disabled=connecting on:click=connect>
-                            {move || if connecting() { t().mcp_adding } else { t().mcp_add }}
-                        </button>
-                    </div>
-                }
-            >
-                <div data-testid="mcp-picks">
-                    <p class="hint">{move || t().mcp_pick}</p>
-                    <div class="mcp-picks">{pick_list}</div>
-                    <label class="check">
-                        <input type="checkbox" data-testid="mcp-add-trust-hints" prop:checked=move || flow.with(|f| f.trust_hints)
-                            on:change=move |ev| state.servers(Action::TrustNew(event_target_checked(&ev)))/>
-                        {move || t().mcp_trust_hints}
-                    </label>
-                    <div class="row">
-                        <button type="button" class="primary" data-testid="mcp-save" on:click=save>
-                            {move || t().mcp_save.replace("{n}", &flow.with(|f| f.picked.len()).to_string())}
-                        </button>
-                        <button type="button" data-testid="mcp-cancel" on:click=cancel>{move || t().cancel}</button>
-                    </div>
-                </div>
-            </Show>
-            <p class="hint add-result" role="status" data-testid="mcp-add-result">{move || match flow.with(|f| f.stage.clone()) {
-                Stage::Idle | Stage::Connecting | Stage::Picking => String::new(),
-                Stage::Added { name, kept } => t().mcp_added.replace("{s}", &name).replace("{n}", &kept.to_string()),
-                Stage::Incomplete => t().mcp_failed.replace("{e}", t().mcp_need_name_url),
-                // A sign-in is offered below instead.
-                Stage::Failed(_) if needs_sign_in() => String::new(),
-                Stage::Failed(e) => t().mcp_failed.replace("{e}", &e),
-            }}</p>
-            {move || {
-                let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
-                doctor_report(flow.with(|f| f.doctor.clone()), |f, origin, headers| f.fix(origin, headers), headers)
-            }}
-            <Show when=needs_sign_in>
-                <div class="row" data-testid="mcp-sign-in-needed">
-                    <span class="muted">{move || t().mcp_sign_in_needed}</span>
-                    <button type="button" class="primary" data-testid="mcp-sign-in" disabled=signing_in on:click=sign_in>
-                        {move || if signing_in() { t().mcp_signing_in } else { t().mcp_sign_in }}
+        <Show
+            when=picking
+            fallback=move || view! {
+                <div class="row">
+                    <button type="button" data-testid="mcp-add" disabled=connecting on:click=connect>
+                        {move || if connecting() { t().mcp_adding } else { t().mcp_add }}
                     </button>
                 </div>
-                <label class="hint">{move || t().mcp_client_id}
-                    <input type="text" data-testid="mcp-client-id" autocomplete="off" placeholder=move || t().mcp_client_id_hint
-                        prop:value=move || client_id.get() on:input=move |ev| client_id.set(event_target_value(&ev))/>
+            }
+        >
+            <div data-testid="mcp-picks">
+                <p class="hint">{move || t().mcp_pick}</p>
+                <div class="mcp-picks">{pick_list}</div>
+                <label class="check">
+                    <input type="checkbox" data-testid="mcp-add-trust-hints" prop:checked=move || flow.with(|f| f.trust_hints)
+                        on:change=move |ev| state.servers(Action::TrustNew(event_target_checked(&ev)))/>
+                    {move || t().mcp_trust_hints}
                 </label>
-                {move || sign_in_error().map(|e| view! { <p class="error-text" role="alert" data-testid="mcp-sign-in-error">{e}</p> })}
-            </Show>
-        </fieldset>
+                <div class="row">
+                    <button type="button" class="primary" data-testid="mcp-save" on:click=save>
+                        {move || t().mcp_save.replace("{n}", &flow.with(|f| f.picked.len()).to_string())}
+                    </button>
+                    <button type="button" data-testid="mcp-cancel" on:click=cancel>{move || t().cancel}</button>
+                </div>
+            </div>
+        </Show>
+    }
+}
+
+/// The server at `url` asked for a sign-in (tracked).
+fn sign_in_needed(state: AppState, url: RwSignal<String>) -> bool {
+    state.prefs.sign_ins.with(|s| s.needed(&url.get()))
+}
+
+/// How adding the server went, and what the connectivity doctor found.
+#[component]
+fn McpAddResult(url: RwSignal<String>) -> impl IntoView {
+    let state = use_app();
+    let flow = state.prefs.add_flow;
+    let needs_sign_in = move || sign_in_needed(state, url);
+    view! {
+        <p class="hint add-result" role="status" data-testid="mcp-add-result">{move || match flow.with(|f| f.stage.clone()) {
+            Stage::Idle | Stage::Connecting | Stage::Picking => String::new(),
+            Stage::Added { name, kept } => t().mcp_added.replace("{s}", &name).replace("{n}", &kept.to_string()),
+            Stage::Incomplete => t().mcp_failed.replace("{e}", t().mcp_need_name_url),
+            // A sign-in is offered below instead.
+            Stage::Failed(_) if needs_sign_in() => String::new(),
+            Stage::Failed(e) => t().mcp_failed.replace("{e}", &e),
+        }}</p>
+        {move || {
+            let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
+            doctor_report(flow.with(|f| f.doctor.clone()), |f, origin, headers| f.fix(origin, headers), headers)
+        }}
+    }
+}
+
+/// The server asked for a sign-in: after it, the form connects again.
+#[component]
+fn McpSignIn(name: RwSignal<String>, url: RwSignal<String>, auth: RwSignal<String>, client_id: RwSignal<String>) -> impl IntoView {
+    let state = use_app();
+    let needs_sign_in = move || sign_in_needed(state, url);
+    let signing_in = move || state.prefs.sign_ins.with(|s| s.running(&url.get()));
+    let sign_in_error = move || state.prefs.sign_ins.with(|s| sign_in_failure(state, s, &url.get()));
+    let sign_in = move |_| {
+        let form = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
+        state.dispatch(Command::SignIn(SignIn::Start { url: form.url.clone(), client_id: Some(client_id.get_untracked()), form: Some(form) }));
+    };
+    view! {
+        <Show when=needs_sign_in>
+            <div class="row" data-testid="mcp-sign-in-needed">
+                <span class="muted">{move || t().mcp_sign_in_needed}</span>
+                <button type="button" class="primary" data-testid="mcp-sign-in" disabled=signing_in on:click=sign_in>
+                    {move || if signing_in() { t().mcp_signing_in } else { t().mcp_sign_in }}
+                </button>
+            </div>
+            <label class="hint">{move || t().mcp_client_id}
+                <input type="text" data-testid="mcp-client-id" autocomplete="off" placeholder=move || t().mcp_client_id_hint
+                    prop:value=move || client_id.get() on:input=move |ev| client_id.set(event_target_value(&ev))/>
+            </label>
+            {move || sign_in_error().map(|e| view! { <p class="error-text" role="alert" data-testid="mcp-sign-in-error">{e}</p> })}
+        </Show>
     }
 }

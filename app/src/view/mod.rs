@@ -4,6 +4,7 @@ mod app_frame;
 mod assistants;
 mod chat;
 mod live;
+mod message;
 pub(crate) mod composer;
 pub(crate) mod mcp;
 mod prompts;

@@ -44,49 +44,7 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
                 Ok(d) => url_offer(url, d, answer, decline, cancel),
             }
         }
-        Elicitation::Form { schema, .. } => {
-            let fields = elicit::fields(&schema);
-            // What each field holds, as typed (see `elicit::parse`).
-            let inputs: Vec<RwSignal<String>> = fields.iter().map(|f| RwSignal::new(initial(f))).collect();
-            let problems = RwSignal::new(Vec::<String>::new());
-            let rows = fields.iter().cloned().zip(inputs.iter().copied()).map(|(f, input)| view! { <FieldRow field=f input=input/> }).collect_view();
-            let submit = {
-                let answer = answer.clone();
-                move |ev: leptos::ev::SubmitEvent| {
-                    ev.prevent_default();
-                    let mut content = Map::new();
-                    let mut errors = Vec::new();
-                    for (f, input) in fields.iter().zip(&inputs) {
-                        match elicit::parse(f, &input.get_untracked()) {
-                            Ok(Some(v)) => {
-                                content.insert(f.name.clone(), v);
-                            }
-                            Ok(None) => {}
-                            Err(e) => errors.push(e),
-                        }
-                    }
-                    if errors.is_empty() {
-                        answer(ElicitAnswer::Accept { content: Value::Object(content) });
-                    } else {
-                        problems.set(errors);
-                    }
-                }
-            };
-            view! {
-                <form class="question-form" data-testid="question-form" novalidate=true on:submit=submit>
-                    {rows}
-                    <ul class="question-problems" data-testid="question-problems">
-                        {move || problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
-                    </ul>
-                    <div class="tool-approval">
-                        <button type="submit" class="primary" data-testid="question-submit">{move || t().elicit_submit}</button>
-                        <button type="button" data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
-                        <button type="button" data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
-                    </div>
-                </form>
-            }
-            .into_any()
-        }
+        Elicitation::Form { schema, .. } => question_form(&schema, answer, decline, cancel),
     };
     view! {
         <div class="tool-question" data-testid="tool-question">
@@ -110,6 +68,48 @@ fn url_offer(url: String, d: String, answer: impl Fn(ElicitAnswer) + Clone + 'st
             <button data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
             <button data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
         </div>
+    }
+    .into_any()
+}
+
+/// The form asked for by `schema`, checked before it is sent.
+fn question_form(schema: &Value, answer: impl Fn(ElicitAnswer) + 'static, decline: impl Fn(leptos::ev::MouseEvent) + 'static, cancel: impl Fn(leptos::ev::MouseEvent) + 'static) -> AnyView {
+    let fields = elicit::fields(schema);
+    // What each field holds, as typed (see `elicit::parse`).
+    let inputs: Vec<RwSignal<String>> = fields.iter().map(|f| RwSignal::new(initial(f))).collect();
+    let problems = RwSignal::new(Vec::<String>::new());
+    let rows = fields.iter().cloned().zip(inputs.iter().copied()).map(|(f, input)| view! { <FieldRow field=f input=input/> }).collect_view();
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let mut content = Map::new();
+        let mut errors = Vec::new();
+        for (f, input) in fields.iter().zip(&inputs) {
+            match elicit::parse(f, &input.get_untracked()) {
+                Ok(Some(v)) => {
+                    content.insert(f.name.clone(), v);
+                }
+                Ok(None) => {}
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            answer(ElicitAnswer::Accept { content: Value::Object(content) });
+        } else {
+            problems.set(errors);
+        }
+    };
+    view! {
+        <form class="question-form" data-testid="question-form" novalidate=true on:submit=submit>
+            {rows}
+            <ul class="question-problems" data-testid="question-problems">
+                {move || problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+            </ul>
+            <div class="tool-approval">
+                <button type="submit" class="primary" data-testid="question-submit">{move || t().elicit_submit}</button>
+                <button type="button" data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
+                <button type="button" data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
+            </div>
+        </form>
     }
     .into_any()
 }

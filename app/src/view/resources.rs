@@ -72,93 +72,8 @@ pub fn ResourcePicker() -> impl IntoView {
     let panel = move || match stage.get() {
         Stage::Closed => None,
         Stage::Loading => Some(view! { <div class="prompt-panel" data-testid="resource-picker"><p class="muted">{move || t().resources_loading}</p></div> }.into_any()),
-        Stage::List(resources, templates, errors) => {
-            let empty = resources.is_empty() && templates.is_empty();
-            let items = resources
-                .into_iter()
-                .map(|(server, r)| {
-                    let (s2, uri, label) = (server.clone(), r.uri.clone(), r.label.clone());
-                    view! {
-                        <li>
-                            <button type="button" class="prompt-item" data-testid="resource-item" data-uri=r.uri.clone()
-                                on:click=move |_| attach(s2.clone(), uri.clone(), label.clone())>
-                                <strong>{r.label.clone()}</strong>
-                                <span class="muted">" · "{server}</span>
-                                {r.description.clone().map(|d| view! { <small class="muted">{d}</small> })}
-                            </button>
-                        </li>
-                    }
-                })
-                .collect_view();
-            let template_items = templates
-                .into_iter()
-                .map(|(server, tpl)| {
-                    let (s2, t2) = (server.clone(), tpl.clone());
-                    view! {
-                        <li>
-                            <button type="button" class="prompt-item" data-testid="template-item" data-template=tpl.uri_template.clone()
-                                on:click=move |_| stage.set(Stage::Template(s2.clone(), t2.clone()))>
-                                <strong>{tpl.label.clone()}</strong>
-                                <span class="muted">" · "{server}</span>
-                                <small class="muted"><code>{tpl.uri_template.clone()}</code></small>
-                            </button>
-                        </li>
-                    }
-                })
-                .collect_view();
-            Some(
-                view! {
-                    <div class="prompt-panel" data-testid="resource-picker">
-                        {empty.then(|| view! { <p class="muted">{move || t().resources_none}</p> })}
-                        <ul class="prompt-list">{items}{template_items}</ul>
-                        {errors.into_iter().map(|e| view! { <p class="error">{e}</p> }).collect_view()}
-                    </div>
-                }
-                .into_any(),
-            )
-        }
-        Stage::Template(server, tpl) => {
-            let values: Vec<RwSignal<String>> = tpl.vars.iter().map(|_| RwSignal::new(String::new())).collect();
-            let rows = tpl
-                .vars
-                .iter()
-                .zip(values.iter().copied())
-                .map(|(v, value)| {
-                    view! {
-                        <label class="question-field">
-                            <span class="question-label">{v.clone()}</span>
-                            <input type="text" data-field=v.clone() autocomplete="off" prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev))/>
-                        </label>
-                    }
-                })
-                .collect_view();
-            let submit = {
-                let tpl = tpl.clone();
-                move |ev: leptos::ev::SubmitEvent| {
-                    ev.prevent_default();
-                    let filled: Vec<(String, String)> = tpl.vars.iter().cloned().zip(values.iter().map(|v| v.get_untracked().trim().to_owned())).collect();
-                    if filled.iter().any(|(_, v)| v.is_empty()) {
-                        problem.set(Some(state.t().prompt_missing.to_owned()));
-                        return;
-                    }
-                    let uri = expand(&tpl.uri_template, &filled);
-                    attach(server.clone(), uri.clone(), uri);
-                }
-            };
-            Some(
-                view! {
-                    <form class="prompt-panel question-form" data-testid="template-form" novalidate=true on:submit=submit>
-                        <p><strong>{tpl.label.clone()}</strong>{tpl.description.clone().map(|d| view! { <span class="muted">" — "{d}</span> })}</p>
-                        {rows}
-                        <div class="tool-approval">
-                            <button type="submit" class="primary" data-testid="template-attach">{move || t().resource_attach}</button>
-                            <button type="button" on:click=move |_| stage.set(Stage::Closed)>{move || t().elicit_cancel}</button>
-                        </div>
-                    </form>
-                }
-                .into_any(),
-            )
-        }
+        Stage::List(resources, templates, errors) => Some(view! { <ResourceList resources=resources templates=templates errors=errors stage=stage attach=attach/> }.into_any()),
+        Stage::Template(server, tpl) => Some(view! { <TemplateForm server=server tpl=tpl stage=stage problem=problem attach=attach/> }.into_any()),
     };
     view! {
         <div class="prompt-picker">
@@ -166,6 +81,106 @@ pub fn ResourcePicker() -> impl IntoView {
             {panel}
             {move || problem.get().map(|p| view! { <p class="error" data-testid="resource-problem">{p}</p> })}
         </div>
+    }
+}
+
+/// What the chat's servers offer: each resource, and each template to fill in.
+#[component]
+fn ResourceList(
+    resources: Vec<(String, Resource)>,
+    templates: Vec<(String, Template)>,
+    errors: Vec<String>,
+    stage: RwSignal<Stage>,
+    attach: impl Fn(String, String, String) + Copy + 'static,
+) -> impl IntoView {
+    let empty = resources.is_empty() && templates.is_empty();
+    let items = resources
+        .into_iter()
+        .map(|(server, r)| {
+            let (s2, uri, label) = (server.clone(), r.uri.clone(), r.label.clone());
+            view! {
+                <li>
+                    <button type="button" class="prompt-item" data-testid="resource-item" data-uri=r.uri.clone()
+                        on:click=move |_| attach(s2.clone(), uri.clone(), label.clone())>
+                        <strong>{r.label.clone()}</strong>
+                        <span class="muted">" · "{server}</span>
+                        {r.description.clone().map(|d| view! { <small class="muted">{d}</small> })}
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+    let template_items = templates
+        .into_iter()
+        .map(|(server, tpl)| {
+            let (s2, t2) = (server.clone(), tpl.clone());
+            view! {
+                <li>
+                    <button type="button" class="prompt-item" data-testid="template-item" data-template=tpl.uri_template.clone()
+                        on:click=move |_| stage.set(Stage::Template(s2.clone(), t2.clone()))>
+                        <strong>{tpl.label.clone()}</strong>
+                        <span class="muted">" · "{server}</span>
+                        <small class="muted"><code>{tpl.uri_template.clone()}</code></small>
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="prompt-panel" data-testid="resource-picker">
+            {empty.then(|| view! { <p class="muted">{move || t().resources_none}</p> })}
+            <ul class="prompt-list">{items}{template_items}</ul>
+            {errors.into_iter().map(|e| view! { <p class="error">{e}</p> }).collect_view()}
+        </div>
+    }
+}
+
+/// A template of `server`'s, its variables to fill in before it is attached.
+#[component]
+fn TemplateForm(
+    server: String,
+    tpl: Template,
+    stage: RwSignal<Stage>,
+    problem: RwSignal<Option<String>>,
+    attach: impl Fn(String, String, String) + Copy + 'static,
+) -> impl IntoView {
+    let state = use_app();
+    let values: Vec<RwSignal<String>> = tpl.vars.iter().map(|_| RwSignal::new(String::new())).collect();
+    let rows = tpl
+        .vars
+        .iter()
+        .zip(values.iter().copied())
+        .map(|(v, value)| {
+            view! {
+                <label class="question-field">
+                    <span class="question-label">{v.clone()}</span>
+                    <input type="text" data-field=v.clone() autocomplete="off" prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev))/>
+                </label>
+            }
+        })
+        .collect_view();
+    let submit = {
+        let tpl = tpl.clone();
+        move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            let filled: Vec<(String, String)> = tpl.vars.iter().cloned().zip(values.iter().map(|v| v.get_untracked().trim().to_owned())).collect();
+            if filled.iter().any(|(_, v)| v.is_empty()) {
+                problem.set(Some(state.t().prompt_missing.to_owned()));
+                return;
+            }
+            let uri = expand(&tpl.uri_template, &filled);
+            attach(server.clone(), uri.clone(), uri);
+        }
+    };
+    view! {
+        <form class="prompt-panel question-form" data-testid="template-form" novalidate=true on:submit=submit>
+            <p><strong>{tpl.label.clone()}</strong>{tpl.description.clone().map(|d| view! { <span class="muted">" — "{d}</span> })}</p>
+            {rows}
+            <div class="tool-approval">
+                <button type="submit" class="primary" data-testid="template-attach">{move || t().resource_attach}</button>
+                <button type="button" on:click=move |_| stage.set(Stage::Closed)>{move || t().elicit_cancel}</button>
+            </div>
+        </form>
     }
 }
 

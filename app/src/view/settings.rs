@@ -57,9 +57,6 @@ fn SettingsDrawer() -> impl IntoView {
     state.dispatch(air_workspace::Command::Dynamic(air_workspace::dynamic::Action::WantMetrics));
     let draft = RwSignal::new(state.prefs.settings.get_untracked());
     let test = state.prefs.provider_test;
-    // What the last test listed, offered for the model.
-    let models = move || test.with(|t| if let Test::Listed { models, .. } = t { models.clone() } else { Vec::new() });
-    let doctor = state.prefs.provider_doctor;
     // Start from the saved values whenever the drawer opens.
     Effect::new(move |_| {
         if state.prefs.settings_open.get() {
@@ -67,7 +64,6 @@ fn SettingsDrawer() -> impl IntoView {
             test.set(Test::Idle);
         }
     });
-    let edit = move |f: &dyn Fn(&mut Settings)| draft.update(|d| f(d));
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let mut s = draft.get_untracked();
@@ -77,10 +73,40 @@ fn SettingsDrawer() -> impl IntoView {
         state.save_settings(s);
         state.prefs.settings_open.set(false);
     };
-    let run_test = move |_| {
-        doctor.set(crate::view::mcp::Doctor::Idle);
-        state.dispatch(Command::Models(Models::Test(Box::new(draft.get_untracked()))));
-    };
+    view! {
+            <aside class="drawer" data-testid="settings" role="dialog" aria-label=move || t().settings>
+                <form on:submit=save>
+                    <h2>{move || t().settings}</h2>
+                    <ProviderSection draft=draft/>
+                    <ProfilesSection draft=draft/>
+                    <ModelsSection draft=draft/>
+                    <AnswersSection draft=draft/>
+                    <AppearanceSection draft=draft/>
+                    <super::mcp::McpServers draft=draft/>
+                    <super::assistants::AssistantsSection draft=draft/>
+                    <ExperimentalSection draft=draft/>
+                    <DataSection/>
+                    <div class="drawer-actions">
+                        <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>
+                        <button type="submit" class="primary" data-testid="settings-save">{move || t().save}</button>
+                    </div>
+                </form>
+            </aside>
+    }
+}
+
+/// Changes the settings being edited.
+fn editor(draft: RwSignal<Settings>) -> impl Fn(&dyn Fn(&mut Settings)) + Copy + 'static {
+    move |f: &dyn Fn(&mut Settings)| draft.update(|d| f(d))
+}
+
+/// Settings → Provider: preset, base URL, key and model, and the connection test.
+#[component]
+fn ProviderSection(draft: RwSignal<Settings>) -> impl IntoView {
+    let state = use_app();
+    let test = state.prefs.provider_test;
+    let doctor = state.prefs.provider_doctor;
+    let edit = editor(draft);
     let text_input = move |label: fn(&crate::i18n::Text) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
         view! {
             <label>{move || label(t())}
@@ -91,180 +117,218 @@ fn SettingsDrawer() -> impl IntoView {
         }
     };
     view! {
-            <aside class="drawer" data-testid="settings" role="dialog" aria-label=move || t().settings>
-                <form on:submit=save>
-                    <h2>{move || t().settings}</h2>
-                    <fieldset>
-                        <legend>{move || t().provider}</legend>
-                        <label>{move || t().preset}
-                            <select data-testid="settings-preset"
-                                on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); test.set(Test::Idle); }>
-                                {PRESETS.iter().map(|p| view! {
-                                    <option value=p.id selected=move || draft.with(|d| d.provider == p.id)>
-                                        {move || match p.id { "local" => t().preset_local, "custom" => t().preset_custom, _ => p.name }}
-                                    </option>
-                                }).collect_view()}
-                            </select>
-                        </label>
-                        <label>{move || t().base_url}
-                            <input type="url" data-testid="settings-base-url" required placeholder="https://api.example.com/v1"
-                                prop:value=move || draft.with(|d| d.base_url.clone())
-                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.edit_base_url(&v)) }/>
-                        </label>
-                        {text_input(|t| t.api_key, "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
-                        <p class="hint">{move || t().api_key_hint}</p>
-                        <label>{move || t().model}
-                            <span class="row">
-                                <input type="text" data-testid="settings-model" required list="model-list"
-                                    prop:value=move || draft.with(|d| d.model.clone())
-                                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.model = v.clone()) }/>
-                                <button type="button" data-testid="settings-test" on:click=run_test
-                                    disabled=move || test.with(|t| *t == Test::Running)>{move || t().test_button}</button>
-                            </span>
-                            <datalist id="model-list">
-                                <For each=models key=|m| m.clone() let:m>
-                                    <option value=m.clone()></option>
-                                </For>
-                            </datalist>
-                        </label>
-                        <Show when=move || !models().is_empty()>
-                            <div class="model-chips" data-testid="model-list">
-                                <For each=models key=|m| m.clone() let:m>
-                                    <button type="button" class="chip" on:click={
-                                        let m = m.clone();
-                                        move |_| edit(&|d| d.model = m.clone())
-                                    }>{m.clone()}</button>
-                                </For>
-                            </div>
-                        </Show>
-                        <p class="test-result" data-testid="settings-test-result"
-                            class:ok=move || test.with(|t| matches!(t, Test::Listed { .. }))
-                            class:failed=move || test.with(|t| matches!(t, Test::Failed(_)))>
-                            {move || test.with(|t| test_text(state, t))}
-                        </p>
-                        {move || {
-                            let headers: Vec<String> = vec!["Authorization".into()];
-                            crate::view::mcp::doctor_report(doctor.get(), |f, origin, headers| f.fix_exposing(origin, headers, &["Retry-After"]), headers)
-                        }}
-                    </fieldset>
-                    <ProfilesSection draft=draft/>
-                    <ModelsSection draft=draft/>
-                    <fieldset>
-                        <legend>{move || t().answers}</legend>
-                        <div class="row">
-                            <label>{move || t().temperature}
-                                <input type="number" data-testid="settings-temperature" min="0" max="2" step="0.1" placeholder=move || t().default_value
-                                    prop:value=move || draft.with(|d| d.temperature.map(|t| t.to_string()).unwrap_or_default())
-                                    on:input=move |ev| { let v = parse_opt::<f32>(&event_target_value(&ev)); edit(&|d| d.temperature = v) }/>
-                            </label>
-                            <label>{move || t().max_tokens}
-                                <input type="number" data-testid="settings-max-tokens" min="1" step="1" placeholder=move || t().default_value
-                                    prop:value=move || draft.with(|d| d.max_tokens.map(|t| t.to_string()).unwrap_or_default())
-                                    on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)); edit(&|d| d.max_tokens = v) }/>
-                            </label>
-                            <label>{move || t().max_tool_rounds}
-                                <input type="number" data-testid="settings-max-tool-rounds" min="1" max="50" step="1"
-                                    prop:value=move || draft.with(|d| d.max_tool_rounds.to_string())
-                                    on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)).unwrap_or(5); edit(&|d| d.max_tool_rounds = v) }/>
-                            </label>
-                        </div>
-                        <label>{move || t().system_prompt}
-                            <textarea data-testid="settings-system-prompt" rows="4"
-                                placeholder=move || t().system_prompt_hint
-                                prop:value=move || draft.with(|d| d.system_prompt.clone())
-                                on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.system_prompt = v.clone()) }></textarea>
-                        </label>
-                        <label class="check">
-                            <input type="checkbox" data-testid="settings-transitive"
-                                prop:checked=move || draft.with(|d| d.transitive_thinking)
-                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.transitive_thinking = v) }/>
-                            {move || t().transitive}
-                        </label>
-                        <label class="check">
-                            <input type="checkbox" data-testid="settings-tools"
-                                prop:checked=move || draft.with(|d| d.tools_enabled)
-                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.tools_enabled = v) }/>
-                            {move || t().tools_enabled}
-                        </label>
-                        <label>{move || t().tool_calling}
-                            <select data-testid="settings-tool-calling" on:change=move |ev| {
-                                let c = match event_target_value(&ev).as_str() { "native" => ToolCalling::Native, "prompt" => ToolCalling::Prompt, _ => ToolCalling::Auto };
-                                edit(&|d| d.tool_calling = c)
-                            }>
-                                <option value="auto" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Auto)>{move || {
-                                    let t = t();
-                                    let found = draft.with(|d| d.probed_tool_calling.get(&d.tool_calling_key()).copied());
-                                    match found {
-                                        Some(ToolCalling::Native) => format!("{} ({})", t.tool_calling_auto, t.tool_calling_native),
-                                        Some(ToolCalling::Prompt) => format!("{} ({})", t.tool_calling_auto, t.tool_calling_prompt),
-                                        _ => t.tool_calling_auto.to_owned(),
-                                    }
-                                }}</option>
-                                <option value="native" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Native)>{move || t().tool_calling_native}</option>
-                                <option value="prompt" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Prompt)>{move || t().tool_calling_prompt}</option>
-                            </select>
-                        </label>
-                        <ToolPolicies draft=draft/>
-                    </fieldset>
-                    <fieldset>
-                        <legend>{move || t().appearance}</legend>
-                        <div class="row">
-                            <label>{move || t().theme}
-                                <select data-testid="settings-theme" on:change=move |ev| {
-                                    let t = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::System };
-                                    edit(&|d| d.theme = t)
-                                }>
-                                    <option value="system" selected=move || draft.with(|d| d.theme == Theme::System)>{move || t().theme_system}</option>
-                                    <option value="light" selected=move || draft.with(|d| d.theme == Theme::Light)>{move || t().theme_light}</option>
-                                    <option value="dark" selected=move || draft.with(|d| d.theme == Theme::Dark)>{move || t().theme_dark}</option>
-                                </select>
-                            </label>
-                            <label>{move || t().language}
-                                <select data-testid="settings-language" on:change=move |ev| {
-                                    let l = if event_target_value(&ev) == "zh" { Language::Chinese } else { Language::English };
-                                    edit(&|d| d.language = l)
-                                }>
-                                    <option value="en" selected=move || draft.with(|d| d.language == Language::English)>"English"</option>
-                                    <option value="zh" selected=move || draft.with(|d| d.language == Language::Chinese)>"中文"</option>
-                                </select>
-                            </label>
-                        </div>
-                    </fieldset>
-                    <super::mcp::McpServers draft=draft/>
-                    <super::assistants::AssistantsSection draft=draft/>
-                    <fieldset data-testid="settings-experimental">
-                        <legend>{move || t().experimental}</legend>
-                        <label class="check">
-                            <input type="checkbox" data-testid="settings-dynamic-mcp"
-                                prop:checked=move || draft.with(|d| d.dynamic_mcp_loading)
-                                on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.dynamic_mcp_loading = v) }/>
-                            {move || t().dynamic_mcp}
-                        </label>
-                        <p class="hint">{move || t().dynamic_mcp_hint}</p>
-                        <p class="hint warn">{move || t().dynamic_mcp_risk}</p>
-                        <Show when=move || draft.with(|d| d.dynamic_mcp_loading)>
-                            <p class="hint" data-testid="dynamic-metrics">{move || format!("{} {}", t().metrics_overall, crate::view::composer::metrics_text(&state.chat.metrics_overall.get()))}</p>
-                            <label class="check">
-                                <input type="checkbox" data-testid="settings-auto-load"
-                                    prop:checked=move || draft.with(|d| d.mcp_auto_load_once)
-                                    on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.mcp_auto_load_once = v) }/>
-                                {move || t().mcp_auto_load}
-                            </label>
-                            <label>{move || t().mcp_summarizer}
-                                <input type="text" data-testid="settings-summarizer" autocomplete="off" list="model-list"
-                                    placeholder=move || t().mcp_summarizer_hint
-                                    prop:value=move || draft.with(|d| d.mcp_summarizer_model.clone())
-                                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.mcp_summarizer_model = v.trim().to_owned()) }/>
-                            </label>
-                        </Show>
-                    </fieldset>
-                    <DataSection/>
-                    <div class="drawer-actions">
-                        <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>
-                        <button type="submit" class="primary" data-testid="settings-save">{move || t().save}</button>
-                    </div>
-                </form>
-            </aside>
+        <fieldset>
+            <legend>{move || t().provider}</legend>
+            <label>{move || t().preset}
+                <select data-testid="settings-preset"
+                    on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); test.set(Test::Idle); }>
+                    {PRESETS.iter().map(|p| view! {
+                        <option value=p.id selected=move || draft.with(|d| d.provider == p.id)>
+                            {move || match p.id { "local" => t().preset_local, "custom" => t().preset_custom, _ => p.name }}
+                        </option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>{move || t().base_url}
+                <input type="url" data-testid="settings-base-url" required placeholder="https://api.example.com/v1"
+                    prop:value=move || draft.with(|d| d.base_url.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.edit_base_url(&v)) }/>
+            </label>
+            {text_input(|t| t.api_key, "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
+            <p class="hint">{move || t().api_key_hint}</p>
+            <ModelField draft=draft/>
+            <p class="test-result" data-testid="settings-test-result"
+                class:ok=move || test.with(|t| matches!(t, Test::Listed { .. }))
+                class:failed=move || test.with(|t| matches!(t, Test::Failed(_)))>
+                {move || test.with(|t| test_text(state, t))}
+            </p>
+            {move || {
+                let headers: Vec<String> = vec!["Authorization".into()];
+                crate::view::mcp::doctor_report(doctor.get(), |f, origin, headers| f.fix_exposing(origin, headers, &["Retry-After"]), headers)
+            }}
+        </fieldset>
+    }
+}
+
+/// The model, the button that tests the connection, and the models it listed.
+#[component]
+fn ModelField(draft: RwSignal<Settings>) -> impl IntoView {
+    let state = use_app();
+    let test = state.prefs.provider_test;
+    // What the last test listed, offered for the model.
+    let models = move || test.with(|t| if let Test::Listed { models, .. } = t { models.clone() } else { Vec::new() });
+    let doctor = state.prefs.provider_doctor;
+    let edit = editor(draft);
+    let run_test = move |_| {
+        doctor.set(crate::view::mcp::Doctor::Idle);
+        state.dispatch(Command::Models(Models::Test(Box::new(draft.get_untracked()))));
+    };
+    view! {
+        <label>{move || t().model}
+            <span class="row">
+                <input type="text" data-testid="settings-model" required list="model-list"
+                    prop:value=move || draft.with(|d| d.model.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.model = v.clone()) }/>
+                <button type="button" data-testid="settings-test" on:click=run_test
+                    disabled=move || test.with(|t| *t == Test::Running)>{move || t().test_button}</button>
+            </span>
+            <datalist id="model-list">
+                <For each=models key=|m| m.clone() let:m>
+                    <option value=m.clone()></option>
+                </For>
+            </datalist>
+        </label>
+        <Show when=move || !models().is_empty()>
+            <div class="model-chips" data-testid="model-list">
+                <For each=models key=|m| m.clone() let:m>
+                    <button type="button" class="chip" on:click={
+                        let m = m.clone();
+                        move |_| edit(&|d| d.model = m.clone())
+                    }>{m.clone()}</button>
+                </For>
+            </div>
+        </Show>
+    }
+}
+
+/// Settings → Answers: sampling, system prompt, thinking and tools.
+#[component]
+fn AnswersSection(draft: RwSignal<Settings>) -> impl IntoView {
+    let edit = editor(draft);
+    view! {
+        <fieldset>
+            <legend>{move || t().answers}</legend>
+            <div class="row">
+                <label>{move || t().temperature}
+                    <input type="number" data-testid="settings-temperature" min="0" max="2" step="0.1" placeholder=move || t().default_value
+                        prop:value=move || draft.with(|d| d.temperature.map(|t| t.to_string()).unwrap_or_default())
+                        on:input=move |ev| { let v = parse_opt::<f32>(&event_target_value(&ev)); edit(&|d| d.temperature = v) }/>
+                </label>
+                <label>{move || t().max_tokens}
+                    <input type="number" data-testid="settings-max-tokens" min="1" step="1" placeholder=move || t().default_value
+                        prop:value=move || draft.with(|d| d.max_tokens.map(|t| t.to_string()).unwrap_or_default())
+                        on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)); edit(&|d| d.max_tokens = v) }/>
+                </label>
+                <label>{move || t().max_tool_rounds}
+                    <input type="number" data-testid="settings-max-tool-rounds" min="1" max="50" step="1"
+                        prop:value=move || draft.with(|d| d.max_tool_rounds.to_string())
+                        on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)).unwrap_or(5); edit(&|d| d.max_tool_rounds = v) }/>
+                </label>
+            </div>
+            <label>{move || t().system_prompt}
+                <textarea data-testid="settings-system-prompt" rows="4"
+                    placeholder=move || t().system_prompt_hint
+                    prop:value=move || draft.with(|d| d.system_prompt.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.system_prompt = v.clone()) }></textarea>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="settings-transitive"
+                    prop:checked=move || draft.with(|d| d.transitive_thinking)
+                    on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.transitive_thinking = v) }/>
+                {move || t().transitive}
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="settings-tools"
+                    prop:checked=move || draft.with(|d| d.tools_enabled)
+                    on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.tools_enabled = v) }/>
+                {move || t().tools_enabled}
+            </label>
+            <ToolCallingSelect draft=draft/>
+            <ToolPolicies draft=draft/>
+        </fieldset>
+    }
+}
+
+/// How tools are called: found out (with what was found), native or in the prompt.
+#[component]
+fn ToolCallingSelect(draft: RwSignal<Settings>) -> impl IntoView {
+    let edit = editor(draft);
+    view! {
+        <label>{move || t().tool_calling}
+            <select data-testid="settings-tool-calling" on:change=move |ev| {
+                let c = match event_target_value(&ev).as_str() { "native" => ToolCalling::Native, "prompt" => ToolCalling::Prompt, _ => ToolCalling::Auto };
+                edit(&|d| d.tool_calling = c)
+            }>
+                <option value="auto" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Auto)>{move || {
+                    let t = t();
+                    let found = draft.with(|d| d.probed_tool_calling.get(&d.tool_calling_key()).copied());
+                    match found {
+                        Some(ToolCalling::Native) => format!("{} ({})", t.tool_calling_auto, t.tool_calling_native),
+                        Some(ToolCalling::Prompt) => format!("{} ({})", t.tool_calling_auto, t.tool_calling_prompt),
+                        _ => t.tool_calling_auto.to_owned(),
+                    }
+                }}</option>
+                <option value="native" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Native)>{move || t().tool_calling_native}</option>
+                <option value="prompt" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Prompt)>{move || t().tool_calling_prompt}</option>
+            </select>
+        </label>
+    }
+}
+
+/// Settings → Appearance: theme and language.
+#[component]
+fn AppearanceSection(draft: RwSignal<Settings>) -> impl IntoView {
+    let edit = editor(draft);
+    view! {
+        <fieldset>
+            <legend>{move || t().appearance}</legend>
+            <div class="row">
+                <label>{move || t().theme}
+                    <select data-testid="settings-theme" on:change=move |ev| {
+                        let t = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::System };
+                        edit(&|d| d.theme = t)
+                    }>
+                        <option value="system" selected=move || draft.with(|d| d.theme == Theme::System)>{move || t().theme_system}</option>
+                        <option value="light" selected=move || draft.with(|d| d.theme == Theme::Light)>{move || t().theme_light}</option>
+                        <option value="dark" selected=move || draft.with(|d| d.theme == Theme::Dark)>{move || t().theme_dark}</option>
+                    </select>
+                </label>
+                <label>{move || t().language}
+                    <select data-testid="settings-language" on:change=move |ev| {
+                        let l = if event_target_value(&ev) == "zh" { Language::Chinese } else { Language::English };
+                        edit(&|d| d.language = l)
+                    }>
+                        <option value="en" selected=move || draft.with(|d| d.language == Language::English)>"English"</option>
+                        <option value="zh" selected=move || draft.with(|d| d.language == Language::Chinese)>"中文"</option>
+                    </select>
+                </label>
+            </div>
+        </fieldset>
+    }
+}
+
+/// Settings → Experimental: dynamic MCP loading and its options.
+#[component]
+fn ExperimentalSection(draft: RwSignal<Settings>) -> impl IntoView {
+    let state = use_app();
+    let edit = editor(draft);
+    view! {
+        <fieldset data-testid="settings-experimental">
+            <legend>{move || t().experimental}</legend>
+            <label class="check">
+                <input type="checkbox" data-testid="settings-dynamic-mcp"
+                    prop:checked=move || draft.with(|d| d.dynamic_mcp_loading)
+                    on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.dynamic_mcp_loading = v) }/>
+                {move || t().dynamic_mcp}
+            </label>
+            <p class="hint">{move || t().dynamic_mcp_hint}</p>
+            <p class="hint warn">{move || t().dynamic_mcp_risk}</p>
+            <Show when=move || draft.with(|d| d.dynamic_mcp_loading)>
+                <p class="hint" data-testid="dynamic-metrics">{move || format!("{} {}", t().metrics_overall, crate::view::composer::metrics_text(&state.chat.metrics_overall.get()))}</p>
+                <label class="check">
+                    <input type="checkbox" data-testid="settings-auto-load"
+                        prop:checked=move || draft.with(|d| d.mcp_auto_load_once)
+                        on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.mcp_auto_load_once = v) }/>
+                    {move || t().mcp_auto_load}
+                </label>
+                <label>{move || t().mcp_summarizer}
+                    <input type="text" data-testid="settings-summarizer" autocomplete="off" list="model-list"
+                        placeholder=move || t().mcp_summarizer_hint
+                        prop:value=move || draft.with(|d| d.mcp_summarizer_model.clone())
+                        on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.mcp_summarizer_model = v.trim().to_owned()) }/>
+                </label>
+            </Show>
+        </fieldset>
     }
 }
 

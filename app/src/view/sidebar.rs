@@ -62,26 +62,8 @@ pub fn Sidebar() -> impl IntoView {
     };
     view! {
         <aside class="sidebar" data-testid="sidebar">
-            <div class="sidebar-head">
-                <button
-                    class="icon-button"
-                    data-testid="collapse-sidebar"
-                    title=move || t().hide_sidebar
-                    on:click=move |_| state.set_sidebar_collapsed(true)
-                >"«"</button>
-                <button class="primary wide" data-testid="new-session" on:click=move |_| state.new_session()>
-                    {move || t().new_chat_button}
-                </button>
-            </div>
-            <div class="sidebar-search">
-                <input
-                    type="search"
-                    data-testid="session-search"
-                    placeholder=move || t().search_placeholder
-                    prop:value=move || sessions.search.get()
-                    on:input=move |ev| state.run_search(event_target_value(&ev))
-                />
-            </div>
+            <SidebarHead/>
+            <SessionSearch/>
             <Show when=move || sessions.indexing.get()>
                 <p class="muted search-note" data-testid="search-indexing">{move || t().search_indexing}</p>
             </Show>
@@ -102,6 +84,43 @@ pub fn Sidebar() -> impl IntoView {
                 </div>
             </Show>
         </aside>
+    }
+}
+
+/// Hide the sidebar, and start a new chat.
+#[component]
+fn SidebarHead() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <div class="sidebar-head">
+            <button
+                class="icon-button"
+                data-testid="collapse-sidebar"
+                title=move || t().hide_sidebar
+                on:click=move |_| state.set_sidebar_collapsed(true)
+            >"«"</button>
+            <button class="primary wide" data-testid="new-session" on:click=move |_| state.new_session()>
+                {move || t().new_chat_button}
+            </button>
+        </div>
+    }
+}
+
+/// The box that searches the sessions.
+#[component]
+fn SessionSearch() -> impl IntoView {
+    let state = use_app();
+    let sessions = use_sessions();
+    view! {
+        <div class="sidebar-search">
+            <input
+                type="search"
+                data-testid="session-search"
+                placeholder=move || t().search_placeholder
+                prop:value=move || sessions.search.get()
+                on:input=move |ev| state.run_search(event_target_value(&ev))
+            />
+        </div>
     }
 }
 
@@ -166,16 +185,7 @@ fn SessionItem(id: String) -> impl IntoView {
         let id = id.clone();
         move || sessions.active.get().as_deref() == Some(id.as_str())
     };
-    let commit = {
-        let id = id.clone();
-        move || {
-            if renaming.get_untracked() {
-                renaming.set(false);
-                state.rename_session(id.clone(), draft.get_untracked());
-            }
-        }
-    };
-    let commit_blur = commit.clone();
+    let id_rename = id.clone();
     let id_select = id.clone();
     let id_delete = id.clone();
     view! {
@@ -198,25 +208,7 @@ fn SessionItem(id: String) -> impl IntoView {
                     }
                 }
             >
-                <input
-                    class="session-rename"
-                    data-testid="rename-input"
-                    prop:value=move || draft.get()
-                    on:input=move |ev| draft.set(event_target_value(&ev))
-                    on:blur={
-                        let commit = commit_blur.clone();
-                        move |_| commit()
-                    }
-                    on:keydown={
-                        let commit = commit.clone();
-                        move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
-                            "Enter" => commit(),
-                            "Escape" => renaming.set(false),
-                            _ => {}
-                        }
-                    }
-                    autofocus
-                />
+                <RenameInput id=id_rename.clone() renaming=renaming draft=draft/>
             </Show>
             <button
                 class="icon-button session-action"
@@ -231,5 +223,39 @@ fn SessionItem(id: String) -> impl IntoView {
                 on:click=move |_| state.delete_session(id_delete.clone())
             >"×"</button>
         </div>
+    }
+}
+
+/// The field that renames session `id`, kept on Enter or leaving it.
+#[component]
+fn RenameInput(id: String, renaming: RwSignal<bool>, draft: RwSignal<String>) -> impl IntoView {
+    let state = use_app();
+    let commit = move || {
+        if renaming.get_untracked() {
+            renaming.set(false);
+            state.rename_session(id.clone(), draft.get_untracked());
+        }
+    };
+    let commit_blur = commit.clone();
+    view! {
+        <input
+            class="session-rename"
+            data-testid="rename-input"
+            prop:value=move || draft.get()
+            on:input=move |ev| draft.set(event_target_value(&ev))
+            on:blur={
+                let commit = commit_blur.clone();
+                move |_| commit()
+            }
+            on:keydown={
+                let commit = commit.clone();
+                move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+                    "Enter" => commit(),
+                    "Escape" => renaming.set(false),
+                    _ => {}
+                }
+            }
+            autofocus
+        />
     }
 }
