@@ -43,6 +43,9 @@ pub mod tabs;
 pub mod turn;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
+#[cfg(test)]
+#[path = "stored_tests.rs"]
+mod stored_tests;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
