@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openApp, ROOT, scriptedHarness, send } from './support.mjs';
+import { configure, openApp, ROOT, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const XSS = readFileSync(join(ROOT, 'tests/fixtures/xss.txt'), 'utf8').split('\n====\n').map((s) => s.trimEnd());
@@ -624,6 +624,32 @@ describe('conversations (scripted model)', () => {
     await page.waitForTimeout(300);
     assert.equal(await sidebarVisible(), false);
     assert.equal(await page.evaluate(() => localStorage.getItem('air-agent-sidebar-collapsed')), 'true');
+    await context.close();
+  });
+
+  test('a browser that refuses IndexedDB still chats, in memory, and says nothing will be kept', async () => {
+    const context = await h.browser.newContext();
+    await context.addInitScript(() => {
+      IDBFactory.prototype.open = function () {
+        throw new DOMException('The user denied permission to access the database.', 'SecurityError');
+      };
+    });
+    const page = await context.newPage();
+    const errors = await openApp(page, h.app.url);
+    // The store in memory is a part of its own, fetched only now.
+    await page.getByTestId('notice').filter({ hasText: 'will not be kept' }).waitFor({ timeout: 20_000 });
+    await configure(page, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+    h.model.enqueue(reply.text('Kept in memory.'));
+    await send(page, 'Hello');
+    await page.getByText('Kept in memory.').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('session-item').count(), 1);
+    // Another chat, then back: read from memory.
+    await page.getByTestId('new-session').click();
+    await page.getByText('Kept in memory.').waitFor({ state: 'detached' });
+    await page.getByTestId('session-item').first().locator('.session-title').click();
+    await page.getByText('Kept in memory.').waitFor({ timeout: 10_000 });
+    assert.equal((await page.getByTestId('message-user').first().getByTestId('message-text').textContent()).trim(), 'Hello');
+    assert.deepEqual(errors.filter((e) => !/denied permission/.test(e)), []);
     await context.close();
   });
 });

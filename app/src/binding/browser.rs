@@ -113,10 +113,12 @@ impl Platform for Browser {
         let slot = self.store.clone();
         Box::pin(async move {
             let (store, fell_back) = match IdbStore::open_default().await {
-                Ok(db) => (AnyStore::Idb(db), None),
-                Err(e) => (AnyStore::Memory(air_store::MemoryStore::new()), Some(e.to_string())),
+                Ok(db) => (Some(AnyStore::Idb(db)), None),
+                // In memory, its part fetched now (missing: nothing is kept,
+                // and the page says why).
+                Err(e) => (super::parts::memory_store().await.ok().map(AnyStore::Memory), Some(e.to_string())),
             };
-            *slot.borrow_mut() = Some(Rc::new(store));
+            *slot.borrow_mut() = store.map(Rc::new);
             fell_back
         })
     }

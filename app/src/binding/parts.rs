@@ -208,3 +208,10 @@ async fn read_file(file: &leptos::web_sys::File) -> Result<Read, String> {
     }
     Ok(read)
 }
+
+/// The store in memory, for a browser that refuses IndexedDB: its code is
+/// fetched only then.
+#[super::lazy::split(memory_store, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn memory_store() -> Result<Rc<dyn super::store::InMemory>, super::lazy::Missing> {
+    Ok(Rc::new(air_store::MemoryStore::new()))
+}

@@ -1,12 +1,15 @@
 //! The store the app runs on: IndexedDB, or memory when the browser refuses
 //! IndexedDB (the user is warned that nothing will be kept).
 
+use std::rc::Rc;
+
 use air_store::{MemoryStore, MessageRecord, Result, SessionRecord, Store};
 use air_web::IdbStore;
+use futures_util::future::LocalBoxFuture;
 
 pub enum AnyStore {
     Idb(IdbStore),
-    Memory(MemoryStore),
+    Memory(Rc<dyn InMemory>),
 }
 
 macro_rules! delegate {
@@ -93,5 +96,97 @@ impl AnyStore {
             }
         };
         air_web::blob_url(&blob)
+    }
+}
+
+/// What the store in memory answers, boxed.
+type Kept<'a, T> = LocalBoxFuture<'a, Result<T>>;
+
+/// The store in memory, reached through a vtable made in the part that
+/// makes it (`memory_store`): its code is fetched only when the browser
+/// refuses IndexedDB.
+pub trait InMemory {
+    fn list_sessions(&self) -> Kept<'_, Vec<SessionRecord>>;
+    fn sessions_page<'a>(&'a self, after: Option<&'a air_store::SessionCursor>, limit: usize) -> Kept<'a, Vec<SessionRecord>>;
+    fn get_session<'a>(&'a self, id: &'a str) -> Kept<'a, Option<SessionRecord>>;
+    fn put_session<'a>(&'a self, session: &'a SessionRecord) -> Kept<'a, ()>;
+    fn touch_session<'a>(&'a self, id: &'a str, at: f64) -> Kept<'a, Option<SessionRecord>>;
+    fn delete_session<'a>(&'a self, id: &'a str) -> Kept<'a, ()>;
+    fn messages<'a>(&'a self, session_id: &'a str) -> Kept<'a, Vec<MessageRecord>>;
+    fn messages_page<'a>(&'a self, session_id: &'a str, before: Option<f64>, limit: usize) -> Kept<'a, Vec<MessageRecord>>;
+    fn get_message<'a>(&'a self, id: &'a str) -> Kept<'a, Option<MessageRecord>>;
+    fn put_message<'a>(&'a self, message: &'a MessageRecord) -> Kept<'a, ()>;
+    fn delete_message<'a>(&'a self, id: &'a str) -> Kept<'a, ()>;
+    fn put_file<'a>(&'a self, file: &'a air_store::FileRecord) -> Kept<'a, ()>;
+    fn get_file<'a>(&'a self, id: &'a str) -> Kept<'a, Option<air_store::FileRecord>>;
+    fn get_doc<'a>(&'a self, key: &'a str) -> Kept<'a, Option<String>>;
+    fn put_doc<'a>(&'a self, key: &'a str, json: &'a str) -> Kept<'a, ()>;
+    fn delete_doc<'a>(&'a self, key: &'a str) -> Kept<'a, ()>;
+    fn index_stats(&self) -> Kept<'_, Option<air_store::search::IndexStats>>;
+    fn postings<'a>(&'a self, term: &'a str, max: usize) -> Kept<'a, Vec<air_store::search::Posting>>;
+    fn rebuild_index(&self) -> Kept<'_, ()>;
+    fn journal_since(&self, after: air_store::journal::Seq, limit: usize) -> Kept<'_, Vec<air_store::journal::Entry>>;
+}
+
+impl InMemory for MemoryStore {
+    fn list_sessions(&self) -> Kept<'_, Vec<SessionRecord>> {
+        Box::pin(Store::list_sessions(self))
+    }
+    fn sessions_page<'a>(&'a self, after: Option<&'a air_store::SessionCursor>, limit: usize) -> Kept<'a, Vec<SessionRecord>> {
+        Box::pin(Store::sessions_page(self, after, limit))
+    }
+    fn get_session<'a>(&'a self, id: &'a str) -> Kept<'a, Option<SessionRecord>> {
+        Box::pin(Store::get_session(self, id))
+    }
+    fn put_session<'a>(&'a self, session: &'a SessionRecord) -> Kept<'a, ()> {
+        Box::pin(Store::put_session(self, session))
+    }
+    fn touch_session<'a>(&'a self, id: &'a str, at: f64) -> Kept<'a, Option<SessionRecord>> {
+        Box::pin(Store::touch_session(self, id, at))
+    }
+    fn delete_session<'a>(&'a self, id: &'a str) -> Kept<'a, ()> {
+        Box::pin(Store::delete_session(self, id))
+    }
+    fn messages<'a>(&'a self, session_id: &'a str) -> Kept<'a, Vec<MessageRecord>> {
+        Box::pin(Store::messages(self, session_id))
+    }
+    fn messages_page<'a>(&'a self, session_id: &'a str, before: Option<f64>, limit: usize) -> Kept<'a, Vec<MessageRecord>> {
+        Box::pin(Store::messages_page(self, session_id, before, limit))
+    }
+    fn get_message<'a>(&'a self, id: &'a str) -> Kept<'a, Option<MessageRecord>> {
+        Box::pin(Store::get_message(self, id))
+    }
+    fn put_message<'a>(&'a self, message: &'a MessageRecord) -> Kept<'a, ()> {
+        Box::pin(Store::put_message(self, message))
+    }
+    fn delete_message<'a>(&'a self, id: &'a str) -> Kept<'a, ()> {
+        Box::pin(Store::delete_message(self, id))
+    }
+    fn put_file<'a>(&'a self, file: &'a air_store::FileRecord) -> Kept<'a, ()> {
+        Box::pin(Store::put_file(self, file))
+    }
+    fn get_file<'a>(&'a self, id: &'a str) -> Kept<'a, Option<air_store::FileRecord>> {
+        Box::pin(Store::get_file(self, id))
+    }
+    fn get_doc<'a>(&'a self, key: &'a str) -> Kept<'a, Option<String>> {
+        Box::pin(Store::get_doc(self, key))
+    }
+    fn put_doc<'a>(&'a self, key: &'a str, json: &'a str) -> Kept<'a, ()> {
+        Box::pin(Store::put_doc(self, key, json))
+    }
+    fn delete_doc<'a>(&'a self, key: &'a str) -> Kept<'a, ()> {
+        Box::pin(Store::delete_doc(self, key))
+    }
+    fn index_stats(&self) -> Kept<'_, Option<air_store::search::IndexStats>> {
+        Box::pin(Store::index_stats(self))
+    }
+    fn postings<'a>(&'a self, term: &'a str, max: usize) -> Kept<'a, Vec<air_store::search::Posting>> {
+        Box::pin(Store::postings(self, term, max))
+    }
+    fn rebuild_index(&self) -> Kept<'_, ()> {
+        Box::pin(Store::rebuild_index(self))
+    }
+    fn journal_since(&self, after: air_store::journal::Seq, limit: usize) -> Kept<'_, Vec<air_store::journal::Entry>> {
+        Box::pin(Store::journal_since(self, after, limit))
     }
 }
