@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use air_store::StoreError;
-use air_store::conversation::TemplateVars;
+use air_agent::conversation::TemplateVars;
 use air_store::search::SearchResults;
 use air_web::{IdbStore, LocalStorageKv};
 use air_workspace::data::{Format, ImportFailure, StorageInfo};

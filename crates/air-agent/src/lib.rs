@@ -14,6 +14,7 @@
 //! tests are transcripts of what was sent and what happened.
 
 mod env;
+pub mod conversation;
 pub mod provider;
 mod stream;
 pub mod text;

@@ -6,7 +6,7 @@ use std::pin::pin;
 use air_chat::prompt_calls::{PromptCall, PromptCallParser, PromptEvent};
 use air_chat::{ChatError, ChatRequest, Reply, ReplyStream, ToolCall};
 use air_http::{Body, HttpClient, HttpError, Request, Response};
-use air_store::conversation::Checkpoint;
+use crate::conversation::Checkpoint;
 use air_store::sync::SyncEvent;
 use air_store::records::AnswerError;
 use air_store::{MessageRecord, Store};

@@ -3,7 +3,7 @@
 use air_chat::{Lang, Role};
 use air_http::Abort;
 use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
-use air_store::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request};
+use crate::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request};
 use air_store::branches::{self, Step};
 use air_store::records::{MessageKind, ToolStatus, next_seq};
 use air_store::sync::SyncEvent;

@@ -12,7 +12,7 @@ use air_agent::{Approval, Env, Event, ToolMode, Turn};
 use air_chat::Lang;
 use air_http::fake::{Script, ScriptedHttp, Step};
 use air_http::{Abort, HttpError};
-use air_store::conversation::{TemplateVars, build_request};
+use air_agent::conversation::{TemplateVars, build_request};
 use air_store::{MemoryStore, MessageRecord, SessionRecord, Settings, Store};
 use air_tools::{Annotations, CallContext, ElicitAnswer, Elicitation, Progress, Registry, Tool, ToolDef, ToolOutput, ToolSource};
 use expect_test::{ExpectFile, expect_file};

@@ -12,7 +12,6 @@
 
 pub mod assistants;
 pub mod branches;
-pub mod conversation;
 pub mod doc;
 pub mod export;
 pub mod files;

@@ -14,7 +14,7 @@ use futures_util::future::LocalBoxFuture;
 
 use air_http::Abort;
 use air_http::fake::ScriptedHttp;
-use air_store::conversation::TemplateVars;
+use air_agent::conversation::TemplateVars;
 
 use crate::turn::{Run, Setup, TurnEnv};
 use crate::{Command, Missing, Platform, Task, Update, Workspace};

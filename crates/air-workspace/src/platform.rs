@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use air_store::search::SearchResults;
 use air_http::HttpClient;
-use air_store::conversation::TemplateVars;
+use air_agent::conversation::TemplateVars;
 use air_store::{KeyValue, Store, StoreError};
 use futures_util::future::LocalBoxFuture;
 

@@ -15,7 +15,7 @@ use std::rc::Rc;
 use air_agent::{Approval, Env, Event, ToolMode, Turn};
 use air_chat::Lang;
 use air_http::Abort;
-use air_store::conversation::TemplateVars;
+use air_agent::conversation::TemplateVars;
 use air_store::settings::ToolCalling;
 use air_store::{MessageRecord, Settings, StoreError};
 use air_tools::face::Face;

@@ -3,7 +3,7 @@
 
 use air_chat::{ChatMessage, ChatRequest, Role};
 
-use crate::{MessageRecord, Settings};
+use air_store::{MessageRecord, Settings};
 
 /// Values for the system prompt template, supplied by the caller (this
 /// crate reads no clock and no browser state).
@@ -55,9 +55,9 @@ pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &Temp
     req.max_tokens = settings.max_tokens;
     // The local preset's small model: limits that keep it from repeating
     // itself forever (what the user set still wins).
-    if settings.provider == crate::settings::LOCAL_PRESET {
-        req.max_tokens = req.max_tokens.or(Some(crate::settings::LOCAL_MAX_TOKENS));
-        req.repeat_penalty = Some(crate::settings::LOCAL_REPEAT_PENALTY);
+    if settings.provider == air_store::settings::LOCAL_PRESET {
+        req.max_tokens = req.max_tokens.or(Some(air_store::settings::LOCAL_MAX_TOKENS));
+        req.repeat_penalty = Some(air_store::settings::LOCAL_REPEAT_PENALTY);
     }
     req
 }
@@ -119,7 +119,7 @@ pub fn add_to_system_prompt(req: &mut ChatRequest, section: &str) {
 /// blocks (such models know no `tool` role).
 pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars, tools_section: &str) -> ChatRequest {
     use air_chat::prompt_tools::{ToolResult, tool_call_text, tool_results_message};
-    use crate::records::ToolStatus;
+    use air_store::records::ToolStatus;
     let mut req = build_request(settings, history, vars);
     add_to_system_prompt(&mut req, tools_section);
     let mut messages: Vec<ChatMessage> = Vec::with_capacity(req.messages.len());
@@ -237,7 +237,7 @@ mod tests {
         settings.temperature = Some(0.5);
         let user = MessageRecord::new("u", "s", 1.0, Role::User, "hi");
         let mut failed = MessageRecord::new("a", "s", 2.0, Role::Assistant, "");
-        failed.error = Some(crate::records::AnswerError::new(air_chat::ChatError::Other { text: "HTTP 500".into() }));
+        failed.error = Some(air_store::records::AnswerError::new(air_chat::ChatError::Other { text: "HTTP 500".into() }));
         let user2 = MessageRecord::new("u2", "s", 3.0, Role::User, "again");
         let req = build_request(&settings, &[user, failed, user2], &TemplateVars::default());
         let json = serde_json::to_value(&req).unwrap_or_default();
@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(json["stream_options"]["include_usage"], true);
         assert_eq!(json["temperature"], 0.5);
         // The local preset (the default) sends its limits; the user's max wins.
-        assert_eq!(json["max_tokens"], crate::settings::LOCAL_MAX_TOKENS);
+        assert_eq!(json["max_tokens"], air_store::settings::LOCAL_MAX_TOKENS);
         assert!((json["repeat_penalty"].as_f64().unwrap_or_default() - 1.1).abs() < 1e-6);
         assert!(json.get("tools").is_none());
         settings.max_tokens = Some(64);
@@ -269,7 +269,7 @@ mod tests {
         assert_eq!(last, Some((Role::System, Some(THOUGHT_INSTRUCTION.to_owned()))));
 
         let mut thought = MessageRecord::new("t", "s", 2.0, Role::Assistant, "91 = 7 × 13, so not prime.");
-        thought.kind = Some(crate::records::MessageKind::TransitiveThought);
+        thought.kind = Some(air_store::records::MessageKind::TransitiveThought);
         let req = build_request(&settings, &[user.clone(), thought.clone()], &TemplateVars::default());
         assert_eq!(req.messages.len(), 2, "system + user; the thought is not a turn of its own");
         assert_eq!(req.messages[0].role, Role::System);
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn every_call_is_answered_right_after_its_message() {
-        use crate::records::{ToolRun, ToolStatus};
+        use air_store::records::{ToolRun, ToolStatus};
         let call = |id: &str| air_chat::ToolCall { id: id.into(), name: "calculator".into(), arguments: "{}".into(), extra: None };
         let result = |id: &str, call_id: &str, status: ToolStatus| {
             let mut m = MessageRecord::new(id, "s", 0.0, Role::Tool, format!("result of {call_id}"));
@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn prompt_mode_writes_calls_and_results_as_text() {
-        use crate::records::{ToolRun, ToolStatus};
+        use air_store::records::{ToolRun, ToolStatus};
         let mut settings = Settings::default();
         settings.system_prompt = "Be brief.".into();
         let user = MessageRecord::new("u", "s", 1.0, Role::User, "2+2 and the time?");
