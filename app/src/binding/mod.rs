@@ -30,7 +30,7 @@ use leptos::task::spawn_local;
 use self::state::AppState;
 use self::store::AnyStore;
 pub use browser::Browser;
-pub use parts::{attach_files, warm_turn};
+pub use parts::{attach_files, warm_prefs, warm_turn};
 
 thread_local! {
     static CORE: RefCell<Option<Workspace<Browser>>> = const { RefCell::new(None) };
@@ -50,11 +50,12 @@ thread_local! {
 }
 
 /// Starts the core: the preferences are read (the page's state starts
-/// from them), the store opens and the list's first page is read.
-/// `warm_chat_view` fetches the conversation view (a session is about to
-/// open).
+/// from them; a UI language never picked follows the browser's), the
+/// store opens and the list's first page is read. `warm_chat_view`
+/// fetches the conversation view (a session is about to open).
 pub fn start(warm_chat_view: fn()) -> AppState {
-    let (prefs, unreadable) = air_workspace::prefs::Prefs::load(&LocalStorageKv);
+    let (mut prefs, unreadable) = air_workspace::prefs::Prefs::load(&LocalStorageKv);
+    prefs.settings.language.follow(&self::env::languages());
     let state = AppState::init(&prefs);
     state.set_dispatcher(dispatch);
     WARM_CHAT_VIEW.with(|w| w.set(Some(warm_chat_view)));

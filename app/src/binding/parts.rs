@@ -46,6 +46,17 @@ pub fn warm_turn() {
     spawn_local(async {
         let _ = __wasm_split_preload_turn().await;
         let _ = __wasm_split_preload_servers_engine().await;
+        let _ = __wasm_split_preload_write_prefs().await;
+    });
+}
+
+/// Fetches the preferences' writer ahead of the first change (the
+/// settings drawer is opening, a conversation is open): a change saved
+/// is then written at once, not after a fetch that a closed tab or a
+/// reload would cut short.
+pub fn warm_prefs() {
+    spawn_local(async {
+        let _ = __wasm_split_preload_write_prefs().await;
     });
 }
 
