@@ -1,9 +1,10 @@
 //! From stored records to a chat request, and the checkpoint rhythm of a
 //! streaming answer.
 
-use air_chat::{ChatMessage, ChatRequest, Role};
+use air_chat::{CallReasoning, ChatMessage, ChatRequest, Role};
 
 use air_store::{MessageRecord, Settings};
+use serde_json::{Map, Value};
 
 /// Values for the system prompt template, supplied by the caller (this
 /// crate reads no clock and no browser state).
@@ -33,7 +34,8 @@ pub const THOUGHT_INSTRUCTION: &str = "Before anyone answers, think through the 
 /// The request for the next answer: the system prompt (if any) followed by
 /// every stored message the model should see, in order. If the last record
 /// is a Transitive Thinking chain, it is given to the model in the system
-/// prompt.
+/// prompt. The answers of the turn in progress that called tools carry
+/// their reasoning back (see [`turn_reasoning`]).
 pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
     let mut messages = Vec::with_capacity(history.len() + 1);
     let mut system = expand_template(settings.system_prompt.trim(), vars, &settings.model);
@@ -51,6 +53,7 @@ pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &Temp
     }
     messages.extend(paired(history));
     let mut req = ChatRequest::streaming(settings.model.trim(), messages);
+    req.reasoning = turn_reasoning(history);
     req.temperature = settings.temperature;
     req.max_tokens = settings.max_tokens;
     // The local preset's small model: limits that keep it from repeating
@@ -60,6 +63,57 @@ pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &Temp
         req.repeat_penalty = Some(air_store::settings::LOCAL_REPEAT_PENALTY);
     }
     req
+}
+
+/// The reasoning of each answer of the turn in progress (the records after
+/// the last user message) that called tools, in order, to be sent back
+/// with it: DeepSeek's thinking mode requires it within the turn. Answers
+/// of earlier turns send none (nothing requires it, and it costs tokens).
+/// An answer without reasoning still has its entry, with an empty text.
+fn turn_reasoning(history: &[MessageRecord]) -> Vec<CallReasoning> {
+    let start = history.iter().rposition(|m| m.role == Role::User).map_or(0, |i| i + 1);
+    history[start..]
+        .iter()
+        // As `paired` sends them: every answer that called tools (a
+        // Transitive Thinking chain is not sent as a message).
+        .filter(|m| m.role == Role::Assistant && m.kind.is_none())
+        .filter_map(|m| {
+            let first_call = m.tool_calls.first()?.id.clone();
+            Some(CallReasoning { first_call, text: m.reasoning.clone().unwrap_or_default() })
+        })
+        .collect()
+}
+
+/// A tool's entry for the request's `tools` array
+/// ([`air_tools::ToolDef::to_openai`]), its parameters always an object
+/// schema with a `type`: an MCP server may describe its input as `{}` or
+/// with `properties` alone, and providers refuse `parameters` without
+/// `type: "object"`. A schema that has a type is sent as it is.
+pub fn tool_entry(def: &air_tools::ToolDef) -> Value {
+    let mut entry = def.to_openai();
+    if let Some(parameters) = entry.get_mut("function").and_then(|f| f.get_mut("parameters"))
+        && parameters.get("type").is_none_or(Value::is_null)
+    {
+        *parameters = typed_object_schema(std::mem::take(parameters));
+    }
+    entry
+}
+
+/// `schema` with `type: "object"` first, and empty `properties` if it has
+/// none. A schema that is not an object (`null`, `true`) allows any
+/// arguments: it becomes the empty object schema.
+fn typed_object_schema(schema: Value) -> Value {
+    let rest = match schema {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let mut out = Map::new();
+    out.insert("type".into(), "object".into());
+    if !rest.contains_key("properties") {
+        out.insert("properties".into(), Value::Object(Map::new()));
+    }
+    out.extend(rest.into_iter().filter(|(k, _)| k != "type"));
+    Value::Object(out)
 }
 
 /// What the model is told for a call whose result never came (the tab
@@ -122,6 +176,8 @@ pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord],
     use air_store::records::ToolStatus;
     let mut req = build_request(settings, history, vars);
     add_to_system_prompt(&mut req, tools_section);
+    // The calls become text: no message is left to carry reasoning.
+    req.reasoning.clear();
     let mut messages: Vec<ChatMessage> = Vec::with_capacity(req.messages.len());
     // Whether each result reports a failure, by call id.
     let failed: std::collections::HashMap<&str, bool> = history
@@ -175,11 +231,13 @@ pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord],
     req
 }
 
-/// The extra request of Transitive Thinking: the conversation so far, then
-/// the instruction to write only a reasoning chain.
+/// The extra request of Transitive Thinking: the conversation so far, with
+/// the instruction to write only a reasoning chain at the end of the
+/// system prompt (made if there is none). It has one system message, the
+/// first: many chat templates refuse a system message anywhere else.
 pub fn build_thought_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
     let mut req = build_request(settings, history, vars);
-    req.messages.push(ChatMessage::text(Role::System, THOUGHT_INSTRUCTION));
+    add_to_system_prompt(&mut req, THOUGHT_INSTRUCTION);
     req
 }
 
@@ -265,8 +323,8 @@ mod tests {
         let settings = Settings::default();
         let user = MessageRecord::new("u", "s", 1.0, Role::User, "Is 91 prime?");
         let thought_req = build_thought_request(&settings, std::slice::from_ref(&user), &TemplateVars::default());
-        let last = thought_req.messages.last().map(|m| (m.role, m.content.clone()));
-        assert_eq!(last, Some((Role::System, Some(THOUGHT_INSTRUCTION.to_owned()))));
+        let got: Vec<(Role, Option<&str>)> = thought_req.messages.iter().map(|m| (m.role, m.content.as_deref())).collect();
+        assert_eq!(got, [(Role::System, Some(THOUGHT_INSTRUCTION)), (Role::User, Some("Is 91 prime?"))], "no system prompt: the instruction is one");
 
         let mut thought = MessageRecord::new("t", "s", 2.0, Role::Assistant, "91 = 7 × 13, so not prime.");
         thought.kind = Some(air_store::records::MessageKind::TransitiveThought);
@@ -279,6 +337,151 @@ mod tests {
         let answer = MessageRecord::new("a", "s", 3.0, Role::Assistant, "No.");
         let req = build_request(&settings, &[user, thought, answer], &TemplateVars::default());
         assert_eq!(req.messages[0].role, Role::User);
+    }
+
+    /// Many chat templates refuse a system message that is not the first:
+    /// the instruction joins the user's system prompt.
+    #[test]
+    fn the_thought_request_has_one_system_message_and_it_is_first() {
+        let settings = Settings { system_prompt: "You are {{model}}. Be brief.".into(), ..Settings::default() };
+        let history = [
+            MessageRecord::new("u", "s", 1.0, Role::User, "Hi"),
+            MessageRecord::new("a", "s", 2.0, Role::Assistant, "Hello."),
+            MessageRecord::new("u2", "s", 3.0, Role::User, "Is 91 prime?"),
+        ];
+        let req = build_thought_request(&settings, &history, &TemplateVars::default());
+        let json = serde_json::to_value(&req).unwrap_or_default();
+        let messages = json["messages"].as_array().cloned().unwrap_or_default();
+        let systems: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m["role"] == "system").map(|(i, _)| i).collect();
+        assert_eq!(systems, [0], "exactly one system message, at index 0");
+        let system = messages[0]["content"].as_str().unwrap_or_default();
+        assert!(system.starts_with("You are SmolLM2-135M-Instruct. Be brief."), "{system}");
+        assert!(system.ends_with(THOUGHT_INSTRUCTION), "{system}");
+        let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "user"], "the conversation ends with the user's message");
+        assert_eq!(messages[3]["content"], "Is 91 prime?");
+    }
+
+    fn tool_def(schema: Value) -> air_tools::ToolDef {
+        air_tools::ToolDef {
+            name: "lookup".into(),
+            description: "Looks up.".into(),
+            input_schema: schema,
+            annotations: Default::default(),
+            source: air_tools::ToolSource::BuiltIn,
+            mcp: None,
+        }
+    }
+
+    #[test]
+    fn tool_parameters_always_have_an_object_type() {
+        use serde_json::json;
+        let sent = |schema: Value| {
+            let mut req = build_request(&Settings::default(), &[], &TemplateVars::default());
+            req.tools = vec![tool_entry(&tool_def(schema))];
+            let json: Value = serde_json::from_str(&req.to_json()).unwrap_or_default();
+            assert_eq!(json["tools"][0]["function"]["name"], "lookup");
+            json["tools"][0]["function"]["parameters"].clone()
+        };
+        // No type: the object type, and empty properties where there were none.
+        assert_eq!(sent(json!({})), json!({"type": "object", "properties": {}}));
+        assert_eq!(
+            serde_json::to_string(&sent(json!({}))).unwrap_or_default(),
+            r#"{"type":"object","properties":{}}"#
+        );
+        let props = json!({"q": {"type": "string"}});
+        assert_eq!(
+            sent(json!({"properties": props, "required": ["q"]})),
+            json!({"type": "object", "properties": props, "required": ["q"]})
+        );
+        assert_eq!(sent(json!({"type": null})), json!({"type": "object", "properties": {}}));
+        assert_eq!(sent(Value::Null), json!({"type": "object", "properties": {}}));
+        // A type: as it is, even without properties.
+        for typed in [
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": props, "additionalProperties": false}),
+            json!({"type": ["object", "null"]}),
+        ] {
+            assert_eq!(sent(typed.clone()), typed);
+        }
+    }
+
+    /// A turn of several tool rounds after an earlier turn that called a
+    /// tool: both with reasoning in every answer.
+    fn two_turns() -> Vec<MessageRecord> {
+        use air_store::records::{ToolRun, ToolStatus};
+        let answer = |id: &str, call: Option<&str>, reasoning: &str| {
+            let mut m = MessageRecord::new(id, "s", 0.0, Role::Assistant, "");
+            if let Some(call) = call {
+                m.tool_calls = vec![air_chat::ToolCall { id: call.into(), name: "lookup".into(), arguments: "{}".into(), extra: None }];
+            } else {
+                m.content = format!("answer {id}");
+            }
+            m.reasoning = (!reasoning.is_empty()).then(|| reasoning.to_owned());
+            m
+        };
+        let result = |id: &str, call: &str| {
+            let mut m = MessageRecord::new(id, "s", 0.0, Role::Tool, "found");
+            m.tool_call_id = Some(call.into());
+            m.tool = Some(ToolRun::new("lookup", None, "{}", ToolStatus::Done));
+            m
+        };
+        let mut thought = MessageRecord::new("t", "s", 0.0, Role::Assistant, "A chain.");
+        thought.kind = Some(air_store::records::MessageKind::TransitiveThought);
+        thought.reasoning = Some("thought's own reasoning".into());
+        vec![
+            MessageRecord::new("u1", "s", 0.0, Role::User, "first"),
+            answer("a1", Some("call_0"), "old round"),
+            result("r1", "call_0"),
+            answer("a2", None, "old final"),
+            MessageRecord::new("u2", "s", 0.0, Role::User, "second"),
+            thought,
+            answer("b1", Some("call_0"), "round one"),
+            result("s1", "call_0"),
+            answer("b2", Some("x"), ""),
+            result("s2", "x"),
+            answer("b3", Some("y"), "round three"),
+            result("s3", "y"),
+        ]
+    }
+
+    #[test]
+    fn the_turn_in_progress_sends_back_the_reasoning_of_its_tool_calls() {
+        let req = build_request(&Settings::default(), &two_turns(), &TemplateVars::default());
+        let json: Value = serde_json::from_str(&req.to_json()).unwrap_or_default();
+        let messages = json["messages"].as_array().cloned().unwrap_or_default();
+        let got: Vec<(&str, Option<&str>, Option<&str>)> = messages
+            .iter()
+            .map(|m| {
+                let call = m["tool_calls"][0]["id"].as_str().or_else(|| m["tool_call_id"].as_str());
+                (m["role"].as_str().unwrap_or_default(), call, m.get("reasoning_content").and_then(Value::as_str))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("user", None, None),
+                // The earlier turn's messages carry none.
+                ("assistant", Some("call_0"), None),
+                ("tool", Some("call_0"), None),
+                ("assistant", None, None),
+                ("user", None, None),
+                ("assistant", Some("call_0"), Some("round one")),
+                ("tool", Some("call_0"), None),
+                // No reasoning recorded: no field.
+                ("assistant", Some("x"), None),
+                ("tool", Some("x"), None),
+                ("assistant", Some("y"), Some("round three")),
+                ("tool", Some("y"), None),
+            ]
+        );
+        // Prompt mode writes the calls as text: nothing to carry it.
+        let prompt = build_prompt_mode_request(&Settings::default(), &two_turns(), &TemplateVars::default(), "# Tools");
+        assert!(!prompt.to_json().contains("reasoning_content"));
+        // Once the user speaks again, the finished turn sends none.
+        let mut next = two_turns();
+        next.push(MessageRecord::new("u3", "s", 0.0, Role::User, "third"));
+        assert!(!build_request(&Settings::default(), &next, &TemplateVars::default()).to_json().contains("reasoning_content"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use air_chat::{Lang, Role};
 use air_http::Abort;
 use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
-use crate::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request};
+use crate::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request, tool_entry};
 use air_store::branches::{self, Step};
 use air_store::records::{MessageKind, ToolStatus, next_seq};
 use air_store::sync::SyncEvent;
@@ -251,11 +251,11 @@ impl<'a, E: Env> Turn<'a, E> {
                 (ToolMode::Native, _) => {
                     let mut r = build_request(&self.settings, &history, &vars);
                     match &self.offer {
-                        None => r.tools = self.tools.definitions().map(air_tools::ToolDef::to_openai).collect(),
+                        None => r.tools = self.tools.definitions().map(tool_entry).collect(),
                         Some(offer) => {
                             let offered = offer.offered(self.tools);
                             offer.note_request(self.tools, &offered);
-                            r.tools = offered.into_iter().map(air_tools::ToolDef::to_openai).collect();
+                            r.tools = offered.into_iter().map(tool_entry).collect();
                             if let Some(prompt) = offer.prompt() {
                                 add_to_system_prompt(&mut r, &prompt);
                             }

@@ -759,8 +759,111 @@ fn the_next_request_is_the_same_after_a_reload() {
     let sent = s.world.http.requests().last().unwrap().body.clone().unwrap();
     let without_last: Vec<MessageRecord> = before[..before.len() - 1].to_vec();
     let mut again = build_request(&s.settings, &without_last, &vars);
-    again.tools = s.tools.definitions().map(ToolDef::to_openai).collect();
+    again.tools = s.tools.definitions().map(air_agent::conversation::tool_entry).collect();
     assert_eq!(again.to_json(), sent);
+}
+
+/// An answer that thinks first (`field`: `reasoning_content` as DeepSeek
+/// sends it, or `reasoning` as OpenRouter does), then calls tools or, with
+/// none, says `text`.
+fn thinking_reply(field: &str, reasoning: &str, calls: &[(&str, &str, &str)], text: &str) -> Script {
+    let mid = reasoning.len() / 2;
+    let mut events = vec![
+        chunk(json!({"role": "assistant", "content": null}), None),
+        chunk(json!({ field: &reasoning[..mid] }), None),
+        chunk(json!({ field: &reasoning[mid..] }), None),
+    ];
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        events.push(chunk(json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args}}]}), None));
+    }
+    if !text.is_empty() {
+        events.push(chunk(json!({"content": text}), None));
+    }
+    events.push(chunk(json!({}), Some(if calls.is_empty() { "stop" } else { "tool_calls" })));
+    events.push("[DONE]".to_owned());
+    Script::sse(events)
+}
+
+/// The `reasoning_content` sent with each assistant message of a request,
+/// by the id of its first call (`-` for an answer without calls).
+fn reasoning_sent(body: &str) -> Vec<(String, Option<String>)> {
+    let body: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| {
+            let call = m["tool_calls"][0]["id"].as_str().unwrap_or("-").to_owned();
+            (call, m.get("reasoning_content").and_then(Value::as_str).map(str::to_owned))
+        })
+        .collect()
+}
+
+/// A thinking model's tool loop (DeepSeek's thinking mode): the reasoning
+/// of every round is kept with that round's answer, and every request of
+/// the turn sends back the reasoning of the turn's answers that called
+/// tools; once the user speaks again, none is sent.
+#[test]
+fn the_reasoning_of_every_round_is_kept_and_sent_back_within_the_turn() {
+    let s = setup();
+    s.world.http.push(thinking_reply("reasoning_content", "First I look up one.", &[("c1", "echo", r#"{"text":"one"}"#)], ""));
+    s.world.http.push(thinking_reply("reasoning", "Then two.", &[("c2", "echo", r#"{"text":"two"}"#)], ""));
+    s.world.http.push(thinking_reply("reasoning_content", "Both are in.", &[], "Done."));
+    let session = run(s.turn().send(None, "Look twice")).unwrap();
+    let answers: Vec<(String, Option<String>)> = run(s.stored(&session))
+        .into_iter()
+        .filter(|m| m.role == air_chat::Role::Assistant)
+        .map(|m| (m.tool_calls.first().map_or("-".to_owned(), |c| c.id.clone()), m.reasoning))
+        .collect();
+    let some = |t: &str| Some(t.to_owned());
+    let pair = |call: &str, r: Option<String>| (call.to_owned(), r);
+    assert_eq!(
+        answers,
+        [pair("c1", some("First I look up one.")), pair("c2", some("Then two.")), pair("-", some("Both are in."))],
+        "every round keeps its own reasoning"
+    );
+    let sent: Vec<Vec<(String, Option<String>)>> = bodies(&s).iter().map(|b| reasoning_sent(b)).collect();
+    assert_eq!(
+        sent,
+        [
+            vec![],
+            vec![pair("c1", some("First I look up one."))],
+            vec![pair("c1", some("First I look up one.")), pair("c2", some("Then two."))],
+        ]
+    );
+    // The next turn: the finished one's messages go without their reasoning.
+    s.world.http.push(text_reply("Sure."));
+    run(s.turn().send(Some(session), "Thanks")).unwrap();
+    let last = bodies(&s).last().cloned().unwrap_or_default();
+    assert_eq!(reasoning_sent(&last), [pair("c1", None), pair("c2", None), pair("-", None)]);
+    assert!(!last.contains("reasoning_content"));
+}
+
+/// An MCP server may describe a tool's input as `{}` or with `properties`
+/// alone: the request gives its parameters `type: "object"`, and leaves a
+/// schema with a type as it is.
+#[test]
+fn tool_parameters_without_a_type_are_sent_as_objects() {
+    let mut s = setup();
+    let echo = |name: &str, schema: Value| {
+        let def = ToolDef { source: ToolSource::Mcp { server: "files".into() }, ..def(name, schema, Annotations::default()) };
+        Rc::new(Echo { def, running: Rc::new(Cell::new(0)), most: Rc::new(Cell::new(0)) })
+    };
+    s.tools.register(echo("bare", json!({})));
+    s.tools.register(echo("untyped", json!({"properties": {"q": {"type": "string"}}, "required": ["q"]})));
+    s.world.http.push(text_reply("Hi."));
+    run(s.turn().send(None, "Hello")).unwrap();
+    let body: Value = serde_json::from_str(&bodies(&s)[0]).unwrap_or(Value::Null);
+    let tools = body["tools"].as_array().cloned().unwrap_or_default();
+    let parameters = |name: &str| {
+        let tool = tools.iter().find(|t| t["function"]["name"] == name);
+        tool.map(|t| t["function"]["parameters"].clone()).unwrap_or(Value::Null)
+    };
+    assert_eq!(parameters("bare"), json!({"type": "object", "properties": {}}));
+    assert_eq!(parameters("untyped"), json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}));
+    assert_eq!(parameters("slow"), json!({"type": "object"}), "a typed schema is not changed");
+    assert_eq!(parameters("echo"), json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}));
+    assert!(tools.iter().all(|t| t["function"]["parameters"]["type"] == "object"));
 }
 
 /// A tab closed while one call waited for approval and another ran: on

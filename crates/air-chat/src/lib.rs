@@ -24,7 +24,7 @@ pub use error::{ChatError, HttpErrorKind, Lang};
 pub use prompt_calls::{PromptCall, PromptCallParser, PromptEvent};
 pub use prompt_tools::PromptTool;
 pub use reply::{FinishReason, Reply, ToolCall, Usage};
-pub use wire::{ChatMessage, ChatRequest, ImagePart, Role};
+pub use wire::{CallReasoning, ChatMessage, ChatRequest, ImagePart, Role};
 
 /// One provider-neutral thing that happened in a streamed answer.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,8 +23,10 @@ pub struct PromptTool<'a> {
 
 /// The section to append to the system prompt: the calling format, then
 /// every tool with its parameters and hints, then an example call of the
-/// first tool. Deterministic: the same tools give the same text, so
-/// requests (and prompt caches) stay stable.
+/// first tool, and last the line "You have N tools available." (a small
+/// model that lost count in a long list reads it last). Deterministic: the
+/// same tools give the same text, so requests (and prompt caches) stay
+/// stable.
 pub fn tools_system_prompt(tools: &[PromptTool<'_>]) -> String {
     let mut s = String::from(
         "# Tools\n\
@@ -71,7 +73,15 @@ pub fn tools_system_prompt(tools: &[PromptTool<'_>]) -> String {
         ));
         s.push('\n');
     }
+    s.push('\n');
+    s.push_str(&tools_count_line(tools.len()));
     s
+}
+
+/// The section's last line: `You have 1 tool available.`, `You have 3
+/// tools available.`
+fn tools_count_line(n: usize) -> String {
+    format!("You have {n} tool{} available.", if n == 1 { "" } else { "s" })
 }
 
 /// One line per parameter: `- name (type, required|optional[, one of …][,

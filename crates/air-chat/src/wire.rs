@@ -40,35 +40,49 @@ pub struct ImagePart {
     pub url: Option<String>,
 }
 
+/// A message as it goes on the wire (see [`ChatMessage`]).
+#[derive(Serialize)]
+struct MessageWire<'a> {
+    role: Role,
+    content: Content<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tool_calls: &'a [WireToolCall],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(Option<&'a str>),
+    Parts(Vec<Part<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: Url<'a> },
+}
+
+#[derive(Serialize)]
+struct Url<'a> {
+    url: &'a str,
+}
+
 impl Serialize for ChatMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(untagged)]
-        enum Content<'a> {
-            Text(Option<&'a str>),
-            Parts(Vec<Part<'a>>),
-        }
-        #[derive(Serialize)]
-        #[serde(tag = "type", rename_all = "snake_case")]
-        enum Part<'a> {
-            Text { text: &'a str },
-            ImageUrl { image_url: Url<'a> },
-        }
-        #[derive(Serialize)]
-        struct Url<'a> {
-            url: &'a str,
-        }
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            role: Role,
-            content: Content<'a>,
-            #[serde(skip_serializing_if = "<[_]>::is_empty")]
-            tool_calls: &'a [WireToolCall],
-            #[serde(skip_serializing_if = "Option::is_none")]
-            tool_call_id: Option<&'a str>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            name: Option<&'a str>,
-        }
+        self.wire(None).serialize(serializer)
+    }
+}
+
+impl ChatMessage {
+    /// The message on the wire, with `reasoning` as its `reasoning_content`.
+    fn wire<'a>(&'a self, reasoning: Option<&'a str>) -> MessageWire<'a> {
         let text = self.content.as_deref();
         let content = if self.images.is_empty() {
             Content::Text(text)
@@ -77,14 +91,14 @@ impl Serialize for ChatMessage {
             parts.extend(self.images.iter().filter_map(|i| i.url.as_deref()).map(|url| Part::ImageUrl { image_url: Url { url } }));
             if parts.is_empty() { Content::Text(Some("")) } else { Content::Parts(parts) }
         };
-        Wire {
+        MessageWire {
             role: self.role,
             content,
+            reasoning_content: reasoning,
             tool_calls: &self.tool_calls,
             tool_call_id: self.tool_call_id.as_deref(),
             name: self.name.as_deref(),
         }
-        .serialize(serializer)
     }
 }
 
@@ -128,23 +142,108 @@ pub struct StreamOptions {
 }
 
 /// The request body.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {
     pub model: String,
     pub messages: Vec<ChatMessage>,
     pub stream: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<StreamOptions>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     /// llama.cpp's `repeat_penalty` (sent only to the local model's server,
     /// which accepts it; other providers refuse unknown fields).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat_penalty: Option<f32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Value>,
+    /// Reasoning sent back as `reasoning_content` with the last assistant
+    /// messages that call tools (see [`CallReasoning`]); none by default.
+    pub reasoning: Vec<CallReasoning>,
+}
+
+/// The reasoning of an assistant message that called tools, sent back
+/// with it as its `reasoning_content`: DeepSeek's thinking mode refuses a
+/// request in which a tool-calling message of the turn in progress lacks
+/// it (others ignore the field).
+///
+/// It is kept on the request, not on [`ChatMessage`], because which
+/// messages carry it is the request builder's choice (only those of the
+/// turn in progress, to save tokens), and messages are made from stored
+/// records one at a time. The entries are matched from the end: the last
+/// entry to the last assistant message with tool calls, and so on back,
+/// each only if its message's first call has `first_call` as id (ids can
+/// repeat across rounds: `call_0` for a provider that sends none).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallReasoning {
+    /// The id of the message's first tool call.
+    pub first_call: String,
+    /// Empty: nothing is sent (the entry still holds its message's place).
+    pub text: String,
+}
+
+impl Serialize for ChatRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            model: &'a str,
+            messages: Messages<'a>,
+            stream: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            stream_options: Option<&'a StreamOptions>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            temperature: Option<f32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            max_tokens: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            repeat_penalty: Option<f32>,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            tools: &'a [Value],
+        }
+        Wire {
+            model: &self.model,
+            messages: Messages { messages: &self.messages, reasoning: &self.reasoning },
+            stream: self.stream,
+            stream_options: self.stream_options.as_ref(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            repeat_penalty: self.repeat_penalty,
+            tools: &self.tools,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// The messages of a request, each tool-calling one with its reasoning.
+struct Messages<'a> {
+    messages: &'a [ChatMessage],
+    reasoning: &'a [CallReasoning],
+}
+
+impl Messages<'_> {
+    /// The reasoning to send with each message, by index (see
+    /// [`CallReasoning`] for the matching).
+    fn reasoning_of(&self) -> Vec<Option<&str>> {
+        let mut out = vec![None; self.messages.len()];
+        let mut entries = self.reasoning.iter().rev();
+        let calling = self.messages.iter().enumerate().rev().filter(|(_, m)| m.role == Role::Assistant);
+        for (i, first) in calling.filter_map(|(i, m)| Some((i, m.tool_calls.first()?))) {
+            let Some(entry) = entries.next() else { break };
+            if entry.first_call == first.id && !entry.text.is_empty() {
+                out[i] = Some(entry.text.as_str());
+            }
+        }
+        out
+    }
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let reasoning = self.reasoning_of();
+        let mut seq = serializer.serialize_seq(Some(self.messages.len()))?;
+        for (m, r) in self.messages.iter().zip(reasoning) {
+            seq.serialize_element(&m.wire(r))?;
+        }
+        seq.end()
+    }
 }
 
 impl ChatRequest {
@@ -159,6 +258,7 @@ impl ChatRequest {
             max_tokens: None,
             repeat_penalty: None,
             tools: Vec::new(),
+            reasoning: Vec::new(),
         }
     }
 
@@ -249,5 +349,68 @@ mod tests {
         m.images.truncate(0);
         m.images.push(ImagePart { id: "b".into(), url: None });
         assert_eq!(serde_json::to_value(&m).unwrap_or_default()["content"], "");
+    }
+
+    /// An assistant message calling tools, whose first call is `id`.
+    fn calling(id: &str) -> ChatMessage {
+        let call = ToolCall { id: id.into(), name: "calculator".into(), arguments: "{}".into(), extra: None };
+        ChatMessage { content: None, tool_calls: vec![(&call).into()], ..ChatMessage::text(Role::Assistant, "") }
+    }
+
+    /// The `reasoning_content` of each message of the request's JSON.
+    fn sent_reasoning(req: &ChatRequest) -> Vec<Option<String>> {
+        let json = serde_json::to_value(req).unwrap_or_default();
+        let messages = json["messages"].as_array().cloned().unwrap_or_default();
+        messages.iter().map(|m| m.get("reasoning_content").and_then(Value::as_str).map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn reasoning_goes_back_with_the_last_tool_calling_messages() {
+        let entry = |first_call: &str, text: &str| CallReasoning { first_call: first_call.into(), text: text.into() };
+        // An earlier turn's call and this turn's first call share an id.
+        let messages = vec![
+            ChatMessage::text(Role::User, "first"),
+            calling("call_0"),
+            ChatMessage { tool_call_id: Some("call_0".into()), ..ChatMessage::text(Role::Tool, "1") },
+            ChatMessage::text(Role::Assistant, "done"),
+            ChatMessage::text(Role::User, "second"),
+            calling("call_0"),
+            ChatMessage { tool_call_id: Some("call_0".into()), ..ChatMessage::text(Role::Tool, "2") },
+            calling("b"),
+            ChatMessage { tool_call_id: Some("b".into()), ..ChatMessage::text(Role::Tool, "3") },
+            calling("c"),
+            ChatMessage { tool_call_id: Some("c".into()), ..ChatMessage::text(Role::Tool, "4") },
+        ];
+        let mut req = ChatRequest::streaming("m", messages);
+        assert_eq!(sent_reasoning(&req), vec![None; 11], "none unless asked for");
+        assert!(!req.to_json().contains("reasoning_content"));
+        req.reasoning = vec![entry("call_0", "think 1"), entry("b", ""), entry("c", "think 3")];
+        let mut expected = vec![None; 11];
+        expected[5] = Some("think 1".to_owned());
+        expected[9] = Some("think 3".to_owned());
+        assert_eq!(sent_reasoning(&req), expected, "the earlier turn's call_0 gets none; an empty text is not sent");
+        // An entry whose id does not match its place is not sent.
+        req.reasoning = vec![entry("call_0", "think 1"), entry("x", "wrong"), entry("c", "think 3")];
+        expected[5] = Some("think 1".to_owned());
+        assert_eq!(sent_reasoning(&req)[7], None);
+        assert_eq!(sent_reasoning(&req), expected);
+        // On the wire it sits after the content, as DeepSeek documents it.
+        let json = req.to_json();
+        assert!(json.contains(r#"{"role":"assistant","content":null,"reasoning_content":"think 3","tool_calls":[{"id":"c""#), "{json}");
+    }
+
+    #[test]
+    fn the_request_body_keeps_its_fields_and_their_order() {
+        let mut req = ChatRequest::streaming("m", vec![ChatMessage::text(Role::User, "hi")]);
+        req.temperature = Some(0.5);
+        req.max_tokens = Some(9);
+        req.repeat_penalty = Some(1.5);
+        req.tools = vec![serde_json::json!({"type": "function"})];
+        assert_eq!(
+            req.to_json(),
+            r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"temperature":0.5,"max_tokens":9,"repeat_penalty":1.5,"tools":[{"type":"function"}]}"#
+        );
+        let bare = ChatRequest { stream_options: None, ..ChatRequest::streaming("m", Vec::new()) };
+        assert_eq!(bare.to_json(), r#"{"model":"m","messages":[],"stream":true}"#);
     }
 }

@@ -63,7 +63,8 @@ fn the_prompt_for_the_two_built_in_tools() {
 
         Example:
         <tool_call>{"name": "calculator", "arguments": {"expression": "..."}}</tool_call>
-    "##]]
+
+        You have 2 tools available."##]]
     .assert_eq(&tools_system_prompt(&tools));
 }
 
@@ -109,7 +110,8 @@ fn parameter_types_enums_defaults_and_order() {
 
         Example:
         <tool_call>{"name": "write_file", "arguments": {"path": "...", "force": true}}</tool_call>
-    "#]]
+
+        You have 1 tool available."#]]
     .assert_eq(
         tools_system_prompt(&tools)
             .split("Available tools:\n")
@@ -134,7 +136,8 @@ fn tools_without_parameters_or_description() {
 
         Example:
         <tool_call>{"name": "ping", "arguments": {}}</tool_call>
-    "#]]
+
+        You have 1 tool available."#]]
     .assert_eq(
         tools_system_prompt(&tools)
             .split("Available tools:\n")
@@ -162,7 +165,23 @@ fn the_example_uses_what_the_schema_offers() {
         hints: vec![],
     }];
     let prompt = tools_system_prompt(&tools);
-    assert!(prompt.ends_with("<tool_call>{\"name\": \"weather\", \"arguments\": {\"unit\": \"c\", \"city\": \"Paris\", \"days\": 1, \"missing\": \"...\"}}</tool_call>\n"), "{prompt}");
+    assert!(prompt.contains("\nExample:\n<tool_call>{\"name\": \"weather\", \"arguments\": {\"unit\": \"c\", \"city\": \"Paris\", \"days\": 1, \"missing\": \"...\"}}</tool_call>\n\n"), "{prompt}");
+}
+
+/// The section ends with how many tools it described, in the singular for
+/// one.
+#[test]
+fn the_section_ends_with_the_number_of_tools() {
+    let schema = json!({"type": "object"});
+    let tool = |name| PromptTool { name, description: "", parameters: &schema, hints: vec![] };
+    let last_line = |tools: &[PromptTool<'_>]| tools_system_prompt(tools).lines().last().unwrap_or_default().to_owned();
+    assert_eq!(last_line(&[]), "You have 0 tools available.");
+    assert_eq!(last_line(&[tool("ping")]), "You have 1 tool available.");
+    assert_eq!(last_line(&[tool("a"), tool("b"), tool("c")]), "You have 3 tools available.");
+    // It is the very end: nothing follows it, and a blank line comes before.
+    let two = tools_system_prompt(&[tool("a"), tool("b")]);
+    assert!(two.ends_with("</tool_call>\n\nYou have 2 tools available."), "{two}");
+    assert_eq!(two.matches("tools available").count(), 1);
 }
 
 #[test]
