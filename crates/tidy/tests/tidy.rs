@@ -116,6 +116,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-sse", &[]),
         ("air-http", &[]),
         ("air-tools", &["air-http"]),
+        ("air-http-tools", &["air-http", "air-tools"]),
         ("air-render", &[]),
         ("air-i18n", &["air-chat"]),
         ("air-chat", &["air-sse", "air-http", "air-tools"]),
