@@ -13,7 +13,7 @@ use air_http::Abort;
 use air_servers::apps::{Effect, Env, Host, Look, Port, Shown};
 use air_store::mcp::{McpServer, SavedTool};
 use air_store::records::ToolRun;
-use air_store::settings::{Language, Theme};
+use air_store::settings::Theme;
 use air_web::frame::{self, FrameListener};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -129,17 +129,13 @@ pub struct Live {
 
 /// The page's look, as Views are told.
 fn look(state: AppState) -> Look {
-    let (theme, language) = state.prefs.settings.with_untracked(|s| (s.theme, s.language));
+    let (theme, language) = state.prefs.settings.with_untracked(|s| (s.theme, s.language.current()));
     let dark = match theme {
         Theme::Dark => true,
         Theme::Light => false,
         Theme::System => frame::prefers_dark(),
     };
-    let locale = match language {
-        Language::Chinese => "zh-CN",
-        Language::English => "en",
-    };
-    Look { dark, locale: locale.to_owned() }
+    Look { dark, locale: language.tag().to_owned() }
 }
 
 /// Starts the View in `frame` (an iframe sandboxed with `allow-scripts`

@@ -41,6 +41,12 @@ pub fn locale() -> String {
     air_web::locale()
 }
 
+/// The browser's languages, most preferred first (a first run's UI
+/// language follows them).
+pub fn languages() -> Vec<String> {
+    air_web::languages()
+}
+
 /// A GET through `fetch`: the status and the body as text; `None` when
 /// nothing could be read.
 pub async fn get_text(url: &str) -> Option<(u16, String)> {

@@ -24,6 +24,7 @@ use crate::binding::state::{use_app, use_shell};
 /// the newest at once), while its messages are read.
 pub fn warm_chat_view() {
     crate::binding::lazy::prefetch(chat::__wasm_split_preload_chat_view());
+    crate::binding::warm_prefs();
 }
 
 /// The two-column layout: sessions on the left, the conversation on the right.
@@ -39,20 +40,17 @@ pub fn App() -> impl IntoView {
             state.dispatch(air_workspace::Command::WantStorage);
         }
     });
-    // Theme and language follow the settings.
+    // Theme and language follow the settings (the language picked, or
+    // the browser's).
     Effect::new(move |_| {
-        let (theme, lang) = state.prefs.settings.with(|s| (s.theme, s.language));
+        let (theme, lang) = state.prefs.settings.with(|s| (s.theme, s.language.current()));
         let theme = match theme {
             air_store::settings::Theme::Light => Some("light"),
             air_store::settings::Theme::Dark => Some("dark"),
             air_store::settings::Theme::System => None,
         };
         air_web::set_root_attribute("data-theme", theme);
-        let lang = match lang {
-            air_store::settings::Language::English => "en",
-            air_store::settings::Language::Chinese => "zh-CN",
-        };
-        air_web::set_root_attribute("lang", Some(lang));
+        air_web::set_root_attribute("lang", Some(lang.tag()));
     });
     // The keyboard, and the sheet that lists its shortcuts.
     let keys_open = RwSignal::new(false);
@@ -67,6 +65,7 @@ pub fn App() -> impl IntoView {
         <shortcuts::ShortcutSheet open=keys_open/>
         <div class="app" class:sidebar-collapsed=move || state.prefs.sidebar_collapsed.get()>
             <sidebar::Sidebar/>
+            <sidebar::SidebarRail/>
             <div
                 class="backdrop"
                 data-testid="sidebar-backdrop"

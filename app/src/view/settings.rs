@@ -39,7 +39,10 @@ pub fn SettingsPanel() -> impl IntoView {
     view! {
         <Show when=move || state.prefs.settings_open.get()>
             <div class="drawer-backdrop" on:click=move |_| state.prefs.settings_open.set(false)></div>
-            {move || Suspend::new(async { crate::binding::lazy::show(settings_drawer().await) })}
+            {move || {
+                crate::binding::warm_prefs();
+                Suspend::new(async { crate::binding::lazy::show(settings_drawer().await) })
+            }}
         </Show>
     }
 }
@@ -286,10 +289,10 @@ fn AppearanceSection(draft: RwSignal<Settings>) -> impl IntoView {
                 <label>{move || t().language}
                     <select data-testid="settings-language" on:change=move |ev| {
                         let l = if event_target_value(&ev) == "zh" { Language::Chinese } else { Language::English };
-                        edit(&|d| d.language = l)
+                        edit(&|d| d.language.choose(l))
                     }>
-                        <option value="en" selected=move || draft.with(|d| d.language == Language::English)>"English"</option>
-                        <option value="zh" selected=move || draft.with(|d| d.language == Language::Chinese)>"中文"</option>
+                        <option value="en" selected=move || draft.with(|d| d.language.current() == Language::English)>"English"</option>
+                        <option value="zh" selected=move || draft.with(|d| d.language.current() == Language::Chinese)>"中文"</option>
                     </select>
                 </label>
             </div>

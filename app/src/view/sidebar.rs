@@ -87,6 +87,39 @@ pub fn Sidebar() -> impl IntoView {
     }
 }
 
+/// What stays of the sidebar while it is folded away (wide screens only;
+/// a narrow one has no room, see style.css): new chat, search and
+/// Settings, each doing what its full-size counterpart does.
+#[component]
+pub fn SidebarRail() -> impl IntoView {
+    let state = use_app();
+    let search = move |_| {
+        state.set_sidebar_collapsed(false);
+        air_web::focus("[data-testid=session-search]");
+    };
+    view! {
+        <Show when=move || state.prefs.sidebar_collapsed.get()>
+            <nav class="sidebar-rail" data-testid="sidebar-rail" aria-label=move || t().sidebar_rail>
+                <button class="rail-button" data-testid="rail-new-chat" aria-label=move || t().new_chat title=move || t().new_chat
+                    on:click=move |_| state.new_session()>
+                    <svg class="rail-icon" viewBox="0 0 24 24" aria-hidden="true"><path d="M12 5v14M5 12h14"></path></svg>
+                </button>
+                <button class="rail-button" data-testid="rail-search" aria-label=move || t().search_placeholder title=move || t().search_placeholder
+                    on:click=search>
+                    <svg class="rail-icon" viewBox="0 0 24 24" aria-hidden="true"><circle cx="11" cy="11" r="7"></circle><path d="m20 20-4.2-4.2"></path></svg>
+                </button>
+                <button class="rail-button rail-settings" data-testid="rail-settings" aria-label=move || t().settings title=move || t().settings
+                    on:click=move |_| state.prefs.settings_open.set(true)>
+                    <svg class="rail-icon" viewBox="0 0 24 24" aria-hidden="true">
+                        <path d="M12.22 2h-.44a2 2 0 0 0-2 2v.18a2 2 0 0 1-1 1.73l-.43.25a2 2 0 0 1-2 0l-.15-.08a2 2 0 0 0-2.73.73l-.22.38a2 2 0 0 0 .73 2.73l.15.1a2 2 0 0 1 1 1.72v.51a2 2 0 0 1-1 1.74l-.15.09a2 2 0 0 0-.73 2.73l.22.38a2 2 0 0 0 2.73.73l.15-.08a2 2 0 0 1 2 0l.43.25a2 2 0 0 1 1 1.73V20a2 2 0 0 0 2 2h.44a2 2 0 0 0 2-2v-.18a2 2 0 0 1 1-1.73l.43-.25a2 2 0 0 1 2 0l.15.08a2 2 0 0 0 2.73-.73l.22-.39a2 2 0 0 0-.73-2.73l-.15-.08a2 2 0 0 1-1-1.74v-.5a2 2 0 0 1 1-1.74l.15-.09a2 2 0 0 0 .73-2.73l-.22-.38a2 2 0 0 0-2.73-.73l-.15.08a2 2 0 0 1-2 0l-.43-.25a2 2 0 0 1-1-1.73V4a2 2 0 0 0-2-2z"></path>
+                        <circle cx="12" cy="12" r="3"></circle>
+                    </svg>
+                </button>
+            </nav>
+        </Show>
+    }
+}
+
 /// Hide the sidebar, and start a new chat.
 #[component]
 fn SidebarHead() -> impl IntoView {

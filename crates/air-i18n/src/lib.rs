@@ -29,6 +29,7 @@ texts! {
     new_chat_button: "+ New chat", "+ 新对话";
     hide_sidebar: "Hide conversations", "隐藏对话列表";
     toggle_sidebar: "Show or hide conversations", "显示或隐藏对话列表";
+    sidebar_rail: "Quick actions", "快捷操作";
     search_placeholder: "Search conversations", "搜索对话";
     search_empty: "No conversation matches.", "没有匹配的对话。";
     search_indexing: "Indexing your messages for search…", "正在为搜索建立消息索引…";

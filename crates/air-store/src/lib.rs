@@ -5,7 +5,8 @@
 //!   the browser, [`MemoryStore`] here and in tests).
 //! * [`settings`]: the settings record and the key/value interface it lives
 //!   behind (localStorage in the browser); [`keys`]: every key kept there,
-//!   typed.
+//!   typed; [`language`]: the UI language, the one picked or else the
+//!   browser's.
 //!
 //! Architecture invariant: ids and timestamps are passed in, never made
 //! here, so everything in this crate is deterministic.
@@ -19,6 +20,7 @@ pub mod import;
 pub mod journal;
 pub mod keys;
 pub mod kv;
+pub mod language;
 pub mod mcp;
 pub mod memory;
 pub mod records;

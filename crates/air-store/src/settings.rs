@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::kv::{KeyValue, MemoryKv};
+pub use crate::language::{Language, UiLanguage};
 use crate::kv::Key;
 
 /// Where the settings are kept.
@@ -97,24 +98,6 @@ pub enum Theme {
     System,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Language {
-    #[default]
-    #[serde(rename = "en")]
-    English,
-    #[serde(rename = "zh")]
-    Chinese,
-}
-
-impl From<Language> for air_chat::Lang {
-    fn from(l: Language) -> Self {
-        match l {
-            Language::English => air_chat::Lang::En,
-            Language::Chinese => air_chat::Lang::Zh,
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Settings {
@@ -130,7 +113,10 @@ pub struct Settings {
     pub system_prompt: String,
     pub max_tool_rounds: u32,
     pub theme: Theme,
-    pub language: Language,
+    /// The UI language: the one picked here, else the browser's; saved
+    /// only once picked (`crate::language`).
+    #[serde(skip_serializing_if = "UiLanguage::is_unchosen")]
+    pub language: UiLanguage,
     /// Transitive Thinking: an extra request for a reasoning chain first.
     pub transitive_thinking: bool,
     /// Offer the tools to the model (built-in and MCP).
@@ -219,7 +205,7 @@ impl Default for Settings {
             system_prompt: String::new(),
             max_tool_rounds: 5,
             theme: Theme::System,
-            language: Language::English,
+            language: UiLanguage::default(),
             transitive_thinking: false,
             tools_enabled: true,
             tool_policies: Default::default(),
@@ -433,7 +419,7 @@ mod tests {
         s.api_key = "sk-test".into();
         s.temperature = Some(0.2);
         s.theme = Theme::Dark;
-        s.language = Language::Chinese;
+        s.language.choose(Language::Chinese);
         assert!(save(&kv, &s).is_ok());
         assert_eq!(load(&kv).settings, s);
         assert_eq!(s.chat_url(), "https://api.example.com/v1/chat/completions");

@@ -56,6 +56,14 @@ pub fn locale() -> String {
     web_sys::window().and_then(|w| w.navigator().language()).unwrap_or_else(|| "en".into())
 }
 
+/// The browser's languages, most preferred first (`navigator.languages`,
+/// else `navigator.language`), e.g. `["zh-CN", "en"]`; empty if it says none.
+pub fn languages() -> Vec<String> {
+    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else { return Vec::new() };
+    let listed: Vec<String> = navigator.languages().iter().filter_map(|l| l.as_string()).collect();
+    if listed.is_empty() { navigator.language().into_iter().collect() } else { listed }
+}
+
 /// Whether the viewport is narrower than the mobile breakpoint (768 px).
 pub fn narrow_screen() -> bool {
     web_sys::window()

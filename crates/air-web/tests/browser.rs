@@ -37,6 +37,15 @@ async fn indexeddb_data_survives_reopen() {
     again.close();
 }
 
+/// What a first run's language follows: the browser's languages, most
+/// preferred first.
+#[wasm_bindgen_test]
+fn the_browsers_languages_are_read_most_preferred_first() {
+    let languages = air_web::languages();
+    assert!(!languages.is_empty(), "Chromium names at least one");
+    assert_eq!(languages.first().cloned(), web_sys::window().and_then(|w| w.navigator().language()));
+}
+
 #[wasm_bindgen_test]
 fn local_storage_settings_round_trip() {
     let kv = LocalStorageKv;
@@ -48,7 +57,7 @@ fn local_storage_settings_round_trip() {
     s.api_key = "sk-secret".into();
     s.model = "gpt-4o-mini".into();
     s.theme = Theme::Dark;
-    s.language = Language::Chinese;
+    s.language.choose(Language::Chinese);
     settings::save(&kv, &s).expect("save");
     // What is in localStorage is the JSON record under the documented key.
     let raw = kv.get(SETTINGS_KEY).expect("stored");

@@ -49,6 +49,29 @@ fn a_change_is_saved_and_shown() {
 }
 
 #[test]
+fn a_language_never_picked_follows_the_browser_and_is_not_saved_until_picked() {
+    use air_store::settings::Language;
+    let mut h = harness(FakePlatform::default());
+    h.take();
+    // What the page read at start, in a Chinese browser; the drawer saves
+    // another setting.
+    let mut settings = h.ws.prefs().settings.clone();
+    settings.language.follow(&["zh-CN", "en"]);
+    settings.model = "qwen".into();
+    h.send(Command::Prefs(Change::Settings(Box::new(settings.clone()))));
+    assert!(h.take().iter().any(|u| matches!(u, Update::Settings(s) if s.language.current() == Language::Chinese)));
+    assert_eq!(h.ws.prefs().settings.language.current(), Language::Chinese);
+    let raw = h.p.kv.get(air_store::settings::KEY.name).unwrap_or_default();
+    assert!(raw.contains("qwen") && !raw.contains("language"), "{raw}");
+    // Picked: saved, and kept whatever the browser says next time.
+    settings.language.choose(Language::English);
+    h.send(Command::Prefs(Change::Settings(Box::new(settings))));
+    let (mut kept, _) = Prefs::load(&*h.p.kv);
+    kept.settings.language.follow(&["zh-CN"]);
+    assert_eq!(kept.settings.language.choice(), Some(Language::English));
+}
+
+#[test]
 fn a_change_that_cannot_be_saved_is_said_and_still_used() {
     let mut h = harness(FakePlatform::default());
     h.take();

@@ -67,6 +67,12 @@ fn what_an_earlier_version_kept_opens_unchanged() {
         let settings: Value = stored.local.iter().find(|(k, _)| k == "air-agent-settings").and_then(|(_, v)| serde_json::from_str(v).ok()).unwrap_or_default();
         assert_eq!(Some(prefs.settings.base_url.as_str()), settings["baseUrl"].as_str(), "{name}");
         assert_eq!(Some(prefs.settings.model.as_str()), settings["model"].as_str(), "{name}");
+        // The language it named (it always named one) is kept as picked,
+        // whatever the browser prefers.
+        let mut language = prefs.settings.language;
+        language.follow(&["zh-CN"]);
+        assert_eq!(serde_json::to_value(language.current()).ok(), Some(settings["language"].clone()), "{name}");
+        assert!(language.choice().is_some(), "{name}");
         // Written again, they read the same.
         crate::prefs::write(&*kv, &prefs, crate::prefs::Touched { settings: true, servers: true, chat_servers: true, assistants: true }).expect("written");
         assert_eq!(Prefs::load(&*kv).0, prefs, "{name}");
