@@ -89,8 +89,9 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     await page.reload();
     const changed = page.locator('[data-testid=loaded-tool][data-status=invalid_changed]');
     await changed.waitFor({ timeout: 10_000 });
-    assert.equal((await changed.textContent()).trim(), '⚠ echo');
-    assert.equal(await changed.getAttribute('title'), 'the parameters of echo changed; load it again');
+    // The reason is shown, not only on hover.
+    assert.equal((await changed.textContent()).trim(), '⚠ echo: its parameters changed: to be loaded again');
+    assert.equal(await changed.getAttribute('title'), 'its parameters changed: to be loaded again');
     h.model.enqueue(reply.text('Not offered.'));
     await send(page, 'Is echo there?');
     await page.getByText('Not offered.').waitFor({ timeout: 20_000 });
@@ -106,7 +107,28 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     await off.waitFor({ timeout: 10_000 });
     assert.equal(await off.getAttribute('title'), 'the server everything is switched off');
     await page.getByTestId('mcp-server-enabled').check();
+    await page.locator('[data-testid=loaded-tool][data-status=valid]').waitFor({ timeout: 10_000 });
+    // One tool switched off (its server stays on): never offered, and the
+    // panel says so, in the UI language.
+    await page.getByTestId('mcp-tool-switches').locator('summary').click();
+    await page.getByTestId('mcp-tool-on-echo').uncheck();
+    const disabled = page.locator('[data-testid=loaded-tool][data-status=invalid_disabled]');
+    await disabled.waitFor({ timeout: 10_000 });
+    assert.equal(await disabled.getByTestId('loaded-reason').textContent(), ': switched off in Settings');
+    await page.getByTestId('mcp-server-tools').filter({ hasText: '(1 switched off)' }).waitFor();
+    await page.getByTestId('settings-language').selectOption('zh');
     await page.getByTestId('settings-save').click();
+    await disabled.getByTestId('loaded-reason').filter({ hasText: '已在设置中停用' }).waitFor({ timeout: 10_000 });
+    h.model.enqueue(reply.text('Echo is off.'));
+    await send(page, 'Is echo on?');
+    await page.getByText('Echo is off.').waitFor({ timeout: 20_000 });
+    assert.ok(!names(h.model.requests.at(-1)).includes('mcp_everything_echo'), 'a switched-off tool is not offered');
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('mcp-tool-switches').locator('summary').click();
+    await page.getByTestId('mcp-tool-on-echo').check();
+    await page.getByTestId('settings-language').selectOption('en');
+    await page.getByTestId('settings-save').click();
+    await page.locator('[data-testid=loaded-tool][data-status=valid]').waitFor({ timeout: 10_000 });
 
     // A new chat starts with nothing loaded.
     await page.getByTestId('new-session').click();

@@ -26,7 +26,8 @@ pub type Tools = fn(AppState, &[air_store::mcp::McpServer]) -> (Registry, Vec<(S
 /// say which, as the core decided).
 /// `registry` gives the built-ins and the tools of the servers it is given
 /// (with their registry names: server, tool, name).
-pub async fn turn_tools(state: AppState, inputs: &air_workspace::prefs::Inputs, registry: Tools) -> (Registry, Option<Rc<dyn Offer>>) {
+/// `session`: the conversation the turn runs in (none: a new chat).
+pub async fn turn_tools(state: AppState, session: Option<&str>, inputs: &air_workspace::prefs::Inputs, registry: Tools) -> (Registry, Option<Rc<dyn Offer>>) {
     if !inputs.dynamic {
         return (registry(state, &inputs.servers).0, None);
     }
@@ -38,8 +39,8 @@ pub async fn turn_tools(state: AppState, inputs: &air_workspace::prefs::Inputs, 
         state.report(state.t().err_settings, &e);
     }
     state.dispatch(Command::Dynamic(Action::Summarize));
-    let current = match state.sessions.active.get_untracked() {
-        Some(id) => docs::loaded(&id).read(&*store).await,
+    let current = match session {
+        Some(id) => docs::loaded(id).read(&*store).await,
         None => Loaded::default(),
     };
     let auto = inputs.settings.mcp_auto_load_once;
@@ -53,9 +54,9 @@ pub async fn turn_tools(state: AppState, inputs: &air_workspace::prefs::Inputs, 
             names,
             auto,
             Box::new(env::now_ms),
-            // Saved for the open conversation (a new one exists by the time
-            // the model loads anything), what the metrics gained added to the
-            // overall ones.
+            // Saved under the turn's conversation (a new chat's exists by
+            // the time the model loads anything), what the metrics gained
+            // added to the overall ones.
             Box::new(move |l: &Loaded| {
                 let gained = l.metrics.since(&counted.replace(l.metrics));
                 state.dispatch(Command::Dynamic(Action::Loaded { list: l.clone(), gained }));

@@ -26,7 +26,7 @@ pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'st
     Ok(Box::pin(async move {
         let state = env.platform().state;
         let inputs = run.inputs();
-        let (tools, offer) = super::dynamic::turn_tools(state, &inputs, |state, servers| {
+        let (tools, offer) = super::dynamic::turn_tools(state, run.session.as_deref(), &inputs, |state, servers| {
             let mut registry = super::mcp::registry(state, &[]);
             let names = super::mcp::register(state, &mut registry, servers);
             (registry, names)

@@ -106,15 +106,18 @@ fn LoadedTools() -> impl IntoView {
                 if list.tools.is_empty() {
                     return view! { <span class="muted">{move || t().loaded_none}</span> }.into_any();
                 }
+                let servers: Vec<String> = state.prefs.mcp_servers.with(|l| l.iter().map(|s| s.name.clone()).collect());
                 list.tools
                     .into_iter()
                     .map(|l| {
                         let valid = l.status == air_dynamic::Status::Valid;
-                        let title = l.reason.clone().unwrap_or_else(|| format!("{} · {}", l.server, l.tool));
+                        let reason = reason_text(&l, servers.contains(&l.server));
+                        let title = if valid { how_loaded(&l) } else { reason.clone() };
                         let status = serde_json::to_value(l.status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
                         view! {
                             <span class="loaded-tool" class:invalid=!valid title=title data-testid="loaded-tool" data-status=status>
                                 {format!("{}{}", if valid { "" } else { "⚠ " }, l.tool)}
+                                {(!valid).then(|| view! { <span class="loaded-reason" data-testid="loaded-reason">{format!(": {reason}")}</span> })}
                             </span>
                         }
                     })
@@ -123,6 +126,33 @@ fn LoadedTools() -> impl IntoView {
             }}
         </span>
     }
+}
+
+/// Why a loaded tool is no longer offered, in the UI language (empty
+/// while it is); `server_saved`: its server is still in the list.
+fn reason_text(l: &air_dynamic::LoadedTool, server_saved: bool) -> String {
+    use air_dynamic::Status;
+    let t = t();
+    let text = match l.status {
+        Status::Valid => "",
+        Status::InvalidDeleted if !server_saved => t.loaded_server_removed,
+        Status::InvalidDeleted => t.loaded_deleted,
+        Status::InvalidDisabled => t.loaded_disabled,
+        Status::InvalidServerDisabled => t.loaded_server_disabled,
+        Status::InvalidChanged => t.loaded_changed,
+        Status::InvalidRenamed => t.loaded_renamed,
+    };
+    text.replace("{server}", &l.server).replace("{tool}", &l.tool)
+}
+
+/// Where a valid loaded tool comes from, and how it was loaded.
+fn how_loaded(l: &air_dynamic::LoadedTool) -> String {
+    let t = t();
+    let text = match l.source {
+        air_dynamic::Source::Manual => t.loaded_manual,
+        air_dynamic::Source::Auto => t.loaded_auto,
+    };
+    text.replace("{server}", &l.server)
 }
 
 /// Dynamic loading's metrics in a sentence.

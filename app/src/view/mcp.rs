@@ -229,6 +229,7 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
     let live = server.tools.iter().filter(|t| t.offered()).count();
     let gone = server.tools.iter().filter(|t| t.gone).count();
     let review = server.tools.iter().filter(|t| t.awaits_review()).count();
+    let off = server.tools.iter().filter(|t| t.disabled && !t.gone).count();
     let url = RwSignal::new(server.url.clone());
     let n4 = server.name.clone();
     let n5 = server.name.clone();
@@ -252,6 +253,9 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
                     if review > 0 {
                         text.push_str(&t().mcp_tools_review.replace("{n}", &review.to_string()));
                     }
+                    if off > 0 {
+                        text.push_str(&t().mcp_tools_off.replace("{n}", &off.to_string()));
+                    }
                     text
                 }}</span>
                 <span class="mcp-status" data-testid="mcp-server-status" data-state=move || status_key(state, &n5)>{move || status_text(state, &n6)}</span>
@@ -268,7 +272,37 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
             <McpServerSignIn url=url/>
             <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || t().mcp_remove}</button>
             <ToolReview server=server.clone() draft=draft/>
+            <ToolSwitches server=server.clone()/>
         </div>
+    }
+}
+
+/// A switch for each tool the server offers (and the user accepted):
+/// one switched off is kept, with its policy, but never offered.
+#[component]
+fn ToolSwitches(server: McpServer) -> impl IntoView {
+    let state = use_app();
+    let rows = server
+        .tools
+        .iter()
+        .filter(|t| !t.gone && !t.pending)
+        .map(|tool| {
+            let (name, server) = (tool.name.clone(), server.name.clone());
+            let testid = format!("mcp-tool-on-{name}");
+            view! {
+                <label class="check mcp-pick" data-testid="mcp-tool-switch">
+                    <input type="checkbox" data-testid=testid prop:checked=!tool.disabled
+                        on:change=move |ev| state.servers(Action::SetToolEnabled { server: server.clone(), tool: name.clone(), on: event_target_checked(&ev) })/>
+                    <code>{tool.name.clone()}</code>
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="mcp-tool-switches" data-testid="mcp-tool-switches">
+            <summary>{move || t().mcp_tool_switches}</summary>
+            {rows}
+        </details>
     }
 }
 

@@ -7,6 +7,7 @@ mod live;
 mod message;
 pub(crate) mod composer;
 pub(crate) mod mcp;
+mod policies;
 mod prompts;
 pub(crate) mod resources;
 pub(crate) mod question;

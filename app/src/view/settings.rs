@@ -1,6 +1,5 @@
 use air_store::Settings;
 use air_store::settings::{Language, ModelChange, PRESETS, Theme, ToolCalling};
-use air_tools::policy::Policy;
 use air_workspace::Command;
 use air_workspace::data::Format;
 use air_workspace::models::{Action as Models, Test};
@@ -237,7 +236,7 @@ fn AnswersSection(draft: RwSignal<Settings>) -> impl IntoView {
                 {move || t().tools_enabled}
             </label>
             <ToolCallingSelect draft=draft/>
-            <ToolPolicies draft=draft/>
+            <super::policies::ToolPolicies draft=draft/>
         </fieldset>
     }
 }
@@ -367,120 +366,6 @@ fn DataSection() -> impl IntoView {
             <p class="hint" data-testid="storage-usage">{move || state.shell.storage_line.get()}</p>
         </fieldset>
     }
-}
-
-/// "default", "allow", "ask" or "deny" → the policy it sets.
-fn policy_of(value: &str) -> Option<Policy> {
-    match value {
-        "allow" => Some(Policy::Allow),
-        "ask" => Some(Policy::Ask),
-        "deny" => Some(Policy::Deny),
-        _ => None,
-    }
-}
-
-/// A select of default / allow / ask / deny.
-fn policy_select(
-    testid: String,
-    current: impl Fn() -> Option<Policy> + Clone + Send + Sync + 'static,
-    default_label: impl Fn() -> String + Send + Sync + 'static,
-    set: impl Fn(Option<Policy>) + 'static,
-) -> impl IntoView {
-    let option = {
-        let current = current.clone();
-        move |value: &'static str, p: Option<Policy>, label: fn(&crate::i18n::Text) -> &'static str| {
-            let current = current.clone();
-            view! { <option value=value selected=move || current() == p>{move || label(t())}</option> }
-        }
-    };
-    view! {
-        <select data-testid=testid on:change=move |ev| set(policy_of(&event_target_value(&ev)))>
-            <option value="default" selected=move || current().is_none()>{default_label}</option>
-            {option("allow", Some(Policy::Allow), |t| t.policy_allow)}
-            {option("ask", Some(Policy::Ask), |t| t.policy_ask)}
-            {option("deny", Some(Policy::Deny), |t| t.policy_deny)}
-        </select>
-    }
-}
-
-/// Allow / ask / deny for each tool, and for all the tools of an MCP
-/// server; "default" follows the server's choice, else the tool's hints.
-#[component]
-fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
-    let state = use_app();
-    let rows = move || {
-        // The built-ins and what the model is offered of the enabled
-        // servers, by name.
-        let servers: Vec<_> = state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).cloned().collect());
-        let mcp = air_servers::Registration::of(&servers);
-        let builtins = air_tools::builtin::builtins(std::rc::Rc::new(air_web::zoned::BrowserClock));
-        let mut defs: Vec<air_tools::ToolDef> = builtins.iter().map(|t| t.def().clone()).chain(mcp.for_model(|_| true).map(|e| e.def.clone())).collect();
-        defs.sort_by(|a, b| a.name.cmp(&b.name));
-        let tool_row = move |def: air_tools::ToolDef| {
-            let name = def.name.clone();
-            let default = air_tools::policy::default_policy(&def);
-            let (d1, d2) = (def.clone(), def.clone());
-            view! {
-                <label class="policy-row">
-                    <code>{name.clone()}</code>
-                    {policy_select(
-                        format!("policy-{name}"),
-                        move || draft.with(|d| d.tool_policies.get(&d1)),
-                        move || default_text(default),
-                        move |p| draft.update(|d| d.tool_policies.set(&d2, p)),
-                    )}
-                </label>
-            }
-        };
-        let built_in: Vec<_> = defs.iter().filter(|d| d.source == air_tools::ToolSource::BuiltIn).cloned().map(tool_row).collect();
-        let per_server = servers
-            .iter()
-            .map(|server| {
-                let tools: Vec<_> = defs
-                    .iter()
-                    .filter(|d| matches!(&d.source, air_tools::ToolSource::Mcp { server: s } if *s == server.name))
-                    .cloned()
-                    .map(tool_row)
-                    .collect();
-                let count = tools.len();
-                let (s1, s2) = (server.id.clone(), server.id.clone());
-                view! {
-                    <div class="policy-server" data-testid="policy-server">
-                        <label class="policy-row">
-                            <strong>{server.name.clone()}</strong>
-                            {policy_select(
-                                format!("server-policy-{}", server.name),
-                                move || draft.with(|d| d.tool_policies.servers.get(&s1).copied()),
-                                move || t().policy_server_default.to_owned(),
-                                move |p| draft.update(|d| d.tool_policies.set_server(&s2, p)),
-                            )}
-                        </label>
-                        <details class="policy-tools">
-                            <summary>{move || t().mcp_tools_count.replace("{n}", &count.to_string())}</summary>
-                            {tools}
-                        </details>
-                    </div>
-                }
-            })
-            .collect_view();
-        view! { {built_in}{per_server} }
-    };
-    view! {
-        <div class="policies" data-testid="tool-policies">
-            <div class="muted">{move || t().policies_title}</div>
-            {rows}
-        </div>
-    }
-}
-
-fn default_text(default: Policy) -> String {
-    let t = t();
-    let which = match default {
-        Policy::Allow => t.policy_allow,
-        Policy::Ask => t.policy_ask,
-        Policy::Deny => t.policy_deny,
-    };
-    t.policy_default.replace("{p}", which)
 }
 
 /// Settings → Other providers: each with its own base URL, key and model,

@@ -1017,6 +1017,7 @@ fn dynamic_servers() -> Vec<air_store::mcp::McpServer> {
         gone: false,
         accepted: None,
         pending: false,
+        disabled: false,
     };
     vec![air_store::mcp::McpServer {
         id: "files".into(),
@@ -1081,6 +1082,35 @@ fn dynamic_loading_off_changes_no_byte_of_any_request() {
             assert_eq!(bodies(&s), expected, "{mode:?} global={global} assistant={assistant:?}");
             assert!(saved.borrow().is_empty());
         }
+    }
+}
+
+/// On, with no server switched on: there is nothing to load, and the
+/// loaders are not offered (the requests are those without the feature).
+#[test]
+fn dynamic_loading_with_no_server_offers_no_loaders() {
+    let plain = setup();
+    plain.world.http.push(calls_reply(&[("c1", "echo", r#"{"text": "hi"}"#)]));
+    plain.world.http.push(text_reply("Done."));
+    run(plain.turn().send(None, "Echo hi")).unwrap();
+    for switched_off in [true, false] {
+        let mut s = setup();
+        s.world.http.push(calls_reply(&[("c1", "echo", r#"{"text": "hi"}"#)]));
+        s.world.http.push(text_reply("Done."));
+        let mut servers = dynamic_servers();
+        if switched_off {
+            servers[0].enabled = false;
+        } else {
+            servers.clear();
+        }
+        let catalog = air_dynamic::Catalog::default().refresh(&servers, 0.0);
+        let offer = air_dynamic::prepare(true, None, &mut s.tools, || {
+            air_dynamic::Session::new(catalog, servers, air_dynamic::Loaded::default(), Vec::new(), false, Box::new(|| 1.0), Box::new(|_| {}))
+        });
+        assert!(offer.is_none(), "switched off: {switched_off}");
+        assert!(s.tools.get("load_mcp_tool").is_none() && s.tools.get("load_mcp_server").is_none());
+        run(s.turn().with_offer(offer).send(None, "Echo hi")).unwrap();
+        assert_eq!(bodies(&s), bodies(&plain));
     }
 }
 

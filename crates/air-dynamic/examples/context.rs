@@ -98,6 +98,7 @@ fn main() {
                     gone: false,
                     accepted: None,
                     pending: false,
+        disabled: false,
                 })
                 .collect(),
             excluded: Vec::new(),

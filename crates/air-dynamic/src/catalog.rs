@@ -93,8 +93,11 @@ fn model_tools(server: &McpServer) -> impl Iterator<Item = &air_store::mcp::Save
 
 impl Catalog {
     /// The catalog for `servers` as saved now, keeping what `self` knew
-    /// (summaries, epochs): a server whose tools were added, removed or
-    /// changed moves to the next epoch, and so do its changed tools.
+    /// (summaries, epochs): a server whose tools (as the model may see
+    /// them) were added, removed, changed or switched off or on, or which
+    /// was itself switched, moves to the next epoch, and so do its changed
+    /// tools. A refresh that finds everything as it was keeps the epoch
+    /// (and the summaries written for it).
     pub fn refresh(&self, servers: &[McpServer], now_ms: f64) -> Catalog {
         let mut out = Catalog::default();
         for server in servers {
@@ -128,6 +131,8 @@ impl Catalog {
                 }
             }
             changed |= old_tools.keys().any(|n| !tools.iter().any(|t| t.name == *n));
+            // Switching the server off or on moves its epoch too.
+            changed |= old.is_some_and(|o| o.enabled != server.enabled);
             let epoch = match old {
                 Some(o) if !changed => o.epoch,
                 Some(o) => o.epoch + 1,

@@ -77,31 +77,22 @@ impl Loaded {
     }
 
     /// The validity gate, before every request and after a refresh, a
-    /// re-sync or a toggle: each loaded tool still exists, is enabled, its
-    /// server is enabled, and its schema is the one loaded. Returns whether
+    /// re-sync or a toggle: each loaded tool still exists, is switched on,
+    /// its server is switched on, and its schema is the one loaded. A tool
+    /// found valid at a later epoch of its server is valid at that epoch
+    /// (so every valid tool's epoch is its server's). Returns whether
     /// anything changed (to be saved).
     pub fn gate(&mut self, catalog: &Catalog, servers: &[McpServer], now_ms: f64) -> bool {
         let mut changed = false;
         let mut invalidated = 0;
         for t in &mut self.tools {
-            let server = servers.iter().find(|s| s.name == t.server);
-            let saved = server.and_then(|s| s.tools.iter().find(|x| x.name == t.tool));
-            let (status, reason) = match (server, saved, catalog.tool(&t.server, &t.tool)) {
-                (None, ..) => (Status::InvalidDeleted, format!("the server {} was removed", t.server)),
-                (Some(s), ..) if !s.enabled => (Status::InvalidServerDisabled, format!("the server {} is switched off", t.server)),
-                (Some(_), None, _) | (Some(_), Some(_), None) if renamed(catalog, t) => {
-                    (Status::InvalidRenamed, format!("{} is no longer offered under that name; load it again", t.tool))
-                }
-                (Some(_), None, _) => (Status::InvalidDeleted, format!("{} is no longer offered by {}", t.tool, t.server)),
-                (Some(s), Some(x), _) if x.gone || s.excluded.contains(&x.name) => {
-                    (Status::InvalidDisabled, format!("{} was switched off", t.tool))
-                }
-                (Some(_), Some(_), None) => (Status::InvalidDisabled, format!("{} is not offered to the model", t.tool)),
-                (Some(_), Some(_), Some(entry)) if entry.schema_hash != t.schema_hash => {
-                    (Status::InvalidChanged, format!("the parameters of {} changed; load it again", t.tool))
-                }
-                _ => (Status::Valid, String::new()),
-            };
+            let (status, reason) = check(catalog, servers, t);
+            let epoch = catalog.server(&t.server).map_or(t.epoch, |s| s.epoch);
+            if status == Status::Valid && t.status == Status::Valid && epoch != t.epoch {
+                t.epoch = epoch;
+                t.updated_at = now_ms;
+                changed = true;
+            }
             if status != t.status {
                 if t.status == Status::Valid {
                     invalidated += 1;
@@ -126,8 +117,42 @@ impl Loaded {
     }
 }
 
+/// Where loaded tool `t` stands now, and why (in English; the page says
+/// it in the UI language from the status).
+fn check(catalog: &Catalog, servers: &[McpServer], t: &LoadedTool) -> (Status, String) {
+    let Some(server) = servers.iter().find(|s| s.name == t.server) else {
+        return (Status::InvalidDeleted, format!("the server {} was removed", t.server));
+    };
+    if !server.enabled {
+        return (Status::InvalidServerDisabled, format!("the server {} is switched off", t.server));
+    }
+    let saved = server.tools.iter().find(|x| x.name == t.tool);
+    // Switched off by the user: kept switched off, or left out when the
+    // server was added again.
+    if saved.is_some_and(|x| x.disabled && !x.gone) || (saved.is_none() && server.excluded.contains(&t.tool)) {
+        return (Status::InvalidDisabled, format!("{} was switched off", t.tool));
+    }
+    let gone = saved.is_none_or(|x| x.gone);
+    if gone && renamed(catalog, t) {
+        return (Status::InvalidRenamed, format!("{} is no longer offered under that name; load it again", t.tool));
+    }
+    if gone {
+        return (Status::InvalidDeleted, format!("{} is no longer offered by {}", t.tool, t.server));
+    }
+    match catalog.tool(&t.server, &t.tool) {
+        // Listed, but not for the model: new or changed and waiting for
+        // the user, or for a View only.
+        None => (Status::InvalidDisabled, format!("{} is not offered to the model", t.tool)),
+        Some(entry) if entry.schema_hash != t.schema_hash => (Status::InvalidChanged, format!("the parameters of {} changed; load it again", t.tool)),
+        Some(_) => (Status::Valid, String::new()),
+    }
+}
+
 /// A loaded tool gone from its server while a tool with its schema (and a
 /// new name) appeared there: renamed, most likely.
+/// (One tool of that schema, new since it was loaded: two tools that
+/// take the same parameters say nothing of which one it became.)
 fn renamed(catalog: &Catalog, t: &LoadedTool) -> bool {
-    catalog.tool(&t.server, &t.tool).is_none() && catalog.tools.iter().any(|x| x.server == t.server && x.schema_hash == t.schema_hash)
+    let mut same = catalog.tools.iter().filter(|x| x.server == t.server && x.schema_hash == t.schema_hash && x.name != t.tool);
+    catalog.tool(&t.server, &t.tool).is_none() && same.next().is_some_and(|x| x.epoch > t.epoch) && same.next().is_none()
 }

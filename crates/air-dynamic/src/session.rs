@@ -179,7 +179,9 @@ impl air_tools::Tool for Loader {
 
 /// What a turn needs for dynamic loading, only when it is on (both
 /// switches): the loaders are added to `registry` and the session is the
-/// turn's offer. Off, nothing is touched and the turn is as it always was.
+/// turn's offer. Off, nothing is touched and the turn is as it always was;
+/// so too with no server switched on that offers a tool (there is nothing
+/// to load: the loaders are not offered).
 pub fn prepare(
     global: bool,
     assistant: Option<bool>,
@@ -190,6 +192,10 @@ pub fn prepare(
         return None;
     }
     let session = session();
+    let catalog = session.catalog();
+    if !catalog.servers.iter().any(|s| s.enabled && catalog.tools.iter().any(|t| t.server == s.name)) {
+        return None;
+    }
     for loader in session.loaders() {
         registry.register(loader);
     }

@@ -14,6 +14,7 @@ fn tool(name: &str, description: &str, schema: Value) -> SavedTool {
         gone: false,
         accepted: None,
         pending: false,
+        disabled: false,
     }
 }
 
@@ -116,8 +117,9 @@ fn the_summarizers_work_is_kept_until_the_tools_change() {
     assert_eq!(changed.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Opens an issue"), "an unchanged tool keeps its summary");
 }
 
-#[test]
-fn every_invalidation_path() {
+/// Every tool of `servers()` loaded at 10.0, and the gate's verdict on
+/// `tool` once `change` was made to the servers.
+fn after(change: impl FnOnce(&mut Vec<McpServer>)) -> (Loaded, Vec<McpServer>, Catalog) {
     let mut list = servers();
     let catalog = Catalog::default().refresh(&list, 0.0);
     let mut loaded = Loaded::default();
@@ -126,42 +128,93 @@ fn every_invalidation_path() {
     }
     assert!(!loaded.load(&catalog, "github", "nope", Source::Manual, 10.0));
     assert!(!loaded.gate(&catalog, &list, 11.0), "all valid: nothing to save");
-    assert_eq!(loaded.valid().count(), 5);
-
-    // Schema changed, deleted, switched off (gone at re-sync), renamed.
-    list[0].tools[0].input_schema = obj(json!({"title": {"type": "string"}}));
-    list[0].tools[1].gone = true;
-    let renamed_schema = list[0].tools[2].input_schema.clone();
-    list[0].tools.remove(2);
-    list[0].tools.push(tool("code_search", "Search code.", renamed_schema));
-    list[1].tools.remove(1);
+    change(&mut list);
     let catalog = catalog.refresh(&list, 20.0);
-    assert!(loaded.gate(&catalog, &list, 21.0));
-    let status = |l: &Loaded, t: &str| l.tools.iter().find(|x| x.tool == t).map(|x| x.status);
-    assert_eq!(status(&loaded, "create_issue"), Some(Status::InvalidChanged));
-    assert_eq!(status(&loaded, "list_issues"), Some(Status::InvalidDisabled));
-    assert_eq!(status(&loaded, "search_code"), Some(Status::InvalidRenamed));
-    assert_eq!(status(&loaded, "geocode"), Some(Status::InvalidDeleted));
-    assert_eq!(status(&loaded, "weather"), Some(Status::Valid));
-    assert_eq!(loaded.valid().collect::<Vec<_>>(), [("amap", "weather")]);
-    assert_eq!(loaded.metrics.invalidations, 4, "each tool that went invalid counts once");
-    assert!(loaded.tools.iter().filter(|t| t.status != Status::Valid).all(|t| t.reason.is_some() && t.updated_at == 21.0));
+    loaded.gate(&catalog, &list, 21.0);
+    (loaded, list, catalog)
+}
 
-    // The server switched off, then removed.
-    list[1].enabled = false;
+fn status(l: &Loaded, t: &str) -> Option<(Status, String)> {
+    l.tools.iter().find(|x| x.tool == t).map(|x| (x.status, x.reason.clone().unwrap_or_default()))
+}
+
+#[test]
+fn a_tool_the_server_no_longer_offers_is_deleted() {
+    let (loaded, ..) = after(|l| l[0].tools[1].gone = true);
+    assert_eq!(status(&loaded, "list_issues"), Some((Status::InvalidDeleted, "list_issues is no longer offered by github".into())));
+    let (loaded, ..) = after(|l| drop(l[1].tools.remove(1)));
+    assert_eq!(status(&loaded, "geocode").map(|s| s.0), Some(Status::InvalidDeleted));
+    assert_eq!(loaded.metrics.invalidations, 1, "each tool that went invalid counts once");
+}
+
+#[test]
+fn a_tool_the_user_switched_off_is_disabled_and_comes_back_when_switched_on() {
+    let (mut loaded, mut list, catalog) = after(|l| l[0].tools[1].disabled = true);
+    assert_eq!(status(&loaded, "list_issues"), Some((Status::InvalidDisabled, "list_issues was switched off".into())));
+    assert!(!loaded.is_loaded("github", "list_issues"));
+    // Switched on again: the same definition, valid again at the new epoch.
+    list[0].tools[1].disabled = false;
     let catalog = catalog.refresh(&list, 30.0);
-    loaded.gate(&catalog, &list, 31.0);
-    assert_eq!(status(&loaded, "weather"), Some(Status::InvalidServerDisabled));
-    list.remove(1);
-    let catalog = catalog.refresh(&list, 40.0);
-    loaded.gate(&catalog, &list, 41.0);
-    assert_eq!(status(&loaded, "weather"), Some(Status::InvalidDeleted));
+    assert_eq!(catalog.server("github").map(|s| s.epoch), Some(3), "each switch moves the epoch");
+    assert!(loaded.gate(&catalog, &list, 31.0));
+    assert_eq!(status(&loaded, "list_issues").map(|s| s.0), Some(Status::Valid));
+}
 
-    // Loading again makes it valid, keeping when it was first loaded.
+#[test]
+fn a_tool_left_out_when_its_server_was_added_again_is_disabled_not_deleted() {
+    let (loaded, ..) = after(|l| {
+        let t = l[0].tools.remove(1);
+        l[0].excluded.push(t.name);
+    });
+    assert_eq!(status(&loaded, "list_issues").map(|s| s.0), Some(Status::InvalidDisabled));
+}
+
+#[test]
+fn a_switched_off_server_disables_its_tools_and_a_removed_one_deletes_them() {
+    let (loaded, ..) = after(|l| l[1].enabled = false);
+    assert_eq!(status(&loaded, "weather"), Some((Status::InvalidServerDisabled, "the server amap is switched off".into())));
+    assert_eq!(status(&loaded, "geocode").map(|s| s.0), Some(Status::InvalidServerDisabled));
+    assert_eq!(status(&loaded, "create_issue").map(|s| s.0), Some(Status::Valid), "the other server's stay");
+    let (loaded, ..) = after(|l| drop(l.remove(1)));
+    assert_eq!(status(&loaded, "weather"), Some((Status::InvalidDeleted, "the server amap was removed".into())));
+}
+
+#[test]
+fn a_changed_schema_must_be_loaded_again() {
+    let (mut loaded, list, catalog) = after(|l| l[0].tools[0].input_schema = obj(json!({"title": {"type": "string"}})));
+    assert_eq!(status(&loaded, "create_issue"), Some((Status::InvalidChanged, "the parameters of create_issue changed; load it again".into())));
+    // Loading again makes it valid at the new epoch, keeping when it was first loaded.
     assert!(loaded.load(&catalog, "github", "create_issue", Source::Auto, 50.0));
     let t = loaded.tools.iter().find(|x| x.tool == "create_issue").cloned();
     assert_eq!(t.map(|t| (t.status, t.source, t.loaded_at, t.epoch)), Some((Status::Valid, Source::Auto, 10.0, 2)));
     assert!(!loaded.gate(&catalog, &list, 51.0));
+}
+
+#[test]
+fn a_tool_gone_while_one_of_its_schema_appeared_was_renamed() {
+    let (loaded, ..) = after(|l| {
+        let old = l[0].tools.remove(2);
+        l[0].tools.push(tool("code_search", "Search code.", old.input_schema));
+    });
+    assert_eq!(status(&loaded, "search_code").map(|s| s.0), Some(Status::InvalidRenamed));
+    // Two new tools of that schema: which one it became is not known.
+    let (loaded, ..) = after(|l| {
+        let old = l[0].tools.remove(2);
+        l[0].tools.push(tool("code_search", "Search code.", old.input_schema.clone()));
+        l[0].tools.push(tool("grep", "Grep.", old.input_schema));
+    });
+    assert_eq!(status(&loaded, "search_code").map(|s| s.0), Some(Status::InvalidDeleted));
+}
+
+#[test]
+fn a_valid_tool_follows_its_servers_epoch() {
+    // Another tool of amap went: amap moved to epoch 2, weather is still valid, at epoch 2.
+    let (loaded, ..) = after(|l| drop(l[1].tools.remove(1)));
+    let weather = loaded.tools.iter().find(|t| t.tool == "weather").cloned();
+    assert_eq!(weather.map(|t| (t.status, t.epoch, t.updated_at)), Some((Status::Valid, 2, 21.0)));
+    let untouched = loaded.tools.iter().find(|t| t.tool == "create_issue").cloned();
+    assert_eq!(untouched.map(|t| (t.epoch, t.updated_at)), Some((1, 10.0)), "github's epoch did not move");
+    assert_eq!(loaded.valid().count(), 4);
 }
 
 #[test]

@@ -144,6 +144,8 @@ texts! {
     mcp_synced: "Re-synced: {u} updated, {a} added, {g} gone, {k} unchanged.", "已重新同步：更新 {u} 个，新增 {a} 个，消失 {g} 个，未变 {k} 个。";
     mcp_sync_failed: "Could not re-sync: {e}", "无法重新同步：{e}";
     mcp_tools_gone: " (+ {n} no longer offered)", "（另有 {n} 个已不再提供）";
+    mcp_tools_off: " ({n} switched off)", "（{n} 个已停用）";
+    mcp_tool_switches: "Tools: switch one off to stop offering it (its policy is kept)", "工具：停用后不再提供给模型（其权限设置保留）";
     mcp_remove: "Remove", "移除";
     mcp_none: "No MCP server yet.", "还没有 MCP 服务器。";
     mcp_status_connecting: "Connecting…", "连接中…";
@@ -191,6 +193,14 @@ texts! {
     mcp_summarizer_hint: "None: the tools' own descriptions are used", "不设置则使用工具自带的描述";
     loaded_tools: "Loaded MCP tools:", "已加载的 MCP 工具：";
     loaded_none: "none yet (the model loads what it needs)", "暂无（模型会按需加载）";
+    loaded_deleted: "no longer offered by {server}", "{server} 已不再提供";
+    loaded_server_removed: "the server {server} was removed", "服务器 {server} 已删除";
+    loaded_disabled: "switched off in Settings", "已在设置中停用";
+    loaded_server_disabled: "the server {server} is switched off", "服务器 {server} 已停用";
+    loaded_changed: "its parameters changed: to be loaded again", "参数已变更：需重新加载";
+    loaded_renamed: "renamed on {server}: to be loaded under its new name", "已在 {server} 上改名：需按新名称重新加载";
+    loaded_manual: "{server} · loaded by the model", "{server} · 由模型加载";
+    loaded_auto: "{server} · loaded when the model called it", "{server} · 模型调用时自动加载";
     metrics_line: "{r} requests · load hit rate {h} · {i} invalidations · {e} extra steps · tool context ≈{w} tokens instead of ≈{o} ({s} less)", "{r} 次请求 · 加载命中率 {h} · {i} 次失效 · 多出 {e} 步 · 工具上下文约 {w} 个 token，原本约 {o} 个（少 {s}）";
     metrics_overall: "Overall:", "总计：";
     metrics_none: "no requests with dynamic loading yet", "尚无使用动态加载的请求";

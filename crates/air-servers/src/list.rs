@@ -36,6 +36,7 @@ pub fn saved_tool(v: &Value) -> Option<SavedTool> {
         gone: false,
         accepted: None,
         pending: false,
+        disabled: false,
     })
 }
 
@@ -93,6 +94,12 @@ pub fn resynced(servers: &mut [McpServer], policies: &mut Policies, mut target: 
 /// Switches server `name` on or off; whether anything changed.
 pub fn set_enabled(servers: &mut [McpServer], name: &str, on: bool) -> bool {
     change(servers, name, |s| std::mem::replace(&mut s.enabled, on) != on)
+}
+
+/// Tool `tool` of server `name` switched on or off by the user (its
+/// policy and definition stay). Whether that changed anything.
+pub fn set_tool_enabled(servers: &mut [McpServer], name: &str, tool: &str, on: bool) -> bool {
+    change(servers, name, |s| s.tools.iter_mut().filter(|t| t.name == tool).fold(false, |any, t| (std::mem::replace(&mut t.disabled, !on) == on) | any))
 }
 
 /// Whether the server's read-only hints decide that its tools run unasked.

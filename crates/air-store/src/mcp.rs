@@ -90,6 +90,10 @@ pub struct SavedTool {
     /// until the user accepts it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// The user switched it off (its policy and definition are kept): not
+    /// offered to the model nor to a View until switched on again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disabled: bool,
 }
 
 impl SavedTool {
@@ -98,10 +102,11 @@ impl SavedTool {
         Face { description: self.description.clone(), input_schema: self.input_schema.clone(), annotations: self.annotations.clone() }
     }
 
-    /// Whether the model (or a View) may be offered it: still listed, and
-    /// accepted by the user (changed or not: a changed tool asks).
+    /// Whether the model (or a View) may be offered it: still listed,
+    /// accepted by the user (changed or not: a changed tool asks), and
+    /// not switched off.
     pub fn offered(&self) -> bool {
-        !self.gone && !self.pending
+        !self.gone && !self.pending && !self.disabled
     }
 
     /// Whether it waits for the user: new since the pick, or changed since
@@ -161,7 +166,7 @@ pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) ->
                     None => None,
                 }
                 .filter(|a| **a != face && !old.pending);
-                out.push(SavedTool { gone: false, accepted, pending: old.pending, ..new.clone() });
+                out.push(SavedTool { gone: false, accepted, pending: old.pending, disabled: old.disabled, ..new.clone() });
             }
             None => {
                 if !old.gone {
@@ -318,7 +323,7 @@ mod tests {
     use crate::settings::MemoryKv as Kv;
 
     fn tool(name: &str, description: &str) -> SavedTool {
-        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false }
+        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false, disabled: false }
     }
 
     #[test]
@@ -426,7 +431,7 @@ mod tests {
             url: "http://127.0.0.1:3001/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer t".into())],
             enabled: true,
-            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false }],
+            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false, disabled: false }],
             excluded: Vec::new(),
             protocol: Some("2025-11-25".into()),
             trust_hints: false,

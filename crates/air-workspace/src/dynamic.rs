@@ -40,8 +40,9 @@ pub enum Action {
     /// Write the summaries the catalog lacks (a turn with dynamic loading
     /// begins).
     Summarize,
-    /// A turn's loader changed the open conversation's loaded tools; its
-    /// metrics gained `gained`.
+    /// A turn's loader changed the loaded tools of the turn's
+    /// conversation (saved under it, even when another one is open by
+    /// now); its metrics gained `gained`.
     Loaded { list: Loaded, gained: Metrics },
     /// The metrics over every conversation are wanted (the settings).
     WantMetrics,
@@ -92,7 +93,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
         Action::Summarize => summarize(w),
         Action::Loaded { list, gained } => {
             add_metrics(w, gained);
-            if let Some(session) = w.chat.active.clone() {
+            if let Some(session) = w.turn.session.clone() {
                 save(w, session, list);
             }
         }

@@ -71,15 +71,6 @@ fn gains_whose_write_could_not_run_are_written_with_the_next() {
 }
 
 #[test]
-fn a_turns_loaded_tools_are_shown_and_saved_for_the_open_chat() {
-    let mut h = harness("");
-    let list = Loaded { tools: vec![loaded_tool("docs", "search")], metrics: gained(1) };
-    h.send(Command::Dynamic(Action::Loaded { list: list.clone(), gained: gained(1) }));
-    assert!(h.take().contains(&Update::LoadedTools(list.clone())));
-    assert_eq!(now(docs::loaded("s1").read(&*h.p.store)), list);
-}
-
-#[test]
 fn a_conversation_opened_shows_its_loaded_tools_checked_against_the_servers() {
     let mut h = harness("");
     // Loaded from a server since removed.

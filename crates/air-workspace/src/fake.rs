@@ -73,7 +73,7 @@ pub struct FakePlatform {
     /// What a turn runs with (default: the default settings, no tools).
     pub setup: RefCell<Option<Box<dyn Fn() -> Setup>>>,
     /// What running turns reported, not handled yet.
-    inbox: RefCell<Vec<Command>>,
+    pub inbox: Rc<RefCell<Vec<Command>>>,
     /// Turns started.
     pub turns: Cell<usize>,
     /// What running turns showed live.

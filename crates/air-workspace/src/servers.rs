@@ -46,6 +46,9 @@ pub enum Action {
     Cancel,
     SetEnabled { name: String, on: bool },
     SetTrustHints { name: String, on: bool },
+    /// Tool `tool` of server `server` switched on or off (kept, with its
+    /// policy, but never offered while off).
+    SetToolEnabled { server: String, tool: String, on: bool },
     Remove(String),
     /// List a saved server's tools again, at `url` (which may have changed).
     Resync { name: String, url: String },
@@ -349,6 +352,7 @@ fn edit(prefs: &mut Prefs, action: Action) -> Vec<Out> {
     let (changed, effects) = match action {
         Action::SetEnabled { name, on } => (list::set_enabled(servers, &name, on), list::Effects::default()),
         Action::SetTrustHints { name, on } => (list::set_trust_hints(servers, &name, on), list::Effects::default()),
+        Action::SetToolEnabled { server, tool, on } => (list::set_tool_enabled(servers, &server, &tool, on), list::Effects::default()),
         Action::Remove(name) => (true, list::remove(servers, policies, &name)),
         Action::Accept { server, tool } => {
             let accepted = list::accept(servers, policies, &server, &tool);

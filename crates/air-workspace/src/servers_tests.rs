@@ -201,3 +201,28 @@ fn decisions_go_one_at_a_time_in_order_and_the_settings_changed_meanwhile_stay()
     assert_eq!(kept.settings.model, "qwen", "what the drawer saved meanwhile stays");
     assert_eq!(h.ws.prefs().settings.model, "qwen");
 }
+
+#[test]
+fn a_tool_switched_off_is_kept_with_its_policy_never_offered_and_survives_a_resync() {
+    let mut h = with_docs();
+    let echo = |h: &Harness| Prefs::load(&*h.p.kv).0.servers[0].tools.iter().find(|t| t.name == "echo").cloned().expect("echo is kept");
+    let offered = |h: &Harness| air_servers::Registration::of(&Prefs::load(&*h.p.kv).0.servers).for_model(|_| true).map(|e| e.def.name.clone()).collect::<Vec<_>>();
+    let def = air_servers::Registration::of(&Prefs::load(&*h.p.kv).0.servers).for_model(|_| true).find(|e| e.def.name.ends_with("echo")).map(|e| e.def.clone()).expect("offered");
+    act(&mut h, Action::AllowAlways(Box::new(def.clone())));
+    assert!(offered(&h).iter().any(|n| n.ends_with("echo")));
+
+    let ups = act(&mut h, Action::SetToolEnabled { server: "docs".into(), tool: "echo".into(), on: false });
+    assert!(ups.contains(&Update::ServersEdited));
+    assert!(echo(&h).disabled && !echo(&h).offered());
+    assert!(!offered(&h).iter().any(|n| n.ends_with("echo")), "never offered while off");
+    assert_eq!(Prefs::load(&*h.p.kv).0.settings.tool_policies.get(&def), Some(air_tools::policy::Policy::Allow), "its policy is kept");
+
+    // A re-sync that lists it again keeps it off; switched on, it is offered again.
+    offers(&h.p, URL, &["echo", "add"]);
+    act(&mut h, Action::Resync { name: "docs".into(), url: URL.into() });
+    assert!(echo(&h).disabled);
+    assert!(act(&mut h, Action::SetToolEnabled { server: "docs".into(), tool: "echo".into(), on: true }).contains(&Update::ServersEdited));
+    assert!(offered(&h).iter().any(|n| n.ends_with("echo")));
+    // Switching it to what it is already changes nothing.
+    assert!(!act(&mut h, Action::SetToolEnabled { server: "docs".into(), tool: "echo".into(), on: true }).contains(&Update::ServersEdited));
+}

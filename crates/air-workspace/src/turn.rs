@@ -52,6 +52,10 @@ pub enum Ask {
 pub struct Turning {
     /// The job running (what a failure gives back depends on it).
     running: Option<Kind>,
+    /// The conversation the last turn ran in (a new chat's, once it was
+    /// made): what the turn changes of it is kept under it, whichever
+    /// conversation is open meanwhile.
+    pub(crate) session: Option<String>,
     abort: Option<Abort>,
     approvals: Vec<(String, Option<(Option<Box<Face>>, Face)>, oneshot::Sender<Approval>)>,
     questions: Vec<(String, Elicitation, oneshot::Sender<ElicitAnswer>)>,
@@ -129,6 +133,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         (String::new(), Vec::new())
     };
     w.turn.running = Some(kind);
+    w.turn.session = session.clone();
     w.chat.busy = true;
     let abort = Abort::new();
     w.turn.abort = Some(abort.clone());
@@ -224,6 +229,7 @@ fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
     match event {
         Event::SessionCreated(session) => {
             let id = session.id.clone();
+            w.turn.session = Some(id.clone());
             w.session_began(&id);
             w.handle(Command::SessionSaved(session));
             w.handle(Command::SessionCreated(id));
@@ -355,3 +361,7 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Resul
 #[cfg(test)]
 #[path = "turn_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "turn_dynamic_tests.rs"]
+mod dynamic_tests;
