@@ -23,16 +23,22 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     const toggle = page.getByTestId('settings-dynamic-mcp');
     assert.equal(await toggle.isChecked(), false);
     assert.equal(await page.getByTestId('settings-auto-load').count(), 0);
+    // Experimental: named, explained, and its risk said.
+    const experimental = page.getByTestId('settings-experimental');
+    assert.match(await experimental.textContent(), /MCP dynamic loading.*one line per server.*Risk: small models may not load tools before calling them/s);
     await toggle.check();
     await page.getByTestId('settings-auto-load').waitFor();
-    // A summarizer model writes the catalog's summaries in the background.
+    // A summarizer model writes the catalog's summaries in the background:
+    // none at first, then a model of the provider, as it listed them.
     h.model.enqueueCompletion('```json\n{"server": "The MCP reference server: echo, sums, images and more", "tools": {"echo": "Repeats a message back", "get-sum": "Adds two numbers"}}\n```');
-    await page.getByTestId('settings-summarizer').fill('summarizer');
+    const summarizer = page.getByTestId('settings-summarizer');
+    assert.equal(await summarizer.inputValue(), '', 'none: the servers\' descriptions');
+    await summarizer.selectOption({ label: 'scripted-large' });
     await page.getByTestId('settings-save').click();
     for (let i = 0; i < 100 && h.model.completions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.equal(h.model.completions.length, 1, 'the summarizer was asked once');
     const asked = h.model.completions[0].body;
-    assert.equal(asked.model, 'summarizer');
+    assert.equal(asked.model, 'scripted-large');
     assert.match(asked.messages[0].content, /JSON only/);
     assert.match(asked.messages[1].content, /^Server: everything\nTools:\n- echo: Echoes back the input string/);
     await new Promise((r) => setTimeout(r, 300));
@@ -65,9 +71,9 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     assert.equal((await chip.textContent()).trim(), 'echo');
     assert.equal(await chip.getAttribute('data-status'), 'valid');
     // Metrics (estimated tokens): this conversation, and over all of them.
-    assert.match(await page.getByTestId('loaded-tools').getAttribute('title'), /^3 requests · load hit rate 100 % · 0 invalidations · 1 extra steps · tool context ≈\d+ tokens instead of ≈\d+ \(\d+ % less\)$/);
+    assert.match(await page.getByTestId('loaded-tools').getAttribute('title'), /^3 requests in 1 turn\(s\) · load hit rate 100 % · 0 invalidations \(0\.00 per turn\) · 1 extra rounds to load · tool context ≈\d+ tokens instead of ≈\d+ \(\d+ % less; estimated\) · prompt tokens as the provider counted them \(1 requests\): \d+ instead of ≈\d+$/);
     await page.getByTestId('open-settings').click();
-    await page.getByTestId('dynamic-metrics').filter({ hasText: /^Overall: 3 requests · load hit rate 100 %/ }).waitFor({ timeout: 10_000 });
+    await page.getByTestId('dynamic-metrics').filter({ hasText: /^Overall: 3 requests in \d+ turn\(s\) · load hit rate 100 %/ }).waitFor({ timeout: 10_000 });
     await page.getByTestId('settings-save').click();
 
     // Kept with the conversation: after a reload, still loaded and offered.
@@ -148,7 +154,52 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
     await context.close();
   });
+
+  test('a summary that could not be written is shown on its server, with why, and Retry asks again', async () => {
+    const { context, page, errors } = await h.freshPage();
+    await addMcpServer(page, 'everything', server.url);
+    await page.getByTestId('settings-dynamic-mcp').check();
+    const before = h.model.completions.length;
+    h.model.enqueueCompletion(reply.error(503, { error: { message: 'overloaded' } }));
+    await page.getByTestId('settings-summarizer').selectOption({ label: 'scripted-model' });
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('open-settings').click();
+    const failed = page.getByTestId('mcp-server').filter({ hasText: 'everything' }).getByTestId('mcp-summary-error');
+    await failed.waitFor({ timeout: 10_000 });
+    assert.equal(await failed.textContent(), "Summary not written: the summarizer's provider answered HTTP 503");
+    assert.equal(h.model.completions.length, before + 1);
+    let catalog = await storedCatalog(page);
+    assert.equal(catalog.servers[0].summarized, false, 'the descriptions stay');
+    // The choice is kept, shown as saved.
+    assert.equal(await page.getByTestId('settings-summarizer').locator('option:checked').textContent(), 'scripted-model');
+
+    h.model.enqueueCompletion('{"server": "The reference server", "tools": {"echo": "Repeats a message"}}');
+    await page.getByTestId('mcp-summary-retry').click();
+    await failed.waitFor({ state: 'detached', timeout: 10_000 });
+    for (let i = 0; i < 100 && h.model.completions.length < before + 2; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(h.model.completions[before + 1].body.model, 'scripted-model');
+    // Written into the catalog in the background.
+    for (let i = 0; i < 100 && !(catalog = await storedCatalog(page)).servers[0].summarized; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(catalog.servers[0].summary, 'The reference server');
+    assert.ok(catalog.servers[0].summaryGeneratedAt > 0, 'dated');
+    assert.equal(catalog.tools.find((t) => t.name === 'echo').summary, 'Repeats a message');
+    assert.deepEqual(errors.filter((e) => !/status of (400|503)/.test(e)), []);
+    await context.close();
+  });
 });
+
+/** The MCP catalog as stored in IndexedDB. */
+function storedCatalog(page) {
+  return page.evaluate(() => new Promise((resolve, reject) => {
+    const open = indexedDB.open('air-agent-db');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const get = open.result.transaction('meta').objectStore('meta').get('doc:mcp-catalog');
+      get.onsuccess = () => resolve(JSON.parse(get.result));
+      get.onerror = () => reject(get.error);
+    };
+  }));
+}
 
 describe('MCP summarizer with the real local model', () => {
   let browser, app, model, server;
@@ -179,22 +230,14 @@ describe('MCP summarizer with the real local model', () => {
     });
     await addMcpServer(page, 'everything', server.url);
     await page.getByTestId('settings-dynamic-mcp').check();
-    await page.getByTestId('settings-summarizer').fill('SmolLM2-135M-Instruct');
+    await page.getByTestId('settings-summarizer').selectOption({ label: 'SmolLM2-135M-Instruct' });
     await page.getByTestId('settings-save').click();
     for (let i = 0; i < 600 && asked.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(asked.slice(0, 1), [200], 'the local model answered the summarizer');
     await new Promise((r) => setTimeout(r, 500));
     // The stored catalog: the model's summary if it wrote usable JSON, the
     // descriptions' otherwise; never empty.
-    const catalog = await page.evaluate(() => new Promise((resolve, reject) => {
-      const open = indexedDB.open('air-agent-db');
-      open.onerror = () => reject(open.error);
-      open.onsuccess = () => {
-        const get = open.result.transaction('meta').objectStore('meta').get('doc:mcp-catalog');
-        get.onsuccess = () => resolve(JSON.parse(get.result));
-        get.onerror = () => reject(get.error);
-      };
-    }));
+    const catalog = await storedCatalog(page);
     const entry = catalog.servers.find((s) => s.name === 'everything');
     assert.ok(entry.summary.trim().length > 0);
     if (!entry.summarized) assert.match(entry.summary, /^\d+ tools: echo/);

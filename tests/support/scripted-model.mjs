@@ -115,10 +115,16 @@ export async function startScriptedModel({ models = ['scripted-model', 'scripted
       return;
     }
     // Other non-streamed questions (the MCP summarizer): answered from
-    // their own queue, as a chat completion, and kept apart.
+    // their own queue, as a chat completion (or a scripted error), and
+    // kept apart.
     if (body?.stream === false) {
       completions.push({ at: Date.now(), body });
       const content = completionQueue.shift() ?? '(no scripted completion left)';
+      if (typeof content === 'object') {
+        res.writeHead(content.status, { ...CORS, 'Content-Type': 'application/json', ...content.headers });
+        res.end(content.body);
+        return;
+      }
       res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ id: 'chatcmpl-c', object: 'chat.completion', model: body.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }));
       return;
@@ -150,7 +156,7 @@ export async function startScriptedModel({ models = ['scripted-model', 'scripted
     probes,
     enqueue: (...replies) => queue.push(...replies),
     completions,
-    /** Answers for non-streamed requests (the MCP summarizer), in order. */
+    /** Answers for non-streamed requests (the MCP summarizer), in order: texts, or `reply.error(…)`. */
     enqueueCompletion: (...texts) => completionQueue.push(...texts),
     pending: () => queue.length,
     stop: () => new Promise((ok) => { for (const s of sockets) s.destroy(); server.close(ok); }),

@@ -59,6 +59,7 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::Indexing(on) => state.sessions.indexing.set(on),
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
+        Up::Log(list) => state.shell.event_log.set(list),
         Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Files(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
         Up::Settings(settings) => state.prefs.settings.set(*settings),
         // A notice about saving (storage full) is over.
@@ -75,10 +76,9 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::SignIns(view) => state.prefs.sign_ins.set(*view),
         Up::AddFormBack(draft) => state.prefs.add_form_back.set(Some(draft)),
         Up::OpenSettings => state.prefs.settings_open.set(true),
-        Up::LoadedTools(list) => state.chat.loaded_tools.set(list),
-        Up::Metrics(m) => state.chat.metrics_overall.set(m),
         Up::ModelLists(lists) => state.prefs.model_lists.set(lists),
         Up::ProviderTest(test) => state.prefs.provider_test.set(test),
+        Up::HttpTools(_) | Up::HttpToolSaved | Up::HttpImport(_) => super::http_tools::apply(state, u),
         Up::Picked(found) => {
             // A prompt's text goes into the composer, after what is there.
             if let Found::PromptText(Ok(text)) = &found {
@@ -129,6 +129,10 @@ fn apply_chat(state: AppState, u: Up) {
         }
         Up::MessagesRemoved(ids) => state.chat.messages.update(|m| m.retain(|x| !ids.contains(&x.id))),
         Up::Focus(focus) => state.chat.focus.set(focus),
+        // Dynamic loading's.
+        Up::LoadedTools(list) => state.chat.loaded_tools.set(list),
+        Up::Metrics(m) => state.chat.metrics_overall.set(m),
+        Up::SummaryFailures(list) => state.prefs.summary_failures.set(list),
         _ => {}
     }
 }
@@ -176,6 +180,7 @@ fn notice(state: AppState, n: Notice) {
         Notice::PrefsUnreadable(why) => state.shell.notice.update(|n| *n = Some(n.take().map_or(why.clone(), |before| format!("{before} {why}")))),
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
         Notice::PartMissing => super::lazy::report(state, super::lazy::Missing),
+        Notice::HttpToolRefused(why) => super::http_tools::refused(state, why),
         Notice::DownloadFailed(e) => state.shell.notice.set(Some(t.import_failed.replace("{e}", &e))),
         Notice::FileRefused { name, why } => {
             let template = match why {

@@ -79,18 +79,21 @@ impl Platform for Browser {
     fn run_picker(&self, job: air_workspace::pickers::Job) -> LocalBoxFuture<'static, Result<air_workspace::pickers::Found, Missing>> {
         Box::pin(part(picker(self.state, job)))
     }
+    fn run_http_tools(&self, job: air_workspace::http_tools::Job) -> LocalBoxFuture<'static, Result<air_workspace::http_tools::Done, Missing>> {
+        Box::pin(part(http_tools(job)))
+    }
     fn run_dynamic(&self, job: air_workspace::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<air_workspace::dynamic::Action>, Missing>> {
         Box::pin(part(dynamic(self.store(), job)))
     }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
     }
-    fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
+    fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings, http_tools: Vec<air_store::http_tools::SavedHttpTool>) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
         let store = self.store();
         let now = super::env::now_ms();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(None)) };
-            part(export_file(store, only, format, settings, now)).await
+            part(export_file(store, only, format, (settings, http_tools), now)).await
         })
     }
     fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), ImportFailure>, Missing>> {

@@ -36,6 +36,11 @@ pub fn local_date_time() -> (String, String) {
     air_web::local_date_time()
 }
 
+/// The local date and time of `ms` since the epoch (`YYYY-MM-DD HH:MM:SS`).
+pub fn local_time_of(ms: f64) -> String {
+    air_web::local_time_of(ms)
+}
+
 /// The browser's language tag, e.g. `zh-CN`.
 pub fn locale() -> String {
     air_web::locale()

@@ -10,6 +10,7 @@ mod browser;
 pub mod drawn;
 mod dynamic;
 pub mod env;
+pub mod http_tools;
 pub mod lazy;
 mod live;
 pub(crate) mod mcp;

@@ -32,6 +32,10 @@ pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'st
             (registry, names)
         })
         .await;
+        // The enabled HTTP tools, over the page's fetch (as MCP's clients);
+        // with dynamic loading too, offered like the built-ins.
+        let mut tools = tools;
+        air_workspace::http_tools::register(&mut tools, &inputs.http_tools, Rc::new(super::env::Http::default()));
         let lang = inputs.settings.language.into();
         let setup = Setup { settings: *inputs.settings, tools, offer, lang };
         air_workspace::turn::run(&env, setup, run).await
@@ -89,8 +93,8 @@ pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBox
 
 /// Writing an export: fetched with the first one.
 #[super::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, settings: air_store::Settings, now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
-    Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, &settings, now).await }))
+pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, kept: (air_store::Settings, Vec<air_store::http_tools::SavedHttpTool>), now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, (&kept.0, &kept.1), now).await }))
 }
 
 /// Reading an export into the store: fetched with the first import.
@@ -140,6 +144,13 @@ pub(super) fn forget_sign_in(url: String) -> Result<(), super::lazy::Missing> {
 #[super::lazy::split(doctor, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Result<LocalBoxFuture<'static, air_doctor::Finding>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_doctor::diagnose(&super::env::Http::default(), &target, &abort).await }))
+}
+
+/// Checking HTTP tools and reading OpenAPI documents: fetched with the
+/// first change of the HTTP tools.
+#[super::lazy::split(http_tools_work, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn http_tools(job: air_workspace::http_tools::Job) -> Result<LocalBoxFuture<'static, air_workspace::http_tools::Done>, super::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::http_tools::run(&super::env::Http::default(), job).await }))
 }
 
 /// Dynamic loading's work (the catalog, loaded tools, the summarizer,

@@ -50,6 +50,8 @@ pub struct Shell {
     pub storage_line: RwSignal<String>,
     /// What the last import did.
     pub import_result: RwSignal<Option<String>>,
+    /// The event log as last shown (Settings), newest first.
+    pub event_log: RwSignal<Vec<air_workspace::log::Entry>>,
     /// A new version of the app is installed and waits for a reload.
     pub update_ready: RwSignal<bool>,
     /// Hands the workspace core a command (the binding, once started).
@@ -82,6 +84,10 @@ pub struct Prefs {
     pub model_lists: RwSignal<air_store::settings::ModelLists>,
     /// Where Settings → Test stands.
     pub provider_test: RwSignal<air_workspace::models::Test>,
+    /// What the MCP summarizer failed on, per server (the core's).
+    pub summary_failures: RwSignal<Vec<air_workspace::dynamic::Failed>>,
+    /// Settings → HTTP tools: the saved ones, the form, the import.
+    pub http_tools: super::http_tools::HttpTools,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }
@@ -229,6 +235,7 @@ impl AppState {
                 channel: StoredValue::new_local(None),
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
+                event_log: RwSignal::new(Vec::new()),
                 update_ready: RwSignal::new(false),
                 dispatcher: StoredValue::new(None),
             },
@@ -242,6 +249,8 @@ impl AppState {
                 add_form_back: RwSignal::new(None),
                 model_lists: RwSignal::new(Default::default()),
                 provider_test: RwSignal::new(Default::default()),
+                summary_failures: RwSignal::new(Vec::new()),
+                http_tools: super::http_tools::HttpTools::new(&prefs.http_tools),
                 add_flow: RwSignal::new(Default::default()),
                 resynced: RwSignal::new(None),
                 provider_doctor: RwSignal::new(Default::default()),

@@ -3,7 +3,9 @@
 mod app_frame;
 mod assistants;
 mod chat;
+mod http_tools;
 mod live;
+mod log;
 mod message;
 pub(crate) mod composer;
 pub(crate) mod mcp;

@@ -8,6 +8,8 @@ use leptos::prelude::*;
 use crate::i18n::t;
 use crate::binding::state::use_app;
 
+#[path = "summarizer.rs"] pub(super) mod summarizer;
+
 /// Result of the connection test, shown under the button.
 /// Settings → Test's outcome in words.
 fn test_text(state: crate::binding::state::AppState, test: &Test) -> String {
@@ -85,9 +87,11 @@ fn SettingsDrawer() -> impl IntoView {
                     <AnswersSection draft=draft/>
                     <AppearanceSection draft=draft/>
                     <super::mcp::McpServers draft=draft/>
+                    <super::http_tools::HttpToolsSection/>
                     <super::assistants::AssistantsSection draft=draft/>
                     <ExperimentalSection draft=draft/>
                     <DataSection/>
+                    <super::log::EventLogSection/>
                     <div class="drawer-actions">
                         <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>
                         <button type="submit" class="primary" data-testid="settings-save">{move || t().save}</button>
@@ -323,12 +327,7 @@ fn ExperimentalSection(draft: RwSignal<Settings>) -> impl IntoView {
                         on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.mcp_auto_load_once = v) }/>
                     {move || t().mcp_auto_load}
                 </label>
-                <label>{move || t().mcp_summarizer}
-                    <input type="text" data-testid="settings-summarizer" autocomplete="off" list="model-list"
-                        placeholder=move || t().mcp_summarizer_hint
-                        prop:value=move || draft.with(|d| d.mcp_summarizer_model.clone())
-                        on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.mcp_summarizer_model = v.trim().to_owned()) }/>
-                </label>
+                <summarizer::SummarizerSelect draft=draft/>
             </Show>
         </fieldset>
     }

@@ -77,6 +77,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         }
     };
     let source = run.server.clone();
+    let http = run.http;
     let args = serde_json::from_str::<serde_json::Value>(&run.arguments)
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
@@ -100,7 +101,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending || run.status == ToolStatus::Interrupted>
             <summary>
                 <span class="tool-name" data-testid="tool-name">{run.name.clone()}</span>
-                <span class="tool-source muted">{move || source.clone().unwrap_or_else(|| t().tool_builtin.to_owned())}</span>
+                <span class="tool-source muted" data-testid="tool-source">{move || source.clone().unwrap_or_else(|| if http { t().tool_http } else { t().tool_builtin }.to_owned())}</span>
                 <span class="tool-status" data-testid="tool-status">{move || status().1}</span>
                 {duration.map(|d| view! { <span class="tool-duration muted" data-testid="tool-duration">{d}</span> })}
             </summary>

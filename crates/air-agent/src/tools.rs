@@ -95,11 +95,13 @@ impl<E: Env> Turn<'_, E> {
                 let mut r = MessageRecord::new(env.new_id(), answer.session_id.clone(), seq, Role::Tool, "");
                 r.branch = answer.branch.clone();
                 r.tool_call_id = Some(call.id.clone());
-                let server = self.tools.get(&call.name).and_then(|t| match &t.def().source {
-                    ToolSource::Mcp { server } => Some(server.clone()),
-                    ToolSource::BuiltIn => None,
-                });
-                r.tool = Some(ToolRun::new(call.name.clone(), server, call.arguments.clone(), ToolStatus::Running));
+                let source = self.tools.get(&call.name).map(|t| t.def().source.clone());
+                let server = match &source {
+                    Some(ToolSource::Mcp { server }) => Some(server.clone()),
+                    Some(ToolSource::BuiltIn | ToolSource::Http) | None => None,
+                };
+                let http = source == Some(ToolSource::Http);
+                r.tool = Some(ToolRun { http, ..ToolRun::new(call.name.clone(), server, call.arguments.clone(), ToolStatus::Running) });
                 r
             })
             .collect()

@@ -61,6 +61,10 @@ pub struct ServerEntry {
     /// The summary was written by the summarizer model (not the fallback).
     #[serde(default)]
     pub summarized: bool,
+    /// When the summarizer wrote the summary (milliseconds since the
+    /// epoch; `None`: the fallback is in use).
+    #[serde(default)]
+    pub summary_generated_at: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +80,10 @@ pub struct ToolEntry {
     pub epoch: u64,
     #[serde(default)]
     pub summarized: bool,
+    /// When the summarizer wrote the summary (milliseconds since the
+    /// epoch; `None`: the description's first sentence is in use).
+    #[serde(default)]
+    pub summary_generated_at: Option<f64>,
 }
 
 /// What is known of every server and tool, without their schemas.
@@ -126,6 +134,7 @@ impl Catalog {
                             schema_hash: hash,
                             epoch: 0,
                             summarized: false,
+                            summary_generated_at: None,
                         });
                     }
                 }
@@ -145,9 +154,9 @@ impl Catalog {
                 let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).take(8).collect();
                 format!("{} tools: {}{}", tools.len(), names.join(", "), if tools.len() > 8 { ", …" } else { "" })
             };
-            let (summary, summarized) = match old {
-                Some(o) if o.summarized && !changed => (o.summary.clone(), true),
-                _ => (fallback(), false),
+            let (summary, summarized, summary_generated_at) = match old {
+                Some(o) if o.summarized && !changed => (o.summary.clone(), true, o.summary_generated_at),
+                _ => (fallback(), false, None),
             };
             out.servers.push(ServerEntry {
                 name: server.name.clone(),
@@ -156,24 +165,28 @@ impl Catalog {
                 refreshed_at: if changed { now_ms } else { old.map_or(now_ms, |o| o.refreshed_at) },
                 enabled: server.enabled,
                 summarized,
+                summary_generated_at,
             });
             out.tools.extend(tools);
         }
         out
     }
 
-    /// The summarizer's summaries, for the epoch they were written for
-    /// (a summary of tools that changed since is dropped).
-    pub fn summarized(&mut self, server: &str, epoch: u64, server_summary: &str, tools: &[(String, String)]) -> bool {
+    /// The summarizer's summaries, written at `now_ms`, for the epoch
+    /// they were written for (a summary of tools that changed since is
+    /// dropped).
+    pub fn summarized(&mut self, server: &str, epoch: u64, server_summary: &str, tools: &[(String, String)], now_ms: f64) -> bool {
         let Some(s) = self.servers.iter_mut().find(|s| s.name == server && s.epoch == epoch) else { return false };
         if !server_summary.trim().is_empty() {
             s.summary = server_summary.trim().to_owned();
             s.summarized = true;
+            s.summary_generated_at = Some(now_ms);
         }
         for (name, summary) in tools {
             if let Some(t) = self.tools.iter_mut().find(|t| t.server == server && &t.name == name && !summary.trim().is_empty()) {
                 t.summary = summary.trim().to_owned();
                 t.summarized = true;
+                t.summary_generated_at = Some(now_ms);
             }
         }
         true

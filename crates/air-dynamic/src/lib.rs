@@ -32,7 +32,7 @@ pub use loaded::{Loaded, LoadedTool, Source, Status};
 pub use loaders::{answer_load_server, answer_load_tools, loader_defs, not_loaded_error, prompt_section};
 pub use metrics::{Metrics, estimate_tokens};
 pub use session::{Session, prepare};
-pub use summarizer::{SUMMARIZER_PROMPT, parse_summaries, summarize_one, summarizer_input, unsummarized};
+pub use summarizer::{Failure as SummaryFailure, SUMMARIZER_PROMPT, Summaries, parse_summaries, summarize_one, summarizer_input, unsummarized};
 
 /// The loader tools' names.
 pub const LOAD_SERVER: &str = "load_mcp_server";

@@ -45,18 +45,40 @@ pub fn unsummarized(catalog: &Catalog) -> Vec<(String, u64)> {
     catalog.servers.iter().filter(|s| s.enabled && !s.summarized).map(|s| (s.name.clone(), s.epoch)).collect()
 }
 
+/// Why the summarizer wrote no summary for a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The provider answered with this HTTP status.
+    Status(u16),
+    /// No answer in the time allowed.
+    Timeout,
+    /// The provider could not be reached (the network, or the browser
+    /// hid its answer).
+    Unreachable,
+    /// It answered, but nothing usable could be read from the answer.
+    Unreadable,
+}
+
+/// What the summarizer wrote for one server: the epoch asked about, the
+/// server's summary and the tools' (for [`Catalog::summarized`]).
+pub type Summaries = (u64, String, Vec<(String, String)>);
+
 /// Asks the summarizer about one server of the catalog (`ask` sends the
-/// user message with [`SUMMARIZER_PROMPT`]; `None` is a failure or a
-/// timeout) and returns what to apply with [`Catalog::summarized`]: the
-/// epoch asked about, the server's summary and the tools'. `None` when the
-/// summarizer failed or said nothing usable: the descriptions stay.
-pub async fn summarize_one<F, Fut>(catalog: &Catalog, server: &McpServer, ask: F) -> Option<(u64, String, Vec<(String, String)>)>
+/// user message with [`SUMMARIZER_PROMPT`] and gives the answer's text,
+/// or why there is none) and returns what to apply with
+/// [`Catalog::summarized`], or why nothing can be: then the descriptions
+/// stay. `None` when the catalog does not know the server (nothing to ask).
+pub async fn summarize_one<F, Fut>(catalog: &Catalog, server: &McpServer, ask: F) -> Option<Result<Summaries, Failure>>
 where
     F: FnOnce(String) -> Fut,
-    Fut: std::future::Future<Output = Option<String>>,
+    Fut: std::future::Future<Output = Result<String, Failure>>,
 {
     let epoch = catalog.server(&server.name)?.epoch;
-    let answer = ask(summarizer_input(catalog, server)?).await?;
-    let (summary, tools) = parse_summaries(&answer)?;
-    (!summary.is_empty() || !tools.is_empty()).then_some((epoch, summary, tools))
+    let input = summarizer_input(catalog, server)?;
+    let answer = match ask(input).await {
+        Ok(answer) => answer,
+        Err(why) => return Some(Err(why)),
+    };
+    let read = parse_summaries(&answer).filter(|(summary, tools)| !summary.is_empty() || !tools.is_empty());
+    Some(read.map(|(summary, tools)| (epoch, summary, tools)).ok_or(Failure::Unreadable))
 }

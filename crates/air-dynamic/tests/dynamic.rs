@@ -106,15 +106,28 @@ fn the_catalog_moves_a_servers_epoch_only_when_its_tools_change() {
 fn the_summarizers_work_is_kept_until_the_tools_change() {
     let mut list = servers();
     let mut c = Catalog::default().refresh(&list, 0.0);
-    assert!(c.summarized("github", 1, "Issues and code on GitHub", &[("create_issue".into(), "Opens an issue".into())]));
-    assert!(!c.summarized("github", 7, "stale", &[]), "a summary for another epoch is dropped");
+    assert!(c.summarized("github", 1, "Issues and code on GitHub", &[("create_issue".into(), "Opens an issue".into())], 500.0));
+    assert!(!c.summarized("github", 7, "stale", &[], 600.0), "a summary for another epoch is dropped");
     let again = c.refresh(&list, 1.0);
-    assert_eq!(again.server("github").map(|s| s.summary.as_str()), Some("Issues and code on GitHub"));
-    assert_eq!(again.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Opens an issue"));
+    assert_eq!(again.server("github").map(|s| (s.summary.as_str(), s.summary_generated_at)), Some(("Issues and code on GitHub", Some(500.0))));
+    assert_eq!(again.tool("github", "create_issue").map(|t| (t.summary.as_str(), t.summary_generated_at)), Some(("Opens an issue", Some(500.0))));
+    assert_eq!(again.tool("github", "list_issues").and_then(|t| t.summary_generated_at), None, "not written by the summarizer");
     list[0].tools.push(tool("merge", "Merge a pull request.", obj(json!({}))));
     let changed = again.refresh(&list, 2.0);
-    assert_eq!(changed.server("github").map(|s| (s.summarized, s.summary.as_str())), Some((false, "4 tools: create_issue, list_issues, search_code, merge")));
-    assert_eq!(changed.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Opens an issue"), "an unchanged tool keeps its summary");
+    assert_eq!(changed.server("github").map(|s| (s.summarized, s.summary.as_str(), s.summary_generated_at)), Some((false, "4 tools: create_issue, list_issues, search_code, merge", None)));
+    assert_eq!(changed.tool("github", "create_issue").map(|t| (t.summary.as_str(), t.summary_generated_at)), Some(("Opens an issue", Some(500.0))), "an unchanged tool keeps its summary");
+}
+
+#[test]
+fn a_catalog_stored_before_the_summaries_had_a_time_is_read() {
+    let old = json!({"servers": [{"name": "s", "summary": "x", "epoch": 2, "refreshedAt": 1.0, "enabled": true, "summarized": true}], "tools": [{"server": "s", "name": "t", "summary": "y", "keywords": [], "schemaHash": "h", "epoch": 2}]});
+    let c: Catalog = serde_json::from_value(old).unwrap_or_default();
+    assert_eq!(c.server("s").map(|s| (s.epoch, s.summary_generated_at)), Some((2, None)));
+    assert_eq!(c.tool("s", "t").map(|t| (t.summary.as_str(), t.summary_generated_at)), Some(("y", None)));
+    let mut c = c;
+    assert!(c.summarized("s", 2, "z", &[], 9.0));
+    let written = serde_json::to_value(&c).unwrap_or_default();
+    assert_eq!(written["servers"][0]["summaryGeneratedAt"], json!(9.0));
 }
 
 /// Every tool of `servers()` loaded at 10.0, and the gate's verdict on
@@ -282,7 +295,7 @@ fn the_summarizer_is_asked_and_read() {
     let answer = "Here you go:\n```json\n{\"server\": \"地图与天气\", \"tools\": {\"weather\": \"查天气\", \"geocode\": \"地址转坐标\", \"unknown\": \"x\"}}\n```";
     let (server, tools) = parse_summaries(answer).unwrap_or_default();
     assert_eq!(server, "地图与天气");
-    assert!(catalog.summarized("amap", 1, &server, &tools));
+    assert!(catalog.summarized("amap", 1, &server, &tools, 3.0));
     assert_eq!(catalog.tool("amap", "weather").map(|t| t.summary.as_str()), Some("查天气"));
     assert!(catalog.tool("amap", "unknown").is_none(), "names it made up are ignored");
     assert_eq!(unsummarized(&catalog), [("github".to_owned(), 1)]);
@@ -296,16 +309,19 @@ fn when_the_summarizer_fails_the_descriptions_stay() {
     let list = servers();
     let mut catalog = Catalog::default().refresh(&list, 0.0);
     let before = catalog.clone();
-    let run = |answer: Option<&'static str>| pollster::block_on(summarize_one(&catalog, &list[0], move |_| async move { answer.map(str::to_owned) }));
-    assert_eq!(run(None), None, "no answer (an error, a timeout)");
-    assert_eq!(run(Some("Sorry, I can't help with that.")), None, "no JSON");
-    assert_eq!(run(Some("{\"server\": \"\", \"tools\": {}}")), None, "nothing in it");
+    let run = |answer: Result<&'static str, SummaryFailure>| pollster::block_on(summarize_one(&catalog, &list[0], move |_| async move { answer.map(str::to_owned) }));
+    assert_eq!(run(Err(SummaryFailure::Status(503))), Some(Err(SummaryFailure::Status(503))), "an error status");
+    assert_eq!(run(Err(SummaryFailure::Timeout)), Some(Err(SummaryFailure::Timeout)));
+    assert_eq!(run(Ok("Sorry, I can't help with that.")), Some(Err(SummaryFailure::Unreadable)), "no JSON");
+    assert_eq!(run(Ok("{\"server\": \"\", \"tools\": {}}")), Some(Err(SummaryFailure::Unreadable)), "nothing in it");
+    let unknown = server("nowhere", Vec::new());
+    assert_eq!(pollster::block_on(summarize_one(&catalog, &unknown, |_| async { Ok(String::new()) })), None, "a server the catalog does not know: nothing to ask");
     assert_eq!(catalog, before);
     assert_eq!(catalog.server("github").map(|s| s.summary.as_str()), Some("3 tools: create_issue, list_issues, search_code"));
     assert_eq!(catalog.tool("github", "create_issue").map(|t| t.summary.as_str()), Some("Create a new issue in a GitHub repository."));
-    let good = run(Some("{\"server\": \"GitHub issues and code\", \"tools\": {\"create_issue\": \"Opens an issue\"}}"));
-    let Some((epoch, summary, tools)) = good else { panic!("a usable answer") };
-    assert!(catalog.summarized("github", epoch, &summary, &tools));
+    let good = run(Ok("{\"server\": \"GitHub issues and code\", \"tools\": {\"create_issue\": \"Opens an issue\"}}"));
+    let Some(Ok((epoch, summary, tools))) = good else { panic!("a usable answer") };
+    assert!(catalog.summarized("github", epoch, &summary, &tools, 4.0));
     assert_eq!(catalog.server("github").map(|s| s.summary.as_str()), Some("GitHub issues and code"));
 }
 
@@ -321,5 +337,82 @@ fn metrics_add_up_and_estimate() {
     assert_eq!(a.requests, 5);
     assert_eq!(estimate_tokens("abcd"), 1);
     assert_eq!(estimate_tokens("abcde"), 2);
-    assert_eq!(estimate_tokens("天气预报"), 1);
+    // A CJK character is about a token, not a quarter of one.
+    assert_eq!(estimate_tokens("天气预报"), 4);
+    assert_eq!(estimate_tokens("weather 天气"), 4);
+    // Turns, invalidations per turn, the provider's counts add up too.
+    let b = Metrics { turns: 4, invalidations: 2, measured_requests: 1, prompt_tokens: 900, prompt_tokens_without: 1500, ..Metrics::default() };
+    assert_eq!(b.invalidation_rate(), Some(0.5));
+    assert_eq!(Metrics::default().invalidation_rate(), None);
+    let mut c = b;
+    c.add(&b);
+    assert_eq!((c.turns, c.measured_requests, c.prompt_tokens, c.prompt_tokens_without), (8, 2, 1800, 3000));
+    assert_eq!(c.since(&b), b);
+}
+
+#[test]
+fn an_assistants_preloaded_tools_are_loaded_from_the_first_message() {
+    let list = servers();
+    let catalog = Catalog::default().refresh(&list, 0.0);
+    let mut loaded = Loaded::default();
+    assert!(loaded.load(&catalog, "github", "create_issue", Source::Manual, 1.0));
+    let names = vec![
+        ("github".to_owned(), "create_issue".to_owned(), "mcp_github_create_issue".to_owned()),
+        ("github".to_owned(), "list_issues".to_owned(), "mcp_github_list_issues".to_owned()),
+    ];
+    let changes = std::rc::Rc::new(std::cell::RefCell::new(Vec::<Loaded>::new()));
+    let seen = changes.clone();
+    let session = Session::new(catalog, list, loaded, names, false, Box::new(|| 7.0), Box::new(move |l| seen.borrow_mut().push(l.clone())));
+    // Loaded already (kept as the model loaded it), preloaded, and one not
+    // registered for this turn (left alone).
+    let pairs = [("github", "create_issue"), ("github", "list_issues"), ("amap", "weather")].map(|(s, t)| (s.to_owned(), t.to_owned()));
+    session.preload(&pairs);
+    let now = session.loaded();
+    let source = |t: &str| now.tools.iter().find(|x| x.tool == t).map(|x| (x.source, x.status));
+    assert_eq!(source("create_issue"), Some((Source::Manual, Status::Valid)));
+    assert_eq!(source("list_issues"), Some((Source::PolicyPreload, Status::Valid)));
+    assert_eq!(source("weather"), None);
+    assert_eq!(changes.borrow().len(), 1, "said once, to be saved");
+    // Nothing new to load: nothing said.
+    session.preload(&pairs);
+    assert_eq!(changes.borrow().len(), 1);
+    assert_eq!(serde_json::to_value(Source::PolicyPreload).ok(), Some(json!("policy_preload")));
+}
+
+/// An MCP tool of the registry, for what a request offers.
+struct Remote(air_tools::ToolDef);
+
+impl air_tools::Tool for Remote {
+    fn def(&self) -> &air_tools::ToolDef {
+        &self.0
+    }
+    fn call<'a>(&'a self, _args: Value, _ctx: air_tools::CallContext<'a>) -> futures_util::future::LocalBoxFuture<'a, air_tools::ToolOutput> {
+        Box::pin(async { air_tools::ToolOutput::text("ran") })
+    }
+}
+
+#[test]
+fn every_request_checks_the_loaded_tools_first() {
+    use air_tools::offer::Offer;
+    let mut list = servers();
+    let catalog = Catalog::default().refresh(&list, 0.0);
+    let mut loaded = Loaded::default();
+    assert!(loaded.load(&catalog, "github", "create_issue", Source::Manual, 1.0));
+    // Its parameters changed since (the catalog the turn starts with knows).
+    list[0].tools[0].input_schema = obj(json!({"title": {"type": "string"}}));
+    let catalog = catalog.refresh(&list, 2.0);
+    let mut registry = air_tools::Registry::new();
+    let def = list[0].tools[0].def(&list[0], "mcp_github_create_issue".into());
+    registry.register(std::rc::Rc::new(Remote(def)));
+    let names = vec![("github".to_owned(), "create_issue".to_owned(), "mcp_github_create_issue".to_owned())];
+    let changes = std::rc::Rc::new(std::cell::RefCell::new(Vec::<Loaded>::new()));
+    let seen = changes.clone();
+    let session = Session::new(catalog, list, loaded, names, false, Box::new(|| 3.0), Box::new(move |l| seen.borrow_mut().push(l.clone())));
+    let offered: Vec<String> = session.offered(&registry).iter().map(|d| d.name.clone()).collect();
+    assert!(offered.is_empty(), "a tool loaded with other parameters is not offered: {offered:?}");
+    let said = changes.borrow().last().cloned().unwrap_or_default();
+    assert_eq!(said.tools[0].status, Status::InvalidChanged, "and the change is said, to be saved");
+    assert_eq!(said.metrics.invalidations, 1);
+    // A call of it is refused with what to do.
+    assert!(session.admit("mcp_github_create_issue").is_err());
 }

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use air_http::{Abort, Body, HttpClient, HttpError};
-use air_tools::{CallContext, Tool, ToolDef, ToolOutput, ToolSource};
+use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use serde_json::Value;
 
 use crate::request::build_request;
@@ -23,10 +23,8 @@ pub struct HttpCall<C> {
 }
 
 impl<C: HttpClient> HttpCall<C> {
-    /// `source` is where the registry says it comes from (see
-    /// [`HttpTool::def`]).
-    pub fn new(tool: HttpTool, source: ToolSource, http: Rc<C>) -> Self {
-        let def = tool.def(source);
+    pub fn new(tool: HttpTool, http: Rc<C>) -> Self {
+        let def = tool.def();
         Self { tool, def, http }
     }
 

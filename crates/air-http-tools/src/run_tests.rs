@@ -23,7 +23,7 @@ fn pet() -> HttpTool {
 
 fn call(http: ScriptedHttp, args: Value) -> (ToolOutput, Vec<air_http::Request>) {
     let http = Rc::new(http);
-    let tool = HttpCall::new(pet(), ToolSource::BuiltIn, http.clone());
+    let tool = HttpCall::new(pet(), http.clone());
     let abort = Abort::new();
     let out = pollster::block_on(tool.call(args, CallContext { abort: &abort, host: &Unattended }));
     (out, http.requests())
@@ -77,8 +77,10 @@ fn it_registers_under_its_name_with_its_hints() {
     let mut registry = Registry::new();
     let http = Rc::new(ScriptedHttp::new());
     let delete = HttpTool { name: "delete_pet".into(), method: Method::Delete, ..pet() };
-    registry.register(Rc::new(HttpCall::new(delete, ToolSource::BuiltIn, http)));
+    registry.register(Rc::new(HttpCall::new(delete, http)));
     let def = registry.get("delete_pet").map(|t| t.def().clone()).unwrap();
     assert_eq!(def.annotations.destructive_hint, Some(true));
+    assert_eq!(def.source, air_tools::ToolSource::Http);
+    assert_eq!(air_tools::policy::default_policy(&def), air_tools::policy::Policy::Ask, "a DELETE asks");
     assert_eq!(def.input_schema["required"], json!(["petId"]));
 }

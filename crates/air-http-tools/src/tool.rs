@@ -247,15 +247,16 @@ impl HttpTool {
         }
     }
 
-    /// What the model is told about it. `air_tools::ToolSource` has no kind
-    /// for HTTP tools yet, so the caller says where it comes from.
-    pub fn def(&self, source: ToolSource) -> ToolDef {
+    /// What the model is told about it: an HTTP tool
+    /// (`ToolSource::Http`), whose method's hints decide whether a call
+    /// asks first (`air_tools::policy::default_policy`).
+    pub fn def(&self) -> ToolDef {
         ToolDef {
             name: self.name.clone(),
             description: self.description.clone(),
             input_schema: self.input_schema.clone(),
             annotations: self.annotations(),
-            source,
+            source: ToolSource::Http,
             mcp: None,
         }
     }

@@ -68,7 +68,8 @@ fn hints_come_from_the_method() {
     assert_eq!(hints(Method::Put), (false, false, Some(true)));
     assert_eq!(hints(Method::Patch), (false, false, Some(false)));
     assert_eq!(hints(Method::Delete), (false, true, Some(true)));
-    let def = HttpTool { method: Method::Delete, ..weather() }.def(ToolSource::BuiltIn);
+    let def = HttpTool { method: Method::Delete, ..weather() }.def();
+    assert_eq!(def.source, air_tools::ToolSource::Http);
     assert_eq!((def.annotations.read_only_hint, def.annotations.destructive_hint), (Some(false), Some(true)));
     assert_eq!(def.name, "get_weather");
     assert_eq!(def.to_openai()["function"]["parameters"]["required"], json!(["city"]));

@@ -106,6 +106,7 @@ fn run(status: ToolStatus) -> ToolRun {
         started_at: None,
         duration_ms: None,
         imported: false,
+        http: false,
     }
 }
 

@@ -59,11 +59,15 @@ pub struct Export {
     pub sessions: Vec<ExportedSession>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Settings>,
+    /// The saved HTTP tools (with the settings; their secret headers'
+    /// values only when the user includes secrets).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http_tools: Vec<crate::http_tools::SavedHttpTool>,
 }
 
 impl Export {
     pub fn new(sessions: Vec<ExportedSession>, exported_at: f64) -> Self {
-        Self { format: FORMAT.into(), version: VERSION, exported_at, sessions, settings: None }
+        Self { format: FORMAT.into(), version: VERSION, exported_at, sessions, settings: None, http_tools: Vec::new() }
     }
 
     /// Adds settings; the API key is left out unless `include_secrets`.
@@ -76,6 +80,13 @@ impl Export {
             }
         }
         self.settings = Some(s);
+        self
+    }
+
+    /// Adds the HTTP tools; secret header values are emptied unless
+    /// `include_secrets`.
+    pub fn with_http_tools(mut self, tools: &[crate::http_tools::SavedHttpTool], include_secrets: bool) -> Self {
+        self.http_tools = if include_secrets { tools.to_vec() } else { crate::http_tools::without_secrets(tools) };
         self
     }
 
@@ -187,6 +198,13 @@ mod tests {
             assert!(!json.contains("sk-secret") && !json.contains("sk-profile"));
             let json = Export::new(one, 1.0).with_settings(&settings, true).to_json();
             assert!(json.contains("sk-secret") && json.contains("sk-profile"));
+            // The HTTP tools' secret headers likewise; the rest of them travels.
+            let tools = [crate::http_tools::tests::weather()];
+            let json = Export::new(vec![], 1.0).with_http_tools(&tools, false).to_json();
+            assert!(!json.contains("k-secret") && json.contains("X-Api-Key") && json.contains("api.example.com/weather"), "{json}");
+            let back = Export::parse(&json).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(back.http_tools.len(), 1);
+            assert!(Export::new(vec![], 1.0).with_http_tools(&tools, true).to_json().contains("k-secret"));
         });
     }
 

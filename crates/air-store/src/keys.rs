@@ -5,6 +5,7 @@
 use crate::kv::{Flag, Key, Raw};
 
 pub use crate::assistants::KEY as ASSISTANTS;
+pub use crate::http_tools::KEY as HTTP_TOOLS;
 pub use crate::mcp::{CHAT_KEY as MCP_CHAT, SERVERS_KEY as MCP_SERVERS};
 pub use crate::settings::KEY as SETTINGS;
 

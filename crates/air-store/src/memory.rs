@@ -15,6 +15,9 @@ pub struct MemoryStore {
     files: RefCell<BTreeMap<String, crate::FileRecord>>,
     index: RefCell<crate::search::MemIndex>,
     journal: RefCell<Journal>,
+    /// Writes of documents fail as a full quota does (tests of what is
+    /// kept for the next write).
+    pub refuse_docs: std::cell::Cell<bool>,
 }
 
 impl MemoryStore {
@@ -140,6 +143,9 @@ impl Store for MemoryStore {
     }
 
     async fn put_doc(&self, key: &str, json: &str) -> Result<()> {
+        if self.refuse_docs.get() {
+            return Err(crate::StoreError::QuotaExceeded("the quota is full".into()));
+        }
         self.docs.borrow_mut().insert(key.to_owned(), json.to_owned());
         self.journal(Change::put(Kind::Doc, key));
         Ok(())

@@ -126,13 +126,17 @@ pub struct ToolRun {
     /// whatever the tool's policy (the file, not the user, made the call).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub imported: bool,
+    /// The tool is one the user defined as an HTTP request (the card says
+    /// so; `server` is `None`, as for a built-in).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub http: bool,
 }
 
 impl ToolRun {
     /// A call of `name` (of `server`, for an MCP tool) with `arguments`,
     /// at `status`, with nothing else known yet.
     pub fn new(name: impl Into<String>, server: Option<String>, arguments: impl Into<String>, status: ToolStatus) -> Self {
-        Self { name: name.into(), server, arguments: arguments.into(), status, output: Vec::new(), structured: None, full_chars: None, started_at: None, duration_ms: None, imported: false }
+        Self { name: name.into(), server, arguments: arguments.into(), status, output: Vec::new(), structured: None, full_chars: None, started_at: None, duration_ms: None, imported: false, http: false }
     }
 }
 

@@ -135,8 +135,11 @@ pub struct Settings {
     /// and runs, once, instead of being refused.
     pub mcp_auto_load_once: bool,
     /// With dynamic loading: the model that writes the catalog's summaries
-    /// (empty: none; the descriptions are used).
+    /// (empty: none; the descriptions are used) ...
     pub mcp_summarizer_model: String,
+    /// ... at this provider: a profile's id (empty: the one above, as
+    /// settings saved before there was a choice mean). See `providers`.
+    pub mcp_summarizer_profile: String,
     /// Other providers, each picked per chat (or by an assistant) in place
     /// of the one above.
     pub profiles: Vec<Profile>,
@@ -214,6 +217,7 @@ impl Default for Settings {
             dynamic_mcp_loading: false,
             mcp_auto_load_once: false,
             mcp_summarizer_model: String::new(),
+            mcp_summarizer_profile: String::new(),
             profiles: Vec::new(),
             vision: Default::default(),
         }

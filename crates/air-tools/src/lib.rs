@@ -2,7 +2,8 @@
 //! where the tool runs: definitions, the built-in tools, tolerant argument
 //! parsing, JSON Schema validation and the approval policy.
 //!
-//! * [`Tool`]: one callable tool (a built-in here, an MCP tool later).
+//! * [`Tool`]: one callable tool (a built-in here; MCP and HTTP tools in
+//!   their crates).
 //! * [`Registry`]: the tools offered to the model, by name.
 //! * [`args::parse_arguments`]: the model's argument text → JSON, forgiving
 //!   the mistakes real models make.
@@ -40,6 +41,10 @@ pub enum ToolSource {
     BuiltIn,
     /// A tool of the MCP server with this name.
     Mcp { server: String },
+    /// A tool the user defined as one HTTP request (`air-http-tools`):
+    /// never built-in, whatever its name; its method's hints decide
+    /// whether it asks ([`policy::default_policy`]).
+    Http,
 }
 
 /// MCP tool annotations (hints, not guarantees).

@@ -68,9 +68,11 @@ impl Policies {
         }
     }
 
-    /// Built-ins, and MCP definitions that do not say where they are from.
+    /// Built-ins, HTTP tools, and MCP definitions that do not say where
+    /// they are from. A built-in's or an HTTP tool's own choice is kept by
+    /// its name (one registry, so one name each).
     fn decide_unplaced(&self, def: &ToolDef) -> Policy {
-        if def.source == ToolSource::BuiltIn
+        if matches!(def.source, ToolSource::BuiltIn | ToolSource::Http)
             && let Some(p) = self.tools.get(&def.name)
         {
             return *p;
@@ -166,9 +168,12 @@ impl Policies {
 /// hints decide and they say read-only without contradicting themselves
 /// (`readOnlyHint` true and `destructiveHint` not true). A server's hints
 /// are its word, not a guarantee: they count only where the user says so.
+/// An HTTP tool's hints come from the method the user saved (GET and HEAD
+/// read; POST, PUT, PATCH and DELETE write): the user's own word, so they
+/// count, and a writing one asks.
 pub fn default_policy(def: &ToolDef) -> Policy {
     let a = &def.annotations;
-    let trusted = def.mcp.as_ref().is_some_and(|m| m.trust_hints);
+    let trusted = def.source == ToolSource::Http || def.mcp.as_ref().is_some_and(|m| m.trust_hints);
     if def.source == ToolSource::BuiltIn || (trusted && a.read_only_hint == Some(true) && a.destructive_hint != Some(true)) {
         Policy::Allow
     } else {
@@ -222,6 +227,34 @@ mod tests {
         for a in [hints(None, None), hints(Some(false), Some(true))] {
             assert_eq!(Policies::default().decide(&def("calculator", ToolSource::BuiltIn, a)), Policy::Allow);
         }
+    }
+
+    #[test]
+    fn an_http_tool_that_writes_asks_and_is_never_built_in() {
+        let table = [
+            (hints(Some(true), Some(false)), Policy::Allow),
+            (hints(Some(false), Some(false)), Policy::Ask),
+            (hints(Some(false), Some(true)), Policy::Ask),
+            (hints(Some(true), Some(true)), Policy::Ask),
+            (hints(None, None), Policy::Ask),
+        ];
+        for (annotations, expected) in table {
+            let d = def("get_weather", ToolSource::Http, annotations);
+            assert_eq!(default_policy(&d), expected, "{d:?}");
+            assert_eq!(Policies::default().decide(&d), expected, "{d:?}");
+        }
+        // Its own choice wins, kept by its name; a server of that name does not touch it.
+        let post = def("create_pet", ToolSource::Http, hints(Some(false), Some(false)));
+        let mut p = Policies::default();
+        p.set_server("create_pet", Some(Policy::Allow));
+        assert_eq!(p.decide(&post), Policy::Ask);
+        p.set(&post, Some(Policy::Allow));
+        assert_eq!(p.decide(&post), Policy::Allow);
+        assert_eq!(p.get(&post), Some(Policy::Allow));
+        let get = def("get_weather", ToolSource::Http, hints(Some(true), Some(false)));
+        p.set(&get, Some(Policy::Deny));
+        assert_eq!(p.decide(&get), Policy::Deny);
+        assert_eq!(serde_json::to_value(ToolSource::Http).unwrap(), json!({"kind": "http"}));
     }
 
     #[test]

@@ -82,6 +82,12 @@ pub fn local_date_time() -> (String, String) {
     )
 }
 
+/// The local date and time of `ms` since the epoch (`YYYY-MM-DD HH:MM:SS`).
+pub fn local_time_of(ms: f64) -> String {
+    let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms));
+    format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", d.get_full_year(), d.get_month() + 1, d.get_date(), d.get_hours(), d.get_minutes(), d.get_seconds())
+}
+
 /// Copies text to the clipboard (best effort: the browser may refuse
 /// outside a user gesture or a secure context).
 pub fn copy_text(text: &str) {

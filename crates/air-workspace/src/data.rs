@@ -3,6 +3,7 @@
 //! stored.
 
 use air_store::export::{self, Export};
+use air_store::http_tools::SavedHttpTool;
 use air_store::{Settings, Store, StoreError};
 
 use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
@@ -45,14 +46,15 @@ pub enum ImportFailure {
     Store(StoreError),
 }
 
-/// The text of an export (`None`: nothing to export). Its code is heavy:
-/// the platform runs it in a part fetched on first use.
-pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format, settings: &Settings, now_ms: f64) -> Result<Option<String>, StoreError> {
+/// The text of an export (`None`: nothing to export); a whole one carries
+/// the settings and the HTTP tools (`kept`). Its code is heavy: the
+/// platform runs it in a part fetched on first use.
+pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format, kept: (&Settings, &[SavedHttpTool]), now_ms: f64) -> Result<Option<String>, StoreError> {
     let sessions = export::collect(store, only).await?;
     Ok(match format {
         Format::Markdown => sessions.first().map(export::markdown),
         Format::One => Some(Export::new(sessions, now_ms).to_json()),
-        Format::All { secrets } => Some(Export::new(sessions, now_ms).with_settings(settings, secrets).to_json()),
+        Format::All { secrets } => Some(Export::new(sessions, now_ms).with_settings(kept.0, secrets).with_http_tools(kept.1, secrets).to_json()),
     })
 }
 
@@ -65,7 +67,7 @@ pub async fn import_text<S: Store>(store: &S, text: &str, new_id: &mut dyn FnMut
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
     match cmd {
         Command::Export { only, format } => {
-            let asked = w.p.export(only, format, w.prefs.settings.clone());
+            let asked = w.p.export(only, format, w.prefs.settings.clone(), w.prefs.http_tools.clone());
             w.spawn(async move { Some(Command::Done(Done::Collected { format, result: asked.await })) });
         }
         Command::Import(text) => {

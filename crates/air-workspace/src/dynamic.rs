@@ -2,10 +2,11 @@
 //! up to date with the saved servers, each conversation's loaded tools
 //! (read and checked again when it opens and when the servers or the
 //! settings change, saved when a turn's loader changes them), the
-//! summarizer writing the servers' summaries in the background (never
-//! asked again, this page life, about a server, epoch and model it failed
-//! on), and the metrics over every conversation, written one at a time so
-//! that none is lost.
+//! summarizer writing the servers' summaries in the background after each
+//! refresh (never asked again, this page life, about a server, epoch and
+//! summarizer it failed on, unless the user says retry; each failure
+//! shown on its server's row with why), and the metrics over every
+//! conversation, written one at a time so that none is lost.
 //!
 //! The core keeps the state and decides when; the work, with
 //! `air-dynamic`'s code, is [`run`], which the platform runs in a part it
@@ -15,20 +16,36 @@
 use std::rc::Rc;
 
 use air_dynamic::docs::{self, CATALOG, METRICS};
-use air_dynamic::{Catalog, Loaded, Metrics};
+use air_chat::ChatError;
+use air_dynamic::{Catalog, Loaded, Metrics, SummaryFailure};
 use air_http::HttpClient;
 use air_store::mcp::McpServer;
 use air_store::{Settings, Store, StoreError};
-use futures_util::future::LocalBoxFuture;
+use futures_util::future::{Either, LocalBoxFuture};
 
 use crate::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
 
 /// How long the summarizer may take per server.
 pub const SUMMARIZER_TIMEOUT_MS: u64 = 60_000;
 
-/// A server (its name), its tools' epoch and the model the summarizer
-/// failed on.
-pub type Failed = (String, u64, String);
+/// What the summarizer failed on: a server (its name), its tools' epoch
+/// and the summarizer (its provider and model:
+/// `Settings::tool_calling_key`), and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failed {
+    pub server: String,
+    pub epoch: u64,
+    pub summarizer: String,
+    pub why: air_dynamic::SummaryFailure,
+}
+
+/// What a run of the summarizer did.
+#[derive(Debug, Default)]
+pub struct Summarized {
+    pub failed: Vec<Failed>,
+    /// The servers whose summaries it wrote.
+    pub done: Vec<String>,
+}
 
 /// What happens to dynamic loading (and what its work found).
 #[derive(Debug)]
@@ -40,6 +57,9 @@ pub enum Action {
     /// Write the summaries the catalog lacks (a turn with dynamic loading
     /// begins).
     Summarize,
+    /// The user asks the summarizer again about a server (its name) it
+    /// failed on.
+    Retry(String),
     /// A turn's loader changed the loaded tools of the turn's
     /// conversation (saved under it, even when another one is open by
     /// now); its metrics gained `gained`.
@@ -50,8 +70,8 @@ pub enum Action {
     /// changed them: they are saved then); `kept`: whether the catalog,
     /// brought up to date, could be stored.
     Gated { session: Option<String>, result: Result<(Loaded, bool), Missing>, kept: Result<(), StoreError> },
-    /// The summarizer is done: what it failed on.
-    Summarized(Result<Vec<Failed>, Missing>),
+    /// The summarizer is done.
+    Summarized(Result<Summarized, Missing>),
     /// The overall metrics as stored, after adding `gained` to them (or
     /// read: `None`).
     Metrics { gained: Option<Metrics>, result: Result<Result<Metrics, StoreError>, Missing> },
@@ -65,9 +85,10 @@ pub enum Job {
     /// Bring the catalog up to date with `servers` and check the loaded
     /// tools of `session` against it.
     Gate { session: Option<String>, servers: Vec<McpServer> },
-    /// Have `model` summarize the servers the catalog has no summary for,
-    /// but those in `skip`.
-    Summarize { settings: Box<Settings>, servers: Vec<McpServer>, model: String, skip: Vec<Failed> },
+    /// Have the summarizer (`settings`: its provider and model,
+    /// `Settings::summarizer`) summarize the servers the catalog has no
+    /// summary for, but those in `skip`.
+    Summarize { settings: Box<Settings>, servers: Vec<McpServer>, skip: Vec<Failed> },
     Save { session: String, list: Loaded },
     /// Add to the overall metrics.
     AddMetrics(Metrics),
@@ -80,7 +101,13 @@ pub enum Job {
 #[derive(Debug, Default)]
 pub(crate) struct Dynamic {
     summarizing: bool,
+    /// Asked for while it ran: it runs once more after.
+    again: bool,
+    /// Servers the user asked about again while it ran.
+    retry: Vec<String>,
+    /// The latest failure per server and summarizer, and those shown.
     failed: Vec<Failed>,
+    shown: Vec<Failed>,
     /// Gains of the overall metrics not written yet, and whether a write
     /// is under way.
     pending: Metrics,
@@ -94,6 +121,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
         Action::Loaded { list, gained } => {
             add_metrics(w, gained);
             if let Some(session) = w.turn.session.clone() {
+                crate::log::loaded(w, &session, &list);
                 save(w, session, list);
             }
         }
@@ -107,10 +135,15 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
                 Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
             }
         }
-        Action::Summarized(failed) => {
-            w.dynamic.summarizing = false;
-            w.dynamic.failed.extend(failed.unwrap_or_default());
+        Action::Retry(server) => {
+            w.dynamic.failed.retain(|f| f.server != server);
+            if w.dynamic.summarizing {
+                w.dynamic.retry.push(server);
+            }
+            show_failures(w);
+            summarize(w);
         }
+        Action::Summarized(result) => summarized(w, result),
         Action::Metrics { gained, result } => metrics(w, gained, result),
         Action::Saved(result) => match result {
             Ok(Ok(())) => {}
@@ -163,6 +196,8 @@ pub(crate) fn forget<P: Platform>(w: &mut Workspace<P>, session: String) {
 }
 
 fn refresh<P: Platform>(w: &mut Workspace<P>) {
+    // The summarizer may have changed.
+    show_failures(w);
     // Without servers there is nothing to catalogue (a turn brings the
     // stored catalog up to date before it uses it).
     if w.prefs.servers.is_empty() {
@@ -175,6 +210,7 @@ fn refresh<P: Platform>(w: &mut Workspace<P>) {
 
 fn gated<P: Platform>(w: &mut Workspace<P>, session: Option<String>, list: Loaded, changed: bool) {
     let Some(session) = session else { return };
+    crate::log::loaded(w, &session, &list);
     if changed {
         save(w, session, list);
     } else if w.chat.active.as_deref() == Some(session.as_str()) {
@@ -189,14 +225,49 @@ fn save<P: Platform>(w: &mut Workspace<P>, session: String, list: Loaded) {
     work(w, Job::Save { session, list });
 }
 
+/// Runs the summarizer, if one is set (once more after, if it runs).
 fn summarize<P: Platform>(w: &mut Workspace<P>) {
-    let model = w.prefs.settings.mcp_summarizer_model.trim().to_owned();
-    if !w.prefs.settings.dynamic_mcp_loading || model.is_empty() || w.dynamic.summarizing {
+    let Some(settings) = summarizer(w) else { return };
+    if w.dynamic.summarizing {
+        w.dynamic.again = true;
         return;
     }
     w.dynamic.summarizing = true;
-    let job = Job::Summarize { settings: Box::new(w.prefs.settings.clone()), servers: w.prefs.servers.clone(), model, skip: w.dynamic.failed.clone() };
+    let job = Job::Summarize { settings: Box::new(settings), servers: w.prefs.servers.clone(), skip: w.dynamic.failed.clone() };
     work(w, job);
+}
+
+/// The settings the summarizer runs with; `None`: dynamic loading is off
+/// or no summarizer is set (the servers' descriptions are used).
+fn summarizer<P: Platform>(w: &Workspace<P>) -> Option<Settings> {
+    w.prefs.settings.dynamic_mcp_loading.then(|| w.prefs.settings.summarizer()).flatten()
+}
+
+/// A run of the summarizer is over: what it wrote clears the failures of
+/// those servers, what it failed on replaces their older failures.
+fn summarized<P: Platform>(w: &mut Workspace<P>, result: Result<Summarized, Missing>) {
+    w.dynamic.summarizing = false;
+    if let Ok(Summarized { failed, done }) = result {
+        w.dynamic.failed.retain(|f| !done.contains(&f.server) && !failed.iter().any(|n| n.server == f.server && n.summarizer == f.summarizer));
+        w.dynamic.failed.extend(failed);
+    }
+    // Asked about again while it ran: what it found then does not hold them back.
+    let retry = std::mem::take(&mut w.dynamic.retry);
+    w.dynamic.failed.retain(|f| !retry.contains(&f.server));
+    show_failures(w);
+    if std::mem::take(&mut w.dynamic.again) {
+        summarize(w);
+    }
+}
+
+/// Shows the failures of the summarizer in use, when they changed.
+fn show_failures<P: Platform>(w: &mut Workspace<P>) {
+    let key = summarizer(w).map(|s| s.tool_calling_key());
+    let list: Vec<Failed> = w.dynamic.failed.iter().filter(|f| Some(&f.summarizer) == key.as_ref()).cloned().collect();
+    if list != w.dynamic.shown {
+        w.dynamic.shown = list.clone();
+        w.emit(Update::SummaryFailures(list));
+    }
 }
 
 fn add_metrics<P: Platform>(w: &mut Workspace<P>, gained: Metrics) {
@@ -269,7 +340,7 @@ pub async fn run<S: Store, H: HttpClient>(env: Env<'_, S, H>, job: Job) -> Optio
             let changed = list.gate(&fresh, &servers, env.now_ms);
             Some(Action::Gated { session, result: Ok((list, changed)), kept })
         }
-        Job::Summarize { settings, servers, model, skip } => Some(Action::Summarized(Ok(summarize_all(&env, store, &settings, &servers, &model, &skip).await))),
+        Job::Summarize { settings, servers, skip } => Some(Action::Summarized(Ok(summarize_all(&env, store, &settings, &servers, &skip).await))),
         Job::Save { session, list } => Some(Action::Saved(Ok(docs::loaded(&session).write(store, &list).await))),
         Job::AddMetrics(gained) => {
             let mut m = METRICS.read(store).await;
@@ -285,38 +356,51 @@ pub async fn run<S: Store, H: HttpClient>(env: Env<'_, S, H>, job: Job) -> Optio
     }
 }
 
-/// The summarizer over the servers without a summary for their tools
-/// (but `skip`); a failure or a timeout leaves the descriptions' first
-/// sentences in place. What it failed on.
-async fn summarize_all<S: Store, H: HttpClient>(env: &Env<'_, S, H>, store: &S, settings: &Settings, servers: &[McpServer], model: &str, skip: &[Failed]) -> Vec<Failed> {
-    let mut failed = Vec::new();
+/// The summarizer (`settings`) over the servers without a summary for
+/// their tools (but `skip`), one server at a time; what it wrote is
+/// stored, dated `now_ms` (when the run began). A failure or a timeout
+/// leaves the descriptions' first sentences in place, and is said.
+async fn summarize_all<S: Store, H: HttpClient>(env: &Env<'_, S, H>, store: &S, settings: &Settings, servers: &[McpServer], skip: &[Failed]) -> Summarized {
+    let key = settings.tool_calling_key();
+    let mut out = Summarized::default();
     let (first, _) = catalog(store, servers, env.now_ms).await;
     for (name, epoch) in air_dynamic::unsummarized(&first) {
-        let key = (name.clone(), epoch, model.to_owned());
         let Some(server) = servers.iter().find(|s| s.name == name) else { continue };
-        if skip.contains(&key) {
+        if skip.iter().any(|f| f.server == name && f.epoch == epoch && f.summarizer == key) {
             continue;
         }
-        let ask = |input: String| async move {
-            let abort = air_http::Abort::new();
-            let asking = std::pin::pin!(air_agent::provider::complete(env.http, settings, model, air_dynamic::SUMMARIZER_PROMPT, &input, &abort));
-            match futures_util::future::select(asking, (env.sleep)(SUMMARIZER_TIMEOUT_MS)).await {
-                futures_util::future::Either::Left((Ok(text), _)) => Some(text),
-                _ => None,
-            }
-        };
         let (now, _) = catalog(store, servers, env.now_ms).await;
-        let Some((epoch, summary, tools)) = air_dynamic::summarize_one(&now, server, ask).await else {
-            failed.push(key);
-            continue;
-        };
-        // Written into the catalog as it is now, for the epoch asked about.
-        let (mut current, _) = catalog(store, servers, env.now_ms).await;
-        if current.summarized(&name, epoch, &summary, &tools) {
-            let _ = CATALOG.write(store, &current).await;
+        match air_dynamic::summarize_one(&now, server, |input| ask(env, settings, input)).await {
+            None => {}
+            Some(Err(why)) => out.failed.push(Failed { server: name, epoch, summarizer: key.clone(), why }),
+            Some(Ok((epoch, summary, tools))) => {
+                // Written into the catalog as it is now, for the epoch asked about.
+                let (mut current, _) = catalog(store, servers, env.now_ms).await;
+                if current.summarized(&name, epoch, &summary, &tools, env.now_ms) {
+                    let _ = CATALOG.write(store, &current).await;
+                }
+                out.done.push(name);
+            }
         }
     }
-    failed
+    out
+}
+
+/// Asks the summarizer (`settings`: its provider and model) with the
+/// built-in prompt: its answer's text, or why none came.
+async fn ask<S, H: HttpClient>(env: &Env<'_, S, H>, settings: &Settings, input: String) -> Result<String, SummaryFailure> {
+    let abort = air_http::Abort::new();
+    let asking = std::pin::pin!(air_agent::provider::complete(env.http, settings, &settings.model, air_dynamic::SUMMARIZER_PROMPT, &input, &abort));
+    match futures_util::future::select(asking, (env.sleep)(SUMMARIZER_TIMEOUT_MS)).await {
+        Either::Left((Ok(text), _)) => Ok(text),
+        Either::Left((Err(ChatError::Http { status, .. }), _)) => Err(SummaryFailure::Status(status)),
+        Either::Left((Err(ChatError::Network { .. } | ChatError::Cors { .. }), _)) => Err(SummaryFailure::Unreachable),
+        Either::Left((Err(_), _)) => Err(SummaryFailure::Unreadable),
+        Either::Right(_) => {
+            abort.abort();
+            Err(SummaryFailure::Timeout)
+        }
+    }
 }
 
 #[cfg(test)]

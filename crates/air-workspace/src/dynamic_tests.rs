@@ -18,10 +18,15 @@ fn server(name: &str, tools: &[&str]) -> McpServer {
 /// A started harness with dynamic loading on (a summarizer if `model`),
 /// server `docs` saved, and session `s1` stored and open.
 fn harness(model: &str) -> Harness {
+    harness_with(|s| s.mcp_summarizer_model = model.into())
+}
+
+/// [`harness`], with the settings as `set` makes them.
+fn harness_with(set: impl FnOnce(&mut air_store::Settings)) -> Harness {
     let p = FakePlatform::default();
     let mut prefs = Prefs { servers: vec![server("docs", &["search", "fetch"])], ..Prefs::default() };
     prefs.settings.dynamic_mcp_loading = true;
-    prefs.settings.mcp_summarizer_model = model.into();
+    set(&mut prefs.settings);
     prefs::write(&*p.kv, &prefs, prefs::Touched { servers: true, settings: true, ..prefs::Touched::default() }).expect("written");
     now(p.store.put_session(&SessionRecord::new("s1", 1.0))).expect("stored");
     let mut h = Harness::new(p);
@@ -122,4 +127,149 @@ fn the_summarizer_is_not_asked_again_about_what_it_failed_on() {
     settings.mcp_summarizer_model = "other-model".into();
     h.send(Command::Prefs(Change::Settings(Box::new(settings))));
     assert_eq!(h.p.http.requests().len(), asked + 1);
+}
+
+/// A chat completion whose answer is `content`.
+fn completion(content: &str) -> air_http::fake::Script {
+    air_http::fake::Script::status(200, &serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]}).to_string())
+}
+
+const SUMMARIES: &str = "```json\n{\"server\": \"Searches and fetches docs\", \"tools\": {\"search\": \"Finds pages\", \"fetch\": \"Reads a page\"}}\n```";
+
+/// The failures shown last.
+fn failures(h: &mut Harness) -> Option<Vec<Failed>> {
+    h.take().into_iter().rev().find_map(|u| if let Update::SummaryFailures(l) = u { Some(l) } else { None })
+}
+
+fn request_json(h: &Harness, i: usize) -> serde_json::Value {
+    let sent = h.p.http.requests();
+    serde_json::from_str(sent[i].body.as_deref().unwrap_or_default()).unwrap_or_default()
+}
+
+#[test]
+fn after_a_refresh_the_summarizer_is_asked_with_the_built_in_prompt_and_its_summaries_are_dated() {
+    let mut h = harness("summarizer-model");
+    h.p.http.push(completion(SUMMARIES));
+    h.p.now.set(1_234.0);
+    h.send(Command::Dynamic(Action::Refresh));
+    let sent = h.p.http.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].url, air_store::Settings::default().chat_url(), "the main provider");
+    let body = request_json(&h, 0);
+    assert_eq!(body["model"], "summarizer-model");
+    assert_eq!(body["messages"][0]["content"], air_dynamic::SUMMARIZER_PROMPT);
+    assert_eq!(body["messages"][1]["content"], "Server: docs\nTools:\n- search: Does search.\n- fetch: Does fetch.\n");
+    let catalog = now(docs::CATALOG.read(&*h.p.store));
+    let entry = catalog.server("docs").map(|s| (s.summary.as_str(), s.summarized, s.summary_generated_at));
+    assert_eq!(entry, Some(("Searches and fetches docs", true, Some(1_234.0))));
+    assert_eq!(catalog.tool("docs", "fetch").map(|t| (t.summary.as_str(), t.summary_generated_at)), Some(("Reads a page", Some(1_234.0))));
+    assert_eq!(failures(&mut h), None, "nothing failed, nothing shown");
+
+    // Nothing changed: not asked again. A tool switched off moves the
+    // server's epoch: the summarizer writes its summary again.
+    h.send(Command::Dynamic(Action::Refresh));
+    assert_eq!(h.p.http.requests().len(), 1);
+    h.p.http.push(completion("{\"server\": \"Searches docs\", \"tools\": {\"search\": \"Finds pages\"}}"));
+    h.p.now.set(5_000.0);
+    h.send(Command::Servers(crate::servers::Action::SetToolEnabled { server: "docs".into(), tool: "fetch".into(), on: false }));
+    assert_eq!(h.p.http.requests().len(), 2, "asked after the refresh");
+    assert_eq!(request_json(&h, 1)["messages"][1]["content"], "Server: docs\nTools:\n- search: Does search.\n");
+    let catalog = now(docs::CATALOG.read(&*h.p.store));
+    assert_eq!(catalog.server("docs").map(|s| (s.epoch, s.summary.as_str(), s.summary_generated_at)), Some((2, "Searches docs", Some(5_000.0))));
+}
+
+#[test]
+fn a_failure_is_shown_with_its_reason_and_retry_asks_again() {
+    let mut h = harness("summarizer-model");
+    let key = format!("{} summarizer-model", air_store::settings::LOCAL_BASE_URL);
+    h.p.http.push(air_http::fake::Script::status(503, "busy"));
+    h.send(Command::Dynamic(Action::Refresh));
+    let failed = Failed { server: "docs".into(), epoch: 1, summarizer: key.clone(), why: air_dynamic::SummaryFailure::Status(503) };
+    assert_eq!(failures(&mut h), Some(vec![failed.clone()]));
+    let catalog = now(docs::CATALOG.read(&*h.p.store));
+    assert_eq!(catalog.server("docs").map(|s| (s.summary.as_str(), s.summarized)), Some(("2 tools: search, fetch", false)), "the descriptions stay");
+
+    // Not asked again by itself; the user's Retry asks again.
+    h.send(Command::Dynamic(Action::Refresh));
+    assert_eq!(h.p.http.requests().len(), 1);
+    h.p.http.push(completion(SUMMARIES));
+    h.send(Command::Dynamic(Action::Retry("docs".into())));
+    assert_eq!(h.p.http.requests().len(), 2);
+    assert_eq!(failures(&mut h), Some(Vec::new()), "the failure is no longer shown");
+    assert_eq!(now(docs::CATALOG.read(&*h.p.store)).server("docs").map(|s| s.summarized), Some(true));
+}
+
+#[test]
+fn a_timeout_an_unreadable_answer_and_an_unreachable_provider_are_told_apart() {
+    use air_dynamic::SummaryFailure as Why;
+    use air_http::fake::{Script, Step};
+    let mut h = harness("summarizer-model");
+    let why = |h: &mut Harness, script: Script| {
+        h.p.http.push(script);
+        h.send(Command::Dynamic(Action::Retry("docs".into())));
+        failures(h).and_then(|l| l.first().map(|f| f.why))
+    };
+    assert_eq!(why(&mut h, Script::status(200, "").then(Step::Hang)), Some(Why::Timeout));
+    assert_eq!(why(&mut h, completion("Sorry, I cannot.")), Some(Why::Unreadable));
+    assert_eq!(why(&mut h, Script::status(200, "<html>")), Some(Why::Unreadable));
+    assert_eq!(why(&mut h, Script::Fail(air_http::HttpError::Network("refused".into()))), Some(Why::Unreachable));
+    assert_eq!(why(&mut h, Script::status(401, "{\"error\": {\"message\": \"bad key\"}}")), Some(Why::Status(401)));
+    assert_eq!(h.p.http.requests().len(), 5, "each retry asked once");
+}
+
+#[test]
+fn without_a_summarizer_the_catalog_holds_the_servers_descriptions() {
+    let mut h = harness("");
+    h.send(Command::Dynamic(Action::Refresh));
+    h.send(Command::Dynamic(Action::Summarize));
+    h.send(Command::Dynamic(Action::Retry("docs".into())));
+    assert_eq!(jobs(&h, "Summarize"), 0);
+    assert!(h.p.http.requests().is_empty(), "no model is asked");
+    let catalog = now(docs::CATALOG.read(&*h.p.store));
+    assert_eq!(catalog.server("docs").map(|s| (s.summary.as_str(), s.summarized, s.summary_generated_at)), Some(("2 tools: search, fetch", false, None)));
+    assert_eq!(catalog.tool("docs", "search").map(|t| (t.summary.as_str(), t.summary_generated_at)), Some(("Does search.", None)));
+    assert!(catalog.context_lines().contains("- docs: 2 tools: search, fetch"));
+}
+
+#[test]
+fn a_summarizer_at_a_profile_runs_with_its_url_and_key() {
+    let mut h = harness_with(|s| {
+        s.api_key = "sk-main".into();
+        s.profiles.push(air_store::settings::Profile { id: "p1".into(), name: "Cheap".into(), base_url: "https://cheap.test/v1".into(), api_key: "sk-cheap".into(), model: "small".into() });
+        s.pick_summarizer(Some(("p1", "tiny")));
+    });
+    h.p.http.push(completion(SUMMARIES));
+    h.send(Command::Dynamic(Action::Refresh));
+    let sent = h.p.http.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].url, "https://cheap.test/v1/chat/completions");
+    assert!(sent[0].headers.contains(&("Authorization".to_owned(), "Bearer sk-cheap".to_owned())), "{:?}", sent[0].headers);
+    assert_eq!(request_json(&h, 0)["model"], "tiny");
+}
+
+#[test]
+fn asked_for_while_it_runs_the_summarizer_runs_once_more_after() {
+    let mut h = harness("summarizer-model");
+    h.p.hold_dynamic.set(true);
+    h.send(Command::Dynamic(Action::Refresh));
+    h.send(Command::Dynamic(Action::Refresh));
+    assert_eq!(jobs(&h, "Summarize"), 1, "one at a time");
+    h.p.http.push(air_http::fake::Script::status(500, "down"));
+    h.p.hold_dynamic.set(false);
+    h.run();
+    assert_eq!(jobs(&h, "Summarize"), 2, "once more after");
+    assert_eq!(h.p.http.requests().len(), 1, "what it failed on holds the second run back");
+    assert_eq!(failures(&mut h).map(|l| l.len()), Some(1));
+}
+
+#[test]
+fn a_conversation_deleted_for_good_takes_its_loaded_tools_with_it() {
+    let mut h = harness("");
+    let list = Loaded { tools: vec![loaded_tool("docs", "search")], metrics: gained(2) };
+    now(docs::loaded("s1").write(&*h.p.store, &list)).expect("stored");
+    h.send(Command::Delete("s1".into()));
+    // Within the undo window it is kept; once the window closes it goes.
+    assert_eq!(now(docs::loaded("s1").read(&*h.p.store)), list);
+    h.advance(crate::sessions::UNDO_MS + 1);
+    assert_eq!(now(docs::loaded("s1").read(&*h.p.store)), Loaded::default());
 }

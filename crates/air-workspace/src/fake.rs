@@ -259,6 +259,13 @@ impl Platform for FakePlatform {
         let held = self.hold_pickers.clone();
         Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(found.clone())) }))
     }
+    fn run_http_tools(&self, job: crate::http_tools::Job) -> LocalBoxFuture<'static, Result<crate::http_tools::Done, Missing>> {
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        let http = self.http.clone();
+        Box::pin(async move { Ok(crate::http_tools::run(&*http, job).await) })
+    }
     fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>> {
         self.dynamic_jobs.borrow_mut().push(format!("{job:?}").split([' ', '(']).next().unwrap_or_default().to_owned());
         if self.parts_missing.get() {
@@ -267,7 +274,8 @@ impl Platform for FakePlatform {
         let (store, http, now, held) = (self.opened.get().then(|| self.store.clone()), self.http.clone(), self.now.get(), self.hold_dynamic.clone());
         Box::pin(async move {
             futures_util::future::poll_fn(|_| if held.get() { Poll::Pending } else { Poll::Ready(()) }).await;
-            let sleep = |_: u64| -> LocalBoxFuture<'static, ()> { Box::pin(futures_util::future::pending()) };
+            // The summarizer's time runs out as soon as its answer waits.
+            let sleep = |_: u64| -> LocalBoxFuture<'static, ()> { Box::pin(async {}) };
             Ok(crate::dynamic::run(crate::dynamic::Env { store, http: &*http, now_ms: now, sleep: &sleep }, job).await)
         })
     }
@@ -278,9 +286,9 @@ impl Platform for FakePlatform {
         self.downloads.borrow_mut().push((name.to_owned(), mime.to_owned(), text.to_owned()));
         Ok(())
     }
-    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
+    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: Vec<air_store::http_tools::SavedHttpTool>) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
         let (store, now) = (self.store.clone(), self.now.get());
-        Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, &settings, now).await) })
+        Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, (&settings, &http_tools), now).await) })
     }
     fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>> {
         let store = self.store.clone();
@@ -371,7 +379,9 @@ impl Platform for FakePlatform {
         if self.parts_missing.get() {
             return Box::pin(async { Err(Missing) });
         }
-        let setup = self.setup();
+        // The enabled HTTP tools join the turn's tools, as in the page.
+        let mut setup = self.setup();
+        crate::http_tools::register(&mut setup.tools, &run.inputs().http_tools, self.http.clone());
         Box::pin(async move { Ok(crate::turn::run(&env, setup, run).await) })
     }
 }

@@ -22,15 +22,17 @@
 //! turn (start, stop, its questions and events). The other flows move
 //! here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `dynamic`,
+//! Module order (each uses only those before it): `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
-//! `signin`, `turn`, `tabs`.
+//! `signin`, `turn`, `tabs`, `http_tools`.
 
 pub mod attach;
 pub mod chat;
 pub mod data;
 pub mod dynamic;
 pub mod files;
+pub mod http_tools;
+pub mod log;
 pub mod models;
 pub mod pickers;
 pub mod platform;
@@ -127,6 +129,8 @@ pub enum Command {
     SignIn(signin::Action),
     /// MCP dynamic loading: the catalog, loaded tools, summaries, metrics.
     Dynamic(dynamic::Action),
+    /// The HTTP tools: add, import from OpenAPI, edit, switch, remove.
+    HttpTools(http_tools::Action),
     /// The provider's models: the picker's lists, Settings → Test.
     Models(models::Action),
     /// The composer's prompt and resource pickers.
@@ -143,6 +147,8 @@ pub enum Command {
     AnswerQuestion { record: String, answer: air_tools::ElicitAnswer },
     /// Something happened in the running turn.
     TurnEvent(air_agent::Event),
+    /// The event log: show it, export it, add to it.
+    Log(log::Action),
     /// Another tab says what it changed.
     OtherTab(air_store::sync::SyncEvent),
     Done(Done),
@@ -288,12 +294,23 @@ pub enum Update {
     LoadedTools(air_dynamic::Loaded),
     /// What dynamic loading did over every conversation.
     Metrics(air_dynamic::Metrics),
+    /// What the MCP summarizer in use failed on (the latest failure per
+    /// server), shown on the servers' rows.
+    SummaryFailures(Vec<dynamic::Failed>),
     /// The providers' models as listed (the picker's).
     ModelLists(air_store::settings::ModelLists),
     /// Where Settings → Test stands.
     ProviderTest(models::Test),
     /// What a picker asked for came.
     Picked(pickers::Found),
+    /// The event log, newest first.
+    Log(Vec<log::Entry>),
+    /// The HTTP tools now.
+    HttpTools(Vec<air_store::http_tools::SavedHttpTool>),
+    /// An HTTP tool (or an import's picks) was saved: the form empties.
+    HttpToolSaved,
+    /// Where an OpenAPI import stands.
+    HttpImport(http_tools::Importing),
 }
 
 /// What a person is told, as data (the page words it).
@@ -318,6 +335,8 @@ pub enum Notice {
     NewTools { server: String, added: usize },
     /// A sign-in that took the whole page failed.
     SignInFailed(air_servers::credentials::SignInError),
+    /// An HTTP tool was not saved: why (nothing changed).
+    HttpToolRefused(String),
 }
 
 /// What the store was doing.
@@ -353,6 +372,8 @@ pub enum Timer {
     RemoteQuiet { message_id: String, beat: u64 },
     /// The doctor has had long enough.
     Doctor(servers::Patient),
+    /// The event log's batch is written.
+    LogFlush,
 }
 
 /// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
@@ -393,6 +414,8 @@ pub struct Workspace<P: Platform> {
     dynamic: dynamic::Dynamic,
     models: models::Models,
     pickers: pickers::Pickers,
+    log: log::Log,
+    http_tools: http_tools::HttpTools,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
@@ -406,7 +429,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), pickers: pickers::Pickers::default(), watch: Rc::default() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -454,6 +477,12 @@ impl<P: Platform> Workspace<P> {
             Command::Dynamic(action) => dynamic::handle(self, action),
             Command::Models(action) => models::handle(self, action),
             Command::Pickers(action) => pickers::handle(self, action),
+            Command::Log(action) => log::handle(self, action),
+            Command::Done(done @ Done::StoreOpened { .. }) => {
+                sessions::handle(self, Command::Done(done));
+                log::opened(self);
+            }
+            Command::HttpTools(action) => http_tools::handle(self, action),
             Command::Start => {
                 for why in std::mem::take(&mut self.unreadable) {
                     self.emit(Update::Notice(Notice::PrefsUnreadable(why)));
@@ -483,6 +512,7 @@ impl<P: Platform> Workspace<P> {
                 Timer::IndexCheck => search::check(self),
                 Timer::RemoteQuiet { message_id, beat } => tabs::quiet(self, message_id, f64::from_bits(beat)),
                 Timer::Doctor(who) => servers::doctor_late(self, who),
+                Timer::LogFlush => log::due(self),
             }
         }
     }

@@ -70,14 +70,17 @@ pub trait Platform: 'static + Sized {
     /// Does what a composer's picker asks of the servers (with the MCP
     /// clients, fetched on first use).
     fn run_picker(&self, job: crate::pickers::Job) -> LocalBoxFuture<'static, Result<crate::pickers::Found, Missing>>;
+    /// Checks HTTP tools or reads an OpenAPI document
+    /// ([`crate::http_tools::run`]; the page fetches it on first use).
+    fn run_http_tools(&self, job: crate::http_tools::Job) -> LocalBoxFuture<'static, Result<crate::http_tools::Done, Missing>>;
     /// Runs dynamic loading's work ([`crate::dynamic::run`]; the page
     /// fetches it on first use).
     fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>>;
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with
-    /// `settings` in a whole one ([`crate::data::export_text`]).
-    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
+    /// `settings` and the HTTP tools in a whole one ([`crate::data::export_text`]).
+    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: Vec<air_store::http_tools::SavedHttpTool>) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
     /// Imports an export's text ([`crate::data::import_text`]).
     fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>>;
     /// How much is stored; asks the browser to keep it.

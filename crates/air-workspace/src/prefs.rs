@@ -24,6 +24,8 @@ pub struct Prefs {
     pub servers: Vec<McpServer>,
     pub chat_servers: ChatServers,
     pub assistants: Assistants,
+    /// The HTTP tools the user saved (`crate::http_tools`).
+    pub http_tools: Vec<air_store::http_tools::SavedHttpTool>,
 }
 
 /// What a turn runs with, from the preferences when it starts
@@ -37,6 +39,12 @@ pub struct Inputs {
     /// loading every enabled one (offered once loaded).
     pub servers: Vec<air_store::mcp::McpServer>,
     pub dynamic: bool,
+    /// With dynamic loading, the tools (server, tool) the chat's assistant
+    /// preloads.
+    pub preload: Vec<(String, String)>,
+    /// The enabled HTTP tools (offered as they are, dynamic loading or
+    /// not: they are few and the user's own).
+    pub http_tools: Vec<air_http_tools::HttpTool>,
 }
 
 impl Prefs {
@@ -65,6 +73,8 @@ impl Prefs {
             // With dynamic loading every enabled server is offered, through the loaders.
             servers: if dynamic { self.servers.iter().filter(|s| s.enabled).cloned().collect() } else { self.chat_servers(chat) },
             dynamic,
+            preload: if dynamic { self.assistants.of_chat(chat).map(|a| a.preload.clone()).unwrap_or_default() } else { Vec::new() },
+            http_tools: self.http_tools.iter().filter(|t| t.enabled).map(|t| t.tool.clone()).collect(),
         }
     }
 
@@ -73,8 +83,9 @@ impl Prefs {
     pub fn load(kv: &impl KeyValue) -> (Self, Vec<String>) {
         let loaded = air_store::settings::load(kv);
         let (servers, servers_warning) = air_store::mcp::load(kv);
-        let prefs = Self { settings: loaded.settings, servers, chat_servers: ChatServers::load(kv), assistants: Assistants::load(kv) };
-        (prefs, loaded.warning.into_iter().chain(servers_warning).collect())
+        let (http_tools, tools_warning) = air_store::http_tools::load(kv);
+        let prefs = Self { settings: loaded.settings, servers, chat_servers: ChatServers::load(kv), assistants: Assistants::load(kv), http_tools };
+        (prefs, loaded.warning.into_iter().chain(servers_warning).chain(tools_warning).collect())
     }
 
     /// The settings a turn in chat `chat` runs with: its assistant's over
@@ -114,15 +125,22 @@ pub struct Touched {
     pub servers: bool,
     pub chat_servers: bool,
     pub assistants: bool,
+    pub http_tools: bool,
 }
 
 impl Touched {
     fn any(self) -> bool {
-        self.settings || self.servers || self.chat_servers || self.assistants
+        self.settings || self.servers || self.chat_servers || self.assistants || self.http_tools
     }
 
     pub(crate) fn and(self, other: Touched) -> Touched {
-        Touched { settings: self.settings || other.settings, servers: self.servers || other.servers, chat_servers: self.chat_servers || other.chat_servers, assistants: self.assistants || other.assistants }
+        Touched {
+            settings: self.settings || other.settings,
+            servers: self.servers || other.servers,
+            chat_servers: self.chat_servers || other.chat_servers,
+            assistants: self.assistants || other.assistants,
+            http_tools: self.http_tools || other.http_tools,
+        }
     }
 }
 
@@ -154,6 +172,9 @@ pub fn write(kv: &impl KeyValue, prefs: &Prefs, touched: Touched) -> Result<(), 
     }
     if touched.assistants {
         keep(prefs.assistants.save(kv));
+    }
+    if touched.http_tools {
+        keep(air_store::http_tools::save(kv, &prefs.http_tools));
     }
     failed.map_or(Ok(()), Err)
 }
@@ -254,6 +275,10 @@ pub(crate) fn save<P: Platform>(w: &mut Workspace<P>, t: Touched) {
     if t.assistants {
         let all = w.prefs.assistants.clone();
         w.emit(Update::Assistants(all));
+    }
+    if t.http_tools {
+        let list = w.prefs.http_tools.clone();
+        w.emit(Update::HttpTools(list));
     }
     w.writing.dirty = w.writing.dirty.and(t);
     write_next(w);

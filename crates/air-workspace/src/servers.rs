@@ -249,7 +249,10 @@ fn run<P: Platform>(w: &mut Workspace<P>, out: Out) {
             // The catalog of tools follows (added, re-synced, switched, removed).
             crate::dynamic::handle(w, crate::dynamic::Action::Refresh);
         }
-        Out::Update(u) => w.emit(u),
+        Out::Update(u) => {
+            crate::log::server_update(w, &u);
+            w.emit(u);
+        }
         Out::Prefs(touched) => crate::prefs::save(w, touched),
         Out::List { server, why } => {
             let listing = w.p.list_tools(server);
@@ -268,6 +271,7 @@ fn run<P: Platform>(w: &mut Workspace<P>, out: Out) {
         Out::Connect => {
             let enabled: Vec<McpServer> = w.prefs.servers.iter().filter(|s| s.enabled).cloned().collect();
             if !enabled.is_empty() {
+                crate::log::connecting(w, &enabled);
                 w.p.connect_servers(enabled);
             }
         }

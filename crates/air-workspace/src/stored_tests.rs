@@ -74,7 +74,7 @@ fn what_an_earlier_version_kept_opens_unchanged() {
         assert_eq!(serde_json::to_value(language.current()).ok(), Some(settings["language"].clone()), "{name}");
         assert!(language.choice().is_some(), "{name}");
         // Written again, they read the same.
-        crate::prefs::write(&*kv, &prefs, crate::prefs::Touched { settings: true, servers: true, chat_servers: true, assistants: true }).expect("written");
+        crate::prefs::write(&*kv, &prefs, crate::prefs::Touched { settings: true, servers: true, chat_servers: true, assistants: true, http_tools: true }).expect("written");
         assert_eq!(Prefs::load(&*kv).0, prefs, "{name}");
 
         let sessions = records!(name, stored.sessions, SessionRecord);

@@ -132,6 +132,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     } else {
         (String::new(), Vec::new())
     };
+    crate::log::turn_started(w, &job, session.as_deref());
     w.turn.running = Some(kind);
     w.turn.session = session.clone();
     w.chat.busy = true;
@@ -200,6 +201,7 @@ fn publish_questions<P: Platform>(w: &mut Workspace<P>) {
 /// was not saved goes back to the composer.
 fn ended<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(), StoreError>, Missing>) {
     let Some(kind) = w.turn.running.take() else { return };
+    crate::log::turn_ended(w, &result);
     w.turn.abort = None;
     w.chat.busy = false;
     *w.watch.live.borrow_mut() = None;
@@ -226,6 +228,7 @@ fn ended<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(), StoreError
 
 /// What one of the turn's events changes.
 fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
+    crate::log::turn_event(w, &event);
     match event {
         Event::SessionCreated(session) => {
             let id = session.id.clone();
@@ -346,6 +349,7 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Resul
     };
     let policies = settings.tool_policies.clone();
     *env.policies.borrow_mut() = policies.clone();
+    crate::log::offered(&*env.p, mode, &tools, offer.as_deref());
     let turn = Turn::new(env, settings, &tools, env.abort.clone(), lang).with_mode(mode).with_policies(policies).with_offer(offer);
     let Run { session, job, context, images, .. } = run;
     let here = || session.clone().unwrap_or_default();
