@@ -183,7 +183,10 @@ describe('data and options', () => {
     assert.equal(await thought.count(), 1);
     assert.equal(await thought.evaluate((d) => d.open), false, 'shown collapsed');
     const [first, second] = h.model.requests.slice(before).map((r) => r.body.messages);
-    assert.match(first.at(-1).content, /Write only this reasoning chain/);
+    // One system message, first (chat templates refuse a later one).
+    assert.match(first[0].content, /Write only this reasoning chain/);
+    assert.equal(first.filter((m) => m.role === 'system').length, 1);
+    assert.deepEqual(first.at(-1), { role: 'user', content: 'Is 91 prime?' });
     assert.equal(second[0].role, 'system');
     assert.match(second[0].content, /91 = 7 × 13/);
     assert.deepEqual(second.slice(1), [{ role: 'user', content: 'Is 91 prime?' }]);

@@ -23,6 +23,9 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     const toggle = page.getByTestId('settings-dynamic-mcp');
     assert.equal(await toggle.isChecked(), false);
     assert.equal(await page.getByTestId('settings-auto-load').count(), 0);
+    // Experimental: named, explained, and its risk said.
+    const experimental = page.getByTestId('settings-experimental');
+    assert.match(await experimental.textContent(), /MCP dynamic loading.*one line per server.*Risk: small models may not load tools before calling them/s);
     await toggle.check();
     await page.getByTestId('settings-auto-load').waitFor();
     // A summarizer model writes the catalog's summaries in the background.
@@ -65,9 +68,9 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     assert.equal((await chip.textContent()).trim(), 'echo');
     assert.equal(await chip.getAttribute('data-status'), 'valid');
     // Metrics (estimated tokens): this conversation, and over all of them.
-    assert.match(await page.getByTestId('loaded-tools').getAttribute('title'), /^3 requests · load hit rate 100 % · 0 invalidations · 1 extra steps · tool context ≈\d+ tokens instead of ≈\d+ \(\d+ % less\)$/);
+    assert.match(await page.getByTestId('loaded-tools').getAttribute('title'), /^3 requests in 1 turn\(s\) · load hit rate 100 % · 0 invalidations \(0\.00 per turn\) · 1 extra rounds to load · tool context ≈\d+ tokens instead of ≈\d+ \(\d+ % less; estimated\) · prompt tokens as the provider counted them \(1 requests\): \d+ instead of ≈\d+$/);
     await page.getByTestId('open-settings').click();
-    await page.getByTestId('dynamic-metrics').filter({ hasText: /^Overall: 3 requests · load hit rate 100 %/ }).waitFor({ timeout: 10_000 });
+    await page.getByTestId('dynamic-metrics').filter({ hasText: /^Overall: 3 requests in \d+ turn\(s\) · load hit rate 100 %/ }).waitFor({ timeout: 10_000 });
     await page.getByTestId('settings-save').click();
 
     // Kept with the conversation: after a reload, still loaded and offered.

@@ -46,8 +46,9 @@ pub async fn turn_tools(state: AppState, session: Option<&str>, inputs: &air_wor
     let auto = inputs.settings.mcp_auto_load_once;
     // What the overall metrics already hold of this conversation.
     let counted = std::cell::Cell::new(current.metrics);
+    let preload = inputs.preload.clone();
     let offer = air_dynamic::prepare(true, None, &mut registry, || {
-        Session::new(
+        let session = Session::new(
             catalog,
             all,
             current,
@@ -61,7 +62,9 @@ pub async fn turn_tools(state: AppState, session: Option<&str>, inputs: &air_wor
                 let gained = l.metrics.since(&counted.replace(l.metrics));
                 state.dispatch(Command::Dynamic(Action::Loaded { list: l.clone(), gained }));
             }),
-        )
+        );
+        session.preload(&preload);
+        session
     });
     (registry, offer)
 }

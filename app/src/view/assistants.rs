@@ -131,6 +131,7 @@ fn AssistantForm(a: Assistant, servers: Vec<McpServer>, editing: RwSignal<Option
                     {move || t().assistant_dynamic}
                 </label>
             </Show>
+            <AssistantPreload servers=servers.clone() editing=editing draft=draft/>
             <AssistantServers servers=servers editing=editing draft=draft/>
             <div class="row">
                 <button type="button" class="primary" data-testid="assistant-save" on:click=save>{move || t().save}</button>
@@ -207,6 +208,48 @@ fn AssistantServers(servers: Vec<McpServer>, editing: RwSignal<Option<Assistant>
                     }
                 }).collect_view()}
             </div>
+        </Show>
+    }
+}
+
+/// With dynamic loading: the MCP tools the assistant loads in each of its
+/// conversations from the first message.
+#[component]
+fn AssistantPreload(servers: Vec<McpServer>, editing: RwSignal<Option<Assistant>>, draft: RwSignal<air_store::Settings>) -> impl IntoView {
+    let edit = editor(editing);
+    let tools: Vec<(String, String)> =
+        servers.iter().filter(|s| s.enabled).flat_map(|s| s.tools.iter().filter(|t| t.offered()).map(|t| (s.name.clone(), t.name.clone()))).collect();
+    let any = !tools.is_empty();
+    let dynamic = move || any && draft.with(|s| s.dynamic_mcp_loading) && editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading));
+    let rows = tools
+        .into_iter()
+        .map(|pair| {
+            let key = format!("{}/{}", pair.0, pair.1);
+            let (p1, p2) = (pair.clone(), pair);
+            view! {
+                <label class="check">
+                    <input type="checkbox" data-testid="assistant-preload" data-tool=key.clone()
+                        prop:checked=move || editing.with(|e| e.as_ref().is_some_and(|x| x.preload.contains(&p1)))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            edit(&|x| {
+                                x.preload.retain(|p| *p != p2);
+                                if on {
+                                    x.preload.push(p2.clone());
+                                }
+                            })
+                        }/>
+                    <code>{key}</code>
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <Show when=dynamic>
+            <details class="assistant-servers" data-testid="assistant-preloads">
+                <summary class="muted">{move || t().assistant_preload}</summary>
+                {rows.clone()}
+            </details>
         </Show>
     }
 }

@@ -266,6 +266,10 @@ impl<'a, E: Env> Turn<'a, E> {
                 _ => build_request(&self.settings, &history, &vars),
             };
             let streamed = self.stream_into(&request, &mut record, mode == ToolMode::Prompt).await;
+            if let Some(offer) = &self.offer {
+                let names: Vec<&str> = streamed.calls.iter().map(|c| c.name.as_str()).collect();
+                offer.note_answer(record.usage.as_ref().map(|u| u.prompt_tokens).filter(|p| *p > 0), &names);
+            }
             if !streamed.ok || streamed.calls.is_empty() || self.abort.is_aborted() {
                 return;
             }

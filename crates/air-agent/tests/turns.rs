@@ -1147,7 +1147,26 @@ fn dynamic_loading_offers_the_catalog_then_what_was_loaded() {
     assert_eq!((m.requests, m.extra_steps, m.asked, m.found, m.unloaded_calls, m.invalidations), (3, 1, 1, 1, 0, 0));
     assert_eq!(m.hit_rate(), Some(1.0));
     assert!(m.context_tokens > 0 && m.context_tokens_without > 0);
+    // One turn; the provider counted the last request's prompt (10 tokens).
+    assert_eq!((m.turns, m.measured_requests, m.prompt_tokens), (1, 1, 10));
+    assert!(m.prompt_tokens_without > 0);
+    assert_eq!(m.invalidation_rate(), Some(0.0));
     s.check(expect_file!["transcripts/dynamic_loading.txt"]);
+}
+
+/// A round that loads a tool and calls another is no extra round: the
+/// model needed it anyway.
+#[test]
+fn only_rounds_that_just_load_are_extra() {
+    let mut s = setup();
+    let saved = Rc::new(RefCell::new(Vec::new()));
+    let offer = air_dynamic::prepare(true, None, &mut s.tools, || dynamic_session(false, saved.clone()));
+    s.world.http.push(calls_reply(&[("l1", "load_mcp_tool", r#"{"names": ["delete_file"]}"#), ("e1", "echo", r#"{"text": "hi"}"#)]));
+    s.world.http.push(calls_reply(&[("l2", "load_mcp_server", r#"{"name": "files"}"#)]));
+    s.world.http.push(text_reply("Done."));
+    run(s.turn().with_offer(offer).send(None, "Echo and look")).unwrap();
+    let m = saved.borrow().last().cloned().unwrap_or_default().metrics;
+    assert_eq!((m.requests, m.turns, m.extra_steps), (3, 1, 1), "the second round only loaded");
 }
 
 /// A call of a tool that was not loaded is refused with what to do; with

@@ -26,6 +26,8 @@ pub enum Source {
     Manual,
     /// It called the tool unloaded, and "auto-load once" loaded it.
     Auto,
+    /// The conversation's assistant preloads it.
+    PolicyPreload,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -25,6 +25,11 @@ pub struct Session {
     now: Box<dyn Fn() -> f64>,
     /// Told each time the loaded set changes (to be saved).
     on_change: Box<dyn Fn(&Loaded)>,
+    /// The estimated tool context of the request under way, and of every
+    /// tool (for the provider's count of its prompt); whether this turn
+    /// was counted.
+    last_context: std::cell::Cell<(u64, u64)>,
+    counted_turn: std::cell::Cell<bool>,
 }
 
 impl Session {
@@ -40,7 +45,8 @@ impl Session {
         on_change: Box<dyn Fn(&Loaded)>,
     ) -> std::rc::Rc<Self> {
         let finder = Finder::new(&catalog);
-        std::rc::Rc::new(Session { catalog, finder, servers, loaded: std::cell::RefCell::new(loaded), names, auto_load, now, on_change })
+        let (last_context, counted_turn) = (std::cell::Cell::new((0, 0)), std::cell::Cell::new(false));
+        std::rc::Rc::new(Session { catalog, finder, servers, loaded: std::cell::RefCell::new(loaded), names, auto_load, now, on_change, last_context, counted_turn })
     }
 
     /// The two loader tools, to register with the turn's tools.
@@ -49,6 +55,25 @@ impl Session {
             .into_iter()
             .map(|def| std::rc::Rc::new(Loader { def, session: self.clone() }) as std::rc::Rc<dyn air_tools::Tool>)
             .collect()
+    }
+
+    /// Loads what the conversation's assistant preloads (server, tool)
+    /// and is not loaded and valid already; said as a change if any was.
+    pub fn preload(&self, tools: &[(String, String)]) {
+        let now = (self.now)();
+        let mut any = false;
+        {
+            let mut loaded = self.loaded.borrow_mut();
+            loaded.gate(&self.catalog, &self.servers, now);
+            for (server, tool) in tools {
+                if !loaded.is_loaded(server, tool) && self.mcp_tool_of(&self.registry_name(server, tool)).is_some() {
+                    any |= loaded.load(&self.catalog, server, tool, Source::PolicyPreload, now);
+                }
+            }
+        }
+        if any {
+            self.changed();
+        }
     }
 
     /// The conversation's loaded set as it stands.
@@ -99,12 +124,31 @@ impl air_tools::offer::Offer for Session {
         let json = |defs: &mut dyn Iterator<Item = &air_tools::ToolDef>| defs.map(|d| d.to_openai().to_string()).collect::<Vec<_>>().join(",");
         let with = estimate_tokens(&json(&mut offered.iter().copied())) + estimate_tokens(&prompt_section(&self.catalog));
         let without = estimate_tokens(&json(&mut all.definitions().filter(|d| d.name != LOAD_SERVER && d.name != LOAD_TOOL)));
+        self.last_context.set((with, without));
         {
             let mut l = self.loaded.borrow_mut();
             l.metrics.requests += 1;
+            l.metrics.turns += u64::from(!self.counted_turn.replace(true));
             l.metrics.context_tokens += with;
             l.metrics.context_tokens_without += without;
         }
+        self.changed();
+    }
+
+    fn note_answer(&self, prompt_tokens: Option<u64>, calls: &[&str]) {
+        let mut l = self.loaded.borrow_mut();
+        if let Some(p) = prompt_tokens {
+            let (with, without) = self.last_context.get();
+            l.metrics.measured_requests += 1;
+            l.metrics.prompt_tokens += p;
+            l.metrics.prompt_tokens_without += p.saturating_sub(with) + without;
+        }
+        // A round that only loaded tools is one the model needed because
+        // they were not offered.
+        if !calls.is_empty() && calls.iter().all(|c| *c == LOAD_SERVER || *c == LOAD_TOOL) {
+            l.metrics.extra_steps += 1;
+        }
+        drop(l);
         self.changed();
     }
 
@@ -141,7 +185,6 @@ impl air_tools::Tool for Loader {
 
     fn call<'a>(&'a self, args: Value, _ctx: air_tools::CallContext<'a>) -> futures_util::future::LocalBoxFuture<'a, air_tools::ToolOutput> {
         let s = &self.session;
-        s.loaded.borrow_mut().metrics.extra_steps += 1;
         let answer = if self.def.name == LOAD_SERVER {
             answer_load_server(&s.catalog, &s.finder, args.get("name").and_then(Value::as_str).unwrap_or_default())
         } else {

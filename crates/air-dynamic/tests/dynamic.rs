@@ -321,5 +321,82 @@ fn metrics_add_up_and_estimate() {
     assert_eq!(a.requests, 5);
     assert_eq!(estimate_tokens("abcd"), 1);
     assert_eq!(estimate_tokens("abcde"), 2);
-    assert_eq!(estimate_tokens("天气预报"), 1);
+    // A CJK character is about a token, not a quarter of one.
+    assert_eq!(estimate_tokens("天气预报"), 4);
+    assert_eq!(estimate_tokens("weather 天气"), 4);
+    // Turns, invalidations per turn, the provider's counts add up too.
+    let b = Metrics { turns: 4, invalidations: 2, measured_requests: 1, prompt_tokens: 900, prompt_tokens_without: 1500, ..Metrics::default() };
+    assert_eq!(b.invalidation_rate(), Some(0.5));
+    assert_eq!(Metrics::default().invalidation_rate(), None);
+    let mut c = b;
+    c.add(&b);
+    assert_eq!((c.turns, c.measured_requests, c.prompt_tokens, c.prompt_tokens_without), (8, 2, 1800, 3000));
+    assert_eq!(c.since(&b), b);
+}
+
+#[test]
+fn every_request_checks_the_loaded_tools_first() {
+    use air_tools::offer::Offer;
+    let mut list = servers();
+    let catalog = Catalog::default().refresh(&list, 0.0);
+    let mut loaded = Loaded::default();
+    assert!(loaded.load(&catalog, "github", "create_issue", Source::Manual, 1.0));
+    // Its parameters changed since (the catalog the turn starts with knows).
+    list[0].tools[0].input_schema = obj(json!({"title": {"type": "string"}}));
+    let catalog = catalog.refresh(&list, 2.0);
+    let mut registry = air_tools::Registry::new();
+    let def = list[0].tools[0].def(&list[0], "mcp_github_create_issue".into());
+    registry.register(std::rc::Rc::new(Remote(def)));
+    let names = vec![("github".to_owned(), "create_issue".to_owned(), "mcp_github_create_issue".to_owned())];
+    let changes = std::rc::Rc::new(std::cell::RefCell::new(Vec::<Loaded>::new()));
+    let seen = changes.clone();
+    let session = Session::new(catalog, list, loaded, names, false, Box::new(|| 3.0), Box::new(move |l| seen.borrow_mut().push(l.clone())));
+    let offered: Vec<String> = session.offered(&registry).iter().map(|d| d.name.clone()).collect();
+    assert!(offered.is_empty(), "a tool loaded with other parameters is not offered: {offered:?}");
+    let said = changes.borrow().last().cloned().unwrap_or_default();
+    assert_eq!(said.tools[0].status, Status::InvalidChanged, "and the change is said, to be saved");
+    assert_eq!(said.metrics.invalidations, 1);
+    // A call of it is refused with what to do.
+    assert!(session.admit("mcp_github_create_issue").is_err());
+}
+
+#[test]
+fn an_assistants_preloaded_tools_are_loaded_from_the_first_message() {
+    let list = servers();
+    let catalog = Catalog::default().refresh(&list, 0.0);
+    let mut loaded = Loaded::default();
+    assert!(loaded.load(&catalog, "github", "create_issue", Source::Manual, 1.0));
+    let names = vec![
+        ("github".to_owned(), "create_issue".to_owned(), "mcp_github_create_issue".to_owned()),
+        ("github".to_owned(), "list_issues".to_owned(), "mcp_github_list_issues".to_owned()),
+    ];
+    let changes = std::rc::Rc::new(std::cell::RefCell::new(Vec::<Loaded>::new()));
+    let seen = changes.clone();
+    let session = Session::new(catalog, list, loaded, names, false, Box::new(|| 7.0), Box::new(move |l| seen.borrow_mut().push(l.clone())));
+    // Loaded already (kept as the model loaded it), preloaded, and one not
+    // registered for this turn (left alone).
+    let pairs = [("github", "create_issue"), ("github", "list_issues"), ("amap", "weather")].map(|(s, t)| (s.to_owned(), t.to_owned()));
+    session.preload(&pairs);
+    let now = session.loaded();
+    let source = |t: &str| now.tools.iter().find(|x| x.tool == t).map(|x| (x.source, x.status));
+    assert_eq!(source("create_issue"), Some((Source::Manual, Status::Valid)));
+    assert_eq!(source("list_issues"), Some((Source::PolicyPreload, Status::Valid)));
+    assert_eq!(source("weather"), None);
+    assert_eq!(changes.borrow().len(), 1, "said once, to be saved");
+    // Nothing new to load: nothing said.
+    session.preload(&pairs);
+    assert_eq!(changes.borrow().len(), 1);
+    assert_eq!(serde_json::to_value(Source::PolicyPreload).ok(), Some(json!("policy_preload")));
+}
+
+/// An MCP tool of the registry, for what a request offers.
+struct Remote(air_tools::ToolDef);
+
+impl air_tools::Tool for Remote {
+    fn def(&self) -> &air_tools::ToolDef {
+        &self.0
+    }
+    fn call<'a>(&'a self, _args: Value, _ctx: air_tools::CallContext<'a>) -> futures_util::future::LocalBoxFuture<'a, air_tools::ToolOutput> {
+        Box::pin(async { air_tools::ToolOutput::text("ran") })
+    }
 }

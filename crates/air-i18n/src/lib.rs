@@ -201,7 +201,10 @@ texts! {
     loaded_renamed: "renamed on {server}: to be loaded under its new name", "已在 {server} 上改名：需按新名称重新加载";
     loaded_manual: "{server} · loaded by the model", "{server} · 由模型加载";
     loaded_auto: "{server} · loaded when the model called it", "{server} · 模型调用时自动加载";
-    metrics_line: "{r} requests · load hit rate {h} · {i} invalidations · {e} extra steps · tool context ≈{w} tokens instead of ≈{o} ({s} less)", "{r} 次请求 · 加载命中率 {h} · {i} 次失效 · 多出 {e} 步 · 工具上下文约 {w} 个 token，原本约 {o} 个（少 {s}）";
+    loaded_preload: "{server} · preloaded by the assistant", "{server} · 由助手预加载";
+    assistant_preload: "Tools it loads from the first message (dynamic loading):", "从第一条消息起就加载的工具（动态加载）：";
+    metrics_line: "{r} requests in {t} turn(s) · load hit rate {h} · {i} invalidations ({ir} per turn) · {e} extra rounds to load · tool context ≈{w} tokens instead of ≈{o} ({s} less; estimated)", "{t} 轮对话共 {r} 次请求 · 加载命中率 {h} · {i} 次失效（每轮 {ir}） · 为加载多出 {e} 轮 · 工具上下文约 {w} 个 token，原本约 {o} 个（少 {s}；估算）";
+    metrics_measured: " · prompt tokens as the provider counted them ({m} requests): {p} instead of ≈{po}", " · 服务商计数的提示词 token（{m} 次请求）：{p}，原本约 {po}";
     metrics_overall: "Overall:", "总计：";
     metrics_none: "no requests with dynamic loading yet", "尚无使用动态加载的请求";
     tool_signed_in: "Signed in. Ask again to run it.", "已登录。再问一次即可运行。";

@@ -40,11 +40,15 @@ pub struct Assistant {
     /// The provider profile it uses (`None`: the settings' provider).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// With dynamic loading: MCP tools (server, tool) loaded in each of
+    /// its conversations from the first message, without a loader call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preload: Vec<(String, String)>,
 }
 
 impl Assistant {
     pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
-        Assistant { id: id.into(), name: name.into(), system_prompt: String::new(), model: String::new(), temperature: None, servers: None, dynamic_loading: true, profile: None }
+        Assistant { id: id.into(), name: name.into(), system_prompt: String::new(), model: String::new(), temperature: None, servers: None, dynamic_loading: true, profile: None, preload: Vec::new() }
     }
 
     /// The settings of a turn with this assistant.

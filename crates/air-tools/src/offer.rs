@@ -19,4 +19,9 @@ pub trait Offer {
 
     /// A request is being sent with `offered` out of `all` (for metrics).
     fn note_request(&self, _all: &Registry, _offered: &[&ToolDef]) {}
+
+    /// The answer to that request came: the prompt tokens the provider
+    /// counted for it (if it said), and the names of the tools it calls
+    /// (for metrics).
+    fn note_answer(&self, _prompt_tokens: Option<u64>, _calls: &[&str]) {}
 }

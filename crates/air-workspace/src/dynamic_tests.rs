@@ -123,3 +123,15 @@ fn the_summarizer_is_not_asked_again_about_what_it_failed_on() {
     h.send(Command::Prefs(Change::Settings(Box::new(settings))));
     assert_eq!(h.p.http.requests().len(), asked + 1);
 }
+
+#[test]
+fn a_conversation_deleted_for_good_takes_its_loaded_tools_with_it() {
+    let mut h = harness("");
+    let list = Loaded { tools: vec![loaded_tool("docs", "search")], metrics: gained(2) };
+    now(docs::loaded("s1").write(&*h.p.store, &list)).expect("stored");
+    h.send(Command::Delete("s1".into()));
+    // Within the undo window it is kept; once the window closes it goes.
+    assert_eq!(now(docs::loaded("s1").read(&*h.p.store)), list);
+    h.advance(crate::sessions::UNDO_MS + 1);
+    assert_eq!(now(docs::loaded("s1").read(&*h.p.store)), Loaded::default());
+}

@@ -37,6 +37,9 @@ pub struct Inputs {
     /// loading every enabled one (offered once loaded).
     pub servers: Vec<air_store::mcp::McpServer>,
     pub dynamic: bool,
+    /// With dynamic loading, the tools (server, tool) the chat's assistant
+    /// preloads.
+    pub preload: Vec<(String, String)>,
 }
 
 impl Prefs {
@@ -65,6 +68,7 @@ impl Prefs {
             // With dynamic loading every enabled server is offered, through the loaders.
             servers: if dynamic { self.servers.iter().filter(|s| s.enabled).cloned().collect() } else { self.chat_servers(chat) },
             dynamic,
+            preload: if dynamic { self.assistants.of_chat(chat).map(|a| a.preload.clone()).unwrap_or_default() } else { Vec::new() },
         }
     }
 

@@ -161,3 +161,19 @@ fn a_turn_runs_with_its_chats_settings_and_servers() {
     p.assistants.pick_model("s1", Some("picked"));
     assert_eq!(p.turn_inputs("s1").settings.model, "picked", "the top bar's pick wins");
 }
+
+#[test]
+fn a_turn_preloads_what_its_assistant_preloads_only_with_dynamic_loading() {
+    let mut prefs = Prefs::default();
+    let a = Assistant { preload: vec![("docs".into(), "search".into())], ..Assistant::new("a1", "Researcher") };
+    prefs.assistants.put(a);
+    prefs.assistants.pick(NEW_CHAT, Some("a1"));
+    assert!(prefs.turn_inputs(NEW_CHAT).preload.is_empty(), "dynamic loading is off");
+    prefs.settings.dynamic_mcp_loading = true;
+    assert_eq!(prefs.turn_inputs(NEW_CHAT).preload, [("docs".to_owned(), "search".to_owned())]);
+    // Its own switch off: nothing preloaded.
+    let mut off = prefs.assistants.of_chat(NEW_CHAT).cloned().expect("picked");
+    off.dynamic_loading = false;
+    prefs.assistants.put(off);
+    assert!(prefs.turn_inputs(NEW_CHAT).preload.is_empty());
+}
