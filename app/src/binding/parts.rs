@@ -55,7 +55,7 @@ pub fn warm_turn() {
 }
 
 /// Fetches the preferences' writer ahead of the first change (the
-/// settings drawer is opening, a conversation is open): a change saved
+/// settings drawer is opening, a message is being typed): a change saved
 /// is then written at once, not after a fetch that a closed tab or a
 /// reload would cut short.
 pub fn warm_prefs() {

@@ -27,7 +27,6 @@ use crate::binding::state::{use_app, use_shell};
 /// the newest at once), while its messages are read.
 pub fn warm_chat_view() {
     crate::binding::lazy::prefetch(chat::__wasm_split_preload_chat_view());
-    crate::binding::warm_prefs();
 }
 
 /// The two-column layout: sessions on the left, the conversation on the right.
