@@ -40,11 +40,13 @@ import sys
 import tempfile
 
 # Parts whose code is grouped with the chunks they need, in this order:
-# the conversation view (drawn at start-up) and the turn (sending).
-PRIORITY = ["chat_view", "turn"]
+# the conversation view and the messages' reader (both at start-up), the
+# event log's and the HTTP tools' work (small, and not to wait for the
+# turn's module), and the turn (sending; it waits for those before it).
+PRIORITY = ["chat_view", "messages", "log_work", "http_tools_work", "turn"]
 # Compiled by app/boot.js while the main module loads, when the store had
 # conversations at the last start.
-EARLY = ["chat_view"]
+EARLY = ["chat_view", "messages"]
 FEATURES = [
     "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext",
     "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue",

@@ -29,8 +29,12 @@ describe('Assistants (scripted model)', () => {
     const { context, page, errors } = await h.freshPage();
     assert.equal(await page.getByTestId('assistant-picker').count(), 0, 'no picker before there are assistants');
     await addMcpServer(page, 'everything', server.url);
-    await page.getByTestId('settings-dynamic-mcp').check();
     await page.getByTestId('assistant-new').click();
+    // Dynamic loading is off in Settings: an assistant has no switch for
+    // it, and picks its servers.
+    await page.getByTestId('assistant-servers').waitFor();
+    assert.equal(await page.getByTestId('assistant-dynamic').count(), 0, 'no switch of its own while the global one is off');
+    await page.getByTestId('settings-dynamic-mcp').check();
     await page.getByTestId('assistant-name-input').fill('Translator');
     await page.getByTestId('assistant-prompt').fill('Translate everything into French.');
     await page.getByTestId('assistant-model').fill('scripted-fr');

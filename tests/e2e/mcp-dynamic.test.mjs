@@ -23,6 +23,7 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     const toggle = page.getByTestId('settings-dynamic-mcp');
     assert.equal(await toggle.isChecked(), false);
     assert.equal(await page.getByTestId('settings-auto-load').count(), 0);
+    assert.equal(await page.getByTestId('settings-summarizer').count(), 0, 'no summarizer while dynamic loading is off');
     // Experimental: named, explained, and its risk said.
     const experimental = page.getByTestId('settings-experimental');
     assert.match(await experimental.textContent(), /MCP dynamic loading.*one line per server.*Risk: small models may not load tools before calling them/s);

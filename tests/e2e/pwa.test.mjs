@@ -91,7 +91,7 @@ describe('installed app', () => {
     }
   });
 
-  test('a start-up with a stored conversation fetches the main module and the conversation view\'s one module, and no other part', async () => {
+  test('a start-up with a stored conversation fetches the main module, the conversation view\'s module and the messages\' reader, and no other part', async () => {
     const app = await serveCopy();
     const context = await browser.newContext();
     try {
@@ -105,10 +105,11 @@ describe('installed app', () => {
       await page.getByText('Drawn again at start-up.').waitFor({ timeout: 20_000 });
       await page.waitForFunction(() => performance.getEntriesByName('air-ready').length > 0);
       const wasm = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()).filter((f) => f.endsWith('.wasm')));
-      assert.equal(wasm.length, 2, wasm.join(', '));
+      assert.equal(wasm.length, 3, wasm.join(', '));
       assert.ok(wasm.some((f) => /^app-[0-9a-f]+_bg\.wasm$/.test(f)), wasm.join(', '));
       assert.ok(wasm.some((f) => /^split_chat_view-[0-9a-f]{16}\.wasm$/.test(f)), wasm.join(', '));
-      // boot.js began to compile it; the loader took that one.
+      assert.ok(wasm.some((f) => /^split_messages-[0-9a-f]{16}\.wasm$/.test(f)), wasm.join(', '));
+      // boot.js began to compile both; the loader took those.
       assert.equal(await page.evaluate(() => globalThis.__airEarly?.size), 0);
       assert.deepEqual(errors, []);
     } finally {

@@ -85,10 +85,20 @@ impl Platform for Browser {
     fn run_dynamic(&self, job: air_workspace::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<air_workspace::dynamic::Action>, Missing>> {
         Box::pin(part(dynamic(self.store(), job)))
     }
+    fn read_messages(&self, what: air_workspace::messages::Read) -> LocalBoxFuture<'static, Result<Result<air_workspace::messages::Got, StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Err(StoreError::Unavailable("the store is not open".into()))) };
+            part(read_messages(store, what)).await
+        })
+    }
+    fn log_work(&self, job: air_workspace::log::Job) -> LocalBoxFuture<'static, Result<air_workspace::log::Done, Missing>> {
+        Box::pin(part(event_log(self.store(), job)))
+    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
     }
-    fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings, http_tools: Vec<air_store::http_tools::SavedHttpTool>) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
+    fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings, http_tools: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
         let store = self.store();
         let now = super::env::now_ms();
         Box::pin(async move {
@@ -115,7 +125,7 @@ impl Platform for Browser {
     fn open_store(&self) -> LocalBoxFuture<'static, Option<String>> {
         let slot = self.store.clone();
         Box::pin(async move {
-            let (store, fell_back) = match IdbStore::open_default().await {
+            let (store, fell_back) = match open_idb().await {
                 Ok(db) => (Some(AnyStore::Idb(db)), None),
                 // In memory, its part fetched now (missing: nothing is kept,
                 // and the page says why).
@@ -174,6 +184,21 @@ impl Platform for Browser {
             part(rebuild(store)).await
         })
     }
+}
+
+/// The app's database, its records in the current format: a database
+/// kept by an older version is migrated by a part fetched only then.
+async fn open_idb() -> Result<IdbStore, StoreError> {
+    let db = IdbStore::open_default_unmigrated().await?;
+    if db.needs_migration().await? {
+        let db = Rc::new(db);
+        match part(migrate_store(db.clone())).await {
+            Ok(done) => done?,
+            Err(Missing) => return Err(StoreError::Unavailable("the part of the app that upgrades stored conversations could not be fetched".into())),
+        }
+        return Rc::try_unwrap(db).map_err(|_| StoreError::Other("the store is still held by its migration".into()));
+    }
+    Ok(db)
 }
 
 /// Fetches a lazily loaded part (`fetching`) and runs the work it gives.

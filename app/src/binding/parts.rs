@@ -93,7 +93,7 @@ pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBox
 
 /// Writing an export: fetched with the first one.
 #[super::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, kept: (air_store::Settings, Vec<air_store::http_tools::SavedHttpTool>), now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
+pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, kept: (air_store::Settings, air_store::http_tools::Saved), now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, (&kept.0, &kept.1), now).await }))
 }
 
@@ -151,6 +151,20 @@ pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Re
 #[super::lazy::split(http_tools_work, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn http_tools(job: air_workspace::http_tools::Job) -> Result<LocalBoxFuture<'static, air_workspace::http_tools::Done>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_workspace::http_tools::run(&super::env::Http::default(), job).await }))
+}
+
+/// The stored messages' reader: fetched with the first conversation
+/// opened.
+#[super::lazy::split(messages, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn read_messages(store: Rc<AnyStore>, what: air_workspace::messages::Read) -> Result<LocalBoxFuture<'static, Result<air_workspace::messages::Got, StoreError>>, super::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::messages::read(&*store, what).await }))
+}
+
+/// The event log's redaction, reading and writing: fetched with the first
+/// batch of entries (or when Settings shows the log).
+#[super::lazy::split(log_work, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn event_log(store: Option<Rc<AnyStore>>, job: air_workspace::log::Job) -> Result<LocalBoxFuture<'static, air_workspace::log::Done>, super::lazy::Missing> {
+    Ok(Box::pin(async move { air_workspace::log::work(store.as_deref(), job).await }))
 }
 
 /// Dynamic loading's work (the catalog, loaded tools, the summarizer,
@@ -229,6 +243,13 @@ async fn read_file(file: &leptos::web_sys::File) -> Result<Read, String> {
         read.mime = image.mime;
     }
     Ok(read)
+}
+
+/// Rewrites the records an older version stored in the current format:
+/// fetched only for such a database.
+#[super::lazy::split(migrate_store, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn migrate_store(db: Rc<air_web::idb::IdbStore>) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
+    Ok(Box::pin(async move { db.migrate().await }))
 }
 
 /// The store in memory, for a browser that refuses IndexedDB: its code is

@@ -250,7 +250,7 @@ impl AppState {
                 model_lists: RwSignal::new(Default::default()),
                 provider_test: RwSignal::new(Default::default()),
                 summary_failures: RwSignal::new(Vec::new()),
-                http_tools: super::http_tools::HttpTools::new(&prefs.http_tools),
+                http_tools: super::http_tools::HttpTools::new(prefs.http_tools.list().map_or(&[][..], Vec::as_slice)),
                 add_flow: RwSignal::new(Default::default()),
                 resynced: RwSignal::new(None),
                 provider_doctor: RwSignal::new(Default::default()),

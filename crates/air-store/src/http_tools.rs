@@ -37,15 +37,70 @@ impl SavedHttpTool {
     }
 }
 
-/// The saved tools; what could not be read is said (the list is empty, and
-/// the unreadable text was kept aside).
-pub fn load(kv: &impl KeyValue) -> (Vec<SavedHttpTool>, Option<String>) {
-    let read = KEY.read(kv);
-    (read.value, read.kept.map(|k| format!("The saved HTTP tools could not be read ({}); they were kept aside.", k.error)))
+/// The saved tools as kept: their text until it is first needed (a turn,
+/// Settings, an export), read then in a part fetched on first use, so
+/// start-up parses none of it ([`Saved::kept`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Saved {
+    /// The text kept, not read yet.
+    Text(String),
+    Read(Vec<SavedHttpTool>),
 }
 
-pub fn save(kv: &impl KeyValue, tools: &[SavedHttpTool]) -> crate::Result<()> {
-    KEY.set(kv, &tools.to_vec())
+impl Default for Saved {
+    fn default() -> Self {
+        Saved::Read(Vec::new())
+    }
+}
+
+impl Saved {
+    /// What is kept: nothing is the empty list, text is read later.
+    pub fn kept(kv: &impl KeyValue) -> Self {
+        kv.get(KEY.name).map_or_else(Self::default, Saved::Text)
+    }
+
+    /// The list, once read.
+    pub fn list(&self) -> Option<&Vec<SavedHttpTool>> {
+        match self {
+            Saved::Read(list) => Some(list),
+            Saved::Text(_) => None,
+        }
+    }
+
+    pub fn list_mut(&mut self) -> Option<&mut Vec<SavedHttpTool>> {
+        match self {
+            Saved::Read(list) => Some(list),
+            Saved::Text(_) => None,
+        }
+    }
+
+    /// The tools, read if need be (unreadable text: none; the core says so
+    /// when it reads them, [`read`]).
+    pub fn tools(&self) -> Vec<SavedHttpTool> {
+        match self {
+            Saved::Read(list) => list.clone(),
+            Saved::Text(text) => read(text).unwrap_or_default(),
+        }
+    }
+}
+
+/// Reads the kept text; why it could not be is said in words.
+pub fn read(text: &str) -> Result<Vec<SavedHttpTool>, String> {
+    serde_json::from_str(text).map_err(|e| format!("The saved HTTP tools could not be read ({e}); they were kept aside."))
+}
+
+/// Keeps unreadable text aside (the list in use is then empty, and saving
+/// it would write over the text).
+pub fn keep_aside(kv: &impl KeyValue, text: &str) -> crate::Result<()> {
+    kv.set(&format!("{}.corrupt", KEY.name), text)
+}
+
+/// Saves the list (text not read yet is left as it is).
+pub fn save(kv: &impl KeyValue, tools: &Saved) -> crate::Result<()> {
+    match tools {
+        Saved::Read(list) => KEY.set(kv, list),
+        Saved::Text(_) => Ok(()),
+    }
 }
 
 /// The tools with every secret header's value emptied (the header stays,
@@ -85,24 +140,33 @@ pub(crate) mod tests {
         let mut off = weather();
         off.enabled = false;
         off.tool.name = "get_forecast".into();
-        save(&kv, &[weather(), off.clone()]).unwrap();
-        let (read, warning) = load(&kv);
-        assert_eq!((read, warning), (vec![weather(), off], None));
+        save(&kv, &Saved::Read(vec![weather(), off.clone()])).unwrap();
+        assert_eq!(Saved::kept(&kv).tools(), vec![weather(), off]);
         let text = kv.get("air-agent-http-tools").unwrap();
         assert!(text.contains("\"enabled\":false") && text.contains("\"method\":\"GET\""), "{text}");
         // Saved without the switch: on.
         kv.set("air-agent-http-tools", &text.replace("\"enabled\":false", "\"enabled\":true").replace(",\"enabled\":true", "")).unwrap();
-        assert!(load(&kv).0.iter().all(|t| t.enabled));
+        assert!(Saved::kept(&kv).tools().iter().all(|t| t.enabled));
     }
 
     #[test]
-    fn unreadable_tools_are_kept_aside_and_said() {
+    fn kept_text_is_read_when_needed_and_never_written_over_unread() {
         let kv = MemoryKv::default();
-        kv.set("air-agent-http-tools", "[{\"name\": 3}]").unwrap();
-        let (read, warning) = load(&kv);
-        assert!(read.is_empty());
-        assert!(warning.is_some_and(|w| w.contains("HTTP tools")));
-        assert!(kv.get("air-agent-http-tools.corrupt").is_some());
+        assert_eq!(Saved::kept(&kv), Saved::Read(vec![]));
+        save(&kv, &Saved::Read(vec![weather()])).unwrap();
+        let kept = Saved::kept(&kv);
+        let Saved::Text(text) = &kept else { panic!("{kept:?}") };
+        assert_eq!(kept.list(), None);
+        assert_eq!(kept.tools(), vec![weather()]);
+        assert_eq!(read(text), Ok(vec![weather()]));
+        // Unread text is not written over by a save.
+        save(&kv, &Saved::Text("whatever".into())).unwrap();
+        assert_eq!(kv.get("air-agent-http-tools").as_deref(), Some(text.as_str()));
+        let bad = read("[{\"name\": 3}]").unwrap_err();
+        assert!(bad.contains("HTTP tools") && bad.contains("kept aside"), "{bad}");
+        assert_eq!(Saved::Text("[{\"name\": 3}]".into()).tools(), vec![]);
+        keep_aside(&kv, "[{\"name\": 3}]").unwrap();
+        assert_eq!(kv.get("air-agent-http-tools.corrupt").as_deref(), Some("[{\"name\": 3}]"));
     }
 
     #[test]

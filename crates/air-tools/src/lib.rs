@@ -189,7 +189,10 @@ pub trait Tool {
     fn call<'a>(&'a self, args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput>;
 }
 
-/// The tools offered to the model, by name (listed in name order).
+/// The tools offered to the model, by name (listed in name order). A
+/// turn builds its own from what is switched on then, so nothing is ever
+/// taken out of one: a removed server's or switched-off tool is simply
+/// not registered by the next turn.
 #[derive(Clone, Default)]
 pub struct Registry {
     tools: BTreeMap<String, Rc<dyn Tool>>,
@@ -209,15 +212,6 @@ impl Registry {
     /// Adds a tool, replacing one of the same name (returned).
     pub fn register(&mut self, tool: Rc<dyn Tool>) -> Option<Rc<dyn Tool>> {
         self.tools.insert(tool.def().name.clone(), tool)
-    }
-
-    pub fn unregister(&mut self, name: &str) -> Option<Rc<dyn Tool>> {
-        self.tools.remove(name)
-    }
-
-    /// Removes every tool from `source` (e.g. a server that was removed).
-    pub fn unregister_source(&mut self, source: &ToolSource) {
-        self.tools.retain(|_, t| &t.def().source != source);
     }
 
     pub fn get(&self, name: &str) -> Option<&Rc<dyn Tool>> {

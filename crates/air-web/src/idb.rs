@@ -18,16 +18,18 @@
 //!   number in `meta` under `journalSeq`).
 //!
 //! Upgrades: rexie creates what a version adds (stores, indexes) when the
-//! database opens; then [`IdbStore::open`] rewrites records stored in an
-//! older format, once, and records the format in `meta`.
+//! database opens; then [`IdbStore::migrate`] (run by [`IdbStore::open`],
+//! or by the page in a part of its own when [`IdbStore::needs_migration`])
+//! rewrites records stored in an older format, once, and records the
+//! format in `meta`.
 //!
 //! A message is its own record, so a checkpoint rewrites one small record
 //! and two tabs never overwrite each other's messages.
 
 use air_store::journal::{Change, Entry, Kind, Seq};
 use air_store::{
-    BY_ACTIVITY, BY_RECORD, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, DB_VERSION, FILES, FORMAT_KEY, JOURNAL, MESSAGES, META, FileRecord,
-    MessageRecord, RECORD_FORMAT, SESSIONS, SessionRecord, Store, StoreError, TERMS,
+    BY_ACTIVITY, BY_RECORD, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, DB_VERSION, FILES, JOURNAL, MESSAGES, META, FileRecord,
+    MessageRecord, SESSIONS, SessionRecord, Store, StoreError, TERMS,
 };
 use air_store::search::{self, IndexStats, TermRecord};
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
@@ -36,6 +38,7 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
 mod journal;
+mod migrate;
 mod terms;
 
 use terms::{DocChange, index_doc, index_terms, read_stats, write_stats};
@@ -75,8 +78,19 @@ fn session_range(session_id: &str) -> air_store::Result<KeyRange> {
 }
 
 impl IdbStore {
-    /// Opens (creating or upgrading) the database named `name`.
+    /// Opens (creating or upgrading) the database named `name`, its
+    /// records rewritten in the current format ([`IdbStore::migrate`]).
     pub async fn open(name: &str) -> air_store::Result<Self> {
+        let store = Self::open_unmigrated(name).await?;
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Opens the database named `name` as [`IdbStore::open`] does, but
+    /// leaves the records' migration to the caller: when
+    /// [`IdbStore::needs_migration`], [`IdbStore::migrate`] must run before
+    /// anything is read (the page runs it in a part fetched only then).
+    pub async fn open_unmigrated(name: &str) -> air_store::Result<Self> {
         let db = Rexie::builder(name)
             .version(DB_VERSION)
             .add_object_store(
@@ -97,44 +111,7 @@ impl IdbStore {
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(err(e).to_string()))?;
-        let store = Self { db };
-        store.migrate().await?;
-        Ok(store)
-    }
-
-    /// The record format the stored records are in (1 before `meta` existed).
-    pub async fn record_format(&self) -> air_store::Result<u32> {
-        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
-        let v = tx.store(META).map_err(err)?.get(JsValue::from_str(FORMAT_KEY)).await.map_err(err)?;
-        Ok(v.and_then(|v| v.as_f64()).map_or(1, |f| f as u32))
-    }
-
-    /// Rewrites records stored in an older format in the current one, in
-    /// one transaction (all or nothing), then records the format. A record
-    /// that cannot be read is left as it is (reading it reports it).
-    async fn migrate(&self) -> air_store::Result<()> {
-        if self.record_format().await? >= RECORD_FORMAT {
-            return Ok(());
-        }
-        // A new database has nothing to migrate, and writes nothing: its
-        // records are written in the current format from the start, and
-        // the marker comes with the first migration that has work to do.
-        let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
-        if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0 {
-            return Ok(());
-        }
-        self.write(&[MESSAGES, META], |tx| async move {
-            let messages = tx.store(MESSAGES).map_err(err)?;
-            for v in messages.get_all(None, None).await.map_err(err)? {
-                if let Ok(record) = from_js::<MessageRecord>(v) {
-                    messages.put(&to_js(&record)?, None).await.map_err(err)?;
-                }
-            }
-            let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
-            tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
-            Ok(tx)
-        })
-        .await
+        Ok(Self { db })
     }
 
     /// A stored record as it is on disk, as JSON (for tests and diagnosis).
@@ -146,9 +123,9 @@ impl IdbStore {
         }
     }
 
-    /// Opens the app's database.
-    pub async fn open_default() -> air_store::Result<Self> {
-        Self::open(DB_NAME).await
+    /// Opens the app's database, unmigrated ([`IdbStore::open_unmigrated`]).
+    pub async fn open_default_unmigrated() -> air_store::Result<Self> {
+        Self::open_unmigrated(DB_NAME).await
     }
 
     /// Deletes a whole database (tests).

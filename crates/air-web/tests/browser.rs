@@ -37,6 +37,21 @@ async fn indexeddb_data_survives_reopen() {
     again.close();
 }
 
+#[wasm_bindgen_test]
+async fn a_new_database_is_marked_current_and_never_asks_for_a_migration() {
+    let name = "air-test-unmigrated";
+    let _ = IdbStore::delete_database(name).await;
+    let store = IdbStore::open_unmigrated(name).await.expect("open");
+    assert!(!store.needs_migration().await.expect("asked"), "nothing to migrate");
+    assert_eq!(store.record_format().await.expect("format"), air_store::RECORD_FORMAT, "marked at once");
+    store.put_message(&MessageRecord::new("m1", "s1", 1.0, air_chat::Role::User, "Hi")).await.expect("put");
+    store.close();
+    // With messages now, a later start still finds nothing to do.
+    let again = IdbStore::open_unmigrated(name).await.expect("reopen");
+    assert!(!again.needs_migration().await.expect("asked"));
+    again.close();
+}
+
 /// What a first run's language follows: the browser's languages, most
 /// preferred first.
 #[wasm_bindgen_test]

@@ -11,6 +11,19 @@ use crate::{Command, Done, Notice, Platform, StoreOp, Update, Workspace};
 /// Messages read at a time when a session opens (and per "earlier").
 pub const PAGE: usize = 100;
 
+/// A page of `session`'s messages, read by the platform.
+fn page<P: Platform>(w: &Workspace<P>, session: &str, before: Option<f64>, limit: usize) -> impl std::future::Future<Output = Result<Vec<MessageRecord>, air_store::StoreError>> + 'static {
+    let asked = w.p.read_messages(crate::messages::Read::Page { session: session.to_owned(), before, limit });
+    async move {
+        match asked.await {
+            Ok(Ok(crate::messages::Got::Page(list))) => Ok(list),
+            Ok(Ok(crate::messages::Got::One(_))) => Ok(Vec::new()),
+            Ok(Err(e)) => Err(e),
+            Err(crate::Missing) => Err(air_store::StoreError::Unavailable("the part of the app that reads conversations could not be fetched".into())),
+        }
+    }
+}
+
 /// Why a page of messages was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageWhy {
@@ -109,10 +122,11 @@ pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
     w.chat.ticket += 1;
     w.chat.asked = PAGE;
     let (ticket, listed) = (w.chat.ticket, w.sessions.list.iter().any(|s| s.id == id));
+    let page = page(w, &id, None, PAGE);
     w.spawn(async move {
         // A session past the pages read so far (a search hit) joins the list.
         let session = if listed { None } else { store.get_session(&id).await.ok().flatten() };
-        let page = store.messages_page(&id, None, PAGE).await;
+        let page = page.await;
         Some(Command::Done(Done::Messages { ticket, why: PageWhy::Open, page: page.map(|p| (session, p)) }))
     });
 }
@@ -192,14 +206,15 @@ fn shown<P: Platform>(w: &Workspace<P>, id: &str, list: Vec<MessageRecord>) -> V
 }
 
 fn load_older<P: Platform>(w: &mut Workspace<P>) {
-    let (Some(store), Some(id)) = (w.p.store(), w.chat.active.clone()) else { return };
+    let (Some(_), Some(id)) = (w.p.store(), w.chat.active.clone()) else { return };
     if w.chat.loading_older || !w.chat.has_older {
         return;
     }
     w.chat.loading_older = true;
     let (ticket, first) = (w.chat.ticket, w.watch.shown.borrow().first().map(|(_, seq)| *seq));
+    let page = page(w, &id, first, PAGE);
     w.spawn(async move {
-        let page = store.messages_page(&id, first, PAGE).await;
+        let page = page.await;
         Some(Command::Done(Done::Messages { ticket, why: PageWhy::Older, page: page.map(|p| (None, p)) }))
     });
 }
@@ -211,9 +226,10 @@ fn open_at<P: Platform>(w: &mut Workspace<P>, session: String, message: Option<S
     w.emit(Update::Focus(None));
     w.chat.target = message.clone().map(|m| (session.clone(), m));
     let Some(target) = message else { return open(w, session) };
+    let m = w.p.read_messages(crate::messages::Read::One(target));
     w.spawn(async move {
-        let (m, s) = (store.get_message(&target).await, store.get_session(&session).await);
-        let (Ok(Some(m)), Ok(Some(mut s))) = (m, s) else { return Some(Command::Open(session)) };
+        let (m, s) = (m.await, store.get_session(&session).await);
+        let (Ok(Ok(crate::messages::Got::One(Some(m)))), Ok(Some(mut s))) = (m, s) else { return Some(Command::Open(session)) };
         if !air_store::branches::reveal(&mut s.forks, &m) {
             return Some(Command::Open(session));
         }
@@ -265,12 +281,11 @@ fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
         w.chat.asked = n;
     }
     let ticket = w.chat.ticket;
+    let page = reread.then(|| page(w, &id, None, n));
     w.spawn(async move {
         let session = store.get_session(&id).await.ok().flatten();
-        if !reread {
-            return session.map(Command::SessionSaved);
-        }
-        let page = store.messages_page(&id, None, n).await;
+        let Some(page) = page else { return session.map(Command::SessionSaved) };
+        let page = page.await;
         Some(Command::Done(Done::Messages { ticket, why: PageWhy::Refresh, page: page.map(|p| (session, p)) }))
     });
 }

@@ -3,7 +3,7 @@
 //! stored.
 
 use air_store::export::{self, Export};
-use air_store::http_tools::SavedHttpTool;
+use air_store::http_tools::Saved;
 use air_store::{Settings, Store, StoreError};
 
 use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
@@ -49,12 +49,12 @@ pub enum ImportFailure {
 /// The text of an export (`None`: nothing to export); a whole one carries
 /// the settings and the HTTP tools (`kept`). Its code is heavy: the
 /// platform runs it in a part fetched on first use.
-pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format, kept: (&Settings, &[SavedHttpTool]), now_ms: f64) -> Result<Option<String>, StoreError> {
+pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format, kept: (&Settings, &Saved), now_ms: f64) -> Result<Option<String>, StoreError> {
     let sessions = export::collect(store, only).await?;
     Ok(match format {
         Format::Markdown => sessions.first().map(export::markdown),
         Format::One => Some(Export::new(sessions, now_ms).to_json()),
-        Format::All { secrets } => Some(Export::new(sessions, now_ms).with_settings(kept.0, secrets).with_http_tools(kept.1, secrets).to_json()),
+        Format::All { secrets } => Some(Export::new(sessions, now_ms).with_settings(kept.0, secrets).with_http_tools(&kept.1.tools(), secrets).to_json()),
     })
 }
 

@@ -279,6 +279,20 @@ impl Platform for FakePlatform {
             Ok(crate::dynamic::run(crate::dynamic::Env { store, http: &*http, now_ms: now, sleep: &sleep }, job).await)
         })
     }
+    fn read_messages(&self, what: crate::messages::Read) -> LocalBoxFuture<'static, Result<air_store::Result<crate::messages::Got>, Missing>> {
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        let store = self.store.clone();
+        Box::pin(async move { Ok(crate::messages::read(&*store, what).await) })
+    }
+    fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Done, Missing>> {
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        let store = self.opened.get().then(|| self.store.clone());
+        Box::pin(async move { Ok(crate::log::work(store.as_deref(), job).await) })
+    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         if self.refuse_downloads.get() {
             return Err("downloads are blocked".into());
@@ -286,7 +300,7 @@ impl Platform for FakePlatform {
         self.downloads.borrow_mut().push((name.to_owned(), mime.to_owned(), text.to_owned()));
         Ok(())
     }
-    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: Vec<air_store::http_tools::SavedHttpTool>) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
+    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
         let (store, now) = (self.store.clone(), self.now.get());
         Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, (&settings, &http_tools), now).await) })
     }

@@ -8,6 +8,9 @@
 //! platform's work ([`run`], in a part fetched on first use); changes are
 //! checked one at a time, each against the tools as they are then.
 //!
+//! The saved tools are read after start-up ([`loading`], in the same
+//! part): a change waits for them.
+//!
 //! A turn offers the enabled ones ([`register`]) beside the built-ins and
 //! the MCP tools, through the same checks, policy and cards.
 
@@ -16,7 +19,7 @@ use std::rc::Rc;
 use air_http::{Abort, Body, HttpClient, Request};
 use air_http_tools::openapi::{self, Imported};
 use air_http_tools::{HttpCall, HttpTool, validate_set};
-use air_store::http_tools::SavedHttpTool;
+use air_store::http_tools::{Saved, SavedHttpTool};
 use air_tools::Registry;
 
 use crate::prefs::Touched;
@@ -69,6 +72,8 @@ pub enum Importing {
 pub struct HttpTools {
     ticket: u64,
     checking: bool,
+    /// The saved tools' text is being read.
+    loading: bool,
     waiting: std::collections::VecDeque<Change>,
 }
 
@@ -84,6 +89,8 @@ enum Change {
 /// first screen does not carry it.
 #[derive(Debug)]
 pub enum Job {
+    /// Read the saved tools' text.
+    Load(String),
     /// Check `tools` (as they would be kept) and keep them; `picked`: the
     /// picks of an import.
     Check { tools: Vec<SavedHttpTool>, picked: bool },
@@ -94,6 +101,7 @@ pub enum Job {
 /// What the work found.
 #[derive(Debug)]
 pub enum Done {
+    Loaded(Result<Vec<SavedHttpTool>, String>),
     Checked { result: Result<Vec<SavedHttpTool>, String>, picked: bool },
     Read { ticket: u64, state: Importing },
 }
@@ -105,14 +113,15 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
         Action::AddPicked(tools) => change(w, Change::Add(tools, true)),
         Action::Edit { name, tool } => change(w, Change::Edit(name, *tool)),
         Action::Switch { name, on } => {
-            let Some(t) = w.prefs.http_tools.iter_mut().find(|t| t.tool.name == name) else { return };
+            let Some(t) = w.prefs.http_tools.list_mut().and_then(|l| l.iter_mut().find(|t| t.tool.name == name)) else { return };
             t.enabled = on;
             touched(w);
         }
         Action::Remove(name) => {
-            let before = w.prefs.http_tools.len();
-            w.prefs.http_tools.retain(|t| t.tool.name != name);
-            if w.prefs.http_tools.len() != before {
+            let Some(list) = w.prefs.http_tools.list_mut() else { return };
+            let before = list.len();
+            list.retain(|t| t.tool.name != name);
+            if list.len() != before {
                 // A choice kept for it would fall to a later tool of its name.
                 let settings = w.prefs.settings.tool_policies.tools.remove(&name).is_some();
                 crate::prefs::save(w, Touched { http_tools: true, settings, ..Touched::default() });
@@ -125,6 +134,10 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
         }
         Action::Done(Ok(done)) => finished(w, done),
         Action::Done(Err(Missing)) => {
+            if std::mem::take(&mut w.http_tools.loading) {
+                // The changes waited for the tools, which cannot be read now.
+                w.http_tools.waiting.clear();
+            }
             w.http_tools.checking = false;
             w.emit(Update::Notice(Notice::PartMissing));
             next(w);
@@ -132,15 +145,43 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     }
 }
 
+/// The saved tools' text is read, once (after start-up, or when a change
+/// needs them).
+pub(crate) fn loading<P: Platform>(w: &mut Workspace<P>) {
+    if let Saved::Text(text) = &w.prefs.http_tools {
+        if !w.http_tools.loading {
+            w.http_tools.loading = true;
+            let job = Job::Load(text.clone());
+            work(w, job);
+        }
+    }
+}
+
 fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
     match done {
+        Done::Loaded(result) => {
+            w.http_tools.loading = false;
+            let Saved::Text(text) = w.prefs.http_tools.clone() else { return };
+            let list = result.unwrap_or_else(|why| {
+                // Kept aside before anything is written over it.
+                if let Err(e) = air_store::http_tools::keep_aside(w.p.kv(), &text) {
+                    w.emit(Update::Notice(Notice::PrefsUnreadable(format!("{why} (keeping it aside failed: {e})"))));
+                } else {
+                    w.emit(Update::Notice(Notice::PrefsUnreadable(why)));
+                }
+                Vec::new()
+            });
+            w.prefs.http_tools = Saved::Read(list.clone());
+            w.emit(Update::HttpTools(list));
+            next(w);
+        }
         Done::Read { ticket, state } if ticket == w.http_tools.ticket => w.emit(Update::HttpImport(state)),
         Done::Read { .. } => {}
         Done::Checked { result, picked } => {
             w.http_tools.checking = false;
             match result {
                 Ok(all) => {
-                    w.prefs.http_tools = all;
+                    w.prefs.http_tools = Saved::Read(all);
                     touched(w);
                     w.emit(Update::HttpToolSaved);
                     if picked {
@@ -156,16 +197,18 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
 
 fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
     w.http_tools.waiting.push_back(change);
+    loading(w);
     next(w);
 }
 
-/// Checks the next change waiting, against the tools as they are now.
+/// Checks the next change waiting, against the tools as they are now
+/// (once read).
 fn next<P: Platform>(w: &mut Workspace<P>) {
     if w.http_tools.checking {
         return;
     }
+    let Some(mut tools) = w.prefs.http_tools.list().cloned() else { return };
     let Some(change) = w.http_tools.waiting.pop_front() else { return };
-    let mut tools = w.prefs.http_tools.clone();
     let picked = match change {
         Change::Add(new, picked) => {
             tools.extend(new.into_iter().map(SavedHttpTool::new));
@@ -209,6 +252,7 @@ fn import<P: Platform>(w: &mut Workspace<P>, source: Source) {
 /// fetched and read.
 pub async fn run<C: HttpClient>(http: &C, job: Job) -> Done {
     match job {
+        Job::Load(text) => Done::Loaded(air_store::http_tools::read(&text)),
         Job::Check { tools, picked } => {
             let defs: Vec<HttpTool> = tools.iter().map(|t| t.tool.clone()).collect();
             let why = validate_set(&defs).err().map(|e| e.to_string()).or_else(|| builtin_clash(&defs));
@@ -252,12 +296,13 @@ fn read(text: &str, url: Option<&str>) -> Importing {
     }
 }
 
-/// Registers `tools` (the enabled ones of a turn) over `http`; a name the
-/// registry holds already (a built-in's) keeps its tool.
-pub fn register<C: HttpClient + 'static>(registry: &mut Registry, tools: &[HttpTool], http: Rc<C>) {
-    for tool in tools {
+/// Registers the enabled tools of `saved` (a turn's: read if need be)
+/// over `http`; a name the registry holds already (a built-in's) keeps
+/// its tool.
+pub fn register<C: HttpClient + 'static>(registry: &mut Registry, saved: &Saved, http: Rc<C>) {
+    for tool in saved.tools().into_iter().filter(|t| t.enabled).map(|t| t.tool) {
         if registry.get(&tool.name).is_none() {
-            registry.register(Rc::new(HttpCall::new(tool.clone(), http.clone())));
+            registry.register(Rc::new(HttpCall::new(tool, http.clone())));
         }
     }
 }

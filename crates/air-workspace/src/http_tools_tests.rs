@@ -50,7 +50,7 @@ fn act(h: &mut Harness, a: Action) -> Vec<Update> {
 }
 
 fn saved(h: &Harness) -> Vec<SavedHttpTool> {
-    air_store::http_tools::load(&*h.p.kv).0
+    air_store::http_tools::Saved::kept(&*h.p.kv).tools()
 }
 
 fn refused(ups: &[Update]) -> Option<&str> {
@@ -83,7 +83,56 @@ fn a_tool_is_added_switched_edited_and_removed_and_kept() {
     assert!(saved(&h).is_empty());
     assert!(!h.ws.prefs().settings.tool_policies.tools.contains_key("fetch_pet"));
     // Read back as they were written, with the other preferences.
-    assert!(crate::prefs::Prefs::load(&*h.p.kv).0.http_tools.is_empty());
+    assert_eq!(crate::prefs::Prefs::load(&*h.p.kv).0.http_tools.tools(), vec![]);
+}
+
+/// A page started over `kv`, run until it settles.
+fn started(kv: std::rc::Rc<crate::fake::FakeKv>) -> (Harness, Vec<Update>) {
+    let mut h = Harness::new(FakePlatform::with_kv(kv));
+    h.send(Command::Start);
+    let ups = h.take();
+    (h, ups)
+}
+
+#[test]
+fn saved_tools_are_read_after_start_up_and_unreadable_ones_kept_aside() {
+    let kv = std::rc::Rc::new(crate::fake::FakeKv::default());
+    air_store::http_tools::save(&*kv, &air_store::http_tools::Saved::Read(vec![SavedHttpTool::new(tool("get_pet", Method::Get))])).unwrap();
+    // Start-up keeps the text; the read comes after and is shown.
+    let (prefs, warnings) = crate::prefs::Prefs::load(&*kv);
+    assert!(warnings.is_empty() && prefs.http_tools.list().is_none(), "{prefs:?}");
+    let (h, ups) = started(kv.clone());
+    assert!(ups.iter().any(|u| matches!(u, Update::HttpTools(l) if l.len() == 1 && l[0].name() == "get_pet")), "{ups:?}");
+    assert_eq!(h.ws.prefs().http_tools.list().map(Vec::len), Some(1));
+
+    // Unreadable: said, kept aside, and a change saves over an empty list.
+    air_store::KeyValue::set(&*kv, "air-agent-http-tools", "[{\"name\": 3}]").unwrap();
+    let (mut h, ups) = started(kv.clone());
+    assert!(ups.iter().any(|u| matches!(u, Update::Notice(Notice::PrefsUnreadable(why)) if why.contains("HTTP tools"))), "{ups:?}");
+    assert_eq!(air_store::KeyValue::get(&*kv, "air-agent-http-tools.corrupt").as_deref(), Some("[{\"name\": 3}]"));
+    act(&mut h, Action::Add(Box::new(tool("get_pet", Method::Get))));
+    assert_eq!(saved(&h).len(), 1);
+}
+
+#[test]
+fn a_change_made_before_the_tools_are_read_waits_for_them() {
+    let kv = std::rc::Rc::new(crate::fake::FakeKv::default());
+    air_store::http_tools::save(&*kv, &air_store::http_tools::Saved::Read(vec![SavedHttpTool::new(tool("get_pet", Method::Get))])).unwrap();
+    let mut h = Harness::new(FakePlatform::with_kv(kv));
+    // The part is missing at start-up: nothing is read, nothing written over.
+    h.p.parts_missing.set(true);
+    h.send(Command::Start);
+    let ups = h.take();
+    assert!(ups.contains(&Update::Notice(Notice::PartMissing)), "{ups:?}");
+    act(&mut h, Action::Switch { name: "get_pet".into(), on: false });
+    assert!(saved(&h)[0].enabled, "a switch before the read does nothing");
+    h.p.parts_missing.set(false);
+    // An add waits for the read, then is checked with the saved one.
+    let ups = act(&mut h, Action::Add(Box::new(tool("get_pet", Method::Post))));
+    assert!(refused(&ups).is_some_and(|why| why.contains("get_pet")), "{ups:?}");
+    let ups = act(&mut h, Action::Add(Box::new(tool("put_pet", Method::Put))));
+    assert!(ups.contains(&Update::HttpToolSaved), "{ups:?}");
+    assert_eq!(saved(&h).iter().map(|t| t.name().to_owned()).collect::<Vec<_>>(), ["get_pet", "put_pet"]);
 }
 
 #[test]

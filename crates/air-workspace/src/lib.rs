@@ -22,12 +22,13 @@
 //! turn (start, stop, its questions and events). The other flows move
 //! here one by one.
 //!
-//! Module order (each uses only those before it): `platform`, `log`, `dynamic`,
+//! Module order (each uses only those before it): `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
 //! `signin`, `turn`, `tabs`, `http_tools`.
 
 pub mod attach;
 pub mod chat;
+pub mod messages;
 pub mod data;
 pub mod dynamic;
 pub mod files;
@@ -490,6 +491,7 @@ impl<P: Platform> Workspace<P> {
                 sessions::handle(self, Command::Start);
                 servers::handle(self, servers::Action::Connect);
                 signin::resume(self);
+                http_tools::loading(self);
             }
             Command::Attach { .. }
             | Command::AttachContext { .. }

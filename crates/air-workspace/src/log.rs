@@ -2,10 +2,13 @@
 //! `air_store::log`'s): entries noted where things happen (a turn starts
 //! and ends, the tools it offers, each call and what became of it, tools
 //! loaded and invalidated, the servers' sessions and listings, and what
-//! the page tells: [`Action::Note`]); read back once the store is open;
-//! written in batches, as one document: when a turn ends, and otherwise
-//! [`FLUSH_MS`] after an entry. A write that fails leaves the entries for
-//! the next (the whole ring is written each time).
+//! the page tells: [`Action::Note`]). What is noted waits in the core
+//! until the log's work ([`work`], which the platform runs in a part
+//! fetched on first use) has redacted it into the ring, read the stored
+//! log back once (before what came since) and written the ring as one
+//! document: when a turn ends, and otherwise [`FLUSH_MS`] after an entry.
+//! A write that fails leaves the ring to write with the next batch;
+//! nothing noted is dropped when the part cannot be fetched.
 
 use std::collections::HashMap;
 
@@ -41,25 +44,86 @@ pub enum Action {
     Export,
     /// An event the core does not see itself (a running turn, the page).
     Note { level: Level, kind: Kind, text: String },
-    /// The log as stored.
-    Read(EventLog),
-    /// A write ended.
-    Written(Result<(), StoreError>),
+    /// The log's work is done, or its part is missing.
+    Worked(Result<Done, Missing>),
+}
+
+/// An entry as noted: its text is not redacted yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Noted {
+    pub at: f64,
+    pub level: Level,
+    pub kind: Kind,
+    pub text: String,
+}
+
+/// The log's work: the platform runs [`work`] in a part fetched on first
+/// use, so the first screen carries neither the redaction nor the stored
+/// document's reading and writing.
+#[derive(Debug)]
+pub struct Job {
+    /// The ring as the core has it (redacted).
+    pub ring: EventLog,
+    /// Entries noted since, to redact into it.
+    pub noted: Vec<Noted>,
+    /// Read the stored log first, and put it before the ring.
+    pub read: bool,
+    /// Write the ring (once the stored log was read).
+    pub write: bool,
+    /// Give the ring as JSON Lines (an export).
+    pub jsonl: bool,
+}
+
+/// What the work did.
+#[derive(Debug)]
+pub struct Done {
+    pub ring: EventLog,
+    /// The stored log was read (and is in the ring now).
+    pub read: bool,
+    /// `None`: not written (no store, or its log not read).
+    pub written: Option<Result<(), StoreError>>,
+    pub jsonl: Option<String>,
+}
+
+/// Does `job` over `store` (`None`: not open yet).
+pub async fn work<S: air_store::Store>(store: Option<&S>, job: Job) -> Done {
+    let mut ring = job.ring;
+    let read = match store {
+        Some(store) if job.read => {
+            ring.merge_older(LOG.read(store).await);
+            true
+        }
+        _ => false,
+    };
+    for n in job.noted {
+        ring.push(Entry::new(n.at, n.level, n.kind, &n.text));
+    }
+    let written = match store {
+        Some(store) if job.write && (read || !job.read) => Some(LOG.write(store, &ring).await),
+        _ => None,
+    };
+    let jsonl = job.jsonl.then(|| ring.to_jsonl());
+    Done { ring, read, written, jsonl }
 }
 
 /// The core's part.
 #[derive(Debug, Default)]
 pub(crate) struct Log {
+    /// Redacted, as the last work left it, oldest first.
     ring: EventLog,
-    read: Reading,
-    /// Entries not written yet; a write under way; a batch's timer set.
+    /// Noted and not through the work yet; the first `sent` are in the
+    /// work under way.
+    noted: Vec<Noted>,
+    sent: usize,
+    /// The stored log was read into the ring.
+    read: bool,
+    /// The ring has entries not written.
     dirty: bool,
-    writing: bool,
+    working: bool,
     armed: bool,
-    /// The page shows the log, and has not seen the latest entries.
+    /// The page shows the log.
     shown: bool,
-    unseen: bool,
-    /// An export waits for the stored log.
+    /// An export waits for the work.
     exporting: bool,
     /// Each call's status last noted, by its record (this turn's).
     calls: HashMap<String, ToolStatus>,
@@ -68,62 +132,75 @@ pub(crate) struct Log {
     loaded: HashMap<String, Vec<(String, String, Option<String>)>>,
 }
 
-#[derive(Debug, Default, PartialEq, Eq)]
-enum Reading {
-    #[default]
-    No,
-    UnderWay,
-    Done,
-}
-
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     match action {
         Action::Want => {
             w.log.shown = true;
-            show(w);
+            if w.log.read && w.log.noted.is_empty() {
+                show(w);
+            } else {
+                flush(w);
+            }
         }
         Action::Export => {
             w.log.exporting = true;
-            export(w);
-        }
-        Action::Note { level, kind, text } => note(w, level, kind, &text),
-        Action::Read(stored) => {
-            w.log.ring.merge_older(stored);
-            w.log.read = Reading::Done;
-            if w.log.shown {
-                show(w);
-            }
-            export(w);
             flush(w);
         }
-        Action::Written(result) => {
-            w.log.writing = false;
-            if result.is_err() {
-                w.log.dirty = true;
-            }
-            if w.log.dirty {
-                arm(w);
+        Action::Note { level, kind, text } => note(w, level, kind, &text),
+        Action::Worked(Ok(done)) => worked(w, done),
+        Action::Worked(Err(Missing)) => {
+            // Kept for the next batch.
+            w.log.working = false;
+            w.log.sent = 0;
+            if std::mem::take(&mut w.log.exporting) {
+                w.emit(Update::Notice(crate::Notice::PartMissing));
             }
         }
     }
 }
 
-/// The store is open: the log kept there is read.
-pub(crate) fn opened<P: Platform>(w: &mut Workspace<P>) {
-    if w.log.read != Reading::No {
-        return;
+fn worked<P: Platform>(w: &mut Workspace<P>, done: Done) {
+    let sent = std::mem::take(&mut w.log.sent);
+    w.log.working = false;
+    w.log.noted.drain(..sent.min(w.log.noted.len()));
+    w.log.ring = done.ring;
+    w.log.read |= done.read;
+    match done.written {
+        Some(Ok(())) => w.log.dirty = false,
+        Some(Err(_)) => w.log.dirty = true,
+        None => w.log.dirty |= sent > 0,
     }
-    let Some(store) = w.p.store() else { return };
-    w.log.read = Reading::UnderWay;
-    w.spawn(async move { Some(Command::Log(Action::Read(LOG.read(&*store).await))) });
+    if w.log.shown {
+        show(w);
+    }
+    if let Some(text) = done.jsonl {
+        w.log.exporting = false;
+        let name = format!("air-agent-log-{}.jsonl", w.p.local_date());
+        if let Err(e) = w.p.download(&name, "application/jsonl", &text) {
+            w.emit(Update::Notice(crate::Notice::DownloadFailed(e)));
+        }
+    }
+    // What came meanwhile, or what could not be written (a failed write;
+    // the store opened while the work ran without it).
+    if !w.log.noted.is_empty() || (w.log.dirty && w.p.store().is_some()) {
+        arm(w);
+    }
 }
 
-/// Keeps an entry (its text redacted); written with the next batch.
+/// The store is open: what waits is written (after the log kept there is
+/// read). With nothing noted, nothing is fetched or read until the log
+/// is wanted.
+pub(crate) fn opened<P: Platform>(w: &mut Workspace<P>) {
+    if !w.log.read && !w.log.noted.is_empty() {
+        flush(w);
+    }
+}
+
+/// Keeps an entry (its text is redacted by the work, before it is kept
+/// anywhere but here); written with the next batch.
 pub(crate) fn note<P: Platform>(w: &mut Workspace<P>, level: Level, kind: Kind, text: &str) {
     let at = w.p.now_ms();
-    w.log.ring.push(Entry::new(at, level, kind, text));
-    w.log.dirty = true;
-    w.log.unseen = true;
+    w.log.noted.push(Noted { at, level, kind, text: text.to_owned() });
     arm(w);
 }
 
@@ -131,9 +208,6 @@ pub(crate) fn note<P: Platform>(w: &mut Workspace<P>, level: Level, kind: Kind, 
 pub(crate) fn due<P: Platform>(w: &mut Workspace<P>) {
     w.log.armed = false;
     flush(w);
-    if w.log.shown && w.log.unseen {
-        show(w);
-    }
 }
 
 fn arm<P: Platform>(w: &mut Workspace<P>) {
@@ -143,42 +217,26 @@ fn arm<P: Platform>(w: &mut Workspace<P>) {
     }
 }
 
-/// Writes the ring, unless a write is under way (the next batch takes
-/// what came meanwhile) or the stored log was not read yet (it would be
-/// written over: it is read first, then written).
+/// Has the work redact what was noted, read the stored log if it was not
+/// yet, write the ring if anything is new, and give it as JSON Lines if
+/// an export waits; one work at a time (the next takes what came
+/// meanwhile).
 fn flush<P: Platform>(w: &mut Workspace<P>) {
-    if w.log.writing || !w.log.dirty {
+    let write = w.log.dirty || !w.log.noted.is_empty();
+    let store = w.p.store().is_some();
+    if w.log.working || !(write || w.log.exporting || w.log.shown || (store && !w.log.read)) {
         return;
     }
-    if w.log.read != Reading::Done {
-        return opened(w);
-    }
-    let Some(store) = w.p.store() else { return };
-    w.log.dirty = false;
-    w.log.writing = true;
-    let ring = w.log.ring.clone();
-    w.spawn(async move { Some(Command::Log(Action::Written(LOG.write(&*store, &ring).await))) });
+    w.log.working = true;
+    w.log.sent = w.log.noted.len();
+    let job = Job { ring: w.log.ring.clone(), noted: w.log.noted.clone(), read: !w.log.read, write, jsonl: w.log.exporting };
+    let working = w.p.log_work(job);
+    w.spawn(async move { Some(Command::Log(Action::Worked(working.await))) });
 }
 
 fn show<P: Platform>(w: &mut Workspace<P>) {
-    w.log.unseen = false;
     let list = w.log.ring.newest_first().cloned().collect();
     w.emit(Update::Log(list));
-}
-
-/// Downloads the log, once the stored one was read.
-fn export<P: Platform>(w: &mut Workspace<P>) {
-    if !w.log.exporting {
-        return;
-    }
-    if w.log.read != Reading::Done && w.p.store().is_some() {
-        return opened(w);
-    }
-    w.log.exporting = false;
-    let name = format!("air-agent-log-{}.jsonl", w.p.local_date());
-    if let Err(e) = w.p.download(&name, "application/jsonl", &w.log.ring.to_jsonl()) {
-        w.emit(Update::Notice(crate::Notice::DownloadFailed(e)));
-    }
 }
 
 /// At most `n` characters of `text`, on one line.

@@ -65,6 +65,19 @@ fn a_failed_write_keeps_its_entries_for_the_next() {
 }
 
 #[test]
+fn entries_wait_in_the_core_while_the_work_cannot_be_fetched() {
+    let mut h = started();
+    h.p.parts_missing.set(true);
+    h.send(note_cmd("first"));
+    h.advance(FLUSH_MS);
+    assert!(stored_texts(&h).is_empty());
+    h.p.parts_missing.set(false);
+    h.send(note_cmd("second token=abc123"));
+    h.advance(FLUSH_MS);
+    assert_eq!(stored_texts(&h), ["first", "second token=***"], "none lost, and redacted on the way");
+}
+
+#[test]
 fn the_stored_log_is_read_back_at_start_and_kept_before_what_comes() {
     let p = FakePlatform::default();
     let mut old = EventLog::default();

@@ -76,11 +76,17 @@ pub trait Platform: 'static + Sized {
     /// Runs dynamic loading's work ([`crate::dynamic::run`]; the page
     /// fetches it on first use).
     fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>>;
+    /// Reads stored messages ([`crate::messages::read`] over the store; the
+    /// page fetches it with the first conversation opened).
+    fn read_messages(&self, what: crate::messages::Read) -> LocalBoxFuture<'static, Result<Result<crate::messages::Got, StoreError>, Missing>>;
+    /// Does the event log's work ([`crate::log::work`] over the store, if
+    /// open; the page fetches it on first use).
+    fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Done, Missing>>;
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with
     /// `settings` and the HTTP tools in a whole one ([`crate::data::export_text`]).
-    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: Vec<air_store::http_tools::SavedHttpTool>) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
+    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
     /// Imports an export's text ([`crate::data::import_text`]).
     fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>>;
     /// How much is stored; asks the browser to keep it.

@@ -24,8 +24,9 @@ pub struct Prefs {
     pub servers: Vec<McpServer>,
     pub chat_servers: ChatServers,
     pub assistants: Assistants,
-    /// The HTTP tools the user saved (`crate::http_tools`).
-    pub http_tools: Vec<air_store::http_tools::SavedHttpTool>,
+    /// The HTTP tools the user saved (`crate::http_tools`): read after
+    /// start-up, in a part fetched then.
+    pub http_tools: air_store::http_tools::Saved,
 }
 
 /// What a turn runs with, from the preferences when it starts
@@ -42,9 +43,10 @@ pub struct Inputs {
     /// With dynamic loading, the tools (server, tool) the chat's assistant
     /// preloads.
     pub preload: Vec<(String, String)>,
-    /// The enabled HTTP tools (offered as they are, dynamic loading or
-    /// not: they are few and the user's own).
-    pub http_tools: Vec<air_http_tools::HttpTool>,
+    /// The HTTP tools; the enabled ones are offered as they are, dynamic
+    /// loading or not: they are few and the user's own
+    /// ([`crate::http_tools::register`]).
+    pub http_tools: air_store::http_tools::Saved,
 }
 
 impl Prefs {
@@ -74,7 +76,7 @@ impl Prefs {
             servers: if dynamic { self.servers.iter().filter(|s| s.enabled).cloned().collect() } else { self.chat_servers(chat) },
             dynamic,
             preload: if dynamic { self.assistants.of_chat(chat).map(|a| a.preload.clone()).unwrap_or_default() } else { Vec::new() },
-            http_tools: self.http_tools.iter().filter(|t| t.enabled).map(|t| t.tool.clone()).collect(),
+            http_tools: self.http_tools.clone(),
         }
     }
 
@@ -83,9 +85,9 @@ impl Prefs {
     pub fn load(kv: &impl KeyValue) -> (Self, Vec<String>) {
         let loaded = air_store::settings::load(kv);
         let (servers, servers_warning) = air_store::mcp::load(kv);
-        let (http_tools, tools_warning) = air_store::http_tools::load(kv);
+        let http_tools = air_store::http_tools::Saved::kept(kv);
         let prefs = Self { settings: loaded.settings, servers, chat_servers: ChatServers::load(kv), assistants: Assistants::load(kv), http_tools };
-        (prefs, loaded.warning.into_iter().chain(servers_warning).chain(tools_warning).collect())
+        (prefs, loaded.warning.into_iter().chain(servers_warning).collect())
     }
 
     /// The settings a turn in chat `chat` runs with: its assistant's over
@@ -276,8 +278,8 @@ pub(crate) fn save<P: Platform>(w: &mut Workspace<P>, t: Touched) {
         let all = w.prefs.assistants.clone();
         w.emit(Update::Assistants(all));
     }
-    if t.http_tools {
-        let list = w.prefs.http_tools.clone();
+    if let Some(list) = w.prefs.http_tools.list().filter(|_| t.http_tools) {
+        let list = list.clone();
         w.emit(Update::HttpTools(list));
     }
     w.writing.dirty = w.writing.dirty.and(t);

@@ -1,0 +1,66 @@
+//! Upgrading records stored in an older format ([`IdbStore::migrate`]):
+//! run by [`IdbStore::open`], or by the page in a part of its own when
+//! [`IdbStore::needs_migration`], so a first visit does not carry the
+//! records' reader.
+
+use air_store::MessageRecord;
+use rexie::TransactionMode;
+use wasm_bindgen::JsValue;
+
+use super::{IdbStore, err, from_js, to_js};
+use air_store::{FORMAT_KEY, MESSAGES, META, RECORD_FORMAT};
+
+impl IdbStore {
+    /// The record format the stored records are in (1 before `meta` existed).
+    pub async fn record_format(&self) -> air_store::Result<u32> {
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
+        let v = tx.store(META).map_err(err)?.get(JsValue::from_str(FORMAT_KEY)).await.map_err(err)?;
+        Ok(v.and_then(|v| v.as_f64()).map_or(1, |f| f as u32))
+    }
+
+    /// Rewrites records stored in an older format in the current one, in
+    /// one transaction (all or nothing), then records the format. A record
+    /// that cannot be read is left as it is (reading it reports it).
+    pub async fn migrate(&self) -> air_store::Result<()> {
+        if !self.needs_migration().await? {
+            return Ok(());
+        }
+        self.write(&[MESSAGES, META], |tx| async move {
+            let messages = tx.store(MESSAGES).map_err(err)?;
+            for v in messages.get_all(None, None).await.map_err(err)? {
+                if let Ok(record) = from_js::<MessageRecord>(v) {
+                    messages.put(&to_js(&record)?, None).await.map_err(err)?;
+                }
+            }
+            let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
+            tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
+            Ok(tx)
+        })
+        .await
+    }
+
+    /// Records are stored in an older format. A database with no message
+    /// has nothing to migrate: its records are written in the current
+    /// format from the start, and it is marked so at once (a later start
+    /// does not ask again).
+    pub async fn needs_migration(&self) -> air_store::Result<bool> {
+        if self.record_format().await? >= RECORD_FORMAT {
+            return Ok(false);
+        }
+        let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
+        if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? > 0 {
+            return Ok(true);
+        }
+        self.mark_format().await?;
+        Ok(false)
+    }
+
+    async fn mark_format(&self) -> air_store::Result<()> {
+        self.write(&[META], |tx| async move {
+            let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
+            tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
+            Ok(tx)
+        })
+        .await
+    }
+}
