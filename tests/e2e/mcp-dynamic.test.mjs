@@ -156,6 +156,32 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     await context.close();
   });
 
+  test('with auto-load on, a call of a tool not loaded yet loads it and runs', async () => {
+    const { page, errors } = await h.freshPage();
+    await addMcpServer(page, 'everything', server.url);
+    await page.getByTestId('settings-dynamic-mcp').check();
+    await page.getByTestId('settings-auto-load').check();
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('loaded-tools').filter({ hasText: 'none yet' }).waitFor({ timeout: 10_000 });
+    h.model.enqueue(
+      reply.calls([{ id: 'a1', name: 'mcp_everything_echo', arguments: '{"message": "straight away"}' }]),
+      reply.text('Called without loading.'),
+    );
+    const first = h.model.requests.length;
+    await send(page, 'Echo without loading first');
+    await page.getByText('Called without loading.').waitFor({ timeout: 20_000 });
+    const [r1, r2] = h.model.requests.slice(first);
+    assert.ok(!names(r1).includes('mcp_everything_echo'), 'not offered before');
+    // It ran on the server, and is offered from then on, loaded "auto".
+    assert.deepEqual(r2.body.messages.at(-1), { role: 'tool', content: 'Echo: straight away', tool_call_id: 'a1' });
+    assert.ok(names(r2).includes('mcp_everything_echo'));
+    const chip = page.locator('[data-testid=loaded-tool][data-status=valid]');
+    await chip.waitFor({ timeout: 10_000 });
+    assert.equal((await chip.textContent()).trim(), 'echo');
+    assert.equal(await chip.getAttribute('title'), 'everything · loaded when the model called it');
+    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+  });
+
   test('a summary that could not be written is shown on its server, with why, and Retry asks again', async () => {
     const { context, page, errors } = await h.freshPage();
     await addMcpServer(page, 'everything', server.url);

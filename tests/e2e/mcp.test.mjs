@@ -164,6 +164,23 @@ describe('MCP servers (reference server, scripted model)', () => {
     await page.getByTestId('mcp-sync-result').filter({ hasText: /Could not re-sync/ }).waitFor({ timeout: 20_000 });
     const url = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].url);
     assert.equal(url, server.url);
+
+    // Its headers are edited on its row: a line that is not a header is
+    // refused there; good ones are checked by the re-sync, saved, and sent
+    // from then on.
+    await page.getByTestId('mcp-server-url').fill(server.url);
+    await row.getByTestId('mcp-server-headers').locator('summary').click();
+    await row.getByTestId('mcp-server-headers-input').fill('not a header');
+    await row.getByTestId('mcp-server-resync').click();
+    await page.getByTestId('mcp-sync-result').filter({ hasText: 'line 1 is not a header (Name: value)' }).waitFor();
+    const sent = [];
+    page.on('request', (r) => { if (r.method() === 'POST' && r.url() === server.url) sent.push(r.headers()['x-trace']); });
+    await row.getByTestId('mcp-server-headers-input').fill('X-Trace: edited');
+    await row.getByTestId('mcp-server-resync').click();
+    await page.getByTestId('mcp-sync-result').filter({ hasText: /Re-synced/ }).waitFor({ timeout: 20_000 });
+    const headers = await page.evaluate(() => JSON.parse(localStorage.getItem('air-agent-mcp-servers'))[0].headers);
+    assert.deepEqual(headers, [['X-Trace', 'edited']]);
+    assert.ok(sent.includes('edited'), sent.join(','));
     await context.close();
   });
 

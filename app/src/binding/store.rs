@@ -82,6 +82,9 @@ impl Store for AnyStore {
     async fn delete_doc(&self, key: &str) -> Result<()> {
         delegate!(self, s => s.delete_doc(key))
     }
+    async fn doc_keys(&self, prefix: &str) -> Result<Vec<String>> {
+        delegate!(self, s => s.doc_keys(prefix))
+    }
 }
 
 impl AnyStore {
@@ -122,6 +125,7 @@ pub trait InMemory {
     fn get_doc<'a>(&'a self, key: &'a str) -> Kept<'a, Option<String>>;
     fn put_doc<'a>(&'a self, key: &'a str, json: &'a str) -> Kept<'a, ()>;
     fn delete_doc<'a>(&'a self, key: &'a str) -> Kept<'a, ()>;
+    fn doc_keys<'a>(&'a self, prefix: &'a str) -> Kept<'a, Vec<String>>;
     fn index_stats(&self) -> Kept<'_, Option<air_store::search::IndexStats>>;
     fn postings<'a>(&'a self, term: &'a str, max: usize) -> Kept<'a, Vec<air_store::search::Posting>>;
     fn rebuild_index(&self) -> Kept<'_, ()>;
@@ -176,6 +180,9 @@ impl InMemory for MemoryStore {
     }
     fn delete_doc<'a>(&'a self, key: &'a str) -> Kept<'a, ()> {
         Box::pin(Store::delete_doc(self, key))
+    }
+    fn doc_keys<'a>(&'a self, prefix: &'a str) -> Kept<'a, Vec<String>> {
+        Box::pin(Store::doc_keys(self, prefix))
     }
     fn index_stats(&self) -> Kept<'_, Option<air_store::search::IndexStats>> {
         Box::pin(Store::index_stats(self))

@@ -231,14 +231,23 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
     let review = server.tools.iter().filter(|t| t.awaits_review()).count();
     let off = server.tools.iter().filter(|t| t.disabled && !t.gone).count();
     let url = RwSignal::new(server.url.clone());
+    let saved_headers = air_servers::add::headers_text(&server.headers);
+    let headers = RwSignal::new(saved_headers.clone());
     let n4 = server.name.clone();
     let n5 = server.name.clone();
     let n6 = server.name.clone();
     let resync = move |_| {
         // Outside a reactive scope: the texts come from the state.
         let name = n3.clone();
+        // Headers only when edited (a moved URL otherwise leaves them).
+        let edited = headers.get_untracked();
+        let headers = match (edited != saved_headers).then(|| air_servers::add::parse_headers(&edited)) {
+            Some(Err(why)) => return sync_note.set(Some((name, why))),
+            Some(Ok(h)) => Some(h),
+            None => None,
+        };
         sync_note.set(Some((name.clone(), state.t().mcp_syncing.to_owned())));
-        state.servers(Action::Resync { name, url: url.get_untracked() });
+        state.servers(Action::Resync { name, url: url.get_untracked(), headers });
     };
     view! {
         <div class="mcp-row" data-testid="mcp-server">
@@ -272,6 +281,12 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
             <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
             <McpServerSignIn url=url/>
             <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || t().mcp_remove}</button>
+            <details class="mcp-headers" data-testid="mcp-server-headers">
+                <summary>{move || t().mcp_headers}</summary>
+                <textarea data-testid="mcp-server-headers-input" rows="3" autocomplete="off" spellcheck="false"
+                    prop:value=move || headers.get() on:input=move |ev| headers.set(event_target_value(&ev))></textarea>
+                <p class="hint">{move || t().mcp_headers_hint}</p>
+            </details>
             <ToolReview server=server.clone() draft=draft/>
             <ToolSwitches server=server.clone()/>
         </div>

@@ -87,6 +87,9 @@ impl Store for LoggedStore {
         let _ = writeln!(self.log.borrow_mut(), "  store: doc {key}");
         self.inner.put_doc(key, json).await
     }
+    async fn doc_keys(&self, prefix: &str) -> air_store::Result<Vec<String>> {
+        self.inner.doc_keys(prefix).await
+    }
     async fn delete_doc(&self, key: &str) -> air_store::Result<()> {
         self.inner.delete_doc(key).await
     }

@@ -78,6 +78,10 @@ pub struct ToolEntry {
     pub schema_hash: String,
     /// The server's epoch when this tool last changed.
     pub epoch: u64,
+    /// When this tool last changed: it appeared, or its schema did
+    /// (milliseconds since the epoch; 0 in a catalog stored before).
+    #[serde(default)]
+    pub updated_at: f64,
     #[serde(default)]
     pub summarized: bool,
     /// When the summarizer wrote the summary (milliseconds since the
@@ -133,6 +137,7 @@ impl Catalog {
                             keywords: keywords(&t.name, &t.description),
                             schema_hash: hash,
                             epoch: 0,
+                            updated_at: now_ms,
                             summarized: false,
                             summary_generated_at: None,
                         });

@@ -92,6 +92,9 @@ fn the_catalog_moves_a_servers_epoch_only_when_its_tools_change() {
     assert_eq!(c3.server("amap").map(|s| s.epoch), Some(1));
     assert_eq!(c3.tool("github", "list_issues").map(|t| t.epoch), Some(2));
     assert_eq!(c3.tool("github", "create_issue").map(|t| t.epoch), Some(1), "unchanged tools keep theirs");
+    // Each tool says when it last changed.
+    assert_eq!(c3.tool("github", "list_issues").map(|t| t.updated_at), Some(3000.0));
+    assert_eq!(c3.tool("github", "create_issue").map(|t| t.updated_at), Some(1000.0));
     // A tool removed, then one only the app may call: both leave the catalog.
     list[0].tools.remove(2);
     list[1].tools[1].visibility = Some(vec!["app".into()]);

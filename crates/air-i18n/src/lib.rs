@@ -140,6 +140,8 @@ texts! {
     mcp_tools_count: "{n} tools", "{n} 个工具";
     mcp_enabled: "On", "启用";
     mcp_resync: "Re-sync", "重新同步";
+    mcp_headers: "Headers", "请求头";
+    mcp_headers_hint: "One a line, as Name: value. Sent only to this server; Re-sync checks and saves them.", "每行一个，格式为 名称: 值。只发送给此服务器；点击重新同步后检查并保存。";
     mcp_syncing: "Connecting…", "连接中…";
     mcp_synced: "Re-synced: {u} updated, {a} added, {g} gone, {k} unchanged.", "已重新同步：更新 {u} 个，新增 {a} 个，消失 {g} 个，未变 {k} 个。";
     mcp_sync_failed: "Could not re-sync: {e}", "无法重新同步：{e}";

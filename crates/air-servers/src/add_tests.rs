@@ -90,3 +90,15 @@ fn the_doctor_probes_with_what_this_client_sends() {
     let body: serde_json::Value = serde_json::from_str(&t.body).expect("json");
     assert_eq!(body["params"]["protocolVersion"], air_mcp::LATEST_VERSION);
 }
+
+#[test]
+fn headers_are_edited_as_lines_and_a_bad_line_is_refused_with_its_number() {
+    let headers = vec![("Authorization".to_owned(), "Bearer t-1".to_owned()), ("X-Team".to_owned(), "a: b".to_owned())];
+    let text = headers_text(&headers);
+    assert_eq!(text, "Authorization: Bearer t-1\nX-Team: a: b");
+    assert_eq!(parse_headers(&format!("\n{text}\n\n")), Ok(headers));
+    assert_eq!(parse_headers(""), Ok(vec![]));
+    assert_eq!(parse_headers("X-Ok: 1\nno colon here"), Err("line 2 is not a header (Name: value)".into()));
+    assert!(parse_headers("Bad Name: 1").is_err(), "a space is not in a header's name");
+    assert!(parse_headers(": value").is_err());
+}

@@ -63,12 +63,16 @@ pub fn add(servers: &mut Vec<McpServer>, policies: &mut Policies, server: McpSer
 
 /// A re-sync of the saved server `name` at `url` (which may have changed):
 /// the server to list, with the old one's headers left behind when `url`
-/// is on another origin (another origin is someone else); and the URL it
+/// is on another origin (another origin is someone else) unless the user
+/// gave `headers` for it (which replace the saved ones); and the URL it
 /// had, when it moved so.
-pub fn resync_target(servers: &[McpServer], name: &str, url: &str) -> Option<(McpServer, Option<String>)> {
+pub fn resync_target(servers: &[McpServer], name: &str, url: &str, headers: Option<Vec<(String, String)>>) -> Option<(McpServer, Option<String>)> {
     let mut server = servers.iter().find(|s| s.name == name)?.clone();
     let old_url = server.url.clone();
     let moved = saved::moved(&mut server, url);
+    if let Some(headers) = headers {
+        server.headers = headers;
+    }
     Some((server, moved.then_some(old_url)))
 }
 

@@ -70,7 +70,7 @@ fn a_resync_on_the_same_origin_keeps_headers_choices_and_sign_in() {
     let mut policies = Policies::default();
     chosen(&mut policies, &s);
     let mut servers = vec![s];
-    let (target, moved) = resync_target(&servers, "fs", " https://FS.test/v2/mcp ").expect("saved");
+    let (target, moved) = resync_target(&servers, "fs", " https://FS.test/v2/mcp ", None).expect("saved");
     assert_eq!((moved.clone(), target.url.as_str(), target.headers.len()), (None, "https://FS.test/v2/mcp", 1));
     let mut more = listed();
     more.push(json!({"name": "grep"}));
@@ -83,7 +83,7 @@ fn a_resync_on_the_same_origin_keeps_headers_choices_and_sign_in() {
     assert_eq!(servers[0].url, "https://FS.test/v2/mcp");
     let grep = servers[0].tools.iter().find(|t| t.name == "grep").expect("grep");
     assert!(grep.pending, "a new tool waits for the user");
-    assert_eq!(resync_target(&servers, "nope", "https://x.test"), None);
+    assert_eq!(resync_target(&servers, "nope", "https://x.test", None), None);
 }
 
 #[test]
@@ -93,7 +93,10 @@ fn a_resync_on_another_origin_is_another_server() {
     let mut policies = Policies::default();
     chosen(&mut policies, &s);
     let mut servers = vec![s];
-    let (target, moved) = resync_target(&servers, "fs", "https://elsewhere.test/mcp").expect("saved");
+    let given = vec![("X-Api-Key".to_owned(), "k-new".to_owned())];
+    let (with, _) = resync_target(&servers, "fs", "https://elsewhere.test/mcp", Some(given.clone())).expect("saved");
+    assert_eq!(with.headers, given, "headers the user gave for it go");
+    let (target, moved) = resync_target(&servers, "fs", "https://elsewhere.test/mcp", None).expect("saved");
     assert_eq!(moved.as_deref(), Some("https://fs.test/mcp"));
     assert!(target.headers.is_empty() && target.protocol.is_none(), "nothing given to the old server goes to the new one");
     let (_, effects) = resynced(&mut servers, &mut policies, target, moved, &[], None);

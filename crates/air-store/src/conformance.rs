@@ -45,6 +45,12 @@ async fn documents<S: Store>(store: &S) {
     assert_eq!(store.get_doc("mcp-catalog").await.ok().flatten().as_deref(), Some(r#"{"servers":[1]}"#));
     assert_eq!(store.get_doc("mcp-loaded/sess-a").await.ok().flatten().as_deref(), Some("{\"tools\":[\"天气\"]}"));
     assert_eq!(store.list_sessions().await.ok(), Some(vec![]), "documents are not sessions");
+    ok(store.put_doc("mcp-loaded/sess-b", "{}").await, "put a third");
+    ok(store.put_doc("mcp-loadedx", "{}").await, "put one whose key only begins alike");
+    assert_eq!(store.doc_keys("mcp-loaded/").await.ok(), Some(vec!["mcp-loaded/sess-a".to_owned(), "mcp-loaded/sess-b".to_owned()]), "the keys with the prefix, in order");
+    assert_eq!(store.doc_keys("nothing/").await.ok(), Some(vec![]));
+    ok(store.delete_doc("mcp-loaded/sess-b").await, "delete the third");
+    ok(store.delete_doc("mcp-loadedx").await, "delete the other");
     ok(store.delete_doc("mcp-loaded/sess-a").await, "delete a document");
     ok(store.delete_doc("never-written").await, "deleting what is not there is fine");
     assert_eq!(store.get_doc("mcp-loaded/sess-a").await.ok(), Some(None), "deleted");

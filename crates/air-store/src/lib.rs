@@ -171,6 +171,9 @@ pub trait Store {
     async fn get_doc(&self, key: &str) -> Result<Option<String>>;
     async fn put_doc(&self, key: &str, json: &str) -> Result<()>;
     async fn delete_doc(&self, key: &str) -> Result<()>;
+    /// The keys of the documents whose key begins with `prefix`, in key
+    /// order (every conversation's loaded tools: `mcp-loaded/`).
+    async fn doc_keys(&self, prefix: &str) -> Result<Vec<String>>;
     /// The search index's totals (`None`: there is no index yet, or it
     /// cannot be read: it must be rebuilt).
     async fn index_stats(&self) -> Result<Option<search::IndexStats>>;

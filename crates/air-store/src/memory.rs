@@ -157,6 +157,10 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    async fn doc_keys(&self, prefix: &str) -> Result<Vec<String>> {
+        Ok(self.docs.borrow().range(prefix.to_owned()..).map(|(k, _)| k).take_while(|k| k.starts_with(prefix)).cloned().collect())
+    }
+
     async fn index_stats(&self) -> Result<Option<search::IndexStats>> {
         Ok(Some(self.index.borrow().stats.clone()))
     }

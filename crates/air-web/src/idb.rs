@@ -430,6 +430,16 @@ impl Store for IdbStore {
         .await
     }
 
+    async fn doc_keys(&self, prefix: &str) -> air_store::Result<Vec<String>> {
+        // Every key from `doc:{prefix}` up to, not including, the next
+        // string after all those that begin with it.
+        let lower = doc_key(prefix);
+        let range = KeyRange::bound(&JsValue::from_str(&lower), &JsValue::from_str(&format!("{lower}\u{10FFFF}")), None, None).map_err(|e| StoreError::Other(e.to_string()))?;
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
+        let keys = tx.store(META).map_err(err)?.get_all_keys(Some(range), None).await.map_err(err)?;
+        Ok(keys.into_iter().filter_map(|k| k.as_string()).filter_map(|k| k.strip_prefix("doc:").map(str::to_owned)).filter(|k| k.starts_with(prefix)).collect())
+    }
+
     async fn delete_doc(&self, key: &str) -> air_store::Result<()> {
         let stored = JsValue::from_str(&doc_key(key));
         self.journaled(&[META], |tx| async move {

@@ -70,6 +70,9 @@ pub enum Action {
     /// changed them: they are saved then); `kept`: whether the catalog,
     /// brought up to date, could be stored.
     Gated { session: Option<String>, result: Result<(Loaded, bool), Missing>, kept: Result<(), StoreError> },
+    /// The other conversations' loaded tools were checked after a
+    /// refresh: those that changed (saved), as they are now.
+    OthersGated(Vec<(String, Loaded)>),
     /// The summarizer is done.
     Summarized(Result<Summarized, Missing>),
     /// The overall metrics as stored, after adding `gained` to them (or
@@ -85,6 +88,10 @@ pub enum Job {
     /// Bring the catalog up to date with `servers` and check the loaded
     /// tools of `session` against it.
     Gate { session: Option<String>, servers: Vec<McpServer> },
+    /// Check every other conversation's loaded tools against the catalog
+    /// (after a refresh), but those of `except` (the open one, checked by
+    /// `Gate`; the one a turn runs in, which checks before each request).
+    GateOthers { except: Vec<String>, servers: Vec<McpServer> },
     /// Have the summarizer (`settings`: its provider and model,
     /// `Settings::summarizer`) summarize the servers the catalog has no
     /// summary for, but those in `skip`.
@@ -133,6 +140,11 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
             match result {
                 Ok((list, changed)) => gated(w, session, list, changed),
                 Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
+            }
+        }
+        Action::OthersGated(changed) => {
+            for (session, list) in changed {
+                crate::log::loaded(w, &session, &list);
             }
         }
         Action::Retry(server) => {
@@ -204,7 +216,9 @@ fn refresh<P: Platform>(w: &mut Workspace<P>) {
         return;
     }
     let (session, servers) = (w.chat.active.clone(), w.prefs.servers.clone());
-    work(w, Job::Gate { session, servers });
+    let except = session.iter().chain(&w.turn.session).cloned().collect();
+    work(w, Job::Gate { session, servers: servers.clone() });
+    work(w, Job::GateOthers { except, servers });
     summarize(w);
 }
 
@@ -297,7 +311,7 @@ fn work<P: Platform>(w: &mut Workspace<P>, job: Job) {
         Job::Save { .. } => Some(Action::Saved(Err(Missing))),
         Job::AddMetrics(gained) => Some(Action::Metrics { gained: Some(*gained), result: Err(Missing) }),
         Job::ReadMetrics => Some(Action::Metrics { gained: None, result: Err(Missing) }),
-        Job::Forget(_) => None,
+        Job::Forget(_) | Job::GateOthers { .. } => None,
     };
     let running = w.p.run_dynamic(job);
     w.spawn(async move {
@@ -340,6 +354,7 @@ pub async fn run<S: Store, H: HttpClient>(env: Env<'_, S, H>, job: Job) -> Optio
             let changed = list.gate(&fresh, &servers, env.now_ms);
             Some(Action::Gated { session, result: Ok((list, changed)), kept })
         }
+        Job::GateOthers { except, servers } => Some(Action::OthersGated(gate_others(store, &except, &servers, env.now_ms).await)),
         Job::Summarize { settings, servers, skip } => Some(Action::Summarized(Ok(summarize_all(&env, store, &settings, &servers, &skip).await))),
         Job::Save { session, list } => Some(Action::Saved(Ok(docs::loaded(&session).write(store, &list).await))),
         Job::AddMetrics(gained) => {
@@ -354,6 +369,25 @@ pub async fn run<S: Store, H: HttpClient>(env: Env<'_, S, H>, job: Job) -> Optio
             None
         }
     }
+}
+
+/// Every conversation's loaded tools but `except`'s, checked against the
+/// catalog; those that changed are saved, and returned.
+async fn gate_others<S: Store>(store: &S, except: &[String], servers: &[McpServer], now_ms: f64) -> Vec<(String, Loaded)> {
+    let (fresh, _) = catalog(store, servers, now_ms).await;
+    let mut out = Vec::new();
+    for key in store.doc_keys(docs::LOADED_PREFIX).await.unwrap_or_default() {
+        let Some(session) = key.strip_prefix(docs::LOADED_PREFIX) else { continue };
+        if except.iter().any(|e| e == session) {
+            continue;
+        }
+        let doc = docs::loaded(session);
+        let mut list = doc.read(store).await;
+        if list.gate(&fresh, servers, now_ms) && doc.write(store, &list).await.is_ok() {
+            out.push((session.to_owned(), list));
+        }
+    }
+    out
 }
 
 /// The summarizer (`settings`) over the servers without a summary for

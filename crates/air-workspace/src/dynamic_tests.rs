@@ -111,6 +111,32 @@ fn the_catalog_follows_the_servers_and_the_open_chat_is_checked_again() {
 }
 
 #[test]
+fn after_a_refresh_every_conversations_loaded_tools_are_checked_not_only_the_open_ones() {
+    let mut h = harness("");
+    h.send(Command::Servers(crate::servers::Action::SetEnabled { name: "docs".into(), on: true }));
+    h.take();
+    // Loaded and valid in the open conversation and in two others.
+    let hash = now(docs::CATALOG.read(&*h.p.store)).tools.iter().find(|t| t.name == "search").map(|t| t.schema_hash.clone()).expect("catalogued");
+    let valid = Loaded { tools: vec![LoadedTool { schema_hash: hash, ..loaded_tool("docs", "search") }], metrics: Metrics::default() };
+    for s in ["s1", "s2", "s3"] {
+        now(docs::loaded(s).write(&*h.p.store, &valid)).expect("stored");
+    }
+    // The server is switched off: each is marked, though only s1 is open.
+    h.send(Command::Servers(crate::servers::Action::SetEnabled { name: "docs".into(), on: false }));
+    h.run();
+    for s in ["s1", "s2", "s3"] {
+        assert_eq!(now(docs::loaded(s).read(&*h.p.store)).tools[0].status, Status::InvalidServerDisabled, "{s}");
+    }
+    // And the two others are said in the event log, once each (the open
+    // one was last seen with none: its tools were written here, behind
+    // the core's back).
+    h.send(Command::Log(crate::log::Action::Want));
+    let logged = h.take().into_iter().rev().find_map(|u| if let Update::Log(l) = u { Some(l) } else { None }).expect("the log is shown");
+    let said = logged.iter().filter(|e| e.text.contains("docs/search no longer offered")).count();
+    assert_eq!(said, 2, "{logged:?}");
+}
+
+#[test]
 fn the_summarizer_is_not_asked_again_about_what_it_failed_on() {
     let mut h = harness("summarizer-model");
     // Opening ran nothing of the summarizer; a change of the servers does.
@@ -197,6 +223,26 @@ fn a_failure_is_shown_with_its_reason_and_retry_asks_again() {
     assert_eq!(h.p.http.requests().len(), 2);
     assert_eq!(failures(&mut h), Some(Vec::new()), "the failure is no longer shown");
     assert_eq!(now(docs::CATALOG.read(&*h.p.store)).server("docs").map(|s| s.summarized), Some(true));
+}
+
+#[test]
+fn a_summarizer_that_does_not_answer_never_holds_the_refresh_up() {
+    use air_http::fake::{Script, Step};
+    let mut h = harness("summarizer-model");
+    h.p.summarizer_clock_stopped.set(true);
+    h.p.http.push(Script::status(200, "").then(Step::Hang));
+    // A refresh, while the summarizer's answer waits.
+    h.send(Command::Dynamic(Action::Refresh));
+    let ups = h.take();
+    assert_eq!(h.p.http.requests().len(), 1, "the summarizer was asked");
+    assert!(ups.iter().any(|u| matches!(u, Update::LoadedTools(_))), "the open chat was checked meanwhile: {ups:?}");
+    let catalog = now(docs::CATALOG.read(&*h.p.store));
+    assert!(catalog.servers.iter().any(|s| s.name == "docs" && !s.summarized), "and the catalog stored, with the descriptions");
+    assert_eq!(failures(&mut h), None, "nothing said of the summarizer yet");
+    // Its time runs out: said, and the descriptions stay.
+    h.p.summarizer_clock_stopped.set(false);
+    h.run();
+    assert_eq!(failures(&mut h).and_then(|l| l.first().map(|f| f.why)), Some(air_dynamic::SummaryFailure::Timeout));
 }
 
 #[test]

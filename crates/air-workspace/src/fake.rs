@@ -122,6 +122,9 @@ pub struct FakePlatform {
     /// `hold_dynamic` is set.
     pub dynamic_jobs: RefCell<Vec<String>>,
     pub hold_dynamic: Rc<Cell<bool>>,
+    /// The summarizer's time does not run out while set (else it runs out
+    /// as soon as its answer waits).
+    pub summarizer_clock_stopped: Rc<Cell<bool>>,
     /// Previews made and not let go of yet.
     pub previews: RefCell<Vec<String>>,
     /// Previews let go of.
@@ -272,10 +275,14 @@ impl Platform for FakePlatform {
             return Box::pin(async { Err(Missing) });
         }
         let (store, http, now, held) = (self.opened.get().then(|| self.store.clone()), self.http.clone(), self.now.get(), self.hold_dynamic.clone());
+        let stopped = self.summarizer_clock_stopped.clone();
         Box::pin(async move {
             futures_util::future::poll_fn(|_| if held.get() { Poll::Pending } else { Poll::Ready(()) }).await;
             // The summarizer's time runs out as soon as its answer waits.
-            let sleep = |_: u64| -> LocalBoxFuture<'static, ()> { Box::pin(async {}) };
+            let sleep = move |_: u64| -> LocalBoxFuture<'static, ()> {
+                let stopped = stopped.clone();
+                Box::pin(futures_util::future::poll_fn(move |_| if stopped.get() { Poll::Pending } else { Poll::Ready(()) }))
+            };
             Ok(crate::dynamic::run(crate::dynamic::Env { store, http: &*http, now_ms: now, sleep: &sleep }, job).await)
         })
     }

@@ -183,7 +183,7 @@ fn server_sessions_and_listings_are_traced() {
     h.send(status("files", air_mcp::Connection::Connected { version: "2025-06-18".into() }));
     h.send(status("files", air_mcp::Connection::Reconnecting));
     h.send(status("files", air_mcp::Connection::Failed { reason: "HTTP 401 for Bearer abc".into() }));
-    h.send(Command::Servers(crate::servers::Action::Resync { name: "files".into(), url: "ftp://files.test".into() }));
+    h.send(Command::Servers(crate::servers::Action::Resync { name: "files".into(), url: "ftp://files.test".into(), headers: None }));
     let list = shown(&mut h);
     let got: Vec<(Level, Kind, &str)> = list.iter().rev().map(|e| (e.level, e.kind, e.text.as_str())).collect();
     assert_eq!(got, [

@@ -50,8 +50,10 @@ pub enum Action {
     /// policy, but never offered while off).
     SetToolEnabled { server: String, tool: String, on: bool },
     Remove(String),
-    /// List a saved server's tools again, at `url` (which may have changed).
-    Resync { name: String, url: String },
+    /// List a saved server's tools again, at `url` (which may have changed),
+    /// with `headers` in place of the saved ones if the user edited them;
+    /// they are saved once the listing worked.
+    Resync { name: String, url: String, headers: Option<Vec<(String, String)>> },
     /// The user accepts `tool` of `server` as it is now.
     Accept { server: String, tool: String },
     /// The user allows `tool` always: its policy is saved, and an MCP tool
@@ -338,10 +340,10 @@ fn engine(s: &mut State, prefs: &mut Prefs, ctx: &Ctx, action: Action) -> Vec<Ou
             outs
         }
         Action::ToolsChanged(name) => match prefs.servers.iter().find(|x| x.name == name).map(|x| x.url.clone()) {
-            Some(url) => resync(prefs, name, url),
+            Some(url) => resync(prefs, name, url, None),
             None => Vec::new(),
         },
-        Action::Resync { name, url } => resync(prefs, name, url),
+        Action::Resync { name, url, headers } => resync(prefs, name, url, headers),
         Action::Connect => vec![Out::Connect],
         Action::Prefs(change) => vec![Out::Prefs(crate::prefs::apply(prefs, change))],
         Action::SessionBegan(id) => vec![Out::Prefs(crate::prefs::session(prefs, Some(&id), None))],
@@ -414,11 +416,11 @@ fn save(s: &mut State, prefs: &mut Prefs) -> Vec<Out> {
     outs
 }
 
-fn resync(prefs: &Prefs, name: String, url: String) -> Vec<Out> {
+fn resync(prefs: &Prefs, name: String, url: String, headers: Option<Vec<(String, String)>>) -> Vec<Out> {
     if !air_servers::add::is_http(&url) {
         return vec![Out::Update(Update::Resynced { name, result: Err(SyncFailure::NotHttp) })];
     }
-    let Some((target, moved_from)) = list::resync_target(&prefs.servers, &name, &url) else { return Vec::new() };
+    let Some((target, moved_from)) = list::resync_target(&prefs.servers, &name, &url, headers) else { return Vec::new() };
     vec![Out::List { server: target.clone(), why: Listing::Resync { name, target, moved_from } }]
 }
 

@@ -114,13 +114,17 @@ fn the_doctor_gives_up_after_twenty_seconds_and_a_late_answer_is_dropped() {
 fn listing_again_merges_says_what_is_new_and_follows_a_moved_url() {
     let mut h = with_docs();
     offers(&h.p, URL, &["echo", "add", "search"]);
-    let ups = act(&mut h, Action::Resync { name: "docs".into(), url: URL.into() });
+    let ups = act(&mut h, Action::Resync { name: "docs".into(), url: URL.into(), headers: None });
     assert!(ups.contains(&Update::Notice(Notice::NewTools { server: "docs".into(), added: 1 })), "{ups:?}");
     assert!(ups.iter().any(|u| matches!(u, Update::Resynced { name, result: Ok(c) } if name == "docs" && c.added == 1 && c.unchanged == 2)));
     let docs = Prefs::load(&*h.p.kv).0.servers.remove(0);
     assert!(docs.tools.iter().any(|t| t.name == "search" && t.pending), "new tools wait for the user");
+    // Headers the user edited are saved once the listing with them worked.
+    let edited = vec![("X-Api-Key".to_owned(), "k-2".to_owned())];
+    act(&mut h, Action::Resync { name: "docs".into(), url: URL.into(), headers: Some(edited.clone()) });
+    assert_eq!(Prefs::load(&*h.p.kv).0.servers[0].headers, edited);
     // Not an http(s) URL: nothing is listed.
-    let ups = act(&mut h, Action::Resync { name: "docs".into(), url: "file:///x".into() });
+    let ups = act(&mut h, Action::Resync { name: "docs".into(), url: "file:///x".into(), headers: None });
     assert!(ups.contains(&Update::Resynced { name: "docs".into(), result: Err(SyncFailure::NotHttp) }));
     // The server says its tools changed: listed again at its saved URL.
     let before = h.p.listed.borrow().len();
@@ -128,7 +132,7 @@ fn listing_again_merges_says_what_is_new_and_follows_a_moved_url() {
     assert_eq!(h.p.listed.borrow().len(), before + 1);
     // A failure changes nothing and says why.
     h.p.listings.borrow_mut().insert(URL.into(), Err(Failure { text: "HTTP 500".into(), worth_diagnosing: false }));
-    let ups = act(&mut h, Action::Resync { name: "docs".into(), url: URL.into() });
+    let ups = act(&mut h, Action::Resync { name: "docs".into(), url: URL.into(), headers: None });
     assert!(ups.contains(&Update::Resynced { name: "docs".into(), result: Err(SyncFailure::Failed("HTTP 500".into())) }));
 }
 
@@ -219,7 +223,7 @@ fn a_tool_switched_off_is_kept_with_its_policy_never_offered_and_survives_a_resy
 
     // A re-sync that lists it again keeps it off; switched on, it is offered again.
     offers(&h.p, URL, &["echo", "add"]);
-    act(&mut h, Action::Resync { name: "docs".into(), url: URL.into() });
+    act(&mut h, Action::Resync { name: "docs".into(), url: URL.into(), headers: None });
     assert!(echo(&h).disabled);
     assert!(act(&mut h, Action::SetToolEnabled { server: "docs".into(), tool: "echo".into(), on: true }).contains(&Update::ServersEdited));
     assert!(offered(&h).iter().any(|n| n.ends_with("echo")));
