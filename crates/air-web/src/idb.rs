@@ -246,6 +246,11 @@ impl Store for IdbStore {
             let sessions = tx.store(SESSIONS).map_err(err)?;
             let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(&session.id)).await.map_err(err)?);
             sessions.put(&value, None).await.map_err(err)?;
+            // Whatever this database held is in the current format by now
+            // (an older one was migrated when it opened): said, so that a
+            // later start need not look.
+            let format = JsValue::from_f64(f64::from(air_store::RECORD_FORMAT));
+            tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(air_store::FORMAT_KEY))).await.map_err(err)?;
             // Saved on every message; the index changes only with the title.
             let (old, new) = (old.as_ref().and_then(search::title_terms), search::title_terms(session));
             if old != new {

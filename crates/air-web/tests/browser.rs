@@ -38,12 +38,14 @@ async fn indexeddb_data_survives_reopen() {
 }
 
 #[wasm_bindgen_test]
-async fn a_new_database_is_marked_current_and_never_asks_for_a_migration() {
+async fn a_new_database_is_marked_current_by_its_first_session_and_never_asks_for_a_migration() {
     let name = "air-test-unmigrated";
     let _ = IdbStore::delete_database(name).await;
     let store = IdbStore::open_unmigrated(name).await.expect("open");
     assert!(!store.needs_migration().await.expect("asked"), "nothing to migrate");
-    assert_eq!(store.record_format().await.expect("format"), air_store::RECORD_FORMAT, "marked at once");
+    assert_eq!(store.record_format().await.expect("format"), 1, "opening writes nothing");
+    store.put_session(&SessionRecord::new("s1", 1.0)).await.expect("put session");
+    assert_eq!(store.record_format().await.expect("format"), air_store::RECORD_FORMAT, "marked by the first session written");
     store.put_message(&MessageRecord::new("m1", "s1", 1.0, air_chat::Role::User, "Hi")).await.expect("put");
     store.close();
     // With messages now, a later start still finds nothing to do.

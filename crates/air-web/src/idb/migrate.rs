@@ -40,27 +40,14 @@ impl IdbStore {
     }
 
     /// Records are stored in an older format. A database with no message
-    /// has nothing to migrate: its records are written in the current
-    /// format from the start, and it is marked so at once (a later start
-    /// does not ask again).
+    /// has nothing to migrate (its records are written in the current
+    /// format from the start; its first session written marks it so,
+    /// `put_session`).
     pub async fn needs_migration(&self) -> air_store::Result<bool> {
         if self.record_format().await? >= RECORD_FORMAT {
             return Ok(false);
         }
         let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
-        if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? > 0 {
-            return Ok(true);
-        }
-        self.mark_format().await?;
-        Ok(false)
-    }
-
-    async fn mark_format(&self) -> air_store::Result<()> {
-        self.write(&[META], |tx| async move {
-            let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
-            tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
-            Ok(tx)
-        })
-        .await
+        Ok(tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? > 0)
     }
 }
