@@ -51,6 +51,11 @@ pub fn first_sentence(text: &str, max: usize) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerEntry {
+    /// The saved server's stable id (`McpServer::id`): a server added
+    /// later under the same name is another server, with its own epochs
+    /// (empty in a catalog stored before ids were kept).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
     pub name: String,
     pub summary: String,
     /// Moves on each time the server's tools change.
@@ -71,6 +76,9 @@ pub struct ServerEntry {
 #[serde(rename_all = "camelCase")]
 pub struct ToolEntry {
     pub server: String,
+    /// Its server's stable id (see [`ServerEntry::id`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server_id: String,
     /// Its name on the server.
     pub name: String,
     pub summary: String,
@@ -113,8 +121,14 @@ impl Catalog {
     pub fn refresh(&self, servers: &[McpServer], now_ms: f64) -> Catalog {
         let mut out = Catalog::default();
         for server in servers {
-            let old = self.servers.iter().find(|s| s.name == server.name);
-            let old_tools: BTreeMap<&str, &ToolEntry> = self.tools.iter().filter(|t| t.server == server.name).map(|t| (t.name.as_str(), t)).collect();
+            let same_name = self.servers.iter().find(|s| s.name == server.name);
+            // Another server under a known name starts afresh (after the
+            // epochs its predecessor reached, so no epoch means two things).
+            let old = same_name.filter(|s| s.id.is_empty() || s.id == server.id);
+            let old_tools: BTreeMap<&str, &ToolEntry> = match old {
+                Some(_) => self.tools.iter().filter(|t| t.server == server.name).map(|t| (t.name.as_str(), t)).collect(),
+                None => BTreeMap::new(),
+            };
             let mut tools: Vec<ToolEntry> = Vec::new();
             let mut changed = old.is_none();
             for t in model_tools(server) {
@@ -122,6 +136,7 @@ impl Catalog {
                 match old_tools.get(t.name.as_str()) {
                     Some(prev) if prev.schema_hash == hash => {
                         let mut kept = (*prev).clone();
+                        kept.server_id.clone_from(&server.id);
                         if !prev.summarized {
                             kept.summary = first_sentence(&t.description, 120);
                             kept.keywords = keywords(&t.name, &t.description);
@@ -132,6 +147,7 @@ impl Catalog {
                         changed = true;
                         tools.push(ToolEntry {
                             server: server.name.clone(),
+                            server_id: server.id.clone(),
                             name: t.name.clone(),
                             summary: first_sentence(&t.description, 120),
                             keywords: keywords(&t.name, &t.description),
@@ -147,10 +163,10 @@ impl Catalog {
             changed |= old_tools.keys().any(|n| !tools.iter().any(|t| t.name == *n));
             // Switching the server off or on moves its epoch too.
             changed |= old.is_some_and(|o| o.enabled != server.enabled);
-            let epoch = match old {
-                Some(o) if !changed => o.epoch,
-                Some(o) => o.epoch + 1,
-                None => 1,
+            let epoch = match (old, same_name) {
+                (Some(o), _) if !changed => o.epoch,
+                (Some(o), _) | (None, Some(o)) => o.epoch + 1,
+                (None, None) => 1,
             };
             for t in tools.iter_mut().filter(|t| t.epoch == 0) {
                 t.epoch = epoch;
@@ -164,6 +180,7 @@ impl Catalog {
                 _ => (fallback(), false, None),
             };
             out.servers.push(ServerEntry {
+                id: server.id.clone(),
                 name: server.name.clone(),
                 summary,
                 epoch,

@@ -34,6 +34,11 @@ pub enum Source {
 #[serde(rename_all = "camelCase")]
 pub struct LoadedTool {
     pub server: String,
+    /// The stable id of the server it was loaded from: a server removed
+    /// and another added under its name does not inherit what was loaded
+    /// (empty in a set stored before ids were kept).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server_id: String,
     pub tool: String,
     pub schema_hash: String,
     pub epoch: u64,
@@ -62,6 +67,7 @@ impl Loaded {
         let epoch = catalog.server(server).map_or(entry.epoch, |s| s.epoch);
         let fresh = LoadedTool {
             server: server.to_owned(),
+            server_id: entry.server_id.clone(),
             tool: tool.to_owned(),
             schema_hash: entry.schema_hash.clone(),
             epoch,
@@ -125,6 +131,9 @@ fn check(catalog: &Catalog, servers: &[McpServer], t: &LoadedTool) -> (Status, S
     let Some(server) = servers.iter().find(|s| s.name == t.server) else {
         return (Status::InvalidDeleted, format!("the server {} was removed", t.server));
     };
+    if !t.server_id.is_empty() && !server.id.is_empty() && server.id != t.server_id {
+        return (Status::InvalidDeleted, format!("the server {} was removed (the one now under that name is another)", t.server));
+    }
     if !server.enabled {
         return (Status::InvalidServerDisabled, format!("the server {} is switched off", t.server));
     }

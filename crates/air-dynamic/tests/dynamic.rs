@@ -223,6 +223,34 @@ fn a_tool_gone_while_one_of_its_schema_appeared_was_renamed() {
 }
 
 #[test]
+fn another_server_added_under_a_removed_ones_name_inherits_nothing() {
+    // The same name and the same tools, at another origin: a server the
+    // user added after removing the first, with an id of its own.
+    let (loaded, _, catalog) = after(|l| {
+        l[1].id = "amap-2".into();
+        l[1].url = "https://elsewhere.example/mcp".into();
+    });
+    assert_eq!(status(&loaded, "weather"), Some((Status::InvalidDeleted, "the server amap was removed (the one now under that name is another)".into())));
+    assert_eq!(status(&loaded, "create_issue").map(|s| s.0), Some(Status::Valid), "the other server's stay");
+    let amap = catalog.server("amap").cloned();
+    assert_eq!(amap.map(|s| (s.id, s.epoch, s.refreshed_at)), Some(("amap-2".into(), 2, 20.0)), "its epochs go on after its predecessor's");
+    assert_eq!(catalog.tool("amap", "weather").map(|t| (t.server_id.as_str(), t.epoch, t.updated_at)), Some(("amap-2", 2, 20.0)), "its tools are new");
+    // Loaded again, from the new server: valid, and bound to it.
+    let mut loaded = loaded;
+    assert!(loaded.load(&catalog, "amap", "weather", Source::Manual, 30.0));
+    let t = loaded.tools.iter().find(|t| t.tool == "weather").cloned();
+    assert_eq!(t.map(|t| (t.status, t.server_id)), Some((Status::Valid, "amap-2".into())));
+    // A loaded set and a catalog stored before ids were kept read as they were.
+    let old: Loaded = serde_json::from_value(json!({"tools": [{"server": "amap", "tool": "weather", "schemaHash": "h", "epoch": 1, "status": "valid", "source": "manual", "loadedAt": 1.0, "updatedAt": 1.0}]})).unwrap();
+    assert_eq!(old.tools[0].server_id, "");
+    let mut c = Catalog::default().refresh(&servers(), 1.0);
+    c.servers.iter_mut().for_each(|s| s.id.clear());
+    c.tools.iter_mut().for_each(|t| t.server_id.clear());
+    let c: Catalog = serde_json::from_value(serde_json::to_value(&c).unwrap()).unwrap();
+    assert_eq!(c.refresh(&servers(), 5.0).server("amap").map(|s| (s.id.clone(), s.epoch, s.refreshed_at)), Some(("amap".into(), 1, 1.0)), "an entry without an id is the same server, unchanged");
+}
+
+#[test]
 fn a_valid_tool_follows_its_servers_epoch() {
     // Another tool of amap went: amap moved to epoch 2, weather is still valid, at epoch 2.
     let (loaded, ..) = after(|l| drop(l[1].tools.remove(1)));

@@ -196,7 +196,7 @@ fn server_sessions_and_listings_are_traced() {
 
 fn tool(name: &str, status: Status, at: f64) -> LoadedTool {
     let reason = (status != Status::Valid).then(|| format!("{name} was switched off"));
-    LoadedTool { server: "gh".into(), tool: name.into(), schema_hash: "h".into(), epoch: 1, status, reason, source: Source::Manual, loaded_at: 1.0, updated_at: at }
+    LoadedTool { server: "gh".into(), server_id: String::new(), tool: name.into(), schema_hash: "h".into(), epoch: 1, status, reason, source: Source::Manual, loaded_at: 1.0, updated_at: at }
 }
 
 #[test]
