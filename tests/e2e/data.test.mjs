@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openApp, scriptedHarness, send } from './support.mjs';
+import { configure, openApp, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 describe('data and options', () => {
@@ -154,6 +154,39 @@ describe('data and options', () => {
     await send(page, 'Summarise');
     await page.getByText('Read it all.').waitFor({ timeout: 20_000 });
     assert.equal(h.model.requests[before].body.messages.length, 251);
+    await context.close();
+  });
+
+  test('while the database cannot open yet the page says it is loading, and opens once it can', async () => {
+    const context = await h.browser.newContext();
+    // Another page of this site holds the database open at an older
+    // version and does not let go (a tab of an earlier version): the
+    // app's upgrade waits for it.
+    const holder = await context.newPage();
+    await holder.goto(`${h.app.url}/manifest.webmanifest`);
+    await holder.evaluate(() => new Promise((resolve, reject) => {
+      const r = indexedDB.open('air-agent-db', 1);
+      r.onsuccess = () => { window.held = r.result; resolve(); };
+      r.onerror = () => reject(r.error);
+    }));
+    const page = await context.newPage();
+    await page.goto(h.app.url);
+    const loading = page.getByTestId('loading');
+    await loading.waitFor({ timeout: 30_000 });
+    assert.equal((await loading.textContent()).trim(), 'Opening your conversations…');
+    await page.waitForTimeout(1000);
+    assert.equal(await loading.isVisible(), true, 'still loading while the database is held');
+    assert.equal(await page.getByTestId('composer-input').count(), 0);
+    // Let go: the app opens, upgrades the database and works.
+    await holder.evaluate(() => window.held.close());
+    await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+    assert.equal(await loading.count(), 0);
+    await configure(page, { baseUrl: h.model.baseUrl, model: 'scripted-model' });
+    h.model.enqueue(reply.text('Opened after the wait.'));
+    await send(page, 'Are you there?');
+    await page.getByText('Opened after the wait.').waitFor({ timeout: 20_000 });
+    await page.reload();
+    await page.getByTestId('session-item').first().waitFor({ timeout: 20_000 });
     await context.close();
   });
 

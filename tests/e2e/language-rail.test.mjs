@@ -101,6 +101,24 @@ describe('language from the browser, and the sidebar rail (scripted model)', () 
     await send(page, 'Tell me about the lighthouse');
     await page.getByText('The rail answer.').waitFor({ timeout: 20_000 });
     assert.equal(await page.getByTestId('sidebar-rail').count(), 0, 'no rail while the sidebar shows');
+    // Settings is a drawer above everything, the sidebar included; where
+    // it shows does not depend on the sidebar (compared once it is folded).
+    const drawer = page.getByTestId('settings');
+    const onTop = () => page.evaluate(() => {
+      const d = document.querySelector('[data-testid=settings]');
+      const r = d.getBoundingClientRect();
+      const inDrawer = d.contains(document.elementFromPoint(r.x + r.width / 2, r.y + 40));
+      const overSidebar = document.elementFromPoint(10, 300)?.className;
+      return { inDrawer, overSidebar };
+    });
+    await page.getByTestId('open-settings').click();
+    await drawer.waitFor();
+    await page.waitForTimeout(300);
+    const drawerBox = await drawer.boundingBox();
+    assert.ok(drawerBox && drawerBox.y === 0 && drawerBox.height === 800, JSON.stringify(drawerBox));
+    assert.deepEqual(await onTop(), { inDrawer: true, overSidebar: 'drawer-backdrop' });
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'detached' });
 
     await page.getByTestId('collapse-sidebar').click();
     const rail = page.getByTestId('sidebar-rail');
@@ -123,6 +141,9 @@ describe('language from the browser, and the sidebar rail (scripted model)', () 
     // Settings opens Settings; Esc closes it, the rail stays.
     await page.getByTestId('rail-settings').click();
     await page.getByTestId('settings').waitFor();
+    await page.waitForTimeout(300);
+    assert.deepEqual(await drawer.boundingBox(), drawerBox, 'the same drawer with the sidebar folded');
+    assert.deepEqual(await onTop(), { inDrawer: true, overSidebar: 'drawer-backdrop' });
     await page.keyboard.press('Escape');
     await page.getByTestId('settings').waitFor({ state: 'detached' });
     assert.equal(await rail.isVisible(), true);

@@ -41,7 +41,25 @@ describe('MCP servers (reference server, scripted model)', () => {
 
   test('a server is added from its URL and its tool is called in a chat', async () => {
     const { context, page, errors } = await h.freshPage();
+    // Every MCP session the page starts with the server, how each ends,
+    // and which session each tool call goes through.
+    const mcp = { sessions: [], ended: [], calls: [] };
+    const method = (r) => { try { return JSON.parse(r.postData() ?? '{}').method; } catch { return null; } };
+    page.on('request', (r) => {
+      if (r.url() !== server.url) return;
+      if (r.method() === 'DELETE') mcp.ended.push(r.headers()['mcp-session-id']);
+      if (r.method() === 'POST' && method(r) === 'tools/call') mcp.calls.push(r.headers()['mcp-session-id']);
+    });
+    page.on('response', (r) => {
+      if (r.url() === server.url && r.request().method() === 'POST' && method(r.request()) === 'initialize') mcp.sessions.push(r.headers()['mcp-session-id']);
+    });
     assert.equal(await connect(page, 'everything', server.url), null);
+    // The add flow's own connection, opened to list the tools, is ended
+    // once they are listed.
+    await waitUntil(() => mcp.ended.length === 1);
+    assert.equal(mcp.sessions.length, 1);
+    assert.ok(mcp.sessions[0], 'the server gave a session id');
+    assert.deepEqual(mcp.ended, mcp.sessions);
     // The server's tools, all picked; nothing is saved before "Add".
     assert.equal(await page.getByTestId('mcp-pick').count(), 14);
     assert.equal(await page.evaluate(() => localStorage.getItem('air-agent-mcp-servers')), null);
@@ -97,6 +115,11 @@ describe('MCP servers (reference server, scripted model)', () => {
     assert.match(await card.locator('summary').textContent(), /mcp_everything_echo\s*everything/);
     const result = h.model.requests.at(-1).body.messages.at(-1);
     assert.deepEqual(result, { role: 'tool', content: 'Echo: hello from the page', tool_call_id: 'm1' });
+    // One connection per saved server, kept over chats and turns: the
+    // preview's and the saved server's, and the call went through the latter.
+    assert.equal(mcp.sessions.length, 2, JSON.stringify(mcp));
+    assert.deepEqual(mcp.calls, [mcp.sessions[1]]);
+    assert.deepEqual(mcp.ended, [mcp.sessions[0]], 'the saved server\'s session stays open');
 
     // Switched off, its tools are no longer offered.
     await page.getByTestId('open-settings').click();
