@@ -134,12 +134,16 @@ fn text_reply(text: &str) -> Script {
 }
 
 fn with_echo() -> Harness {
+    with_echo_in(air_store::settings::ToolCalling::Native)
+}
+
+fn with_echo_in(tool_calling: air_store::settings::ToolCalling) -> Harness {
     let p = FakePlatform::default();
-    *p.setup.borrow_mut() = Some(Box::new(|| {
+    *p.setup.borrow_mut() = Some(Box::new(move || {
         let mut tools = Registry::new();
         let def = ToolDef { name: "echo".into(), description: "Echoes.".into(), input_schema: json!({"type": "object"}), annotations: Default::default(), source: ToolSource::BuiltIn, mcp: None };
         tools.register(Rc::new(Echo(def)));
-        let settings = Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test-key-0123".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() };
+        let settings = Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test-key-0123".into(), tool_calling, ..Settings::default() };
         Setup { settings, tools, offer: None, lang: air_chat::Lang::En }
     }));
     let mut h = Harness::new(p);
@@ -168,12 +172,36 @@ fn a_turn_with_tool_calls_is_traced_and_written_when_it_ends() {
     assert!(find(Kind::ToolsOffered).starts_with("1 tools offered (Native): echo"), "{}", find(Kind::ToolsOffered));
     let called = find(Kind::ToolCalled);
     assert!(called.starts_with("echo called with") && called.contains("\"hi\"") && !called.contains("hunter2"), "{called}");
-    assert!(find(Kind::ToolDone).starts_with("echo answered"));
+    let done = find(Kind::ToolDone);
+    let ms = done.strip_prefix("echo answered in ").and_then(|r| r.strip_suffix(" ms"));
+    assert!(ms.is_some_and(|n| n.parse::<u64>().is_ok()), "the call's duration is logged: {done}");
     let refused = find(Kind::ToolRefused);
     assert!(refused.starts_with("delete_all not run: Unknown tool"), "{refused}");
     assert_eq!(list.iter().find(|e| e.kind == Kind::ToolRefused).map(|e| e.level), Some(Level::Warn));
     // Each status once, though a running call is saved more than once.
     assert_eq!(list.iter().filter(|e| e.kind == Kind::ToolCalled).count(), 1);
+}
+
+/// Prompt mode (seed 003's debug logs): what was offered in the system
+/// prompt, each call the parser found in the text, and how it ended.
+#[test]
+fn a_call_found_in_prompt_mode_text_is_traced() {
+    let mut h = with_echo_in(air_store::settings::ToolCalling::Prompt);
+    h.p.http.push(Script::sse([
+        chunk(json!({"role": "assistant", "content": "Echoing.\n<tool_call>{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}</tool_call>"}), None),
+        chunk(json!({}), Some("stop")),
+        "[DONE]".to_owned(),
+    ]));
+    h.p.http.push(text_reply("It said hi."));
+    h.send(Command::Turn(crate::turn::Job::Send("Echo hi".into())));
+    let list = shown(&mut h);
+    let got: Vec<(Kind, &str)> = list.iter().rev().map(|e| (e.kind, e.text.as_str())).filter(|(k, _)| *k != Kind::TurnStarted && *k != Kind::TurnEnded).collect();
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert!(got[0].0 == Kind::ToolsOffered && got[0].1.starts_with("1 tools offered (Prompt): echo"), "{got:#?}");
+    assert_eq!(got[1].0, Kind::ToolCalled);
+    assert!(got[1].1.starts_with("echo called with") && got[1].1.contains("\"hi\""), "{got:#?}");
+    assert_eq!(got[2].0, Kind::ToolDone);
+    assert!(got[2].1.starts_with("echo answered in "), "{got:#?}");
 }
 
 #[test]
