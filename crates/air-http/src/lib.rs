@@ -10,13 +10,16 @@
 //! * [`retry`]: when to try again and how long to wait (`Retry-After`,
 //!   backoff).
 //!
-//! No IO, no clock, no dependencies.
+//! No IO, no clock, no dependencies (but [`native`], feature `native`: a
+//! blocking client for command-line tools on this machine).
 
 pub mod abort;
 pub mod retry;
 pub mod url;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
+#[cfg(feature = "native")]
+pub mod native;
 
 pub use abort::Abort;
 pub use retry::RetryPolicy;

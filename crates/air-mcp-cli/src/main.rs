@@ -23,7 +23,8 @@ use std::pin::pin;
 use std::process::ExitCode;
 use std::rc::Rc;
 
-use air_http::{Abort, Body, HttpClient, HttpError, Request, Response};
+use air_http::Abort;
+use air_http::native::ThreadedHttp;
 use air_mcp::elicit;
 use air_mcp::{ClientHost, McpClient, Notice, ServerConfig};
 use air_tools::{CallHost, ElicitAnswer, Elicitation, Progress};
@@ -32,126 +33,16 @@ use futures_util::StreamExt;
 use futures_util::future::{Either, LocalBoxFuture, join, select};
 use serde_json::{Value, json};
 
-/// Blocking HTTP/1.1, one thread per request so that a call and the
-/// session's own stream are read at the same time.
-struct Http {
-    agent: ureq::Agent,
-    /// The last request sent (the benchmark replays it raw).
-    last: std::cell::RefCell<Option<Request>>,
-    /// Requests sent so far (numbers the exchanges in the trace).
-    sent: std::cell::Cell<usize>,
-}
-
-type Head = (u16, Vec<(String, String)>);
-
-struct StreamedBody {
-    chunks: mpsc::UnboundedReceiver<Result<Vec<u8>, HttpError>>,
-    abort: Abort,
-}
-
-impl Body for StreamedBody {
-    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
-        match select(self.chunks.next(), pin!(self.abort.aborted())).await {
-            Either::Left((Some(chunk), _)) => chunk.map(Some),
-            Either::Left((None, _)) => Ok(None),
-            Either::Right(_) => Err(HttpError::Aborted),
-        }
-    }
-}
-
-/// With `AIR_MCP_TRACE=FILE`, every exchange is appended to FILE as JSON
-/// lines that a host test can replay: `{"n", "send": {method, url, headers,
-/// body}}` when a request goes out, `{"n", "status", "headers"}` when its
-/// answer starts (`{"n", "failed"}` if it never does), `{"n", "chunk"}`
-/// for each piece of its body, then `{"n", "end"}` or `{"n", "error"}`, where `n`
-/// numbers the exchanges in the order they were sent. A script also logs
-/// each command (`{"command"}`), the moment an `abort` stops it
-/// (`{"aborted"}`) and what it printed (`{"result"}`).
+/// With `AIR_MCP_TRACE=FILE`, every exchange is appended to FILE (see
+/// [`air_http::native::trace`]). A script also logs each command
+/// (`{"command"}`), the moment an `abort` stops it (`{"aborted"}`) and what
+/// it printed (`{"result"}`).
 fn trace(line: Value) {
-    if let Some(path) = std::env::var_os("AIR_MCP_TRACE") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
-            // One write per line: several threads append to the same file.
-            let _ = f.write_all(format!("{line}\n").as_bytes());
-        }
-    }
+    let path = std::env::var_os("AIR_MCP_TRACE").map(std::path::PathBuf::from);
+    air_http::native::trace(path.as_deref(), line);
 }
 
-/// Sends `request` and streams its body into `chunks`, on this thread.
-fn exchange(n: usize, agent: &ureq::Agent, request: Request, head: oneshot::Sender<Result<Head, HttpError>>, chunks: mpsc::UnboundedSender<Result<Vec<u8>, HttpError>>) {
-    let mut builder = ureq::http::Request::builder().method(request.method.as_str()).uri(&request.url);
-    for (k, v) in &request.headers {
-        builder = builder.header(k, v);
-    }
-    let req = match builder.body(request.body.unwrap_or_default().into_bytes()) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = head.send(Err(HttpError::Other(e.to_string())));
-            return;
-        }
-    };
-    let response = match agent.run(req) {
-        Ok(r) => r,
-        Err(e) => {
-            trace(json!({"n": n, "failed": e.to_string()}));
-            let _ = head.send(Err(HttpError::Network(e.to_string())));
-            return;
-        }
-    };
-    let status = response.status().as_u16();
-    let headers = response.headers().iter().map(|(k, v)| (k.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
-    trace(json!({"n": n, "status": status, "headers": headers}));
-    if head.send(Ok((status, headers))).is_err() {
-        return;
-    }
-    let mut reader = response.into_body().into_reader();
-    let mut buf = vec![0; 16 * 1024];
-    loop {
-        let sent = match reader.read(&mut buf) {
-            Ok(0) => {
-                trace(json!({"n": n, "end": true}));
-                return;
-            }
-            Ok(read) => {
-                trace(json!({"n": n, "chunk": String::from_utf8_lossy(&buf[..read])}));
-                chunks.unbounded_send(Ok(buf[..read].to_vec()))
-            }
-            Err(e) => {
-                trace(json!({"n": n, "error": e.to_string()}));
-                let _ = chunks.unbounded_send(Err(HttpError::Network(e.to_string())));
-                return;
-            }
-        };
-        // Nobody reads any more.
-        if sent.is_err() {
-            return;
-        }
-    }
-}
-
-impl HttpClient for Http {
-    type Body = StreamedBody;
-
-    async fn send(&self, request: Request, abort: &Abort) -> Result<Response<StreamedBody>, HttpError> {
-        if abort.is_aborted() {
-            return Err(HttpError::Aborted);
-        }
-        let n = self.sent.get();
-        self.sent.set(n + 1);
-        trace(json!({"n": n, "send": {"method": request.method.as_str(), "url": request.url, "headers": request.headers, "body": request.body}}));
-        *self.last.borrow_mut() = Some(request.clone());
-        let (head_tx, head_rx) = oneshot::channel();
-        let (chunks_tx, chunks_rx) = mpsc::unbounded();
-        let agent = self.agent.clone();
-        std::thread::spawn(move || exchange(n, &agent, request, head_tx, chunks_tx));
-        let (status, headers) = match select(head_rx, pin!(abort.aborted())).await {
-            Either::Left((Ok(head), _)) => head?,
-            Either::Left((Err(_), _)) => return Err(HttpError::Network("the request's thread ended".into())),
-            Either::Right(_) => return Err(HttpError::Aborted),
-        };
-        Ok(Response { status, headers, body: StreamedBody { chunks: chunks_rx, abort: abort.clone() } })
-    }
-}
+type Http = ThreadedHttp;
 
 /// The real clock, and the server's announcements on stderr.
 struct Host;
@@ -288,7 +179,7 @@ async fn bench(client: &McpClient<Http>, tool: &str, arguments: &Value, n: usize
         client.call_tool(tool, arguments.clone(), abort).await?;
         let c = t.elapsed().as_secs_f64() * 1000.0;
         // The very request the client sent, replayed.
-        let Some(sent) = client.http().last.borrow().clone() else { continue };
+        let Some(sent) = client.http().last() else { continue };
         let mut req = ureq::http::Request::builder().method(sent.method.as_str()).uri(&sent.url);
         for (k, v) in &sent.headers {
             req = req.header(k, v);
@@ -387,9 +278,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
     let config = ServerConfig { name: "cli".into(), url: args.url.clone(), headers: args.headers };
-    let http = || Http { agent: agent.clone(), last: Default::default(), sent: Default::default() };
+    let http = || ThreadedHttp::new(std::env::var_os("AIR_MCP_TRACE").map(std::path::PathBuf::from));
     let sign_in = auth::authorizer(http(), http(), &args.url, args.oauth.clone());
     let client = McpClient::new(http(), config).with_host(Rc::new(Host)).with_authorizer(sign_in);
     let watcher = Watcher { accept_defaults: args.accept_defaults };

@@ -7,6 +7,7 @@
 //! everything that can be tested on the host lives in the core crates.
 
 pub mod channel;
+pub mod crypto;
 pub mod frame;
 pub mod http;
 pub mod idb;

@@ -260,3 +260,34 @@ async fn a_large_body_is_read_a_piece_at_a_time() {
     assert_eq!(String::from_utf8(read).expect("utf-8"), text);
     let _ = web_sys::Url::revoke_object_url(&url);
 }
+
+/// WebCrypto derives the same keys as the host's software cipher
+/// (`air-sync-local`'s `the_derivation_matches_the_published_vector`
+/// pins these two values), opens what that cipher sealed, and refuses a
+/// wrong key.
+#[wasm_bindgen_test]
+async fn webcrypto_derives_seals_and_opens_as_the_host_cipher_does() {
+    use air_sync_local::crypto::{Crypto, CryptoError, Keys, hex};
+    use air_web::crypto::WebCrypto;
+    let keys = WebCrypto.from_passphrase("password", b"salt", 1).await.expect("derive");
+    assert_eq!(hex(&keys.mac(b"").await.expect("mac")), "a413783ed49b2b4a829821d3be29deddc85558feb56332e42008c5db63b3ed00");
+    let from_host: Vec<u8> = (0..33).map(|i| u8::from_str_radix(&"0700000000000000080000005d74089713c28d651a0ef8efdf403d9da22487dbee"[2 * i..2 * i + 2], 16).unwrap()).collect();
+    assert_eq!(keys.open(b"aad", &from_host).await.expect("open"), b"hello");
+    assert_eq!(keys.open(b"other aad", &from_host).await, Err(CryptoError::Open));
+    let sealed = keys.seal(b"id", b"a secret").await.expect("seal");
+    assert_eq!(sealed.len(), 12 + 8 + 16);
+    assert_ne!(keys.seal(b"id", b"a secret").await.expect("seal"), sealed, "a fresh nonce each time");
+    assert_eq!(keys.open(b"id", &sealed).await.expect("open"), b"a secret");
+    let other = WebCrypto.from_passphrase("passw0rd", b"salt", 1).await.expect("derive");
+    assert_eq!(other.open(b"id", &sealed).await, Err(CryptoError::Open));
+    // Without a passphrase: ids only.
+    let ids = WebCrypto.id_only(b"raw id key").await.expect("import");
+    assert!(!ids.seals());
+    assert_eq!(ids.seal(b"", b"x").await, Err(CryptoError::NoCipher));
+    // The whole envelope over WebCrypto: a database set up here is opened
+    // with its passphrase only.
+    let (config, k) = air_sync_local::envelope::new_config(&WebCrypto, Some("pass"), 1_000).await.expect("config");
+    assert!(air_sync_local::envelope::unlock(&WebCrypto, &config, Some("pass")).await.is_ok());
+    assert_eq!(air_sync_local::envelope::unlock(&WebCrypto, &config, Some("pas")).await.err(), Some(air_sync_local::envelope::EnvelopeError::WrongPassphrase));
+    drop(k);
+}

@@ -127,7 +127,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-dynamic", &["air-search", "air-store", "air-tools"]),
         // (air-dynamic: its tests only)
         ("air-agent", &["air-chat", "air-dynamic", "air-http", "air-store", "air-tools"]),
-        ("air-web", &["air-chat", "air-http", "air-store", "air-tools"]),
+        ("air-web", &["air-chat", "air-http", "air-store", "air-sync-local", "air-tools"]),
         ("air-servers", &["air-apps", "air-doctor", "air-http", "air-mcp", "air-oauth", "air-store", "air-tools"]),
         // (air-workspace runs air-agent's turn only in a part fetched with the first message,
         // and air-servers' flows in the servers' engine, fetched with the first server action)
@@ -136,6 +136,9 @@ fn dependencies_follow_the_crate_map() {
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
         ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-servers", "air-tools"]),
+        ("air-sync", &["air-http"]),
+        ("air-sync-local", &["air-tools"]),
+        ("air-sync-cli", &["air-http", "air-sync"]),
         ("tidy", &[]),
     ];
     let all = packages();

@@ -1,0 +1,215 @@
+//! The envelope: what the sync server holds of a device's records.
+//!
+//! A database starts with one plain document, [`CONFIG_ID`], written by
+//! the first device: whether it is encrypted, the key derivation's salt
+//! and cost, and a key check (a known text sealed with the key). Another
+//! device joins with the passphrase: [`unlock`] opens the check before
+//! anything is read or written, so a wrong passphrase is an error that
+//! changes nothing.
+//!
+//! Every record then travels as one document whose id is an HMAC of its
+//! kind and local id ([`wire_id`]: no title, no name, nothing guessable)
+//! and whose body ([`Body`]) is sealed with AES-GCM, bound to that id (so
+//! the server cannot move a body to another document). Without a
+//! passphrase the body is plain JSON, and the ids are still opaque.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use thiserror::Error;
+
+use crate::crypto::{Crypto, CryptoError, Keys, hex};
+
+/// The id of the database's configuration document.
+pub const CONFIG_ID: &str = "air-sync-config";
+/// Its `format`.
+pub const FORMAT: &str = "air-sync";
+/// The envelope's version this code writes and reads.
+pub const VERSION: u32 = 1;
+/// What the key check seals.
+pub const CHECK_TEXT: &[u8] = b"air-sync key check v1";
+/// PBKDF2's iterations for a new database (OWASP's 2023 figure for
+/// PBKDF2-HMAC-SHA-256).
+pub const ITERATIONS: u32 = 600_000;
+/// Bytes of a salt.
+pub const SALT_LEN: usize = 16;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EnvelopeError {
+    #[error("this passphrase does not open this sync database; nothing was changed")]
+    WrongPassphrase,
+    #[error("this sync database is encrypted: enter its passphrase")]
+    PassphraseNeeded,
+    #[error("this sync database is not encrypted, but a passphrase was given: leave it empty, or use a new database")]
+    NotEncrypted,
+    #[error("this sync database was set up by a newer version of the app (format {0})")]
+    Newer(u32),
+    #[error("not a sync database of this app ({0})")]
+    Foreign(String),
+    #[error("a synced document could not be read: {0}")]
+    Malformed(String),
+    #[error(transparent)]
+    Crypto(#[from] CryptoError),
+}
+
+/// How the key is derived from the passphrase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kdf {
+    /// `PBKDF2-SHA256`.
+    pub alg: String,
+    pub iter: u32,
+    /// Base64.
+    pub salt: String,
+}
+
+/// The configuration document's body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Config {
+    pub format: String,
+    pub v: u32,
+    pub encrypted: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kdf: Option<Kdf>,
+    /// Base64 of the ids' HMAC key, for a database without a passphrase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_salt: Option<String>,
+    /// Base64 of [`CHECK_TEXT`] sealed with the key ([`CONFIG_ID`] as
+    /// additional data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+}
+
+fn passphrase_of(p: Option<&str>) -> Option<&str> {
+    p.filter(|p| !p.is_empty())
+}
+
+/// A new database's configuration and keys: encrypted when a passphrase
+/// is given.
+pub async fn new_config<C: Crypto>(crypto: &C, passphrase: Option<&str>, iterations: u32) -> Result<(Config, C::Keys), EnvelopeError> {
+    let salt = crypto.random(SALT_LEN);
+    let Some(pass) = passphrase_of(passphrase) else {
+        let keys = crypto.id_only(&salt).await?;
+        let config = Config { format: FORMAT.into(), v: VERSION, encrypted: false, kdf: None, id_salt: Some(B64.encode(&salt)), check: None };
+        return Ok((config, keys));
+    };
+    let keys = crypto.from_passphrase(pass, &salt, iterations).await?;
+    let check = keys.seal(CONFIG_ID.as_bytes(), CHECK_TEXT).await?;
+    let kdf = Kdf { alg: "PBKDF2-SHA256".into(), iter: iterations, salt: B64.encode(&salt) };
+    let config = Config { format: FORMAT.into(), v: VERSION, encrypted: true, kdf: Some(kdf), id_salt: None, check: Some(B64.encode(check)) };
+    Ok((config, keys))
+}
+
+/// The configuration in a database's [`CONFIG_ID`] document.
+pub fn read_config(doc: &Value) -> Result<Config, EnvelopeError> {
+    if doc.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return Err(EnvelopeError::Foreign(format!("its {CONFIG_ID} document is not this app's")));
+    }
+    let config: Config = serde_json::from_value(doc.clone()).map_err(|e| EnvelopeError::Malformed(format!("{CONFIG_ID}: {e}")))?;
+    if config.v > VERSION {
+        return Err(EnvelopeError::Newer(config.v));
+    }
+    Ok(config)
+}
+
+fn base64(field: &str, text: Option<&String>) -> Result<Vec<u8>, EnvelopeError> {
+    let text = text.ok_or_else(|| EnvelopeError::Malformed(format!("{CONFIG_ID} has no {field}")))?;
+    B64.decode(text).map_err(|e| EnvelopeError::Malformed(format!("{CONFIG_ID}'s {field}: {e}")))
+}
+
+/// The keys of the database `config` describes, checked: a wrong
+/// passphrase fails here, before anything else happens.
+pub async fn unlock<C: Crypto>(crypto: &C, config: &Config, passphrase: Option<&str>) -> Result<C::Keys, EnvelopeError> {
+    match (config.encrypted, passphrase_of(passphrase)) {
+        (false, Some(_)) => Err(EnvelopeError::NotEncrypted),
+        (false, None) => Ok(crypto.id_only(&base64("idSalt", config.id_salt.as_ref())?).await?),
+        (true, None) => Err(EnvelopeError::PassphraseNeeded),
+        (true, Some(pass)) => {
+            let kdf = config.kdf.as_ref().ok_or_else(|| EnvelopeError::Malformed(format!("{CONFIG_ID} has no kdf")))?;
+            if kdf.alg != "PBKDF2-SHA256" {
+                return Err(EnvelopeError::Malformed(format!("unknown key derivation {}", kdf.alg)));
+            }
+            let keys = crypto.from_passphrase(pass, &base64("salt", Some(&kdf.salt))?, kdf.iter).await?;
+            match keys.open(CONFIG_ID.as_bytes(), &base64("check", config.check.as_ref())?).await {
+                Ok(text) if text == CHECK_TEXT => Ok(keys),
+                _ => Err(EnvelopeError::WrongPassphrase),
+            }
+        }
+    }
+}
+
+/// A record as it travels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Body {
+    /// Its kind (`session`, `message`, …).
+    pub k: String,
+    /// Its local id.
+    pub id: String,
+    /// The record.
+    pub v: Value,
+    /// When it was written (milliseconds since the epoch).
+    pub at: f64,
+    /// The device that wrote it.
+    pub dev: String,
+}
+
+/// The document id of record `id` of kind `kind`: 32 hex digits of an
+/// HMAC, never starting with `_`.
+pub async fn wire_id<K: Keys>(keys: &K, kind: &str, id: &str) -> Result<String, EnvelopeError> {
+    let mut data = Vec::with_capacity(kind.len() + id.len() + 1);
+    data.extend_from_slice(kind.as_bytes());
+    data.push(0);
+    data.extend_from_slice(id.as_bytes());
+    Ok(hex(&keys.mac(&data).await?[..16]))
+}
+
+/// The hash part of a revision of a record (32 hex digits): an HMAC of
+/// its parent revision, whether it is deleted and its content, so two
+/// devices making the same change make the same revision, and the server
+/// cannot tell equal contents apart from the revision ids.
+pub async fn rev_hash<K: Keys>(keys: &K, parent: Option<&str>, deleted: bool, v: &Value) -> Result<String, EnvelopeError> {
+    let text = format!("rev\0{}\0{}\0{}", parent.unwrap_or(""), u8::from(deleted), air_tools::args::canonical_json(v));
+    Ok(hex(&keys.mac(text.as_bytes()).await?[..16]))
+}
+
+/// The document for `body` (without `_rev` and `_revisions`, which the
+/// replication adds): sealed into `e` when the keys encrypt.
+pub async fn seal<K: Keys>(keys: &K, body: &Body) -> Result<Map<String, Value>, EnvelopeError> {
+    let id = wire_id(keys, &body.k, &body.id).await?;
+    let mut doc = Map::new();
+    doc.insert("_id".into(), Value::String(id.clone()));
+    if keys.seals() {
+        let plain = serde_json::to_vec(body).map_err(|e| EnvelopeError::Malformed(e.to_string()))?;
+        let sealed = keys.seal(id.as_bytes(), &plain).await?;
+        doc.insert("e".into(), Value::String(B64.encode(sealed)));
+    } else if let Value::Object(fields) = json!(body) {
+        doc.extend(fields);
+    }
+    Ok(doc)
+}
+
+/// The record in document `doc` (`None` for a tombstone), checked to
+/// belong under the document's id.
+pub async fn open<K: Keys>(keys: &K, doc: &Value) -> Result<Option<Body>, EnvelopeError> {
+    let id = doc.get("_id").and_then(Value::as_str).ok_or_else(|| EnvelopeError::Malformed("a document without an _id".into()))?;
+    if doc.get("_deleted").and_then(Value::as_bool) == Some(true) {
+        return Ok(None);
+    }
+    let body: Body = if keys.seals() {
+        let e = doc.get("e").and_then(Value::as_str).ok_or_else(|| EnvelopeError::Malformed(format!("{id} is not encrypted")))?;
+        let sealed = B64.decode(e).map_err(|e| EnvelopeError::Malformed(format!("{id}: {e}")))?;
+        let plain = keys.open(id.as_bytes(), &sealed).await?;
+        serde_json::from_slice(&plain).map_err(|e| EnvelopeError::Malformed(format!("{id}: {e}")))?
+    } else {
+        serde_json::from_value(doc.clone()).map_err(|e| EnvelopeError::Malformed(format!("{id}: {e}")))?
+    };
+    if wire_id(keys, &body.k, &body.id).await? != id {
+        return Err(EnvelopeError::Malformed(format!("{id} holds another record")));
+    }
+    Ok(Some(body))
+}
+
+#[cfg(test)]
+#[path = "envelope_tests.rs"]
+mod tests;

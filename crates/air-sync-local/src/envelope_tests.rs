@@ -1,0 +1,146 @@
+use pollster::block_on as run;
+use serde_json::json;
+
+use super::*;
+use crate::soft::SoftCrypto;
+
+/// Cheap in tests; the scheme is the same at any cost.
+const ITER: u32 = 1_000;
+
+fn body() -> Body {
+    Body { k: "session".into(), id: "s-1".into(), v: json!({"title": "Trip to Kyoto", "updatedAt": 5.0}), at: 5.0, dev: "laptop".into() }
+}
+
+#[test]
+fn a_second_device_opens_the_database_with_the_passphrase_and_only_with_it() {
+    let first = SoftCrypto::seeded(1);
+    let (config, keys) = run(new_config(&first, Some("correct horse"), ITER)).unwrap();
+    assert!(config.encrypted && config.id_salt.is_none());
+    assert_eq!(config.kdf.as_ref().map(|k| (k.alg.as_str(), k.iter)), Some(("PBKDF2-SHA256", ITER)));
+    // As the server keeps it, and as another device reads it back.
+    let stored = serde_json::to_value(&config).unwrap();
+    let read = read_config(&stored).unwrap();
+    let other = SoftCrypto::seeded(99);
+    let joined = run(unlock(&other, &read, Some("correct horse"))).unwrap();
+    // The same keys: what one seals the other opens, and ids agree.
+    let doc = run(seal(&keys, &body())).unwrap();
+    assert_eq!(run(open(&joined, &Value::Object(doc))).unwrap(), Some(body()));
+    assert_eq!(run(wire_id(&keys, "session", "s-1")).unwrap(), run(wire_id(&joined, "session", "s-1")).unwrap());
+    // A wrong or missing passphrase is said before anything else.
+    assert_eq!(run(unlock(&other, &read, Some("wrong horse"))).err(), Some(EnvelopeError::WrongPassphrase));
+    assert_eq!(run(unlock(&other, &read, None)).err(), Some(EnvelopeError::PassphraseNeeded));
+    assert_eq!(run(unlock(&other, &read, Some(""))).err(), Some(EnvelopeError::PassphraseNeeded), "an empty field is no passphrase");
+    assert_eq!(EnvelopeError::WrongPassphrase.to_string(), "this passphrase does not open this sync database; nothing was changed");
+}
+
+#[test]
+fn the_server_holds_no_readable_text_and_no_telling_id() {
+    let (_, keys) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), ITER)).unwrap();
+    let doc = Value::Object(run(seal(&keys, &body())).unwrap());
+    let text = doc.to_string();
+    for secret in ["Kyoto", "session", "s-1", "laptop", "title"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    let id = doc["_id"].as_str().unwrap();
+    assert!(id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+    assert_eq!(doc.as_object().map(|o| o.len()), Some(2), "only _id and e: {doc}");
+    // Sealing again gives other bytes (a fresh nonce), opening the same.
+    let again = Value::Object(run(seal(&keys, &body())).unwrap());
+    assert_ne!(again["e"], doc["e"]);
+    assert_eq!(run(open(&keys, &again)).unwrap(), Some(body()));
+}
+
+#[test]
+fn a_body_changed_or_moved_on_the_server_is_refused() {
+    let (_, keys) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), ITER)).unwrap();
+    let doc = Value::Object(run(seal(&keys, &body())).unwrap());
+    // Moved under another record's id.
+    let mut moved = doc.clone();
+    moved["_id"] = json!(run(wire_id(&keys, "session", "s-2")).unwrap());
+    assert_eq!(run(open(&keys, &moved)).err(), Some(EnvelopeError::Crypto(CryptoError::Open)));
+    // One character of the ciphertext changed.
+    let mut changed = doc.clone();
+    let e = doc["e"].as_str().unwrap();
+    let flipped = if e.starts_with('A') { format!("B{}", &e[1..]) } else { format!("A{}", &e[1..]) };
+    changed["e"] = json!(flipped);
+    assert_eq!(run(open(&keys, &changed)).err(), Some(EnvelopeError::Crypto(CryptoError::Open)));
+    // Not base64, not there: clear errors, no panic.
+    changed["e"] = json!("%%%");
+    assert!(matches!(run(open(&keys, &changed)), Err(EnvelopeError::Malformed(_))));
+    assert!(matches!(run(open(&keys, &json!({"_id": "x"}))), Err(EnvelopeError::Malformed(m)) if m == "x is not encrypted"));
+    assert!(matches!(run(open(&keys, &json!({"e": "x"}))), Err(EnvelopeError::Malformed(_))));
+    // A tombstone has no body.
+    assert_eq!(run(open(&keys, &json!({"_id": "x", "_deleted": true}))).unwrap(), None);
+}
+
+#[test]
+fn without_a_passphrase_bodies_are_plain_and_ids_still_opaque() {
+    let (config, keys) = run(new_config(&SoftCrypto::seeded(3), None, ITER)).unwrap();
+    assert!(!config.encrypted && config.kdf.is_none() && config.check.is_none() && config.id_salt.is_some());
+    let doc = Value::Object(run(seal(&keys, &body())).unwrap());
+    assert_eq!(doc["v"]["title"], "Trip to Kyoto");
+    assert!(!doc["_id"].as_str().unwrap().contains("s-1"));
+    let joined = run(unlock(&SoftCrypto::default(), &read_config(&serde_json::to_value(&config).unwrap()).unwrap(), None)).unwrap();
+    assert_eq!(run(open(&joined, &doc)).unwrap(), Some(body()));
+    // A passphrase for a database that has none is refused, not ignored.
+    assert_eq!(run(unlock(&SoftCrypto::default(), &config, Some("pass"))).err(), Some(EnvelopeError::NotEncrypted));
+    // A plain body under another record's id is refused too.
+    let mut moved = doc.clone();
+    moved["id"] = json!("s-2");
+    assert!(matches!(run(open(&joined, &moved)), Err(EnvelopeError::Malformed(m)) if m.ends_with("holds another record")));
+}
+
+#[test]
+fn another_apps_or_a_newer_configuration_is_told_apart() {
+    assert!(matches!(read_config(&json!({"hello": 1})), Err(EnvelopeError::Foreign(_))));
+    assert_eq!(read_config(&json!({"format": "air-sync", "v": 2, "encrypted": false})).err(), Some(EnvelopeError::Newer(2)));
+    assert!(matches!(read_config(&json!({"format": "air-sync", "v": "one"})), Err(EnvelopeError::Malformed(_))));
+    let broken = Config { format: FORMAT.into(), v: 1, encrypted: true, kdf: None, id_salt: None, check: None };
+    assert!(matches!(run(unlock(&SoftCrypto::default(), &broken, Some("p"))), Err(EnvelopeError::Malformed(m)) if m.contains("no kdf")));
+}
+
+#[test]
+fn revisions_follow_content_parent_and_deletion_only() {
+    let (_, keys) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), ITER)).unwrap();
+    let v = json!({"b": 1, "a": [1, 2]});
+    let h = run(rev_hash(&keys, None, false, &v)).unwrap();
+    assert_eq!(h.len(), 32);
+    // Key order does not matter; content, parent and deletion do.
+    assert_eq!(run(rev_hash(&keys, None, false, &json!({"a": [1, 2], "b": 1}))).unwrap(), h);
+    assert_ne!(run(rev_hash(&keys, None, false, &json!({"a": [2, 1], "b": 1}))).unwrap(), h);
+    assert_ne!(run(rev_hash(&keys, Some("1-abc"), false, &v)).unwrap(), h);
+    assert_ne!(run(rev_hash(&keys, None, true, &v)).unwrap(), h);
+    // Another database's keys make other revisions of the same content.
+    let (_, other) = run(new_config(&SoftCrypto::seeded(2), Some("pass"), ITER)).unwrap();
+    assert_ne!(run(rev_hash(&other, None, false, &v)).unwrap(), h);
+}
+
+/// RFC 6070-style check that the derivation is PBKDF2-HMAC-SHA-256 then
+/// HKDF, as WebCrypto computes it: a known vector the browser test
+/// (`air-web/tests`) checks too.
+#[test]
+fn the_derivation_matches_the_published_vector() {
+    let crypto = SoftCrypto::default();
+    let keys = run(crypto.from_passphrase("password", b"salt", 1)).unwrap();
+    // HMAC of "" under the HKDF-derived MAC key: pinned so that the
+    // browser's WebCrypto derivation can be checked against the same value.
+    let mac = hex(&run(keys.mac(b"")).unwrap());
+    assert_eq!(mac.len(), 64);
+    let again = run(SoftCrypto::seeded(5).from_passphrase("password", b"salt", 1)).unwrap();
+    assert_eq!(hex(&run(again.mac(b"")).unwrap()), mac, "the derivation is deterministic");
+    let mut pbkdf2 = [0u8; 32];
+    ::pbkdf2::pbkdf2_hmac::<sha2::Sha256>(b"password", b"salt", 1, &mut pbkdf2);
+    // RFC 7914 §11's PBKDF2-HMAC-SHA-256 vector (c = 1, dkLen = 32).
+    assert_eq!(hex(&pbkdf2), "120fb6cffcf8b32c43e7225256c4f837a86548c92ccc35480805987cb70be17b");
+    assert_eq!(mac, MAC_VECTOR);
+    let sealed = run(keys.seal(b"aad", b"hello")).unwrap();
+    assert_eq!(hex(&sealed), SEALED_VECTOR);
+    assert_eq!(run(again.open(b"aad", &sealed)).unwrap(), b"hello");
+}
+
+/// `mac("")` under the keys of passphrase "password", salt "salt", one
+/// iteration (the browser test in `air-web/tests` derives the same).
+pub const MAC_VECTOR: &str = "a413783ed49b2b4a829821d3be29deddc85558feb56332e42008c5db63b3ed00";
+/// "hello" sealed under those keys with additional data "aad" (the
+/// browser test opens it).
+pub const SEALED_VECTOR: &str = "0700000000000000080000005d74089713c28d651a0ef8efdf403d9da22487dbee";
