@@ -100,6 +100,29 @@ impl Finding {
     }
 }
 
+/// What a CouchDB 3 must be set to for this page to sync with it, for a
+/// CORS finding (else as [`Finding::fix`]): its `local.ini`, and the same
+/// through its configuration API (`COUCH` is the server's URL with an
+/// admin's credentials).
+pub fn couchdb_fix(finding: &Finding, page_origin: &str) -> Vec<(&'static str, String)> {
+    if !matches!(finding, Finding::OriginRefused | Finding::PreflightRefused | Finding::HeaderNotAllowed(_) | Finding::HeaderNotExposed(_)) {
+        return finding.fix(page_origin, &[]);
+    }
+    let settings = [
+        ("chttpd", "enable_cors", "true".to_owned()),
+        ("cors", "origins", page_origin.to_owned()),
+        ("cors", "credentials", "true".to_owned()),
+        ("cors", "headers", "accept, authorization, content-type, origin, referer".to_owned()),
+        ("cors", "methods", "GET, PUT, POST, HEAD, DELETE".to_owned()),
+    ];
+    let ini = format!(
+        "[chttpd]\nenable_cors = true\n\n[cors]\n{}",
+        settings.iter().filter(|(s, _, _)| *s == "cors").map(|(_, k, v)| format!("{k} = {v}\n")).collect::<String>()
+    );
+    let api = settings.iter().map(|(s, k, v)| format!("curl -X PUT \"$COUCH/_node/_local/_config/{s}/{k}\" -d '\"{v}\"'")).collect::<Vec<_>>().join("\n");
+    vec![("CouchDB (local.ini)", ini), ("CouchDB (configuration API)", api)]
+}
+
 /// The response headers MCP clients must read.
 const EXPOSE: [&str; 3] = ["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate"];
 
@@ -268,5 +291,22 @@ mod tests {
         for f in [Finding::MixedContent, Finding::PrivateNetwork, Finding::Unreachable { detail: "x".into() }, Finding::OriginRefused, Finding::PreflightRefused, Finding::Fine] {
             assert!(!f.explain().is_empty());
         }
+    }
+
+    #[test]
+    fn a_couchdb_gets_its_own_cors_settings_to_paste() {
+        let fix = couchdb_fix(&Finding::OriginRefused, "https://app.example");
+        assert_eq!(fix[0].0, "CouchDB (local.ini)");
+        assert_eq!(
+            fix[0].1,
+            "[chttpd]\nenable_cors = true\n\n[cors]\norigins = https://app.example\ncredentials = true\nheaders = accept, authorization, content-type, origin, referer\nmethods = GET, PUT, POST, HEAD, DELETE\n"
+        );
+        let api: Vec<&str> = fix[1].1.lines().collect();
+        assert_eq!(api.len(), 5);
+        assert_eq!(api[0], r#"curl -X PUT "$COUCH/_node/_local/_config/chttpd/enable_cors" -d '"true"'"#);
+        assert_eq!(api[1], r#"curl -X PUT "$COUCH/_node/_local/_config/cors/origins" -d '"https://app.example"'"#);
+        // Not a CORS matter: what any server would get.
+        assert!(couchdb_fix(&Finding::MixedContent, "https://app.example").is_empty());
+        assert_eq!(couchdb_fix(&Finding::PrivateNetwork, "https://app.example").len(), 1);
     }
 }
