@@ -137,7 +137,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-doctor", &["air-http"]),
         ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-servers", "air-tools"]),
         ("air-sync", &["air-http"]),
-        ("air-sync-local", &["air-tools"]),
+        ("air-sync-local", &["air-sync", "air-tools"]),
         ("air-sync-cli", &["air-http", "air-sync"]),
         ("tidy", &[]),
     ];

@@ -1,0 +1,121 @@
+//! What the local peer needs of the device's store ([`Records`]), and the
+//! sync bookkeeping it keeps there per record ([`RevEntry`]).
+//!
+//! Records are JSON values named by a kind (`session`, `message`, …) and
+//! an id. The store's journal says which were written or removed, in
+//! order; [`Kinds`] says which sync, what of each travels (local-only
+//! fields stay home) and how two versions written apart end.
+
+use std::collections::BTreeMap;
+
+use air_sync::RevTree;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One journal entry: record `kind`/`id` was written (or removed) at `seq`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub seq: u64,
+    pub kind: String,
+    pub id: String,
+    pub deleted: bool,
+}
+
+/// A write the peer asks of the store, for what it pulled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Write {
+    Put { kind: String, id: String, value: Value },
+    Delete { kind: String, id: String },
+    /// Journals the record again without changing it: its revisions
+    /// changed (a conflict settled) and must be sent.
+    Touch { kind: String, id: String },
+}
+
+/// What the peer keeps per synced record, beside it in the store (never in
+/// the journal: writing it is not an edit).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RevEntry {
+    /// The document id on the server.
+    pub wire: String,
+    pub kind: String,
+    pub id: String,
+    pub tree: RevTree,
+    /// The content hash of the winner as last synced or made here
+    /// (`""`: a deletion): a record whose content still hashes to it has
+    /// no edit to send.
+    pub hash: String,
+    /// When the winner was written (milliseconds since the epoch).
+    pub at: f64,
+    /// The device that wrote it.
+    #[serde(default)]
+    pub dev: String,
+    /// The bodies of other leaves, by revision, until a conflict is
+    /// settled.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub leaves: BTreeMap<String, Leaf>,
+    /// Versions an edit made apart lost to a newer one ([`Rule::Newest`]):
+    /// shown to the user until dismissed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<Leaf>,
+}
+
+/// A version's body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Leaf {
+    pub v: Value,
+    pub at: f64,
+    #[serde(default)]
+    pub dev: String,
+}
+
+/// The device's store, as the local peer uses it. Errors are the store's
+/// words, said to the user as they are.
+#[allow(async_fn_in_trait)]
+pub trait Records {
+    /// Journal entries after `after`, oldest first, at most `limit`.
+    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, String>;
+    /// The last sequence number the journal gave out.
+    async fn last_seq(&self) -> Result<u64, String>;
+    /// The record, if it exists.
+    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String>;
+    /// Writes what was pulled (each write journaled as the store journals
+    /// any other).
+    async fn apply(&self, writes: &[Write]) -> Result<(), String>;
+    /// The bookkeeping of these documents, in order (`None`: never synced).
+    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, String>;
+    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), String>;
+    /// A local (never replicated) document: checkpoints.
+    async fn local_doc(&self, id: &str) -> Result<Option<Value>, String>;
+    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), String>;
+}
+
+/// How two versions of a record written apart end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// Words: every text stays. A version the winner does not contain
+    /// becomes a record of its own beside it ([`Kinds::sibling`]), and the
+    /// version is then closed.
+    KeepBoth,
+    /// Settings-like: the newest edit wins (written as the winner if the
+    /// revision tree chose another), the other stays as a conflict the
+    /// user can see and settle.
+    Newest,
+}
+
+/// What syncs and how, per kind of record.
+pub trait Kinds {
+    /// Whether record `kind`/`id` travels.
+    fn syncs(&self, kind: &str, id: &str) -> bool;
+    /// What of `record` travels (local-only fields left out).
+    fn to_wire(&self, kind: &str, record: &Value) -> Value;
+    /// The record to store for `wire`, keeping what only this device has
+    /// of `local` (its version before).
+    fn from_wire(&self, kind: &str, wire: &Value, local: Option<&Value>) -> Value;
+    fn rule(&self, kind: &str) -> Rule;
+    /// When the user last edited `record` (for [`Rule::Newest`]), if it says.
+    fn edited_at(&self, kind: &str, record: &Value) -> Option<f64>;
+    /// For [`Rule::KeepBoth`]: the record that keeps a version the winner
+    /// lacks (`id` and value), from that version and a tag unique to it;
+    /// `None` when the winner already holds all of it.
+    fn sibling(&self, kind: &str, id: &str, winner: &Value, other: &Value, tag: &str) -> Option<(String, Value)>;
+}

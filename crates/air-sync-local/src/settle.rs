@@ -1,0 +1,160 @@
+//! What a pulled revision does to a record: merged into its tree, and, when
+//! two versions were written apart, settled by the record's [`Rule`].
+//!
+//! Settling is a function of the tree and the versions' bodies only, and
+//! every revision it makes is named by its content
+//! ([`crate::envelope::rev_hash`]): two devices that settle the same
+//! conflict make the same revisions, and meet without a new conflict.
+//!
+//! - [`Rule::KeepBoth`] (words): each version the winner does not hold
+//!   becomes a record of its own (a sibling the conversation shows as a
+//!   branch), and its leaf is closed.
+//! - [`Rule::Newest`] (settings-like): the version edited last becomes the
+//!   winner (a revision on top of the tree's winner, if that was another),
+//!   the others are closed and kept as `superseded` for the user to see.
+
+use air_sync::{DocMeta, Error, REVS_LIMIT, Rev, RevTree};
+use serde_json::Value;
+
+use crate::crypto::Keys;
+use crate::envelope::Body;
+use crate::records::{Kinds, Leaf, RevEntry, Records, Rule, Write};
+use crate::store_peer::{StorePeer, leaf_of, store};
+
+/// The record as stored here: as it is, and as it travels.
+pub(crate) struct Local {
+    pub record: Option<Value>,
+    pub wire: Option<Value>,
+    pub hash: String,
+}
+
+impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
+    async fn local(&self, kind: &str, id: &str) -> Result<Local, Error> {
+        let record = self.records.read(kind, id).await.map_err(store)?;
+        let wire = record.as_ref().map(|r| self.kinds.to_wire(kind, r));
+        let hash = self.hash_of(wire.as_ref()).await?;
+        Ok(Local { record, wire, hash })
+    }
+
+    /// Revision `meta` (with `body`, unless deleted) into `en`, the
+    /// record's entry (`None`: never synced here). Returns the entry to
+    /// keep, after adding to `writes` what the record becomes.
+    pub(crate) async fn take(&self, en: Option<RevEntry>, meta: &DocMeta, body: Option<Body>, writes: &mut Vec<Write>) -> Result<Option<RevEntry>, Error> {
+        let mut en = match (en, &body) {
+            (Some(en), _) => en,
+            (None, Some(b)) if self.kinds.syncs(&b.k, &b.id) => RevEntry {
+                wire: meta.id.clone(),
+                kind: b.k.clone(),
+                id: b.id.clone(),
+                tree: RevTree::new(),
+                hash: String::new(),
+                at: 0.0,
+                dev: String::new(),
+                leaves: Default::default(),
+                superseded: Vec::new(),
+            },
+            // A deletion of what was never here, or a kind this version
+            // does not keep.
+            _ => return Ok(None),
+        };
+        let local = self.local(&en.kind, &en.id).await?;
+        // An edit made here and not sent yet becomes a revision first, to
+        // meet what arrives as a conflict rather than be overwritten.
+        if local.hash != en.hash {
+            let parent = en.tree.winner().map(|l| l.rev);
+            self.grow(&mut en, parent, local.wire.as_ref()).await?;
+            en.hash.clone_from(&local.hash);
+            en.at = local.wire.as_ref().and_then(|v| self.kinds.edited_at(&en.kind, v)).unwrap_or_else(|| (self.now)());
+            en.dev.clone_from(&self.dev);
+        }
+        let before = en.tree.winner();
+        if !en.tree.merge(&meta.revisions, meta.deleted, REVS_LIMIT)? {
+            return Ok(Some(en));
+        }
+        if let Some(b) = &body
+            && en.tree.is_leaf(&meta.rev)
+        {
+            en.leaves.insert(meta.rev.to_string(), leaf_of(b));
+        }
+        // The version that was shown here, if it is now one of several.
+        if let (Some(b), Some(v)) = (&before, &local.wire)
+            && !b.deleted
+            && en.tree.is_leaf(&b.rev)
+        {
+            en.leaves.entry(b.rev.to_string()).or_insert_with(|| Leaf { v: v.clone(), at: en.at, dev: en.dev.clone() });
+        }
+        self.settle(&mut en, &local, writes).await?;
+        Ok(Some(en))
+    }
+
+    /// The body of leaf `rev` (kept in the entry, or the record's).
+    fn body(en: &RevEntry, rev: &Rev, local: &Local) -> Option<Leaf> {
+        en.leaves.get(&rev.to_string()).cloned().or_else(|| local.wire.clone().map(|v| Leaf { v, at: en.at, dev: en.dev.clone() }))
+    }
+
+    /// Ends the conflicts of `en` by its rule, then writes the record as
+    /// the winner has it.
+    async fn settle(&self, en: &mut RevEntry, local: &Local, writes: &mut Vec<Write>) -> Result<(), Error> {
+        let Some(winner) = en.tree.winner() else { return Ok(()) };
+        let losers: Vec<(Rev, Leaf)> = en.tree.leaves().into_iter().skip(1).filter(|l| !l.deleted).filter_map(|l| en.leaves.get(&l.rev.to_string()).cloned().map(|b| (l.rev, b))).collect();
+        let mut grew = false;
+        let mut shown = if winner.deleted { None } else { Self::body(en, &winner.rev, local) };
+        match self.kinds.rule(&en.kind) {
+            Rule::KeepBoth => {
+                for (rev, body) in &losers {
+                    let tag = &rev.hash[..rev.hash.len().min(12)];
+                    if let Some((id, v)) = shown.as_ref().and_then(|w| self.kinds.sibling(&en.kind, &en.id, &w.v, &body.v, tag)) {
+                        writes.push(Write::Put { kind: en.kind.clone(), id, value: v });
+                    }
+                }
+            }
+            Rule::Newest => {
+                let newest = losers.iter().map(|(_, b)| b).filter(|b| shown.as_ref().is_some_and(|w| b.at > w.at)).max_by(|a, b| a.at.total_cmp(&b.at)).cloned();
+                if let (Some(new), Some(old)) = (newest, shown.clone()) {
+                    self.grow(en, Some(winner.rev.clone()), Some(&new.v)).await?;
+                    en.superseded.push(old);
+                    shown = Some(new);
+                    grew = true;
+                }
+                for (_, b) in &losers {
+                    if shown.as_ref().is_some_and(|s| s.v != b.v) && !en.superseded.contains(b) {
+                        en.superseded.push(b.clone());
+                    }
+                }
+            }
+        }
+        for (rev, _) in &losers {
+            self.grow(en, Some(rev.clone()), None).await?;
+            en.leaves.remove(&rev.to_string());
+            grew = true;
+        }
+        self.show(en, shown, local, grew, writes).await
+    }
+
+    /// Writes the record as `shown` (the winner's body; `None`: deleted)
+    /// when that differs from what is stored, and remembers its hash; a
+    /// record whose revisions changed while its content did not is
+    /// journaled again, so they are sent.
+    async fn show(&self, en: &mut RevEntry, shown: Option<Leaf>, local: &Local, grew: bool, writes: &mut Vec<Write>) -> Result<(), Error> {
+        if let Some(w) = en.tree.winner() {
+            en.leaves.remove(&w.rev.to_string());
+        }
+        let hash = self.hash_of(shown.as_ref().map(|s| &s.v)).await?;
+        let (kind, id) = (en.kind.clone(), en.id.clone());
+        match &shown {
+            _ if hash == local.hash => {
+                if grew {
+                    writes.push(Write::Touch { kind, id });
+                }
+            }
+            None => writes.push(Write::Delete { kind, id }),
+            Some(s) => writes.push(Write::Put { value: self.kinds.from_wire(&kind, &s.v, local.record.as_ref()), kind, id }),
+        }
+        en.hash = hash;
+        if let Some(s) = shown {
+            en.at = s.at;
+            en.dev = s.dev;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,268 @@
+//! The device's store as one side of a replication ([`StorePeer`]).
+//!
+//! Pushing: the store's journal is the changes feed. A record whose
+//! content no longer hashes to what was last synced was edited here: a
+//! revision is made for it then (a child of the winner, named by
+//! [`envelope::rev_hash`], so the same edit on two devices is the same
+//! revision), so fifty checkpoints of a streaming answer between two
+//! pushes make one revision. Everything leaves sealed ([`envelope`]).
+//!
+//! Pulling: revisions are merged into the record's tree. When the winner
+//! moves, the record is written with the new content and its hash kept,
+//! so the journal entry that write makes is not taken for an edit and
+//! sent back. An edit made here and not yet sent is made a revision first,
+//! so it meets what arrives as a conflict and is not overwritten.
+//! Conflicts end by the record's [`Rule`] (see [`crate::settle`]).
+
+use std::collections::BTreeMap;
+
+use air_sync::{Change, ChangesBatch, DbInfo, DocMeta, Error, Missing, Peer, REVS_LIMIT, Rev, RevTree, Revisions, Seq};
+use serde_json::Value;
+
+use crate::crypto::{Keys, hex};
+use crate::envelope::{self, Body, CONFIG_ID, EnvelopeError};
+use crate::records::{Entry, Kinds, Leaf, RevEntry, Records};
+
+/// The local side of a replication over `records`, sealing with `keys`.
+pub struct StorePeer<'a, R: Records, K: Keys, N: Kinds> {
+    pub(crate) records: &'a R,
+    pub(crate) keys: &'a K,
+    pub(crate) kinds: &'a N,
+    /// This device (in replication ids, and on what it writes).
+    pub(crate) dev: String,
+    pub(crate) now: Box<dyn Fn() -> f64 + 'a>,
+}
+
+pub(crate) fn store(e: String) -> Error {
+    Error::Invalid(format!("the local store: {e}"))
+}
+
+pub(crate) fn sealed(e: EnvelopeError) -> Error {
+    match e {
+        EnvelopeError::Malformed(m) => Error::Malformed(m),
+        other => Error::Invalid(other.to_string()),
+    }
+}
+
+impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
+    pub fn new(records: &'a R, keys: &'a K, kinds: &'a N, dev: &str, now: impl Fn() -> f64 + 'a) -> Self {
+        Self { records, keys, kinds, dev: dev.to_owned(), now: Box::new(now) }
+    }
+
+    /// The content hash of a record's travelling form (`""`: deleted).
+    pub(crate) async fn hash_of(&self, v: Option<&Value>) -> Result<String, Error> {
+        let Some(v) = v else { return Ok(String::new()) };
+        let text = format!("content\0{}", air_tools::args::canonical_json(v));
+        Ok(hex(&self.keys.mac(text.as_bytes()).await.map_err(|e| sealed(e.into()))?[..16]))
+    }
+
+    /// The travelling form of record `kind`/`id` as stored now.
+    pub(crate) async fn current(&self, kind: &str, id: &str) -> Result<Option<Value>, Error> {
+        let record = self.records.read(kind, id).await.map_err(store)?;
+        Ok(record.map(|r| self.kinds.to_wire(kind, &r)))
+    }
+
+    pub(crate) async fn entry(&self, wire: &str) -> Result<Option<RevEntry>, Error> {
+        Ok(self.records.rev_entries(&[wire.to_owned()]).await.map_err(store)?.into_iter().next().flatten())
+    }
+
+    /// Adds a revision made here: `v` (`None`: deleted) as a child of
+    /// `parent` (the winner, if any).
+    pub(crate) async fn grow(&self, en: &mut RevEntry, parent: Option<Rev>, v: Option<&Value>) -> Result<Rev, Error> {
+        let deleted = v.is_none();
+        let hash = envelope::rev_hash(self.keys, parent.as_ref().map(Rev::to_string).as_deref(), deleted, v.unwrap_or(&Value::Null)).await.map_err(sealed)?;
+        let rev = Rev::new_child(parent.as_ref(), hash);
+        let mut ids = vec![rev.hash.clone()];
+        if let Some(p) = parent.as_ref().and_then(|p| en.tree.revisions(p)) {
+            ids.extend(p.ids);
+        }
+        en.tree.merge(&Revisions { start: rev.pos, ids }, deleted, REVS_LIMIT)?;
+        Ok(rev)
+    }
+
+    /// The entry of a record edited here since it was last synced, with a
+    /// revision for that edit (kept before it is reported).
+    async fn mint(&self, en: Option<RevEntry>, e: &Entry, wire: String, v: Option<&Value>, hash: String) -> Result<RevEntry, Error> {
+        let mut en = en.unwrap_or_else(|| RevEntry {
+            wire,
+            kind: e.kind.clone(),
+            id: e.id.clone(),
+            tree: RevTree::new(),
+            hash: String::new(),
+            at: 0.0,
+            dev: String::new(),
+            leaves: BTreeMap::new(),
+            superseded: Vec::new(),
+        });
+        let parent = en.tree.winner().map(|l| l.rev);
+        self.grow(&mut en, parent, v).await?;
+        en.hash = hash;
+        en.at = v.and_then(|v| self.kinds.edited_at(&e.kind, v)).unwrap_or_else(|| (self.now)());
+        en.dev.clone_from(&self.dev);
+        self.records.put_rev_entries(std::slice::from_ref(&en)).await.map_err(store)?;
+        Ok(en)
+    }
+
+    /// What the feed says of journal entry `e`: the record's leaves, after
+    /// making a revision of an edit not yet made one. `None`: nothing to
+    /// say (removed before it was ever synced).
+    async fn change_of(&self, e: &Entry) -> Result<Option<Change>, Error> {
+        let wire = envelope::wire_id(self.keys, &e.kind, &e.id).await.map_err(sealed)?;
+        let en = self.entry(&wire).await?;
+        let v = self.current(&e.kind, &e.id).await?;
+        let hash = self.hash_of(v.as_ref()).await?;
+        let en = match en {
+            None if v.is_none() => return Ok(None),
+            Some(en) if en.hash == hash => en,
+            en => self.mint(en, e, wire, v.as_ref(), hash).await?,
+        };
+        let leaves = en.tree.leaves();
+        let deleted = leaves.first().is_some_and(|l| l.deleted);
+        Ok(Some(Change { id: en.wire, seq: Value::from(e.seq), revs: leaves.into_iter().map(|l| l.rev).collect(), deleted }))
+    }
+
+    /// Revision `rev` of `en` as a sealed document, if its content is
+    /// here: the winner's is the record's (unless it was edited since: that
+    /// edit goes in a later change), another leaf's is kept in the entry.
+    async fn document(&self, en: &RevEntry, rev: &Rev, deleted: bool, current: Option<&Value>, hash: &str) -> Result<Option<Value>, Error> {
+        let revisions = en.tree.revisions(rev).ok_or_else(|| Error::Invalid(format!("{rev} is not in its tree")))?;
+        let mut doc = serde_json::Map::new();
+        if deleted {
+            doc.insert("_id".into(), Value::String(en.wire.clone()));
+            doc.insert("_deleted".into(), Value::Bool(true));
+        } else {
+            let winner = en.tree.winner().is_some_and(|w| &w.rev == rev);
+            let body = match (winner, current) {
+                (true, Some(v)) if hash == en.hash => Body { k: en.kind.clone(), id: en.id.clone(), v: v.clone(), at: en.at, dev: en.dev.clone() },
+                _ => match en.leaves.get(&rev.to_string()) {
+                    Some(l) => Body { k: en.kind.clone(), id: en.id.clone(), v: l.v.clone(), at: l.at, dev: l.dev.clone() },
+                    None => return Ok(None),
+                },
+            };
+            doc = envelope::seal(self.keys, &body).await.map_err(sealed)?;
+        }
+        doc.insert("_rev".into(), Value::String(rev.to_string()));
+        doc.insert("_revisions".into(), serde_json::to_value(revisions).map_err(|e| Error::Invalid(e.to_string()))?);
+        Ok(Some(Value::Object(doc)))
+    }
+}
+
+impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
+    fn id(&self) -> String {
+        format!("air-agent device {}", self.dev)
+    }
+
+    async fn info(&self) -> Result<DbInfo, Error> {
+        Ok(DbInfo { update_seq: Value::from(self.records.last_seq().await.map_err(store)?), doc_count: None })
+    }
+
+    /// Reads on until `limit` syncing records are found or the journal
+    /// ends, so a short batch means the end, as a database's does.
+    async fn changes(&self, since: &Seq, limit: usize) -> Result<ChangesBatch, Error> {
+        let mut after = since.as_u64().ok_or_else(|| Error::Invalid(format!("not a sequence of this device: {since}")))?;
+        let limit = limit.max(1);
+        let mut results = Vec::new();
+        loop {
+            let entries = self.records.journal(after, limit).await.map_err(store)?;
+            let end = entries.len() < limit;
+            for e in entries {
+                after = e.seq;
+                if !self.kinds.syncs(&e.kind, &e.id) {
+                    continue;
+                }
+                if let Some(c) = self.change_of(&e).await? {
+                    results.push(c);
+                    if results.len() == limit {
+                        return Ok(ChangesBatch { results, last_seq: Value::from(after) });
+                    }
+                }
+            }
+            if end {
+                return Ok(ChangesBatch { results, last_seq: Value::from(after) });
+            }
+        }
+    }
+
+    async fn revs_diff(&self, revs: BTreeMap<String, Vec<Rev>>) -> Result<BTreeMap<String, Missing>, Error> {
+        let ids: Vec<String> = revs.keys().cloned().collect();
+        let entries = self.records.rev_entries(&ids).await.map_err(store)?;
+        let mut out = BTreeMap::new();
+        for ((id, asked), en) in revs.into_iter().zip(entries) {
+            let tree = en.map(|e| e.tree).unwrap_or_default();
+            let missing = tree.missing(&asked);
+            if !missing.is_empty() {
+                out.insert(id, Missing { possible_ancestors: tree.possible_ancestors(&missing), missing });
+            }
+        }
+        Ok(out)
+    }
+
+    async fn get_revs(&self, wanted: &[(String, Vec<Rev>)]) -> Result<Vec<Value>, Error> {
+        let ids: Vec<String> = wanted.iter().map(|(id, _)| id.clone()).collect();
+        let entries = self.records.rev_entries(&ids).await.map_err(store)?;
+        let mut docs = Vec::new();
+        for ((_, revs), en) in wanted.iter().zip(entries) {
+            let Some(en) = en else { continue };
+            let current = self.current(&en.kind, &en.id).await?;
+            let hash = self.hash_of(current.as_ref()).await?;
+            let mut sent: Vec<Rev> = Vec::new();
+            for leaf in revs.iter().flat_map(|r| en.tree.latest(r)) {
+                if sent.contains(&leaf.rev) {
+                    continue;
+                }
+                sent.push(leaf.rev.clone());
+                if let Some(doc) = self.document(&en, &leaf.rev, leaf.deleted, current.as_ref(), &hash).await? {
+                    docs.push(doc);
+                }
+            }
+        }
+        Ok(docs)
+    }
+
+    async fn put_revs(&self, docs: Vec<Value>) -> Result<(), Error> {
+        let mut writes = Vec::new();
+        let mut touched: BTreeMap<String, RevEntry> = BTreeMap::new();
+        for doc in docs {
+            let meta = DocMeta::of(&doc)?;
+            if meta.id == CONFIG_ID || meta.id.starts_with("_design/") {
+                continue;
+            }
+            let body = if meta.deleted { None } else { envelope::open(self.keys, &doc).await.map_err(sealed)? };
+            let en = match touched.remove(&meta.id) {
+                Some(en) => Some(en),
+                None => self.entry(&meta.id).await?,
+            };
+            if let Some(en) = self.take(en, &meta, body, &mut writes).await? {
+                touched.insert(meta.id.clone(), en);
+            }
+        }
+        // The records first: bookkeeping that ran ahead of them would take
+        // the old content for an edit made here.
+        self.records.apply(&writes).await.map_err(store)?;
+        let entries: Vec<RevEntry> = touched.into_values().collect();
+        self.records.put_rev_entries(&entries).await.map_err(store)
+    }
+
+    async fn get_local(&self, id: &str) -> Result<Option<Value>, Error> {
+        self.records.local_doc(id).await.map_err(store)
+    }
+
+    async fn put_local(&self, id: &str, mut doc: Value) -> Result<String, Error> {
+        let n = doc.get("_rev").and_then(Value::as_str).and_then(|r| r.strip_prefix("0-")).and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+        let rev = format!("0-{}", n + 1);
+        if let Some(o) = doc.as_object_mut() {
+            o.insert("_rev".into(), Value::String(rev.clone()));
+        }
+        self.records.put_local_doc(id, &doc).await.map_err(store)?;
+        Ok(rev)
+    }
+}
+
+/// A kept version's body.
+pub(crate) fn leaf_of(body: &Body) -> Leaf {
+    Leaf { v: body.v.clone(), at: body.at, dev: body.dev.clone() }
+}
+
+#[cfg(test)]
+#[path = "store_peer_tests.rs"]
+mod tests;
