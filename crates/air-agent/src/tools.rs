@@ -84,27 +84,35 @@ impl<E: Env> Turn<'_, E> {
         }
     }
 
-    /// One `tool` record per call, in order after the answer.
+    /// One `tool` record per call, in order after the answer, each
+    /// following the one before (the first follows the answer, or the
+    /// results already there): one line, not alternatives.
     pub(crate) async fn tool_records(&self, answer: &MessageRecord, calls: &[ToolCall]) -> Vec<MessageRecord> {
         let env = self.env;
         let mut seq = answer.seq;
-        calls
-            .iter()
-            .map(|call| {
-                seq = next_seq(Some(seq), env.now_ms());
-                let mut r = MessageRecord::new(env.new_id(), answer.session_id.clone(), seq, Role::Tool, "");
-                r.branch = answer.branch.clone();
-                r.tool_call_id = Some(call.id.clone());
-                let source = self.tools.get(&call.name).map(|t| t.def().source.clone());
-                let server = match &source {
-                    Some(ToolSource::Mcp { server }) => Some(server.clone()),
-                    Some(ToolSource::BuiltIn | ToolSource::Http) | None => None,
-                };
-                let http = source == Some(ToolSource::Http);
-                r.tool = Some(ToolRun { http, ..ToolRun::new(call.name.clone(), server, call.arguments.clone(), ToolStatus::Running) });
-                r
-            })
-            .collect()
+        let mut records = Vec::with_capacity(calls.len());
+        for call in calls {
+            seq = next_seq(Some(seq), env.now_ms());
+            let mut r = MessageRecord::new(env.new_id(), answer.session_id.clone(), seq, Role::Tool, "");
+            self.follow(&mut r).await;
+            // On the answer's branch, whatever is shown.
+            r.branch = answer.branch.clone();
+            records.push(self.tool_record(r, call));
+        }
+        records
+    }
+
+    /// `r` made the record of `call`: its call id, tool and server, running.
+    fn tool_record(&self, mut r: MessageRecord, call: &ToolCall) -> MessageRecord {
+        r.tool_call_id = Some(call.id.clone());
+        let source = self.tools.get(&call.name).map(|t| t.def().source.clone());
+        let server = match &source {
+            Some(ToolSource::Mcp { server }) => Some(server.clone()),
+            Some(ToolSource::BuiltIn | ToolSource::Http) | None => None,
+        };
+        let http = source == Some(ToolSource::Http);
+        r.tool = Some(ToolRun { http, ..ToolRun::new(call.name.clone(), server, call.arguments.clone(), ToolStatus::Running) });
+        r
     }
 
     /// Checks a call: the tool exists, its arguments parse and match the

@@ -54,9 +54,20 @@ pub struct Turn<'a, E: Env> {
     /// Only some of the tools are offered (MCP dynamic loading); `None`:
     /// every tool, as always.
     pub(crate) offer: Option<std::rc::Rc<dyn air_tools::offer::Offer>>,
-    /// The branch new messages of this turn go on (see
-    /// `air_store::branches`), once known.
-    pub(crate) tip: std::cell::RefCell<Option<Vec<Step>>>,
+    /// Where new messages of this turn go (see `air_store::branches`), once
+    /// known.
+    pub(crate) tip: std::cell::RefCell<Option<Tip>>,
+}
+
+/// Where a turn's next message goes: the branch it is on, and the message
+/// it follows (its `parent`). Each message the turn makes follows the one
+/// it made before, so its answers, thinking chains and tool results form
+/// one line, and only a regenerated answer or an edited question (made
+/// after the message the replaced one followed) is a sibling.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Tip {
+    pub(crate) path: Vec<Step>,
+    pub(crate) last: Option<String>,
 }
 
 impl<'a, E: Env> Turn<'a, E> {
@@ -110,11 +121,14 @@ impl<'a, E: Env> Turn<'a, E> {
         let mut session = existing.unwrap_or_else(|| SessionRecord::new(session_id.unwrap_or_else(|| env.new_id()), now));
         // The user's own words title the chat; without any, the first
         // image's name, else the context.
-        session.auto_title(match files.first() {
-            Some(f) if text.is_empty() => f.name.as_str(),
-            _ if text.is_empty() => context,
-            _ => text,
-        });
+        session.auto_title(
+            match files.first() {
+                Some(f) if text.is_empty() => f.name.as_str(),
+                _ if text.is_empty() => context,
+                _ => text,
+            },
+            now,
+        );
         session.updated_at = now;
         let last = self.last_seq(&session.id).await;
         let content = match (text.is_empty(), context.is_empty()) {
@@ -124,7 +138,11 @@ impl<'a, E: Env> Turn<'a, E> {
         };
         let mut user = MessageRecord::new(env.new_id(), session.id.clone(), next_seq(last, now), Role::User, content);
         user.rev = 1;
-        user.branch = if created { Vec::new() } else { self.tip(&session.id).await };
+        if created {
+            // Nothing to read: it starts the conversation.
+            *self.tip.borrow_mut() = Some(Tip::default());
+        }
+        self.follow(&mut user).await;
         for f in files {
             let id = env.new_id();
             let size = f.bytes.len() as u64;
@@ -150,12 +168,24 @@ impl<'a, E: Env> Turn<'a, E> {
         let seq = next_seq(self.last_seq(session_id).await, env.now_ms());
         let mut r = MessageRecord::new(env.new_id(), session_id, seq, Role::Assistant, "");
         r.kind = kind;
-        r.branch = self.tip(session_id).await;
+        self.follow(&mut r).await;
         r
     }
 
-    /// The branch new messages go on: after the last message shown.
-    async fn tip(&self, session_id: &str) -> Vec<Step> {
+    /// Puts a new record where the turn's messages go: on its branch, after
+    /// the message the turn made last (first: the last message shown). The
+    /// next one follows it.
+    pub(crate) async fn follow(&self, record: &mut MessageRecord) {
+        let tip = self.tip(&record.session_id).await;
+        record.branch = tip.path;
+        record.parent = tip.last;
+        if let Some(tip) = self.tip.borrow_mut().as_mut() {
+            tip.last = Some(record.id.clone());
+        }
+    }
+
+    /// Where new messages go: after the last message shown.
+    async fn tip(&self, session_id: &str) -> Tip {
         if let Some(tip) = self.tip.borrow().clone() {
             return tip;
         }
@@ -163,10 +193,10 @@ impl<'a, E: Env> Turn<'a, E> {
             Ok(x) => x,
             Err(error) => {
                 self.env.emit(Event::StoreFailed { what: "read", error });
-                return Vec::new();
+                return Tip::default();
             }
         };
-        let tip = branches::tip(&shown, &forks);
+        let tip = Tip { path: branches::tip(&shown, &forks), last: shown.last().map(|m| m.id.clone()) };
         *self.tip.borrow_mut() = Some(tip.clone());
         tip
     }
@@ -195,7 +225,8 @@ impl<'a, E: Env> Turn<'a, E> {
         }
         store.put_session(&session).await?;
         let (prefix, tail) = shown.split_at(start);
-        *self.tip.borrow_mut() = Some(branches::tip(prefix, &session.forks));
+        // The new alternative follows what the old one followed.
+        *self.tip.borrow_mut() = Some(Tip { path: branches::tip(prefix, &session.forks), last: prefix.last().map(|m| m.id.clone()) });
         let env = self.env;
         env.emit(Event::MessagesRemoved { session_id: session_id.to_owned(), ids: tail.iter().map(|m| m.id.clone()).collect() });
         env.emit(Event::SessionSaved(session));
@@ -454,7 +485,13 @@ impl<'a, E: Env> Turn<'a, E> {
         let mut record = MessageRecord::new(env.new_id(), session_id, next_seq(self.last_seq(session_id).await, now), Role::User, text);
         // The same files (nothing is deleted while a branch names them).
         record.attachments = old.attachments;
-        record.branch = self.tip(session_id).await;
+        self.follow(&mut record).await;
+        // A sibling of the message it replaces (the same as what `follow`
+        // found, the message shown before it, unless another tab wrote in
+        // between).
+        if old.parent.is_some() {
+            record.parent = old.parent;
+        }
         record.rev = 1;
         env.store().put_message(&record).await?;
         env.emit(Event::MessageSaved(record));

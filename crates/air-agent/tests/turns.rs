@@ -248,6 +248,9 @@ fn brief(m: &MessageRecord) -> String {
         let steps: Vec<String> = m.branch.iter().map(|b| format!("{}#{}", if b.fork.is_empty() { "root" } else { &b.fork }, b.alt)).collect();
         let _ = write!(s, " branch {}", steps.join(">"));
     }
+    if let Some(p) = &m.parent {
+        let _ = write!(s, " after {p}");
+    }
     if let Some(f) = &m.finish {
         let _ = write!(s, " finish={f:?}");
     }
@@ -459,8 +462,10 @@ impl Setup {
         Turn::new(&self.world, self.settings.clone(), &self.tools, self.abort.clone(), Lang::En)
     }
 
-    /// The transcript with every request appended, as sent.
+    /// The transcript with every request appended, as sent; and the
+    /// parent links the turns wrote agree with their branches.
     fn check(&self, expect: ExpectFile) {
+        run(self.links_agree());
         let mut out = self.world.transcript();
         for (i, r) in self.world.http.requests().iter().enumerate() {
             let body: Value = serde_json::from_str(r.body.as_deref().unwrap_or("null")).unwrap_or(Value::Null);
@@ -471,6 +476,29 @@ impl Setup {
             let _ = writeln!(out, "{}", serde_json::to_string_pretty(&body).unwrap_or_default());
         }
         expect.assert_eq(&out);
+    }
+
+    /// For every stored session: the paths and forks made again from the
+    /// parent links alone are the ones stored (paths as sets: their order
+    /// is only the order steps were added in), and with the links removed,
+    /// the migration finds them again.
+    async fn links_agree(&self) {
+        let steps = |l: &[MessageRecord]| {
+            l.iter().map(|m| (m.id.clone(), m.branch.iter().map(|s| (s.fork.clone(), s.alt)).collect::<std::collections::BTreeSet<_>>())).collect::<Vec<_>>()
+        };
+        let parents = |l: &[MessageRecord]| l.iter().map(|m| (m.id.clone(), m.parent.clone())).collect::<Vec<_>>();
+        for session in self.world.store.inner.list_sessions().await.unwrap() {
+            let all = self.stored(&session.id).await;
+            let mut bare = all.clone();
+            bare.iter_mut().for_each(|m| m.branch.clear());
+            let mut forks = session.forks.clone();
+            air_store::branches::derive(&mut bare, &mut forks);
+            assert_eq!((steps(&bare), &forks), (steps(&all), &session.forks), "derived from the links of {}", session.id);
+            let mut unlinked = all.clone();
+            unlinked.iter_mut().for_each(|m| m.parent = None);
+            air_store::branches::link(&mut unlinked);
+            assert_eq!(parents(&unlinked), parents(&all), "links of {} found again from the paths", session.id);
+        }
     }
 
     async fn stored(&self, session: &str) -> Vec<MessageRecord> {
@@ -735,6 +763,34 @@ fn edit_and_resend_starts_a_branch_and_requests_follow_the_one_shown() {
     s.check(expect_file!["transcripts/branches.txt"]);
 }
 
+#[test]
+fn an_edited_question_is_a_sibling_of_the_one_it_replaces_and_shares_its_files() {
+    use air_agent::NewFile;
+    let s = setup();
+    s.world.http.push(text_reply("Hello."));
+    let session = run(s.turn().send(None, "Hi")).unwrap();
+    s.world.http.push(text_reply("A dot."));
+    let dot = NewFile { name: "dot.png".into(), mime: "image/png".into(), bytes: vec![0x89, b'P', b'N', b'G'] };
+    run(s.turn().send_with_files(Some(session.clone()), "What is this?", "", vec![dot])).unwrap();
+    let before = run(s.stored(&session));
+    let asked = before.iter().find(|m| m.content == "What is this?").unwrap().clone();
+    assert_eq!(asked.parent.as_deref(), Some(before[1].id.as_str()), "it follows the first answer");
+    s.world.http.push(text_reply("Un point."));
+    run(s.turn().edit_and_resend(&session, &asked.id, "What is this, in French?")).unwrap();
+    let all = run(s.stored(&session));
+    let edited = all.iter().find(|m| m.content == "What is this, in French?").unwrap();
+    assert_eq!(edited.parent, asked.parent, "siblings: the same parent");
+    assert_eq!(edited.attachments, asked.attachments, "the same file");
+    let answer = all.last().unwrap();
+    assert_eq!((answer.content.as_str(), answer.parent.as_deref()), ("Un point.", Some(edited.id.as_str())));
+    run(s.links_agree());
+    // The old branch's question deleted (as a sync tombstone would): the
+    // edited one still shows its file.
+    run(s.world.store.inner.delete_message(&asked.id)).unwrap();
+    let file = run(s.world.store.inner.get_file(&asked.attachments[0].id)).unwrap();
+    assert_eq!(file.map(|f| f.bytes), Some(vec![0x89, b'P', b'N', b'G']));
+}
+
 fn texts(list: &[MessageRecord]) -> Vec<&str> {
     list.iter().map(|m| m.content.as_str()).collect()
 }
@@ -879,14 +935,17 @@ fn an_unfinished_tool_round_is_picked_up_again() {
     let s = setup();
     let store = &s.world.store.inner;
     let call = |id: &str, name: &str, args: &str| ToolCall { id: id.into(), name: name.into(), arguments: args.into(), extra: None };
+    // As a closed tab left them, each following the one before.
     let result = |id: &str, call_id: &str, name: &str, status: ToolStatus| {
         let mut m = MessageRecord::new(id, "s1", 0.0, Role::Tool, "");
         m.seq = if call_id == "a" { 4.0 } else { 5.0 };
+        m.parent = Some(if call_id == "a" { "m2" } else { "t1" }.into());
         m.tool_call_id = Some(call_id.into());
         m.tool = Some(ToolRun::new(name, None, "{}", status));
         m
     };
     let mut answer = MessageRecord::new("m2", "s1", 3.0, Role::Assistant, "");
+    answer.parent = Some("m1".into());
     answer.tool_calls = vec![call("a", "delete_file", r#"{"text":"/tmp/x"}"#), call("b", "echo", r#"{"text":"hi"}"#)];
     run(async {
         store.put_session(&SessionRecord::new("s1", 1.0)).await.unwrap();

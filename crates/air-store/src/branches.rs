@@ -11,8 +11,14 @@
 //! model is sent, when every step of its path is the one shown. Nothing
 //! is deleted, so branches survive reloads and exports as the records do,
 //! and another tab sees a switch as a change of the session record.
+//!
+//! Each message also names the message it follows (`parent`), which never
+//! changes. Paths and forks can be made again from these links alone
+//! ([`derive`]): two devices that each went on from the same message end
+//! up with two alternatives, not one interleaved line. Records stored
+//! before the links existed get them from their paths ([`link`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -125,81 +131,136 @@ pub fn switch_at(shown: &[MessageRecord], i: usize, forks: &Forks) -> Option<(St
     m.branch.iter().any(|s| s.fork == before).then(|| (before.to_owned(), *f))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use air_chat::Role;
-
-    fn msg(id: &str, seq: f64, branch: &[(&str, u32)]) -> MessageRecord {
-        let mut m = MessageRecord::new(id, "s", seq, Role::User, id);
-        m.branch = branch.iter().map(|(f, a)| Step { fork: (*f).into(), alt: *a }).collect();
-        m
-    }
-
-    fn ids(list: &[MessageRecord]) -> Vec<&str> {
-        list.iter().map(|m| m.id.as_str()).collect()
-    }
-
-    #[test]
-    fn regenerating_twice_then_switching_back_and_a_fork_inside_a_fork() {
-        let mut forks = Forks::new();
-        // q → a; regenerate a: a is kept as alternative 0 after q.
-        let mut all = vec![msg("q", 1.0, &[]), msg("a", 2.0, &[])];
-        let q = all[0].clone();
-        let (changed, alt) = fork_at(&mut forks, Some(&q), &mut all);
-        assert_eq!((changed, alt), (vec![1], 1));
-        assert_eq!(tip(&all[..1], &forks), vec![Step { fork: "q".into(), alt: 1 }]);
-        all.push(msg("b", 3.0, &[("q", 1)]));
-        assert_eq!(ids(&shown(all.clone(), &forks)), ["q", "b"]);
-        // Again: a third alternative; nothing is written again.
-        let (changed, alt) = fork_at(&mut forks, Some(&q), &mut all);
-        assert_eq!((changed.len(), alt), (0, 2));
-        all.push(msg("c", 4.0, &[("q", 2)]));
-        assert_eq!(ids(&shown(all.clone(), &forks)), ["q", "c"]);
-        assert_eq!(switch_at(&shown(all.clone(), &forks), 1, &forks), Some(("q".into(), Fork { count: 3, shown: 2 })));
-        assert_eq!(switch_at(&shown(all.clone(), &forks), 0, &forks), None, "nothing to switch at the question");
-        // Back to the first: the conversation goes on from there.
-        forks.insert("q".into(), Fork { count: 3, shown: 0 });
-        let on = shown(all.clone(), &forks);
-        assert_eq!(ids(&on), ["q", "a"]);
-        assert_eq!(tip(&on, &forks), vec![Step { fork: "q".into(), alt: 0 }]);
-        all.push(msg("q2", 5.0, &[("q", 0)]));
-        all.push(msg("a2", 6.0, &[("q", 0)]));
-        // A fork inside alternative 0 (q2's answer regenerated).
-        let q2 = all[4].clone();
-        let (changed, _) = fork_at(&mut forks, Some(&q2), &mut all);
-        assert_eq!(changed, vec![5], "only what is below q2");
-        all.push(msg("a2b", 7.0, &[("q", 0), ("q2", 1)]));
-        assert_eq!(ids(&shown(all.clone(), &forks)), ["q", "a", "q2", "a2b"]);
-        // Switching the outer fork hides the inner one's messages too, and
-        // coming back shows the inner alternative that was shown.
-        forks.insert("q".into(), Fork { count: 3, shown: 2 });
-        assert_eq!(ids(&shown(all.clone(), &forks)), ["q", "c"]);
-        forks.insert("q".into(), Fork { count: 3, shown: 0 });
-        assert_eq!(ids(&shown(all.clone(), &forks)), ["q", "a", "q2", "a2b"]);
-        // A search hit on a hidden message shows its branch.
-        assert!(reveal(&mut forks, &all[5]));
-        assert_eq!(ids(&shown(all.clone(), &forks)), ["q", "a", "q2", "a2"]);
-        assert!(!reveal(&mut forks, &all[5]), "already shown");
-    }
-
-    #[test]
-    fn editing_the_first_message_forks_at_the_root() {
-        let mut forks = Forks::new();
-        // q → a, a regenerated as b (a hidden), then q edited as q'.
-        let mut all = vec![msg("q", 1.0, &[]), msg("a", 2.0, &[])];
-        let q = all[0].clone();
-        fork_at(&mut forks, Some(&q), &mut all);
-        all.push(msg("b", 3.0, &[("q", 1)]));
-        let (changed, _) = fork_at(&mut forks, None, &mut all);
-        assert_eq!(changed, vec![0, 1, 2], "the hidden answer goes with its question");
-        assert_eq!(tip(&[], &forks), vec![Step { fork: ROOT.into(), alt: 1 }]);
-        all.push(msg("q'", 4.0, &[(ROOT, 1)]));
-        let on = shown(all.clone(), &forks);
-        assert_eq!(ids(&on), ["q'"]);
-        assert_eq!(switch_at(&on, 0, &forks), Some((ROOT.into(), Fork { count: 2, shown: 1 })));
-        // Back: the question and the answer shown before.
-        forks.insert(ROOT.into(), Fork { count: 2, shown: 0 });
-        assert_eq!(ids(&shown(all.clone(), &forks)), ["q", "b"]);
-    }
+/// The indexes of `all` in `(seq, id)` order: the conversation's order.
+fn in_order(all: &[MessageRecord]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by(|&a, &b| all[a].seq.total_cmp(&all[b].seq).then_with(|| all[a].id.cmp(&all[b].id)));
+    order
 }
+
+/// The same steps, in any order (the order of a path is only the order its
+/// steps were added in).
+fn same_steps(a: &[Step], b: &[Step]) -> bool {
+    a.len() == b.len() && a.iter().all(|s| b.contains(s))
+}
+
+/// Makes every message's path and the session's forks again from the
+/// parent links of `all` (every message of one session) alone: what
+/// another device's messages carry.
+///
+/// The children of a message (of [`ROOT`] for a message with no parent)
+/// are ordered by `(seq, id)`; a message with two or more is a fork, its
+/// alternatives numbered in that order, `count` the number of children. A
+/// message's path is its parent's, plus the step into its alternative
+/// when its parent is a fork.
+///
+/// What a fork shows is kept by message, not by number: the child whose
+/// old path had the shown step stays shown, so an alternative arriving
+/// before it in order does not switch what the user sees. When no child
+/// has any step of a fork that `forks` had (paths were lost), its number
+/// is kept if it still exists. Otherwise (a new fork, or the shown child
+/// is gone) the newest child is shown, as [`fork_at`] does for an
+/// alternative made here.
+///
+/// A parent that is not in `all` (deleted), or that does not come before
+/// its child in `(seq, id)` order (damaged data; this also rules out
+/// cycles), counts as [`ROOT`]: the message starts a branch of its own.
+///
+/// A path that only differs in the order of its steps is left as it is.
+/// Returns the indexes of the messages whose path changed, ascending, to
+/// be stored again.
+pub fn derive(all: &mut [MessageRecord], forks: &mut Forks) -> Vec<usize> {
+    let order = in_order(all);
+    let mut rank = vec![0; all.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
+    let at: HashMap<&str, usize> = all.iter().enumerate().map(|(i, m)| (m.id.as_str(), i)).collect();
+    let parent: Vec<Option<usize>> = all
+        .iter()
+        .enumerate()
+        .map(|(i, m)| m.parent.as_deref().and_then(|p| at.get(p).copied()).filter(|&p| rank[p] < rank[i]))
+        .collect();
+    // Each node's children, in order; and each message's place among its siblings.
+    let mut children: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
+    let mut alt = vec![0u32; all.len()];
+    for &i in &order {
+        let siblings = children.entry(parent[i]).or_default();
+        alt[i] = siblings.len() as u32;
+        siblings.push(i);
+    }
+    let key = |node: Option<usize>| node.map_or(ROOT, |p| all[p].id.as_str()).to_owned();
+    let mut derived = Forks::new();
+    for (&node, kids) in children.iter().filter(|(_, kids)| kids.len() >= 2) {
+        let key = key(node);
+        let shown = shown_child(forks.get(&key), &key, kids, all);
+        derived.insert(key, Fork { count: kids.len() as u32, shown });
+    }
+    // Parents come first in order, so their paths are ready.
+    let mut paths: Vec<Vec<Step>> = vec![Vec::new(); all.len()];
+    for &i in &order {
+        let mut path = parent[i].map(|p| paths[p].clone()).unwrap_or_default();
+        let fork = key(parent[i]);
+        if derived.contains_key(&fork) {
+            path.push(Step { fork, alt: alt[i] });
+        }
+        paths[i] = path;
+    }
+    let mut changed = Vec::new();
+    for (i, (m, path)) in all.iter_mut().zip(paths).enumerate() {
+        if !same_steps(&m.branch, &path) {
+            m.branch = path;
+            changed.push(i);
+        }
+    }
+    *forks = derived;
+    changed
+}
+
+/// The alternative a fork keyed `key`, with children `kids` (indexes of
+/// `all`, in order), shows: see [`derive`]. `old` is what the session
+/// said of it before.
+fn shown_child(old: Option<&Fork>, key: &str, kids: &[usize], all: &[MessageRecord]) -> u32 {
+    let newest = kids.len() as u32 - 1;
+    let Some(old) = old else { return newest };
+    let was = Step { fork: key.to_owned(), alt: old.shown };
+    if let Some(i) = kids.iter().position(|&c| all[c].branch.contains(&was)) {
+        return i as u32;
+    }
+    let paths_lost = !kids.iter().any(|&c| all[c].branch.iter().any(|s| s.fork == key));
+    if paths_lost && old.shown <= newest { old.shown } else { newest }
+}
+
+/// Gives every message of `all` (one session's) stored without a parent
+/// link, as before links existed, the one its path implies: the latest
+/// message before it in `(seq, id)` order every step of whose path is in
+/// its own, or none. For a conversation made here that is the message it
+/// followed, so [`derive`] then gives back the paths and forks stored.
+/// Returns the indexes of the messages given a parent, ascending.
+pub fn link(all: &mut [MessageRecord]) -> Vec<usize> {
+    let order = in_order(all);
+    let mut found = Vec::new();
+    for (pos, &i) in order.iter().enumerate() {
+        if all[i].parent.is_some() {
+            continue;
+        }
+        let m = &all[i];
+        let before = order[..pos].iter().rev().find(|&&p| all[p].branch.iter().all(|s| m.branch.contains(s)));
+        if let Some(&p) = before {
+            found.push((i, all[p].id.clone()));
+        }
+    }
+    let mut linked: Vec<usize> = found
+        .into_iter()
+        .map(|(i, p)| {
+            all[i].parent = Some(p);
+            i
+        })
+        .collect();
+    linked.sort_unstable();
+    linked
+}
+
+#[cfg(test)]
+#[path = "branches_tests.rs"]
+mod tests;

@@ -33,6 +33,7 @@ pub async fn run<S: Store>(store: &S) {
     search(store).await;
     postings(store).await;
     files(store).await;
+    shared_files(store).await;
     journal(store).await;
 }
 
@@ -60,7 +61,7 @@ async fn documents<S: Store>(store: &S) {
 /// Sessions: listed newest first, every field kept.
 async fn sessions<S: Store>(store: &S) {
     let mut a = SessionRecord::new("sess-a", 1_000.0);
-    a.auto_title("First question about Rust lifetimes please");
+    a.auto_title("First question about Rust lifetimes please", 1_000.0);
     let b = SessionRecord::new("sess-b", 2_000.0);
     ok(store.put_session(&a).await, "put a");
     ok(store.put_session(&b).await, "put b");
@@ -157,7 +158,7 @@ async fn search<S: Store>(store: &S) {
         crate::search::run(store, q, 10).await.map(|r| r.hits.into_iter().map(|h| (h.session_id, h.message_id)).collect::<Vec<_>>()).ok()
     };
     let mut titled = SessionRecord::new("p1", 9.0);
-    titled.rename("Holiday planning");
+    titled.rename("Holiday planning", 9.0);
     ok(store.put_session(&titled).await, "rename p1");
     // Touching keeps everything but the time.
     let touched = store.touch_session("p1", 9.5).await.ok().flatten();
@@ -241,6 +242,29 @@ async fn files<S: Store>(store: &S) {
     assert!(store.delete_session("fs").await.is_ok());
     assert_eq!(store.get_file("f2").await.ok(), Some(None), "deleted with its session");
     assert_eq!(store.get_file("f3").await.ok().flatten().map(|f| f.bytes.len()), Some(70_000), "another session's file stays");
+}
+
+/// A file two messages name (a question edited and resent names the same
+/// files) stays until the last of them is deleted.
+async fn shared_files<S: Store>(store: &S) {
+    use crate::journal::{Change, Kind};
+    use crate::{Attachment, FileRecord};
+    ok(store.put_session(&SessionRecord::new("sf", 1.0)).await, "put session");
+    ok(store.put_file(&FileRecord { id: "sf-1".into(), session_id: "sf".into(), mime: "image/png".into(), bytes: vec![7; 10] }).await, "put file");
+    let mut asked = msg("sf-q", "sf", 1.0, Role::User, "what is this?");
+    asked.attachments = vec![Attachment { id: "sf-1".into(), name: "a.png".into(), mime: "image/png".into(), size: 10 }];
+    let mut edited = msg("sf-q2", "sf", 3.0, Role::User, "what is this, in French?");
+    edited.attachments = asked.attachments.clone();
+    ok(store.put_message(&asked).await, "put the question");
+    ok(store.put_message(&edited).await, "put the edited question");
+    let before = store.journal_since(0, usize::MAX).await.unwrap_or_default().last().map_or(0, |e| e.seq);
+    ok(store.delete_message("sf-q").await, "delete the first question");
+    assert_eq!(store.get_file("sf-1").await.ok().flatten().map(|f| f.bytes), Some(vec![7; 10]), "the other message still names it");
+    let changes: Vec<Change> = store.journal_since(before, usize::MAX).await.unwrap_or_default().into_iter().map(|e| e.change).collect();
+    assert_eq!(changes, vec![Change::deleted(Kind::Message, "sf-q")], "no tombstone for a file that stays");
+    ok(store.delete_message("sf-q2").await, "delete the other");
+    assert_eq!(store.get_file("sf-1").await.ok(), Some(None), "gone with the last message that named it");
+    ok(store.delete_session("sf").await, "delete session");
 }
 
 /// The journal: every record a write put or removed, once, by its latest

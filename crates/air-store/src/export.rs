@@ -123,7 +123,9 @@ pub async fn collect<S: Store>(store: &S, only: Option<&str>) -> Result<Vec<Expo
         }
         let messages = store.messages(&session.id).await?;
         let mut files = Vec::new();
-        for a in messages.iter().flat_map(|m| &m.attachments) {
+        let mut seen = std::collections::HashSet::new();
+        // Once each, though two messages may name it (edit and resend).
+        for a in messages.iter().flat_map(|m| &m.attachments).filter(|a| seen.insert(a.id.as_str())) {
             // A file that is gone is left out; its message still names it.
             if let Some(f) = store.get_file(&a.id).await? {
                 files.push(ExportedFile { id: f.id, mime: f.mime, data: f.bytes });
@@ -143,7 +145,7 @@ mod tests {
 
     async fn sample(store: &MemoryStore) {
         let mut s = SessionRecord::new("s1", 1.0);
-        s.rename("Export me");
+        s.rename("Export me", 1.0);
         store.put_session(&s).await.ok();
         store.put_session(&SessionRecord::new("s2", 2.0)).await.ok();
         let mut a = MessageRecord::new("m2", "s1", 2.0, Role::Assistant, "answer ✓ <b>");
@@ -151,12 +153,14 @@ mod tests {
         a.usage = Some(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, ..Usage::default() });
         a.reasoning = Some("why".into());
         a.incomplete = true;
+        a.parent = Some("m1".into());
         let mut q = MessageRecord::new("m1", "s1", 1.0, Role::User, "question");
         q.attachments = vec![crate::Attachment { id: "f1".into(), name: "cat.png".into(), mime: "image/png".into(), size: 256 }];
         store.put_file(&FileRecord { id: "f1".into(), session_id: "s1".into(), mime: "image/png".into(), bytes: (0..=255u8).collect() }).await.ok();
         // Its result (a call with none would come in as interrupted).
         let mut r = MessageRecord::new("m2b", "s1", 2.5, Role::Tool, "4");
         r.tool_call_id = Some("c".into());
+        r.parent = Some("m2".into());
         store.put_message(&q).await.ok();
         store.put_message(&a).await.ok();
         store.put_message(&r).await.ok();

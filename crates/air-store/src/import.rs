@@ -14,9 +14,13 @@
 //!   its own branch (one on another branch is not shown with it).
 //! - The file's references stay inside it: an attachment naming a file the
 //!   export does not carry names nothing (`missing:…`), never a file of
-//!   another conversation; an id the file uses twice in a conversation is
-//!   given to the first only, the others get new ones (nothing in the
-//!   file overwrites anything else in it).
+//!   another conversation; a parent link to a message not in the file is
+//!   dropped; an id the file uses twice in a conversation is given to the
+//!   first only, the others get new ones (nothing in the file overwrites
+//!   anything else in it).
+//! - A message with no parent link (an export made before links existed)
+//!   gets the one its branch path implies, as stored records do when they
+//!   are migrated ([`crate::branches::link`]).
 
 use std::collections::HashMap;
 
@@ -97,12 +101,16 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
             }
         }
     }
-    // Calls with no result at all get one, just after their answer.
+    // Calls with no result at all get one, just after their answer, each
+    // following the one before; what followed the answer on its branch
+    // follows the last of them (one line, no alternatives).
     let mut added = Vec::new();
+    let mut moved = Vec::new();
     for (i, m) in s.messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
         let answered = |c: &air_chat::ToolCall| s.messages.iter().any(|r| r.tool_call_id.as_deref() == Some(c.id.as_str()) && r.branch == m.branch);
         let open: Vec<_> = m.tool_calls.iter().filter(|c| !answered(c)).collect();
         let next = s.messages.get(i + 1).map_or(m.seq + 1.0, |n| n.seq);
+        let mut last = m.id.clone();
         for (k, call) in open.iter().enumerate() {
             let seq = m.seq + (next - m.seq) * (k as f64 + 1.0) / (open.len() as f64 + 1.0);
             let mut r = MessageRecord::new(format!("{}-interrupted-{k}", m.id), &m.session_id, seq, Role::Tool, INTERRUPTED);
@@ -110,8 +118,17 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
             r.tool_call_id = Some(call.id.clone());
             r.name = Some(call.name.clone());
             r.branch = m.branch.clone();
+            r.parent = Some(std::mem::replace(&mut last, r.id.clone()));
             r.tool = Some(ToolRun { output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }], imported: true, ..ToolRun::new(call.name.clone(), None, call.arguments.clone(), ToolStatus::Interrupted) });
             added.push(r);
+        }
+        if !open.is_empty() {
+            moved.push((m.id.clone(), m.branch.clone(), last));
+        }
+    }
+    for (answer, branch, last) in moved {
+        for m in s.messages.iter_mut().filter(|m| m.parent.as_deref() == Some(answer.as_str()) && m.branch == branch) {
+            m.parent = Some(last.clone());
         }
     }
     s.messages.extend(added);
@@ -124,8 +141,9 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
 pub const MISSING: &str = "missing:";
 
 /// The conversation with every reference inside it: ids used twice get
-/// new ones after the first, and attachments of files not in the export
-/// name nothing.
+/// new ones after the first, attachments of files not in the export name
+/// nothing, parent links to messages not in it are dropped; and with
+/// parent links where the file had none.
 fn contained(mut s: ExportedSession, new_id: &mut dyn FnMut() -> String) -> ExportedSession {
     let mut seen = std::collections::HashSet::new();
     for m in &mut s.messages {
@@ -133,6 +151,12 @@ fn contained(mut s: ExportedSession, new_id: &mut dyn FnMut() -> String) -> Expo
             m.id = new_id();
         }
     }
+    for m in &mut s.messages {
+        if m.parent.as_ref().is_some_and(|p| !seen.contains(p)) {
+            m.parent = None;
+        }
+    }
+    crate::branches::link(&mut s.messages);
     for f in &mut s.files {
         if !seen.insert(f.id.clone()) {
             f.id = new_id();
@@ -148,8 +172,8 @@ fn contained(mut s: ExportedSession, new_id: &mut dyn FnMut() -> String) -> Expo
 }
 
 /// The conversation with a new id for the session, each message and each
-/// file, every reference between them (forks, branch paths, attachments)
-/// following.
+/// file, every reference between them (forks, branch paths, parent links,
+/// attachments) following.
 fn with_new_ids(mut s: ExportedSession, new_id: &mut dyn FnMut() -> String) -> ExportedSession {
     let mut ids: HashMap<String, String> = HashMap::new();
     for m in &s.messages {
@@ -167,6 +191,7 @@ fn with_new_ids(mut s: ExportedSession, new_id: &mut dyn FnMut() -> String) -> E
         for step in &mut m.branch {
             step.fork = map(&step.fork);
         }
+        m.parent = m.parent.as_deref().map(map);
         for a in &mut m.attachments {
             a.id = map(&a.id);
         }

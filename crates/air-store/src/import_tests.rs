@@ -71,7 +71,7 @@ fn an_import_never_replaces_what_is_there() {
         let store = MemoryStore::new();
         // The user's own conversation, under ids the file also uses.
         let mut mine = SessionRecord::new("s1", 5.0);
-        mine.rename("Mine");
+        mine.rename("Mine", 5.0);
         store.put_session(&mine).await.ok();
         store.put_message(&MessageRecord::new("u1", "s1", 1.0, Role::User, "my own words")).await.ok();
         assert_eq!(import(&store, &hostile(), &mut ids()).await, Ok((1, 4)));
@@ -168,5 +168,45 @@ fn a_result_on_another_branch_does_not_answer_a_call() {
         let on_its_branch = messages.iter().find(|m| m.tool_call_id.as_deref() == Some("c1") && m.branch[0].alt == 0);
         let status = on_its_branch.and_then(|m| m.tool.as_ref()).map(|t| (t.status, t.imported));
         assert_eq!(status, Some((ToolStatus::Interrupted, true)), "{messages:?}");
+    });
+}
+
+#[test]
+fn an_old_export_gets_links_and_added_results_stay_on_the_line() {
+    run(async {
+        let store = MemoryStore::new();
+        // The file has no parent links (made before they existed).
+        assert_eq!(import(&store, &hostile(), &mut ids()).await, Ok((1, 4)));
+        let mut messages = store.messages("s1").await.unwrap_or_default();
+        let parents: Vec<(&str, Option<&str>)> = messages.iter().map(|m| (m.id.as_str(), m.parent.as_deref())).collect();
+        assert_eq!(
+            parents,
+            [("u1", None), ("a1", Some("u1")), ("a1-interrupted-0", Some("a1")), ("t1", Some("a1-interrupted-0"))],
+            "one line: the added result between the answer and what followed it"
+        );
+        let mut forks = crate::branches::Forks::new();
+        assert_eq!(crate::branches::derive(&mut messages, &mut forks), Vec::<usize>::new());
+        assert!(forks.is_empty(), "no alternatives: {forks:?}");
+    });
+}
+
+#[test]
+fn links_follow_new_ids_and_never_leave_the_file() {
+    run(async {
+        let store = MemoryStore::new();
+        let q = MessageRecord::new("q", "s", 1.0, Role::User, "question");
+        let mut a0 = after_q("a0", 2.0, 0, Role::Assistant, "first");
+        a0.parent = Some("q".into());
+        // A link to a message of another conversation: dropped, and the
+        // path gives the link instead.
+        let mut a1 = after_q("a1", 3.0, 1, Role::Assistant, "second");
+        a1.parent = Some("someone-elses".into());
+        let doc = Export::new(vec![crate::export::ExportedSession { session: forked(1), messages: vec![q, a0, a1], files: vec![] }], 0.0);
+        store.put_session(&SessionRecord::new("s", 9.0)).await.ok();
+        assert_eq!(import(&store, &doc, &mut ids()).await, Ok((1, 3)));
+        let copy = store.list_sessions().await.unwrap_or_default().into_iter().find(|x| x.id != "s").unwrap_or_else(|| panic!("no copy"));
+        let messages = store.messages(&copy.id).await.unwrap_or_default();
+        let q = messages[0].id.clone();
+        assert!(messages[1..].iter().all(|m| m.parent.as_deref() == Some(q.as_str())), "both answers follow the copied question: {messages:?}");
     });
 }

@@ -25,6 +25,7 @@ pub mod language;
 pub mod log;
 pub mod mcp;
 pub mod memory;
+pub mod migrate;
 pub mod providers;
 pub mod records;
 pub mod settings;
@@ -83,8 +84,13 @@ pub const BY_TERM_AT: &str = "by_term_at";
 pub const INDEX_KEY: &str = "searchIndex";
 /// Key in `meta` of the record format the stored records are in.
 pub const FORMAT_KEY: &str = "recordFormat";
-/// The record format this version writes.
-pub const RECORD_FORMAT: u32 = 2;
+/// The record format this version writes ([`migrate`] brings older
+/// records up to it).
+///
+/// * 1: errors as text.
+/// * 2: errors as structured values.
+/// * 3: messages name the message they follow (`parent`).
+pub const RECORD_FORMAT: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StoreError {
@@ -161,7 +167,8 @@ pub trait Store {
     /// Inserts or replaces one message (by id), and its terms in the
     /// search index (sessions' titles are indexed by `put_session`).
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
-    /// Deletes one message, and the files it names.
+    /// Deletes one message, and the files it names that no other message
+    /// of its session names.
     async fn delete_message(&self, id: &str) -> Result<()>;
     /// Inserts or replaces an attached file's bytes (by id).
     async fn put_file(&self, file: &FileRecord) -> Result<()>;
@@ -198,7 +205,7 @@ mod search_tests {
         pollster::block_on(async {
             let store = MemoryStore::new();
             let mut a = SessionRecord::new("a", 1.0);
-            a.rename("Trip to Kyoto");
+            a.rename("Trip to Kyoto", 1.0);
             let b = SessionRecord::new("b", 2.0);
             let c = SessionRecord::new("c", 3.0);
             for s in [&a, &b, &c] {

@@ -151,6 +151,10 @@ pub struct SessionRecord {
     /// The user renamed the session: automatic titles no longer apply.
     #[serde(default)]
     pub title_edited: bool,
+    /// When the title was last set, by the user or automatically (ms since
+    /// the Unix epoch), so that of two devices' titles the newer can win.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title_at: Option<f64>,
     /// Milliseconds since the Unix epoch.
     pub created_at: f64,
     pub updated_at: f64,
@@ -162,24 +166,31 @@ pub struct SessionRecord {
 
 impl SessionRecord {
     pub fn new(id: impl Into<String>, now_ms: f64) -> Self {
-        Self { id: id.into(), title: String::new(), title_edited: false, created_at: now_ms, updated_at: now_ms, forks: Default::default() }
+        Self { id: id.into(), title: String::new(), title_edited: false, title_at: None, created_at: now_ms, updated_at: now_ms, forks: Default::default() }
     }
 
-    /// Sets an automatic title from the first user message, unless the user
-    /// named the session or it already has a title. Returns whether it changed.
-    pub fn auto_title(&mut self, first_user_text: &str) -> bool {
+    /// Sets an automatic title from the first user message, at `now_ms`,
+    /// unless the user named the session or it already has a title.
+    /// Returns whether it changed.
+    pub fn auto_title(&mut self, first_user_text: &str, now_ms: f64) -> bool {
         if self.title_edited || !self.title.is_empty() {
             return false;
         }
         let title = title_from(first_user_text);
         let changed = title != self.title;
-        self.title = title;
+        if changed {
+            self.title = title;
+            self.title_at = Some(now_ms);
+        }
         changed
     }
 
-    pub fn rename(&mut self, title: &str) {
+    /// The user names the session, at `now_ms`: automatic titles no longer
+    /// apply.
+    pub fn rename(&mut self, title: &str, now_ms: f64) {
         self.title = title.trim().to_owned();
         self.title_edited = true;
+        self.title_at = Some(now_ms);
     }
 }
 
@@ -247,6 +258,13 @@ pub struct MessageRecord {
     /// The alternatives this message belongs to (see [`crate::branches`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub branch: Vec<crate::branches::Step>,
+    /// The message this one follows on its branch (`None`: it starts the
+    /// conversation). Set when the message is made and never changed: two
+    /// messages with the same parent are alternatives, whichever device
+    /// made them, and `branch` can be derived from these links
+    /// ([`crate::branches::derive`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 /// A file attached to a message. Its bytes are stored apart, as a
@@ -270,7 +288,8 @@ impl Attachment {
 
 /// The bytes of an attached file (in the browser, a Blob in a store of its
 /// own). It belongs to a session and goes when the session does, or when
-/// the message that names it is deleted.
+/// the last message of the session that names it is deleted (an edited
+/// and resent message names the same files as the one it replaces).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRecord {
     pub id: String,
@@ -313,6 +332,7 @@ impl MessageRecord {
             tool: None,
             attachments: Vec::new(),
             branch: Vec::new(),
+            parent: None,
         }
     }
 
@@ -362,22 +382,24 @@ mod tests {
     #[test]
     fn auto_title_takes_30_chars_on_one_line() {
         let mut s = SessionRecord::new("s", 0.0);
-        assert!(s.auto_title("  What is   the\nweather like in Paris today, and tomorrow?"));
+        assert!(s.auto_title("  What is   the\nweather like in Paris today, and tomorrow?", 7.0));
         assert_eq!(s.title, "What is the weather like in Pa");
+        assert_eq!(s.title_at, Some(7.0), "when it was set");
         assert_eq!(s.title.chars().count(), TITLE_CHARS);
         // Only the first message titles the session.
-        assert!(!s.auto_title("something else"));
+        assert!(!s.auto_title("something else", 8.0));
+        assert_eq!(s.title_at, Some(7.0), "unchanged");
         let mut cjk = SessionRecord::new("c", 0.0);
-        cjk.auto_title(&"你好".repeat(40));
+        cjk.auto_title(&"你好".repeat(40), 0.0);
         assert_eq!(cjk.title.chars().count(), 30);
     }
 
     #[test]
     fn renamed_sessions_keep_their_title() {
         let mut s = SessionRecord::new("s", 0.0);
-        s.rename("  Trip plans ");
-        assert!(!s.auto_title("hello"));
-        assert_eq!(s.title, "Trip plans");
+        s.rename("  Trip plans ", 9.0);
+        assert!(!s.auto_title("hello", 10.0));
+        assert_eq!((s.title.as_str(), s.title_at), ("Trip plans", Some(9.0)));
     }
 
     #[test]
@@ -442,6 +464,11 @@ mod tests {
         m.incomplete = true;
         let json = serde_json::to_string(&m).unwrap_or_default();
         assert!(json.contains("\"sessionId\":\"s\""), "{json}");
+        assert!(!json.contains("parent"), "no parent, no field: {json}");
+        assert_eq!(serde_json::from_str::<MessageRecord>(&json).ok(), Some(m.clone()));
+        m.parent = Some("q".into());
+        let json = serde_json::to_string(&m).unwrap_or_default();
+        assert!(json.contains("\"parent\":\"q\""), "{json}");
         assert_eq!(serde_json::from_str::<MessageRecord>(&json).ok(), Some(m));
         // An older record without the newer fields still reads.
         let old = r#"{"id":"o","sessionId":"s","seq":1,"role":"user","timestamp":1}"#;

@@ -39,6 +39,7 @@ use wasm_bindgen::JsValue;
 
 mod journal;
 mod migrate;
+mod shared;
 mod terms;
 
 use terms::{DocChange, index_doc, index_terms, read_stats, write_stats};
@@ -385,7 +386,12 @@ impl Store for IdbStore {
             messages.delete(JsValue::from_str(id)).await.map_err(err)?;
             let mut changes = Vec::new();
             let files = tx.store(FILES).map_err(err)?;
-            for a in old.iter().flat_map(|m| &m.attachments) {
+            // Files another message of the session names stay (edit and resend).
+            let named = match old.as_ref().filter(|m| !m.attachments.is_empty()) {
+                Some(m) => shared::named(&tx, &m.session_id).await?,
+                None => Default::default(),
+            };
+            for a in old.iter().flat_map(|m| &m.attachments).filter(|a| !named.contains(&a.id)) {
                 files.delete(JsValue::from_str(&a.id)).await.map_err(err)?;
                 changes.push(Change::deleted(Kind::File, &a.id));
             }

@@ -24,7 +24,7 @@ async fn indexeddb_data_survives_reopen() {
     let _ = IdbStore::delete_database(name).await;
     let store = IdbStore::open(name).await.expect("open");
     let mut session = SessionRecord::new("s1", 10.0);
-    session.auto_title("Does this survive a reload?");
+    session.auto_title("Does this survive a reload?", 1.0);
     store.put_session(&session).await.expect("put session");
     let mut m = MessageRecord::new("m1", "s1", 11.0, air_chat::Role::Assistant, "partial answer");
     m.incomplete = true;
@@ -147,6 +147,8 @@ async fn a_version_1_database_is_migrated() {
     let raw = store.raw("messages", "m2").await.expect("raw").expect("stored");
     assert_eq!(raw["error"]["error"]["kind"], "other", "{raw}");
     assert_eq!(raw["error"]["error"]["detail"]["text"], "HTTP 500: boom", "{raw}");
+    // Format 3: each message names the one it follows, found from its path.
+    assert_eq!((all[0].parent.as_deref(), all[1].parent.as_deref()), (None, Some("m1")));
     store.close();
     // Opening again finds nothing to do and changes nothing.
     let again = IdbStore::open(name).await.expect("reopen");

@@ -15,7 +15,7 @@ fn now<T>(f: impl std::future::Future<Output = T>) -> T {
 fn started() -> Harness {
     let p = FakePlatform::default();
     let mut s = SessionRecord::new("s", 1.0);
-    s.auto_title("Rust lifetimes");
+    s.auto_title("Rust lifetimes", 0.0);
     now(p.store.put_session(&s)).expect("s");
     now(p.store.put_message(&MessageRecord::new("m", "s", 1.0, Role::User, "What is a lifetime?"))).expect("m");
     let mut h = Harness::new(p);

@@ -222,7 +222,7 @@ fn rename<P: Platform>(w: &mut Workspace<P>, id: String, title: String) {
     if title.trim().is_empty() || title.trim() == s.title {
         return;
     }
-    s.rename(&title);
+    s.rename(&title, w.p.now_ms());
     let session = s.clone();
     publish(w);
     w.spawn(async move {

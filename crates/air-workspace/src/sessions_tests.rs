@@ -5,7 +5,7 @@ use crate::fake::{FakePlatform, Harness, now};
 
 fn session(id: &str, at: f64) -> SessionRecord {
     let mut s = SessionRecord::new(id, at);
-    s.auto_title(&format!("About {id}"));
+    s.auto_title(&format!("About {id}"), 0.0);
     s
 }
 
@@ -157,7 +157,7 @@ fn a_rename_is_stored_and_the_list_shows_the_session_as_stored() {
     assert!(h.take().is_empty(), "an empty or unchanged title changes nothing");
     h.send(Command::Rename { id: "s1".into(), title: "Lifetimes".into() });
     let stored = pollster_lite(h.p.store.get_session("s1")).unwrap().expect("stored");
-    assert_eq!((stored.title.as_str(), stored.title_edited), ("Lifetimes", true));
+    assert_eq!((stored.title.as_str(), stored.title_edited, stored.title_at), ("Lifetimes", true, Some(1_000_000.0)), "renamed now");
     assert_eq!(h.ws.sessions()[0].title, "Lifetimes");
     assert_eq!(h.take().last(), Some(&Update::Renamed("s1".into())));
 }

@@ -18,8 +18,9 @@ impl IdbStore {
         Ok(v.and_then(|v| v.as_f64()).map_or(1, |f| f as u32))
     }
 
-    /// Rewrites records stored in an older format in the current one, in
-    /// one transaction (all or nothing), then records the format. A record
+    /// Rewrites records stored in an older format in the current one
+    /// ([`air_store::migrate`]: structured errors, parent links), in one
+    /// transaction (all or nothing), then records the format. A record
     /// that cannot be read is left as it is (reading it reports it).
     pub async fn migrate(&self) -> air_store::Result<()> {
         if !self.needs_migration().await? {
@@ -27,10 +28,9 @@ impl IdbStore {
         }
         self.write(&[MESSAGES, META], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
-            for v in messages.get_all(None, None).await.map_err(err)? {
-                if let Ok(record) = from_js::<MessageRecord>(v) {
-                    messages.put(&to_js(&record)?, None).await.map_err(err)?;
-                }
+            let read = messages.get_all(None, None).await.map_err(err)?.into_iter().filter_map(|v| from_js::<MessageRecord>(v).ok()).collect();
+            for record in air_store::migrate::messages(read) {
+                messages.put(&to_js(&record)?, None).await.map_err(err)?;
             }
             let format = JsValue::from_f64(f64::from(RECORD_FORMAT));
             tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(FORMAT_KEY))).await.map_err(err)?;
