@@ -57,9 +57,7 @@ pub(super) fn apply(state: AppState, u: Up) {
             }
         }
         Up::Indexing(on) => state.sessions.indexing.set(on),
-        Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
-        Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
-        Up::Log(list) => state.shell.event_log.set(list),
+        Up::Storage(_) | Up::Import(_) | Up::Log(_) | Up::Sync(_) => apply_settings(state, u),
         Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Files(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
         Up::Settings(settings) => state.prefs.settings.set(*settings),
         // A notice about saving (storage full) is over.
@@ -92,6 +90,17 @@ pub(super) fn apply(state: AppState, u: Up) {
             state.chat.picked.set(Some(found));
         }
         other => apply_chat(state, other),
+    }
+}
+
+/// What Settings shows of storage, imports, the event log and sync.
+fn apply_settings(state: AppState, u: Up) {
+    match u {
+        Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
+        Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
+        Up::Log(list) => state.shell.event_log.set(list),
+        Up::Sync(status) => state.shell.sync.set(Some(*status)),
+        _ => {}
     }
 }
 

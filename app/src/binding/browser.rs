@@ -92,6 +92,9 @@ impl Platform for Browser {
             part(read_messages(store, what)).await
         })
     }
+    fn run_sync(&self, job: air_workspace::sync::Job) -> LocalBoxFuture<'static, Result<air_workspace::sync::Outcome, Missing>> {
+        Box::pin(part(super::sync::sync_work(self.state, self.store(), job)))
+    }
     fn log_work(&self, job: air_workspace::log::Job) -> LocalBoxFuture<'static, Result<air_workspace::log::Done, Missing>> {
         Box::pin(part(event_log(self.store(), job)))
     }

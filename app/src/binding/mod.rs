@@ -18,6 +18,7 @@ pub(crate) mod oauth;
 mod parts;
 pub mod state;
 pub mod store;
+mod sync;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

@@ -52,6 +52,8 @@ pub struct Shell {
     pub import_result: RwSignal<Option<String>>,
     /// The event log as last shown (Settings), newest first.
     pub event_log: RwSignal<Vec<air_workspace::log::Entry>>,
+    /// Where sync stands (Settings → Sync; `None` until it is first told).
+    pub sync: RwSignal<Option<air_workspace::sync::Status>>,
     /// A new version of the app is installed and waits for a reload.
     pub update_ready: RwSignal<bool>,
     /// Hands the workspace core a command (the binding, once started).
@@ -236,6 +238,7 @@ impl AppState {
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
                 event_log: RwSignal::new(Vec::new()),
+                sync: RwSignal::new(None),
                 update_ready: RwSignal::new(false),
                 dispatcher: StoredValue::new(None),
             },

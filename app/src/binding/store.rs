@@ -87,7 +87,31 @@ impl Store for AnyStore {
     }
 }
 
+/// Sync keeps its bookkeeping in IndexedDB; a store in memory keeps
+/// nothing, so there is nothing to sync.
+impl air_store::SyncMeta for AnyStore {
+    async fn sync_get(&self, keys: &[String]) -> Result<Vec<Option<String>>> {
+        self.syncing()?.sync_get(keys).await
+    }
+    async fn sync_put(&self, items: &[(String, String)]) -> Result<()> {
+        self.syncing()?.sync_put(items).await
+    }
+    async fn rejournal(&self, changes: &[air_store::journal::Change]) -> Result<()> {
+        self.syncing()?.rejournal(changes).await
+    }
+    async fn journal_last(&self) -> Result<air_store::journal::Seq> {
+        self.syncing()?.journal_last().await
+    }
+}
+
 impl AnyStore {
+    fn syncing(&self) -> Result<&IdbStore> {
+        match self {
+            AnyStore::Idb(s) => Ok(s),
+            AnyStore::Memory(_) => Err(air_store::StoreError::Unavailable("this browser keeps nothing here (a private window?), so there is nothing to sync".into())),
+        }
+    }
+
     /// An object URL showing a stored file (an image), or `None` when it
     /// is not stored. IndexedDB hands the Blob over without a copy.
     pub async fn file_url(&self, id: &str) -> Option<String> {

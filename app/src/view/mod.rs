@@ -16,6 +16,7 @@ pub(crate) mod question;
 mod settings;
 mod shortcuts;
 mod sidebar;
+mod sync;
 mod tool_card;
 
 use leptos::prelude::*;

@@ -91,6 +91,7 @@ fn SettingsDrawer() -> impl IntoView {
                     <super::assistants::AssistantsSection draft=draft/>
                     <ExperimentalSection draft=draft/>
                     <DataSection/>
+                    <super::sync::SyncSection/>
                     <super::log::EventLogSection/>
                     <div class="drawer-actions">
                         <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>

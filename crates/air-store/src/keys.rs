@@ -8,6 +8,7 @@ pub use crate::assistants::KEY as ASSISTANTS;
 pub use crate::http_tools::KEY as HTTP_TOOLS;
 pub use crate::mcp::{CHAT_KEY as MCP_CHAT, SERVERS_KEY as MCP_SERVERS};
 pub use crate::settings::KEY as SETTINGS;
+pub use crate::sync_meta::SETTINGS_KEY as SYNC;
 
 /// The sidebar folded away (`None`: never chosen; narrow screens fold it).
 pub const SIDEBAR_COLLAPSED: Key<Option<bool>> = Key::new("air-agent-sidebar-collapsed");

@@ -31,12 +31,14 @@ pub mod records;
 pub mod settings;
 pub mod search;
 pub mod sync;
+pub mod sync_meta;
 #[cfg(any(test, feature = "test-support"))]
 pub mod conformance;
 
 pub use memory::MemoryStore;
 pub use records::{Attachment, FileRecord, MessageRecord, SessionRecord, TITLE_CHARS};
 pub use kv::KeyValue;
+pub use sync_meta::SyncMeta;
 pub use settings::Settings;
 
 /// Name and version of the database. Bump the version together with a

@@ -15,6 +15,8 @@ pub struct MemoryStore {
     files: RefCell<BTreeMap<String, crate::FileRecord>>,
     index: RefCell<crate::search::MemIndex>,
     journal: RefCell<Journal>,
+    /// Sync's bookkeeping ([`crate::sync_meta`]).
+    pub(crate) sync: RefCell<BTreeMap<String, String>>,
     /// Writes of documents fail as a full quota does (tests of what is
     /// kept for the next write).
     pub refuse_docs: std::cell::Cell<bool>,
@@ -27,6 +29,14 @@ impl MemoryStore {
 
     fn journal(&self, change: Change) {
         self.journal.borrow_mut().record(change);
+    }
+
+    pub(crate) fn journal_change(&self, change: Change) {
+        self.journal(change);
+    }
+
+    pub(crate) fn journal_last_seq(&self) -> Seq {
+        self.journal.borrow().last_seq()
     }
 
     /// Rewrites the messages in the current record format, as

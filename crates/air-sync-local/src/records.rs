@@ -96,10 +96,21 @@ pub enum Rule {
     /// becomes a record of its own beside it ([`Kinds::sibling`]), and the
     /// version is then closed.
     KeepBoth,
-    /// Settings-like: the newest edit wins (written as the winner if the
-    /// revision tree chose another), the other stays as a conflict the
-    /// user can see and settle.
+    /// Settings-like: the versions are merged ([`Kinds::merge`]; by
+    /// default the one edited last wins), the result written as the winner
+    /// if the revision tree chose another, and what the user would miss of
+    /// the others kept to see.
     Newest,
+}
+
+/// What versions of one record written apart become.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merged {
+    pub value: Value,
+    /// When the merged version was edited.
+    pub at: f64,
+    /// Versions the user would miss something of (shown until dismissed).
+    pub superseded: Vec<Leaf>,
 }
 
 /// What syncs and how, per kind of record.
@@ -114,8 +125,27 @@ pub trait Kinds {
     fn rule(&self, kind: &str) -> Rule;
     /// When the user last edited `record` (for [`Rule::Newest`]), if it says.
     fn edited_at(&self, kind: &str, record: &Value) -> Option<f64>;
+    /// For [`Rule::Newest`]: what `versions` (the winner first, then the
+    /// others in the tree's order) become. By default the one edited last,
+    /// the others kept where they differ from it.
+    fn merge(&self, _kind: &str, versions: &[Leaf]) -> Merged {
+        newest(versions)
+    }
     /// For [`Rule::KeepBoth`]: the record that keeps a version the winner
     /// lacks (`id` and value), from that version and a tag unique to it;
     /// `None` when the winner already holds all of it.
     fn sibling(&self, kind: &str, id: &str, winner: &Value, other: &Value, tag: &str) -> Option<(String, Value)>;
+}
+
+/// The version of `versions` edited last (the first of equals), the others
+/// kept where they differ from it: [`Kinds::merge`]'s default.
+pub fn newest(versions: &[Leaf]) -> Merged {
+    let Some(mut pick) = versions.first() else { return Merged { value: Value::Null, at: 0.0, superseded: Vec::new() } };
+    for v in versions {
+        if v.at > pick.at {
+            pick = v;
+        }
+    }
+    let superseded = versions.iter().filter(|v| v.v != pick.v).cloned().collect();
+    Merged { value: pick.v.clone(), at: pick.at, superseded }
 }

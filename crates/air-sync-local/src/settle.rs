@@ -109,17 +109,19 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
                 }
             }
             Rule::Newest => {
-                let newest = losers.iter().map(|(_, b)| b).filter(|b| shown.as_ref().is_some_and(|w| b.at > w.at)).max_by(|a, b| a.at.total_cmp(&b.at)).cloned();
-                if let (Some(new), Some(old)) = (newest, shown.clone()) {
-                    self.grow(en, Some(winner.rev.clone()), Some(&new.v)).await?;
-                    en.superseded.push(old);
-                    shown = Some(new);
-                    grew = true;
-                }
-                for (_, b) in &losers {
-                    if shown.as_ref().is_some_and(|s| s.v != b.v) && !en.superseded.contains(b) {
-                        en.superseded.push(b.clone());
+                if let (Some(w), false) = (shown.clone(), losers.is_empty()) {
+                    let versions: Vec<Leaf> = std::iter::once(w.clone()).chain(losers.iter().map(|(_, b)| b.clone())).collect();
+                    let merged = self.kinds.merge(&en.kind, &versions);
+                    if merged.value != w.v {
+                        self.grow(en, Some(winner.rev.clone()), Some(&merged.value)).await?;
+                        grew = true;
                     }
+                    for s in merged.superseded {
+                        if !en.superseded.contains(&s) {
+                            en.superseded.push(s);
+                        }
+                    }
+                    shown = Some(Leaf { v: merged.value, at: merged.at, dev: w.dev });
                 }
             }
         }

@@ -113,6 +113,27 @@ impl<H: HttpClient> CouchPeer<H> {
         Ok(true)
     }
 
+    /// A document as the database has it now (its winner), or `None`.
+    pub async fn get_doc(&self, id: &str) -> Result<Option<Value>, Error> {
+        let answer = self.exchange("GET", &format!("/{}", doc_path(id)), None).await?;
+        if answer.status == 404 {
+            return Ok(None);
+        }
+        let doc = answer.json()?;
+        if !doc.is_object() {
+            return Err(Error::Malformed(format!("the answer to {}: not an object", answer.what)));
+        }
+        Ok(Some(doc))
+    }
+
+    /// Writes a document as an edit (`PUT /db/{id}`; `doc` carries the
+    /// `_rev` it changes, if any): another writer first is
+    /// [`Error::Conflict`]. Returns the new `_rev`.
+    pub async fn put_doc(&self, id: &str, doc: &Value) -> Result<String, Error> {
+        let answer = self.exchange("PUT", &format!("/{}", doc_path(id)), Some(doc)).await?;
+        wire::saved_rev(&answer.json()?, &answer.what)
+    }
+
     /// Logs in (`POST /_session`) and from then on uses the session: the
     /// `AuthSession` cookie where this client can see it, else the one
     /// the browser keeps. A wrong name or password is

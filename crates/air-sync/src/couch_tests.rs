@@ -398,3 +398,22 @@ fn a_quiet_long_poll_ends_when_the_caller_aborts() {
     assert!(abort.is_aborted());
     assert_eq!(p.http().chunks_read(), 3, "read up to the abort");
 }
+
+#[test]
+fn a_plain_document_is_read_and_written_as_an_edit() {
+    let p = peer(vec![
+        Script::status(404, r#"{"error":"not_found","reason":"missing"}"#),
+        Script::status(201, r#"{"ok":true,"id":"air-sync-config","rev":"1-abc"}"#),
+        Script::status(409, r#"{"error":"conflict","reason":"Document update conflict."}"#),
+        ok(r#"{"_id":"air-sync-config","_rev":"1-abc","format":"air-sync"}"#),
+        ok("[1]"),
+    ]);
+    assert_eq!(block_on(p.get_doc("air-sync-config")).unwrap(), None);
+    assert_eq!(block_on(p.put_doc("air-sync-config", &json!({"format": "air-sync"}))).unwrap(), "1-abc");
+    assert!(matches!(block_on(p.put_doc("air-sync-config", &json!({"format": "air-sync"}))), Err(Error::Conflict(_))));
+    assert_eq!(block_on(p.get_doc("air-sync-config")).unwrap().map(|d| d["format"].clone()), Some(json!("air-sync")));
+    assert!(matches!(block_on(p.get_doc("air-sync-config")), Err(Error::Malformed(_))));
+    let urls: Vec<(String, String)> = sent(&p).into_iter().map(|(m, u, _)| (m, u)).collect();
+    assert_eq!(urls[0], ("GET".into(), format!("{DB}/air-sync-config")));
+    assert_eq!(urls[1], ("PUT".into(), format!("{DB}/air-sync-config")));
+}

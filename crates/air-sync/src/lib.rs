@@ -38,5 +38,5 @@ pub use couch::CouchPeer;
 pub use error::Error;
 pub use memory::MemoryPeer;
 pub use peer::{Change, ChangesBatch, DbInfo, DocMeta, Missing, Peer, Seq};
-pub use replicate::{Options, Report, replicate, replication_id};
+pub use replicate::{Options, Report, replicate, replicate_watching, replication_id};
 pub use rev::{Leaf, REVS_LIMIT, Rev, RevTree, Revisions};

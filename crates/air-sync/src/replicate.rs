@@ -144,6 +144,12 @@ async fn copy_batch(source: &impl Peer, target: &impl Peer, batch: &ChangesBatch
 /// has no more. Run it again to pick up later changes (or after an error:
 /// nothing is lost, and what was recorded is not read again).
 pub async fn replicate(source: &impl Peer, target: &impl Peer, options: &Options) -> Result<Report, Error> {
+    replicate_watching(source, target, options, &mut |_| {}).await
+}
+
+/// [`replicate`], telling `watch` the report so far after each batch (a
+/// first sync's progress).
+pub async fn replicate_watching(source: &impl Peer, target: &impl Peer, options: &Options, watch: &mut dyn FnMut(&Report)) -> Result<Report, Error> {
     source.info().await?;
     target.info().await?;
     let id = replication_id(&source.id(), &target.id(), &options.extra);
@@ -159,6 +165,7 @@ pub async fn replicate(source: &impl Peer, target: &impl Peer, options: &Options
         report.batches += 1;
         report.last_seq = batch.last_seq.clone();
         checkpoints.write(source, target, &report).await?;
+        watch(&report);
         if batch.results.len() < limit {
             break;
         }

@@ -217,6 +217,18 @@ fn batches_are_checkpointed_and_the_next_pass_starts_after_them() {
 }
 
 #[test]
+fn progress_is_told_after_each_batch() {
+    let (source, target) = (MemoryPeer::new("s"), MemoryPeer::new("t"));
+    for i in 0..7 {
+        put(&source, json!({"_id": format!("d{i}")}));
+    }
+    let mut seen = Vec::new();
+    let report = pollster::block_on(replicate_watching(&source, &target, &with_batch(3), &mut |r| seen.push((r.batches, r.docs_written)))).unwrap();
+    assert_eq!(seen, [(1, 3), (2, 6), (3, 7)]);
+    assert_eq!(report.docs_written, 7);
+}
+
+#[test]
 fn a_recreated_target_is_filled_again_from_the_start() {
     let source = MemoryPeer::new("s");
     for i in 0..5 {

@@ -40,6 +40,7 @@ use wasm_bindgen::JsValue;
 mod journal;
 mod migrate;
 mod shared;
+mod sync_meta;
 mod terms;
 
 use terms::{DocChange, index_doc, index_terms, read_stats, write_stats};

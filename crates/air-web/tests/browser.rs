@@ -293,3 +293,24 @@ async fn webcrypto_derives_seals_and_opens_as_the_host_cipher_does() {
     assert_eq!(air_sync_local::envelope::unlock(&WebCrypto, &config, Some("pas")).await.err(), Some(air_sync_local::envelope::EnvelopeError::WrongPassphrase));
     drop(k);
 }
+
+/// Sync's bookkeeping is kept in IndexedDB without a journal entry; a
+/// record noted again is journaled; only `sync:` keys are taken.
+#[wasm_bindgen_test]
+async fn indexeddb_keeps_syncs_bookkeeping_out_of_the_journal() {
+    use air_store::SyncMeta;
+    use air_store::journal::{Change, Kind};
+    let name = "air-test-sync-meta";
+    let _ = IdbStore::delete_database(name).await;
+    let store = IdbStore::open(name).await.expect("open");
+    store.put_session(&SessionRecord::new("s1", 1.0)).await.expect("put");
+    assert_eq!(store.journal_last().await.expect("last"), 1);
+    store.sync_put(&[("sync:rev:abc".into(), "{\"x\":1}".into()), ("sync:local:cp".into(), "{}".into())]).await.expect("sync put");
+    assert_eq!(store.journal_last().await.expect("last"), 1, "no journal entry");
+    assert_eq!(store.sync_get(&["sync:rev:abc".into(), "sync:rev:none".into()]).await.expect("get"), [Some("{\"x\":1}".to_owned()), None]);
+    assert!(store.sync_put(&[("doc:mcp-catalog".into(), "{}".into())]).await.is_err(), "a document's key is not sync's");
+    store.rejournal(&[Change::put(Kind::Session, "s1")]).await.expect("rejournal");
+    let entries = store.journal_since(1, 10).await.expect("since");
+    assert_eq!(entries, [Change::put(Kind::Session, "s1").at(2)]);
+    store.close();
+}

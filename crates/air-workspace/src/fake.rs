@@ -129,6 +129,10 @@ pub struct FakePlatform {
     pub previews: RefCell<Vec<String>>,
     /// Previews let go of.
     pub forgotten: RefCell<Vec<String>>,
+    /// Sync's jobs asked for, in order; how the next ones end (none
+    /// scripted: they wait).
+    pub sync_jobs: RefCell<Vec<crate::sync::Job>>,
+    pub sync_outcomes: RefCell<std::collections::VecDeque<crate::sync::Outcome>>,
 }
 
 impl FakePlatform {
@@ -292,6 +296,16 @@ impl Platform for FakePlatform {
         }
         let store = self.store.clone();
         Box::pin(async move { Ok(crate::messages::read(&*store, what).await) })
+    }
+    fn run_sync(&self, job: crate::sync::Job) -> LocalBoxFuture<'static, Result<crate::sync::Outcome, Missing>> {
+        self.sync_jobs.borrow_mut().push(job);
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        match self.sync_outcomes.borrow_mut().pop_front() {
+            Some(o) => Box::pin(async move { Ok(o) }),
+            None => Box::pin(futures_util::future::pending()),
+        }
     }
     fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Done, Missing>> {
         if self.parts_missing.get() {

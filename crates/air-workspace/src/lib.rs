@@ -24,7 +24,7 @@
 //!
 //! Module order (each uses only those before it): `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
-//! `signin`, `turn`, `tabs`, `http_tools`.
+//! `signin`, `turn`, `tabs`, `http_tools`, `sync`, `sync_store`, `sync_work`.
 
 pub mod attach;
 pub mod chat;
@@ -42,6 +42,9 @@ pub mod search;
 pub mod servers;
 pub mod sessions;
 pub mod signin;
+pub mod sync;
+pub mod sync_store;
+pub mod sync_work;
 pub mod tabs;
 pub mod turn;
 #[cfg(any(test, feature = "test-support"))]
@@ -150,6 +153,8 @@ pub enum Command {
     TurnEvent(air_agent::Event),
     /// The event log: show it, export it, add to it.
     Log(log::Action),
+    /// Sync with the user's CouchDB: settings, sync now, pause, progress.
+    Sync(sync::Action),
     /// Another tab says what it changed.
     OtherTab(air_store::sync::SyncEvent),
     Done(Done),
@@ -312,6 +317,8 @@ pub enum Update {
     HttpToolSaved,
     /// Where an OpenAPI import stands.
     HttpImport(http_tools::Importing),
+    /// Where sync stands.
+    Sync(Box<sync::Status>),
 }
 
 /// What a person is told, as data (the page words it).
@@ -375,6 +382,8 @@ pub enum Timer {
     Doctor(servers::Patient),
     /// The event log's batch is written.
     LogFlush,
+    /// Sync tries again (under its ticket then).
+    SyncRetry(u64),
 }
 
 /// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
@@ -417,6 +426,7 @@ pub struct Workspace<P: Platform> {
     pickers: pickers::Pickers,
     log: log::Log,
     http_tools: http_tools::HttpTools,
+    sync: sync::Sync,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
 }
@@ -430,7 +440,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), watch: Rc::default() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -479,9 +489,11 @@ impl<P: Platform> Workspace<P> {
             Command::Models(action) => models::handle(self, action),
             Command::Pickers(action) => pickers::handle(self, action),
             Command::Log(action) => log::handle(self, action),
+            Command::Sync(action) => sync::handle(self, action),
             Command::Done(done @ Done::StoreOpened { .. }) => {
                 sessions::handle(self, Command::Done(done));
                 log::opened(self);
+                sync::opened(self);
             }
             Command::HttpTools(action) => http_tools::handle(self, action),
             Command::Start => {
@@ -515,6 +527,7 @@ impl<P: Platform> Workspace<P> {
                 Timer::RemoteQuiet { message_id, beat } => tabs::quiet(self, message_id, f64::from_bits(beat)),
                 Timer::Doctor(who) => servers::doctor_late(self, who),
                 Timer::LogFlush => log::due(self),
+                Timer::SyncRetry(ticket) => sync::handle(self, sync::Action::Retry(ticket)),
             }
         }
     }

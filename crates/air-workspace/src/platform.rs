@@ -79,6 +79,9 @@ pub trait Platform: 'static + Sized {
     /// Reads stored messages ([`crate::messages::read`] over the store; the
     /// page fetches it with the first conversation opened).
     fn read_messages(&self, what: crate::messages::Read) -> LocalBoxFuture<'static, Result<Result<crate::messages::Got, StoreError>, Missing>>;
+    /// Sync's work (a pass, or the wait after one: [`crate::sync_work`]
+    /// over the store; the page fetches it when sync is on).
+    fn run_sync(&self, job: crate::sync::Job) -> LocalBoxFuture<'static, Result<crate::sync::Outcome, Missing>>;
     /// Does the event log's work ([`crate::log::work`] over the store, if
     /// open; the page fetches it on first use).
     fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Done, Missing>>;

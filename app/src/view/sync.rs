@@ -1,0 +1,98 @@
+//! Settings → Sync: the user's CouchDB (URL, user, password), the
+//! passphrase that encrypts what it keeps, Sync now and Pause, and where
+//! sync stands.
+
+use air_store::sync_meta::SyncSettings;
+use air_workspace::Command;
+use air_workspace::sync::{Action, Failure, State, Status};
+use leptos::prelude::*;
+
+use crate::binding::state::use_app;
+use crate::i18n::{Text, t};
+
+/// What the status line says.
+fn line(t: &Text, s: &Status, when: &str) -> String {
+    let n = |text: &str, up: u64, down: u64| text.replace("{up}", &up.to_string()).replace("{down}", &down.to_string());
+    match &s.state {
+        State::Off => t.sync_off.into(),
+        State::Syncing { up, down } => n(t.sync_running, *up, *down),
+        State::Idle => n(t.sync_idle, s.up, s.down).replace("{when}", when),
+        State::Paused => t.sync_paused.into(),
+        State::Failed { failure, retry_s } => {
+            let said = match failure {
+                Failure::Unauthorized => t.sync_unauthorized.into(),
+                Failure::WrongPassphrase => t.sync_wrong_passphrase.into(),
+                Failure::PassphraseNeeded => t.sync_passphrase_needed.into(),
+                Failure::NotEncrypted => t.sync_not_encrypted.into(),
+                Failure::Unreachable(e) => t.sync_unreachable.replace("{e}", e),
+                Failure::Server(e) | Failure::Store(e) | Failure::Other(e) => t.sync_failed.replace("{e}", e),
+            };
+            match retry_s {
+                Some(r) => format!("{said}{}", t.sync_retry.replace("{s}", &r.to_string())),
+                None => said,
+            }
+        }
+    }
+}
+
+fn state_name(s: &State) -> &'static str {
+    match s {
+        State::Off => "off",
+        State::Syncing { .. } => "syncing",
+        State::Idle => "idle",
+        State::Paused => "paused",
+        State::Failed { .. } => "failed",
+    }
+}
+
+#[component]
+pub(super) fn SyncSection() -> impl IntoView {
+    let state = use_app();
+    let status = state.shell.sync;
+    let draft = RwSignal::new(SyncSettings::default());
+    let filled = StoredValue::new(false);
+    state.dispatch(Command::Sync(Action::Want));
+    // The saved settings, once the core says them.
+    Effect::new(move |_| {
+        if let Some(s) = status.get()
+            && !filled.get_value()
+        {
+            filled.set_value(true);
+            draft.set(s.settings);
+        }
+    });
+    let field = move |label: fn(&Text) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&SyncSettings) -> String, set: fn(&mut SyncSettings, String)| {
+        view! {
+            <label>{move || label(t())}
+                <input type=kind data-testid=testid autocomplete="off" prop:value=move || draft.with(get)
+                    on:input=move |ev| { let v = event_target_value(&ev); draft.update(|d| set(d, v)) }/>
+            </label>
+        }
+    };
+    let save = move |_| state.dispatch(Command::Sync(Action::Save(SyncSettings { on: true, ..draft.get_untracked() })));
+    let paused = move || status.with(|s| s.as_ref().is_some_and(|s| s.state == State::Paused));
+    let when = move |ms: f64| crate::binding::env::local_time_of(ms);
+    view! {
+        <fieldset class="sync" data-testid="sync">
+            <legend>{move || t().sync}</legend>
+            <p class="hint">{move || t().sync_hint}</p>
+            {field(|t| t.sync_url, "sync-url", "url", |d| d.url.clone(), |d, v| d.url = v.trim().to_owned())}
+            <div class="row">
+                {field(|t| t.sync_user, "sync-user", "text", |d| d.user.clone(), |d, v| d.user = v.trim().to_owned())}
+                {field(|t| t.sync_password, "sync-password", "password", |d| d.password.clone(), |d, v| d.password = v)}
+            </div>
+            {field(|t| t.sync_passphrase, "sync-passphrase", "password", |d| d.passphrase.clone(), |d, v| d.passphrase = v)}
+            <div class="row wrap">
+                <button type="button" class="primary" data-testid="sync-save" on:click=save>{move || t().sync_save}</button>
+                <button type="button" data-testid="sync-now" on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || t().sync_now}</button>
+                <button type="button" data-testid="sync-pause" on:click=move |_| state.dispatch(Command::Sync(Action::Pause(!paused())))>
+                    {move || if paused() { t().sync_resume } else { t().sync_pause }}
+                </button>
+            </div>
+            <p class="hint" data-testid="sync-status" role="status"
+                data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
+                {move || status.with(|s| s.as_ref().map(|s| line(t(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
+            </p>
+        </fieldset>
+    }
+}

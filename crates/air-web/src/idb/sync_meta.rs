@@ -1,0 +1,53 @@
+//! Sync's bookkeeping ([`air_store::SyncMeta`]) in `meta`, under
+//! `sync:` keys, written without a journal entry; and records noted in the
+//! journal again.
+
+use air_store::journal::{Change, Seq};
+use air_store::sync_meta::SYNC_PREFIX;
+use air_store::{JOURNAL, JOURNAL_SEQ_KEY, META, StoreError, SyncMeta};
+use rexie::TransactionMode;
+use wasm_bindgen::JsValue;
+
+use super::{IdbStore, err};
+
+fn key(k: &str) -> air_store::Result<JsValue> {
+    if !k.starts_with(SYNC_PREFIX) {
+        return Err(StoreError::Other(format!("not a sync key: {k}")));
+    }
+    Ok(JsValue::from_str(k))
+}
+
+impl SyncMeta for IdbStore {
+    async fn sync_get(&self, keys: &[String]) -> air_store::Result<Vec<Option<String>>> {
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
+        let meta = tx.store(META).map_err(err)?;
+        let mut out = Vec::with_capacity(keys.len());
+        for k in keys {
+            out.push(meta.get(key(k)?).await.map_err(err)?.and_then(|v| v.as_string()));
+        }
+        Ok(out)
+    }
+
+    async fn sync_put(&self, items: &[(String, String)]) -> air_store::Result<()> {
+        let items: Vec<(JsValue, JsValue)> = items.iter().map(|(k, v)| Ok((key(k)?, JsValue::from_str(v)))).collect::<air_store::Result<_>>()?;
+        self.write(&[META], |tx| async move {
+            let meta = tx.store(META).map_err(err)?;
+            for (k, v) in &items {
+                meta.put(v, Some(k)).await.map_err(err)?;
+            }
+            Ok(tx)
+        })
+        .await
+    }
+
+    async fn rejournal(&self, changes: &[Change]) -> air_store::Result<()> {
+        let changes = changes.to_vec();
+        self.journaled(&[], |tx| async move { Ok((tx, changes)) }).await
+    }
+
+    async fn journal_last(&self) -> air_store::Result<Seq> {
+        let tx = self.db.transaction(&[META, JOURNAL], TransactionMode::ReadOnly).map_err(err)?;
+        let v = tx.store(META).map_err(err)?.get(JsValue::from_str(JOURNAL_SEQ_KEY)).await.map_err(err)?;
+        Ok(v.and_then(|v| v.as_f64()).map_or(0, |f| f as Seq))
+    }
+}

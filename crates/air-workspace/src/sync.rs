@@ -1,0 +1,279 @@
+//! Sync with the user's own CouchDB (`Command::Sync`): when to run a pass
+//! and what the user is told. The work itself (`sync_work`) runs in a part
+//! fetched when sync is on (`Platform::run_sync`).
+//!
+//! While the page is open and sync is on, passes follow each other: a
+//! pass, then a wait that ends when the server has a change (its
+//! long-poll), this device wrote one (the journal, looked at every 2 s),
+//! or 25 s passed quietly (and it waits again). A failure that may pass
+//! (the server unreachable, or answering 5xx) is tried again after 5 s,
+//! then 10, 20, up to a minute; one only the user can mend (the password,
+//! the passphrase) waits for them.
+
+use air_http::Abort;
+use air_store::sync_meta::{SETTINGS_KEY, SyncSettings};
+use serde_json::Value;
+
+use crate::{Command, Missing, Platform, Timer, Update, Workspace};
+
+/// Why a pass did not go through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The server refused the user name or password.
+    Unauthorized,
+    /// The passphrase does not open the database.
+    WrongPassphrase,
+    /// The database is encrypted and no passphrase was given.
+    PassphraseNeeded,
+    /// A passphrase was given for a database that has none.
+    NotEncrypted,
+    /// Nothing answered (down, offline, or CORS refused this page).
+    Unreachable(String),
+    /// The server answered with an error.
+    Server(String),
+    /// This device's store failed.
+    Store(String),
+    Other(String),
+}
+
+impl Failure {
+    /// It may pass by itself: tried again.
+    pub fn passes(&self) -> bool {
+        matches!(self, Failure::Unreachable(_) | Failure::Server(_))
+    }
+}
+
+/// A pass that went through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passed {
+    /// Documents sent and received.
+    pub up: u64,
+    pub down: u64,
+    /// Where the server's feed and this device's journal stood after it.
+    pub remote_seq: Value,
+    pub local_seq: u64,
+}
+
+/// Why a wait ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wake {
+    Remote,
+    Local,
+    Quiet,
+    Failed(Failure),
+}
+
+/// Work for the part.
+#[derive(Debug, Clone)]
+pub enum Job {
+    Pass(SyncSettings),
+    Wait { settings: SyncSettings, since: (Value, u64), abort: Abort },
+}
+
+/// What the part did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Passed(Result<Passed, Failure>),
+    Woke(Wake),
+}
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Settings → Sync is shown: where sync stands, and its settings.
+    Want,
+    /// Settings → Sync was saved: kept, and sync starts again (or stops).
+    Save(SyncSettings),
+    /// Sync now.
+    Now,
+    /// Pause (`true`) or go on.
+    Pause(bool),
+    /// A pass's documents so far (up, down).
+    Progress(u64, u64),
+    /// The part's work ended (under `ticket`).
+    Done(u64, Result<Outcome, Missing>),
+    /// The wait after a failure is over.
+    Retry(u64),
+}
+
+/// Where sync stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum State {
+    Off,
+    Syncing { up: u64, down: u64 },
+    /// Up to date; waiting for changes.
+    Idle,
+    Paused,
+    /// The last pass failed; `retry_s`: tried again in that many seconds.
+    Failed { failure: Failure, retry_s: Option<u64> },
+}
+
+/// What Settings → Sync shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    pub settings: SyncSettings,
+    pub state: State,
+    /// When the last pass went through (ms since the epoch).
+    pub last: Option<f64>,
+    /// Documents sent and received since the page opened.
+    pub up: u64,
+    pub down: u64,
+}
+
+#[derive(Debug)]
+pub struct Sync {
+    settings: Option<SyncSettings>,
+    state: State,
+    ticket: u64,
+    waiting: Option<Abort>,
+    /// Where the last pass left the server's feed and the journal.
+    since: Option<(Value, u64)>,
+    retry_ms: u64,
+    last: Option<f64>,
+    up: u64,
+    down: u64,
+}
+
+impl Default for Sync {
+    fn default() -> Self {
+        Self { settings: None, state: State::Off, ticket: 0, waiting: None, since: None, retry_ms: 0, last: None, up: 0, down: 0 }
+    }
+}
+
+fn settings<P: Platform>(w: &mut Workspace<P>) -> SyncSettings {
+    w.sync.settings.get_or_insert_with(|| SETTINGS_KEY.get(w.p.kv())).clone()
+}
+
+fn show<P: Platform>(w: &mut Workspace<P>) {
+    let s = &w.sync;
+    let status = Status { settings: s.settings.clone().unwrap_or_default(), state: s.state.clone(), last: s.last, up: s.up, down: s.down };
+    w.emit(Update::Sync(Box::new(status)));
+}
+
+/// The store is open: sync starts if it is on.
+pub fn opened<P: Platform>(w: &mut Workspace<P>) {
+    if settings(w).ready() && w.p.store().is_some() {
+        pass(w);
+    }
+}
+
+/// Stops what runs (a wait is aborted; a pass's answer will be ignored).
+fn halt<P: Platform>(w: &mut Workspace<P>) {
+    w.sync.ticket += 1;
+    if let Some(a) = w.sync.waiting.take() {
+        a.abort();
+    }
+}
+
+fn run<P: Platform>(w: &mut Workspace<P>, job: Job) {
+    let ticket = w.sync.ticket;
+    let working = w.p.run_sync(job);
+    w.spawn(async move { Some(Command::Sync(Action::Done(ticket, working.await))) });
+}
+
+fn pass<P: Platform>(w: &mut Workspace<P>) {
+    halt(w);
+    w.sync.state = State::Syncing { up: 0, down: 0 };
+    show(w);
+    let job = Job::Pass(settings(w));
+    run(w, job);
+}
+
+fn wait<P: Platform>(w: &mut Workspace<P>, since: (Value, u64)) {
+    w.sync.since = Some(since.clone());
+    let abort = Abort::new();
+    w.sync.waiting = Some(abort.clone());
+    let job = Job::Wait { settings: settings(w), since, abort };
+    run(w, job);
+}
+
+pub fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Want => {
+            settings(w);
+            show(w);
+        }
+        Action::Save(mut s) => {
+            if s.device.is_empty() {
+                s.device = settings(w).device;
+            }
+            if s.device.is_empty() {
+                s.device = w.p.new_id();
+            }
+            let _ = SETTINGS_KEY.set(w.p.kv(), &s);
+            w.sync.settings = Some(s.clone());
+            halt(w);
+            w.sync.retry_ms = 0;
+            if s.ready() { pass(w) } else { stopped(w, State::Off) }
+        }
+        Action::Now if settings(w).ready() => pass(w),
+        Action::Now => {}
+        Action::Pause(true) => stopped(w, State::Paused),
+        Action::Pause(false) if settings(w).ready() => pass(w),
+        Action::Pause(false) => stopped(w, State::Off),
+        Action::Progress(up, down) if matches!(w.sync.state, State::Syncing { .. }) => {
+            w.sync.state = State::Syncing { up, down };
+            show(w);
+        }
+        Action::Progress(..) => {}
+        Action::Done(ticket, outcome) if ticket == w.sync.ticket => done(w, outcome),
+        Action::Done(..) => {}
+        Action::Retry(ticket) if ticket == w.sync.ticket => pass(w),
+        Action::Retry(_) => {}
+    }
+}
+
+fn stopped<P: Platform>(w: &mut Workspace<P>, state: State) {
+    halt(w);
+    w.sync.state = state;
+    show(w);
+}
+
+fn done<P: Platform>(w: &mut Workspace<P>, outcome: Result<Outcome, Missing>) {
+    match outcome {
+        Ok(Outcome::Passed(Ok(p))) => {
+            w.sync.retry_ms = 0;
+            w.sync.last = Some(w.p.now_ms());
+            w.sync.up += p.up;
+            w.sync.down += p.down;
+            w.sync.state = State::Idle;
+            show(w);
+            if p.down > 0 {
+                // As after an import: the list, and the open chat, again.
+                w.emit(Update::SessionsChanged);
+                w.handle(Command::ReloadSessions);
+                if w.active().is_some() && !w.busy() {
+                    w.handle(Command::Reopen);
+                }
+            }
+            wait(w, (p.remote_seq, p.local_seq));
+        }
+        Ok(Outcome::Passed(Err(f)) | Outcome::Woke(Wake::Failed(f))) => failed(w, f),
+        // Nothing changed: wait again from where the last pass left.
+        Ok(Outcome::Woke(Wake::Quiet)) => match w.sync.since.clone() {
+            Some(since) => wait(w, since),
+            None => pass(w),
+        },
+        Ok(Outcome::Woke(Wake::Remote | Wake::Local)) => pass(w),
+        Err(Missing) => {
+            w.emit(Update::Notice(crate::Notice::PartMissing));
+            failed(w, Failure::Other("a part of the app could not be fetched".into()));
+        }
+    }
+}
+
+fn failed<P: Platform>(w: &mut Workspace<P>, failure: Failure) {
+    w.sync.waiting = None;
+    let retry_s = failure.passes().then(|| {
+        w.sync.retry_ms = (w.sync.retry_ms * 2).clamp(5_000, 60_000);
+        w.sync.retry_ms / 1000
+    });
+    if let Some(s) = retry_s {
+        w.after(s * 1000, Timer::SyncRetry(w.sync.ticket));
+    }
+    w.sync.state = State::Failed { failure, retry_s };
+    show(w);
+}
+
+#[cfg(test)]
+#[path = "sync_tests.rs"]
+mod tests;

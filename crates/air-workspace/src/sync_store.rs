@@ -1,0 +1,271 @@
+//! The app's store as the local side of sync: [`StoreRecords`] gives
+//! `air_sync_local` the journal, the records as JSON and a place for its
+//! bookkeeping; [`AppKinds`] says what syncs and how versions written
+//! apart end.
+//!
+//! What syncs: sessions, messages (their tool calls, results and
+//! branches) and attached files. What stays: the documents (the event
+//! log, dynamic loading's catalog, loaded sets and metrics: derived or this
+//! device's own), a message's place among the branches on screen
+//! (`branch`, `rev`: made again from the parent links after a pull) and a
+//! session's choice of shown branches (`forks`).
+
+use std::collections::BTreeSet;
+
+use air_store::journal::{Change, Kind};
+use air_store::sync_meta::SYNC_PREFIX;
+use air_store::{FileRecord, MessageRecord, SessionRecord, Store, SyncMeta, branches};
+use air_sync_local::records::{Entry, Kinds, Leaf, Merged, RevEntry, Records, Rule, Write, newest};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use serde_json::{Value, json};
+
+fn kind_of(name: &str) -> Option<Kind> {
+    [Kind::Session, Kind::Message, Kind::File, Kind::Doc].into_iter().find(|k| k.as_str() == name)
+}
+
+fn text(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// The store, as sync reads and writes it.
+pub struct StoreRecords<'a, S> {
+    pub store: &'a S,
+}
+
+impl<S: Store + SyncMeta> StoreRecords<'_, S> {
+    async fn put(&self, kind: &str, value: &Value, sessions: &mut BTreeSet<String>) -> Result<(), String> {
+        match kind {
+            "session" => self.store.put_session(&serde_json::from_value::<SessionRecord>(value.clone()).map_err(text)?).await.map_err(text),
+            "message" => {
+                let m: MessageRecord = serde_json::from_value(value.clone()).map_err(text)?;
+                sessions.insert(m.session_id.clone());
+                self.store.put_message(&m).await.map_err(text)
+            }
+            "file" => {
+                let f = file_from(value).ok_or("a synced file could not be read")?;
+                self.store.put_file(&f).await.map_err(text)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    async fn delete(&self, kind: &str, id: &str) -> Result<(), String> {
+        match kind {
+            "session" => self.store.delete_session(id).await.map_err(text),
+            "message" => self.store.delete_message(id).await.map_err(text),
+            // A file goes with its message or session.
+            _ => Ok(()),
+        }
+    }
+
+    /// Makes the branches of `session` again from its messages' links
+    /// (what arrived may have made a fork); what changed is written back,
+    /// which changes nothing that travels.
+    async fn rederive(&self, session: &str) -> Result<(), String> {
+        let Some(mut s) = self.store.get_session(session).await.map_err(text)? else { return Ok(()) };
+        let mut all = self.store.messages(session).await.map_err(text)?;
+        let before = s.forks.clone();
+        for i in branches::derive(&mut all, &mut s.forks) {
+            all[i].rev += 1;
+            self.store.put_message(&all[i]).await.map_err(text)?;
+        }
+        if s.forks != before {
+            self.store.put_session(&s).await.map_err(text)?;
+        }
+        Ok(())
+    }
+}
+
+/// A file as it travels: its bytes in base64.
+fn file_to(f: &FileRecord) -> Value {
+    json!({"id": f.id, "sessionId": f.session_id, "mime": f.mime, "data": B64.encode(&f.bytes)})
+}
+
+fn file_from(v: &Value) -> Option<FileRecord> {
+    let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    Some(FileRecord { id: field("id")?, session_id: field("sessionId")?, mime: field("mime")?, bytes: B64.decode(field("data")?).ok()? })
+}
+
+fn rev_key(wire: &str) -> String {
+    format!("{SYNC_PREFIX}rev:{wire}")
+}
+
+fn local_key(id: &str) -> String {
+    format!("{SYNC_PREFIX}local:{id}")
+}
+
+impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
+    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, String> {
+        let entries = self.store.journal_since(after, limit).await.map_err(text)?;
+        Ok(entries.into_iter().map(|e| Entry { seq: e.seq, kind: e.change.kind.as_str().to_owned(), id: e.change.id, deleted: e.change.deleted }).collect())
+    }
+
+    async fn last_seq(&self) -> Result<u64, String> {
+        self.store.journal_last().await.map_err(text)
+    }
+
+    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String> {
+        let v = match kind {
+            "session" => self.store.get_session(id).await.map_err(text)?.map(|s| serde_json::to_value(s).map_err(text)).transpose()?,
+            "message" => self.store.get_message(id).await.map_err(text)?.map(|m| serde_json::to_value(m).map_err(text)).transpose()?,
+            "file" => self.store.get_file(id).await.map_err(text)?.map(|f| file_to(&f)),
+            _ => None,
+        };
+        Ok(v)
+    }
+
+    /// Sessions first, then files, then messages (what a message names is
+    /// there before it); then the branches of every session a message
+    /// came to.
+    async fn apply(&self, writes: &[Write]) -> Result<(), String> {
+        let order = |w: &Write| match w {
+            Write::Put { kind, .. } | Write::Delete { kind, .. } | Write::Touch { kind, .. } => ["session", "file", "message"].iter().position(|k| k == kind).unwrap_or(3),
+        };
+        let mut sorted: Vec<&Write> = writes.iter().collect();
+        sorted.sort_by_key(|w| order(w));
+        let mut sessions = BTreeSet::new();
+        let mut touched = Vec::new();
+        for w in sorted {
+            match w {
+                Write::Put { kind, value, .. } => self.put(kind, value, &mut sessions).await?,
+                Write::Delete { kind, id } => self.delete(kind, id).await?,
+                Write::Touch { kind, id } => {
+                    if let Some(k) = kind_of(kind) {
+                        touched.push(Change::put(k, id));
+                    }
+                }
+            }
+        }
+        self.store.rejournal(&touched).await.map_err(text)?;
+        for s in sessions {
+            self.rederive(&s).await?;
+        }
+        Ok(())
+    }
+
+    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, String> {
+        let keys: Vec<String> = wire.iter().map(|w| rev_key(w)).collect();
+        let kept = self.store.sync_get(&keys).await.map_err(text)?;
+        kept.into_iter().map(|v| v.map(|t| serde_json::from_str(&t).map_err(|e| format!("sync's record of a document is damaged: {e}"))).transpose()).collect()
+    }
+
+    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), String> {
+        let items = entries.iter().map(|e| Ok((rev_key(&e.wire), serde_json::to_string(e).map_err(text)?))).collect::<Result<Vec<_>, String>>()?;
+        self.store.sync_put(&items).await.map_err(text)
+    }
+
+    async fn local_doc(&self, id: &str) -> Result<Option<Value>, String> {
+        let kept = self.store.sync_get(&[local_key(id)]).await.map_err(text)?;
+        kept.into_iter().next().flatten().map(|t| serde_json::from_str(&t).map_err(text)).transpose()
+    }
+
+    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), String> {
+        self.store.sync_put(&[(local_key(id), doc.to_string())]).await.map_err(text)
+    }
+}
+
+/// What of the app's records syncs, and how.
+pub struct AppKinds;
+
+/// Fields that stay on this device, per kind.
+fn local_fields(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "session" => &["forks"],
+        "message" => &["branch", "rev"],
+        _ => &[],
+    }
+}
+
+impl Kinds for AppKinds {
+    fn syncs(&self, kind: &str, _id: &str) -> bool {
+        matches!(kind, "session" | "message" | "file")
+    }
+
+    fn to_wire(&self, kind: &str, record: &Value) -> Value {
+        let mut v = record.clone();
+        if let Some(o) = v.as_object_mut() {
+            for f in local_fields(kind) {
+                o.remove(*f);
+            }
+        }
+        v
+    }
+
+    fn from_wire(&self, kind: &str, wire: &Value, local: Option<&Value>) -> Value {
+        let mut v = wire.clone();
+        if let (Some(o), Some(l)) = (v.as_object_mut(), local) {
+            for f in local_fields(kind) {
+                if let Some(x) = l.get(*f) {
+                    o.insert((*f).to_owned(), x.clone());
+                }
+            }
+            // A message seen again re-renders.
+            if kind == "message" {
+                o.insert("rev".into(), json!(l.get("rev").and_then(Value::as_u64).unwrap_or(0) + 1));
+            }
+        }
+        v
+    }
+
+    fn rule(&self, kind: &str) -> Rule {
+        if kind == "message" { Rule::KeepBoth } else { Rule::Newest }
+    }
+
+    fn edited_at(&self, kind: &str, record: &Value) -> Option<f64> {
+        match kind {
+            "session" => record.get("titleAt").or(record.get("updatedAt")).and_then(Value::as_f64),
+            "message" => record.get("timestamp").and_then(Value::as_f64),
+            _ => None,
+        }
+    }
+
+    /// An answer or question whose text (or reasoning) the winner does
+    /// not hold becomes a message of its own after the same message: one
+    /// more alternative there.
+    fn sibling(&self, _kind: &str, id: &str, winner: &Value, other: &Value, tag: &str) -> Option<(String, Value)> {
+        let holds = |field: &str| {
+            let (w, o) = (winner.get(field).and_then(Value::as_str).unwrap_or(""), other.get(field).and_then(Value::as_str).unwrap_or(""));
+            w.contains(o)
+        };
+        if holds("content") && holds("reasoning") && (winner.get("tool") == other.get("tool") || other.get("tool").is_none()) {
+            return None;
+        }
+        let mut v = other.clone();
+        let sid = format!("{id}~{tag}");
+        if let Some(o) = v.as_object_mut() {
+            o.insert("id".into(), json!(sid));
+            // Just after the version it stands beside.
+            o.insert("seq".into(), json!(other.get("seq").and_then(Value::as_f64).unwrap_or(0.0) + 0.001));
+        }
+        Some((sid, v))
+    }
+
+    /// A session: its title from the version renamed last (a title the
+    /// user gave beats an automatic one), first made and last active over
+    /// all; a title given on another device and not kept is shown to the
+    /// user.
+    fn merge(&self, kind: &str, versions: &[Leaf]) -> Merged {
+        if kind != "session" {
+            return newest(versions);
+        }
+        let title_of = |l: &Leaf| (l.v.get("titleEdited").and_then(Value::as_bool).unwrap_or(false), l.v.get("titleAt").and_then(Value::as_f64).unwrap_or(0.0));
+        let Some(mut pick) = versions.first() else { return newest(versions) };
+        for l in versions {
+            if title_of(l) > title_of(pick) {
+                pick = l;
+            }
+        }
+        let num = |l: &Leaf, f: &str| l.v.get(f).and_then(Value::as_f64).unwrap_or(0.0);
+        let mut value = pick.v.clone();
+        value["createdAt"] = json!(versions.iter().map(|l| num(l, "createdAt")).fold(f64::INFINITY, f64::min));
+        value["updatedAt"] = json!(versions.iter().map(|l| num(l, "updatedAt")).fold(0.0, f64::max));
+        let title = pick.v.get("title").cloned();
+        let superseded = versions.iter().filter(|l| l.v.get("title") != title.as_ref() && l.v.get("titleEdited").and_then(Value::as_bool) == Some(true)).cloned().collect();
+        Merged { value, at: pick.at, superseded }
+    }
+}
+
+#[cfg(test)]
+#[path = "sync_store_tests.rs"]
+mod tests;

@@ -1,0 +1,141 @@
+//! Two devices with the app's own store, through a server in memory:
+//! conversations, their branches and files arrive whole, and what was
+//! written apart ends the same on both.
+
+use std::cell::Cell;
+
+use air_chat::Role;
+use air_store::branches;
+use air_store::{Attachment, FileRecord, MemoryStore, MessageRecord, SessionRecord, Store};
+use air_sync::{MemoryPeer, Options, replicate};
+use air_sync_local::StorePeer;
+use air_sync_local::envelope::{Config, new_config, unlock};
+use air_sync_local::soft::{SoftCrypto, SoftKeys};
+use pollster::block_on as run;
+
+use super::*;
+
+struct Device {
+    name: &'static str,
+    store: MemoryStore,
+    keys: SoftKeys,
+    clock: Cell<f64>,
+}
+
+impl Device {
+    fn new(name: &'static str, config: &Config) -> Self {
+        Self { name, store: MemoryStore::new(), keys: run(unlock(&SoftCrypto::default(), config, Some("pass"))).unwrap(), clock: Cell::new(100.0) }
+    }
+
+    fn sync(&self, server: &MemoryPeer) -> (u64, u64) {
+        let records = StoreRecords { store: &self.store };
+        let peer = StorePeer::new(&records, &self.keys, &AppKinds, self.name, || self.clock.get());
+        let up = run(replicate(&peer, server, &Options::default())).unwrap();
+        let down = run(replicate(server, &peer, &Options::default())).unwrap();
+        (up.docs_written, down.docs_written)
+    }
+
+    fn message(&self, id: &str, session: &str, seq: f64, role: Role, text: &str, parent: Option<&str>) -> MessageRecord {
+        let mut m = MessageRecord::new(id, session, seq, role, text);
+        m.parent = parent.map(str::to_owned);
+        run(self.store.put_message(&m)).unwrap();
+        m
+    }
+
+    /// The conversation as shown: (id, content) of each message on screen.
+    fn shown(&self, session: &str) -> Vec<(String, String)> {
+        let s = run(self.store.get_session(session)).unwrap().unwrap();
+        let all = run(self.store.messages(session)).unwrap();
+        branches::shown(all, &s.forks).into_iter().map(|m| (m.id, m.content)).collect()
+    }
+}
+
+fn setup() -> (MemoryPeer, Device, Device) {
+    let (config, _) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), 1_000)).unwrap();
+    (MemoryPeer::new("server"), Device::new("laptop", &config), Device::new("phone", &config))
+}
+
+#[test]
+fn answers_written_apart_in_one_conversation_become_branches_on_both_devices() {
+    let (server, a, b) = setup();
+    run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
+    a.message("q1", "s1", 1.0, Role::User, "Plan a day in Kyoto", None);
+    a.message("a1", "s1", 2.0, Role::Assistant, "Start at Fushimi Inari.", Some("q1"));
+    assert_eq!(a.sync(&server), (3, 0));
+    assert_eq!(b.sync(&server), (0, 3));
+    assert_eq!(b.shown("s1"), a.shown("s1"));
+    // Both offline, each goes on from a1.
+    a.message("q2", "s1", 3.0, Role::User, "And the evening?", Some("a1"));
+    a.message("a2", "s1", 4.0, Role::Assistant, "Gion at dusk.", Some("q2"));
+    b.message("q2b", "s1", 3.5, Role::User, "Where to eat?", Some("a1"));
+    b.message("a2b", "s1", 4.5, Role::Assistant, "Nishiki Market.", Some("q2b"));
+    a.sync(&server);
+    b.sync(&server);
+    a.sync(&server);
+    for d in [&a, &b] {
+        let s = run(d.store.get_session("s1")).unwrap().unwrap();
+        assert_eq!(s.forks.get("a1").map(|f| f.count), Some(2), "{}: a fork after a1", d.name);
+        assert_eq!(run(d.store.messages("s1")).unwrap().len(), 6, "{}: nothing lost", d.name);
+        // A clean line on screen: one of the two ways on, whole.
+        let shown: Vec<String> = d.shown("s1").into_iter().map(|(id, _)| id).collect();
+        assert!(shown == ["q1", "a1", "q2", "a2"] || shown == ["q1", "a1", "q2b", "a2b"], "{}: {shown:?}", d.name);
+    }
+    assert_eq!(a.shown("s1"), b.shown("s1"));
+    // Nothing goes back and forth any more.
+    assert_eq!((a.sync(&server), b.sync(&server)), ((0, 0), (0, 0)));
+}
+
+#[test]
+fn an_answer_continued_on_both_keeps_both_texts_and_titles_take_the_newer_rename() {
+    let (server, a, b) = setup();
+    let mut s = SessionRecord::new("s1", 1.0);
+    run(a.store.put_session(&s)).unwrap();
+    a.message("q1", "s1", 1.0, Role::User, "Write a haiku", None);
+    let a1 = a.message("a1", "s1", 2.0, Role::Assistant, "Old pond", Some("q1"));
+    a.sync(&server);
+    b.sync(&server);
+    run(a.store.put_message(&MessageRecord { content: "Old pond, a frog jumps in".into(), ..a1.clone() })).unwrap();
+    run(b.store.put_message(&MessageRecord { content: "Old pond, still water".into(), ..a1.clone() })).unwrap();
+    s.rename("Haiku", 10.0);
+    run(a.store.put_session(&s)).unwrap();
+    s.rename("Poems", 20.0);
+    run(b.store.put_session(&s)).unwrap();
+    a.sync(&server);
+    b.sync(&server);
+    a.sync(&server);
+    for d in [&a, &b] {
+        let texts: Vec<String> = run(d.store.messages("s1")).unwrap().into_iter().map(|m| m.content).collect();
+        assert!(texts.contains(&"Old pond, a frog jumps in".to_owned()) && texts.contains(&"Old pond, still water".to_owned()), "{}: {texts:?}", d.name);
+        let s = run(d.store.get_session("s1")).unwrap().unwrap();
+        assert_eq!(s.title, "Poems", "{}", d.name);
+        assert_eq!(s.forks.get("q1").map(|f| f.count), Some(2), "{}: the two answers are alternatives", d.name);
+    }
+    assert_eq!(run(a.store.messages("s1")).unwrap().len(), run(b.store.messages("s1")).unwrap().len());
+    // Each settled the conflicts the same way while pulling: what A sends
+    // of that (the closed versions, the kept text as a message of its
+    // own), B has made already, and the two meet without a new conflict.
+    assert_eq!(a.sync(&server), (3, 0));
+    assert_eq!(b.sync(&server), (0, 0));
+    assert_eq!((a.sync(&server), b.sync(&server)), ((0, 0), (0, 0)));
+}
+
+#[test]
+fn files_travel_with_their_message_and_a_deleted_conversation_goes_on_both() {
+    let (server, a, b) = setup();
+    run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
+    let bytes: Vec<u8> = (0..=255).collect();
+    run(a.store.put_file(&FileRecord { id: "f1".into(), session_id: "s1".into(), mime: "image/png".into(), bytes: bytes.clone() })).unwrap();
+    let mut q = MessageRecord::new("q1", "s1", 1.0, Role::User, "What is in this picture?");
+    q.attachments.push(Attachment { id: "f1".into(), name: "p.png".into(), mime: "image/png".into(), size: 256 });
+    run(a.store.put_message(&q)).unwrap();
+    a.sync(&server);
+    b.sync(&server);
+    assert_eq!(run(b.store.get_file("f1")).unwrap().map(|f| (f.mime, f.bytes)), Some(("image/png".into(), bytes)));
+    assert_eq!(run(b.store.get_message("q1")).unwrap().map(|m| m.attachments.len()), Some(1));
+    run(a.store.delete_session("s1")).unwrap();
+    a.sync(&server);
+    b.sync(&server);
+    assert_eq!(run(b.store.get_session("s1")).unwrap(), None);
+    assert!(run(b.store.messages("s1")).unwrap().is_empty());
+    assert_eq!((a.sync(&server), b.sync(&server)), ((0, 0), (0, 0)));
+}

@@ -1,0 +1,121 @@
+use air_store::sync_meta::{SETTINGS_KEY, SyncSettings};
+use serde_json::json;
+
+use super::*;
+use crate::fake::{FakePlatform, Harness};
+
+fn started() -> Harness {
+    let mut h = Harness::new(FakePlatform::default());
+    h.send(Command::Start);
+    h.take();
+    h
+}
+
+fn on() -> SyncSettings {
+    SyncSettings { url: "https://couch.test/chats".into(), user: "ana".into(), password: "pw".into(), passphrase: "words".into(), on: true, device: String::new() }
+}
+
+fn passed(up: u64, down: u64) -> Outcome {
+    Outcome::Passed(Ok(Passed { up, down, remote_seq: json!(7), local_seq: 3 }))
+}
+
+fn states(h: &mut Harness) -> Vec<State> {
+    h.take().into_iter().filter_map(|u| if let Update::Sync(s) = u { Some(s.state) } else { None }).collect()
+}
+
+fn kinds(h: &Harness) -> Vec<&'static str> {
+    h.p.sync_jobs.borrow().iter().map(|j| if matches!(j, Job::Pass(_)) { "pass" } else { "wait" }).collect()
+}
+
+#[test]
+fn saved_settings_start_a_pass_then_waits_follow_each_other() {
+    let mut h = started();
+    h.p.sync_outcomes.borrow_mut().extend([passed(2, 5), Outcome::Woke(Wake::Quiet), Outcome::Woke(Wake::Local), passed(1, 0)]);
+    h.send(Command::Sync(Action::Save(on())));
+    // Kept with a device id made once; the password stays on this device.
+    let kept = SETTINGS_KEY.get(h.p.kv());
+    assert!(!kept.device.is_empty());
+    assert_eq!(SyncSettings { device: String::new(), ..kept.clone() }, on());
+    // Pass, wait (quiet), wait again, a local change: pass, then wait.
+    assert_eq!(kinds(&h), ["pass", "wait", "wait", "pass", "wait"]);
+    let updates = h.take();
+    assert!(updates.contains(&Update::SessionsChanged), "what came down is shown");
+    let last = updates.iter().rev().find_map(|u| if let Update::Sync(s) = u { Some(s.clone()) } else { None }).unwrap();
+    assert_eq!((last.state, last.up, last.down), (State::Idle, 3, 5));
+    assert!(last.last.is_some());
+    // The wait goes on from where the pass left.
+    let jobs = h.p.sync_jobs.borrow();
+    let Job::Wait { since, .. } = &jobs[1] else { panic!() };
+    assert_eq!(since, &(json!(7), 3));
+    let Job::Pass(s) = &jobs[3] else { panic!() };
+    assert_eq!(s.device, kept.device, "the same device every pass");
+}
+
+#[test]
+fn a_server_that_cannot_be_reached_is_tried_again_later_and_later() {
+    let mut h = started();
+    let unreachable = || Outcome::Passed(Err(Failure::Unreachable("connection refused".into())));
+    h.p.sync_outcomes.borrow_mut().extend([unreachable(), unreachable()]);
+    h.send(Command::Sync(Action::Save(on())));
+    assert_eq!(states(&mut h).last(), Some(&State::Failed { failure: Failure::Unreachable("connection refused".into()), retry_s: Some(5) }));
+    h.advance(4_000);
+    assert_eq!(kinds(&h), ["pass"]);
+    h.advance(1_000);
+    assert_eq!(kinds(&h), ["pass", "pass"]);
+    assert_eq!(states(&mut h).last(), Some(&State::Failed { failure: Failure::Unreachable("connection refused".into()), retry_s: Some(10) }));
+    h.p.sync_outcomes.borrow_mut().push_back(passed(0, 0));
+    h.advance(10_000);
+    assert_eq!(states(&mut h).last(), Some(&State::Idle));
+    assert_eq!(kinds(&h), ["pass", "pass", "pass", "wait"]);
+}
+
+#[test]
+fn a_wrong_password_or_passphrase_waits_for_the_user() {
+    let mut h = started();
+    h.p.sync_outcomes.borrow_mut().push_back(Outcome::Passed(Err(Failure::WrongPassphrase)));
+    h.send(Command::Sync(Action::Save(on())));
+    assert_eq!(states(&mut h).last(), Some(&State::Failed { failure: Failure::WrongPassphrase, retry_s: None }));
+    h.advance(120_000);
+    assert_eq!(kinds(&h), ["pass"], "not tried again by itself");
+    // Mended: it runs again.
+    h.p.sync_outcomes.borrow_mut().push_back(Outcome::Passed(Err(Failure::Unauthorized)));
+    h.send(Command::Sync(Action::Save(SyncSettings { passphrase: "right words".into(), ..on() })));
+    assert_eq!(states(&mut h).last(), Some(&State::Failed { failure: Failure::Unauthorized, retry_s: None }));
+}
+
+#[test]
+fn pause_ends_the_wait_and_a_late_answer_changes_nothing() {
+    let mut h = started();
+    h.p.sync_outcomes.borrow_mut().push_back(passed(0, 0));
+    h.send(Command::Sync(Action::Save(on())));
+    let abort = match &h.p.sync_jobs.borrow()[1] {
+        Job::Wait { abort, .. } => abort.clone(),
+        j => panic!("{j:?}"),
+    };
+    assert!(!abort.is_aborted());
+    h.send(Command::Sync(Action::Pause(true)));
+    assert!(abort.is_aborted());
+    assert_eq!(states(&mut h).last(), Some(&State::Paused));
+    // The wait's answer, late: ignored.
+    h.send(Command::Sync(Action::Done(1, Ok(Outcome::Woke(Wake::Remote)))));
+    assert_eq!(kinds(&h), ["pass", "wait"]);
+    assert!(states(&mut h).is_empty());
+    h.send(Command::Sync(Action::Pause(false)));
+    assert_eq!(kinds(&h), ["pass", "wait", "pass"]);
+    // Switched off: nothing runs, and it says so.
+    h.send(Command::Sync(Action::Save(SyncSettings { on: false, ..on() })));
+    assert_eq!(states(&mut h).last(), Some(&State::Off));
+    h.send(Command::Sync(Action::Now));
+    assert_eq!(kinds(&h).len(), 3);
+}
+
+#[test]
+fn sync_on_when_the_page_opens_starts_once_the_store_is_open() {
+    let p = FakePlatform::default();
+    SETTINGS_KEY.set(&*p.kv, &SyncSettings { device: "d1".into(), ..on() }).unwrap();
+    let mut h = Harness::new(p);
+    h.send(Command::Start);
+    assert_eq!(kinds(&h), ["pass"]);
+    let Job::Pass(s) = &h.p.sync_jobs.borrow()[0] else { panic!() };
+    assert_eq!(s.device, "d1");
+}

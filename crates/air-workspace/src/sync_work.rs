@@ -1,0 +1,154 @@
+//! Sync's work, run in a part of its own (`Platform::run_sync`): one pass
+//! (this device's changes up, the server's down) and the wait between
+//! passes (the server's long-poll, this device's journal). The core
+//! ([`crate::sync`]) decides when.
+
+use std::pin::pin;
+
+use air_http::{Abort, HttpClient};
+use air_store::sync_meta::SyncSettings;
+use air_store::{Store, SyncMeta};
+use air_sync::{Auth, CouchPeer, Error, Options, Peer, replicate_watching};
+use air_sync_local::StorePeer;
+use air_sync_local::crypto::Crypto;
+use air_sync_local::envelope::{self, CONFIG_ID, EnvelopeError, ITERATIONS};
+use futures_util::future::{Either, LocalBoxFuture, select};
+use serde_json::Value;
+
+use crate::sync::{Failure, Passed, Wake};
+use crate::sync_store::{AppKinds, StoreRecords};
+
+/// What a pass needs besides the store and the network.
+pub struct Tools<'a, C: Crypto> {
+    pub crypto: &'a C,
+    /// The keys of the database last opened, and what they were made from.
+    pub keys: &'a std::cell::RefCell<Option<(String, std::rc::Rc<C::Keys>)>>,
+    pub now: &'a dyn Fn() -> f64,
+    pub sleep: &'a dyn Fn(u64) -> LocalBoxFuture<'static, ()>,
+    /// Told the documents sent and received so far.
+    pub progress: &'a dyn Fn(u64, u64),
+    /// PBKDF2's cost for a new database.
+    pub iterations: u32,
+}
+
+impl<C: Crypto> Tools<'_, C> {
+    pub fn cost(&self) -> u32 {
+        if self.iterations == 0 { ITERATIONS } else { self.iterations }
+    }
+}
+
+pub(crate) fn failure(e: Error) -> Failure {
+    match e {
+        Error::Unauthorized(_) => Failure::Unauthorized,
+        Error::Network(m) => Failure::Unreachable(m),
+        Error::Server { status, reason } => Failure::Server(format!("{status} {reason}")),
+        Error::Invalid(m) if m.starts_with("the local store") => Failure::Store(m),
+        other => Failure::Other(other.to_string()),
+    }
+}
+
+fn envelope_failure(e: EnvelopeError) -> Failure {
+    match e {
+        EnvelopeError::WrongPassphrase => Failure::WrongPassphrase,
+        EnvelopeError::PassphraseNeeded => Failure::PassphraseNeeded,
+        EnvelopeError::NotEncrypted => Failure::NotEncrypted,
+        other => Failure::Other(other.to_string()),
+    }
+}
+
+/// The remote database of `settings`.
+pub fn remote<H: HttpClient>(http: H, settings: &SyncSettings) -> Result<CouchPeer<H>, Failure> {
+    let auth = if settings.user.is_empty() { Auth::None } else { Auth::Basic { user: settings.user.clone(), password: settings.password.clone() } };
+    CouchPeer::new(http, settings.url.trim(), auth).map_err(|e| Failure::Other(e.to_string()))
+}
+
+/// The database's keys: its configuration read (or written, by the first
+/// device) and the passphrase checked against it before anything else.
+async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSettings, tools: &Tools<'_, C>) -> Result<std::rc::Rc<C::Keys>, Failure> {
+    let made_from = format!("{}\n{}\n{}", remote.url(), settings.user, settings.passphrase);
+    if let Some((from, keys)) = tools.keys.borrow().as_ref()
+        && *from == made_from
+    {
+        return Ok(keys.clone());
+    }
+    let pass = Some(settings.passphrase.as_str());
+    let keys = match remote.get_doc(CONFIG_ID).await.map_err(failure)? {
+        Some(doc) => envelope::unlock(tools.crypto, &envelope::read_config(&doc).map_err(envelope_failure)?, pass).await.map_err(envelope_failure)?,
+        None => {
+            let (config, keys) = envelope::new_config(tools.crypto, pass, tools.cost()).await.map_err(envelope_failure)?;
+            let doc = serde_json::to_value(&config).map_err(|e| Failure::Other(e.to_string()))?;
+            match remote.put_doc(CONFIG_ID, &doc).await {
+                Ok(_) => keys,
+                // Another device was first: its configuration holds.
+                Err(Error::Conflict(_)) => {
+                    let doc = remote.get_doc(CONFIG_ID).await.map_err(failure)?.ok_or_else(|| Failure::Other("the sync configuration went missing".into()))?;
+                    envelope::unlock(tools.crypto, &envelope::read_config(&doc).map_err(envelope_failure)?, pass).await.map_err(envelope_failure)?
+                }
+                Err(e) => return Err(failure(e)),
+            }
+        }
+    };
+    let keys = std::rc::Rc::new(keys);
+    *tools.keys.borrow_mut() = Some((made_from, keys.clone()));
+    Ok(keys)
+}
+
+/// One pass: what this device wrote goes up, then what the server has
+/// comes down; both resume where the last pass stopped.
+pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http: H, settings: &SyncSettings, tools: &Tools<'_, C>) -> Result<Passed, Failure> {
+    let remote = remote(http, settings)?;
+    match remote.info().await {
+        Err(Error::NotFound(_)) => {
+            remote.create().await.map_err(failure)?;
+        }
+        other => {
+            other.map_err(failure)?;
+        }
+    }
+    let keys = keys(&remote, settings, tools).await?;
+    let records = StoreRecords { store };
+    let local = StorePeer::new(&records, &*keys, &AppKinds, &settings.device, tools.now);
+    let options = Options { batch_size: 100, ..Options::default() };
+    let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0)).await.map_err(failure)?;
+    let down = replicate_watching(&remote, &local, &options, &mut |r| (tools.progress)(up.docs_written, r.docs_written)).await.map_err(failure)?;
+    let remote_seq = remote.info().await.map_err(failure)?.update_seq;
+    let local_seq = store.journal_last().await.map_err(|e| Failure::Store(e.to_string()))?;
+    Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq, local_seq })
+}
+
+/// How long a wait lasts before the core is told all is quiet (and waits
+/// again), and how often this device's journal is looked at meanwhile.
+const WAIT_MS: u64 = 25_000;
+const LOOK_MS: u64 = 2_000;
+
+/// Waits for a change: the server's (a long-poll from `remote_seq`), or
+/// one made here (the journal past `local_seq`). `abort` ends it quietly.
+pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http: H, settings: &SyncSettings, since: (Value, u64), tools: &Tools<'_, C>, abort: &Abort) -> Wake {
+    let remote = match remote(http, settings) {
+        Ok(r) => r,
+        Err(f) => return Wake::Failed(f),
+    };
+    let polling = Abort::new();
+    let server = pin!(remote.changes_longpoll(&since.0, 1, 10_000, &polling));
+    let here = pin!(async {
+        for _ in 0..WAIT_MS / LOOK_MS {
+            (tools.sleep)(LOOK_MS).await;
+            if abort.is_aborted() {
+                return Wake::Quiet;
+            }
+            if store.journal_last().await.is_ok_and(|last| last > since.1) {
+                return Wake::Local;
+            }
+        }
+        Wake::Quiet
+    });
+    let woke = match select(server, here).await {
+        Either::Left((Ok(batch), _)) if !batch.results.is_empty() => Wake::Remote,
+        // A server that ends a quiet long-poll early: the wait goes on here.
+        Either::Left((Ok(_) | Err(Error::Aborted), here)) => here.await,
+        Either::Left((Err(e), _)) => Wake::Failed(failure(e)),
+        Either::Right((w, _)) => w,
+    };
+    polling.abort();
+    woke
+}
