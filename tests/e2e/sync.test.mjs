@@ -26,9 +26,16 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
     await page.getByTestId('sync-status').and(page.locator('[data-state=idle], [data-state=failed]')).waitFor({ timeout: 30_000 });
   }
 
+  /** Waits until the pass under way ends, and checks it went through. */
+  async function settled(page) {
+    const status = page.getByTestId('sync-status');
+    await status.and(page.locator('[data-state=idle], [data-state=failed], [data-state=paused]')).waitFor({ timeout: 30_000 });
+    assert.equal(await status.getAttribute('data-state'), 'idle', await status.textContent());
+  }
+
   async function synced(page) {
     await page.getByTestId('sync-now').click();
-    await page.getByTestId('sync-status').and(page.locator('[data-state=idle]')).waitFor({ timeout: 30_000 });
+    await settled(page);
   }
 
   async function closeSettings(page) {
@@ -75,7 +82,7 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
     for (const d of [a, b, a]) {
       await d.page.getByTestId('open-settings').click();
       await d.page.getByTestId('sync-pause').click();
-      await d.page.getByTestId('sync-status').and(d.page.locator('[data-state=idle]')).waitFor({ timeout: 30_000 });
+      await settled(d.page);
       await synced(d.page);
       await closeSettings(d.page);
     }

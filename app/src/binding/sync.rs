@@ -33,7 +33,7 @@ pub(super) fn sync_work(state: AppState, store: Option<Rc<AnyStore>>, job: Job) 
         let tools = Tools { crypto: &WebCrypto, keys: &keys, now: &super::env::now_ms, sleep: &sleep, progress: &progress, iterations: 0 };
         let http = super::env::Http::default();
         match job {
-            Job::Pass(settings) => Outcome::Passed(sync_work::pass(&*store, http, &settings, &tools).await),
+            Job::Pass { settings, abort } => Outcome::Passed(sync_work::pass(&*store, http, &settings, &tools, &abort).await),
             Job::Wait { settings, since, abort } => Outcome::Woke(sync_work::wait(&*store, http, &settings, since, &tools, &abort).await),
         }
     }))

@@ -373,6 +373,7 @@ texts! {
     sync_not_encrypted: "This sync database is not encrypted: leave the passphrase empty, or use a new database.", "该同步数据库未加密：请留空口令，或使用新数据库。";
     sync_unreachable: "The server cannot be reached ({e}). If it is up, it may not allow this page (CORS): see the README for the CouchDB settings.", "无法连接服务器（{e}）。如果服务器正常，可能是它不允许此页面访问（CORS）：请参阅 README 中的 CouchDB 设置。";
     sync_failed: "Sync failed: {e}", "同步失败：{e}";
+    sync_refused: "Sync set aside {n} document(s) from the server that could not be opened or that none of your devices made; nothing of them was applied.", "同步搁置了服务器上的 {n} 个文档：它们无法打开，或不是你的设备写入的；其内容未被应用。";
     storage_usage: "Storage: {used} of {quota} used", "存储：已用 {used}，共 {quota}";
     storage_persistent: "Persistent storage granted.", "已获得持久化存储。";
     storage_not_persistent: "The browser may clear this data when space runs low.", "空间不足时浏览器可能会清除这些数据。";

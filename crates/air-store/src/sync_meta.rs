@@ -13,7 +13,7 @@ use crate::{MemoryStore, Result};
 pub const SETTINGS_KEY: Key<SyncSettings> = Key::new("air-agent-sync");
 
 /// Settings → Sync.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SyncSettings {
     /// The database's URL (`https://couch.example:5984/chats`).
@@ -26,6 +26,21 @@ pub struct SyncSettings {
     pub on: bool,
     /// This device, in what it writes (made once).
     pub device: String,
+}
+
+/// Without the password and passphrase.
+impl std::fmt::Debug for SyncSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden = |s: &str| if s.is_empty() { "" } else { "***" };
+        f.debug_struct("SyncSettings")
+            .field("url", &self.url)
+            .field("user", &self.user)
+            .field("password", &hidden(&self.password))
+            .field("passphrase", &hidden(&self.passphrase))
+            .field("on", &self.on)
+            .field("device", &self.device)
+            .finish()
+    }
 }
 
 impl SyncSettings {
@@ -97,5 +112,13 @@ mod tests {
         let entries = run(store.journal_since(0, 10)).unwrap();
         assert_eq!(entries, [Change::put(Kind::Session, "s1").at(2)]);
         assert_eq!(run(store.journal_last()).unwrap(), 2);
+    }
+
+    #[test]
+    fn the_password_and_passphrase_are_never_printed() {
+        let s = SyncSettings { url: "https://c.test/db".into(), user: "ana".into(), password: "hunter2".into(), passphrase: "open sesame".into(), on: true, device: "d".into() };
+        let printed = format!("{s:?}");
+        assert!(printed.contains("ana") && printed.contains("***"), "{printed}");
+        assert!(!printed.contains("hunter2") && !printed.contains("sesame"), "{printed}");
     }
 }

@@ -169,8 +169,23 @@ pub async fn wire_id<K: Keys>(keys: &K, kind: &str, id: &str) -> Result<String, 
 /// devices making the same change make the same revision, and the server
 /// cannot tell equal contents apart from the revision ids.
 pub async fn rev_hash<K: Keys>(keys: &K, parent: Option<&str>, deleted: bool, v: &Value) -> Result<String, EnvelopeError> {
-    let text = format!("rev\0{}\0{}\0{}", parent.unwrap_or(""), u8::from(deleted), air_tools::args::canonical_json(v));
+    let text = format!("rev\0{}\0{}\0{}", parent.unwrap_or(""), u8::from(deleted), canonical(v));
     Ok(hex(&keys.mac(text.as_bytes()).await?[..16]))
+}
+
+/// `v` as text that means the same on every device and server: keys
+/// sorted, and every number as the double it is (`1` and `1.0` are one
+/// number, which a server that rewrites JSON may write either way).
+pub fn canonical(v: &Value) -> String {
+    fn same(v: &Value) -> Value {
+        match v {
+            Value::Number(n) => n.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number),
+            Value::Array(a) => Value::Array(a.iter().map(same).collect()),
+            Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), same(v))).collect()),
+            other => other.clone(),
+        }
+    }
+    air_tools::args::canonical_json(&same(v))
 }
 
 /// The document for `body` (without `_rev` and `_revisions`, which the

@@ -107,6 +107,7 @@ fn revisions_follow_content_parent_and_deletion_only() {
     assert_eq!(h.len(), 32);
     // Key order does not matter; content, parent and deletion do.
     assert_eq!(run(rev_hash(&keys, None, false, &json!({"a": [1, 2], "b": 1}))).unwrap(), h);
+    assert_eq!(run(rev_hash(&keys, None, false, &json!({"a": [1.0, 2.0], "b": 1.0}))).unwrap(), h, "1 and 1.0 are one number");
     assert_ne!(run(rev_hash(&keys, None, false, &json!({"a": [2, 1], "b": 1}))).unwrap(), h);
     assert_ne!(run(rev_hash(&keys, Some("1-abc"), false, &v)).unwrap(), h);
     assert_ne!(run(rev_hash(&keys, None, true, &v)).unwrap(), h);

@@ -36,14 +36,16 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
         Ok(Local { record, wire, hash })
     }
 
-    /// Revision `meta` (with `body`, unless deleted) into `en`, the
-    /// record's entry (`None`: never synced here). Returns the entry to
-    /// keep, after adding to `writes` what the record becomes.
-    pub(crate) async fn take(&self, en: Option<RevEntry>, meta: &DocMeta, body: Option<Body>, writes: &mut Vec<Write>) -> Result<Option<RevEntry>, Error> {
-        let mut en = match (en, &body) {
+    /// The revisions `revs` of one document (each with its body, unless
+    /// a deletion) into `en`, the record's entry (`None`: never synced
+    /// here), then settled once. Returns the entry to keep, after adding
+    /// to `writes` what the record becomes.
+    pub(crate) async fn take(&self, en: Option<RevEntry>, revs: &[(DocMeta, Option<Body>)], writes: &mut Vec<Write>) -> Result<Option<RevEntry>, Error> {
+        let first_body = revs.iter().find_map(|(_, b)| b.as_ref());
+        let mut en = match (en, first_body) {
             (Some(en), _) => en,
             (None, Some(b)) if self.kinds.syncs(&b.k, &b.id) => RevEntry {
-                wire: meta.id.clone(),
+                wire: revs[0].0.id.clone(),
                 kind: b.k.clone(),
                 id: b.id.clone(),
                 tree: RevTree::new(),
@@ -68,13 +70,20 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
             en.dev.clone_from(&self.dev);
         }
         let before = en.tree.winner();
-        if !en.tree.merge(&meta.revisions, meta.deleted, REVS_LIMIT)? {
-            return Ok(Some(en));
+        let mut changed = false;
+        for (meta, body) in revs {
+            if body.as_ref().is_some_and(|b| b.k != en.kind || b.id != en.id) {
+                continue;
+            }
+            changed |= en.tree.merge(&meta.revisions, meta.deleted, REVS_LIMIT)?;
+            if let Some(b) = body
+                && en.tree.is_leaf(&meta.rev)
+            {
+                en.leaves.insert(meta.rev.to_string(), leaf_of(b));
+            }
         }
-        if let Some(b) = &body
-            && en.tree.is_leaf(&meta.rev)
-        {
-            en.leaves.insert(meta.rev.to_string(), leaf_of(b));
+        if !changed {
+            return Ok(Some(en));
         }
         // The version that was shown here, if it is now one of several.
         if let (Some(b), Some(v)) = (&before, &local.wire)

@@ -31,6 +31,7 @@ pub struct StorePeer<'a, R: Records, K: Keys, N: Kinds> {
     /// This device (in replication ids, and on what it writes).
     pub(crate) dev: String,
     pub(crate) now: Box<dyn Fn() -> f64 + 'a>,
+    refused: std::cell::Cell<u64>,
 }
 
 pub(crate) fn store(e: String) -> Error {
@@ -46,13 +47,19 @@ pub(crate) fn sealed(e: EnvelopeError) -> Error {
 
 impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
     pub fn new(records: &'a R, keys: &'a K, kinds: &'a N, dev: &str, now: impl Fn() -> f64 + 'a) -> Self {
-        Self { records, keys, kinds, dev: dev.to_owned(), now: Box::new(now) }
+        Self { records, keys, kinds, dev: dev.to_owned(), now: Box::new(now), refused: std::cell::Cell::new(0) }
+    }
+
+    /// Revisions pulled that could not be opened or were not made by a
+    /// device of this database: set aside, not applied.
+    pub fn refused(&self) -> u64 {
+        self.refused.get()
     }
 
     /// The content hash of a record's travelling form (`""`: deleted).
     pub(crate) async fn hash_of(&self, v: Option<&Value>) -> Result<String, Error> {
         let Some(v) = v else { return Ok(String::new()) };
-        let text = format!("content\0{}", air_tools::args::canonical_json(v));
+        let text = format!("content\0{}", envelope::canonical(v));
         Ok(hex(&self.keys.mac(text.as_bytes()).await.map_err(|e| sealed(e.into()))?[..16]))
     }
 
@@ -219,27 +226,31 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
         Ok(docs)
     }
 
+    /// Every revision is checked before it counts: sealed with these keys
+    /// for its own document, and named by its content ([`envelope::rev_hash`]),
+    /// so neither the server nor anyone who can write to it can forge a
+    /// deletion or pass an old body off as a new revision. A document that
+    /// fails is set aside and counted ([`StorePeer::refused`]); the rest
+    /// go on, so one bad document never stops sync.
     async fn put_revs(&self, docs: Vec<Value>) -> Result<(), Error> {
-        let mut writes = Vec::new();
-        let mut touched: BTreeMap<String, RevEntry> = BTreeMap::new();
+        let mut by_id: BTreeMap<String, Vec<(DocMeta, Option<Body>)>> = BTreeMap::new();
         for doc in docs {
-            let meta = DocMeta::of(&doc)?;
-            if meta.id == CONFIG_ID || meta.id.starts_with("_design/") {
-                continue;
+            match self.checked(&doc).await {
+                Ok(Some((meta, body))) => by_id.entry(meta.id.clone()).or_default().push((meta, body)),
+                Ok(None) => {}
+                Err(_) => self.refused.set(self.refused.get() + 1),
             }
-            let body = if meta.deleted { None } else { envelope::open(self.keys, &doc).await.map_err(sealed)? };
-            let en = match touched.remove(&meta.id) {
-                Some(en) => Some(en),
-                None => self.entry(&meta.id).await?,
-            };
-            if let Some(en) = self.take(en, &meta, body, &mut writes).await? {
-                touched.insert(meta.id.clone(), en);
+        }
+        let mut writes = Vec::new();
+        let mut entries = Vec::new();
+        for (id, revs) in by_id {
+            if let Some(en) = self.take(self.entry(&id).await?, &revs, &mut writes).await? {
+                entries.push(en);
             }
         }
         // The records first: bookkeeping that ran ahead of them would take
         // the old content for an edit made here.
         self.records.apply(&writes).await.map_err(store)?;
-        let entries: Vec<RevEntry> = touched.into_values().collect();
         self.records.put_rev_entries(&entries).await.map_err(store)
     }
 
@@ -255,6 +266,28 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
         }
         self.records.put_local_doc(id, &doc).await.map_err(store)?;
         Ok(rev)
+    }
+}
+
+impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
+    /// A pulled document, opened and checked (`None`: not a record: the
+    /// configuration, a design document).
+    async fn checked(&self, doc: &Value) -> Result<Option<(DocMeta, Option<Body>)>, Error> {
+        let meta = DocMeta::of(doc)?;
+        if meta.id == CONFIG_ID || meta.id.starts_with("_design/") {
+            return Ok(None);
+        }
+        let body = if meta.deleted { None } else { envelope::open(self.keys, doc).await.map_err(sealed)? };
+        let parent = meta.revisions.ids.get(1).map(|h| format!("{}-{h}", meta.rev.pos - 1));
+        if meta.rev.pos > 1 && parent.is_none() {
+            return Err(Error::Malformed(format!("{}: revision {} without its parent", meta.id, meta.rev)));
+        }
+        let v = body.as_ref().map_or(Value::Null, |b| b.v.clone());
+        let expected = envelope::rev_hash(self.keys, parent.as_deref(), meta.deleted, &v).await.map_err(sealed)?;
+        if expected != meta.rev.hash {
+            return Err(Error::Malformed(format!("{}: revision {} was not made by a device of this database", meta.id, meta.rev)));
+        }
+        Ok(Some((meta, body)))
     }
 }
 

@@ -52,6 +52,9 @@ pub struct Passed {
     /// Where the server's feed and this device's journal stood after it.
     pub remote_seq: Value,
     pub local_seq: u64,
+    /// Documents pulled that could not be opened or were not made by a
+    /// device of this database: set aside.
+    pub refused: u64,
 }
 
 /// Why a wait ended.
@@ -66,7 +69,7 @@ pub enum Wake {
 /// Work for the part.
 #[derive(Debug, Clone)]
 pub enum Job {
-    Pass(SyncSettings),
+    Pass { settings: SyncSettings, abort: Abort },
     Wait { settings: SyncSettings, since: (Value, u64), abort: Abort },
 }
 
@@ -124,7 +127,12 @@ pub struct Sync {
     settings: Option<SyncSettings>,
     state: State,
     ticket: u64,
+    /// Aborts the job in flight (a pass or a wait).
     waiting: Option<Abort>,
+    /// A pass is in flight (its store work must end before another starts).
+    passing: bool,
+    /// Another pass is wanted once it ends.
+    again: bool,
     /// Where the last pass left the server's feed and the journal.
     since: Option<(Value, u64)>,
     retry_ms: u64,
@@ -135,7 +143,7 @@ pub struct Sync {
 
 impl Default for Sync {
     fn default() -> Self {
-        Self { settings: None, state: State::Off, ticket: 0, waiting: None, since: None, retry_ms: 0, last: None, up: 0, down: 0 }
+        Self { settings: None, state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0 }
     }
 }
 
@@ -170,11 +178,20 @@ fn run<P: Platform>(w: &mut Workspace<P>, job: Job) {
     w.spawn(async move { Some(Command::Sync(Action::Done(ticket, working.await))) });
 }
 
+/// Starts a pass, or, while one runs, one more once it ends (one pass at
+/// a time: two would write the same records and checkpoints).
 fn pass<P: Platform>(w: &mut Workspace<P>) {
-    halt(w);
     w.sync.state = State::Syncing { up: 0, down: 0 };
     show(w);
-    let job = Job::Pass(settings(w));
+    if w.sync.passing {
+        w.sync.again = true;
+        return;
+    }
+    halt(w);
+    w.sync.passing = true;
+    let abort = Abort::new();
+    w.sync.waiting = Some(abort.clone());
+    let job = Job::Pass { settings: settings(w), abort };
     run(w, job);
 }
 
@@ -215,8 +232,7 @@ pub fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
             show(w);
         }
         Action::Progress(..) => {}
-        Action::Done(ticket, outcome) if ticket == w.sync.ticket => done(w, outcome),
-        Action::Done(..) => {}
+        Action::Done(ticket, outcome) => ended(w, ticket, outcome),
         Action::Retry(ticket) if ticket == w.sync.ticket => pass(w),
         Action::Retry(_) => {}
     }
@@ -228,6 +244,21 @@ fn stopped<P: Platform>(w: &mut Workspace<P>, state: State) {
     show(w);
 }
 
+/// A job ended: a pass frees the way for the next; an answer under an
+/// older ticket (sync was paused, saved again) changes nothing else.
+fn ended<P: Platform>(w: &mut Workspace<P>, ticket: u64, outcome: Result<Outcome, Missing>) {
+    let was_pass = !matches!(outcome, Ok(Outcome::Woke(_)));
+    if was_pass {
+        w.sync.passing = false;
+    }
+    let again = was_pass && std::mem::take(&mut w.sync.again);
+    if again && matches!(w.sync.state, State::Syncing { .. }) {
+        pass(w);
+    } else if ticket == w.sync.ticket {
+        done(w, outcome);
+    }
+}
+
 fn done<P: Platform>(w: &mut Workspace<P>, outcome: Result<Outcome, Missing>) {
     match outcome {
         Ok(Outcome::Passed(Ok(p))) => {
@@ -237,6 +268,9 @@ fn done<P: Platform>(w: &mut Workspace<P>, outcome: Result<Outcome, Missing>) {
             w.sync.down += p.down;
             w.sync.state = State::Idle;
             show(w);
+            if p.refused > 0 {
+                w.emit(Update::Notice(crate::Notice::SyncRefused(p.refused)));
+            }
             if p.down > 0 {
                 // As after an import: the list, and the open chat, again.
                 w.emit(Update::SessionsChanged);

@@ -34,18 +34,25 @@ pub struct StoreRecords<'a, S> {
 }
 
 impl<S: Store + SyncMeta> StoreRecords<'_, S> {
+    /// Writes a pulled record. One this version cannot read (written by a
+    /// newer one, or damaged) is left out: the rest go on.
     async fn put(&self, kind: &str, value: &Value, sessions: &mut BTreeSet<String>) -> Result<(), String> {
         match kind {
-            "session" => self.store.put_session(&serde_json::from_value::<SessionRecord>(value.clone()).map_err(text)?).await.map_err(text),
-            "message" => {
-                let m: MessageRecord = serde_json::from_value(value.clone()).map_err(text)?;
-                sessions.insert(m.session_id.clone());
-                self.store.put_message(&m).await.map_err(text)
-            }
-            "file" => {
-                let f = file_from(value).ok_or("a synced file could not be read")?;
-                self.store.put_file(&f).await.map_err(text)
-            }
+            "session" => match serde_json::from_value::<SessionRecord>(value.clone()) {
+                Ok(s) => self.store.put_session(&s).await.map_err(text),
+                Err(_) => Ok(()),
+            },
+            "message" => match serde_json::from_value::<MessageRecord>(value.clone()) {
+                Ok(m) => {
+                    sessions.insert(m.session_id.clone());
+                    self.store.put_message(&m).await.map_err(text)
+                }
+                Err(_) => Ok(()),
+            },
+            "file" => match file_from(value) {
+                Some(f) => self.store.put_file(&f).await.map_err(text),
+                None => Ok(()),
+            },
             _ => Ok(()),
         }
     }
@@ -250,7 +257,7 @@ impl Kinds for AppKinds {
             return newest(versions);
         }
         let title_of = |l: &Leaf| (l.v.get("titleEdited").and_then(Value::as_bool).unwrap_or(false), l.v.get("titleAt").and_then(Value::as_f64).unwrap_or(0.0));
-        let Some(mut pick) = versions.first() else { return newest(versions) };
+        let Some(mut pick) = versions.first().filter(|_| versions.iter().all(|l| l.v.is_object())) else { return newest(versions) };
         for l in versions {
             if title_of(l) > title_of(pick) {
                 pick = l;

@@ -16,7 +16,7 @@ fn on() -> SyncSettings {
 }
 
 fn passed(up: u64, down: u64) -> Outcome {
-    Outcome::Passed(Ok(Passed { up, down, remote_seq: json!(7), local_seq: 3 }))
+    Outcome::Passed(Ok(Passed { up, down, remote_seq: json!(7), local_seq: 3, refused: 0 }))
 }
 
 fn states(h: &mut Harness) -> Vec<State> {
@@ -24,7 +24,7 @@ fn states(h: &mut Harness) -> Vec<State> {
 }
 
 fn kinds(h: &Harness) -> Vec<&'static str> {
-    h.p.sync_jobs.borrow().iter().map(|j| if matches!(j, Job::Pass(_)) { "pass" } else { "wait" }).collect()
+    h.p.sync_jobs.borrow().iter().map(|j| if matches!(j, Job::Pass { .. }) { "pass" } else { "wait" }).collect()
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn saved_settings_start_a_pass_then_waits_follow_each_other() {
     let jobs = h.p.sync_jobs.borrow();
     let Job::Wait { since, .. } = &jobs[1] else { panic!() };
     assert_eq!(since, &(json!(7), 3));
-    let Job::Pass(s) = &jobs[3] else { panic!() };
+    let Job::Pass { settings: s, .. } = &jobs[3] else { panic!() };
     assert_eq!(s.device, kept.device, "the same device every pass");
 }
 
@@ -116,6 +116,32 @@ fn sync_on_when_the_page_opens_starts_once_the_store_is_open() {
     let mut h = Harness::new(p);
     h.send(Command::Start);
     assert_eq!(kinds(&h), ["pass"]);
-    let Job::Pass(s) = &h.p.sync_jobs.borrow()[0] else { panic!() };
+    let Job::Pass { settings: s, .. } = &h.p.sync_jobs.borrow()[0] else { panic!() };
     assert_eq!(s.device, "d1");
+}
+
+#[test]
+fn one_pass_at_a_time_and_new_settings_abort_the_one_that_runs() {
+    let mut h = started();
+    // The first pass waits (nothing scripted).
+    h.send(Command::Sync(Action::Save(on())));
+    assert_eq!(kinds(&h), ["pass"]);
+    h.send(Command::Sync(Action::Now));
+    h.send(Command::Sync(Action::Now));
+    assert_eq!(kinds(&h), ["pass"], "not two passes at once");
+    let abort = match &h.p.sync_jobs.borrow()[0] {
+        Job::Pass { abort, .. } => abort.clone(),
+        j => panic!("{j:?}"),
+    };
+    // New settings: the running pass is aborted, and the next one waits for it to end.
+    h.send(Command::Sync(Action::Save(SyncSettings { url: "https://other.test/chats".into(), ..on() })));
+    assert!(abort.is_aborted());
+    assert_eq!(kinds(&h), ["pass"]);
+    h.p.sync_outcomes.borrow_mut().push_back(passed(0, 0));
+    h.send(Command::Sync(Action::Done(1, Ok(Outcome::Passed(Err(Failure::Other("aborted".into())))))));
+    let jobs = h.p.sync_jobs.borrow();
+    assert_eq!(jobs.len(), 3, "{jobs:?}");
+    let Job::Pass { settings, .. } = &jobs[1] else { panic!("{jobs:?}") };
+    assert_eq!(settings.url, "https://other.test/chats");
+    assert!(matches!(jobs[2], Job::Wait { .. }));
 }

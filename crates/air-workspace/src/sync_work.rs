@@ -10,6 +10,7 @@ use air_store::sync_meta::SyncSettings;
 use air_store::{Store, SyncMeta};
 use air_sync::{Auth, CouchPeer, Error, Options, Peer, replicate_watching};
 use air_sync_local::StorePeer;
+use air_sync_local::records::Kinds;
 use air_sync_local::crypto::Crypto;
 use air_sync_local::envelope::{self, CONFIG_ID, EnvelopeError, ITERATIONS};
 use futures_util::future::{Either, LocalBoxFuture, select};
@@ -64,16 +65,26 @@ pub fn remote<H: HttpClient>(http: H, settings: &SyncSettings) -> Result<CouchPe
 
 /// The database's keys: its configuration read (or written, by the first
 /// device) and the passphrase checked against it before anything else.
-async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSettings, tools: &Tools<'_, C>) -> Result<std::rc::Rc<C::Keys>, Failure> {
-    let made_from = format!("{}\n{}\n{}", remote.url(), settings.user, settings.passphrase);
-    if let Some((from, keys)) = tools.keys.borrow().as_ref()
-        && *from == made_from
-    {
-        return Ok(keys.clone());
-    }
+/// The configuration is read every pass, so keys made for a database that
+/// was since emptied or set up again are not used on it.
+async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSettings, tools: &Tools<'_, C>, docs: Option<u64>) -> Result<std::rc::Rc<C::Keys>, Failure> {
     let pass = Some(settings.passphrase.as_str());
     let keys = match remote.get_doc(CONFIG_ID).await.map_err(failure)? {
-        Some(doc) => envelope::unlock(tools.crypto, &envelope::read_config(&doc).map_err(envelope_failure)?, pass).await.map_err(envelope_failure)?,
+        Some(doc) => {
+            let config = envelope::read_config(&doc).map_err(envelope_failure)?;
+            let made_from = format!("{}\n{}", serde_json::to_string(&config).unwrap_or_default(), settings.passphrase);
+            if let Some((from, keys)) = tools.keys.borrow().as_ref()
+                && *from == made_from
+            {
+                return Ok(keys.clone());
+            }
+            let keys = std::rc::Rc::new(envelope::unlock(tools.crypto, &config, pass).await.map_err(envelope_failure)?);
+            *tools.keys.borrow_mut() = Some((made_from, keys.clone()));
+            return Ok(keys);
+        }
+        // Documents, but no configuration: not a database this app set up
+        // (or its configuration was deleted). Nothing is written to it.
+        None if docs.is_some_and(|n| n > 0) => return Err(Failure::Other("this database holds documents but no sync configuration: use a new, empty database".into())),
         None => {
             let (config, keys) = envelope::new_config(tools.crypto, pass, tools.cost()).await.map_err(envelope_failure)?;
             let doc = serde_json::to_value(&config).map_err(|e| Failure::Other(e.to_string()))?;
@@ -88,32 +99,30 @@ async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSe
             }
         }
     };
-    let keys = std::rc::Rc::new(keys);
-    *tools.keys.borrow_mut() = Some((made_from, keys.clone()));
-    Ok(keys)
+    Ok(std::rc::Rc::new(keys))
 }
 
 /// One pass: what this device wrote goes up, then what the server has
-/// comes down; both resume where the last pass stopped.
-pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http: H, settings: &SyncSettings, tools: &Tools<'_, C>) -> Result<Passed, Failure> {
-    let remote = remote(http, settings)?;
-    match remote.info().await {
+/// comes down; both resume where the last pass stopped. Where the journal
+/// and the server's feed stood is taken before the work, so what is
+/// written meanwhile wakes the next wait.
+pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http: H, settings: &SyncSettings, tools: &Tools<'_, C>, abort: &Abort) -> Result<Passed, Failure> {
+    let remote = remote(http, settings)?.with_abort(abort.clone());
+    let docs = match remote.info().await {
         Err(Error::NotFound(_)) => {
             remote.create().await.map_err(failure)?;
+            Some(0)
         }
-        other => {
-            other.map_err(failure)?;
-        }
-    }
-    let keys = keys(&remote, settings, tools).await?;
+        other => other.map_err(failure)?.doc_count,
+    };
+    let keys = keys(&remote, settings, tools, docs).await?;
+    let local_seq = store.journal_last().await.map_err(|e| Failure::Store(e.to_string()))?;
     let records = StoreRecords { store };
     let local = StorePeer::new(&records, &*keys, &AppKinds, &settings.device, tools.now);
     let options = Options { batch_size: 100, ..Options::default() };
     let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0)).await.map_err(failure)?;
     let down = replicate_watching(&remote, &local, &options, &mut |r| (tools.progress)(up.docs_written, r.docs_written)).await.map_err(failure)?;
-    let remote_seq = remote.info().await.map_err(failure)?.update_seq;
-    let local_seq = store.journal_last().await.map_err(|e| Failure::Store(e.to_string()))?;
-    Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq, local_seq })
+    Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq: down.last_seq, local_seq, refused: local.refused() })
 }
 
 /// How long a wait lasts before the core is told all is quiet (and waits
@@ -136,7 +145,9 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http
             if abort.is_aborted() {
                 return Wake::Quiet;
             }
-            if store.journal_last().await.is_ok_and(|last| last > since.1) {
+            // An edit of something that syncs (the event log's writes do not count).
+            let written = store.journal_since(since.1, 1000).await.unwrap_or_default();
+            if written.iter().any(|e| AppKinds.syncs(e.change.kind.as_str(), &e.change.id)) {
                 return Wake::Local;
             }
         }
