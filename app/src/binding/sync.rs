@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use air_store::sync_meta::{SETTINGS_KEY, SyncSettings};
 use air_web::crypto::{WebCrypto, WebKeys};
 use air_workspace::Command;
 use air_workspace::sync::{Action, Failure, Job, Outcome};
@@ -33,8 +34,19 @@ pub(super) fn sync_work(state: AppState, store: Option<Rc<AnyStore>>, job: Job) 
         let tools = Tools { crypto: &WebCrypto, keys: &keys, now: &super::env::now_ms, sleep: &sleep, progress: &progress, iterations: 0 };
         let http = super::env::Http::default();
         match job {
-            Job::Pass { settings, abort } => Outcome::Passed(sync_work::pass(&*store, http, &settings, &tools, &abort).await),
-            Job::Wait { settings, since, abort } => Outcome::Woke(sync_work::wait(&*store, http, &settings, since, &tools, &abort).await),
+            Job::Pass { settings, abort } => Outcome::Passed(sync_work::pass(&*store, http, &device(&settings), &tools, &abort).await),
+            Job::Wait { settings, since, abort } => Outcome::Woke(sync_work::wait(&*store, http, &device(&settings), since, &tools, &abort).await),
         }
     }))
+}
+
+/// The settings kept, with this device's id (made, and kept, the first
+/// time).
+fn device(text: &str) -> SyncSettings {
+    let mut s = SyncSettings::read(text);
+    if s.device.is_empty() {
+        s.device = super::env::new_id();
+        let _ = SETTINGS_KEY.set(&air_web::LocalStorageKv, &s.text());
+    }
+    s
 }

@@ -58,7 +58,7 @@ pub(super) fn SyncSection() -> impl IntoView {
             && !filled.get_value()
         {
             filled.set_value(true);
-            draft.set(s.settings);
+            draft.set(SyncSettings::read(&s.settings));
         }
     });
     let field = move |label: fn(&Text) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&SyncSettings) -> String, set: fn(&mut SyncSettings, String)| {
@@ -69,7 +69,10 @@ pub(super) fn SyncSection() -> impl IntoView {
             </label>
         }
     };
-    let save = move |_| state.dispatch(Command::Sync(Action::Save(SyncSettings { on: true, ..draft.get_untracked() })));
+    let save = move |_| {
+        let s = SyncSettings { on: true, ..draft.get_untracked() };
+        state.dispatch(Command::Sync(Action::Save { settings: s.text(), on: s.ready() }));
+    };
     let paused = move || status.with(|s| s.as_ref().is_some_and(|s| s.state == State::Paused));
     let when = move |ms: f64| crate::binding::env::local_time_of(ms);
     view! {

@@ -5,12 +5,16 @@
 use serde::{Deserialize, Serialize};
 
 use crate::journal::{Change, Seq};
-use crate::kv::Key;
+use crate::kv::{Flag, Key, Raw};
 use crate::{MemoryStore, Result};
 
-/// Where sync's settings are kept (the password and passphrase with them,
-/// as the API key is: on this device only, never exported).
-pub const SETTINGS_KEY: Key<SyncSettings> = Key::new("air-agent-sync");
+/// Where sync's settings are kept, as JSON ([`SyncSettings`]; the
+/// password and passphrase with them, as the API key is: on this device
+/// only, never exported). The page's first module keeps them as text and
+/// reads only [`ON_KEY`]: what reads them is fetched when sync runs.
+pub const SETTINGS_KEY: Key<String, Raw> = Key::new("air-agent-sync");
+/// Sync is on and set up (a database URL).
+pub const ON_KEY: Key<bool, Flag> = Key::new("air-agent-sync.on");
 
 /// Settings → Sync.
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +51,15 @@ impl SyncSettings {
     /// Set up enough to run.
     pub fn ready(&self) -> bool {
         self.on && !self.url.trim().is_empty()
+    }
+
+    /// As kept ([`SETTINGS_KEY`]): none, or unreadable, are the defaults.
+    pub fn read(text: &str) -> Self {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+
+    pub fn text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
     }
 }
 

@@ -115,7 +115,12 @@ impl<H: HttpClient> CouchPeer<H> {
 
     /// A document as the database has it now (its winner), or `None`.
     pub async fn get_doc(&self, id: &str) -> Result<Option<Value>, Error> {
-        let answer = self.exchange("GET", &format!("/{}", doc_path(id)), None).await?;
+        self.get_object(&format!("/{}", doc_path(id))).await
+    }
+
+    /// The JSON object at `path`, or `None` for a 404.
+    async fn get_object(&self, path: &str) -> Result<Option<Value>, Error> {
+        let answer = self.exchange("GET", path, None).await?;
         if answer.status == 404 {
             return Ok(None);
         }
@@ -245,15 +250,7 @@ impl<H: HttpClient> Peer for CouchPeer<H> {
     }
 
     async fn get_local(&self, id: &str) -> Result<Option<Value>, Error> {
-        let answer = self.exchange("GET", &format!("/_local/{}", component(id)), None).await?;
-        if answer.status == 404 {
-            return Ok(None);
-        }
-        let doc = answer.json()?;
-        if !doc.is_object() {
-            return Err(Error::Malformed(format!("the answer to {}: not an object", answer.what)));
-        }
-        Ok(Some(doc))
+        self.get_object(&format!("/_local/{}", component(id))).await
     }
 
     async fn put_local(&self, id: &str, doc: Value) -> Result<String, Error> {

@@ -11,7 +11,7 @@
 //! the passphrase) waits for them.
 
 use air_http::Abort;
-use air_store::sync_meta::{SETTINGS_KEY, SyncSettings};
+use air_store::sync_meta::{ON_KEY, SETTINGS_KEY};
 use serde_json::Value;
 
 use crate::{Command, Missing, Platform, Timer, Update, Workspace};
@@ -68,9 +68,11 @@ pub enum Wake {
 
 /// Work for the part.
 #[derive(Debug, Clone)]
+/// (`settings`: as kept, JSON of `air_store::sync_meta::SyncSettings`,
+/// read by the part.)
 pub enum Job {
-    Pass { settings: SyncSettings, abort: Abort },
-    Wait { settings: SyncSettings, since: (Value, u64), abort: Abort },
+    Pass { settings: String, abort: Abort },
+    Wait { settings: String, since: (Value, u64), abort: Abort },
 }
 
 /// What the part did.
@@ -84,8 +86,9 @@ pub enum Outcome {
 pub enum Action {
     /// Settings → Sync is shown: where sync stands, and its settings.
     Want,
-    /// Settings → Sync was saved: kept, and sync starts again (or stops).
-    Save(SyncSettings),
+    /// Settings → Sync was saved (as JSON; `on`: on and set up): kept,
+    /// and sync starts again (or stops).
+    Save { settings: String, on: bool },
     /// Sync now.
     Now,
     /// Pause (`true`) or go on.
@@ -113,7 +116,8 @@ pub enum State {
 /// What Settings → Sync shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Status {
-    pub settings: SyncSettings,
+    /// As kept (JSON).
+    pub settings: String,
     pub state: State,
     /// When the last pass went through (ms since the epoch).
     pub last: Option<f64>,
@@ -124,7 +128,6 @@ pub struct Status {
 
 #[derive(Debug)]
 pub struct Sync {
-    settings: Option<SyncSettings>,
     state: State,
     ticket: u64,
     /// Aborts the job in flight (a pass or a wait).
@@ -143,23 +146,28 @@ pub struct Sync {
 
 impl Default for Sync {
     fn default() -> Self {
-        Self { settings: None, state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0 }
+        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0 }
     }
 }
 
-fn settings<P: Platform>(w: &mut Workspace<P>) -> SyncSettings {
-    w.sync.settings.get_or_insert_with(|| SETTINGS_KEY.get(w.p.kv())).clone()
+/// As kept (read each time: the part adds this device's id to them).
+fn settings<P: Platform>(w: &Workspace<P>) -> String {
+    SETTINGS_KEY.get(w.p.kv())
+}
+
+fn ready<P: Platform>(w: &Workspace<P>) -> bool {
+    ON_KEY.get(w.p.kv())
 }
 
 fn show<P: Platform>(w: &mut Workspace<P>) {
     let s = &w.sync;
-    let status = Status { settings: s.settings.clone().unwrap_or_default(), state: s.state.clone(), last: s.last, up: s.up, down: s.down };
+    let status = Status { settings: settings(w), state: s.state.clone(), last: s.last, up: s.up, down: s.down };
     w.emit(Update::Sync(Box::new(status)));
 }
 
 /// The store is open: sync starts if it is on.
 pub fn opened<P: Platform>(w: &mut Workspace<P>) {
-    if settings(w).ready() && w.p.store().is_some() {
+    if ready(w) && w.p.store().is_some() {
         pass(w);
     }
 }
@@ -205,27 +213,18 @@ fn wait<P: Platform>(w: &mut Workspace<P>, since: (Value, u64)) {
 
 pub fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     match action {
-        Action::Want => {
-            settings(w);
-            show(w);
-        }
-        Action::Save(mut s) => {
-            if s.device.is_empty() {
-                s.device = settings(w).device;
-            }
-            if s.device.is_empty() {
-                s.device = w.p.new_id();
-            }
-            let _ = SETTINGS_KEY.set(w.p.kv(), &s);
-            w.sync.settings = Some(s.clone());
+        Action::Want => show(w),
+        Action::Save { settings, on } => {
+            let _ = SETTINGS_KEY.set(w.p.kv(), &settings);
+            let _ = ON_KEY.set(w.p.kv(), &on);
             halt(w);
             w.sync.retry_ms = 0;
-            if s.ready() { pass(w) } else { stopped(w, State::Off) }
+            if on { pass(w) } else { stopped(w, State::Off) }
         }
-        Action::Now if settings(w).ready() => pass(w),
+        Action::Now if ready(w) => pass(w),
         Action::Now => {}
         Action::Pause(true) => stopped(w, State::Paused),
-        Action::Pause(false) if settings(w).ready() => pass(w),
+        Action::Pause(false) if ready(w) => pass(w),
         Action::Pause(false) => stopped(w, State::Off),
         Action::Progress(up, down) if matches!(w.sync.state, State::Syncing { .. }) => {
             w.sync.state = State::Syncing { up, down };

@@ -1,4 +1,4 @@
-use air_store::sync_meta::{SETTINGS_KEY, SyncSettings};
+use air_store::sync_meta::{ON_KEY, SETTINGS_KEY, SyncSettings};
 use serde_json::json;
 
 use super::*;
@@ -13,6 +13,10 @@ fn started() -> Harness {
 
 fn on() -> SyncSettings {
     SyncSettings { url: "https://couch.test/chats".into(), user: "ana".into(), password: "pw".into(), passphrase: "words".into(), on: true, device: String::new() }
+}
+
+fn save(s: SyncSettings) -> Command {
+    Command::Sync(Action::Save { on: s.ready(), settings: s.text() })
 }
 
 fn passed(up: u64, down: u64) -> Outcome {
@@ -31,11 +35,10 @@ fn kinds(h: &Harness) -> Vec<&'static str> {
 fn saved_settings_start_a_pass_then_waits_follow_each_other() {
     let mut h = started();
     h.p.sync_outcomes.borrow_mut().extend([passed(2, 5), Outcome::Woke(Wake::Quiet), Outcome::Woke(Wake::Local), passed(1, 0)]);
-    h.send(Command::Sync(Action::Save(on())));
-    // Kept with a device id made once; the password stays on this device.
-    let kept = SETTINGS_KEY.get(h.p.kv());
-    assert!(!kept.device.is_empty());
-    assert_eq!(SyncSettings { device: String::new(), ..kept.clone() }, on());
+    h.send(save(on()));
+    // Kept as they were saved, on this device.
+    assert_eq!(SyncSettings::read(&SETTINGS_KEY.get(h.p.kv())), on());
+    assert!(ON_KEY.get(h.p.kv()));
     // Pass, wait (quiet), wait again, a local change: pass, then wait.
     assert_eq!(kinds(&h), ["pass", "wait", "wait", "pass", "wait"]);
     let updates = h.take();
@@ -48,7 +51,7 @@ fn saved_settings_start_a_pass_then_waits_follow_each_other() {
     let Job::Wait { since, .. } = &jobs[1] else { panic!() };
     assert_eq!(since, &(json!(7), 3));
     let Job::Pass { settings: s, .. } = &jobs[3] else { panic!() };
-    assert_eq!(s.device, kept.device, "the same device every pass");
+    assert_eq!(SyncSettings::read(s), on(), "the settings kept, every pass");
 }
 
 #[test]
@@ -56,7 +59,7 @@ fn a_server_that_cannot_be_reached_is_tried_again_later_and_later() {
     let mut h = started();
     let unreachable = || Outcome::Passed(Err(Failure::Unreachable("connection refused".into())));
     h.p.sync_outcomes.borrow_mut().extend([unreachable(), unreachable()]);
-    h.send(Command::Sync(Action::Save(on())));
+    h.send(save(on()));
     assert_eq!(states(&mut h).last(), Some(&State::Failed { failure: Failure::Unreachable("connection refused".into()), retry_s: Some(5) }));
     h.advance(4_000);
     assert_eq!(kinds(&h), ["pass"]);
@@ -73,13 +76,13 @@ fn a_server_that_cannot_be_reached_is_tried_again_later_and_later() {
 fn a_wrong_password_or_passphrase_waits_for_the_user() {
     let mut h = started();
     h.p.sync_outcomes.borrow_mut().push_back(Outcome::Passed(Err(Failure::WrongPassphrase)));
-    h.send(Command::Sync(Action::Save(on())));
+    h.send(save(on()));
     assert_eq!(states(&mut h).last(), Some(&State::Failed { failure: Failure::WrongPassphrase, retry_s: None }));
     h.advance(120_000);
     assert_eq!(kinds(&h), ["pass"], "not tried again by itself");
     // Mended: it runs again.
     h.p.sync_outcomes.borrow_mut().push_back(Outcome::Passed(Err(Failure::Unauthorized)));
-    h.send(Command::Sync(Action::Save(SyncSettings { passphrase: "right words".into(), ..on() })));
+    h.send(save(SyncSettings { passphrase: "right words".into(), ..on() }));
     assert_eq!(states(&mut h).last(), Some(&State::Failed { failure: Failure::Unauthorized, retry_s: None }));
 }
 
@@ -87,7 +90,7 @@ fn a_wrong_password_or_passphrase_waits_for_the_user() {
 fn pause_ends_the_wait_and_a_late_answer_changes_nothing() {
     let mut h = started();
     h.p.sync_outcomes.borrow_mut().push_back(passed(0, 0));
-    h.send(Command::Sync(Action::Save(on())));
+    h.send(save(on()));
     let abort = match &h.p.sync_jobs.borrow()[1] {
         Job::Wait { abort, .. } => abort.clone(),
         j => panic!("{j:?}"),
@@ -103,7 +106,7 @@ fn pause_ends_the_wait_and_a_late_answer_changes_nothing() {
     h.send(Command::Sync(Action::Pause(false)));
     assert_eq!(kinds(&h), ["pass", "wait", "pass"]);
     // Switched off: nothing runs, and it says so.
-    h.send(Command::Sync(Action::Save(SyncSettings { on: false, ..on() })));
+    h.send(save(SyncSettings { on: false, ..on() }));
     assert_eq!(states(&mut h).last(), Some(&State::Off));
     h.send(Command::Sync(Action::Now));
     assert_eq!(kinds(&h).len(), 3);
@@ -112,19 +115,20 @@ fn pause_ends_the_wait_and_a_late_answer_changes_nothing() {
 #[test]
 fn sync_on_when_the_page_opens_starts_once_the_store_is_open() {
     let p = FakePlatform::default();
-    SETTINGS_KEY.set(&*p.kv, &SyncSettings { device: "d1".into(), ..on() }).unwrap();
+    SETTINGS_KEY.set(&*p.kv, &SyncSettings { device: "d1".into(), ..on() }.text()).unwrap();
+    ON_KEY.set(&*p.kv, &true).unwrap();
     let mut h = Harness::new(p);
     h.send(Command::Start);
     assert_eq!(kinds(&h), ["pass"]);
     let Job::Pass { settings: s, .. } = &h.p.sync_jobs.borrow()[0] else { panic!() };
-    assert_eq!(s.device, "d1");
+    assert_eq!(SyncSettings::read(s).device, "d1");
 }
 
 #[test]
 fn one_pass_at_a_time_and_new_settings_abort_the_one_that_runs() {
     let mut h = started();
     // The first pass waits (nothing scripted).
-    h.send(Command::Sync(Action::Save(on())));
+    h.send(save(on()));
     assert_eq!(kinds(&h), ["pass"]);
     h.send(Command::Sync(Action::Now));
     h.send(Command::Sync(Action::Now));
@@ -134,7 +138,7 @@ fn one_pass_at_a_time_and_new_settings_abort_the_one_that_runs() {
         j => panic!("{j:?}"),
     };
     // New settings: the running pass is aborted, and the next one waits for it to end.
-    h.send(Command::Sync(Action::Save(SyncSettings { url: "https://other.test/chats".into(), ..on() })));
+    h.send(save(SyncSettings { url: "https://other.test/chats".into(), ..on() }));
     assert!(abort.is_aborted());
     assert_eq!(kinds(&h), ["pass"]);
     h.p.sync_outcomes.borrow_mut().push_back(passed(0, 0));
@@ -142,6 +146,6 @@ fn one_pass_at_a_time_and_new_settings_abort_the_one_that_runs() {
     let jobs = h.p.sync_jobs.borrow();
     assert_eq!(jobs.len(), 3, "{jobs:?}");
     let Job::Pass { settings, .. } = &jobs[1] else { panic!("{jobs:?}") };
-    assert_eq!(settings.url, "https://other.test/chats");
+    assert_eq!(SyncSettings::read(settings).url, "https://other.test/chats");
     assert!(matches!(jobs[2], Job::Wait { .. }));
 }
