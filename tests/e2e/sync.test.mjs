@@ -16,14 +16,14 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
   after(async () => { await couch?.stop(); });
 
   /** Settings → Sync: the database, the passphrase, Save and sync; waits until the pass ends. */
-  async function setUp(page, db, passphrase) {
+  async function setUp(page, db, passphrase, timeout = 30_000) {
     await page.getByTestId('open-settings').click();
     const sync = page.getByTestId('sync');
     await sync.scrollIntoViewIfNeeded();
     await page.getByTestId('sync-url').fill(`${couch.url}/${db}`);
     await page.getByTestId('sync-passphrase').fill(passphrase);
     await page.getByTestId('sync-save').click();
-    await page.getByTestId('sync-status').and(page.locator('[data-state=idle], [data-state=failed]')).waitFor({ timeout: 30_000 });
+    await page.getByTestId('sync-status').and(page.locator('[data-state=idle], [data-state=failed]')).waitFor({ timeout });
   }
 
   /** Waits until the pass under way ends, and checks it went through. */
@@ -131,5 +131,79 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
     await closeSettings(c.page);
     assert.equal(await c.page.getByTestId('session-item').count(), 0);
     for (const d of [a, b, c]) await d.context.close();
+  });
+
+  test('a reload in the middle of a first sync of 1,000 conversations goes on where it stopped', async () => {
+    const sessions = Array.from({ length: 1000 }, (_, i) => ({
+      id: `s${i}`, title: `Trip ${i}`, createdAt: i + 1, updatedAt: i + 1, messages: [
+        { id: `q${i}`, sessionId: `s${i}`, seq: 1, role: 'user', content: `Question ${i}`, timestamp: i + 1 },
+        { id: `a${i}`, sessionId: `s${i}`, seq: 2, role: 'assistant', content: `Answer ${i}`, timestamp: i + 2, parent: `q${i}` },
+      ],
+    }));
+    const a = await h.freshPage();
+    const doc = { format: 'air-agent-export', version: 2, exportedAt: 0, sessions };
+    await a.page.getByTestId('open-settings').click();
+    await a.page.getByTestId('import-file').setInputFiles({ name: 'many.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+    await a.page.getByTestId('import-result').getByText(/Imported 1000 conversation/).waitFor({ timeout: 120_000 });
+    await a.page.getByTestId('settings-save').click();
+    await setUp(a.page, 'many', 'many words', 180_000);
+    assert.equal(await a.page.getByTestId('sync-status').getAttribute('data-state'), 'idle', await a.page.getByTestId('sync-status').textContent());
+    assert.match(await a.page.getByTestId('sync-status').textContent(), /3000 sent/);
+
+    const b = await h.freshPage();
+    await b.page.getByTestId('open-settings').click();
+    await b.page.getByTestId('sync-url').fill(`${couch.url}/many`);
+    await b.page.getByTestId('sync-passphrase').fill('many words');
+    await b.page.getByTestId('sync-save').click();
+    // Some of it is here: the page goes away.
+    const status = b.page.getByTestId('sync-status');
+    await b.page.waitForFunction(() => {
+      const m = /(\d+) received/.exec(document.querySelector('[data-testid=sync-status]')?.textContent ?? '');
+      return m && Number(m[1]) >= 500;
+    }, null, { timeout: 180_000 });
+    const before = Number(/(\d+) received/.exec(await status.textContent())[1]);
+    assert.ok(before < 3000, `still under way: ${before}`);
+    await b.page.reload();
+    await b.page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+    // Sync goes on by itself, from where it stopped.
+    await b.page.getByTestId('open-settings').click();
+    await status.and(b.page.locator('[data-state=idle]')).waitFor({ timeout: 180_000 });
+    const after = Number(/(\d+) received/.exec(await status.textContent())[1]);
+    assert.ok(after <= 3000 - before + 100 && after > 0, `received again after the reload: ${after} (before: ${before})`);
+    const count = await b.page.evaluate(() => new Promise((ok, fail) => {
+      const r = indexedDB.open('air-agent-db');
+      r.onsuccess = () => {
+        const q = r.result.transaction('sessions').objectStore('sessions').count();
+        q.onsuccess = () => ok(q.result);
+        q.onerror = () => fail(q.error);
+      };
+    }));
+    assert.equal(count, 1000);
+    await a.context.close();
+    await b.context.close();
+  });
+
+  test('without a passphrase PouchDB reads what the page wrote, the same content, under ids that say nothing', async () => {
+    const { context, page } = await h.freshPage();
+    h.model.enqueue(reply.text('Sourdough needs a lively starter.'));
+    await send(page, 'How do I bake bread?');
+    await page.getByText('Sourdough needs a lively starter.').waitFor({ timeout: 20_000 });
+    await setUp(page, 'plain', '');
+    await closeSettings(page);
+    const PouchDB = (await import('../sync/node_modules/pouchdb/lib/index.js')).default;
+    const db = new PouchDB(`${couch.url}/plain`);
+    const all = (await db.allDocs({ include_docs: true })).rows.map((r) => r.doc);
+    const config = all.find((d) => d._id === 'air-sync-config');
+    assert.equal(config.encrypted, false);
+    const answer = all.find((d) => d.k === 'message' && d.v.role === 'assistant');
+    assert.ok(answer, JSON.stringify(all.map((d) => d._id)));
+    assert.equal(answer.v.content, 'Sourdough needs a lively starter.');
+    assert.match(answer._id, /^[0-9a-f]{32}$/);
+    assert.ok(!('branch' in answer.v) && !('rev' in answer.v), 'what stays on the device does not travel');
+    const question = all.find((d) => d.k === 'message' && d.v.role === 'user');
+    assert.equal(answer.v.parent, question.id, 'the answer names the question it follows');
+    const session = all.find((d) => d.k === 'session');
+    assert.equal(session.v.title, 'How do I bake bread?');
+    await context.close();
   });
 });
