@@ -183,6 +183,40 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
     await b.context.close();
   });
 
+  test('the server stopped in the middle: sync says so, tries again, and goes on by itself once it is back', async () => {
+    const own = await startCouch();
+    try {
+      const { context, page } = await h.freshPage();
+      h.model.enqueue(reply.text('First answer.'));
+      await send(page, 'First question');
+      await page.getByText('First answer.').waitFor({ timeout: 20_000 });
+      await page.getByTestId('open-settings').click();
+      await page.getByTestId('sync-url').fill(`${own.url}/chats`);
+      await page.getByTestId('sync-passphrase').fill('words');
+      await page.getByTestId('sync-save').click();
+      const status = page.getByTestId('sync-status');
+      await status.and(page.locator('[data-state=idle]')).waitFor({ timeout: 30_000 });
+      await closeSettings(page);
+      const docs = async () => (await (await fetch(`${own.url}/chats`)).json()).doc_count;
+      const before = await docs();
+      await own.stop();
+      // Written while the server is gone: the next pass fails, and says when it tries again.
+      h.model.enqueue(reply.text('Second answer.'));
+      await send(page, 'Second question');
+      await page.getByText('Second answer.').waitFor({ timeout: 20_000 });
+      await page.getByTestId('open-settings').click();
+      await status.and(page.locator('[data-state=failed]')).waitFor({ timeout: 30_000 });
+      assert.match(await status.textContent(), /cannot be reached.*Trying again in \d+ s/);
+      const back = await startCouch({ dir: own.dir, port: own.port });
+      own.stop = back.stop;
+      await status.and(page.locator('[data-state=idle]')).waitFor({ timeout: 90_000 });
+      assert.equal(await docs(), before + 2, 'the question and the answer written meanwhile are there');
+      await context.close();
+    } finally {
+      await own.stop();
+    }
+  });
+
   test('without a passphrase PouchDB reads what the page wrote, the same content, under ids that say nothing', async () => {
     const { context, page } = await h.freshPage();
     h.model.enqueue(reply.text('Sourdough needs a lively starter.'));
