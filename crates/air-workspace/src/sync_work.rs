@@ -43,6 +43,9 @@ pub(crate) fn failure(e: Error) -> Failure {
         Error::Unauthorized(_) => Failure::Unauthorized,
         Error::Network(m) => Failure::Unreachable(m),
         Error::Server { status, reason } => Failure::Server(format!("{status} {reason}")),
+        // Another pass wrote a checkpoint first (another tab of this
+        // browser): the next pass reads it and goes on.
+        Error::Conflict(m) => Failure::Server(format!("409 {m}")),
         Error::Invalid(m) if m.starts_with("the local store") => Failure::Store(m),
         other => Failure::Other(other.to_string()),
     }
@@ -162,4 +165,23 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http
     };
     polling.abort();
     woke
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_may_pass_by_itself_is_tried_again_and_what_the_user_must_mend_is_not() {
+        let again = |e: Error| failure(e).passes();
+        assert!(again(Error::Network("offline".into())));
+        assert!(again(Error::Server { status: 503, reason: "busy".into() }));
+        assert!(again(Error::Conflict("checkpoint".into())), "another tab's checkpoint came first");
+        assert!(!again(Error::Unauthorized("401".into())));
+        assert!(!again(Error::Malformed("not JSON".into())));
+        assert_eq!(failure(Error::Invalid("the local store: quota".into())), Failure::Store("the local store: quota".into()));
+        for e in [EnvelopeError::WrongPassphrase, EnvelopeError::PassphraseNeeded, EnvelopeError::NotEncrypted] {
+            assert!(!envelope_failure(e).passes());
+        }
+    }
 }
