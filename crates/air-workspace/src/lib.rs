@@ -333,8 +333,7 @@ pub enum Notice {
     Store { op: StoreOp, error: StoreError },
     /// A part of the app could not be fetched.
     PartMissing,
-    /// Sync set aside documents it could not open or that no device of
-    /// the database made (how many).
+    /// Sync set aside this many documents no device of the database made.
     SyncRefused(u64),
     /// A file could not be handed to the browser to save.
     DownloadFailed(String),
