@@ -48,6 +48,7 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::Deleted(id) => deleted(state, id),
         Up::Renamed(id) | Up::Changed(id) => state.broadcast(SyncEvent::SessionChanged { session_id: id }),
         Up::SessionsChanged => state.broadcast(SyncEvent::SessionsChanged),
+        Up::PrefsChanged => state.broadcast(SyncEvent::PrefsChanged),
         Up::SearchStarted => air_web::perf_mark("air-search-start"),
         Up::SearchResults(results) => {
             let found = results.is_some();

@@ -102,6 +102,9 @@ impl air_store::SyncMeta for AnyStore {
     async fn journal_last(&self) -> Result<air_store::journal::Seq> {
         self.syncing()?.journal_last().await
     }
+    async fn journal_count(&self, after: air_store::journal::Seq) -> Result<u64> {
+        self.syncing()?.journal_count(after).await
+    }
 }
 
 impl AnyStore {

@@ -30,12 +30,18 @@ pub(super) fn sync_work(state: AppState, store: Option<Rc<AnyStore>>, job: Job) 
         };
         let keys = KEYS.with(Rc::clone);
         let sleep = |ms: u64| -> LocalBoxFuture<'static, ()> { Box::pin(super::env::sleep(ms)) };
-        let progress = move |up: u64, down: u64| super::dispatch(state, Command::Sync(Action::Progress(up, down)));
+        let progress = move |up: u64, down: u64, to_go: Option<u64>| super::dispatch(state, Command::Sync(Action::Progress(up, down, to_go)));
         let tools = Tools { crypto: &WebCrypto, keys: &keys, now: &super::env::now_ms, sleep: &sleep, progress: &progress, iterations: 0 };
         let http = super::env::Http::default();
         match job {
-            Job::Pass { settings, abort } => Outcome::Passed(sync_work::pass(&*store, http, &device(&settings), &tools, &abort).await),
-            Job::Wait { settings, since, abort } => Outcome::Woke(sync_work::wait(&*store, http, &device(&settings), since, &tools, &abort).await),
+            // One tab of the browser syncs; the others hear what it wrote.
+            Job::Pass { .. } if !air_web::lock::hold("air-agent-sync").await => Outcome::Elsewhere,
+            Job::Pass { settings, abort } => Outcome::Passed(sync_work::pass(&*store, &air_web::LocalStorageKv, http, &device(&settings), &tools, &abort).await),
+            Job::Wait { settings, since, abort } => Outcome::Woke(sync_work::wait(&*store, &air_web::LocalStorageKv, http, &device(&settings), since, &tools, &abort).await),
+            Job::Dismiss { wire } => {
+                sync_work::dismiss(&*store, &air_web::LocalStorageKv, &wire).await;
+                Outcome::Dismissed
+            }
         }
     }))
 }

@@ -62,10 +62,23 @@ fn SettingsDrawer() -> impl IntoView {
     let draft = RwSignal::new(state.prefs.settings.get_untracked());
     let test = state.prefs.provider_test;
     // Start from the saved values whenever the drawer opens.
+    let base = StoredValue::new(state.prefs.settings.get_untracked());
     Effect::new(move |_| {
         if state.prefs.settings_open.get() {
-            draft.set(state.prefs.settings.get_untracked());
+            let saved = state.prefs.settings.get_untracked();
+            base.set_value(saved.clone());
+            draft.set(saved);
             test.set(Test::Idle);
+        }
+    });
+    // Saved settings that change while it is open (sync, another tab):
+    // what the user has not touched follows.
+    Effect::new(move |_| {
+        let now = state.prefs.settings.get();
+        let old = base.get_value();
+        if now != old && state.prefs.settings_open.get_untracked() {
+            draft.update(|d| *d = air_workspace::prefs::rebase(d, &old, &now));
+            base.set_value(now);
         }
     });
     let save = move |ev: leptos::ev::SubmitEvent| {
@@ -91,7 +104,7 @@ fn SettingsDrawer() -> impl IntoView {
                     <super::assistants::AssistantsSection draft=draft/>
                     <ExperimentalSection draft=draft/>
                     <DataSection/>
-                    <super::sync::SyncSection/>
+                    <super::sync::SyncSection draft=draft/>
                     <super::log::EventLogSection/>
                     <div class="drawer-actions">
                         <button type="button" on:click=move |_| state.prefs.settings_open.set(false)>{move || t().cancel}</button>

@@ -1,10 +1,12 @@
 //! Settings → Sync: the user's CouchDB (URL, user, password), the
-//! passphrase that encrypts what it keeps, Sync now and Pause, and where
-//! sync stands.
+//! passphrase that encrypts what it keeps, whether API keys and MCP
+//! headers travel too (settings of the drawer's draft, themselves synced),
+//! Sync now and Pause, and where sync stands.
 
 use air_store::sync_meta::SyncSettings;
 use air_workspace::Command;
 use air_workspace::sync::{Action, Failure, State, Status};
+use air_workspace::sync_conflicts::Conflict;
 use leptos::prelude::*;
 
 use crate::binding::state::use_app;
@@ -15,9 +17,16 @@ fn line(t: &Text, s: &Status, when: &str) -> String {
     let n = |text: &str, up: u64, down: u64| text.replace("{up}", &up.to_string()).replace("{down}", &down.to_string());
     match &s.state {
         State::Off => t.sync_off.into(),
-        State::Syncing { up, down } => n(t.sync_running, *up, *down),
+        State::Syncing { up, down, to_go } => {
+            let so_far = n(t.sync_running, *up, *down);
+            match to_go.filter(|n| *n > 0) {
+                Some(k) => format!("{so_far}{}", t.sync_to_go.replace("{n}", &k.to_string())),
+                None => so_far,
+            }
+        }
         State::Idle => n(t.sync_idle, s.up, s.down).replace("{when}", when),
         State::Paused => t.sync_paused.into(),
+        State::Elsewhere => t.sync_elsewhere.into(),
         State::Failed { failure, retry_s } => {
             let said = match failure {
                 Failure::Unauthorized => t.sync_unauthorized.into(),
@@ -35,18 +44,63 @@ fn line(t: &Text, s: &Status, when: &str) -> String {
     }
 }
 
+fn subject(t: &Text, s: &str) -> String {
+    match s {
+        "session" => t.sync_subject_session.into(),
+        "settings" => t.sync_subject_settings.into(),
+        "server" => t.sync_subject_server.into(),
+        "assistant" => t.sync_subject_assistant.into(),
+        "http" => t.sync_subject_http.into(),
+        other => other.into(),
+    }
+}
+
+/// The records whose versions written apart are kept: each, what the
+/// lost versions had, and Dismiss.
+#[component]
+fn Conflicts() -> impl IntoView {
+    let state = use_app();
+    let list = move || state.shell.sync.with(|s| s.as_ref().map(|s| s.conflicts.clone()).unwrap_or_default());
+    let item = move |c: Conflict| {
+        let wire = c.wire.clone();
+        let kept = c.kept.into_iter().map(|k| {
+            let device = if k.here { t().sync_this_device } else { t().sync_other_device };
+            let when = crate::binding::env::local_time_of(k.at);
+            let had = k.changes.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join("; ");
+            view! { <p class="hint">{t().sync_kept.replace("{when}", &when).replace("{device}", device)}" "<q>{had}</q></p> }
+        }).collect_view();
+        view! {
+            <li data-testid="sync-conflict">
+                <strong>{subject(t(), &c.subject)}" "{c.name}</strong>
+                {kept}
+                <button type="button" data-testid="sync-dismiss" on:click=move |_| state.dispatch(Command::Sync(Action::Dismiss(wire.clone())))>{t().sync_dismiss}</button>
+            </li>
+        }
+    };
+    view! {
+        <Show when=move || !list().is_empty()>
+            <details class="sync-conflicts" data-testid="sync-conflicts" open>
+                <summary>{move || t().sync_conflicts.replace("{n}", &list().len().to_string())}</summary>
+                <ul>{move || list().into_iter().map(item).collect_view()}</ul>
+            </details>
+        </Show>
+    }
+}
+
 fn state_name(s: &State) -> &'static str {
     match s {
         State::Off => "off",
         State::Syncing { .. } => "syncing",
         State::Idle => "idle",
         State::Paused => "paused",
+        State::Elsewhere => "elsewhere",
         State::Failed { .. } => "failed",
     }
 }
 
 #[component]
-pub(super) fn SyncSection() -> impl IntoView {
+pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView {
+    let settings = draft;
     let state = use_app();
     let status = state.shell.sync;
     let draft = RwSignal::new(SyncSettings::default());
@@ -69,7 +123,23 @@ pub(super) fn SyncSection() -> impl IntoView {
             </label>
         }
     };
+    let secret = move |testid: &'static str, label: fn(&Text) -> &'static str, get: fn(&air_store::Settings) -> bool, set: fn(&mut air_store::Settings, bool)| {
+        view! {
+            <label class="check">
+                <input type="checkbox" data-testid=testid prop:checked=move || settings.with(get)
+                    prop:disabled=move || draft.with(|d| d.passphrase.is_empty())
+                    on:change=move |ev| { let v = event_target_checked(&ev); settings.update(|s| set(s, v)) }/>
+                {move || label(t())}
+            </label>
+        }
+    };
     let save = move |_| {
+        // What travels is saved with the sync settings (the rest of the drawer waits for its Save).
+        let mut kept = state.prefs.settings.get_untracked();
+        (kept.sync_keys, kept.sync_headers) = settings.with_untracked(|s| (s.sync_keys, s.sync_headers));
+        if kept != state.prefs.settings.get_untracked() {
+            state.save_settings(kept);
+        }
         let s = SyncSettings { on: true, ..draft.get_untracked() };
         state.dispatch(Command::Sync(Action::Save { settings: s.text(), on: s.ready() }));
     };
@@ -85,6 +155,9 @@ pub(super) fn SyncSection() -> impl IntoView {
                 {field(|t| t.sync_password, "sync-password", "password", |d| d.password.clone(), |d, v| d.password = v)}
             </div>
             {field(|t| t.sync_passphrase, "sync-passphrase", "password", |d| d.passphrase.clone(), |d, v| d.passphrase = v)}
+            <p class="hint">{move || t().sync_prefs_hint}</p>
+            {secret("sync-keys", |t| t.sync_keys, |s| s.sync_keys, |s, v| s.sync_keys = v)}
+            {secret("sync-headers", |t| t.sync_headers, |s| s.sync_headers, |s, v| s.sync_headers = v)}
             <div class="row wrap">
                 <button type="button" class="primary" data-testid="sync-save" on:click=save>{move || t().sync_save}</button>
                 <button type="button" data-testid="sync-now" on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || t().sync_now}</button>
@@ -96,6 +169,7 @@ pub(super) fn SyncSection() -> impl IntoView {
                 data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
                 {move || status.with(|s| s.as_ref().map(|s| line(t(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
             </p>
+            <Conflicts/>
         </fieldset>
     }
 }

@@ -22,6 +22,9 @@ pub enum Kind {
     Message,
     File,
     Doc,
+    /// A preference (settings, a server, an assistant, an HTTP tool), kept
+    /// in the key/value store: journaled by sync when it sees it changed.
+    Pref,
 }
 
 impl Kind {
@@ -32,6 +35,7 @@ impl Kind {
             Kind::Message => "message",
             Kind::File => "file",
             Kind::Doc => "doc",
+            Kind::Pref => "pref",
         }
     }
 }
@@ -122,7 +126,7 @@ mod tests {
         let e = Change::deleted(Kind::Doc, "mcp-catalog").at(7);
         assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"seq":7,"kind":"doc","id":"mcp-catalog","deleted":true}"#);
         let back: Entry = serde_json::from_str(r#"{"seq":2,"kind":"message","id":"m"}"#).unwrap();
-        for k in [Kind::Session, Kind::Message, Kind::File, Kind::Doc] {
+        for k in [Kind::Session, Kind::Message, Kind::File, Kind::Doc, Kind::Pref] {
             assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
         }
         assert_eq!(back, Change::put(Kind::Message, "m").at(2));

@@ -146,6 +146,14 @@ pub struct Settings {
     /// What was learnt of each provider and model's images (`false`: it
     /// refused them), by [`Settings::tool_calling_key`].
     pub vision: std::collections::BTreeMap<String, bool>,
+    /// Sync carries the API keys (the profiles', and the HTTP tools'
+    /// secret headers) to the user's other devices, encrypted. Off: each
+    /// device keeps its own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sync_keys: bool,
+    /// Sync carries the MCP servers' headers (tokens), encrypted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sync_headers: bool,
 }
 
 /// A provider profile: its own base URL, key and model. Its key goes only
@@ -220,6 +228,8 @@ impl Default for Settings {
             mcp_summarizer_profile: String::new(),
             profiles: Vec::new(),
             vision: Default::default(),
+            sync_keys: false,
+            sync_headers: false,
         }
     }
 }

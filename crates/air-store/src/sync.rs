@@ -17,6 +17,8 @@ pub enum SyncEvent {
     SessionDeleted { session_id: String },
     /// Many sessions may have changed (an import).
     SessionsChanged,
+    /// The preferences kept changed (written, or pulled by sync).
+    PrefsChanged,
     /// A tab started (`active: true`) or finished streaming into a message.
     #[serde(rename_all = "camelCase")]
     Streaming { session_id: String, message_id: String, active: bool },
@@ -38,6 +40,7 @@ impl SyncEvent {
             "sessionChanged" => Some(Self::SessionChanged { session_id: s("sessionId")? }),
             "sessionDeleted" => Some(Self::SessionDeleted { session_id: s("sessionId")? }),
             "sessionsChanged" => Some(Self::SessionsChanged),
+            "prefsChanged" => Some(Self::PrefsChanged),
             "streaming" => Some(Self::Streaming { session_id: s("sessionId")?, message_id: s("messageId")?, active: v.get("active")?.as_bool()? }),
             _ => None,
         }
@@ -57,6 +60,7 @@ mod tests {
         let s = SyncEvent::Streaming { session_id: "s".into(), message_id: "m".into(), active: true };
         assert_eq!(s.to_json(), r#"{"type":"streaming","sessionId":"s","messageId":"m","active":true}"#);
         assert_eq!(SyncEvent::parse("garbage"), None);
+        assert_eq!(SyncEvent::parse(&SyncEvent::PrefsChanged.to_json()), Some(SyncEvent::PrefsChanged));
         assert_eq!(SyncEvent::parse(&s.to_json()), Some(s));
         for e in [SyncEvent::SessionDeleted { session_id: "x".into() }, SyncEvent::SessionsChanged] {
             assert_eq!(SyncEvent::parse(&e.to_json()), Some(e));

@@ -78,6 +78,8 @@ pub trait SyncMeta {
     async fn rejournal(&self, changes: &[Change]) -> Result<()>;
     /// The last sequence number the journal gave out.
     async fn journal_last(&self) -> Result<Seq>;
+    /// How many journal entries follow `after`.
+    async fn journal_count(&self, after: Seq) -> Result<u64>;
 }
 
 impl SyncMeta for MemoryStore {
@@ -103,6 +105,10 @@ impl SyncMeta for MemoryStore {
 
     async fn journal_last(&self) -> Result<Seq> {
         Ok(self.journal_last_seq())
+    }
+
+    async fn journal_count(&self, after: Seq) -> Result<u64> {
+        Ok(crate::Store::journal_since(self, after, usize::MAX).await?.len() as u64)
     }
 }
 

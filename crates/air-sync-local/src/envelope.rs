@@ -189,11 +189,18 @@ pub fn canonical(v: &Value) -> String {
 }
 
 /// The document for `body` (without `_rev` and `_revisions`, which the
-/// replication adds): sealed into `e` when the keys encrypt.
+/// replication adds): sealed into `e` when the keys encrypt, its large
+/// fields as attachments ([`INLINE_MAX`]).
 pub async fn seal<K: Keys>(keys: &K, body: &Body) -> Result<Map<String, Value>, EnvelopeError> {
     let id = wire_id(keys, &body.k, &body.id).await?;
+    let mut body = body.clone();
+    let attachments = split(keys, &id, &mut body).await?;
+    let body = &body;
     let mut doc = Map::new();
     doc.insert("_id".into(), Value::String(id.clone()));
+    if !attachments.is_empty() {
+        doc.insert("_attachments".into(), Value::Object(attachments));
+    }
     if keys.seals() {
         let plain = serde_json::to_vec(body).map_err(|e| EnvelopeError::Malformed(e.to_string()))?;
         let sealed = keys.seal(id.as_bytes(), &plain).await?;
@@ -211,7 +218,7 @@ pub async fn open<K: Keys>(keys: &K, doc: &Value) -> Result<Option<Body>, Envelo
     if doc.get("_deleted").and_then(Value::as_bool) == Some(true) {
         return Ok(None);
     }
-    let body: Body = if keys.seals() {
+    let mut body: Body = if keys.seals() {
         let e = doc.get("e").and_then(Value::as_str).ok_or_else(|| EnvelopeError::Malformed(format!("{id} is not encrypted")))?;
         let sealed = B64.decode(e).map_err(|e| EnvelopeError::Malformed(format!("{id}: {e}")))?;
         let plain = keys.open(id.as_bytes(), &sealed).await?;
@@ -222,7 +229,67 @@ pub async fn open<K: Keys>(keys: &K, doc: &Value) -> Result<Option<Body>, Envelo
     if wire_id(keys, &body.k, &body.id).await? != id {
         return Err(EnvelopeError::Malformed(format!("{id} holds another record")));
     }
+    join(keys, doc, &mut body).await?;
     Ok(Some(body))
+}
+
+// Large fields as attachments. A document body is limited (CouchDB's
+// `max_document_size`, 8 MB by default); attachments are not. A record's
+// top-level text field longer than [`INLINE_MAX`] (a file's bytes in
+// base64) leaves the body and travels as an attachment of the same name,
+// sealed like the body and bound to the document id and the field; the
+// body keeps, in its place, an HMAC of it (`{"attachment": "…"}`), so
+// the server can neither swap an attachment for another nor an old one
+// for the new.
+
+
+/// The longest text field kept in the body.
+pub const INLINE_MAX: usize = 64 * 1024;
+
+fn aad(id: &str, field: &str) -> Vec<u8> {
+    format!("{id}\0{field}").into_bytes()
+}
+
+async fn mark<K: Keys>(keys: &K, id: &str, field: &str, text: &[u8]) -> Result<String, EnvelopeError> {
+    let mut data = aad(id, field);
+    data.push(0);
+    data.extend_from_slice(text);
+    Ok(hex(&keys.mac(&data).await?[..16]))
+}
+
+/// Takes the large fields out of `body` (of document `id`): the
+/// document's `_attachments`, empty when none.
+async fn split<K: Keys>(keys: &K, id: &str, body: &mut Body) -> Result<Map<String, Value>, EnvelopeError> {
+    let mut out = Map::new();
+    let Some(fields) = body.v.as_object_mut() else { return Ok(out) };
+    let large: Vec<String> = fields.iter().filter(|(_, v)| v.as_str().is_some_and(|s| s.len() > INLINE_MAX)).map(|(k, _)| k.clone()).collect();
+    for field in large {
+        let Some(Value::String(text)) = fields.remove(&field) else { continue };
+        let sealed = if keys.seals() { keys.seal(&aad(id, &field), text.as_bytes()).await? } else { text.clone().into_bytes() };
+        fields.insert(field.clone(), json!({"attachment": mark(keys, id, &field, text.as_bytes()).await?}));
+        out.insert(field, json!({"content_type": "application/octet-stream", "data": B64.encode(sealed)}));
+    }
+    Ok(out)
+}
+
+/// Puts the fields [`split`] took out back into `body`, from document
+/// `doc`'s attachments, each checked against the mark the body kept.
+async fn join<K: Keys>(keys: &K, doc: &Value, body: &mut Body) -> Result<(), EnvelopeError> {
+    let id = doc.get("_id").and_then(Value::as_str).unwrap_or_default();
+    let Some(fields) = body.v.as_object_mut() else { return Ok(()) };
+    let marked: Vec<(String, String)> = fields.iter().filter_map(|(k, v)| Some((k.clone(), v.as_object()?.get("attachment")?.as_str()?.to_owned()))).collect();
+    for (field, want) in marked {
+        let bad = |why: &str| EnvelopeError::Malformed(format!("{id}: the attachment {field} {why}"));
+        let data = doc.pointer(&format!("/_attachments/{}/data", field.replace('~', "~0").replace('/', "~1"))).and_then(Value::as_str).ok_or_else(|| bad("came without its data"))?;
+        let bytes = B64.decode(data).map_err(|_| bad("is not base64"))?;
+        let plain = if keys.seals() { keys.open(&aad(id, &field), &bytes).await? } else { bytes };
+        if mark(keys, id, &field, &plain).await? != want {
+            return Err(bad("is not the one its document names"));
+        }
+        let text = String::from_utf8(plain).map_err(|_| bad("is not text"))?;
+        fields.insert(field, Value::String(text));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

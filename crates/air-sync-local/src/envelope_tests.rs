@@ -145,3 +145,32 @@ pub const MAC_VECTOR: &str = "a413783ed49b2b4a829821d3be29deddc85558feb56332e420
 /// "hello" sealed under those keys with additional data "aad" (the
 /// browser test opens it).
 pub const SEALED_VECTOR: &str = "0700000000000000080000005d74089713c28d651a0ef8efdf403d9da22487dbee";
+
+#[test]
+fn a_large_field_travels_as_a_sealed_attachment_bound_to_its_document() {
+    let big = "QUJD".repeat(INLINE_MAX / 2);
+    let file = |data: &str| Body { k: "file".into(), id: "f-1".into(), v: json!({"id": "f-1", "mime": "image/png", "data": data}), at: 1.0, dev: "d".into() };
+    for pass in [Some("pass"), None] {
+        let (_, keys) = run(new_config(&SoftCrypto::seeded(1), pass, ITER)).unwrap();
+        let doc = run(seal(&keys, &file(&big))).unwrap();
+        let att = &doc["_attachments"]["data"];
+        assert_eq!(att["content_type"], "application/octet-stream");
+        let body_len = Value::Object(doc.iter().filter(|(k, _)| *k != "_attachments").map(|(k, v)| (k.clone(), v.clone())).collect()).to_string().len();
+        assert!(body_len < 4_000, "the body stays small ({body_len} bytes)");
+        if pass.is_some() {
+            assert!(!Value::Object(doc.clone()).to_string().contains("QUJDQUJD"), "sealed");
+        }
+        assert_eq!(run(open(&keys, &Value::Object(doc.clone()))).unwrap(), Some(file(&big)), "back whole");
+        // Another document's attachment (or an older one) is refused.
+        let other = Value::Object(run(seal(&keys, &file(&"WFla".repeat(INLINE_MAX / 2)))).unwrap());
+        let mut swapped = Value::Object(doc.clone());
+        swapped["_attachments"]["data"] = other["_attachments"]["data"].clone();
+        assert!(matches!(run(open(&keys, &swapped)), Err(EnvelopeError::Malformed(_)) | Err(EnvelopeError::Crypto(_))), "{pass:?}");
+        let mut stub = Value::Object(doc);
+        stub["_attachments"]["data"] = json!({"stub": true});
+        assert!(run(open(&keys, &stub)).unwrap_err().to_string().contains("came without its data"));
+    }
+    // Small fields stay in the body.
+    let (_, keys) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), ITER)).unwrap();
+    assert!(run(seal(&keys, &file("QUJD"))).unwrap().get("_attachments").is_none());
+}

@@ -76,6 +76,10 @@ pub trait Records {
     async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, String>;
     /// The last sequence number the journal gave out.
     async fn last_seq(&self) -> Result<u64, String>;
+    /// About how many entries follow `after` (a first sync's progress).
+    async fn pending(&self, _after: u64) -> Option<u64> {
+        None
+    }
     /// The record, if it exists.
     async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String>;
     /// Writes what was pulled (each write journaled as the store journals
@@ -117,11 +121,11 @@ pub struct Merged {
 pub trait Kinds {
     /// Whether record `kind`/`id` travels.
     fn syncs(&self, kind: &str, id: &str) -> bool;
-    /// What of `record` travels (local-only fields left out).
-    fn to_wire(&self, kind: &str, record: &Value) -> Value;
+    /// What of record `kind`/`id` travels (local-only fields left out).
+    fn to_wire(&self, kind: &str, id: &str, record: &Value) -> Value;
     /// The record to store for `wire`, keeping what only this device has
     /// of `local` (its version before).
-    fn from_wire(&self, kind: &str, wire: &Value, local: Option<&Value>) -> Value;
+    fn from_wire(&self, kind: &str, id: &str, wire: &Value, local: Option<&Value>) -> Value;
     fn rule(&self, kind: &str) -> Rule;
     /// When the user last edited `record` (for [`Rule::Newest`]), if it says.
     fn edited_at(&self, kind: &str, record: &Value) -> Option<f64>;

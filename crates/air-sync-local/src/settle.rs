@@ -31,7 +31,7 @@ pub(crate) struct Local {
 impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
     async fn local(&self, kind: &str, id: &str) -> Result<Local, Error> {
         let record = self.records.read(kind, id).await.map_err(store)?;
-        let wire = record.as_ref().map(|r| self.kinds.to_wire(kind, r));
+        let wire = record.as_ref().map(|r| self.kinds.to_wire(kind, id, r));
         let hash = self.hash_of(wire.as_ref()).await?;
         Ok(Local { record, wire, hash })
     }
@@ -159,7 +159,7 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
                 }
             }
             None => writes.push(Write::Delete { kind, id }),
-            Some(s) => writes.push(Write::Put { value: self.kinds.from_wire(&kind, &s.v, local.record.as_ref()), kind, id }),
+            Some(s) => writes.push(Write::Put { value: self.kinds.from_wire(&kind, &id, &s.v, local.record.as_ref()), kind, id }),
         }
         en.hash = hash;
         if let Some(s) = shown {

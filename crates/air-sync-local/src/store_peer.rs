@@ -66,7 +66,7 @@ impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
     /// The travelling form of record `kind`/`id` as stored now.
     pub(crate) async fn current(&self, kind: &str, id: &str) -> Result<Option<Value>, Error> {
         let record = self.records.read(kind, id).await.map_err(store)?;
-        Ok(record.map(|r| self.kinds.to_wire(kind, &r)))
+        Ok(record.map(|r| self.kinds.to_wire(kind, id, &r)))
     }
 
     pub(crate) async fn entry(&self, wire: &str) -> Result<Option<RevEntry>, Error> {
@@ -180,12 +180,13 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
                 if let Some(c) = self.change_of(&e).await? {
                     results.push(c);
                     if results.len() == limit {
-                        return Ok(ChangesBatch { results, last_seq: Value::from(after) });
+                        let pending = self.records.pending(after).await;
+                        return Ok(ChangesBatch { results, last_seq: Value::from(after), pending });
                     }
                 }
             }
             if end {
-                return Ok(ChangesBatch { results, last_seq: Value::from(after) });
+                return Ok(ChangesBatch { results, last_seq: Value::from(after), pending: Some(0) });
             }
         }
     }

@@ -22,14 +22,14 @@ impl Kinds for TestKinds {
     fn syncs(&self, kind: &str, id: &str) -> bool {
         kind != "doc" || id != "event-log"
     }
-    fn to_wire(&self, _: &str, record: &Value) -> Value {
+    fn to_wire(&self, _: &str, _: &str, record: &Value) -> Value {
         let mut v = record.clone();
         if let Some(o) = v.as_object_mut() {
             o.remove("local");
         }
         v
     }
-    fn from_wire(&self, _: &str, wire: &Value, local: Option<&Value>) -> Value {
+    fn from_wire(&self, _: &str, _: &str, wire: &Value, local: Option<&Value>) -> Value {
         let mut v = wire.clone();
         if let (Some(o), Some(l)) = (v.as_object_mut(), local.and_then(|l| l.get("local"))) {
             o.insert("local".into(), l.clone());

@@ -101,6 +101,7 @@ fn changes_with_string_sequences_from_couchdb_3() {
                 Change { id: "gone".into(), seq: json!(SEQ4), revs: vec![rev("2-5bc3c6319edf62d4c624277fdd0ae191")], deleted: true },
             ],
             last_seq: json!(SEQ4),
+            pending: Some(0),
         }
     );
     assert_eq!(sent(&p), [req("GET", &format!("{DB}/_changes?style=all_docs&since={SEQ3}&limit=100"), Value::Null)]);

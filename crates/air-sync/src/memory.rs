@@ -220,7 +220,9 @@ impl Peer for MemoryPeer {
             results.push(Change { id: id.clone(), seq: (*seq).into(), revs: leaves.into_iter().map(|l| l.rev).collect(), deleted });
         }
         let last_seq = results.last().map_or_else(|| db.seq.max(since).into(), |c| c.seq.clone());
-        Ok(ChangesBatch { results, last_seq })
+        let after = seq_number(&last_seq)?;
+        let pending = Some(db.by_seq.range(after + 1..).count() as u64);
+        Ok(ChangesBatch { results, last_seq, pending })
     }
 
     async fn revs_diff(&self, revs: BTreeMap<String, Vec<Rev>>) -> Result<BTreeMap<String, Missing>, Error> {

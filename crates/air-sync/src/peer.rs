@@ -42,6 +42,9 @@ pub struct Change {
 pub struct ChangesBatch {
     pub results: Vec<Change>,
     pub last_seq: Seq,
+    /// How many changes remain after this batch, where the source says
+    /// (CouchDB does; a first sync's progress).
+    pub pending: Option<u64>,
 }
 
 /// The answer of `_revs_diff` for one document: the revisions the database

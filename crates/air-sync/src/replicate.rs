@@ -44,6 +44,8 @@ pub struct Report {
     pub last_seq: Seq,
     /// Batches of changes copied.
     pub batches: u64,
+    /// Changes the source said remain after the last batch.
+    pub pending: Option<u64>,
 }
 
 /// The id of the replication from `source_id` to `target_id`: the name of
@@ -155,7 +157,7 @@ pub async fn replicate_watching(source: &impl Peer, target: &impl Peer, options:
     let id = replication_id(&source.id(), &target.id(), &options.extra);
     let mut checkpoints = Checkpoints::read(source, target, id).await?;
     let limit = options.batch_size.max(1);
-    let mut report = Report { docs_read: 0, docs_written: 0, last_seq: checkpoints.start.clone(), batches: 0 };
+    let mut report = Report { docs_read: 0, docs_written: 0, last_seq: checkpoints.start.clone(), batches: 0, pending: None };
     loop {
         let batch = source.changes(&report.last_seq, limit).await?;
         if batch.results.is_empty() {
@@ -164,6 +166,7 @@ pub async fn replicate_watching(source: &impl Peer, target: &impl Peer, options:
         copy_batch(source, target, &batch, &mut report).await?;
         report.batches += 1;
         report.last_seq = batch.last_seq.clone();
+        report.pending = batch.pending;
         checkpoints.write(source, target, &report).await?;
         watch(&report);
         if batch.results.len() < limit {

@@ -302,3 +302,15 @@ fn a_pass_cut_at_any_call_resumes_without_loss_or_rereading() {
         }
     }
 }
+
+#[test]
+fn a_first_sync_is_told_how_much_is_left_after_each_batch() {
+    let (source, target) = (MemoryPeer::new("a"), MemoryPeer::new("b"));
+    for i in 0..25 {
+        put(&source, json!({"_id": format!("d{i:02}"), "n": i}));
+    }
+    let mut seen = Vec::new();
+    let report = block_on(replicate_watching(&source, &target, &with_batch(10), &mut |r| seen.push(r.pending))).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(seen, [Some(15), Some(5), Some(0)]);
+    assert_eq!(report.docs_written, 25);
+}

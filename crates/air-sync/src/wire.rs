@@ -91,7 +91,7 @@ pub fn changes(v: &Value, what: &str) -> Result<ChangesBatch, Error> {
         Some(s) => s.clone(),
         None => results.last().map(|c| c.seq.clone()).ok_or_else(|| malformed(what, "no last_seq"))?,
     };
-    Ok(ChangesBatch { results, last_seq })
+    Ok(ChangesBatch { results, last_seq, pending: v.get("pending").and_then(Value::as_u64) })
 }
 
 /// `POST /db/_revs_diff`.

@@ -12,6 +12,7 @@ pub mod frame;
 pub mod http;
 pub mod idb;
 pub mod kv;
+pub mod lock;
 pub mod popup;
 pub mod zoned;
 

@@ -14,17 +14,13 @@
 //! into signals; the fake platform and [`fake::Harness`] (feature
 //! `test-support`) do the same in tests, with a clock the test moves.
 //!
-//! What the core owns so far: the user's preferences, opening the store,
-//! the session list (pages,
-//! the sessions other code saved, delete with undo, rename), search, the
-//! open conversation, import and export, the resources and files attached
-//! to the next message, the MCP servers and signing in to them, and the
-//! turn (start, stop, its questions and events). The other flows move
-//! here one by one.
+//! The core owns the preferences, the store, the sessions, search, the
+//! open conversation, import and export, attachments, the MCP servers and
+//! signing in, the turn, the HTTP tools and sync.
 //!
 //! Module order (each uses only those before it): `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
-//! `signin`, `turn`, `tabs`, `http_tools`, `sync`, `sync_store`, `sync_work`.
+//! `signin`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
 
 pub mod attach;
 pub mod chat;
@@ -43,6 +39,8 @@ pub mod servers;
 pub mod sessions;
 pub mod signin;
 pub mod sync;
+pub mod sync_conflicts;
+pub mod sync_prefs;
 pub mod sync_store;
 pub mod sync_work;
 pub mod tabs;
@@ -273,6 +271,8 @@ pub enum Update {
     Settings(Box<air_store::Settings>),
     /// The settings were written.
     PrefsSaved,
+    /// The preferences kept changed (written here, or pulled): other tabs read them again.
+    PrefsChanged,
     /// Where adding a server stands.
     AddFlow(Box<air_servers::add::AddFlow>),
     /// Where a server's session stands.

@@ -198,6 +198,20 @@ pub(crate) fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
     }
 }
 
+/// The drawer's `draft` after the saved settings went from `base` to
+/// `now` behind it (sync pulled an edit, another tab saved): what the
+/// user has not touched follows, what they changed stays theirs.
+pub fn rebase(draft: &Settings, base: &Settings, now: &Settings) -> Settings {
+    let (Ok(serde_json::Value::Object(mut d)), Ok(serde_json::Value::Object(b)), Ok(serde_json::Value::Object(n))) = (serde_json::to_value(draft), serde_json::to_value(base), serde_json::to_value(now)) else { return draft.clone() };
+    for (k, v) in &n {
+        if d.get(k) == b.get(k) {
+            d.insert(k.clone(), v.clone());
+        }
+    }
+    d.retain(|k, v| n.contains_key(k) || b.get(k) != Some(v));
+    serde_json::from_value(serde_json::Value::Object(d)).unwrap_or_else(|_| draft.clone())
+}
+
 /// What a change that is not the settings' does (the engine's part).
 pub fn apply(p: &mut Prefs, change: Change) -> Touched {
     let chats = Touched { chat_servers: true, ..Touched::default() };
@@ -262,6 +276,13 @@ pub fn session(p: &mut Prefs, began: Option<&str>, deleted: Option<&str>) -> Tou
 /// Says what changed and has it written (after the write under way, if
 /// any: what changed meanwhile is written then, as it is then).
 pub(crate) fn save<P: Platform>(w: &mut Workspace<P>, t: Touched) {
+    show(w, t);
+    w.writing.dirty = w.writing.dirty.and(t);
+    write_next(w);
+}
+
+/// Shows what `t` names of the preferences as they are.
+pub(crate) fn show<P: Platform>(w: &mut Workspace<P>, t: Touched) {
     if t.settings {
         let settings = Box::new(w.prefs.settings.clone());
         w.emit(Update::Settings(settings));
@@ -282,8 +303,6 @@ pub(crate) fn save<P: Platform>(w: &mut Workspace<P>, t: Touched) {
         let list = list.clone();
         w.emit(Update::HttpTools(list));
     }
-    w.writing.dirty = w.writing.dirty.and(t);
-    write_next(w);
 }
 
 fn write_next<P: Platform>(w: &mut Workspace<P>) {
@@ -302,8 +321,13 @@ pub(crate) fn written<P: Platform>(w: &mut Workspace<P>, touched: Touched, resul
     w.writing.busy = false;
     match result {
         // (As ever: settings saved take the notice away, a storage-full one.)
-        Ok(Ok(())) if touched.settings => w.emit(Update::PrefsSaved),
-        Ok(Ok(())) => {}
+        Ok(Ok(())) => {
+            if touched.settings {
+                w.emit(Update::PrefsSaved);
+            }
+            // The other tabs read them again.
+            w.emit(Update::PrefsChanged);
+        }
         Ok(Err(error)) => {
             w.writing.dirty = w.writing.dirty.and(touched);
             w.emit(Update::Notice(Notice::Store { op: StoreOp::Prefs, error }));

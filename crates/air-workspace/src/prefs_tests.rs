@@ -177,3 +177,14 @@ fn a_turn_preloads_what_its_assistant_preloads_only_with_dynamic_loading() {
     prefs.assistants.put(off);
     assert!(prefs.turn_inputs(NEW_CHAT).preload.is_empty());
 }
+
+#[test]
+fn an_open_drawer_follows_what_changed_behind_it_and_keeps_what_the_user_typed() {
+    use air_store::Settings;
+    let base = Settings { system_prompt: "old".into(), model: "m1".into(), ..Settings::default() };
+    let draft = Settings { model: "typed".into(), ..base.clone() };
+    let now = Settings { system_prompt: "pulled".into(), model: "m2".into(), ..base.clone() };
+    let out = super::rebase(&draft, &base, &now);
+    assert_eq!(out.system_prompt, "pulled", "untouched: follows");
+    assert_eq!(out.model, "typed", "typed: stays");
+}

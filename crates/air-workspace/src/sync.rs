@@ -55,6 +55,10 @@ pub struct Passed {
     /// Documents pulled that could not be opened or were not made by a
     /// device of this database: set aside.
     pub refused: u64,
+    /// A preference pulled was written: they are read again.
+    pub prefs: bool,
+    /// The records whose versions written apart are kept to see.
+    pub conflicts: Vec<crate::sync_conflicts::Conflict>,
 }
 
 /// Why a wait ended.
@@ -73,6 +77,8 @@ pub enum Wake {
 pub enum Job {
     Pass { settings: String, abort: Abort },
     Wait { settings: String, since: (Value, u64), abort: Abort },
+    /// The user has seen what document `wire` kept.
+    Dismiss { wire: String },
 }
 
 /// What the part did.
@@ -80,6 +86,10 @@ pub enum Job {
 pub enum Outcome {
     Passed(Result<Passed, Failure>),
     Woke(Wake),
+    Dismissed,
+    /// Another tab of this browser syncs (it holds the lock): this one
+    /// leaves it the work, and looks again later.
+    Elsewhere,
 }
 
 #[derive(Debug, Clone)]
@@ -93,22 +103,27 @@ pub enum Action {
     Now,
     /// Pause (`true`) or go on.
     Pause(bool),
-    /// A pass's documents so far (up, down).
-    Progress(u64, u64),
+    /// A pass's documents so far (up, down), and about how many are to
+    /// go in the direction under way, where known.
+    Progress(u64, u64, Option<u64>),
     /// The part's work ended (under `ticket`).
     Done(u64, Result<Outcome, Missing>),
     /// The wait after a failure is over.
     Retry(u64),
+    /// The user has seen what document `wire` kept: it goes.
+    Dismiss(String),
 }
 
 /// Where sync stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum State {
     Off,
-    Syncing { up: u64, down: u64 },
+    Syncing { up: u64, down: u64, to_go: Option<u64> },
     /// Up to date; waiting for changes.
     Idle,
     Paused,
+    /// Another tab of this browser syncs.
+    Elsewhere,
     /// The last pass failed; `retry_s`: tried again in that many seconds.
     Failed { failure: Failure, retry_s: Option<u64> },
 }
@@ -124,7 +139,13 @@ pub struct Status {
     /// Documents sent and received since the page opened.
     pub up: u64,
     pub down: u64,
+    /// The records whose versions written apart are kept to see.
+    pub conflicts: Vec<crate::sync_conflicts::Conflict>,
 }
+
+/// How often a tab that leaves sync to another looks whether that tab is
+/// gone.
+pub const ELSEWHERE_MS: u64 = 10_000;
 
 #[derive(Debug)]
 pub struct Sync {
@@ -142,11 +163,12 @@ pub struct Sync {
     last: Option<f64>,
     up: u64,
     down: u64,
+    conflicts: Vec<crate::sync_conflicts::Conflict>,
 }
 
 impl Default for Sync {
     fn default() -> Self {
-        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0 }
+        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0, conflicts: Vec::new() }
     }
 }
 
@@ -161,7 +183,7 @@ fn ready<P: Platform>(w: &Workspace<P>) -> bool {
 
 fn show<P: Platform>(w: &mut Workspace<P>) {
     let s = &w.sync;
-    let status = Status { settings: settings(w), state: s.state.clone(), last: s.last, up: s.up, down: s.down };
+    let status = Status { settings: settings(w), state: s.state.clone(), last: s.last, up: s.up, down: s.down, conflicts: s.conflicts.clone() };
     w.emit(Update::Sync(Box::new(status)));
 }
 
@@ -189,7 +211,7 @@ fn run<P: Platform>(w: &mut Workspace<P>, job: Job) {
 /// Starts a pass, or, while one runs, one more once it ends (one pass at
 /// a time: two would write the same records and checkpoints).
 fn pass<P: Platform>(w: &mut Workspace<P>) {
-    w.sync.state = State::Syncing { up: 0, down: 0 };
+    w.sync.state = State::Syncing { up: 0, down: 0, to_go: None };
     show(w);
     if w.sync.passing {
         w.sync.again = true;
@@ -226,14 +248,23 @@ pub fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
         Action::Pause(true) => stopped(w, State::Paused),
         Action::Pause(false) if ready(w) => pass(w),
         Action::Pause(false) => stopped(w, State::Off),
-        Action::Progress(up, down) if matches!(w.sync.state, State::Syncing { .. }) => {
-            w.sync.state = State::Syncing { up, down };
+        Action::Progress(up, down, to_go) if matches!(w.sync.state, State::Syncing { .. }) => {
+            w.sync.state = State::Syncing { up, down, to_go };
             show(w);
         }
         Action::Progress(..) => {}
         Action::Done(ticket, outcome) => ended(w, ticket, outcome),
         Action::Retry(ticket) if ticket == w.sync.ticket => pass(w),
         Action::Retry(_) => {}
+        Action::Dismiss(wire) => {
+            w.sync.conflicts.retain(|c| c.wire != wire);
+            show(w);
+            let working = w.p.run_sync(Job::Dismiss { wire });
+            w.spawn(async move {
+                let _ = working.await;
+                None
+            });
+        }
     }
 }
 
@@ -265,8 +296,12 @@ fn done<P: Platform>(w: &mut Workspace<P>, outcome: Result<Outcome, Missing>) {
             w.sync.last = Some(w.p.now_ms());
             w.sync.up += p.up;
             w.sync.down += p.down;
+            w.sync.conflicts = p.conflicts;
             w.sync.state = State::Idle;
             show(w);
+            if p.prefs {
+                crate::sync_prefs::reload(w, true);
+            }
             if p.refused > 0 {
                 w.emit(Update::Notice(crate::Notice::SyncRefused(p.refused)));
             }
@@ -287,6 +322,12 @@ fn done<P: Platform>(w: &mut Workspace<P>, outcome: Result<Outcome, Missing>) {
             None => pass(w),
         },
         Ok(Outcome::Woke(Wake::Remote | Wake::Local)) => pass(w),
+        Ok(Outcome::Dismissed) => {}
+        Ok(Outcome::Elsewhere) => {
+            w.sync.state = State::Elsewhere;
+            show(w);
+            w.after(ELSEWHERE_MS, Timer::SyncRetry(w.sync.ticket));
+        }
         Err(Missing) => {
             w.emit(Update::Notice(crate::Notice::PartMissing));
             failed(w, Failure::Other("a part of the app could not be fetched".into()));

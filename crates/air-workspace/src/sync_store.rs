@@ -4,7 +4,8 @@
 //! apart end.
 //!
 //! What syncs: sessions, messages (their tool calls, results and
-//! branches) and attached files. What stays: the documents (the event
+//! branches) and attached files; with encryption, the preferences too
+//! (`crate::sync_prefs`). What stays: the documents (the event
 //! log, dynamic loading's catalog, loaded sets and metrics: derived or this
 //! device's own), a message's place among the branches on screen
 //! (`branch`, `rev`: made again from the parent links after a pull) and a
@@ -21,22 +22,32 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};
 
 fn kind_of(name: &str) -> Option<Kind> {
-    [Kind::Session, Kind::Message, Kind::File, Kind::Doc].into_iter().find(|k| k.as_str() == name)
+    [Kind::Session, Kind::Message, Kind::File, Kind::Doc, Kind::Pref].into_iter().find(|k| k.as_str() == name)
 }
 
 fn text(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-/// The store, as sync reads and writes it.
+/// The store, as sync reads and writes it (and the key/value store,
+/// where the preferences are).
 pub struct StoreRecords<'a, S> {
     pub store: &'a S,
+    pub kv: Option<&'a dyn air_store::KeyValue>,
+    /// A pulled preference was written.
+    pub prefs_written: std::cell::Cell<bool>,
+}
+
+impl<'a, S> StoreRecords<'a, S> {
+    pub fn new(store: &'a S, kv: Option<&'a dyn air_store::KeyValue>) -> Self {
+        Self { store, kv, prefs_written: std::cell::Cell::new(false) }
+    }
 }
 
 impl<S: Store + SyncMeta> StoreRecords<'_, S> {
     /// Writes a pulled record. One this version cannot read (written by a
     /// newer one, or damaged) is left out: the rest go on.
-    async fn put(&self, kind: &str, value: &Value, sessions: &mut BTreeSet<String>) -> Result<(), String> {
+    async fn put(&self, kind: &str, id: &str, value: &Value, sessions: &mut BTreeSet<String>) -> Result<(), String> {
         match kind {
             "session" => match serde_json::from_value::<SessionRecord>(value.clone()) {
                 Ok(s) => self.store.put_session(&s).await.map_err(text),
@@ -53,12 +64,25 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
                 Some(f) => self.store.put_file(&f).await.map_err(text),
                 None => Ok(()),
             },
+            "pref" => self.pref(id, Some(value)).await,
             _ => Ok(()),
         }
     }
 
+    /// A preference pulled (`Some`), or deleted on another device.
+    async fn pref(&self, id: &str, value: Option<&Value>) -> Result<(), String> {
+        let Some(kv) = self.kv else { return Ok(()) };
+        let written = match value {
+            Some(v) => crate::sync_prefs::put(self.store, kv, id, v).await?,
+            None => crate::sync_prefs::remove(self.store, kv, id).await?,
+        };
+        self.prefs_written.set(self.prefs_written.get() || written);
+        Ok(())
+    }
+
     async fn delete(&self, kind: &str, id: &str) -> Result<(), String> {
         match kind {
+            "pref" => self.pref(id, None).await,
             "session" => self.store.delete_session(id).await.map_err(text),
             "message" => self.store.delete_message(id).await.map_err(text),
             // A file goes with its message or session.
@@ -94,6 +118,27 @@ fn file_from(v: &Value) -> Option<FileRecord> {
     Some(FileRecord { id: field("id")?, session_id: field("sessionId")?, mime: field("mime")?, bytes: B64.decode(field("data")?).ok()? })
 }
 
+/// Where the list of records with versions kept for the user is
+/// (`crate::sync_conflicts`).
+pub(crate) fn conflicts_key() -> String {
+    format!("{SYNC_PREFIX}conflicts")
+}
+
+pub(crate) fn conflicts_read(text: Option<&String>) -> BTreeSet<String> {
+    text.and_then(|t| serde_json::from_str(t).ok()).unwrap_or_default()
+}
+
+/// The list's new text, if `entries` (about to be kept) change it.
+async fn conflicts_note<S: SyncMeta>(store: &S, entries: &[RevEntry]) -> Result<Option<(String, String)>, String> {
+    let kept = store.sync_get(&[conflicts_key()]).await.map_err(text)?;
+    let mut set = conflicts_read(kept.first().and_then(Option::as_ref));
+    let mut changed = false;
+    for e in entries {
+        changed |= if e.superseded.is_empty() { set.remove(&e.wire) } else { set.insert(e.wire.clone()) };
+    }
+    Ok(changed.then(|| (conflicts_key(), serde_json::to_string(&set).unwrap_or_default())))
+}
+
 fn rev_key(wire: &str) -> String {
     format!("{SYNC_PREFIX}rev:{wire}")
 }
@@ -112,11 +157,19 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
         self.store.journal_last().await.map_err(text)
     }
 
+    async fn pending(&self, after: u64) -> Option<u64> {
+        self.store.journal_count(after).await.ok()
+    }
+
     async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String> {
         let v = match kind {
             "session" => self.store.get_session(id).await.map_err(text)?.map(|s| serde_json::to_value(s).map_err(text)).transpose()?,
             "message" => self.store.get_message(id).await.map_err(text)?.map(|m| serde_json::to_value(m).map_err(text)).transpose()?,
             "file" => self.store.get_file(id).await.map_err(text)?.map(|f| file_to(&f)),
+            "pref" => match self.kv {
+                Some(kv) => crate::sync_prefs::read(self.store, kv, id).await?,
+                None => None,
+            },
             _ => None,
         };
         Ok(v)
@@ -135,7 +188,7 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
         let mut touched = Vec::new();
         for w in sorted {
             match w {
-                Write::Put { kind, value, .. } => self.put(kind, value, &mut sessions).await?,
+                Write::Put { kind, id, value } => self.put(kind, id, value, &mut sessions).await?,
                 Write::Delete { kind, id } => self.delete(kind, id).await?,
                 Write::Touch { kind, id } => {
                     if let Some(k) = kind_of(kind) {
@@ -158,7 +211,8 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
     }
 
     async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), String> {
-        let items = entries.iter().map(|e| Ok((rev_key(&e.wire), serde_json::to_string(e).map_err(text)?))).collect::<Result<Vec<_>, String>>()?;
+        let mut items = entries.iter().map(|e| Ok((rev_key(&e.wire), serde_json::to_string(e).map_err(text)?))).collect::<Result<Vec<_>, String>>()?;
+        items.extend(conflicts_note(self.store, entries).await?);
         self.store.sync_put(&items).await.map_err(text)
     }
 
@@ -173,7 +227,12 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
 }
 
 /// What of the app's records syncs, and how.
-pub struct AppKinds;
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AppKinds {
+    /// The preferences travel (the database is encrypted).
+    pub prefs: bool,
+    pub secrets: crate::sync_prefs::Secrets,
+}
 
 /// Fields that stay on this device, per kind.
 fn local_fields(kind: &str) -> &'static [&'static str] {
@@ -186,10 +245,13 @@ fn local_fields(kind: &str) -> &'static [&'static str] {
 
 impl Kinds for AppKinds {
     fn syncs(&self, kind: &str, _id: &str) -> bool {
-        matches!(kind, "session" | "message" | "file")
+        matches!(kind, "session" | "message" | "file") || (kind == "pref" && self.prefs)
     }
 
-    fn to_wire(&self, kind: &str, record: &Value) -> Value {
+    fn to_wire(&self, kind: &str, id: &str, record: &Value) -> Value {
+        if kind == "pref" {
+            return crate::sync_prefs::to_wire(id, record, self.secrets);
+        }
         let mut v = record.clone();
         if let Some(o) = v.as_object_mut() {
             for f in local_fields(kind) {
@@ -199,7 +261,10 @@ impl Kinds for AppKinds {
         v
     }
 
-    fn from_wire(&self, kind: &str, wire: &Value, local: Option<&Value>) -> Value {
+    fn from_wire(&self, kind: &str, id: &str, wire: &Value, local: Option<&Value>) -> Value {
+        if kind == "pref" {
+            return crate::sync_prefs::from_wire(id, wire, local);
+        }
         let mut v = wire.clone();
         if let (Some(o), Some(l)) = (v.as_object_mut(), local) {
             for f in local_fields(kind) {
@@ -223,6 +288,7 @@ impl Kinds for AppKinds {
         match kind {
             "session" => record.get("titleAt").or(record.get("updatedAt")).and_then(Value::as_f64),
             "message" => record.get("timestamp").and_then(Value::as_f64),
+            "pref" => record.get(crate::sync_prefs::AT).and_then(Value::as_f64),
             _ => None,
         }
     }

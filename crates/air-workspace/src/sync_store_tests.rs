@@ -28,8 +28,9 @@ impl Device {
     }
 
     fn sync(&self, server: &MemoryPeer) -> (u64, u64) {
-        let records = StoreRecords { store: &self.store };
-        let peer = StorePeer::new(&records, &self.keys, &AppKinds, self.name, || self.clock.get());
+        let records = StoreRecords::new(&self.store, None);
+        let kinds = AppKinds::default();
+        let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
         let up = run(replicate(&peer, server, &Options::default())).unwrap();
         let down = run(replicate(server, &peer, &Options::default())).unwrap();
         (up.docs_written, down.docs_written)
@@ -123,7 +124,8 @@ fn an_answer_continued_on_both_keeps_both_texts_and_titles_take_the_newer_rename
 fn files_travel_with_their_message_and_a_deleted_conversation_goes_on_both() {
     let (server, a, b) = setup();
     run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
-    let bytes: Vec<u8> = (0..=255).collect();
+    // Large enough to travel as an attachment (what a document body could not hold at 8 MB).
+    let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
     run(a.store.put_file(&FileRecord { id: "f1".into(), session_id: "s1".into(), mime: "image/png".into(), bytes: bytes.clone() })).unwrap();
     let mut q = MessageRecord::new("q1", "s1", 1.0, Role::User, "What is in this picture?");
     q.attachments.push(Attachment { id: "f1".into(), name: "p.png".into(), mime: "image/png".into(), size: 256 });

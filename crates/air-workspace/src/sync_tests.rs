@@ -20,7 +20,7 @@ fn save(s: SyncSettings) -> Command {
 }
 
 fn passed(up: u64, down: u64) -> Outcome {
-    Outcome::Passed(Ok(Passed { up, down, remote_seq: json!(7), local_seq: 3, refused: 0 }))
+    Outcome::Passed(Ok(Passed { up, down, remote_seq: json!(7), local_seq: 3, refused: 0, prefs: false, conflicts: Vec::new() }))
 }
 
 fn states(h: &mut Harness) -> Vec<State> {
@@ -148,4 +148,19 @@ fn one_pass_at_a_time_and_new_settings_abort_the_one_that_runs() {
     let Job::Pass { settings, .. } = &jobs[1] else { panic!("{jobs:?}") };
     assert_eq!(SyncSettings::read(settings).url, "https://other.test/chats");
     assert!(matches!(jobs[2], Job::Wait { .. }));
+}
+
+#[test]
+fn a_tab_that_finds_another_syncing_says_so_and_takes_over_once_that_tab_is_gone() {
+    let mut h = started();
+    h.p.sync_outcomes.borrow_mut().extend([Outcome::Elsewhere, Outcome::Elsewhere, passed(0, 2)]);
+    h.send(save(on()));
+    assert_eq!(states(&mut h).last(), Some(&State::Elsewhere));
+    h.advance(ELSEWHERE_MS - 1);
+    assert_eq!(kinds(&h), ["pass"], "it leaves the work to the other tab meanwhile");
+    h.advance(1);
+    assert_eq!(states(&mut h).last(), Some(&State::Elsewhere));
+    h.advance(ELSEWHERE_MS);
+    assert_eq!(states(&mut h).last(), Some(&State::Idle));
+    assert_eq!(kinds(&h), ["pass", "pass", "pass", "wait"]);
 }

@@ -7,7 +7,7 @@ use std::pin::pin;
 
 use air_http::{Abort, HttpClient};
 use air_store::sync_meta::SyncSettings;
-use air_store::{Store, SyncMeta};
+use air_store::{KeyValue, Store, SyncMeta};
 use air_sync::{Auth, CouchPeer, Error, Options, Peer, replicate_watching};
 use air_sync_local::StorePeer;
 use air_sync_local::records::Kinds;
@@ -27,7 +27,7 @@ pub struct Tools<'a, C: Crypto> {
     pub now: &'a dyn Fn() -> f64,
     pub sleep: &'a dyn Fn(u64) -> LocalBoxFuture<'static, ()>,
     /// Told the documents sent and received so far.
-    pub progress: &'a dyn Fn(u64, u64),
+    pub progress: &'a dyn Fn(u64, u64, Option<u64>),
     /// PBKDF2's cost for a new database.
     pub iterations: u32,
 }
@@ -109,7 +109,12 @@ async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSe
 /// comes down; both resume where the last pass stopped. Where the journal
 /// and the server's feed stood is taken before the work, so what is
 /// written meanwhile wakes the next wait.
-pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http: H, settings: &SyncSettings, tools: &Tools<'_, C>, abort: &Abort) -> Result<Passed, Failure> {
+pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &dyn KeyValue, http: H, settings: &SyncSettings, tools: &Tools<'_, C>, abort: &Abort) -> Result<Passed, Failure> {
+    let kinds = kinds(kv, settings);
+    // Dated when a pass is tried, reached or not: an edit made offline is dated within a retry.
+    if kinds.prefs && crate::sync_prefs::started(store).await {
+        crate::sync_prefs::notice(store, kv, (tools.now)(), false).await.map_err(Failure::Store)?;
+    }
     let remote = remote(http, settings)?.with_abort(abort.clone());
     let docs = match remote.info().await {
         Err(Error::NotFound(_)) => {
@@ -119,13 +124,32 @@ pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http
         other => other.map_err(failure)?.doc_count,
     };
     let keys = keys(&remote, settings, tools, docs).await?;
+    if kinds.prefs {
+        // A device whose first pass meets a database in use (more than its configuration) joins it.
+        crate::sync_prefs::notice(store, kv, (tools.now)(), docs.is_some_and(|n| n > 1)).await.map_err(Failure::Store)?;
+    }
     let local_seq = store.journal_last().await.map_err(|e| Failure::Store(e.to_string()))?;
-    let records = StoreRecords { store };
-    let local = StorePeer::new(&records, &*keys, &AppKinds, &settings.device, tools.now);
+    let records = StoreRecords::new(store, Some(kv));
+    let local = StorePeer::new(&records, &*keys, &kinds, &settings.device, tools.now);
     let options = Options { batch_size: 100, ..Options::default() };
-    let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0)).await.map_err(failure)?;
-    let down = replicate_watching(&remote, &local, &options, &mut |r| (tools.progress)(up.docs_written, r.docs_written)).await.map_err(failure)?;
-    Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq: down.last_seq, local_seq, refused: local.refused() })
+    let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0, r.pending)).await.map_err(failure)?;
+    let down = replicate_watching(&remote, &local, &options, &mut |r| (tools.progress)(up.docs_written, r.docs_written, r.pending)).await.map_err(failure)?;
+    let conflicts = crate::sync_conflicts::list(&records, &settings.device).await.map_err(Failure::Store)?;
+    Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq: down.last_seq, local_seq, refused: local.refused(), prefs: records.prefs_written.get(), conflicts })
+}
+
+/// What syncs with `settings`: the preferences only to an encrypted
+/// database, their secrets as the settings say.
+fn kinds(kv: &dyn KeyValue, settings: &SyncSettings) -> AppKinds {
+    let prefs = !settings.passphrase.is_empty();
+    let secrets = if prefs { crate::sync_prefs::Secrets::of(&air_store::settings::load(&crate::sync_prefs::Kv(kv)).settings) } else { Default::default() };
+    AppKinds { prefs, secrets }
+}
+
+/// The user has seen what document `wire` kept.
+pub async fn dismiss<S: Store + SyncMeta>(store: &S, kv: &dyn KeyValue, wire: &str) {
+    let records = StoreRecords::new(store, Some(kv));
+    let _ = crate::sync_conflicts::dismiss(&records, wire).await;
 }
 
 /// How long a wait lasts before the core is told all is quiet (and waits
@@ -135,11 +159,12 @@ const LOOK_MS: u64 = 2_000;
 
 /// Waits for a change: the server's (a long-poll from `remote_seq`), or
 /// one made here (the journal past `local_seq`). `abort` ends it quietly.
-pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http: H, settings: &SyncSettings, since: (Value, u64), tools: &Tools<'_, C>, abort: &Abort) -> Wake {
+pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &dyn KeyValue, http: H, settings: &SyncSettings, since: (Value, u64), tools: &Tools<'_, C>, abort: &Abort) -> Wake {
     let remote = match remote(http, settings) {
         Ok(r) => r,
         Err(f) => return Wake::Failed(f),
     };
+    let kinds = kinds(kv, settings);
     let polling = Abort::new();
     let server = pin!(remote.changes_longpoll(&since.0, 1, 10_000, &polling));
     let here = pin!(async {
@@ -150,7 +175,7 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, http
             }
             // An edit of something that syncs (the event log's writes do not count).
             let written = store.journal_since(since.1, 1000).await.unwrap_or_default();
-            if written.iter().any(|e| AppKinds.syncs(e.change.kind.as_str(), &e.change.id)) {
+            if written.iter().any(|e| kinds.syncs(e.change.kind.as_str(), &e.change.id)) || (kinds.prefs && crate::sync_prefs::moved(store, kv).await) {
                 return Wake::Local;
             }
         }

@@ -29,6 +29,7 @@ pub(crate) fn heard<P: Platform>(w: &mut Workspace<P>, event: SyncEvent) {
         }
         SyncEvent::SessionChanged { session_id } => w.handle(Command::SessionChanged(session_id)),
         SyncEvent::SessionDeleted { session_id } => w.handle(Command::SessionGone(session_id)),
+        SyncEvent::PrefsChanged => crate::sync_prefs::reload(w, false),
         SyncEvent::SessionsChanged => {
             w.handle(Command::ReloadSessions);
             if !w.busy() {

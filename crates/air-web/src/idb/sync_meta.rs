@@ -45,6 +45,12 @@ impl SyncMeta for IdbStore {
         self.journaled(&[], |tx| async move { Ok((tx, changes)) }).await
     }
 
+    async fn journal_count(&self, after: Seq) -> air_store::Result<u64> {
+        let tx = self.db.transaction(&[JOURNAL], TransactionMode::ReadOnly).map_err(err)?;
+        let range = rexie::KeyRange::lower_bound(&JsValue::from_f64(after as f64), Some(true)).map_err(|e| StoreError::Other(e.to_string()))?;
+        Ok(u64::from(tx.store(JOURNAL).map_err(err)?.count(Some(range)).await.map_err(err)?))
+    }
+
     async fn journal_last(&self) -> air_store::Result<Seq> {
         let tx = self.db.transaction(&[META, JOURNAL], TransactionMode::ReadOnly).map_err(err)?;
         let v = tx.store(META).map_err(err)?.get(JsValue::from_str(JOURNAL_SEQ_KEY)).await.map_err(err)?;

@@ -1,0 +1,107 @@
+//! What edits made apart on two devices left for the user to see: a
+//! settings-like record (a session's title, the settings, a server, an
+//! assistant) took the newest edit, and the other versions are kept
+//! beside it (`RevEntry::superseded`) until the user dismisses them.
+//!
+//! The store keeps the list of such records under `sync:conflicts`
+//! (updated with the bookkeeping itself, `sync_store::conflicts_note`),
+//! so finding them never reads every record's.
+
+use air_store::SyncMeta;
+use air_sync_local::records::Records;
+use serde_json::Value;
+
+use crate::sync_store::{StoreRecords, conflicts_key, conflicts_read};
+
+/// One record whose other versions are kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    /// Its document id (what [`dismiss`] takes).
+    pub wire: String,
+    /// What it is: `session`, `settings`, `server`, `assistant`, `http`
+    /// (or the record kind).
+    pub subject: String,
+    /// Its title or name now.
+    pub name: String,
+    pub kept: Vec<Kept>,
+}
+
+/// A version that lost to a newer edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// When it was edited (ms since the epoch).
+    pub at: f64,
+    /// Edited on this device.
+    pub here: bool,
+    /// What it had that the record now has not: (field, value) in short.
+    pub changes: Vec<(String, String)>,
+}
+
+/// Fields that change with every edit, or are this device's own.
+const SKIP: [&str; 7] = [crate::sync_prefs::AT, "updatedAt", "createdAt", "titleAt", "timestamp", "tools", "protocol"];
+
+fn short(v: &Value) -> String {
+    let text = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut out: String = text.chars().take(80).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// What `old` has that `now` has not.
+fn changes(old: &Value, now: Option<&Value>) -> Vec<(String, String)> {
+    let Some(o) = old.as_object() else { return Vec::new() };
+    o.iter().filter(|(k, v)| !SKIP.contains(&k.as_str()) && now.and_then(|n| n.get(k.as_str())) != Some(*v)).map(|(k, v)| (k.clone(), short(v))).collect()
+}
+
+fn subject(kind: &str, id: &str) -> String {
+    match kind {
+        "pref" => id.split(':').next().unwrap_or(id).to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The records with kept versions, as the user sees them; `device`: this
+/// one's id.
+pub async fn list<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>, device: &str) -> Result<Vec<Conflict>, String> {
+    let kept = records.store.sync_get(&[conflicts_key()]).await.map_err(|e| e.to_string())?;
+    let wires: Vec<String> = conflicts_read(kept.first().and_then(Option::as_ref)).into_iter().collect();
+    let mut out = Vec::new();
+    for en in records.rev_entries(&wires).await?.into_iter().flatten().filter(|e| !e.superseded.is_empty()) {
+        let now = records.read(&en.kind, &en.id).await?;
+        let name = now.as_ref().and_then(|v| v.get("title").or(v.get("name"))).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let kept = en.superseded.iter().map(|l| Kept { at: l.at, here: l.dev == device, changes: changes(&l.v, now.as_ref()) }).collect();
+        out.push(Conflict { wire: en.wire, subject: subject(&en.kind, &en.id), name, kept });
+    }
+    Ok(out)
+}
+
+/// The user has seen what record `wire` kept: it goes.
+pub async fn dismiss<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>, wire: &str) -> Result<(), String> {
+    let Some(Some(mut en)) = records.rev_entries(&[wire.to_owned()]).await?.into_iter().next() else { return Ok(()) };
+    en.superseded.clear();
+    records.put_rev_entries(&[en]).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn what_a_lost_version_had_is_said_in_short() {
+        let old = json!({"systemPrompt": "Answer in haiku.", "model": "m", "editedAt": 5, "long": "x".repeat(100)});
+        let now = json!({"systemPrompt": "Answer in limericks.", "model": "m", "editedAt": 9});
+        let c = changes(&old, Some(&now));
+        assert_eq!(c[0], ("systemPrompt".to_owned(), "Answer in haiku.".to_owned()));
+        assert_eq!(c[1].0, "long");
+        assert!(c[1].1.ends_with('…') && c[1].1.chars().count() == 81);
+        assert_eq!(c.len(), 2, "unchanged fields and dates are not said");
+        assert_eq!(subject("pref", "server:abc"), "server");
+        assert_eq!(subject("session", "s1"), "session");
+    }
+}

@@ -1,0 +1,241 @@
+//! Two devices' preferences through a server in memory: what each made
+//! reaches the other, secrets stay home unless the settings say,
+//! edits made apart end the same on both with nothing silently lost, and
+//! a plain database carries none of it.
+
+use std::cell::Cell;
+
+use air_store::assistants::{Assistant, Assistants};
+use air_store::http_tools::{self, SavedHttpTool};
+use air_store::mcp::{self, McpServer};
+use air_store::settings::{self, Profile};
+use air_store::kv::MemoryKv;
+use air_store::{MemoryStore, Settings};
+use air_sync::{MemoryPeer, Options, replicate};
+use air_sync_local::StorePeer;
+use air_sync_local::envelope::{Config, new_config, unlock};
+use air_sync_local::soft::{SoftCrypto, SoftKeys};
+use pollster::block_on as run;
+
+use super::*;
+use crate::sync_store::{AppKinds, StoreRecords};
+
+struct Device {
+    name: &'static str,
+    store: MemoryStore,
+    kv: MemoryKv,
+    keys: SoftKeys,
+    clock: Cell<f64>,
+}
+
+impl Device {
+    fn new(name: &'static str, config: &Config) -> Self {
+        let keys = run(unlock(&SoftCrypto::default(), config, Some("pass"))).unwrap();
+        Self { name, store: MemoryStore::new(), kv: MemoryKv::default(), keys, clock: Cell::new(1_000.0) }
+    }
+
+    /// One pass as the app makes it: the preferences noticed, up, down.
+    /// Returns (sent, received, preferences written).
+    fn sync_with(&self, server: &MemoryPeer, prefs: bool) -> (u64, u64, bool) {
+        self.clock.set(self.clock.get() + 1_000.0);
+        let joining = run(air_sync::Peer::info(server)).unwrap().doc_count.is_some_and(|n| n > 0);
+        if prefs {
+            run(notice(&self.store, &self.kv, self.clock.get(), joining)).unwrap();
+        }
+        let records = StoreRecords::new(&self.store, Some(&self.kv));
+        let kinds = AppKinds { prefs, secrets: Secrets::of(&settings::load(&self.kv).settings) };
+        let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
+        let up = run(replicate(&peer, server, &Options::default())).unwrap();
+        let down = run(replicate(server, &peer, &Options::default())).unwrap();
+        (up.docs_written, down.docs_written, records.prefs_written.get())
+    }
+
+    fn sync(&self, server: &MemoryPeer) -> (u64, u64, bool) {
+        self.sync_with(server, true)
+    }
+
+    fn settings(&self) -> Settings {
+        settings::load(&self.kv).settings
+    }
+
+    fn edit_settings(&self, f: impl FnOnce(&mut Settings)) {
+        let mut s = self.settings();
+        f(&mut s);
+        settings::save(&self.kv, &s).unwrap();
+    }
+
+    fn servers(&self) -> Vec<McpServer> {
+        mcp::load(&self.kv).0
+    }
+
+    fn add_server(&self, id: &str, name: &str, headers: &[(&str, &str)]) {
+        let mut list = self.servers();
+        list.push(McpServer { id: id.into(), name: name.into(), url: format!("https://{name}.example/mcp"), headers: headers.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(), enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None, trust_hints: false });
+        mcp::save(&self.kv, &list).unwrap();
+    }
+
+    fn assistants(&self) -> Vec<(String, String)> {
+        let mut v: Vec<_> = Assistants::load(&self.kv).list.into_iter().map(|a| (a.id, a.system_prompt)).collect();
+        v.sort();
+        v
+    }
+
+    fn put_assistant(&self, id: &str, prompt: &str) {
+        let mut all = Assistants::load(&self.kv);
+        let mut a = Assistant::new(id, id);
+        a.system_prompt = prompt.into();
+        all.put(a);
+        all.save(&self.kv).unwrap();
+    }
+}
+
+/// Syncs both until nothing moves (what a device settled goes to the
+/// other once more); a ping-pong fails.
+fn settle(server: &MemoryPeer, a: &Device, b: &Device) {
+    for _ in 0..4 {
+        let (x, y) = (a.sync(server), b.sync(server));
+        if x.0 + x.1 + y.0 + y.1 == 0 {
+            return;
+        }
+    }
+    panic!("the devices never settle");
+}
+
+fn setup() -> (MemoryPeer, Device, Device) {
+    let (config, _) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), 1_000)).unwrap();
+    (MemoryPeer::new("server"), Device::new("laptop", &config), Device::new("phone", &config))
+}
+
+#[test]
+fn what_one_device_set_up_reaches_the_other_and_its_secrets_stay_home() {
+    let (server, a, b) = setup();
+    a.edit_settings(|s| {
+        s.model = "gpt-4.1".into();
+        s.api_key = "sk-laptop".into();
+        s.profiles.push(Profile { id: "p1".into(), name: "Groq".into(), base_url: "https://api.groq.com/openai/v1".into(), api_key: "gsk-laptop".into(), model: "llama".into() });
+    });
+    a.add_server("srv1", "search", &[("Authorization", "Bearer tok")]);
+    a.put_assistant("writer", "Write plainly.");
+    let tool: air_http_tools::HttpTool = serde_json::from_value(serde_json::json!({"name": "weather", "inputSchema": {"type": "object"}, "method": "GET", "url": "https://wx.example/", "headers": [{"name": "X-Key", "value": "wx-secret", "secret": true}]})).unwrap();
+    http_tools::KEY.set(&a.kv, &vec![SavedHttpTool::new(tool)]).unwrap();
+    b.edit_settings(|s| s.api_key = "sk-phone".into());
+
+    let (sent, _, _) = a.sync(&server);
+    assert_eq!(sent, 4, "settings, a server, an assistant, an HTTP tool");
+    let (_, got, written) = b.sync(&server);
+    assert!(written && got >= 4);
+    let s = b.settings();
+    assert_eq!(s.model, "gpt-4.1", "the database's settings win over a joining device's");
+    assert_eq!(s.api_key, "sk-phone", "API keys do not travel unless asked");
+    assert_eq!(s.profiles[0].name, "Groq");
+    assert_eq!(s.profiles[0].api_key, "", "a profile's key neither");
+    assert_eq!(b.servers()[0].url, "https://search.example/mcp");
+    assert!(b.servers()[0].headers.is_empty(), "headers do not travel unless asked");
+    assert_eq!(b.assistants(), [("writer".into(), "Write plainly.".into())]);
+    let tools = http_tools::KEY.get(&b.kv);
+    assert_eq!(tools[0].tool.headers[0].value, "", "nor an HTTP tool's secret header");
+    // Nothing goes back and forth when nothing changed.
+    assert_eq!(b.sync(&server).0, 0, "what arrived is not sent back");
+    settle(&server, &a, &b);
+    assert_eq!(a.settings().model, "gpt-4.1");
+
+    // Asked to, on one device: the keys and headers follow.
+    a.edit_settings(|s| (s.sync_keys, s.sync_headers) = (true, true));
+    a.sync(&server);
+    b.sync(&server);
+    assert_eq!(b.settings().api_key, "sk-laptop");
+    assert_eq!(b.settings().profiles[0].api_key, "gsk-laptop");
+    assert_eq!(b.servers()[0].headers, [("Authorization".to_owned(), "Bearer tok".to_owned())]);
+    assert_eq!(http_tools::KEY.get(&b.kv)[0].tool.headers[0].value, "wx-secret");
+    settle(&server, &a, &b);
+    assert_eq!(a.settings().api_key, "sk-laptop");
+}
+
+#[test]
+fn edits_made_apart_end_the_same_on_both_and_the_loser_is_kept() {
+    let (server, a, b) = setup();
+    a.put_assistant("writer", "v1");
+    a.put_assistant("coder", "v1");
+    a.sync(&server);
+    b.sync(&server);
+    // Apart: each edits another assistant, and both edit the settings.
+    a.put_assistant("writer", "laptop's");
+    b.put_assistant("coder", "phone's");
+    a.edit_settings(|s| s.system_prompt = "from the laptop".into());
+    a.sync_with(&MemoryPeer::new("elsewhere"), false);
+    b.clock.set(a.clock.get() + 5_000.0);
+    b.edit_settings(|s| s.system_prompt = "from the phone, later".into());
+    settle(&server, &a, &b);
+    let want = vec![("coder".to_owned(), "phone's".to_owned()), ("writer".to_owned(), "laptop's".to_owned())];
+    assert_eq!(a.assistants(), want);
+    assert_eq!(b.assistants(), want);
+    assert_eq!(a.settings().system_prompt, "from the phone, later", "the newest edit wins");
+    assert_eq!(b.settings().system_prompt, "from the phone, later");
+    // The other is kept to see, beside the record.
+    let superseded = superseded_settings(&a).into_iter().chain(superseded_settings(&b)).any(|v| v.get("systemPrompt").and_then(serde_json::Value::as_str) == Some("from the laptop"));
+    assert!(superseded, "the laptop's prompt is kept as a conflict to see");
+    // As the user sees it: on the device that kept it, what it had; dismissed, it goes.
+    let (d, list) = [&a, &b].into_iter().map(|d| (d, run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap())).find(|(_, l)| !l.is_empty()).unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].subject, "settings");
+    let laptops = list[0].kept.iter().find(|k| k.changes.contains(&("systemPrompt".to_owned(), "from the laptop".to_owned()))).expect("the laptop's version");
+    assert_eq!(laptops.here, d.name == "laptop");
+    run(crate::sync_conflicts::dismiss(&StoreRecords::new(&d.store, Some(&d.kv)), &list[0].wire)).unwrap();
+    assert!(run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap().is_empty());
+}
+
+/// The versions of the settings that lost, as kept by sync on `d`.
+fn superseded_settings(d: &Device) -> Vec<serde_json::Value> {
+    let wire = run(air_sync_local::envelope::wire_id(&d.keys, "pref", "settings")).unwrap();
+    let kept = run(air_store::SyncMeta::sync_get(&d.store, &[format!("sync:rev:{wire}")])).unwrap();
+    let Some(text) = kept.into_iter().next().flatten() else { return Vec::new() };
+    let en: air_sync_local::records::RevEntry = serde_json::from_str(&text).unwrap();
+    en.superseded.into_iter().map(|l| l.v).collect()
+}
+
+#[test]
+fn a_server_removed_on_one_device_goes_on_the_other_and_two_of_one_name_part() {
+    let (server, a, b) = setup();
+    a.add_server("a-1", "search", &[]);
+    a.add_server("a-2", "files", &[]);
+    b.add_server("b-1", "search", &[]);
+    settle(&server, &a, &b);
+    let names = |d: &Device| {
+        let mut v: Vec<(String, String)> = d.servers().into_iter().map(|s| (s.id, s.name)).collect();
+        v.sort();
+        v
+    };
+    let want = vec![("a-1".to_owned(), "search".to_owned()), ("a-2".to_owned(), "files".to_owned()), ("b-1".to_owned(), "search-2".to_owned())];
+    assert_eq!(names(&a), want, "the one of the greater id takes a free name, on both");
+    assert_eq!(names(&b), want);
+    let mut list = a.servers();
+    list.retain(|s| s.id != "a-2");
+    mcp::save(&a.kv, &list).unwrap();
+    a.sync(&server);
+    b.sync(&server);
+    assert!(b.servers().iter().all(|s| s.id != "a-2"), "removed on both");
+    assert_eq!(b.servers().len(), 2);
+}
+
+#[test]
+fn a_plain_database_carries_no_preferences() {
+    let (server, a, b) = setup();
+    a.put_assistant("writer", "Write plainly.");
+    a.add_server("s", "search", &[]);
+    assert_eq!(a.sync_with(&server, false).0, 0);
+    assert_eq!(b.sync_with(&server, false), (0, 0, false));
+    assert!(b.assistants().is_empty() && b.servers().is_empty());
+}
+
+#[test]
+fn to_wire_and_back_keeps_this_devices_secrets() {
+    let local = serde_json::json!({"apiKey": "mine", "profiles": [{"id": "p", "apiKey": "pk"}]});
+    let wire = to_wire("settings", &serde_json::json!({"apiKey": "theirs", "profiles": [{"id": "p", "apiKey": "tk"}], "model": "m"}), Secrets::default());
+    assert_eq!(wire, serde_json::json!({"profiles": [{"id": "p"}], "model": "m"}));
+    let back = from_wire("settings", &wire, Some(&local));
+    assert_eq!(back["apiKey"], "mine");
+    assert_eq!(back["profiles"][0]["apiKey"], "pk");
+    let server = serde_json::json!({"id": "s", "headers": [["A", "b"]]});
+    assert!(to_wire("server:s", &server, Secrets::default()).get("headers").is_none());
+    assert_eq!(to_wire("server:s", &server, Secrets { keys: false, headers: true }), server);
+}
