@@ -5,7 +5,8 @@
 // the server holds no readable text; a wrong passphrase changes nothing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scriptedHarness, send } from './support.mjs';
+import { createServer } from 'node:http';
+import { openApp, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 import { startCouch } from '../support/couch.mjs';
 
@@ -210,6 +211,57 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
     }
     assert.ok(kept >= 1, 'the version that lost is shown on a device');
     for (const d of [a, b]) await d.context.close();
+  });
+
+  test('one tab of a browser syncs: another says so, shows what it brings, and takes over once it closes', async () => {
+    const a = await h.freshPage();
+    await setUp(a.page, 'tabs', 'tab words');
+    await settled(a.page);
+    await closeSettings(a.page);
+    const second = await a.context.newPage();
+    await openApp(second, h.app.url);
+    await second.getByTestId('open-settings').click();
+    await second.getByTestId('sync-status').and(second.locator('[data-state=elsewhere]')).waitFor({ timeout: 20_000 });
+    assert.match(await second.getByTestId('sync-status').textContent(), /Another tab of this browser is syncing/);
+    await closeSettings(second);
+    // Another device writes; the syncing tab brings it, and this one shows it.
+    const other = await h.freshPage();
+    h.model.enqueue(reply.text('Written on another device.'));
+    await send(other.page, 'From the phone');
+    await other.page.getByText('Written on another device.').waitFor({ timeout: 20_000 });
+    await setUp(other.page, 'tabs', 'tab words');
+    await second.getByTestId('session-item').filter({ hasText: 'From the phone' }).waitFor({ timeout: 30_000 });
+    // The syncing tab closes: this one takes over by itself.
+    await a.page.close();
+    await second.getByTestId('open-settings').click();
+    await second.getByTestId('sync-status').and(second.locator('[data-state=idle]')).waitFor({ timeout: 40_000 });
+    await a.context.close();
+    await other.context.close();
+  });
+
+  test('a server that does not let this page in is said, with the CouchDB settings to paste', async () => {
+    // Up, but without CORS: what a fresh CouchDB is.
+    const bare = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"couchdb":"Welcome"}');
+    });
+    await new Promise((ok) => bare.listen(0, '127.0.0.1', ok));
+    const a = await h.freshPage();
+    try {
+      await a.page.getByTestId('open-settings').click();
+      await a.page.getByTestId('sync-url').fill(`http://127.0.0.1:${bare.address().port}/chats`);
+      await a.page.getByTestId('sync-save').click();
+      const status = a.page.getByTestId('sync-status');
+      await status.and(a.page.locator('[data-state=failed]')).waitFor({ timeout: 40_000 });
+      assert.match(await status.textContent(), /not to this page/);
+      const doctor = await a.page.getByTestId('sync-doctor').textContent();
+      assert.ok(doctor.includes('enable_cors = true'), doctor);
+      assert.ok(doctor.includes(`origins = ${new URL(h.app.url).origin}`), doctor);
+      assert.ok(doctor.includes('_node/_local/_config/cors/credentials'), doctor);
+    } finally {
+      await a.context.close();
+      bare.close();
+    }
   });
 
   test('a reload in the middle of a first sync of 1,000 conversations goes on where it stopped', async () => {

@@ -31,7 +31,7 @@ pub(super) fn sync_work(state: AppState, store: Option<Rc<AnyStore>>, job: Job) 
         let keys = KEYS.with(Rc::clone);
         let sleep = |ms: u64| -> LocalBoxFuture<'static, ()> { Box::pin(super::env::sleep(ms)) };
         let progress = move |up: u64, down: u64, to_go: Option<u64>| super::dispatch(state, Command::Sync(Action::Progress(up, down, to_go)));
-        let tools = Tools { crypto: &WebCrypto, keys: &keys, now: &super::env::now_ms, sleep: &sleep, progress: &progress, iterations: 0 };
+        let tools = Tools { crypto: &WebCrypto, keys: &keys, now: &super::env::now_ms, sleep: &sleep, progress: &progress, iterations: 0, origin: air_web::page_origin() };
         let http = super::env::Http::default();
         match job {
             // One tab of the browser syncs; the others hear what it wrote.

@@ -34,6 +34,7 @@ fn line(t: &Text, s: &Status, when: &str) -> String {
                 Failure::PassphraseNeeded => t.sync_passphrase_needed.into(),
                 Failure::NotEncrypted => t.sync_not_encrypted.into(),
                 Failure::Unreachable(e) => t.sync_unreachable.replace("{e}", e),
+                Failure::Refused { explain, .. } => format!("{explain} {}", t.sync_refused_fix),
                 Failure::Server(e) | Failure::Store(e) | Failure::Other(e) => t.sync_failed.replace("{e}", e),
             };
             match retry_s {
@@ -52,6 +53,26 @@ fn subject(t: &Text, s: &str) -> String {
         "assistant" => t.sync_subject_assistant.into(),
         "http" => t.sync_subject_http.into(),
         other => other.into(),
+    }
+}
+
+/// What to set on a server that refuses this page (the doctor's).
+#[component]
+fn Fixes() -> impl IntoView {
+    let state = use_app();
+    let fixes = move || state.shell.sync.with(|s| match s.as_ref().map(|s| &s.state) {
+        Some(State::Failed { failure: Failure::Refused { fixes, .. }, .. }) => fixes.clone(),
+        _ => Vec::new(),
+    });
+    view! {
+        <div class="doctor" data-testid="sync-doctor">
+            {move || fixes().into_iter().map(|(place, text)| view! {
+                <details data-testid="doctor-snippet" open>
+                    <summary>{place}</summary>
+                    <pre><code>{text}</code></pre>
+                </details>
+            }).collect_view()}
+        </div>
     }
 }
 
@@ -169,6 +190,7 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
                 data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
                 {move || status.with(|s| s.as_ref().map(|s| line(t(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
             </p>
+            <Fixes/>
             <Conflicts/>
         </fieldset>
     }

@@ -387,6 +387,7 @@ texts! {
     sync_not_encrypted: "This sync database is not encrypted: leave the passphrase empty.", "该同步数据库未加密：请留空口令。";
     sync_unreachable: "The server cannot be reached ({e}). If it is up, allow this page in its CORS settings (see the README).", "无法连接服务器（{e}）。如果服务器正常，请在其 CORS 设置中允许此页面（见 README）。";
     sync_failed: "Sync failed: {e}", "同步失败：{e}";
+    sync_refused_fix: "Set this on the server (then sync goes on by itself):", "请在服务器上这样设置（之后同步会自动继续）：";
     sync_refused: "Sync set aside {n} document(s) it could not open or that none of your devices made.", "同步搁置了 {n} 个无法打开或并非你的设备写入的文档。";
     storage_usage: "Storage: {used} of {quota} used", "存储：已用 {used}，共 {quota}";
     storage_persistent: "Persistent storage granted.", "已获得持久化存储。";

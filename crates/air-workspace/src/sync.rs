@@ -29,6 +29,10 @@ pub enum Failure {
     NotEncrypted,
     /// Nothing answered (down, offline, or CORS refused this page).
     Unreachable(String),
+    /// The server answers, but not to this page (the doctor found why:
+    /// CORS, mixed content, a private network): what is wrong, and what
+    /// to set on the server, `(where, text)`.
+    Refused { explain: String, fixes: Vec<(String, String)> },
     /// The server answered with an error.
     Server(String),
     /// This device's store failed.
@@ -39,7 +43,7 @@ pub enum Failure {
 impl Failure {
     /// It may pass by itself: tried again.
     pub fn passes(&self) -> bool {
-        matches!(self, Failure::Unreachable(_) | Failure::Server(_))
+        matches!(self, Failure::Unreachable(_) | Failure::Refused { .. } | Failure::Server(_))
     }
 }
 

@@ -30,6 +30,9 @@ pub struct Tools<'a, C: Crypto> {
     pub progress: &'a dyn Fn(u64, u64, Option<u64>),
     /// PBKDF2's cost for a new database.
     pub iterations: u32,
+    /// The page's origin: the doctor says why a server that is up does not
+    /// answer this page.
+    pub origin: Option<String>,
 }
 
 impl<C: Crypto> Tools<'_, C> {
@@ -64,6 +67,20 @@ fn envelope_failure(e: EnvelopeError) -> Failure {
 pub fn remote<H: HttpClient>(http: H, settings: &SyncSettings) -> Result<CouchPeer<H>, Failure> {
     let auth = if settings.user.is_empty() { Auth::None } else { Auth::Basic { user: settings.user.clone(), password: settings.password.clone() } };
     CouchPeer::new(http, settings.url.trim(), auth).map_err(|e| Failure::Other(e.to_string()))
+}
+
+/// A server that did not answer, looked at by the doctor: one that is up
+/// but refuses this page is said, with the CouchDB settings to paste.
+async fn diagnosed<H: HttpClient>(remote: &CouchPeer<H>, settings: &SyncSettings, origin: Option<&str>, abort: &Abort, detail: String) -> Failure {
+    let Some(origin) = origin else { return Failure::Unreachable(detail) };
+    // A JSON POST, as a pass makes (with credentials if any: a probe value).
+    let headers = if settings.user.is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), "Basic cHJvYmU6cHJvYmU=".to_owned())] };
+    let url = format!("{}/_revs_diff", settings.url.trim().trim_end_matches('/'));
+    let target = air_doctor::Target { url, page_origin: Some(origin.to_owned()), headers, body: "{}".into(), mcp: false };
+    match air_doctor::diagnose(remote.http(), &target, abort).await {
+        air_doctor::Finding::Unreachable { .. } | air_doctor::Finding::Fine => Failure::Unreachable(detail),
+        f => Failure::Refused { explain: f.explain(), fixes: air_doctor::couchdb_fix(&f, origin).into_iter().map(|(w, t)| (w.to_owned(), t)).collect() },
+    }
 }
 
 /// The database's keys: its configuration read (or written, by the first
@@ -121,6 +138,7 @@ pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
             remote.create().await.map_err(failure)?;
             Some(0)
         }
+        Err(Error::Network(detail)) => return Err(diagnosed(&remote, settings, tools.origin.as_deref(), abort, detail).await),
         other => other.map_err(failure)?.doc_count,
     };
     let keys = keys(&remote, settings, tools, docs).await?;
