@@ -73,7 +73,7 @@ fi
 
 # The service worker of this build: its version is a hash of every file,
 # CORE what a first visit loads (precached), LAZY the parts fetched on
-# first use.
+# first use (and the pages only sign-in and MCP Apps open).
 python3 - "$staging" <<'PY'
 import hashlib, json, os, sys
 staging = sys.argv[1]
@@ -84,7 +84,9 @@ for base, _, names in os.walk(staging):
         if path not in ('sw.js', 'oauth-client-metadata.json'):
             files.append(path)
 files.sort()
-lazy = [f for f in files if f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))]
+# Fetched on first use too: the sign-in callback page and the MCP Apps
+# sandbox (a first visit needs neither).
+lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html')]
 core = [f for f in files if f not in lazy]
 digest = hashlib.sha256()
 for f in files:

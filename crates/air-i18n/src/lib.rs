@@ -357,12 +357,12 @@ texts! {
     sync_user: "User", "用户名";
     sync_password: "Password", "密码";
     sync_passphrase: "Passphrase (end-to-end encryption)", "口令（端到端加密）";
-    sync_prefs_hint: "With a passphrase, your settings, assistants, MCP servers, tool permissions and HTTP tools sync too; where two devices changed one apart, the later change holds.", "设置口令后，设置、助手、MCP 服务器、工具权限和 HTTP 工具也会同步；两台设备分别改了同一项时，以较晚的修改为准。";
+    sync_prefs_hint: "With a passphrase, settings, assistants, servers and tools sync too; of two edits made apart, the later holds.", "设置口令后，设置、助手、服务器和工具也会同步；分别修改时以较晚的为准。";
     sync_keys: "Also sync API keys (encrypted)", "同时同步 API 密钥（加密）";
-    sync_headers: "Also sync MCP server headers (tokens, encrypted)", "同时同步 MCP 服务器请求头（令牌，加密）";
+    sync_headers: "Also sync MCP headers (encrypted)", "同时同步 MCP 请求头（加密）";
     sync_save: "Save and sync", "保存并同步";
-    sync_conflicts: "Kept from edits made apart on two devices: {n}", "两台设备分别修改时保留下来的版本：{n}";
-    sync_kept: "{when}, on {device}, had:", "{when}，在{device}上的版本：";
+    sync_conflicts: "Kept from edits made apart: {n}", "分别修改时保留的版本：{n}";
+    sync_kept: "{when}, on {device}, had:", "{when}，{device}上的版本：";
     sync_this_device: "this device", "此设备";
     sync_other_device: "another device", "另一台设备";
     sync_dismiss: "Dismiss", "知道了";
@@ -379,7 +379,7 @@ texts! {
     sync_idle: "Up to date ({when}): {up} sent, {down} received.", "已是最新（{when}）：已发送 {up}，已接收 {down}。";
     sync_to_go: ", about {n} to go", "，约剩 {n} 个";
     sync_paused: "Paused.", "已暂停。";
-    sync_elsewhere: "Another tab of this browser is syncing; this one shows what it brings.", "此浏览器的另一个标签页正在同步；本页显示它带来的内容。";
+    sync_elsewhere: "Another tab of this browser is syncing.", "此浏览器的另一个标签页正在同步。";
     sync_retry: " Trying again in {s} s.", " {s} 秒后重试。";
     sync_unauthorized: "The server refused the user name or password: enter them again.", "服务器拒绝了用户名或密码：请重新输入。";
     sync_wrong_passphrase: "This passphrase does not open this sync database; nothing was changed.", "此口令无法打开该同步数据库，未做任何更改。";

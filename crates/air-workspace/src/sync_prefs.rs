@@ -96,7 +96,7 @@ fn hash(text: &str) -> u64 {
 /// What is compared of record `id`: what travels of it, so a change of
 /// what secrets travel is a change too.
 fn mark(kv: &dyn KeyValue, id: &str, v: &Value) -> u64 {
-    let secrets = Secrets::of(&air_store::settings::load(&Kv(kv)).settings);
+    let secrets = settings(kv).map(|s| Secrets::of(&s)).unwrap_or_default();
     hash(&air_sync_local::envelope::canonical(&to_wire(id, v, secrets)))
 }
 
@@ -108,18 +108,53 @@ fn raw(kv: &dyn KeyValue) -> u64 {
     hash(&KEYS.iter().map(|k| kv.get(k).unwrap_or_default()).collect::<Vec<_>>().join("\u{0}"))
 }
 
-/// Every preference record now, by id, undated.
+// The preferences are read here through `serde_json::Value`, not the
+// typed keys: the first load's reader stays its own (inlined once), and
+// this part carries its own. `None`: kept, but unreadable (left alone).
+
+fn json(kv: &dyn KeyValue, name: &str) -> Option<Option<Value>> {
+    match kv.get(name) {
+        None => Some(None),
+        Some(text) => serde_json::from_str(&text).ok().map(Some),
+    }
+}
+
+/// The settings kept (the defaults if none).
+pub fn settings(kv: &dyn KeyValue) -> Option<Settings> {
+    json(kv, air_store::settings::KEY.name)?.map_or_else(|| Some(Settings::default()), |v| serde_json::from_value(v).ok())
+}
+
+fn servers(kv: &dyn KeyValue) -> Option<Vec<McpServer>> {
+    let mut list: Vec<McpServer> = json(kv, mcp::SERVERS_KEY.name)?.map_or_else(|| Some(Vec::new()), |v| serde_json::from_value(v).ok())?;
+    // Saved before servers had ids: the name was the key (as `mcp::load`).
+    for s in list.iter_mut().filter(|s| s.id.is_empty()) {
+        s.id = s.name.clone();
+    }
+    Some(list)
+}
+
+fn assistants(kv: &dyn KeyValue) -> Option<Assistants> {
+    json(kv, air_store::assistants::KEY.name)?.map_or_else(|| Some(Assistants::default()), |v| serde_json::from_value(v).ok())
+}
+
+fn http(kv: &dyn KeyValue) -> Option<Vec<SavedHttpTool>> {
+    json(kv, http_tools::KEY.name)?.map_or_else(|| Some(Vec::new()), |v| serde_json::from_value(v).ok())
+}
+
+/// Every preference record now, by id, undated (what cannot be read is
+/// left out).
 pub fn all(kv: &dyn KeyValue) -> BTreeMap<String, Value> {
-    let kv = Kv(kv);
     let mut out = BTreeMap::new();
-    out.insert("settings".to_owned(), serde_json::to_value(air_store::settings::load(&kv).settings).unwrap_or_default());
-    for s in mcp::load(&kv).0 {
+    if let Some(s) = settings(kv) {
+        out.insert("settings".to_owned(), serde_json::to_value(s).unwrap_or_default());
+    }
+    for s in servers(kv).unwrap_or_default() {
         out.insert(format!("server:{}", s.id), serde_json::to_value(&s).unwrap_or_default());
     }
-    for a in Assistants::load(&kv).list {
+    for a in assistants(kv).map(|a| a.list).unwrap_or_default() {
         out.insert(format!("assistant:{}", a.id), serde_json::to_value(&a).unwrap_or_default());
     }
-    for t in http_tools::KEY.get(&kv) {
+    for t in http(kv).unwrap_or_default() {
         out.insert(format!("http:{}", t.name()), serde_json::to_value(&t).unwrap_or_default());
     }
     out
@@ -193,21 +228,18 @@ pub async fn put<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str, v: &Value)
     let saved = if id == "settings" {
         serde_json::from_value::<Settings>(v.clone()).ok().map(|s| air_store::settings::save(&k, &s))
     } else if let Some(sid) = id.strip_prefix("server:") {
-        serde_json::from_value::<McpServer>(v.clone()).ok().filter(|s| s.id == sid).map(|s| {
-            let mut list = mcp::load(&k).0;
+        serde_json::from_value::<McpServer>(v.clone()).ok().filter(|s| s.id == sid).zip(servers(kv)).map(|(s, mut list)| {
             replace(&mut list, s, |x| &x.id);
             unique_names(&mut list);
             mcp::save(&k, &list)
         })
     } else if let Some(aid) = id.strip_prefix("assistant:") {
-        serde_json::from_value::<Assistant>(v.clone()).ok().filter(|a| a.id == aid).map(|a| {
-            let mut all = Assistants::load(&k);
+        serde_json::from_value::<Assistant>(v.clone()).ok().filter(|a| a.id == aid).zip(assistants(kv)).map(|(a, mut all)| {
             all.put(a);
             all.save(&k)
         })
     } else if let Some(name) = id.strip_prefix("http:") {
-        serde_json::from_value::<SavedHttpTool>(v.clone()).ok().filter(|t| t.name() == name).map(|t| {
-            let mut list = http_tools::KEY.get(&k);
+        serde_json::from_value::<SavedHttpTool>(v.clone()).ok().filter(|t| t.name() == name).zip(http(kv)).map(|(t, mut list)| {
             replace(&mut list, t, |x| &x.tool.name);
             http_tools::KEY.set(&k, &list)
         })
@@ -250,20 +282,17 @@ fn unique_names(list: &mut [McpServer]) {
 /// Removes record `id` (deleted on another device).
 pub async fn remove<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Result<bool, String> {
     let k = Kv(kv);
-    let done = if let Some(sid) = id.strip_prefix("server:") {
-        let mut list = mcp::load(&k).0;
+    let done = if let (Some(sid), Some(mut list)) = (id.strip_prefix("server:"), servers(kv)) {
         list.retain(|s| s.id != sid);
         mcp::save(&k, &list)
-    } else if let Some(aid) = id.strip_prefix("assistant:") {
-        let mut all = Assistants::load(&k);
+    } else if let (Some(aid), Some(mut all)) = (id.strip_prefix("assistant:"), assistants(kv)) {
         all.delete(aid);
         all.save(&k)
-    } else if let Some(name) = id.strip_prefix("http:") {
-        let mut list = http_tools::KEY.get(&k);
+    } else if let (Some(name), Some(mut list)) = (id.strip_prefix("http:"), http(kv)) {
         list.retain(|t| t.name() != name);
         http_tools::KEY.set(&k, &list)
     } else {
-        // The settings are never deleted.
+        // The settings are never deleted (and what cannot be read is left alone).
         return Ok(false);
     };
     done.map_err(|e| e.to_string())?;

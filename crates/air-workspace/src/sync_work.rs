@@ -160,7 +160,7 @@ pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
 /// database, their secrets as the settings say.
 fn kinds(kv: &dyn KeyValue, settings: &SyncSettings) -> AppKinds {
     let prefs = !settings.passphrase.is_empty();
-    let secrets = if prefs { crate::sync_prefs::Secrets::of(&air_store::settings::load(&crate::sync_prefs::Kv(kv)).settings) } else { Default::default() };
+    let secrets = if prefs { crate::sync_prefs::settings(kv).map(|s| crate::sync_prefs::Secrets::of(&s)).unwrap_or_default() } else { Default::default() };
     AppKinds { prefs, secrets }
 }
 
