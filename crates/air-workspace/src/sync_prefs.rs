@@ -141,6 +141,23 @@ fn http(kv: &dyn KeyValue) -> Option<Vec<SavedHttpTool>> {
     json(kv, http_tools::KEY.name)?.map_or_else(|| Some(Vec::new()), |v| serde_json::from_value(v).ok())
 }
 
+/// Whether record `id` missing now means the user removed it: not while
+/// its key cannot be read, nor once an unreadable value of it was kept
+/// aside (`{key}.corrupt`: the list was lost here, not emptied by the
+/// user, and the other devices keep theirs).
+fn may_go(kv: &dyn KeyValue, id: &str) -> bool {
+    let (key, readable) = if id.starts_with("server:") {
+        (mcp::SERVERS_KEY.name, servers(kv).is_some())
+    } else if id.starts_with("assistant:") {
+        (air_store::assistants::KEY.name, assistants(kv).is_some())
+    } else if id.starts_with("http:") {
+        (http_tools::KEY.name, http(kv).is_some())
+    } else {
+        return false;
+    };
+    readable && kv.get(&format!("{key}.corrupt")).is_none()
+}
+
 /// Every preference record now, by id, undated (what cannot be read is
 /// left out).
 pub fn all(kv: &dyn KeyValue) -> BTreeMap<String, Value> {
@@ -199,7 +216,7 @@ pub async fn notice<S: SyncMeta>(store: &S, kv: &dyn KeyValue, now: f64, joining
             changes.push(Change::put(Kind::Pref, id));
         }
     }
-    let gone: Vec<String> = seen.recs.keys().filter(|id| !now_all.contains_key(*id)).cloned().collect();
+    let gone: Vec<String> = seen.recs.keys().filter(|id| !now_all.contains_key(*id) && may_go(kv, id)).cloned().collect();
     for id in gone {
         seen.recs.remove(&id);
         changes.push(Change::deleted(Kind::Pref, &id));

@@ -239,3 +239,25 @@ fn to_wire_and_back_keeps_this_devices_secrets() {
     assert!(to_wire("server:s", &server, Secrets::default()).get("headers").is_none());
     assert_eq!(to_wire("server:s", &server, Secrets { keys: false, headers: true }), server);
 }
+
+#[test]
+fn a_list_lost_here_to_unreadable_storage_deletes_nothing_elsewhere() {
+    let (server, a, b) = setup();
+    a.add_server("s1", "search", &[]);
+    settle(&server, &a, &b);
+    assert_eq!(b.servers().len(), 1);
+    // The laptop's list is damaged: the app kept it aside and went on with none.
+    use air_store::KeyValue;
+    let text = a.kv.get(mcp::SERVERS_KEY.name).unwrap();
+    a.kv.set(&format!("{}.corrupt", mcp::SERVERS_KEY.name), &text).unwrap();
+    a.kv.set(mcp::SERVERS_KEY.name, "[]").unwrap();
+    a.sync(&server);
+    b.sync(&server);
+    assert_eq!(b.servers().len(), 1, "the phone keeps its server");
+    // Damaged and not yet set aside: nothing goes either.
+    a.kv.remove(&format!("{}.corrupt", mcp::SERVERS_KEY.name)).unwrap();
+    a.kv.set(mcp::SERVERS_KEY.name, "{not json").unwrap();
+    a.sync(&server);
+    b.sync(&server);
+    assert_eq!(b.servers().len(), 1);
+}

@@ -184,8 +184,7 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
     };
     let kinds = kinds(kv, settings);
     let polling = Abort::new();
-    let server = pin!(remote.changes_longpoll(&since.0, 1, 10_000, &polling));
-    let here = pin!(async {
+    let mut here = pin!(async {
         for _ in 0..WAIT_MS / LOOK_MS {
             (tools.sleep)(LOOK_MS).await;
             if abort.is_aborted() {
@@ -199,12 +198,22 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
         }
         Wake::Quiet
     });
-    let woke = match select(server, here).await {
-        Either::Left((Ok(batch), _)) if !batch.results.is_empty() => Wake::Remote,
-        // A server that ends a quiet long-poll early: the wait goes on here.
-        Either::Left((Ok(_) | Err(Error::Aborted), here)) => here.await,
-        Either::Left((Err(e), _)) => Wake::Failed(failure(e)),
-        Either::Right((w, _)) => w,
+    let woke = loop {
+        let server = pin!(remote.changes_longpoll(&since.0, 1, 10_000, &polling));
+        match select(server, here.as_mut()).await {
+            Either::Left((Ok(batch), _)) if !batch.results.is_empty() => break Wake::Remote,
+            // A server that ends a quiet long-poll early (PouchDB Server
+            // after 10 s): asked again, a moment later, while this device's
+            // journal is still watched.
+            Either::Left((Ok(_), _)) => {
+                if let Either::Right((w, _)) = select((tools.sleep)(1_000), here.as_mut()).await {
+                    break w;
+                }
+            }
+            Either::Left((Err(Error::Aborted), _)) => break here.await,
+            Either::Left((Err(e), _)) => break Wake::Failed(failure(e)),
+            Either::Right((w, _)) => break w,
+        }
     };
     polling.abort();
     woke
@@ -213,6 +222,23 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_poll_the_server_ends_early_is_asked_again_so_a_change_arrives_within_seconds() {
+        use air_http::fake::{Script, ScriptedHttp};
+        let http = ScriptedHttp::new();
+        // PouchDB Server ends a quiet long-poll after 10 s; the next one brings the change.
+        http.push(Script::status(200, r#"{"results":[],"last_seq":5}"#));
+        http.push(Script::status(200, r#"{"results":[{"seq":6,"id":"d1","changes":[{"rev":"1-0123456789abcdef0123456789abcdef"}]}],"last_seq":6}"#));
+        let (store, kv) = (air_store::MemoryStore::new(), air_store::kv::MemoryKv::default());
+        let crypto = air_sync_local::soft::SoftCrypto::default();
+        let keys = std::cell::RefCell::new(None);
+        let sleep = |_: u64| -> LocalBoxFuture<'static, ()> { Box::pin(async {}) };
+        let tools = Tools { crypto: &crypto, keys: &keys, now: &|| 0.0, sleep: &sleep, progress: &|_, _, _| {}, iterations: 1_000, origin: None };
+        let settings = SyncSettings { url: "https://couch.test/chats".into(), on: true, ..SyncSettings::default() };
+        let woke = pollster::block_on(wait(&store, &kv, http, &settings, (serde_json::json!(5), 0), &tools, &Abort::new()));
+        assert_eq!(woke, Wake::Remote);
+    }
 
     #[test]
     fn what_may_pass_by_itself_is_tried_again_and_what_the_user_must_mend_is_not() {
