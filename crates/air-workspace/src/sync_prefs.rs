@@ -93,10 +93,14 @@ fn hash(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// What secrets travel, as the settings kept say.
+fn secrets(kv: &dyn KeyValue) -> Secrets {
+    settings(kv).map(|s| Secrets::of(&s)).unwrap_or_default()
+}
+
 /// What is compared of record `id`: what travels of it, so a change of
 /// what secrets travel is a change too.
-fn mark(kv: &dyn KeyValue, id: &str, v: &Value) -> u64 {
-    let secrets = settings(kv).map(|s| Secrets::of(&s)).unwrap_or_default();
+fn mark(secrets: Secrets, id: &str, v: &Value) -> u64 {
     hash(&air_sync_local::envelope::canonical(&to_wire(id, v, secrets)))
 }
 
@@ -208,9 +212,11 @@ pub async fn notice<S: SyncMeta>(store: &S, kv: &dyn KeyValue, now: f64, joining
     }
     let at = if !seen.init && joining { 0.0 } else { now };
     let now_all = all(kv);
+    // The settings are read once for every record, not once each.
+    let secrets = secrets(kv);
     let mut changes = Vec::new();
     for (id, v) in &now_all {
-        let h = mark(kv, id, v);
+        let h = mark(secrets, id, v);
         if seen.recs.get(id).is_none_or(|(old, _)| *old != h) {
             seen.recs.insert(id.clone(), (h, at));
             changes.push(Change::put(Kind::Pref, id));
@@ -231,7 +237,7 @@ pub async fn notice<S: SyncMeta>(store: &S, kv: &dyn KeyValue, now: f64, joining
 pub async fn read<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Result<Option<Value>, String> {
     let Some(mut v) = all(kv).remove(id) else { return Ok(None) };
     let seen = load_seen(store).await?;
-    let at = seen.recs.get(id).filter(|(h, _)| *h == mark(kv, id, &v)).map_or(0.0, |(_, at)| *at);
+    let at = seen.recs.get(id).filter(|(h, _)| *h == mark(secrets(kv), id, &v)).map_or(0.0, |(_, at)| *at);
     if let Some(o) = v.as_object_mut() {
         o.insert(AT.into(), json!(at));
     }
@@ -267,7 +273,7 @@ pub async fn put<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str, v: &Value)
     saved.map_err(|e| e.to_string())?;
     let mut seen = load_seen(store).await?;
     if let Some(now) = all(kv).get(id) {
-        seen.recs.insert(id.to_owned(), (mark(kv, id, now), v.get(AT).and_then(Value::as_f64).unwrap_or(0.0)));
+        seen.recs.insert(id.to_owned(), (mark(secrets(kv), id, now), v.get(AT).and_then(Value::as_f64).unwrap_or(0.0)));
     }
     save_seen(store, &seen).await?;
     Ok(true)

@@ -162,7 +162,7 @@ fn edits_made_apart_end_the_same_on_both_and_the_loser_is_kept() {
     a.put_assistant("writer", "laptop's");
     b.put_assistant("coder", "phone's");
     a.edit_settings(|s| s.system_prompt = "from the laptop".into());
-    a.sync_with(&MemoryPeer::new("elsewhere"), false);
+    a.clock.set(a.clock.get() + 1_000.0);
     b.clock.set(a.clock.get() + 5_000.0);
     b.edit_settings(|s| s.system_prompt = "from the phone, later".into());
     settle(&server, &a, &b);
