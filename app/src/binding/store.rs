@@ -85,6 +85,18 @@ impl Store for AnyStore {
     async fn doc_keys(&self, prefix: &str) -> Result<Vec<String>> {
         delegate!(self, s => s.doc_keys(prefix))
     }
+    async fn put_batch(&self, batch: &air_store::batch::Batch) -> Result<()> {
+        match self {
+            AnyStore::Idb(s) => s.put_batch(batch).await,
+            AnyStore::Memory(_) => air_store::batch::put_each(self, batch).await,
+        }
+    }
+    async fn get_batch(&self, ids: &air_store::batch::Ids) -> Result<air_store::batch::Batch> {
+        match self {
+            AnyStore::Idb(s) => s.get_batch(ids).await,
+            AnyStore::Memory(_) => air_store::batch::get_each(self, ids).await,
+        }
+    }
 }
 
 /// Sync keeps its bookkeeping in IndexedDB; a store in memory keeps

@@ -35,6 +35,7 @@ pub async fn run<S: Store>(store: &S) {
     files(store).await;
     shared_files(store).await;
     journal(store).await;
+    batch(store).await;
 }
 
 /// Documents: absent, written, replaced; kept apart from the records.
@@ -315,4 +316,43 @@ async fn journal<S: Store>(store: &S) {
     );
     let after = all().await;
     assert!(after.windows(2).all(|w| w[0].seq < w[1].seq) && after.last().map_or(0, |e| e.seq) > before_delete);
+}
+
+/// A batch: every record written as one at a time would, each journaled
+/// once, its words indexed (a replaced message's old ones gone); a batch
+/// read gives what exists.
+async fn batch<S: Store>(store: &S) {
+    use crate::batch::{Batch, Ids};
+    use crate::journal::{Change, Kind};
+    use crate::FileRecord;
+    let last = || async { store.journal_since(0, usize::MAX).await.unwrap_or_default().last().map_or(0, |e| e.seq) };
+    let found = |q: &'static str| async move { crate::search::run(store, q, 10).await.map(|r| r.hits.into_iter().filter_map(|h| h.message_id).collect::<Vec<_>>()).ok() };
+    ok(store.put_message(&msg("bm1", "b-s", 1.0, Role::User, "pelican harbour")).await, "put bm1");
+    let start = last().await;
+    let mut session = SessionRecord::new("b-s", 3.0);
+    session.rename("Batch voyage", 3.0);
+    let file = FileRecord { id: "bf1".into(), session_id: "b-s".into(), mime: "text/plain".into(), bytes: vec![7, 8] };
+    let batch = Batch {
+        sessions: vec![session.clone()],
+        files: vec![file.clone()],
+        messages: vec![msg("bm2", "b-s", 2.0, Role::Assistant, "a draft"), msg("bm1", "b-s", 1.0, Role::User, "albatross lagoon"), msg("bm2", "b-s", 2.0, Role::Assistant, "walrus beach")],
+    };
+    ok(store.put_batch(&batch).await, "put a batch");
+    let changes: Vec<Change> = store.journal_since(start, usize::MAX).await.unwrap_or_default().into_iter().map(|e| e.change).collect();
+    assert_eq!(changes, vec![Change::put(Kind::Session, "b-s"), Change::put(Kind::File, "bf1"), Change::put(Kind::Message, "bm1"), Change::put(Kind::Message, "bm2")], "each record once, sessions, files, messages");
+    assert_eq!(found("albatross").await, Some(vec!["bm1".to_owned()]), "a replaced message's new words");
+    assert_eq!(found("pelican").await, Some(vec![]), "and not its old ones");
+    assert_eq!(found("walrus").await, Some(vec!["bm2".to_owned()]), "the later of two with one id");
+    assert_eq!(found("draft").await, Some(vec![]), "not the earlier");
+    let hits = crate::search::run(store, "voyage", 10).await.map(|r| r.hits.len()).ok();
+    assert_eq!(hits, Some(1), "the session's title");
+    let ids = Ids { sessions: vec!["b-s".into(), "b-none".into()], files: vec!["bf1".into()], messages: vec!["bm2".into(), "b-none".into(), "bm1".into()] };
+    let read = store.get_batch(&ids).await.unwrap_or_else(|e| panic!("get a batch: {e}"));
+    assert_eq!(read.sessions, vec![session], "the session");
+    assert_eq!(read.files, vec![file], "the file");
+    let texts: Vec<(&str, &str)> = read.messages.iter().map(|m| (m.id.as_str(), m.content.as_str())).collect();
+    assert_eq!(texts, [("bm2", "walrus beach"), ("bm1", "albatross lagoon")], "what exists, in the order asked");
+    ok(store.put_batch(&Batch::default()).await, "an empty batch");
+    assert_eq!(store.get_batch(&Ids::default()).await.ok(), Some(Batch::default()));
+    ok(store.delete_session("b-s").await, "delete");
 }

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 
 use air_chat::Role;
 
+use crate::batch::{Batch, Ids};
 use crate::export::{Export, ExportedSession};
 use crate::records::{ToolRun, ToolStatus};
 use crate::{FileRecord, MessageRecord, Store, StoreError};
@@ -44,15 +45,12 @@ pub async fn import<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut
             Clash::Same => continue,
             Clash::Other => with_new_ids(s, new_id),
         };
-        store.put_session(&s.session).await?;
-        // Files first: a message is never there without its files.
-        for f in &s.files {
-            store.put_file(&FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() }).await?;
-        }
-        for m in &s.messages {
-            store.put_message(m).await?;
-            messages += 1;
-        }
+        // One write for the conversation: its files before its messages,
+        // so a message is never there without its files.
+        let files = s.files.iter().map(|f| FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() });
+        let batch = Batch { sessions: vec![s.session.clone()], files: files.collect(), messages: s.messages.clone() };
+        store.put_batch(&batch).await?;
+        messages += s.messages.len();
         sessions += 1;
     }
     Ok((sessions, messages))
@@ -68,14 +66,10 @@ enum Clash {
 }
 
 async fn clash<S: Store>(store: &S, s: &ExportedSession) -> Result<Clash, StoreError> {
-    let stored = store.get_session(&s.session.id).await?;
-    let mut taken = stored.is_some();
-    for m in &s.messages {
-        taken = taken || store.get_message(&m.id).await?.is_some();
-    }
-    for f in &s.files {
-        taken = taken || store.get_file(&f.id).await?.is_some();
-    }
+    let ids = Ids { sessions: vec![s.session.id.clone()], files: s.files.iter().map(|f| f.id.clone()).collect(), messages: s.messages.iter().map(|m| m.id.clone()).collect() };
+    let found = store.get_batch(&ids).await?;
+    let stored = found.sessions.into_iter().next();
+    let taken = stored.is_some() || !found.files.is_empty() || !found.messages.is_empty();
     if !taken {
         return Ok(Clash::None);
     }

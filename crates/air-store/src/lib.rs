@@ -12,6 +12,7 @@
 //! here, so everything in this crate is deterministic.
 
 pub mod assistants;
+pub mod batch;
 pub mod branches;
 pub mod doc;
 pub mod export;
@@ -195,6 +196,17 @@ pub trait Store {
     /// every record a write put or removed since, once, by its latest
     /// change ([`journal`]).
     async fn journal_since(&self, after: journal::Seq, limit: usize) -> Result<Vec<journal::Entry>>;
+    /// Writes every record of `batch` as `put_session`, `put_file` and
+    /// `put_message` would (in that order; an id twice: the later), at
+    /// once where the store can.
+    async fn put_batch(&self, batch: &batch::Batch) -> Result<()> {
+        batch::put_each(self, batch).await
+    }
+    /// Reads the records named, at once where the store can; those that
+    /// do not exist are left out.
+    async fn get_batch(&self, ids: &batch::Ids) -> Result<batch::Batch> {
+        batch::get_each(self, ids).await
+    }
 }
 
 #[cfg(test)]

@@ -82,6 +82,15 @@ pub trait Records {
     }
     /// The record, if it exists.
     async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String>;
+    /// The records `wanted` (kind, id), in order, as [`Records::read`]
+    /// gives each; a store that can reads them at once.
+    async fn read_many(&self, wanted: &[(String, String)]) -> Result<Vec<Option<Value>>, String> {
+        let mut out = Vec::with_capacity(wanted.len());
+        for (kind, id) in wanted {
+            out.push(self.read(kind, id).await?);
+        }
+        Ok(out)
+    }
     /// Writes what was pulled (each write journaled as the store journals
     /// any other).
     async fn apply(&self, writes: &[Write]) -> Result<(), String>;

@@ -14,37 +14,22 @@
 //!   the others are closed and kept as `superseded` for the user to see.
 
 use air_sync::{DocMeta, Error, REVS_LIMIT, Rev, RevTree};
-use serde_json::Value;
 
 use crate::crypto::Keys;
 use crate::envelope::Body;
 use crate::records::{Kinds, Leaf, RevEntry, Records, Rule, Write};
-use crate::store_peer::{StorePeer, leaf_of, store};
+use crate::store_peer::{Local, StorePeer, leaf_of};
 
-/// The record as stored here: as it is, and as it travels.
-pub(crate) struct Local {
-    pub record: Option<Value>,
-    pub wire: Option<Value>,
-    pub hash: String,
-}
 
 impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
-    async fn local(&self, kind: &str, id: &str) -> Result<Local, Error> {
-        let record = self.records.read(kind, id).await.map_err(store)?;
-        let wire = record.as_ref().map(|r| self.kinds.to_wire(kind, id, r));
-        let hash = self.hash_of(wire.as_ref()).await?;
-        Ok(Local { record, wire, hash })
-    }
-
-    /// The revisions `revs` of one document (each with its body, unless
-    /// a deletion) into `en`, the record's entry (`None`: never synced
-    /// here), then settled once. Returns the entry to keep, after adding
-    /// to `writes` what the record becomes.
-    pub(crate) async fn take(&self, en: Option<RevEntry>, revs: &[(DocMeta, Option<Body>)], writes: &mut Vec<Write>) -> Result<Option<RevEntry>, Error> {
+    /// The entry pulled revisions `revs` of one document go into: the
+    /// record's (`en`), or a new one. `None`: a deletion of what was never
+    /// here, or a kind this version does not keep.
+    pub(crate) fn begin(&self, en: Option<RevEntry>, revs: &[(DocMeta, Option<Body>)]) -> Option<RevEntry> {
         let first_body = revs.iter().find_map(|(_, b)| b.as_ref());
-        let mut en = match (en, first_body) {
-            (Some(en), _) => en,
-            (None, Some(b)) if self.kinds.syncs(&b.k, &b.id) => RevEntry {
+        match (en, first_body) {
+            (Some(en), _) => Some(en),
+            (None, Some(b)) if self.kinds.syncs(&b.k, &b.id) => Some(RevEntry {
                 wire: revs[0].0.id.clone(),
                 kind: b.k.clone(),
                 id: b.id.clone(),
@@ -54,12 +39,16 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
                 dev: String::new(),
                 leaves: Default::default(),
                 superseded: Vec::new(),
-            },
-            // A deletion of what was never here, or a kind this version
-            // does not keep.
-            _ => return Ok(None),
-        };
-        let local = self.local(&en.kind, &en.id).await?;
+            }),
+            _ => None,
+        }
+    }
+
+    /// The revisions `revs` of one document (each with its body, unless
+    /// a deletion) into `en` ([`Self::begin`]), the record being `local`,
+    /// then settled once. Returns the entry to keep, after adding to
+    /// `writes` what the record becomes.
+    pub(crate) async fn take(&self, mut en: RevEntry, local: Local, revs: &[(DocMeta, Option<Body>)], writes: &mut Vec<Write>) -> Result<RevEntry, Error> {
         // An edit made here and not sent yet becomes a revision first, to
         // meet what arrives as a conflict rather than be overwritten.
         if local.hash != en.hash {
@@ -83,7 +72,7 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
             }
         }
         if !changed {
-            return Ok(Some(en));
+            return Ok(en);
         }
         // The version that was shown here, if it is now one of several.
         if let (Some(b), Some(v)) = (&before, &local.wire)
@@ -93,7 +82,7 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
             en.leaves.entry(b.rev.to_string()).or_insert_with(|| Leaf { v: v.clone(), at: en.at, dev: en.dev.clone() });
         }
         self.settle(&mut en, &local, writes).await?;
-        Ok(Some(en))
+        Ok(en)
     }
 
     /// The body of leaf `rev` (kept in the entry, or the record's).

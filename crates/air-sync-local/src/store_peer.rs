@@ -16,12 +16,25 @@
 
 use std::collections::BTreeMap;
 
+use futures_util::future::join_all;
+
 use air_sync::{Change, ChangesBatch, DbInfo, DocMeta, Error, Missing, Peer, REVS_LIMIT, Rev, RevTree, Revisions, Seq};
 use serde_json::Value;
 
 use crate::crypto::{Keys, hex};
 use crate::envelope::{self, Body, CONFIG_ID, EnvelopeError};
 use crate::records::{Entry, Kinds, Leaf, RevEntry, Records};
+
+/// The record as stored here: as it is, and as it travels.
+pub(crate) struct Local {
+    pub record: Option<Value>,
+    pub wire: Option<Value>,
+    pub hash: String,
+}
+
+/// Pulled revisions of one document, each with its body (`None`: a
+/// deletion).
+type Pulled = Vec<(DocMeta, Option<Body>)>;
 
 /// The local side of a replication over `records`, sealing with `keys`.
 pub struct StorePeer<'a, R: Records, K: Keys, N: Kinds> {
@@ -63,16 +76,6 @@ impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
         Ok(hex(&self.keys.mac(text.as_bytes()).await.map_err(|e| sealed(e.into()))?[..16]))
     }
 
-    /// The travelling form of record `kind`/`id` as stored now.
-    pub(crate) async fn current(&self, kind: &str, id: &str) -> Result<Option<Value>, Error> {
-        let record = self.records.read(kind, id).await.map_err(store)?;
-        Ok(record.map(|r| self.kinds.to_wire(kind, id, &r)))
-    }
-
-    pub(crate) async fn entry(&self, wire: &str) -> Result<Option<RevEntry>, Error> {
-        Ok(self.records.rev_entries(&[wire.to_owned()]).await.map_err(store)?.into_iter().next().flatten())
-    }
-
     /// Adds a revision made here: `v` (`None`: deleted) as a child of
     /// `parent` (the winner, if any).
     pub(crate) async fn grow(&self, en: &mut RevEntry, parent: Option<Rev>, v: Option<&Value>) -> Result<Rev, Error> {
@@ -88,7 +91,7 @@ impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
     }
 
     /// The entry of a record edited here since it was last synced, with a
-    /// revision for that edit (kept before it is reported).
+    /// revision for that edit (the caller keeps it before reporting it).
     async fn mint(&self, en: Option<RevEntry>, e: &Entry, wire: String, v: Option<&Value>, hash: String) -> Result<RevEntry, Error> {
         let mut en = en.unwrap_or_else(|| RevEntry {
             wire,
@@ -106,26 +109,49 @@ impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
         en.hash = hash;
         en.at = v.and_then(|v| self.kinds.edited_at(&e.kind, v)).unwrap_or_else(|| (self.now)());
         en.dev.clone_from(&self.dev);
-        self.records.put_rev_entries(std::slice::from_ref(&en)).await.map_err(store)?;
         Ok(en)
     }
 
-    /// What the feed says of journal entry `e`: the record's leaves, after
-    /// making a revision of an edit not yet made one. `None`: nothing to
-    /// say (removed before it was ever synced).
-    async fn change_of(&self, e: &Entry) -> Result<Option<Change>, Error> {
-        let wire = envelope::wire_id(self.keys, &e.kind, &e.id).await.map_err(sealed)?;
-        let en = self.entry(&wire).await?;
-        let v = self.current(&e.kind, &e.id).await?;
-        let hash = self.hash_of(v.as_ref()).await?;
-        let en = match en {
-            None if v.is_none() => return Ok(None),
-            Some(en) if en.hash == hash => en,
-            en => self.mint(en, e, wire, v.as_ref(), hash).await?,
-        };
-        let leaves = en.tree.leaves();
-        let deleted = leaves.first().is_some_and(|l| l.deleted);
-        Ok(Some(Change { id: en.wire, seq: Value::from(e.seq), revs: leaves.into_iter().map(|l| l.rev).collect(), deleted }))
+    /// Records (kind, id) as stored now, read at once, with their
+    /// travelling forms and those forms' hashes (made at once).
+    pub(crate) async fn currents(&self, wanted: &[(String, String)]) -> Result<Vec<Local>, Error> {
+        let records = self.records.read_many(wanted).await.map_err(store)?;
+        let wires: Vec<Option<Value>> = wanted.iter().zip(&records).map(|((kind, id), r)| r.as_ref().map(|r| self.kinds.to_wire(kind, id, r))).collect();
+        let hashes = join_all(wires.iter().map(|v| self.hash_of(v.as_ref()))).await.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(records.into_iter().zip(wires).zip(hashes).map(|((record, wire), hash)| Local { record, wire, hash }).collect())
+    }
+
+    /// What the feed says of journal entries `entries`: each record's
+    /// leaves, after making a revision of an edit not yet made one (kept
+    /// before they are reported). A record removed before it was ever
+    /// synced says nothing.
+    async fn changes_of(&self, entries: &[Entry]) -> Result<Vec<Change>, Error> {
+        let wires = join_all(entries.iter().map(|e| envelope::wire_id(self.keys, &e.kind, &e.id))).await;
+        let wires = wires.into_iter().collect::<Result<Vec<_>, _>>().map_err(sealed)?;
+        let kept = self.records.rev_entries(&wires).await.map_err(store)?;
+        let currents = self.currents(&entries.iter().map(|e| (e.kind.clone(), e.id.clone())).collect::<Vec<_>>()).await?;
+        let mut minting = Vec::new();
+        let mut ens = Vec::new();
+        for (((e, wire), en), Local { wire: v, hash, .. }) in entries.iter().zip(wires).zip(kept).zip(currents) {
+            match en {
+                None if v.is_none() => {}
+                Some(en) if en.hash == hash => ens.push((e.seq, en)),
+                en => minting.push(async move { Ok::<_, Error>((e.seq, self.mint(en, e, wire, v.as_ref(), hash).await?)) }),
+            }
+        }
+        let minted = join_all(minting).await.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let fresh: Vec<RevEntry> = minted.iter().map(|(_, en)| en.clone()).collect();
+        self.records.put_rev_entries(&fresh).await.map_err(store)?;
+        ens.extend(minted);
+        ens.sort_by_key(|(seq, _)| *seq);
+        Ok(ens
+            .into_iter()
+            .map(|(seq, en)| {
+                let leaves = en.tree.leaves();
+                let deleted = leaves.first().is_some_and(|l| l.deleted);
+                Change { id: en.wire, seq: Value::from(seq), revs: leaves.into_iter().map(|l| l.rev).collect(), deleted }
+            })
+            .collect())
     }
 
     /// Revision `rev` of `en` as a sealed document, if its content is
@@ -170,23 +196,18 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
         let limit = limit.max(1);
         let mut results = Vec::new();
         loop {
-            let entries = self.records.journal(after, limit).await.map_err(store)?;
-            let end = entries.len() < limit;
-            for e in entries {
-                after = e.seq;
-                if !self.kinds.syncs(&e.kind, &e.id) {
-                    continue;
-                }
-                if let Some(c) = self.change_of(&e).await? {
-                    results.push(c);
-                    if results.len() == limit {
-                        let pending = self.records.pending(after).await;
-                        return Ok(ChangesBatch { results, last_seq: Value::from(after), pending });
-                    }
-                }
-            }
+            let want = limit - results.len();
+            let entries = self.records.journal(after, want).await.map_err(store)?;
+            let end = entries.len() < want;
+            after = entries.last().map_or(after, |e| e.seq);
+            let syncing: Vec<Entry> = entries.into_iter().filter(|e| self.kinds.syncs(&e.kind, &e.id)).collect();
+            results.extend(self.changes_of(&syncing).await?);
             if end {
                 return Ok(ChangesBatch { results, last_seq: Value::from(after), pending: Some(0) });
+            }
+            if results.len() >= limit {
+                let pending = self.records.pending(after).await;
+                return Ok(ChangesBatch { results, last_seq: Value::from(after), pending });
             }
         }
     }
@@ -207,24 +228,22 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
 
     async fn get_revs(&self, wanted: &[(String, Vec<Rev>)]) -> Result<Vec<Value>, Error> {
         let ids: Vec<String> = wanted.iter().map(|(id, _)| id.clone()).collect();
-        let entries = self.records.rev_entries(&ids).await.map_err(store)?;
-        let mut docs = Vec::new();
-        for ((_, revs), en) in wanted.iter().zip(entries) {
-            let Some(en) = en else { continue };
-            let current = self.current(&en.kind, &en.id).await?;
-            let hash = self.hash_of(current.as_ref()).await?;
+        let entries: Vec<RevEntry> = self.records.rev_entries(&ids).await.map_err(store)?.into_iter().flatten().collect();
+        let currents = self.currents(&entries.iter().map(|en| (en.kind.clone(), en.id.clone())).collect::<Vec<_>>()).await?;
+        let mut sealing = Vec::new();
+        let by_wire: BTreeMap<&str, (&RevEntry, &Local)> = entries.iter().zip(&currents).map(|(en, c)| (en.wire.as_str(), (en, c))).collect();
+        for (id, revs) in wanted {
+            let Some(&(en, Local { wire: current, hash, .. })) = by_wire.get(id.as_str()) else { continue };
             let mut sent: Vec<Rev> = Vec::new();
             for leaf in revs.iter().flat_map(|r| en.tree.latest(r)) {
                 if sent.contains(&leaf.rev) {
                     continue;
                 }
                 sent.push(leaf.rev.clone());
-                if let Some(doc) = self.document(&en, &leaf.rev, leaf.deleted, current.as_ref(), &hash).await? {
-                    docs.push(doc);
-                }
+                sealing.push(async move { self.document(en, &leaf.rev, leaf.deleted, current.as_ref(), hash).await });
             }
         }
-        Ok(docs)
+        Ok(join_all(sealing).await.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect())
     }
 
     /// Every revision is checked before it counts: sealed with these keys
@@ -234,20 +253,22 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
     /// fails is set aside and counted ([`StorePeer::refused`]); the rest
     /// go on, so one bad document never stops sync.
     async fn put_revs(&self, docs: Vec<Value>) -> Result<(), Error> {
-        let mut by_id: BTreeMap<String, Vec<(DocMeta, Option<Body>)>> = BTreeMap::new();
-        for doc in docs {
-            match self.checked(&doc).await {
+        let mut by_id: BTreeMap<String, Pulled> = BTreeMap::new();
+        for checked in join_all(docs.iter().map(|doc| self.checked(doc))).await {
+            match checked {
                 Ok(Some((meta, body))) => by_id.entry(meta.id.clone()).or_default().push((meta, body)),
                 Ok(None) => {}
                 Err(_) => self.refused.set(self.refused.get() + 1),
             }
         }
+        let ids: Vec<String> = by_id.keys().cloned().collect();
+        let kept = self.records.rev_entries(&ids).await.map_err(store)?;
+        let begun: Vec<(RevEntry, Pulled)> = kept.into_iter().zip(by_id.into_values()).filter_map(|(en, revs)| Some((self.begin(en, &revs)?, revs))).collect();
+        let locals = self.currents(&begun.iter().map(|(en, _)| (en.kind.clone(), en.id.clone())).collect::<Vec<_>>()).await?;
         let mut writes = Vec::new();
         let mut entries = Vec::new();
-        for (id, revs) in by_id {
-            if let Some(en) = self.take(self.entry(&id).await?, &revs, &mut writes).await? {
-                entries.push(en);
-            }
+        for ((en, revs), local) in begun.into_iter().zip(locals) {
+            entries.push(self.take(en, local, &revs, &mut writes).await?);
         }
         // The records first: bookkeeping that ran ahead of them would take
         // the old content for an edit made here.

@@ -37,6 +37,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
+mod batch;
 mod journal;
 mod migrate;
 mod shared;
@@ -363,13 +364,9 @@ impl Store for IdbStore {
         let value = to_js(message)?;
         self.journaled(&[MESSAGES, TERMS, META], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
-            let old = messages.get(JsValue::from_str(&message.id)).await.map_err(err)?;
-            // A record still streaming is not indexed: its text is not read
-            // (a streaming checkpoint costs one read of a flag).
-            let old: Option<MessageRecord> = match read::<Streamed>(old.clone()) {
-                Some(Streamed { incomplete: true }) => None,
-                _ => read(old),
-            };
+            // A record still streaming was not indexed: its text is not
+            // read (a streaming checkpoint costs one read of a flag).
+            let old = batch::indexed(messages.get(JsValue::from_str(&message.id)).await.map_err(err)?);
             messages.put(&value, None).await.map_err(err)?;
             let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
             if old.is_some() || new.is_some() {
@@ -502,6 +499,14 @@ impl Store for IdbStore {
         journal::since(&self.db, after, limit).await
     }
 
+    async fn put_batch(&self, batch: &air_store::batch::Batch) -> air_store::Result<()> {
+        self.put_batch_at_once(batch).await
+    }
+
+    async fn get_batch(&self, ids: &air_store::batch::Ids) -> air_store::Result<air_store::batch::Batch> {
+        self.get_batch_at_once(ids).await
+    }
+
     async fn rebuild_index(&self) -> air_store::Result<()> {
         // Emptied and marked incomplete; then filled a batch per
         // transaction, so the tabs' own writes go on meanwhile.
@@ -565,15 +570,6 @@ impl Store for IdbStore {
 /// Messages (or titles) indexed per transaction by a rebuild.
 const REBUILD_BATCH: usize = 500;
 
-/// A record read in a transaction, if it is there and readable.
-/// Of a stored message, whether it was still streaming (the only field
-/// read: the others are left in JavaScript).
-#[derive(serde::Deserialize)]
-struct Streamed {
-    #[serde(default)]
-    incomplete: bool,
-}
-
 /// A file as stored: its fields, and its bytes as a Blob.
 fn file_value(file: &FileRecord) -> air_store::Result<JsValue> {
     let fail = |e: JsValue| StoreError::Other(format!("{e:?}"));
@@ -585,6 +581,7 @@ fn file_value(file: &FileRecord) -> air_store::Result<JsValue> {
     Ok(o.into())
 }
 
+/// A record read in a transaction, if it is there and readable.
 fn read<T: DeserializeOwned>(v: Option<JsValue>) -> Option<T> {
     v.filter(|v| !v.is_undefined()).and_then(|v| from_js(v).ok())
 }

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 
 use air_store::journal::{Change, Kind};
 use air_store::sync_meta::SYNC_PREFIX;
+use air_store::batch::{Batch, Ids};
 use air_store::{FileRecord, MessageRecord, SessionRecord, Store, SyncMeta, branches};
 use air_sync_local::records::{Entry, Kinds, Leaf, Merged, RevEntry, Records, Rule, Write, newest};
 use base64::Engine;
@@ -45,28 +46,18 @@ impl<'a, S> StoreRecords<'a, S> {
 }
 
 impl<S: Store + SyncMeta> StoreRecords<'_, S> {
-    /// Writes a pulled record. One this version cannot read (written by a
-    /// newer one, or damaged) is left out: the rest go on.
-    async fn put(&self, kind: &str, id: &str, value: &Value, sessions: &mut BTreeSet<String>) -> Result<(), String> {
+    /// Adds a pulled record to `batch`, or writes it (a preference). One
+    /// this version cannot read (written by a newer one, or damaged) is
+    /// left out: the rest go on.
+    async fn put(&self, kind: &str, id: &str, value: &Value, batch: &mut Batch) -> Result<(), String> {
         match kind {
-            "session" => match serde_json::from_value::<SessionRecord>(value.clone()) {
-                Ok(s) => self.store.put_session(&s).await.map_err(text),
-                Err(_) => Ok(()),
-            },
-            "message" => match serde_json::from_value::<MessageRecord>(value.clone()) {
-                Ok(m) => {
-                    sessions.insert(m.session_id.clone());
-                    self.store.put_message(&m).await.map_err(text)
-                }
-                Err(_) => Ok(()),
-            },
-            "file" => match file_from(value) {
-                Some(f) => self.store.put_file(&f).await.map_err(text),
-                None => Ok(()),
-            },
-            "pref" => self.pref(id, Some(value)).await,
-            _ => Ok(()),
+            "session" => batch.sessions.extend(serde_json::from_value::<SessionRecord>(value.clone()).ok()),
+            "message" => batch.messages.extend(serde_json::from_value::<MessageRecord>(value.clone()).ok()),
+            "file" => batch.files.extend(file_from(value)),
+            "pref" => return self.pref(id, Some(value)).await,
+            _ => {}
         }
+        Ok(())
     }
 
     /// A preference pulled (`Some`), or deleted on another device.
@@ -90,21 +81,28 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
         }
     }
 
-    /// Makes the branches of `session` again from its messages' links
-    /// (what arrived may have made a fork); what changed is written back,
-    /// which changes nothing that travels.
+    /// Writes what `batch` gathered, noting the sessions its messages
+    /// came to.
+    async fn flush(&self, batch: &mut Batch, sessions: &mut BTreeSet<String>) -> Result<(), String> {
+        sessions.extend(batch.messages.iter().map(|m| m.session_id.clone()));
+        let result = self.store.put_batch(batch).await.map_err(text);
+        *batch = Batch::default();
+        result
+    }
+
     async fn rederive(&self, session: &str) -> Result<(), String> {
         let Some(mut s) = self.store.get_session(session).await.map_err(text)? else { return Ok(()) };
         let mut all = self.store.messages(session).await.map_err(text)?;
         let before = s.forks.clone();
+        let mut batch = Batch::default();
         for i in branches::derive(&mut all, &mut s.forks) {
             all[i].rev += 1;
-            self.store.put_message(&all[i]).await.map_err(text)?;
+            batch.messages.push(all[i].clone());
         }
         if s.forks != before {
-            self.store.put_session(&s).await.map_err(text)?;
+            batch.sessions.push(s);
         }
-        Ok(())
+        self.store.put_batch(&batch).await.map_err(text)
     }
 }
 
@@ -175,6 +173,38 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
         Ok(v)
     }
 
+    /// Sessions, messages and files in one read of the store.
+    async fn read_many(&self, wanted: &[(String, String)]) -> Result<Vec<Option<Value>>, String> {
+        let mut ids = Ids::default();
+        for (kind, id) in wanted {
+            match kind.as_str() {
+                "session" => ids.sessions.push(id.clone()),
+                "message" => ids.messages.push(id.clone()),
+                "file" => ids.files.push(id.clone()),
+                _ => {}
+            }
+        }
+        let found = self.store.get_batch(&ids).await.map_err(text)?;
+        let mut by_id = std::collections::HashMap::new();
+        for s in found.sessions {
+            by_id.insert(("session", s.id.clone()), serde_json::to_value(s).map_err(text)?);
+        }
+        for m in found.messages {
+            by_id.insert(("message", m.id.clone()), serde_json::to_value(m).map_err(text)?);
+        }
+        for f in found.files {
+            by_id.insert(("file", f.id.clone()), file_to(&f));
+        }
+        let mut out = Vec::with_capacity(wanted.len());
+        for (kind, id) in wanted {
+            out.push(match kind.as_str() {
+                "session" | "message" | "file" => by_id.get(&(kind.as_str(), id.clone())).cloned(),
+                _ => self.read(kind, id).await?,
+            });
+        }
+        Ok(out)
+    }
+
     /// Sessions first, then files, then messages (what a message names is
     /// there before it); then the branches of every session a message
     /// came to.
@@ -186,10 +216,15 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
         sorted.sort_by_key(|w| order(w));
         let mut sessions = BTreeSet::new();
         let mut touched = Vec::new();
+        // Records written together; a deletion waits for what came before it.
+        let mut batch = Batch::default();
         for w in sorted {
             match w {
-                Write::Put { kind, id, value } => self.put(kind, id, value, &mut sessions).await?,
-                Write::Delete { kind, id } => self.delete(kind, id).await?,
+                Write::Put { kind, id, value } => self.put(kind, id, value, &mut batch).await?,
+                Write::Delete { kind, id } => {
+                    self.flush(&mut batch, &mut sessions).await?;
+                    self.delete(kind, id).await?;
+                }
                 Write::Touch { kind, id } => {
                     if let Some(k) = kind_of(kind) {
                         touched.push(Change::put(k, id));
@@ -197,6 +232,7 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
                 }
             }
         }
+        self.flush(&mut batch, &mut sessions).await?;
         self.store.rejournal(&touched).await.map_err(text)?;
         for s in sessions {
             self.rederive(&s).await?;

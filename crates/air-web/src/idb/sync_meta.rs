@@ -19,22 +19,18 @@ fn key(k: &str) -> air_store::Result<JsValue> {
 
 impl SyncMeta for IdbStore {
     async fn sync_get(&self, keys: &[String]) -> air_store::Result<Vec<Option<String>>> {
+        let keys = keys.iter().map(|k| key(k)).collect::<air_store::Result<Vec<_>>>()?;
         let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
         let meta = tx.store(META).map_err(err)?;
-        let mut out = Vec::with_capacity(keys.len());
-        for k in keys {
-            out.push(meta.get(key(k)?).await.map_err(err)?.and_then(|v| v.as_string()));
-        }
-        Ok(out)
+        // Asked at once, answered in order.
+        let got = futures_util::future::join_all(keys.into_iter().map(|k| meta.get(k))).await;
+        got.into_iter().map(|v| v.map(|v| v.and_then(|v| v.as_string())).map_err(err)).collect()
     }
 
     async fn sync_put(&self, items: &[(String, String)]) -> air_store::Result<()> {
-        let items: Vec<(JsValue, JsValue)> = items.iter().map(|(k, v)| Ok((key(k)?, JsValue::from_str(v)))).collect::<air_store::Result<_>>()?;
+        let items: Vec<(JsValue, Option<JsValue>)> = items.iter().map(|(k, v)| Ok((JsValue::from_str(v), Some(key(k)?)))).collect::<air_store::Result<_>>()?;
         self.write(&[META], |tx| async move {
-            let meta = tx.store(META).map_err(err)?;
-            for (k, v) in &items {
-                meta.put(v, Some(k)).await.map_err(err)?;
-            }
+            tx.store(META).map_err(err)?.put_all(items.into_iter()).await.map_err(err)?;
             Ok(tx)
         })
         .await

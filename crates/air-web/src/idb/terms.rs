@@ -45,21 +45,23 @@ pub(super) async fn index_doc(tx: &rexie::Transaction, change: DocChange<'_>) ->
     write_stats(tx, &stats).await
 }
 
-/// [`index_doc`] with the totals kept by the caller.
+/// [`index_doc`] with the totals kept by the caller. The new entries are
+/// put at once (IndexedDB runs them in order; the last one's answer
+/// means all are done).
 pub(super) async fn index_terms(tx: &rexie::Transaction, stats: &mut IndexStats, change: DocChange<'_>) -> air_store::Result<()> {
     let DocChange { doc, session, at, old, new } = change;
     let terms = tx.store(TERMS).map_err(err)?;
+    let mut puts = Vec::new();
     for (term, tf) in search::diff(old, new) {
         match (tf, new) {
-            (Some(tf), Some(n)) => {
-                terms.put(&to_js(&TermRecord::new(&term, doc, session, tf, n.len, at))?, None).await.map_err(err)?;
-            }
+            (Some(tf), Some(n)) => puts.push((to_js(&TermRecord::new(&term, doc, session, tf, n.len, at))?, None)),
             _ => {
                 let key = js_sys::Array::of2(&JsValue::from_str(&term), &JsValue::from_str(doc));
                 terms.delete(key.into()).await.map_err(err)?;
             }
         }
     }
+    terms.put_all(puts.into_iter()).await.map_err(err)?;
     stats.apply(old, new);
     Ok(())
 }

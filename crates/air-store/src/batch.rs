@@ -1,0 +1,102 @@
+//! Many records written or read at once ([`crate::Store::put_batch`],
+//! [`crate::Store::get_batch`]): what a first sync and an import do
+//! thousands of times. A store that can (IndexedDB) does each in one
+//! transaction; the rest do them one record at a time ([`put_each`],
+//! [`get_each`]), which means the same.
+
+use std::collections::HashSet;
+
+use crate::{FileRecord, MessageRecord, Result, SessionRecord, Store};
+
+/// Records to write, or records read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Batch {
+    pub sessions: Vec<SessionRecord>,
+    pub files: Vec<FileRecord>,
+    pub messages: Vec<MessageRecord>,
+}
+
+impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty() && self.files.is_empty() && self.messages.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.sessions.len() + self.files.len() + self.messages.len()
+    }
+
+    /// The batch with each record once: where an id comes twice, the
+    /// later one (as writing them one after another would leave).
+    pub fn last_wins(mut self) -> Self {
+        fn dedupe<T>(list: &mut Vec<T>, id: impl Fn(&T) -> &str) {
+            let mut seen = HashSet::new();
+            let mut keep: Vec<bool> = list.iter().rev().map(|r| seen.insert(id(r).to_owned())).collect();
+            keep.reverse();
+            let mut flags = keep.into_iter();
+            list.retain(|_| flags.next().unwrap_or(true));
+        }
+        dedupe(&mut self.sessions, |s| &s.id);
+        dedupe(&mut self.files, |f| &f.id);
+        dedupe(&mut self.messages, |m| &m.id);
+        self
+    }
+}
+
+/// The ids of records to read at once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ids {
+    pub sessions: Vec<String>,
+    pub files: Vec<String>,
+    pub messages: Vec<String>,
+}
+
+impl Ids {
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty() && self.files.is_empty() && self.messages.is_empty()
+    }
+}
+
+/// [`Store::put_batch`] one record at a time: sessions, then files, then
+/// messages (what a message names is there before it).
+pub async fn put_each<S: Store + ?Sized>(store: &S, batch: &Batch) -> Result<()> {
+    for s in &batch.sessions {
+        store.put_session(s).await?;
+    }
+    for f in &batch.files {
+        store.put_file(f).await?;
+    }
+    for m in &batch.messages {
+        store.put_message(m).await?;
+    }
+    Ok(())
+}
+
+/// [`Store::get_batch`] one record at a time.
+pub async fn get_each<S: Store + ?Sized>(store: &S, ids: &Ids) -> Result<Batch> {
+    let mut out = Batch::default();
+    for id in &ids.sessions {
+        out.sessions.extend(store.get_session(id).await?);
+    }
+    for id in &ids.files {
+        out.files.extend(store.get_file(id).await?);
+    }
+    for id in &ids.messages {
+        out.messages.extend(store.get_message(id).await?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use air_chat::Role;
+
+    #[test]
+    fn the_later_of_two_records_with_one_id_is_kept_in_its_place() {
+        let m = |id: &str, text: &str| MessageRecord::new(id, "s", 1.0, Role::User, text);
+        let batch = Batch { messages: vec![m("a", "first"), m("b", "b"), m("a", "second"), m("c", "c")], ..Batch::default() }.last_wins();
+        let kept: Vec<(&str, &str)> = batch.messages.iter().map(|m| (m.id.as_str(), m.content.as_str())).collect();
+        assert_eq!(kept, [("b", "b"), ("a", "second"), ("c", "c")]);
+        assert_eq!(batch.len(), 3);
+    }
+}
