@@ -14,6 +14,9 @@ pub struct Batch {
     pub sessions: Vec<SessionRecord>,
     pub files: Vec<FileRecord>,
     pub messages: Vec<MessageRecord>,
+    /// What sync pulled from a database, as it was there: its mark, which
+    /// the records' journal entries carry ([`crate::journal::Change::from`]).
+    pub from: Option<String>,
 }
 
 impl Batch {
@@ -57,7 +60,8 @@ impl Ids {
 }
 
 /// [`Store::put_batch`] one record at a time: sessions, then files, then
-/// messages (what a message names is there before it).
+/// messages (what a message names is there before it). The journal
+/// entries are not marked (a push then looks at them as at any other).
 pub async fn put_each<S: Store + ?Sized>(store: &S, batch: &Batch) -> Result<()> {
     for s in &batch.sessions {
         store.put_session(s).await?;

@@ -336,6 +336,7 @@ async fn batch<S: Store>(store: &S) {
         sessions: vec![session.clone()],
         files: vec![file.clone()],
         messages: vec![msg("bm2", "b-s", 2.0, Role::Assistant, "a draft"), msg("bm1", "b-s", 1.0, Role::User, "albatross lagoon"), msg("bm2", "b-s", 2.0, Role::Assistant, "walrus beach")],
+        from: None,
     };
     ok(store.put_batch(&batch).await, "put a batch");
     let changes: Vec<Change> = store.journal_since(start, usize::MAX).await.unwrap_or_default().into_iter().map(|e| e.change).collect();
@@ -352,6 +353,13 @@ async fn batch<S: Store>(store: &S) {
     assert_eq!(read.files, vec![file], "the file");
     let texts: Vec<(&str, &str)> = read.messages.iter().map(|m| (m.id.as_str(), m.content.as_str())).collect();
     assert_eq!(texts, [("bm2", "walrus beach"), ("bm1", "albatross lagoon")], "what exists, in the order asked");
+    let before = last().await;
+    let pulled = Batch { messages: vec![msg("bm3", "b-s", 3.0, Role::User, "from elsewhere")], from: Some("db-1".into()), ..Batch::default() };
+    ok(store.put_batch(&pulled).await, "a pulled batch");
+    let marked = |after| async move { store.journal_since(after, usize::MAX).await.unwrap_or_default().into_iter().map(|e| e.change).collect::<Vec<_>>() };
+    assert_eq!(marked(before).await, vec![Change::put(Kind::Message, "bm3").from(Some("db-1"))], "its entries carry the database's mark");
+    ok(store.put_message(&msg("bm3", "b-s", 3.0, Role::User, "edited here")).await, "edit it here");
+    assert_eq!(marked(before).await, vec![Change::put(Kind::Message, "bm3")], "an edit here replaces the entry, unmarked");
     ok(store.put_batch(&Batch::default()).await, "an empty batch");
     assert_eq!(store.get_batch(&Ids::default()).await.ok(), Some(Batch::default()));
     ok(store.delete_session("b-s").await, "delete");

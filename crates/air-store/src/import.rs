@@ -48,7 +48,7 @@ pub async fn import<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut
         // One write for the conversation: its files before its messages,
         // so a message is never there without its files.
         let files = s.files.iter().map(|f| FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() });
-        let batch = Batch { sessions: vec![s.session.clone()], files: files.collect(), messages: s.messages.clone() };
+        let batch = Batch { sessions: vec![s.session.clone()], files: files.collect(), messages: s.messages.clone(), from: None };
         store.put_batch(&batch).await?;
         messages += s.messages.len();
         sessions += 1;

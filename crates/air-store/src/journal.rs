@@ -49,15 +49,26 @@ pub struct Change {
     /// The record is gone: a tombstone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deleted: bool,
+    /// Written by sync with what a database had (that database's mark,
+    /// [`crate::batch::Batch::from`]): a push to it passes the entry by.
+    /// Any later write of the record (an edit here) replaces the entry,
+    /// without the mark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 impl Change {
     pub fn put(kind: Kind, id: &str) -> Self {
-        Self { kind, id: id.to_owned(), deleted: false }
+        Self { kind, id: id.to_owned(), deleted: false, from: None }
+    }
+
+    /// The change, marked as written with what database `mark` had.
+    pub fn from(self, mark: Option<&str>) -> Self {
+        Self { from: mark.map(str::to_owned), ..self }
     }
 
     pub fn deleted(kind: Kind, id: &str) -> Self {
-        Self { kind, id: id.to_owned(), deleted: true }
+        Self { kind, id: id.to_owned(), deleted: true, from: None }
     }
 
     pub fn at(self, seq: Seq) -> Entry {

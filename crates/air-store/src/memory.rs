@@ -198,6 +198,19 @@ impl Store for MemoryStore {
         Ok(self.journal.borrow().since(after, limit))
     }
 
+    /// One record at a time, then each record's entry marked with the
+    /// batch's `from`, as IndexedDB writes it.
+    async fn put_batch(&self, batch: &crate::batch::Batch) -> Result<()> {
+        crate::batch::put_each(self, batch).await?;
+        if let Some(mark) = batch.from.as_deref() {
+            let records = (batch.sessions.iter().map(|s| (Kind::Session, &s.id))).chain(batch.files.iter().map(|f| (Kind::File, &f.id))).chain(batch.messages.iter().map(|m| (Kind::Message, &m.id)));
+            for (kind, id) in records {
+                self.journal(Change::put(kind, id).from(Some(mark)));
+            }
+        }
+        Ok(())
+    }
+
     async fn rebuild_index(&self) -> Result<()> {
         let mut index = self.index.borrow_mut();
         index.clear();

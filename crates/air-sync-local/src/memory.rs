@@ -25,7 +25,7 @@ impl MemoryRecords {
         *last += 1;
         let mut j = self.journal.borrow_mut();
         j.retain(|e| e.kind != kind || e.id != id);
-        j.push(Entry { seq: *last, kind: kind.into(), id: id.into(), deleted });
+        j.push(Entry { seq: *last, kind: kind.into(), id: id.into(), deleted, pulled: false });
     }
 
     /// A write the user made here.

@@ -19,6 +19,11 @@ pub struct Entry {
     pub kind: String,
     pub id: String,
     pub deleted: bool,
+    /// Written with what the database being synced with had, and not
+    /// since: it has all of it, so the feed passes it by. Records that
+    /// carry something it lacks are journaled again without this
+    /// ([`Write::Touch`]).
+    pub pulled: bool,
 }
 
 /// A write the peer asks of the store, for what it pulled.
@@ -26,8 +31,9 @@ pub struct Entry {
 pub enum Write {
     Put { kind: String, id: String, value: Value },
     Delete { kind: String, id: String },
-    /// Journals the record again without changing it: its revisions
-    /// changed (a conflict settled) and must be sent.
+    /// Journals the record again without changing it, after the other
+    /// writes: its revisions grew here (an edit made a revision, a
+    /// conflict settled, a branch made) and must be sent.
     Touch { kind: String, id: String },
 }
 

@@ -102,7 +102,9 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
                 for (rev, body) in &losers {
                     let tag = &rev.hash[..rev.hash.len().min(12)];
                     if let Some((id, v)) = shown.as_ref().and_then(|w| self.kinds.sibling(&en.kind, &en.id, &w.v, &body.v, tag)) {
-                        writes.push(Write::Put { kind: en.kind.clone(), id, value: v });
+                        // Made here: the database may not have it yet.
+                        writes.push(Write::Put { kind: en.kind.clone(), id: id.clone(), value: v });
+                        writes.push(Write::Touch { kind: en.kind.clone(), id });
                     }
                 }
             }
@@ -133,8 +135,8 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
 
     /// Writes the record as `shown` (the winner's body; `None`: deleted)
     /// when that differs from what is stored, and remembers its hash; a
-    /// record whose revisions changed while its content did not is
-    /// journaled again, so they are sent.
+    /// record whose revisions grew here is journaled again ([`Write::Touch`],
+    /// after any write of it), so they are sent.
     async fn show(&self, en: &mut RevEntry, shown: Option<Leaf>, local: &Local, grew: bool, writes: &mut Vec<Write>) -> Result<(), Error> {
         if let Some(w) = en.tree.winner() {
             en.leaves.remove(&w.rev.to_string());
@@ -148,7 +150,14 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
                 }
             }
             None => writes.push(Write::Delete { kind, id }),
-            Some(s) => writes.push(Write::Put { value: self.kinds.from_wire(&kind, &id, &s.v, local.record.as_ref()), kind, id }),
+            Some(s) => {
+                writes.push(Write::Put { value: self.kinds.from_wire(&kind, &id, &s.v, local.record.as_ref()), kind: kind.clone(), id: id.clone() });
+                // Revisions made here: journaled again (after the write),
+                // so they are sent.
+                if grew {
+                    writes.push(Write::Touch { kind, id });
+                }
+            }
         }
         en.hash = hash;
         if let Some(s) = shown {

@@ -32,6 +32,9 @@ pub(crate) struct Local {
     pub hash: String,
 }
 
+/// The fewest journal entries read at a time by the changes feed.
+const JOURNAL_PAGE: usize = 1_000;
+
 /// Pulled revisions of one document, each with its body (`None`: a
 /// deletion).
 type Pulled = Vec<(DocMeta, Option<Body>)>;
@@ -126,6 +129,9 @@ impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
     /// before they are reported). A record removed before it was ever
     /// synced says nothing.
     async fn changes_of(&self, entries: &[Entry]) -> Result<Vec<Change>, Error> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
         let wires = join_all(entries.iter().map(|e| envelope::wire_id(self.keys, &e.kind, &e.id))).await;
         let wires = wires.into_iter().collect::<Result<Vec<_>, _>>().map_err(sealed)?;
         let kept = self.records.rev_entries(&wires).await.map_err(store)?;
@@ -196,12 +202,24 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
         let limit = limit.max(1);
         let mut results = Vec::new();
         loop {
+            // Read a page of at least `JOURNAL_PAGE`: what was pulled is
+            // passed by without a look, and may be most of it.
             let want = limit - results.len();
-            let entries = self.records.journal(after, want).await.map_err(store)?;
-            let end = entries.len() < want;
-            after = entries.last().map_or(after, |e| e.seq);
-            let syncing: Vec<Entry> = entries.into_iter().filter(|e| self.kinds.syncs(&e.kind, &e.id)).collect();
-            results.extend(self.changes_of(&syncing).await?);
+            let page = want.max(JOURNAL_PAGE);
+            let entries = self.records.journal(after, page).await.map_err(store)?;
+            let mut end = entries.len() < page;
+            let mut picked = Vec::new();
+            for e in entries {
+                if picked.len() == want {
+                    end = false;
+                    break;
+                }
+                after = e.seq;
+                if !e.pulled && self.kinds.syncs(&e.kind, &e.id) {
+                    picked.push(e);
+                }
+            }
+            results.extend(self.changes_of(&picked).await?);
             if end {
                 return Ok(ChangesBatch { results, last_seq: Value::from(after), pending: Some(0) });
             }

@@ -37,12 +37,27 @@ pub struct StoreRecords<'a, S> {
     pub kv: Option<&'a dyn air_store::KeyValue>,
     /// A pulled preference was written.
     pub prefs_written: std::cell::Cell<bool>,
+    /// The database synced with ([`mark`]): what is pulled from it is
+    /// journaled with this mark, and passed by when pushing to it.
+    pub mark: Option<String>,
 }
 
 impl<'a, S> StoreRecords<'a, S> {
     pub fn new(store: &'a S, kv: Option<&'a dyn air_store::KeyValue>) -> Self {
-        Self { store, kv, prefs_written: std::cell::Cell::new(false) }
+        Self { store, kv, prefs_written: std::cell::Cell::new(false), mark: None }
     }
+
+    pub fn marked(self, mark: String) -> Self {
+        Self { mark: Some(mark), ..self }
+    }
+}
+
+/// A short name of database `url`, for the journal entries of what was
+/// pulled from it (FNV-1a, 64 bits: not a secret, only told apart from
+/// the other databases this device syncs with).
+pub fn mark(url: &str) -> String {
+    let hash = url.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
+    format!("{hash:016x}")
 }
 
 impl<S: Store + SyncMeta> StoreRecords<'_, S> {
@@ -85,6 +100,7 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
     /// came to.
     async fn flush(&self, batch: &mut Batch, sessions: &mut BTreeSet<String>) -> Result<(), String> {
         sessions.extend(batch.messages.iter().map(|m| m.session_id.clone()));
+        batch.from.clone_from(&self.mark);
         let result = self.store.put_batch(batch).await.map_err(text);
         *batch = Batch::default();
         result
@@ -104,6 +120,11 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
         }
         self.store.put_batch(&batch).await.map_err(text)
     }
+}
+
+/// `writes` put preference `id`.
+fn written_pref(writes: &[Write], id: &str) -> bool {
+    writes.iter().any(|w| matches!(w, Write::Put { kind, id: i, .. } if kind == "pref" && i == id))
 }
 
 /// A file as it travels: its bytes in base64.
@@ -148,7 +169,8 @@ fn local_key(id: &str) -> String {
 impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
     async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, String> {
         let entries = self.store.journal_since(after, limit).await.map_err(text)?;
-        Ok(entries.into_iter().map(|e| Entry { seq: e.seq, kind: e.change.kind.as_str().to_owned(), id: e.change.id, deleted: e.change.deleted }).collect())
+        let pulled = |e: &air_store::journal::Entry| self.mark.is_some() && e.change.from == self.mark;
+        Ok(entries.into_iter().map(|e| Entry { seq: e.seq, pulled: pulled(&e), kind: e.change.kind.as_str().to_owned(), id: e.change.id, deleted: e.change.deleted }).collect())
     }
 
     async fn last_seq(&self) -> Result<u64, String> {
@@ -225,6 +247,9 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
                     self.flush(&mut batch, &mut sessions).await?;
                     self.delete(kind, id).await?;
                 }
+                // A preference written here is not journaled by its
+                // write (it is not in the store), nor then by its touch.
+                Write::Touch { kind, id } if kind == "pref" && written_pref(writes, id) => {}
                 Write::Touch { kind, id } => {
                     if let Some(k) = kind_of(kind) {
                         touched.push(Change::put(k, id));

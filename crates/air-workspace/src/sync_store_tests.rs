@@ -7,7 +7,7 @@ use std::cell::Cell;
 use air_chat::Role;
 use air_store::branches;
 use air_store::{Attachment, FileRecord, MemoryStore, MessageRecord, SessionRecord, Store};
-use air_sync::{MemoryPeer, Options, replicate};
+use air_sync::{MemoryPeer, Options, Peer, replicate};
 use air_sync_local::StorePeer;
 use air_sync_local::envelope::{Config, new_config, unlock};
 use air_sync_local::soft::{SoftCrypto, SoftKeys};
@@ -28,7 +28,7 @@ impl Device {
     }
 
     fn sync(&self, server: &MemoryPeer) -> (u64, u64) {
-        let records = StoreRecords::new(&self.store, None);
+        let records = StoreRecords::new(&self.store, None).marked("server".into());
         let kinds = AppKinds::default();
         let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
         let up = run(replicate(&peer, server, &Options::default())).unwrap();
@@ -140,4 +140,31 @@ fn files_travel_with_their_message_and_a_deleted_conversation_goes_on_both() {
     assert_eq!(run(b.store.get_session("s1")).unwrap(), None);
     assert!(run(b.store.messages("s1")).unwrap().is_empty());
     assert_eq!((a.sync(&server), b.sync(&server)), ((0, 0), (0, 0)));
+}
+
+/// What the push feed of `d` offers a database: the one it syncs with
+/// (marked `server`, as `sync` marks it), or another.
+fn feed(d: &Device, mark: &str) -> Vec<String> {
+    let records = StoreRecords::new(&d.store, None).marked(mark.into());
+    let kinds = AppKinds::default();
+    let peer = StorePeer::new(&records, &d.keys, &kinds, d.name, || 0.0);
+    run(peer.changes(&serde_json::Value::from(0), 100)).unwrap().results.into_iter().map(|c| c.id).collect()
+}
+
+#[test]
+fn what_was_pulled_is_passed_by_when_pushing_to_its_database_and_an_edit_of_it_is_not() {
+    let (server, a, b) = setup();
+    run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
+    a.message("q1", "s1", 1.0, Role::User, "Plan a day in Kyoto", None);
+    a.message("a1", "s1", 2.0, Role::Assistant, "Start at Fushimi Inari.", Some("q1"));
+    a.sync(&server);
+    assert_eq!(b.sync(&server), (0, 3));
+    // The database it came from has all of it; another has none of it.
+    assert_eq!(feed(&b, "server"), Vec::<String>::new());
+    assert_eq!(feed(&b, "another").len(), 3);
+    b.message("q1", "s1", 1.0, Role::User, "Plan two days in Kyoto", None);
+    assert_eq!(feed(&b, "server").len(), 1, "an edit here is sent");
+    assert_eq!(b.sync(&server), (1, 0));
+    assert_eq!(a.sync(&server), (0, 1));
+    assert_eq!(a.shown("s1"), b.shown("s1"));
 }

@@ -17,7 +17,7 @@ use futures_util::future::{Either, LocalBoxFuture, select};
 use serde_json::Value;
 
 use crate::sync::{Failure, Passed, Wake};
-use crate::sync_store::{AppKinds, StoreRecords};
+use crate::sync_store::{AppKinds, StoreRecords, mark};
 
 /// What a pass needs besides the store and the network.
 pub struct Tools<'a, C: Crypto> {
@@ -87,20 +87,21 @@ async fn diagnosed<H: HttpClient>(remote: &CouchPeer<H>, settings: &SyncSettings
 /// device) and the passphrase checked against it before anything else.
 /// The configuration is read every pass, so keys made for a database that
 /// was since emptied or set up again are not used on it.
-async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSettings, tools: &Tools<'_, C>, docs: Option<u64>) -> Result<std::rc::Rc<C::Keys>, Failure> {
+async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSettings, tools: &Tools<'_, C>, docs: Option<u64>) -> Result<(std::rc::Rc<C::Keys>, String), Failure> {
     let pass = Some(settings.passphrase.as_str());
     let keys = match remote.get_doc(CONFIG_ID).await.map_err(failure)? {
         Some(doc) => {
             let config = envelope::read_config(&doc).map_err(envelope_failure)?;
             let made_from = format!("{}\n{}", serde_json::to_string(&config).unwrap_or_default(), settings.passphrase);
+            let mark = database_mark(&settings.url, &config);
             if let Some((from, keys)) = tools.keys.borrow().as_ref()
                 && *from == made_from
             {
-                return Ok(keys.clone());
+                return Ok((keys.clone(), mark));
             }
             let keys = std::rc::Rc::new(envelope::unlock(tools.crypto, &config, pass).await.map_err(envelope_failure)?);
             *tools.keys.borrow_mut() = Some((made_from, keys.clone()));
-            return Ok(keys);
+            return Ok((keys, mark));
         }
         // Documents, but no configuration: not a database this app set up
         // (or its configuration was deleted). Nothing is written to it.
@@ -109,17 +110,26 @@ async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSe
             let (config, keys) = envelope::new_config(tools.crypto, pass, tools.cost()).await.map_err(envelope_failure)?;
             let doc = serde_json::to_value(&config).map_err(|e| Failure::Other(e.to_string()))?;
             match remote.put_doc(CONFIG_ID, &doc).await {
-                Ok(_) => keys,
+                Ok(_) => (keys, database_mark(&settings.url, &config)),
                 // Another device was first: its configuration holds.
                 Err(Error::Conflict(_)) => {
                     let doc = remote.get_doc(CONFIG_ID).await.map_err(failure)?.ok_or_else(|| Failure::Other("the sync configuration went missing".into()))?;
-                    envelope::unlock(tools.crypto, &envelope::read_config(&doc).map_err(envelope_failure)?, pass).await.map_err(envelope_failure)?
+                    let config = envelope::read_config(&doc).map_err(envelope_failure)?;
+                    (envelope::unlock(tools.crypto, &config, pass).await.map_err(envelope_failure)?, database_mark(&settings.url, &config))
                 }
                 Err(e) => return Err(failure(e)),
             }
         }
     };
-    Ok(std::rc::Rc::new(keys))
+    Ok((std::rc::Rc::new(keys.0), keys.1))
+}
+
+/// This database, as the journal marks what was pulled from it: its URL
+/// and its configuration's random salt (a database deleted and set up
+/// again under the same URL is another).
+fn database_mark(url: &str, config: &envelope::Config) -> String {
+    let salt = config.kdf.as_ref().map(|k| k.salt.as_str()).or(config.id_salt.as_deref()).unwrap_or_default();
+    mark(&format!("{url}\n{salt}"))
 }
 
 /// One pass: what this device wrote goes up, then what the server has
@@ -141,13 +151,13 @@ pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
         Err(Error::Network(detail)) => return Err(diagnosed(&remote, settings, tools.origin.as_deref(), abort, detail).await),
         other => other.map_err(failure)?.doc_count,
     };
-    let keys = keys(&remote, settings, tools, docs).await?;
+    let (keys, mark) = keys(&remote, settings, tools, docs).await?;
     if kinds.prefs {
         // A device whose first pass meets a database in use (more than its configuration) joins it.
         crate::sync_prefs::notice(store, kv, (tools.now)(), docs.is_some_and(|n| n > 1)).await.map_err(Failure::Store)?;
     }
     let local_seq = store.journal_last().await.map_err(|e| Failure::Store(e.to_string()))?;
-    let records = StoreRecords::new(store, Some(kv));
+    let records = StoreRecords::new(store, Some(kv)).marked(mark);
     let local = StorePeer::new(&records, &*keys, &kinds, &settings.device, tools.now);
     let options = Options { batch_size: 100, ..Options::default() };
     let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0, r.pending)).await.map_err(failure)?;

@@ -70,9 +70,10 @@ impl IdbStore {
                 index(&tx, &mut stats, batch, old_sessions, old_messages).await?;
                 write_stats(&tx, &stats).await?;
             }
-            let changes = (batch.sessions.iter().map(|s| Change::put(Kind::Session, &s.id)))
-                .chain(batch.files.iter().map(|f| Change::put(Kind::File, &f.id)))
-                .chain(batch.messages.iter().map(|m| Change::put(Kind::Message, &m.id)))
+            let mark = batch.from.as_deref();
+            let changes = (batch.sessions.iter().map(|s| Change::put(Kind::Session, &s.id).from(mark)))
+                .chain(batch.files.iter().map(|f| Change::put(Kind::File, &f.id).from(mark)))
+                .chain(batch.messages.iter().map(|m| Change::put(Kind::Message, &m.id).from(mark)))
                 .collect::<Vec<_>>();
             super::journal::record_at_once(&tx, &changes).await?;
             Ok(tx)
