@@ -1,0 +1,259 @@
+//! The MCP server configurations people already have, read and written
+//! without IO.
+//!
+//! * [`parse`]: the JSON of Claude Desktop, Cursor, Windsurf and Claude
+//!   Code (`mcpServers`), VS Code (`servers` and `inputs`, JSONC), Zed
+//!   (`context_servers`), a bare map of entries, or one entry alone, into
+//!   [`Entry`]s to preview; an entry that cannot work from a page says
+//!   why, and the others go on.
+//! * [`placeholders`]: the `${…}` each client fills in at start, to be
+//!   asked of the user (never sent as written).
+//! * [`bridge`]: the one line that serves a stdio entry on 127.0.0.1 for
+//!   this page's origin only, quoted for POSIX shells and PowerShell.
+//! * [`secret`]: which values look like secrets (shown masked).
+//! * [`export`]: saved servers in the same `mcpServers` form.
+
+pub mod bridge;
+pub mod export;
+pub mod jsonc;
+pub mod placeholders;
+pub mod secret;
+
+use serde_json::{Map, Value};
+
+/// A file larger than this is not a configuration (they are a few KB).
+pub const MAX_BYTES: usize = 1 << 20;
+/// More entries than this is not a configuration either.
+pub const MAX_ENTRIES: usize = 500;
+
+/// Which client's form the text was in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// `mcpServers` (Claude Desktop, Cursor, Windsurf, Claude Code).
+    McpServers,
+    /// VS Code's `servers`, with `inputs`.
+    VsCode,
+    /// Zed's `context_servers`.
+    Zed,
+    /// Entries by name, without a key around them.
+    Bare,
+    /// One entry.
+    Single,
+}
+
+/// A remote server's transport, as the entry says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Not said: tried as Streamable HTTP, then the older SSE.
+    Auto,
+    StreamableHttp,
+    Sse,
+}
+
+/// A local server: a program the client starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stdio {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Variables set for it, in the file's order.
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<String>,
+}
+
+/// What an entry is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Server {
+    Remote { url: String, transport: Transport, headers: Vec<(String, String)> },
+    Stdio(Stdio),
+    /// Cannot be used from a page, and why.
+    Unusable(String),
+}
+
+/// One server of the configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub server: Server,
+    /// Turned off in the file (`disabled: true`, `enabled: false`).
+    pub disabled: bool,
+}
+
+impl Entry {
+    /// The entry's placeholders, each once, in order.
+    pub fn placeholders(&self) -> Vec<placeholders::Placeholder> {
+        let texts: Vec<&str> = match &self.server {
+            Server::Remote { url, headers, .. } => std::iter::once(url.as_str()).chain(headers.iter().map(|(_, v)| v.as_str())).collect(),
+            Server::Stdio(s) => std::iter::once(s.command.as_str()).chain(s.args.iter().map(String::as_str)).chain(s.env.iter().map(|(_, v)| v.as_str())).chain(s.cwd.as_deref()).collect(),
+            Server::Unusable(_) => Vec::new(),
+        };
+        let mut out: Vec<placeholders::Placeholder> = Vec::new();
+        for p in texts.into_iter().flat_map(placeholders::find) {
+            if !out.iter().any(|o| o.key == p.key) {
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
+/// A VS Code input: a value asked of the user when a server starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    pub id: String,
+    pub description: String,
+    pub password: bool,
+    pub default: Option<String>,
+}
+
+/// A configuration, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    pub dialect: Dialect,
+    pub entries: Vec<Entry>,
+    pub inputs: Vec<Input>,
+}
+
+/// Reads a configuration. An error means nothing in it can be used (not
+/// JSON, no servers, too large); an entry that cannot be used is kept as
+/// [`Server::Unusable`], with the reason.
+pub fn parse(text: &str) -> Result<Parsed, String> {
+    if text.len() > MAX_BYTES {
+        return Err(format!("This is {} KB; an MCP configuration is a few KB. Paste the part with the servers.", text.len() / 1024));
+    }
+    let plain = jsonc::strip(text);
+    let value: Value = serde_json::from_str(&plain).map_err(|e| match e.classify() {
+        _ if e.to_string().contains("recursion limit") => "Nested too deeply to be a configuration.".to_owned(),
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => format!("Not JSON: {e}."),
+        _ => format!("This cannot be read: {e}."),
+    })?;
+    let Some(top) = value.as_object() else { return Err("Not a configuration: expected a JSON object with mcpServers, servers or context_servers.".into()) };
+    let (dialect, servers) = servers_of(&value, top).ok_or("No MCP servers in this: expected mcpServers (Claude Desktop, Cursor, Windsurf, Claude Code), servers (VS Code) or context_servers (Zed).")?;
+    if servers.len() > MAX_ENTRIES {
+        return Err(format!("{} servers: more than {MAX_ENTRIES} is not a configuration.", servers.len()));
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    for (i, (name, v)) in servers.into_iter().enumerate() {
+        let name = Some(name.trim()).filter(|n| !n.is_empty()).map_or_else(|| format!("server {}", i + 1), str::to_owned);
+        let disabled = v.get("disabled").and_then(Value::as_bool) == Some(true) || v.get("enabled").and_then(Value::as_bool) == Some(false);
+        entries.push(Entry { name, server: server_of(v), disabled });
+    }
+    if entries.is_empty() {
+        return Err("The configuration lists no servers.".into());
+    }
+    let inputs = top.get("inputs").and_then(Value::as_array).map(|a| a.iter().filter_map(input_of).collect()).unwrap_or_default();
+    Ok(Parsed { dialect, entries, inputs })
+}
+
+/// The entries of an object of entries, by name.
+fn named(v: &Value) -> Option<Vec<(String, &Value)>> {
+    v.as_object().map(|o| o.iter().map(|(k, v)| (k.clone(), v)).collect())
+}
+
+/// The servers by name, and the dialect that put them there.
+fn servers_of<'a>(value: &'a Value, top: &'a Map<String, Value>) -> Option<(Dialect, Vec<(String, &'a Value)>)> {
+    if let Some(s) = top.get("mcpServers").and_then(named) {
+        return Some((Dialect::McpServers, s));
+    }
+    // Claude Code's ~/.claude.json: the servers of each project.
+    if let Some(projects) = top.get("projects").and_then(Value::as_object) {
+        let all: Vec<(String, &Value)> = projects.values().filter_map(|p| p.get("mcpServers").and_then(named)).flatten().collect();
+        if !all.is_empty() {
+            return Some((Dialect::McpServers, all));
+        }
+    }
+    if let Some(s) = top.get("servers").and_then(named) {
+        return Some((Dialect::VsCode, s));
+    }
+    if let Some(s) = top.get("context_servers").and_then(named) {
+        return Some((Dialect::Zed, s));
+    }
+    if is_entry(top) {
+        let name = top.get("name").and_then(Value::as_str).unwrap_or("server").to_owned();
+        return Some((Dialect::Single, vec![(name, value)]));
+    }
+    let entries: Vec<(String, &Value)> = top.iter().map(|(k, v)| (k.clone(), v)).collect();
+    let all_entries = !entries.is_empty() && entries.iter().all(|(_, v)| v.as_object().is_some_and(is_entry));
+    all_entries.then_some((Dialect::Bare, entries))
+}
+
+fn is_entry(o: &Map<String, Value>) -> bool {
+    ["command", "url", "serverUrl"].iter().any(|k| o.contains_key(*k))
+}
+
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Pairs of an object of texts (numbers and booleans as written; `null`,
+/// which VS Code uses to unset a variable, left out).
+fn pairs(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, String> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    let o = v.as_object().ok_or(format!("its {what} are not an object"))?;
+    let mut out = Vec::new();
+    for (k, v) in o {
+        match v {
+            Value::Null => {}
+            v => out.push((k.clone(), text_of(v).ok_or(format!("its {what} value {k} is not text"))?)),
+        }
+    }
+    Ok(out)
+}
+
+fn server_of(v: &Value) -> Server {
+    let Some(o) = v.as_object() else { return Server::Unusable("not an object".into()) };
+    match remote_or_stdio(o) {
+        Ok(s) => s,
+        Err(why) => Server::Unusable(why),
+    }
+}
+
+fn remote_or_stdio(o: &Map<String, Value>) -> Result<Server, String> {
+    let kind = o.get("type").or(o.get("transport")).and_then(Value::as_str).unwrap_or_default();
+    if let Some(url) = o.get("url").or(o.get("serverUrl")) {
+        let url = url.as_str().ok_or("its url is not text")?.trim().to_owned();
+        if !url.starts_with("${") && !url.starts_with("http://") && !url.starts_with("https://") {
+            return Err(format!("{url} is not an http(s) address; a page reaches servers over HTTP only"));
+        }
+        let transport = match kind {
+            "sse" => Transport::Sse,
+            "http" | "streamable-http" | "streamableHttp" | "streamable_http" => Transport::StreamableHttp,
+            _ => Transport::Auto,
+        };
+        return Ok(Server::Remote { url, transport, headers: pairs(o.get("headers"), "headers")? });
+    }
+    let (command, more) = match o.get("command") {
+        Some(Value::String(c)) => (c.trim().to_owned(), o),
+        // Zed's first form: {"command": {"path", "args", "env"}}.
+        Some(Value::Object(c)) => (c.get("path").and_then(Value::as_str).ok_or("its command has no path")?.to_owned(), c),
+        Some(_) => return Err("its command is not text".into()),
+        None if kind == "stdio" => return Err("a stdio server without a command".into()),
+        None => return Err("neither a url nor a command".into()),
+    };
+    if command.is_empty() {
+        return Err("its command is empty".into());
+    }
+    let args = match more.get("args") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.iter().map(|v| text_of(v).ok_or("an argument is not text")).collect::<Result<_, _>>()?,
+        Some(_) => return Err("its args are not a list".into()),
+    };
+    let cwd = o.get("cwd").and_then(Value::as_str).map(str::to_owned);
+    Ok(Server::Stdio(Stdio { command, args, env: pairs(more.get("env"), "environment")?, cwd }))
+}
+
+fn input_of(v: &Value) -> Option<Input> {
+    Some(Input {
+        id: v.get("id")?.as_str()?.to_owned(),
+        description: v.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        password: v.get("password").and_then(Value::as_bool).unwrap_or(false),
+        default: v.get("default").and_then(text_of),
+    })
+}
+
+#[cfg(test)]
+mod tests;

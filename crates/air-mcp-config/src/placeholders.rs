@@ -1,0 +1,98 @@
+//! `${…}` in a configuration: what each client fills in at start
+//! (`${env:NAME}`, `${input:id}`, `${NAME}`, `${NAME:-default}`,
+//! `${userHome}`, `${workspaceFolder}`, `${file:/path}`). A page has no
+//! environment, no home and no workspace: each is asked of the user, and
+//! none is ever sent as written.
+
+use std::collections::BTreeMap;
+
+/// One placeholder, as written between `${` and `}`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Placeholder {
+    /// What is inside the braces (`env:GITHUB_TOKEN`, `input:api-key`).
+    pub key: String,
+    /// The default it names (`${NAME:-default}`), if any.
+    pub default: Option<String>,
+}
+
+impl Placeholder {
+    /// What to ask the user.
+    pub fn question(&self) -> String {
+        let k = &self.key;
+        if let Some(name) = k.strip_prefix("env:") {
+            format!("The value of the environment variable {name}")
+        } else if let Some(id) = k.strip_prefix("input:") {
+            format!("The value of the input \"{id}\"")
+        } else if let Some(path) = k.strip_prefix("file:") {
+            format!("The contents of the file {path}")
+        } else if k == "userHome" {
+            "Your home folder".to_owned()
+        } else if k == "workspaceFolder" {
+            "The workspace folder".to_owned()
+        } else {
+            format!("The value of {k}")
+        }
+    }
+}
+
+/// The placeholders in `text`, in order, each once.
+pub fn find(text: &str) -> Vec<Placeholder> {
+    let mut out: Vec<Placeholder> = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let inner = &after[..end];
+        let (key, default) = match inner.split_once(":-") {
+            Some((k, d)) if !k.contains(':') => (k.to_owned(), Some(d.to_owned())),
+            _ => (inner.to_owned(), None),
+        };
+        if !key.is_empty() && !out.iter().any(|p| p.key == key) {
+            out.push(Placeholder { key, default });
+        }
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// `text` with each placeholder replaced by its answer (by key); `None`
+/// when one has no answer (and no default), so nothing half-filled is
+/// ever used.
+pub fn fill(text: &str, answers: &BTreeMap<String, String>) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        out.push_str(&rest[..start]);
+        let found = find(&rest[start..start + 2 + end + 1]);
+        let p = found.first()?;
+        out.push_str(answers.get(&p.key).or(p.default.as_ref())?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dialects_placeholders_are_found_once_each() {
+        let found = find("${env:TOKEN} ${input:key} ${HOME_DIR:-/home/me} ${env:TOKEN} ${userHome}/x ${file:/etc/k}");
+        let keys: Vec<(&str, Option<&str>)> = found.iter().map(|p| (p.key.as_str(), p.default.as_deref())).collect();
+        assert_eq!(keys, [("env:TOKEN", None), ("input:key", None), ("HOME_DIR", Some("/home/me")), ("userHome", None), ("file:/etc/k", None)]);
+        assert_eq!(found[0].question(), "The value of the environment variable TOKEN");
+        assert!(find("no ${ closing").is_empty() && find("$HOME {x}").is_empty());
+    }
+
+    #[test]
+    fn filling_needs_every_answer_or_a_default() {
+        let answers = BTreeMap::from([("env:TOKEN".to_owned(), "t0k".to_owned())]);
+        assert_eq!(fill("Bearer ${env:TOKEN}", &answers).as_deref(), Some("Bearer t0k"));
+        assert_eq!(fill("${PORT:-8080}/${env:TOKEN}", &answers).as_deref(), Some("8080/t0k"));
+        assert_eq!(fill("${input:other}", &answers), None, "never half-filled");
+        assert_eq!(fill("plain", &answers).as_deref(), Some("plain"));
+    }
+}

@@ -1,0 +1,49 @@
+//! Values that look like secrets: never shown in full (a key in an
+//! environment variable, a token in a header), and left out of an export
+//! unless asked for.
+
+/// Words in a name that say its value is a secret.
+const NAMES: [&str; 9] = ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE", "AUTH", "BEARER"];
+/// How well-known secrets begin.
+const PREFIXES: [&str; 10] = ["sk-", "ghp_", "gho_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "AKIA", "Bearer ", "Basic "];
+
+/// Whether `value`, named `name`, looks like a secret.
+pub fn looks_secret(name: &str, value: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    if NAMES.iter().any(|w| upper.contains(w)) || PREFIXES.iter().any(|p| value.starts_with(p)) {
+        return true;
+    }
+    // A long run of letters and digits mixed, as generated keys are.
+    let v = value.trim();
+    v.len() >= 24 && !v.contains(char::is_whitespace) && v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(|c| c.is_ascii_alphabetic()) && !v.contains('/')
+}
+
+/// `value` as shown: its first characters and its length, when it looks
+/// like a secret (placeholders, which are not secrets, in full).
+pub fn shown(name: &str, value: &str) -> String {
+    if !looks_secret(name, value) || value.starts_with("${") && value.ends_with('}') {
+        return value.to_owned();
+    }
+    let n = value.chars().count();
+    if n < 12 {
+        return "••••".to_owned();
+    }
+    let head: String = value.chars().take(4).collect();
+    format!("{head}… ({n} characters)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_tokens_are_masked_and_the_rest_is_shown() {
+        assert_eq!(shown("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"), "ghp_… (42 characters)");
+        assert_eq!(shown("Authorization", "Bearer abc"), "••••");
+        assert_eq!(shown("OPENAI_API_KEY", "${env:OPENAI_API_KEY}"), "${env:OPENAI_API_KEY}", "a placeholder is no secret");
+        assert_eq!(shown("X_CONFIG", "a8f3k2m9x7q1w4e6r5t0y2u8"), "a8f3… (24 characters)", "generated-looking");
+        assert_eq!(shown("ALLOWED_DIR", "/home/me/projects/notes-2024-archive"), "/home/me/projects/notes-2024-archive");
+        assert_eq!(shown("MODE", "readonly"), "readonly");
+        assert!(!looks_secret("PATH", "/usr/bin"));
+    }
+}
