@@ -139,7 +139,7 @@ const section = [
   '',
   `A message written on one device shows in the other's conversation list after ${(median(latencies) / 1000).toFixed(1)} s (median of ${latencies.length}: ${latencies.map((l) => (l / 1000).toFixed(1)).join(', ')} s, in order; the writer looks at its journal every 2 s, the reader's long-poll answers at once).`,
   `<!-- ${MARK}:end -->`,
-].join('\n');
+].join('\n').replace(/\n{3,}/g, '\n\n');
 let doc = readFileSync(out, 'utf8');
 if (!doc.includes(`<!-- ${MARK}:start -->`)) doc += `\n## Sync\n\n<!-- ${MARK}:start -->\n<!-- ${MARK}:end -->\n`;
 doc = doc.replace(new RegExp(`<!-- ${MARK}:start -->[\\s\\S]*<!-- ${MARK}:end -->`), section);
