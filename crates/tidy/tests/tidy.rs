@@ -136,6 +136,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
         ("air-mcp-config", &[]),
+        ("air-import", &["air-chat", "air-store"]),
         ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-servers", "air-tools"]),
         ("air-sync", &["air-http"]),
         ("air-sync-local", &["air-sync", "air-tools"]),
