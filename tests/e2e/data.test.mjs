@@ -126,6 +126,44 @@ describe('data and options', () => {
     await context.close();
   });
 
+  test('a ChatGPT export comes in with its branches, the one ChatGPT showed shown, and is found by search', async () => {
+    const { context, page } = await freshPage();
+    const m = (role, text, t) => ({ id: 'x', author: { role }, create_time: t, content: { content_type: 'text', parts: [text] }, weight: 1, metadata: {} });
+    // As ChatGPT writes it: a root without a message, a hidden system
+    // prompt, a regenerated answer (the older one is the one shown), no
+    // `children` (slim), and a second conversation without a title.
+    const mapping = {
+      root: { id: 'root', message: null, parent: null },
+      sys: { id: 'sys', message: { ...m('system', 'You are ChatGPT', null), weight: 0 }, parent: 'root' },
+      q: { id: 'q', message: m('user', 'Name a lighthouse in Brittany', 1700000000), parent: 'sys' },
+      a1: { id: 'a1', message: m('assistant', 'Phare du Creac’h on Ouessant 【1†source】', 1700000001), parent: 'q' },
+      a2: { id: 'a2', message: m('assistant', 'The Eckmühl lighthouse at Penmarc’h, said the cormorant', 1700000100), parent: 'q' },
+    };
+    const other = { id: 'c2', title: null, mapping: { n: { id: 'n', message: m('user', 'Bonjour 😀', 1700000200), parent: null } } };
+    const file = [{ id: 'c1', title: 'Brittany lighthouses', create_time: 1700000000, mapping, current_node: 'a1', default_model_slug: 'gpt-4o' }, other];
+    await page.getByTestId('open-settings').click();
+    const drop = () => page.getByTestId('import-file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    await drop();
+    await page.getByTestId('import-result').getByText('Imported 2 conversation(s) with 4 message(s).').waitFor({ timeout: 10_000 });
+    // The same file again adds nothing.
+    await drop();
+    await page.getByTestId('import-result').getByText('Imported 0 conversation(s) with 0 message(s).').waitFor({ timeout: 10_000 });
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('session-item').filter({ hasText: 'Brittany lighthouses' }).locator('.session-title').click();
+    await page.getByText('Phare du Creac’h on Ouessant', { exact: true }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.getByText('said the cormorant').count(), 0, 'the other answer is a branch, not shown');
+    assert.match(await page.getByTestId('branch-pos').getAttribute('aria-label'), /1.*2/);
+    assert.equal(await page.getByTestId('session-item').filter({ hasText: 'Bonjour' }).count(), 1, 'titled from its question');
+    // The answer that is not shown is found, and opened.
+    await page.getByTestId('session-search').fill('cormorant');
+    const result = page.getByTestId('search-result');
+    await result.first().waitFor({ timeout: 15_000 });
+    assert.equal(await result.locator('.search-title').textContent(), 'Brittany lighthouses');
+    await result.first().click();
+    await page.locator('.message.found').filter({ hasText: 'said the cormorant' }).waitFor({ timeout: 10_000 });
+    await context.close();
+  });
+
   test('a long session opens on its last page and loads earlier messages on demand', async () => {
     const { context, page } = await freshPage();
     const messages = Array.from({ length: 250 }, (_, i) => ({

@@ -100,7 +100,7 @@ pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: For
 /// Reading an export into the store: fetched with the first import.
 #[super::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn import_file(store: Rc<AnyStore>, text: String) -> Result<LocalBoxFuture<'static, Result<(usize, usize), ImportFailure>>, super::lazy::Missing> {
-    Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, &mut super::env::new_id).await }))
+    Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, super::env::now_ms(), &mut super::env::new_id).await }))
 }
 
 /// Writing the preferences (their encoding): fetched with the first

@@ -58,9 +58,17 @@ pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format
     })
 }
 
-/// Imports an export's text (run in a part fetched on first use).
-pub async fn import_text<S: Store>(store: &S, text: &str, new_id: &mut dyn FnMut() -> String) -> Result<(usize, usize), ImportFailure> {
-    let doc = Export::parse(text).map_err(ImportFailure::Refused)?;
+/// Imports an export's text: this app's, or another app's that
+/// `air_import` reads (ChatGPT's `conversations.json`). Run in a part
+/// fetched on first use.
+pub async fn import_text<S: Store>(store: &S, text: &str, now_ms: f64, new_id: &mut dyn FnMut() -> String) -> Result<(usize, usize), ImportFailure> {
+    let doc = match Export::parse(text) {
+        Ok(doc) => doc,
+        Err(ours) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(v) if air_import::chatgpt::conversations(&v).is_some() => air_import::chatgpt::convert(std::slice::from_ref(&v), now_ms).0,
+            _ => return Err(ImportFailure::Refused(ours)),
+        },
+    };
     air_store::import::import(store, &doc, new_id).await.map_err(ImportFailure::Store)
 }
 

@@ -326,14 +326,14 @@ impl Platform for FakePlatform {
         Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, (&settings, &http_tools), now).await) })
     }
     fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>> {
-        let store = self.store.clone();
+        let (store, now) = (self.store.clone(), self.now.get());
         let ids = self.ids.clone();
         Box::pin(async move {
             let mut new_id = || {
                 ids.set(ids.get() + 1);
                 format!("id-{}", ids.get())
             };
-            Ok(crate::data::import_text(&*store, &text, &mut new_id).await)
+            Ok(crate::data::import_text(&*store, &text, now, &mut new_id).await)
         })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo> {
