@@ -69,8 +69,9 @@ impl Words {
     }
 
     fn push(&mut self, word: &str) {
-        self.text.push(quote(word, self.shell));
-        self.shown.push(quote(word, self.shell));
+        let quoted = quote(word, self.shell);
+        self.shown.push(quoted.clone());
+        self.text.push(quoted);
     }
 
     /// A value that may be a secret (`name`'s).

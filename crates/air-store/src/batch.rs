@@ -4,6 +4,7 @@
 //! transaction; the rest do them one record at a time ([`put_each`],
 //! [`get_each`]), which means the same.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::{FileRecord, MessageRecord, Result, SessionRecord, Store};
@@ -29,8 +30,13 @@ impl Batch {
     }
 
     /// The batch with each record once: where an id comes twice, the
-    /// later one (as writing them one after another would leave).
-    pub fn last_wins(mut self) -> Self {
+    /// later one (as writing them one after another would leave). Copied
+    /// only when an id does come twice.
+    pub fn once(&self) -> Cow<'_, Self> {
+        fn repeats<T>(list: &[T], id: impl Fn(&T) -> &str) -> bool {
+            let mut seen = HashSet::new();
+            !list.iter().all(|r| seen.insert(id(r)))
+        }
         fn dedupe<T>(list: &mut Vec<T>, id: impl Fn(&T) -> &str) {
             let mut seen = HashSet::new();
             let mut keep: Vec<bool> = list.iter().rev().map(|r| seen.insert(id(r).to_owned())).collect();
@@ -38,10 +44,14 @@ impl Batch {
             let mut flags = keep.into_iter();
             list.retain(|_| flags.next().unwrap_or(true));
         }
-        dedupe(&mut self.sessions, |s| &s.id);
-        dedupe(&mut self.files, |f| &f.id);
-        dedupe(&mut self.messages, |m| &m.id);
-        self
+        if !repeats(&self.sessions, |s| &s.id) && !repeats(&self.files, |f| &f.id) && !repeats(&self.messages, |m| &m.id) {
+            return Cow::Borrowed(self);
+        }
+        let mut out = self.clone();
+        dedupe(&mut out.sessions, |s| &s.id);
+        dedupe(&mut out.files, |f| &f.id);
+        dedupe(&mut out.messages, |m| &m.id);
+        Cow::Owned(out)
     }
 }
 
@@ -98,9 +108,12 @@ mod tests {
     #[test]
     fn the_later_of_two_records_with_one_id_is_kept_in_its_place() {
         let m = |id: &str, text: &str| MessageRecord::new(id, "s", 1.0, Role::User, text);
-        let batch = Batch { messages: vec![m("a", "first"), m("b", "b"), m("a", "second"), m("c", "c")], ..Batch::default() }.last_wins();
+        let written = Batch { messages: vec![m("a", "first"), m("b", "b"), m("a", "second"), m("c", "c")], ..Batch::default() };
+        let batch = written.once();
+        assert!(matches!(batch, Cow::Owned(_)), "copied: an id came twice");
         let kept: Vec<(&str, &str)> = batch.messages.iter().map(|m| (m.id.as_str(), m.content.as_str())).collect();
         assert_eq!(kept, [("b", "b"), ("a", "second"), ("c", "c")]);
         assert_eq!(batch.len(), 3);
+        assert!(matches!(Batch { messages: vec![m("a", "x")], ..Batch::default() }.once(), Cow::Borrowed(_)), "not copied otherwise");
     }
 }

@@ -41,14 +41,14 @@ pub(super) fn indexed(old: Option<JsValue>) -> Option<MessageRecord> {
 
 impl IdbStore {
     pub(super) async fn put_batch_at_once(&self, batch: &Batch) -> air_store::Result<()> {
-        let batch = batch.clone().last_wins();
+        let batch = batch.once();
         if batch.is_empty() {
             return Ok(());
         }
         let sessions = batch.sessions.iter().map(|s| Ok((to_js(s)?, None))).collect::<air_store::Result<Vec<_>>>()?;
         let files = batch.files.iter().map(|f| Ok((file_value(f)?, None))).collect::<air_store::Result<Vec<_>>>()?;
         let messages = batch.messages.iter().map(|m| Ok((to_js(m)?, None))).collect::<air_store::Result<Vec<_>>>()?;
-        let batch = &batch;
+        let batch = &*batch;
         self.write(&[SESSIONS, MESSAGES, TERMS, META, FILES, JOURNAL], |tx| async move {
             // Before anything is written: the index (or whether a new
             // database starts one), and what each record replaces.
