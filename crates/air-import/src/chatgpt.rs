@@ -16,12 +16,11 @@
 use std::collections::{HashMap, HashSet};
 
 use air_chat::Role;
-use air_store::branches::{self, Forks};
 use air_store::export::{Export, ExportedSession};
-use air_store::{MessageRecord, SessionRecord};
 use serde_json::Value;
 
 use crate::Summary;
+use crate::tree::{self, Conversation, Kept};
 
 /// The conversations of `v`, if it is a ChatGPT export.
 pub fn conversations(v: &Value) -> Option<Vec<&Value>> {
@@ -54,17 +53,6 @@ pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
     (Export::new(sessions, now_ms), summary)
 }
 
-/// A message kept, before it is numbered.
-struct Kept {
-    node: String,
-    parent: Option<String>,
-    role: Role,
-    text: String,
-    at: f64,
-    model: Option<String>,
-    reasoning: Option<String>,
-}
-
 fn seconds(v: Option<&Value>) -> Option<f64> {
     v.and_then(Value::as_f64).filter(|t| t.is_finite() && *t > 0.0).map(|t| t * 1000.0)
 }
@@ -85,7 +73,7 @@ fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Str
             Read::Kept(role, text) => {
                 let at = seconds(m.get("create_time")).unwrap_or(created);
                 let model = m.pointer("/metadata/model_slug").and_then(Value::as_str).or(model).filter(|_| role == Role::Assistant).map(str::to_owned);
-                kept.insert(k, Kept { node: k.clone(), parent: None, role, text, at, model, reasoning: None });
+                kept.insert(k, Kept { model, ..Kept::new(k.clone(), None, role, text, at) });
             }
             Read::Thinking(text) => {
                 thinking.insert(k, text);
@@ -117,8 +105,9 @@ fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Str
             }
         }
     }
-    let current = c.get("current_node").and_then(Value::as_str);
-    Ok(session(id, &title, created, kept.into_values().collect(), current, &parent))
+    let shown_end = c.get("current_node").and_then(Value::as_str).and_then(|n| nearest_kept(n, &kept, &parent));
+    let kept = kept.into_values().collect();
+    Ok(tree::session(Conversation { source: "chatgpt", id: id.to_owned(), title, created, kept, shown_end }))
 }
 
 /// What a node's message is here.
@@ -197,80 +186,21 @@ fn uncited(text: &str) -> String {
         rest = &rest[start + len + '】'.len_utf8()..];
     }
     out.push_str(rest);
-    out.replace('\u{0}', "")
+    tree::clean(&out)
 }
 
-/// The session: messages numbered parents first (then by time), linked,
-/// branches made, the branch ending at `current` shown.
-fn session(id: &str, title: &str, created: f64, mut kept: Vec<Kept>, current: Option<&str>, parent: &HashMap<&str, &str>) -> ExportedSession {
-    kept.sort_by(|a, b| a.at.total_cmp(&b.at).then_with(|| a.node.cmp(&b.node)));
-    // Parents before children, siblings by time.
-    let index: HashMap<String, usize> = kept.iter().enumerate().map(|(i, k)| (k.node.clone(), i)).collect();
-    let mut children: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
-    for (i, k) in kept.iter().enumerate() {
-        children.entry(k.parent.as_ref().and_then(|p| index.get(p)).copied()).or_default().push(i);
-    }
-    let mut order = Vec::with_capacity(kept.len());
-    let mut stack: Vec<usize> = children.get(&None).cloned().unwrap_or_default().into_iter().rev().collect();
-    while let Some(i) = stack.pop() {
-        order.push(i);
-        stack.extend(children.get(&Some(i)).into_iter().flatten().rev());
-    }
-    let sid = format!("chatgpt-{id}");
-    let mid = |node: &str| format!("chatgpt-{id}-{node}");
-    let mut messages: Vec<MessageRecord> = order
-        .iter()
-        .enumerate()
-        .map(|(n, &i)| {
-            let k = &kept[i];
-            let mut m = MessageRecord::new(mid(&k.node), sid.clone(), (n + 1) as f64, k.role, k.text.clone());
-            m.timestamp = if k.at > 0.0 { k.at } else { created };
-            m.parent = k.parent.as_deref().filter(|p| index.contains_key(*p)).map(mid);
-            m.model.clone_from(&k.model);
-            m.reasoning.clone_from(&k.reasoning);
-            m
-        })
-        .collect();
-    let mut forks = Forks::new();
-    branches::derive(&mut messages, &mut forks);
-    show(&messages, &mut forks, current.and_then(|c| shown_end(c, &index, parent)).map(|n| mid(&kept[n].node)));
-    let updated = messages.iter().map(|m| m.timestamp).fold(created, f64::max);
-    let mut s = SessionRecord::new(sid, if created > 0.0 { created } else { updated });
-    let first_user = messages.iter().find(|m| m.role == Role::User).map(|m| m.content.clone()).unwrap_or_default();
-    if title.is_empty() {
-        s.auto_title(&first_user, updated);
-    } else {
-        s.rename(title, updated);
-    }
-    s.updated_at = updated;
-    s.forks = forks;
-    ExportedSession { session: s, messages, files: Vec::new() }
-}
-
-/// The kept message the shown branch ends at: `current` or its nearest
-/// kept ancestor.
-fn shown_end(current: &str, index: &HashMap<String, usize>, parent: &HashMap<&str, &str>) -> Option<usize> {
-    let mut at = Some(current);
+/// The kept message nearest `node` on its way to the root (itself when
+/// kept).
+fn nearest_kept(node: &str, kept: &HashMap<&str, Kept>, parent: &HashMap<&str, &str>) -> Option<String> {
+    let mut at = Some(node);
     let mut visited = HashSet::new();
     while let Some(n) = at.filter(|n| visited.insert(*n)) {
-        if let Some(&i) = index.get(n) {
-            return Some(i);
+        if kept.contains_key(n) {
+            return Some(n.to_owned());
         }
         at = parent.get(n).copied();
     }
     None
-}
-
-/// Shows, at every fork on the way to `end`, the branch that leads there.
-fn show(messages: &[MessageRecord], forks: &mut Forks, end: Option<String>) {
-    let Some(end) = end else { return };
-    let by_id: HashMap<&str, &MessageRecord> = messages.iter().map(|m| (m.id.as_str(), m)).collect();
-    let Some(last) = by_id.get(end.as_str()) else { return };
-    for step in &last.branch {
-        if let Some(f) = forks.get_mut(&step.fork) {
-            f.shown = step.alt;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -5,11 +5,14 @@
 //! * [`chatgpt`]: ChatGPT's `conversations.json`: each conversation's
 //!   message tree becomes branches, the one it showed (`current_node`)
 //!   shown here.
+//! * [`tree`]: what every format's conversation becomes a session by
+//!   (messages with parents → numbered, linked, branches, one shown).
 //!
 //! Every id is made from the file's own (`chatgpt-…`), so importing the
 //! same file twice adds nothing the second time.
 
 pub mod chatgpt;
+pub mod tree;
 
 /// What an import brought, to tell the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,4 +27,6 @@ pub struct Summary {
     pub as_text: usize,
     /// Conversations that could not be read, with why.
     pub skipped: Vec<String>,
+    /// The file held API keys or other credentials, left out.
+    pub keys_left_out: bool,
 }

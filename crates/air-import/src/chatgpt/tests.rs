@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::*;
+use air_store::branches;
 
 fn node(id: &str, parent: Option<&str>, message: Value) -> (String, Value) {
     (id.to_owned(), json!({"id": id, "message": message, "parent": parent}))

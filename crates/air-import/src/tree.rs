@@ -1,0 +1,129 @@
+//! A conversation as another app kept it (messages with parents), made a
+//! session of this app: messages numbered parents first, linked, siblings
+//! made branches, and the branch the app showed shown.
+
+use std::collections::HashMap;
+
+use air_chat::Role;
+use air_store::branches::{self, Forks};
+use air_store::export::ExportedSession;
+use air_store::{MessageRecord, SessionRecord};
+
+/// A message kept, before it is numbered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// Its id in the other app's file (unique in the conversation).
+    pub node: String,
+    /// The kept message it answers or follows; `None` for a first one.
+    pub parent: Option<String>,
+    pub role: Role,
+    pub text: String,
+    /// Milliseconds since the Unix epoch (0 when the file did not say).
+    pub at: f64,
+    pub model: Option<String>,
+    pub reasoning: Option<String>,
+}
+
+impl Kept {
+    pub fn new(node: impl Into<String>, parent: Option<String>, role: Role, text: String, at: f64) -> Self {
+        Self { node: node.into(), parent, role, text, at, model: None, reasoning: None }
+    }
+}
+
+/// One conversation of another app.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversation {
+    /// The app's name, the first part of every id (`chatgpt`, `claude`…).
+    pub source: &'static str,
+    /// The conversation's id in the file.
+    pub id: String,
+    pub title: String,
+    /// Milliseconds; 0 when the file did not say.
+    pub created: f64,
+    pub kept: Vec<Kept>,
+    /// The kept message the shown branch ends at; else the first branch
+    /// at each fork.
+    pub shown_end: Option<String>,
+}
+
+/// The id of a session imported from `source`.
+pub fn session_id(source: &str, id: &str) -> String {
+    format!("{source}-{id}")
+}
+
+/// The session: messages numbered parents first (then by time), linked,
+/// branches made, the branch ending at `shown_end` shown. A parent not
+/// kept (or a cycle) makes a message a first one.
+pub fn session(c: Conversation) -> ExportedSession {
+    let Conversation { source, id, title, created, mut kept, shown_end } = c;
+    kept.sort_by(|a, b| a.at.total_cmp(&b.at).then_with(|| a.node.cmp(&b.node)));
+    let index: HashMap<String, usize> = kept.iter().enumerate().map(|(i, k)| (k.node.clone(), i)).collect();
+    let mut children: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
+    for (i, k) in kept.iter().enumerate() {
+        let parent = k.parent.as_ref().and_then(|p| index.get(p)).copied().filter(|p| *p != i);
+        children.entry(parent).or_default().push(i);
+    }
+    // Parents before children, siblings by time; what a cycle hides from
+    // the roots comes last, as first messages.
+    let mut order = Vec::with_capacity(kept.len());
+    let mut placed = vec![false; kept.len()];
+    let mut stack: Vec<usize> = children.get(&None).cloned().unwrap_or_default().into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut placed[i], true) {
+            continue;
+        }
+        order.push(i);
+        stack.extend(children.get(&Some(i)).into_iter().flatten().rev());
+    }
+    let orphans: Vec<usize> = (0..kept.len()).filter(|i| !placed[*i]).collect();
+    for &i in &orphans {
+        kept[i].parent = None;
+    }
+    order.extend(orphans);
+    let sid = session_id(source, &id);
+    let mid = |node: &str| format!("{sid}-{node}");
+    let mut messages: Vec<MessageRecord> = order
+        .iter()
+        .enumerate()
+        .map(|(n, &i)| {
+            let k = &kept[i];
+            let mut m = MessageRecord::new(mid(&k.node), sid.clone(), (n + 1) as f64, k.role, k.text.clone());
+            m.timestamp = if k.at > 0.0 { k.at } else { created };
+            m.parent = k.parent.as_deref().filter(|p| index.contains_key(*p)).map(mid);
+            m.model.clone_from(&k.model);
+            m.reasoning.clone_from(&k.reasoning);
+            m
+        })
+        .collect();
+    let mut forks = Forks::new();
+    branches::derive(&mut messages, &mut forks);
+    show(&messages, &mut forks, shown_end.filter(|e| index.contains_key(e)).map(|e| mid(&e)));
+    let updated = messages.iter().map(|m| m.timestamp).fold(created, f64::max);
+    let mut s = SessionRecord::new(sid, if created > 0.0 { created } else { updated });
+    let first_user = messages.iter().find(|m| m.role == Role::User).map(|m| m.content.clone()).unwrap_or_default();
+    let title = title.trim();
+    if title.is_empty() {
+        s.auto_title(&first_user, updated);
+    } else {
+        s.rename(title, updated);
+    }
+    s.updated_at = updated;
+    s.forks = forks;
+    ExportedSession { session: s, messages, files: Vec::new() }
+}
+
+/// Shows, at every fork on the way to `end`, the branch that leads there.
+fn show(messages: &[MessageRecord], forks: &mut Forks, end: Option<String>) {
+    let Some(end) = end else { return };
+    let Some(last) = messages.iter().find(|m| m.id == end) else { return };
+    for step in &last.branch {
+        if let Some(f) = forks.get_mut(&step.fork) {
+            f.shown = step.alt;
+        }
+    }
+}
+
+/// `text` without NUL characters (which IndexedDB keeps but nothing shows).
+pub fn clean(text: &str) -> String {
+    text.replace('\u{0}', "")
+}
