@@ -17,3 +17,10 @@ pub fn t_now() -> &'static Text {
     let prefs = use_prefs();
     air_i18n::text(prefs.settings.with_untracked(|s| s.language.into()))
 }
+
+/// The later texts (those of parts fetched on first use) in the current
+/// language (reactive).
+pub fn tl() -> &'static air_i18n::Later {
+    let prefs = use_prefs();
+    air_i18n::later(prefs.settings.with(|s| s.language.into()))
+}

@@ -2,7 +2,10 @@
 // Thinking and the Chinese UI.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { configure, openApp, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
@@ -144,10 +147,10 @@ describe('data and options', () => {
     await page.getByTestId('open-settings').click();
     const drop = () => page.getByTestId('import-file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
     await drop();
-    await page.getByTestId('import-result').getByText('Imported 2 conversation(s) with 4 message(s).').waitFor({ timeout: 10_000 });
+    await page.getByTestId('import-result').getByText(/^Imported 2 conversation\(s\) with 4 message\(s\) from ChatGPT\. 1 hidden message/).waitFor({ timeout: 10_000 });
     // The same file again adds nothing.
     await drop();
-    await page.getByTestId('import-result').getByText('Imported 0 conversation(s) with 0 message(s).').waitFor({ timeout: 10_000 });
+    await page.getByTestId('import-result').getByText(/^Imported 0 conversation\(s\) with 0 message\(s\) from ChatGPT\./).waitFor({ timeout: 10_000 });
     await page.getByTestId('settings-save').click();
     await page.getByTestId('session-item').filter({ hasText: 'Brittany lighthouses' }).locator('.session-title').click();
     await page.getByText('Phare du Creac’h on Ouessant', { exact: true }).waitFor({ timeout: 10_000 });
@@ -161,6 +164,55 @@ describe('data and options', () => {
     assert.equal(await result.locator('.search-title').textContent(), 'Brittany lighthouses');
     await result.first().click();
     await page.locator('.message.found').filter({ hasText: 'said the cormorant' }).waitFor({ timeout: 10_000 });
+    await context.close();
+  });
+
+  /** A ZIP of `files` ({name: text}), deflated, as the apps' exports are (Python's zipfile). */
+  function zip(files) {
+    const dir = mkdtempSync(join(tmpdir(), 'air-zip-'));
+    writeFileSync(join(dir, 'files.json'), JSON.stringify(files));
+    const out = join(dir, 'export.zip');
+    execFileSync('python3', ['-c', 'import json,sys,zipfile\nz=zipfile.ZipFile(sys.argv[2],"w",zipfile.ZIP_DEFLATED)\nfor n,t in json.load(open(sys.argv[1])).items(): z.writestr(n,t)\nz.close()', join(dir, 'files.json'), out]);
+    return readFileSync(out);
+  }
+
+  test('exports of Claude (its ZIP), ChatGPT (split parts in a ZIP) and NextChat (with a key) come in, each said, no key kept', async () => {
+    const { context, page } = await freshPage();
+    await page.getByTestId('open-settings').click();
+    const result = page.getByTestId('import-result');
+    const claude = [{
+      uuid: 'k1', name: 'Tide tables', created_at: '2024-03-01T10:00:00.123456Z', updated_at: '2024-03-01T10:05:00Z', chat_messages: [
+        { uuid: 'u1', sender: 'human', text: 'When is high tide at Saint-Malo?', content: [], created_at: '2024-03-01T10:00:00Z', parent_message_uuid: '00000000-0000-4000-8000-000000000000' },
+        { uuid: 'a1', sender: 'assistant', text: '', created_at: '2024-03-01T10:00:05Z', parent_message_uuid: 'u1',
+          content: [{ type: 'thinking', thinking: 'Tides follow the moon.' }, { type: 'text', text: 'High tide is at 14:32, said the harbour master.' }] },
+      ],
+    }];
+    await page.getByTestId('import-file').setInputFiles({ name: 'data-2024-03-01.zip', mimeType: 'application/zip', buffer: zip({ 'conversations.json': JSON.stringify(claude), 'users.json': '[]' }) });
+    await result.getByText(/^Imported 1 conversation\(s\) with 2 message\(s\) from Claude\.$/).waitFor({ timeout: 15_000 });
+
+    const m = (role, text, t) => ({ id: 'x', author: { role }, create_time: t, content: { content_type: 'text', parts: [text] }, weight: 1, metadata: {} });
+    const part = (id, text) => JSON.stringify([{ id, title: `Part ${id}`, create_time: 1700000000, mapping: { n: { id: 'n', message: m('user', text, 1700000001), parent: null } }, current_node: 'n' }]);
+    await page.getByTestId('import-file').setInputFiles({ name: 'chatgpt.zip', mimeType: 'application/zip',
+      buffer: zip({ 'conversations-000.json': part('p0', 'first of the split'), 'conversations-001.json': part('p1', 'second of the split'), 'chat.html': '<html></html>' }) });
+    await result.getByText(/^Imported 2 conversation\(s\) with 2 message\(s\) from ChatGPT\.$/).waitFor({ timeout: 15_000 });
+
+    const key = 'sk-never-import-0123456789abcdef';
+    const nextchat = {
+      'chat-next-web-store': { sessions: [{ id: 'n1', topic: 'Sourdough', memoryPrompt: '', lastUpdate: 1700000000000, mask: { name: 'Baker', context: [] },
+        messages: [{ id: 'q', role: 'user', content: 'How long to proof?', date: '2023/11/14 22:13:20' }, { id: 'r', role: 'assistant', content: 'Overnight, in the fridge.', date: '2023/11/14 22:13:25', model: 'gpt-4o' }] }] },
+      'access-control': { openaiApiKey: key, accessCode: '' },
+    };
+    await page.getByTestId('import-file').setInputFiles({ name: 'backup.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(nextchat)) });
+    await result.getByText(/^Imported 1 conversation\(s\) with 2 message\(s\) from NextChat\. API keys and settings in the file were not imported\.$/).waitFor({ timeout: 15_000 });
+    // Nothing of the key anywhere: not in the settings, not in what is stored.
+    assert.ok(!JSON.stringify(await page.evaluate(() => ({ ...localStorage }))).includes(key));
+    await page.getByTestId('settings-save').click();
+    const all = await exportAll(page);
+    assert.ok(!JSON.stringify(all).includes(key));
+    assert.deepEqual(all.sessions.map((s) => s.title).sort(), ['Part p0', 'Part p1', 'Sourdough', 'Tide tables']);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('session-item').filter({ hasText: 'Tide tables' }).locator('.session-title').click();
+    await page.getByText('High tide is at 14:32, said the harbour master.').waitFor({ timeout: 10_000 });
     await context.close();
   });
 

@@ -98,6 +98,8 @@ pub(super) fn apply(state: AppState, u: Up) {
 fn apply_settings(state: AppState, u: Up) {
     match u {
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
+        // Another app's: its summary is told by the import's own part.
+        Up::Import(ImportOutcome::Done(done)) if done.from.is_some() => super::parts::tell_imported(state, done),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
         Up::Log(list) => state.shell.event_log.set(list),
         Up::Sync(status) => state.shell.sync.set(Some(*status)),
@@ -175,7 +177,7 @@ fn apply_turn(state: AppState, u: Up) {
 fn import_text(state: AppState, outcome: ImportOutcome) -> String {
     let t = state.t();
     match outcome {
-        ImportOutcome::Done { sessions, messages } => t.imported.replace("{s}", &sessions.to_string()).replace("{m}", &messages.to_string()),
+        ImportOutcome::Done(done) => t.imported.replace("{s}", &done.sessions.to_string()).replace("{m}", &done.messages.to_string()),
         ImportOutcome::Failed(e) => t.import_failed.replace("{e}", &e),
         ImportOutcome::StorageFull => t.err_storage_full.to_owned(),
     }

@@ -8,7 +8,7 @@ use air_store::StoreError;
 use air_agent::conversation::TemplateVars;
 use air_store::search::SearchResults;
 use air_web::{IdbStore, LocalStorageKv};
-use air_workspace::data::{Format, ImportFailure, StorageInfo};
+use air_workspace::data::{Format, ImportFailure, Imported, StorageInfo};
 use air_workspace::turn::{Run, TurnEnv};
 use air_workspace::{Command, Missing, Platform};
 use futures_util::future::LocalBoxFuture;
@@ -109,11 +109,12 @@ impl Platform for Browser {
             part(export_file(store, only, format, (settings, http_tools), now)).await
         })
     }
-    fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), ImportFailure>, Missing>> {
+    fn import(&self, texts: Vec<String>) -> LocalBoxFuture<'static, Result<Result<Imported, ImportFailure>, Missing>> {
         let store = self.store();
+        let state = self.state;
         Box::pin(async move {
-            let Some(store) = store else { return Ok(Ok((0, 0))) };
-            part(import_file(store, text)).await
+            let Some(store) = store else { return Ok(Ok(Imported { sessions: 0, messages: 0, from: None })) };
+            part(import_file(state, store, texts)).await
         })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, StorageInfo> {

@@ -154,14 +154,26 @@ pub fn file_url(id: String, done: impl Fn(Option<String>) + 'static) {
     });
 }
 
-/// Imports the export file chosen in an `<input type=file>` (the core
-/// reads it into the store).
+/// Reads the text of the file chosen in an `<input type=file>` and hands
+/// it to `done` (`Ok(None)`: nothing was chosen).
+pub fn read_chosen_text(event: leptos::ev::Event, done: impl FnOnce(Result<Option<String>, String>) + 'static) {
+    spawn_local(async move { done(air_web::read_chosen_file(&event).await) });
+}
+
+/// Imports the export files chosen in an `<input type=file>`: JSON, the
+/// parts of a split export, or another app's ZIP (the core reads them
+/// into the store).
 pub fn import_chosen(state: AppState, event: leptos::ev::Event) {
+    let files = air_web::event_files(&event);
+    if files.is_empty() {
+        return;
+    }
+    state.shell.import_result.set(Some(state.t().import_reading.to_owned()));
     spawn_local(async move {
-        match air_web::read_chosen_file(&event).await {
-            Ok(Some(text)) => dispatch(state, Command::Import(text)),
-            Ok(None) => {}
-            Err(e) => state.shell.import_result.set(Some(state.t().import_failed.replace("{e}", &e))),
+        match browser::part(parts::read_exports(files)).await {
+            Ok(Ok(texts)) => dispatch(state, Command::Import(texts)),
+            Ok(Err(e)) => state.shell.import_result.set(Some(state.t().import_failed.replace("{e}", &e))),
+            Err(air_workspace::Missing) => state.shell.import_result.set(Some(state.t().part_missing.to_owned())),
         }
     });
 }

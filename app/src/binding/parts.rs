@@ -6,11 +6,12 @@ use std::rc::Rc;
 
 use air_store::StoreError;
 use air_store::search::SearchResults;
-use air_workspace::data::{Format, ImportFailure};
+use air_workspace::data::{Format, ImportFailure, Imported};
 use air_workspace::files::{Prepared, Read};
 use air_workspace::Missing;
 use air_workspace::turn::{Run, Setup, TurnEnv};
 use futures_util::future::LocalBoxFuture;
+use leptos::prelude::Set;
 use leptos::task::spawn_local;
 
 use super::Browser;
@@ -99,8 +100,100 @@ pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: For
 
 /// Reading an export into the store: fetched with the first import.
 #[super::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn import_file(store: Rc<AnyStore>, text: String) -> Result<LocalBoxFuture<'static, Result<(usize, usize), ImportFailure>>, super::lazy::Missing> {
-    Ok(Box::pin(async move { air_workspace::data::import_text(&*store, &text, super::env::now_ms(), &mut super::env::new_id).await }))
+pub(super) fn import_file(state: AppState, store: Rc<AnyStore>, texts: Vec<String>) -> Result<LocalBoxFuture<'static, Result<Imported, ImportFailure>>, super::lazy::Missing> {
+    Ok(Box::pin(async move {
+        // Said every 1 % (a large import is thousands of conversations).
+        let mut said = usize::MAX;
+        let mut progress = |done: usize, total: usize| {
+            let step = done * 100 / total.max(1);
+            if total > 20 && step != said {
+                said = step;
+                state.shell.import_result.set(Some(state.tl().importing.replace("{d}", &done.to_string()).replace("{n}", &total.to_string())));
+            }
+        };
+        air_workspace::data::import_text(&*store, &texts, super::env::now_ms(), &mut super::env::new_id, &mut progress).await
+    }))
+}
+
+/// Says what an import from another app brought (`import_file`'s part is
+/// here already: it did the import).
+pub(super) fn tell_imported(state: AppState, done: Imported) {
+    spawn_local(async move {
+        if let Ok(text) = import_summary(state, done).await {
+            state.shell.import_result.set(Some(text));
+        }
+    });
+}
+
+#[super::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn import_summary(state: AppState, done: Imported) -> Result<String, super::lazy::Missing> {
+    let t = state.tl();
+    let Some((source, summary)) = done.from else { return Ok(String::new()) };
+    let mut text = t.imported_from.replace("{s}", &done.sessions.to_string()).replace("{m}", &done.messages.to_string()).replace("{a}", source.name());
+    for (n, line) in [(summary.hidden, t.import_hidden), (summary.as_text, t.import_as_text), (summary.skipped.len(), t.import_skipped)] {
+        if n > 0 {
+            text.push(' ');
+            text.push_str(&line.replace("{n}", &n.to_string()));
+        }
+    }
+    if let Some(first) = summary.skipped.first() {
+        text.push_str(&format!(" ({first})"));
+    }
+    if summary.keys_left_out {
+        text.push(' ');
+        text.push_str(t.import_keys);
+    }
+    Ok(text)
+}
+
+/// The texts of the export files chosen: a JSON file's text, a ZIP's
+/// conversations files (ChatGPT's and Claude's, split ones in order), the
+/// ZIP read by slices, never whole: fetched with the first import.
+#[super::lazy::split(data_read, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Result<Vec<String>, String>>, super::lazy::Missing> {
+    Ok(Box::pin(async move {
+        let mut texts = Vec::new();
+        for file in &files {
+            let head = air_web::read_slice(file, 0, 4).await?;
+            if head.starts_with(b"PK") {
+                texts.extend(zip_texts(file).await.map_err(|e| format!("{}: {e}", file.name()))?);
+            } else {
+                let text = air_web::read_slice(file, 0, file.size() as u64).await?;
+                texts.push(String::from_utf8(text).map_err(|_| format!("{} is not a text file", file.name()))?);
+            }
+        }
+        Ok(texts)
+    }))
+}
+
+/// Each conversations file of an export ZIP, unzipped.
+async fn zip_texts(file: &leptos::web_sys::File) -> Result<Vec<String>, String> {
+    use air_import::zip::{self, Directory};
+    // One file unzipped at most (a ZIP's own limit; the page's memory is
+    // the other).
+    const LIMIT: usize = 1 << 30;
+    let len = file.size() as u64;
+    let tail = air_web::read_slice(file, len.saturating_sub(zip::TAIL), len).await?;
+    let items = match zip::directory(&tail, len).map_err(|e| e.to_string())? {
+        Directory::Found(items) => items,
+        Directory::NeedRange { offset, len: n, count } => {
+            let bytes = air_web::read_slice(file, offset, offset.saturating_add(n.min(256 << 20))).await?;
+            zip::directory_at(&bytes, count).map_err(|e| e.to_string())?
+        }
+    };
+    let wanted = zip::wanted(&items);
+    if wanted.is_empty() {
+        return Err("no conversations.json in this ZIP (an export of ChatGPT or Claude has one)".into());
+    }
+    let mut texts = Vec::with_capacity(wanted.len());
+    for item in wanted {
+        zip::check(item, LIMIT).map_err(|e| e.to_string())?;
+        let (at, n) = zip::local_span(item);
+        let local = air_web::read_slice(file, at, at.saturating_add(n).min(len)).await?;
+        let bytes = zip::extract(&local, item, LIMIT).map_err(|e| e.to_string())?;
+        texts.push(String::from_utf8(bytes).map_err(|_| format!("{} is not text", item.name))?);
+    }
+    Ok(texts)
 }
 
 /// Writing the preferences (their encoding): fetched with the first

@@ -429,6 +429,11 @@ impl AppState {
         air_i18n::text(self.chat_lang())
     }
 
+    /// The later texts (those of parts fetched on first use), likewise.
+    pub fn tl(&self) -> &'static air_i18n::Later {
+        air_i18n::later(self.chat_lang())
+    }
+
     /// The language for messages built in the core crates.
     pub fn chat_lang(&self) -> air_chat::Lang {
         self.prefs.settings.with_untracked(|s| s.language.into())

@@ -8,8 +8,9 @@ use air_workspace::servers::{Action, SyncFailure};
 use air_workspace::signin::{Action as SignIn, Outcome, SignIns};
 use leptos::prelude::*;
 
-use crate::i18n::t;
+use crate::i18n::{t, tl};
 use crate::binding::state::{AppState, use_app};
+use super::mcp_import::{Form, McpImport};
 
 /// "Re-synced: 1 updated, 2 added, 1 gone, 9 unchanged."
 fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
@@ -59,7 +60,7 @@ pub(crate) use air_servers::add::Doctor;
 /// A finding in the language of the moment.
 fn explain(f: &air_doctor::Finding) -> String {
     use air_doctor::Finding;
-    let t = t();
+    let t = tl();
     match f {
         Finding::MixedContent => t.doctor_mixed.to_owned(),
         Finding::PrivateNetwork => t.doctor_private.to_owned(),
@@ -77,7 +78,7 @@ fn explain(f: &air_doctor::Finding) -> String {
 pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, &[String]) -> Vec<(&'static str, String)>, headers: Vec<String>) -> Option<AnyView> {
     match doctor {
         Doctor::Idle => None,
-        Doctor::Probing => Some(view! { <p class="muted" data-testid="doctor-probing">{move || t().doctor_probing}</p> }.into_any()),
+        Doctor::Probing => Some(view! { <p class="muted" data-testid="doctor-probing">{move || tl().doctor_probing}</p> }.into_any()),
         Doctor::Found(air_doctor::Finding::Fine) => None,
         Doctor::Found(f) => {
             let origin = air_web::page_origin().unwrap_or_default();
@@ -85,7 +86,7 @@ pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, 
             Some(view! {
                 <div class="doctor" data-testid="doctor">
                     <p data-testid="doctor-finding">{explain(&f)}</p>
-                    {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || t().doctor_fix}</p> })}
+                    {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || tl().doctor_fix}</p> })}
                     {fixes.into_iter().map(|(stack, code)| view! {
                         <details data-testid="doctor-snippet">
                             <summary>{stack}</summary>
@@ -167,8 +168,8 @@ fn sync_notes(state: AppState) -> RwSignal<Option<(String, String)>> {
 }
 
 /// Connects to the server the add form names.
-fn connect_form(state: AppState, name: RwSignal<String>, url: RwSignal<String>, auth: RwSignal<String>) {
-    let draft = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
+fn connect_form(state: AppState, form: Form) {
+    let draft = Draft { name: form.name.get_untracked(), url: form.url.get_untracked(), auth: form.auth.get_untracked(), headers: form.headers.get_untracked() };
     state.servers(Action::Add(draft));
 }
 
@@ -178,6 +179,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
     let name = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
     let auth = RwSignal::new(String::new());
+    let form = Form { name, url, auth, headers: RwSignal::new(Vec::new()) };
     // A form opened afresh says nothing of an earlier one.
     state.servers(Action::Cancel);
     // A client id for the server's sign-in, where it registers no clients.
@@ -188,7 +190,8 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
         name.set(d.name);
         url.set(d.url);
         auth.set(d.auth);
-        connect_form(state, name, url, auth);
+        form.headers.set(d.headers);
+        connect_form(state, form);
     }
     let sync_note = sync_notes(state);
     let rows = move || {
@@ -212,9 +215,14 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
             <label>{move || t().mcp_auth}
                 <input data-testid="mcp-auth" autocomplete="off" placeholder="Bearer …" prop:value=move || auth.get() on:input=move |ev| auth.set(event_target_value(&ev))/>
             </label>
-            <McpPicks name=name url=url auth=auth/>
+            {move || form.headers.with(|h| (!h.is_empty()).then(|| {
+                let names = h.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ");
+                view! { <p class="hint" data-testid="mcp-form-headers">{tl().mcp_import_headers.replace("{h}", &names)}</p> }
+            }))}
+            <McpPicks form=form/>
             <McpAddResult url=url/>
             <McpSignIn name=name url=url auth=auth client_id=client_id/>
+            <McpImport form=form connect=Callback::new(move |()| connect_form(state, form))/>
         </fieldset>
     }
 }
@@ -345,15 +353,16 @@ fn McpServerSignIn(url: RwSignal<String>) -> impl IntoView {
 
 /// Add; then the new server's tools to pick, its trust in hints, Save and Cancel.
 #[component]
-fn McpPicks(name: RwSignal<String>, url: RwSignal<String>, auth: RwSignal<String>) -> impl IntoView {
+fn McpPicks(form: Form) -> impl IntoView {
     let state = use_app();
     let flow = state.prefs.add_flow;
-    let connect = move |_| connect_form(state, name, url, auth);
+    let connect = move |_| connect_form(state, form);
     let save = move |_| {
         state.servers(Action::Save);
-        name.set(String::new());
-        url.set(String::new());
-        auth.set(String::new());
+        form.name.set(String::new());
+        form.url.set(String::new());
+        form.auth.set(String::new());
+        form.headers.set(Vec::new());
     };
     let cancel = move |_| state.servers(Action::Cancel);
     let picking = move || flow.with(|f| f.stage == Stage::Picking);
@@ -429,7 +438,25 @@ fn McpAddResult(url: RwSignal<String>) -> impl IntoView {
             let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
             doctor_report(flow.with(|f| f.doctor.clone()), |f, origin, headers| f.fix(origin, headers), headers)
         }}
+        {move || doctor_bridge(flow.with(|f| f.doctor.clone()), &url.get())}
     }
+}
+
+/// For a server on this computer whose CORS keeps the page out: the
+/// bridge line that makes it usable.
+fn doctor_bridge(doctor: Doctor, url: &str) -> Option<AnyView> {
+    use air_doctor::Finding;
+    let Doctor::Found(Finding::OriginRefused | Finding::PreflightRefused | Finding::HeaderNotAllowed(_) | Finding::HeaderNotExposed(_)) = doctor else { return None };
+    let origin = air_web::page_origin().unwrap_or_default();
+    let line = air_mcp_config::bridge::relay(url, air_mcp_config::bridge::Shell::Posix, &origin, air_mcp_config::plan::port(1))?;
+    let copied = line.text.clone();
+    Some(view! {
+        <div class="doctor" data-testid="doctor-bridge">
+            <p>{tl().doctor_bridge.replace("{u}", &line.url)}</p>
+            <code data-testid="doctor-bridge-line">{line.shown}</code>
+            <button type="button" data-testid="doctor-bridge-copy" on:click=move |_| air_web::copy_text(&copied)>{move || tl().mcp_import_copy}</button>
+        </div>
+    }.into_any())
 }
 
 /// The server asked for a sign-in: after it, the form connects again.
@@ -440,7 +467,7 @@ fn McpSignIn(name: RwSignal<String>, url: RwSignal<String>, auth: RwSignal<Strin
     let signing_in = move || state.prefs.sign_ins.with(|s| s.running(&url.get()));
     let sign_in_error = move || state.prefs.sign_ins.with(|s| sign_in_failure(state, s, &url.get()));
     let sign_in = move |_| {
-        let form = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked() };
+        let form = Draft { name: name.get_untracked(), url: url.get_untracked(), auth: auth.get_untracked(), ..Draft::default() };
         state.dispatch(Command::SignIn(SignIn::Start { url: form.url.clone(), client_id: Some(client_id.get_untracked()), form: Some(form) }));
     };
     view! {

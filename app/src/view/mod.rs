@@ -9,6 +9,7 @@ mod log;
 mod message;
 pub(crate) mod composer;
 pub(crate) mod mcp;
+mod mcp_import;
 mod policies;
 mod prompts;
 pub(crate) mod resources;

@@ -365,7 +365,7 @@ fn DataSection() -> impl IntoView {
                         on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::Markdown }) } }>{move || t().export_markdown}</button>
                 </Show>
                 <label class="file-button">{move || t().import}
-                    <input type="file" accept=".json,application/json" data-testid="import-file"
+                    <input type="file" multiple accept=".json,.zip,application/json,application/zip" data-testid="import-file"
                         on:change=move |ev| crate::binding::import_chosen(state, ev)/>
                 </label>
             </div>

@@ -10,10 +10,12 @@ use air_workspace::sync_conflicts::Conflict;
 use leptos::prelude::*;
 
 use crate::binding::state::use_app;
-use crate::i18n::{Text, t};
+use air_i18n::Later;
+
+use crate::i18n::{t, tl};
 
 /// What the status line says.
-fn line(t: &Text, s: &Status, when: &str) -> String {
+fn line(t: &Later, s: &Status, when: &str) -> String {
     let n = |text: &str, up: u64, down: u64| text.replace("{up}", &up.to_string()).replace("{down}", &down.to_string());
     match &s.state {
         State::Off => t.sync_off.into(),
@@ -45,7 +47,7 @@ fn line(t: &Text, s: &Status, when: &str) -> String {
     }
 }
 
-fn subject(t: &Text, s: &str) -> String {
+fn subject(t: &Later, s: &str) -> String {
     match s {
         "session" => t.sync_subject_session.into(),
         "settings" => t.sync_subject_settings.into(),
@@ -85,23 +87,23 @@ fn Conflicts() -> impl IntoView {
     let item = move |c: Conflict| {
         let wire = c.wire.clone();
         let kept = c.kept.into_iter().map(|k| {
-            let device = if k.here { t().sync_this_device } else { t().sync_other_device };
+            let device = if k.here { tl().sync_this_device } else { tl().sync_other_device };
             let when = crate::binding::env::local_time_of(k.at);
             let had = k.changes.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join("; ");
-            view! { <p class="hint">{t().sync_kept.replace("{when}", &when).replace("{device}", device)}" "<q>{had}</q></p> }
+            view! { <p class="hint">{tl().sync_kept.replace("{when}", &when).replace("{device}", device)}" "<q>{had}</q></p> }
         }).collect_view();
         view! {
             <li data-testid="sync-conflict">
-                <strong>{subject(t(), &c.subject)}" "{c.name}</strong>
+                <strong>{subject(tl(), &c.subject)}" "{c.name}</strong>
                 {kept}
-                <button type="button" data-testid="sync-dismiss" on:click=move |_| state.dispatch(Command::Sync(Action::Dismiss(wire.clone())))>{t().sync_dismiss}</button>
+                <button type="button" data-testid="sync-dismiss" on:click=move |_| state.dispatch(Command::Sync(Action::Dismiss(wire.clone())))>{tl().sync_dismiss}</button>
             </li>
         }
     };
     view! {
         <Show when=move || !list().is_empty()>
             <details class="sync-conflicts" data-testid="sync-conflicts" open>
-                <summary>{move || t().sync_conflicts.replace("{n}", &list().len().to_string())}</summary>
+                <summary>{move || tl().sync_conflicts.replace("{n}", &list().len().to_string())}</summary>
                 <ul>{move || list().into_iter().map(item).collect_view()}</ul>
             </details>
         </Show>
@@ -136,21 +138,21 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
             draft.set(SyncSettings::read(&s.settings));
         }
     });
-    let field = move |label: fn(&Text) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&SyncSettings) -> String, set: fn(&mut SyncSettings, String)| {
+    let field = move |label: fn(&Later) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&SyncSettings) -> String, set: fn(&mut SyncSettings, String)| {
         view! {
-            <label>{move || label(t())}
+            <label>{move || label(tl())}
                 <input type=kind data-testid=testid autocomplete="off" prop:value=move || draft.with(get)
                     on:input=move |ev| { let v = event_target_value(&ev); draft.update(|d| set(d, v)) }/>
             </label>
         }
     };
-    let secret = move |testid: &'static str, label: fn(&Text) -> &'static str, get: fn(&air_store::Settings) -> bool, set: fn(&mut air_store::Settings, bool)| {
+    let secret = move |testid: &'static str, label: fn(&Later) -> &'static str, get: fn(&air_store::Settings) -> bool, set: fn(&mut air_store::Settings, bool)| {
         view! {
             <label class="check">
                 <input type="checkbox" data-testid=testid prop:checked=move || settings.with(get)
                     prop:disabled=move || draft.with(|d| d.passphrase.is_empty())
                     on:change=move |ev| { let v = event_target_checked(&ev); settings.update(|s| set(s, v)) }/>
-                {move || label(t())}
+                {move || label(tl())}
             </label>
         }
     };
@@ -169,26 +171,26 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
     view! {
         <fieldset class="sync" data-testid="sync">
             <legend>{move || t().sync}</legend>
-            <p class="hint">{move || t().sync_hint}</p>
+            <p class="hint">{move || tl().sync_hint}</p>
             {field(|t| t.sync_url, "sync-url", "url", |d| d.url.clone(), |d, v| d.url = v.trim().to_owned())}
             <div class="row">
                 {field(|t| t.sync_user, "sync-user", "text", |d| d.user.clone(), |d, v| d.user = v.trim().to_owned())}
                 {field(|t| t.sync_password, "sync-password", "password", |d| d.password.clone(), |d, v| d.password = v)}
             </div>
             {field(|t| t.sync_passphrase, "sync-passphrase", "password", |d| d.passphrase.clone(), |d, v| d.passphrase = v)}
-            <p class="hint">{move || t().sync_prefs_hint}</p>
+            <p class="hint">{move || tl().sync_prefs_hint}</p>
             {secret("sync-keys", |t| t.sync_keys, |s| s.sync_keys, |s, v| s.sync_keys = v)}
             {secret("sync-headers", |t| t.sync_headers, |s| s.sync_headers, |s, v| s.sync_headers = v)}
             <div class="row wrap">
-                <button type="button" class="primary" data-testid="sync-save" on:click=save>{move || t().sync_save}</button>
-                <button type="button" data-testid="sync-now" on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || t().sync_now}</button>
+                <button type="button" class="primary" data-testid="sync-save" on:click=save>{move || tl().sync_save}</button>
+                <button type="button" data-testid="sync-now" on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || tl().sync_now}</button>
                 <button type="button" data-testid="sync-pause" on:click=move |_| state.dispatch(Command::Sync(Action::Pause(!paused())))>
-                    {move || if paused() { t().sync_resume } else { t().sync_pause }}
+                    {move || if paused() { tl().sync_resume } else { tl().sync_pause }}
                 </button>
             </div>
             <p class="hint" data-testid="sync-status" role="status"
                 data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
-                {move || status.with(|s| s.as_ref().map(|s| line(t(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
+                {move || status.with(|s| s.as_ref().map(|s| line(tl(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
             </p>
             <Fixes/>
             <Conflicts/>

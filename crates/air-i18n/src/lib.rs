@@ -1,16 +1,18 @@
-//! Every piece of UI text, in English and Chinese, as one table: a key,
-//! its English, its Chinese. `{n}`-style placeholders are filled with
+//! Every piece of UI text, in English and Chinese, as tables: a key, its
+//! English, its Chinese. [`Text`] for what the first visit shows,
+//! [`Later`] for what only parts fetched on first use show (their strings
+//! then travel with those parts). `{n}`-style placeholders are filled with
 //! `str::replace`. Messages of the core crates (errors, a turn's own notes)
 //! are localised where they are made, with the same [`Lang`].
 
 pub use air_chat::Lang;
 
 macro_rules! texts {
-    ($($key:ident: $en:expr, $zh:expr;)*) => {
-        pub struct Text { $(pub $key: &'static str,)* }
-        pub const EN: Text = Text { $($key: $en,)* };
-        pub const ZH: Text = Text { $($key: $zh,)* };
-        impl Text {
+    ($name:ident, $en_name:ident, $zh_name:ident; $($key:ident: $en:expr, $zh:expr;)*) => {
+        pub struct $name { $(pub $key: &'static str,)* }
+        pub const $en_name: $name = $name { $($key: $en,)* };
+        pub const $zh_name: $name = $name { $($key: $zh,)* };
+        impl $name {
             /// (key, text) for every entry, in table order.
             pub fn pairs(&self) -> Vec<(&'static str, &'static str)> {
                 vec![$((stringify!($key), self.$key),)*]
@@ -20,6 +22,7 @@ macro_rules! texts {
 }
 
 texts! {
+    Text, EN, ZH;
     app_loading: "Opening your conversations…", "正在打开你的对话…";
     update_ready: "A new version of Air Agent is ready.", "Air Agent 的新版本已就绪。";
     update_reload: "Reload", "重新加载";
@@ -128,15 +131,6 @@ texts! {
     mcp_client_id_hint: "Leave empty to register automatically", "留空则自动注册";
     mcp_oauth_no_cors: "{url} answers, but not to this page: the authorization server must allow this page's origin by CORS on its metadata, registration and token endpoints", "{url} 有响应，但不允许本页面访问：授权服务器须在其元数据、注册和令牌端点上通过 CORS 允许本页面的来源";
     mcp_sign_in_closed: "the sign-in window was closed before it finished", "登录窗口在完成前被关闭";
-    doctor_probing: "Finding out why…", "正在查找原因…";
-    doctor_fix: "What the server's owner must change:", "服务器所有者需要修改的设置：";
-    doctor_mixed: "This page is served over https and the server over http: browsers block such requests (mixed content).", "本页面通过 https 提供，而服务器使用 http：浏览器会拦截这类请求（混合内容）。";
-    doctor_private: "The server is on a private network and this page is not: the browser's private-network protection blocked the request.", "服务器位于私有网络而本页面不在：浏览器的私有网络保护拦截了请求。";
-    doctor_unreachable: "Nothing answers at this address: the server is down, the address or port is wrong, the name does not resolve, or its certificate is not trusted ({d}).", "此地址没有响应：服务器未运行、地址或端口错误、域名无法解析，或其证书不受信任（{d}）。";
-    doctor_origin: "The server answers, but not to this page: its CORS settings do not allow this origin.", "服务器有响应，但不响应本页面：其 CORS 设置不允许此来源。";
-    doctor_preflight: "The server refuses the browser's preflight (OPTIONS) for a JSON POST: CORS is not set up for POST with Content-Type: application/json.", "服务器拒绝了浏览器对 JSON POST 的预检请求（OPTIONS）：CORS 未允许带 Content-Type: application/json 的 POST。";
-    doctor_header: "The server's CORS settings do not allow the request header {h}.", "服务器的 CORS 设置不允许请求头 {h}。";
-    doctor_hidden: "The server sends {h}, but its CORS settings hide it from the page (Access-Control-Expose-Headers).", "服务器发送了 {h}，但其 CORS 设置对页面隐藏了它（Access-Control-Expose-Headers）。";
     mcp_tools_count: "{n} tools", "{n} 个工具";
     mcp_enabled: "On", "启用";
     mcp_resync: "Re-sync", "重新同步";
@@ -352,6 +346,42 @@ texts! {
     log_level_info: "info", "信息";
     log_level_debug: "debug", "调试";
     sync: "Sync", "同步";
+    sync_refused: "Sync set aside {n} document(s) it could not open or that none of your devices made.", "同步搁置了 {n} 个无法打开或并非你的设备写入的文档。";
+    storage_usage: "Storage: {used} of {quota} used", "存储：已用 {used}，共 {quota}";
+    storage_persistent: "Persistent storage granted.", "已获得持久化存储。";
+    storage_not_persistent: "The browser may clear this data when space runs low.", "空间不足时浏览器可能会清除这些数据。";
+    imported: "Imported {s} conversation(s) with {m} message(s).", "已导入 {s} 个对话，共 {m} 条消息。";
+    import_failed: "The file could not be imported: {e}", "无法导入该文件：{e}";
+    import_reading: "Reading the file…", "正在读取文件…";
+    err_save_message: "Your message could not be saved: {e}", "无法保存你的消息：{e}";
+    err_save_answer: "The answer could not be saved: {e}", "无法保存回答：{e}";
+    err_storage_full: "Storage is full: free space by deleting or exporting old conversations.", "存储空间已满：请删除或导出旧对话以释放空间。";
+    err_open_store: "{e}. Conversations will not be kept after this tab closes.", "{e}。关闭此标签页后对话将不会保留。";
+    err_read_sessions: "Sessions could not be read: {e}", "无法读取会话：{e}";
+    err_read_messages: "Messages could not be read: {e}", "无法读取消息：{e}";
+    err_delete: "The session could not be deleted: {e}", "无法删除会话：{e}";
+    err_rename: "The new title could not be saved: {e}", "无法保存新标题：{e}";
+    err_settings: "Settings could not be saved: {e}", "无法保存设置：{e}";
+    err_change: "The message could not be changed: {e}", "无法修改消息：{e}";
+    err_replace: "The answer could not be replaced: {e}", "无法替换回答：{e}";
+    load_older: "Show earlier messages", "显示更早的消息";
+    preset_local: "Local model (llama.cpp)", "本地模型（llama.cpp）";
+    preset_custom: "Custom (any OpenAI-compatible URL)", "自定义（任意 OpenAI 兼容地址）";
+}
+
+// The texts of what is shown only in parts fetched on first use (their
+// strings travel with those parts, not with the first visit).
+texts! {
+    Later, LATER_EN, LATER_ZH;
+    doctor_probing: "Finding out why…", "正在查找原因…";
+    doctor_fix: "What the server's owner must change:", "服务器所有者需要修改的设置：";
+    doctor_mixed: "This page is served over https and the server over http: browsers block such requests (mixed content).", "本页面通过 https 提供，而服务器使用 http：浏览器会拦截这类请求（混合内容）。";
+    doctor_private: "The server is on a private network and this page is not: the browser's private-network protection blocked the request.", "服务器位于私有网络而本页面不在：浏览器的私有网络保护拦截了请求。";
+    doctor_unreachable: "Nothing answers at this address: the server is down, the address or port is wrong, the name does not resolve, or its certificate is not trusted ({d}).", "此地址没有响应：服务器未运行、地址或端口错误、域名无法解析，或其证书不受信任（{d}）。";
+    doctor_origin: "The server answers, but not to this page: its CORS settings do not allow this origin.", "服务器有响应，但不响应本页面：其 CORS 设置不允许此来源。";
+    doctor_preflight: "The server refuses the browser's preflight (OPTIONS) for a JSON POST: CORS is not set up for POST with Content-Type: application/json.", "服务器拒绝了浏览器对 JSON POST 的预检请求（OPTIONS）：CORS 未允许带 Content-Type: application/json 的 POST。";
+    doctor_header: "The server's CORS settings do not allow the request header {h}.", "服务器的 CORS 设置不允许请求头 {h}。";
+    doctor_hidden: "The server sends {h}, but its CORS settings hide it from the page (Access-Control-Expose-Headers).", "服务器发送了 {h}，但其 CORS 设置对页面隐藏了它（Access-Control-Expose-Headers）。";
     sync_hint: "Your conversations on every device, through your own CouchDB. With a passphrase (the same on every device; it cannot be recovered) the server keeps only ciphertext.", "通过你自己的 CouchDB 在所有设备上同步对话。设置口令后（各设备相同，无法找回）服务器只保存密文。";
     sync_url: "Database URL", "数据库 URL";
     sync_user: "User", "用户名";
@@ -388,26 +418,39 @@ texts! {
     sync_unreachable: "The server cannot be reached ({e}). If it is up, allow this page in its CORS settings (see the README).", "无法连接服务器（{e}）。如果服务器正常，请在其 CORS 设置中允许此页面（见 README）。";
     sync_failed: "Sync failed: {e}", "同步失败：{e}";
     sync_refused_fix: "Set this on the server (then sync goes on by itself):", "请在服务器上这样设置（之后同步会自动继续）：";
-    sync_refused: "Sync set aside {n} document(s) it could not open or that none of your devices made.", "同步搁置了 {n} 个无法打开或并非你的设备写入的文档。";
-    storage_usage: "Storage: {used} of {quota} used", "存储：已用 {used}，共 {quota}";
-    storage_persistent: "Persistent storage granted.", "已获得持久化存储。";
-    storage_not_persistent: "The browser may clear this data when space runs low.", "空间不足时浏览器可能会清除这些数据。";
-    imported: "Imported {s} conversation(s) with {m} message(s).", "已导入 {s} 个对话，共 {m} 条消息。";
-    import_failed: "The file could not be imported: {e}", "无法导入该文件：{e}";
-    err_save_message: "Your message could not be saved: {e}", "无法保存你的消息：{e}";
-    err_save_answer: "The answer could not be saved: {e}", "无法保存回答：{e}";
-    err_storage_full: "Storage is full: free space by deleting or exporting old conversations.", "存储空间已满：请删除或导出旧对话以释放空间。";
-    err_open_store: "{e}. Conversations will not be kept after this tab closes.", "{e}。关闭此标签页后对话将不会保留。";
-    err_read_sessions: "Sessions could not be read: {e}", "无法读取会话：{e}";
-    err_read_messages: "Messages could not be read: {e}", "无法读取消息：{e}";
-    err_delete: "The session could not be deleted: {e}", "无法删除会话：{e}";
-    err_rename: "The new title could not be saved: {e}", "无法保存新标题：{e}";
-    err_settings: "Settings could not be saved: {e}", "无法保存设置：{e}";
-    err_change: "The message could not be changed: {e}", "无法修改消息：{e}";
-    err_replace: "The answer could not be replaced: {e}", "无法替换回答：{e}";
-    load_older: "Show earlier messages", "显示更早的消息";
-    preset_local: "Local model (llama.cpp)", "本地模型（llama.cpp）";
-    preset_custom: "Custom (any OpenAI-compatible URL)", "自定义（任意 OpenAI 兼容地址）";
+    imported_from: "Imported {s} conversation(s) with {m} message(s) from {a}.", "已从 {a} 导入 {s} 个对话，共 {m} 条消息。";
+    import_hidden: "{n} hidden message(s) (system prompts, hidden context) left out.", "已略去 {n} 条隐藏消息（系统提示、隐藏上下文）。";
+    import_as_text: "{n} part(s) kept as text (files not in the export, tool calls).", "{n} 处内容以文字保留（导出中没有的文件、工具调用）。";
+    import_skipped: "{n} conversation(s) could not be read", "{n} 个对话无法读取";
+    import_keys: "API keys and settings in the file were not imported.", "文件中的 API 密钥和设置未被导入。";
+    importing: "Importing… {d} of {n} conversations", "正在导入…{d}/{n} 个对话";
+    mcp_import: "Import or export a configuration", "导入或导出配置";
+    mcp_import_hint: "Paste the JSON of Claude Desktop, Cursor, Windsurf or Claude Code (mcpServers), VS Code (servers) or Zed (context_servers), or choose the file. Nothing is saved until you connect a server and save its tools.", "粘贴 Claude Desktop、Cursor、Windsurf 或 Claude Code（mcpServers）、VS Code（servers）或 Zed（context_servers）的 JSON，或选择文件。在你连接服务器并保存其工具之前，不会保存任何内容。";
+    mcp_import_read: "Read", "读取";
+    mcp_import_file: "Choose a file…", "选择文件…";
+    mcp_import_off: "off in the file", "文件中已停用";
+    mcp_import_ask: "Needed first (never sent as written):", "需先填写（不会按原样发送）：";
+    mcp_import_local: "A local (stdio) server: a page cannot start programs. Run this line on this computer: it serves the server on 127.0.0.1, for this page only. Then Connect.", "本地（stdio）服务器：网页无法启动程序。请在这台电脑上运行下面这行命令：它会在 127.0.0.1 上提供该服务器，且只对本页面开放。然后点击连接。";
+    mcp_import_shell: "Shell", "终端";
+    mcp_import_posix: "macOS, Linux (sh, bash, zsh)", "macOS、Linux（sh、bash、zsh）";
+    mcp_import_powershell: "Windows (PowerShell)", "Windows（PowerShell）";
+    mcp_import_bridge: "Bridge", "桥接程序";
+    mcp_import_port: "Port", "端口";
+    mcp_import_copy: "Copy the line", "复制命令";
+    mcp_import_unusable: "Cannot be used from a page: {e}", "无法在网页中使用：{e}";
+    mcp_import_headers: "Also sent: {h}", "同时发送：{h}";
+    mcp_export: "Export as mcpServers", "导出为 mcpServers";
+    mcp_export_secrets: "Include secret headers", "包含机密请求头";
+    mcp_export_left_out: "{n} secret headers left out.", "已省略 {n} 个机密请求头。";
+    doctor_bridge: "This server runs on this computer without CORS for web pages. Servers like it (Playwright MCP, say) are usually run over stdio: start it through a bridge instead (Import, with its command), or run this line to put a bridge in front of it, then connect to {u}.", "此服务器运行在这台电脑上，但没有为网页开启 CORS。这类服务器（例如 Playwright MCP）通常以 stdio 方式运行：请改为通过桥接程序启动它（在“导入”中填入其命令），或运行下面这行命令在它前面加一个桥接程序，然后连接 {u}。";
+}
+
+/// The later texts in `lang`.
+pub fn later(lang: Lang) -> &'static Later {
+    match lang {
+        Lang::En => &LATER_EN,
+        Lang::Zh => &LATER_ZH,
+    }
 }
 
 /// The texts in `lang`.
@@ -431,7 +474,7 @@ mod tests {
             v.sort();
             v
         };
-        for (en, zh) in EN.pairs().iter().zip(ZH.pairs().iter()) {
+        for (en, zh) in EN.pairs().iter().zip(ZH.pairs().iter()).chain(LATER_EN.pairs().iter().zip(LATER_ZH.pairs().iter())) {
             assert_eq!(holes(en.1), holes(zh.1), "key {}", en.0);
             assert!(!zh.1.is_empty(), "key {} has no Chinese", zh.0);
         }

@@ -19,7 +19,7 @@ use air_chat::Role;
 use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
-use crate::Summary;
+use crate::{Collected, Summary};
 use crate::tree::{self, Conversation, Kept};
 
 /// The conversations of `v`, if it is a ChatGPT export.
@@ -35,22 +35,13 @@ pub fn conversations(v: &Value) -> Option<Vec<&Value>> {
 
 /// The export of every conversation in `files` (one, or the split files).
 pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
-    let mut summary = Summary::default();
-    let mut sessions = Vec::new();
-    let mut seen = HashSet::new();
+    let mut all = Collected::default();
     for c in files.iter().filter_map(conversations).flatten() {
-        match conversation(c, &mut summary) {
-            Ok(s) if !seen.insert(s.session.id.clone()) => {}
-            Ok(s) if s.messages.is_empty() => {}
-            Ok(s) => {
-                summary.conversations += 1;
-                summary.messages += s.messages.len();
-                sessions.push(s);
-            }
-            Err(why) => summary.skipped.push(why),
-        }
+        let mut counts = Summary::default();
+        let read = conversation(c, &mut counts);
+        all.add(read, counts);
     }
-    (Export::new(sessions, now_ms), summary)
+    all.done(now_ms)
 }
 
 fn seconds(v: Option<&Value>) -> Option<f64> {

@@ -5,14 +5,30 @@
 //! * [`chatgpt`]: ChatGPT's `conversations.json`: each conversation's
 //!   message tree becomes branches, the one it showed (`current_node`)
 //!   shown here.
+//! * [`claude`], [`openwebui`], [`lobechat`], [`nextchat`]: the other
+//!   apps' exports (keys and settings in them never read).
 //! * [`tree`]: what every format's conversation becomes a session by
 //!   (messages with parents → numbered, linked, branches, one shown).
+//! * [`zip`]: the export ZIPs of ChatGPT and Claude, read by slices.
+//! * [`read`]: which app a file is from, by its shape, and its export.
 //!
 //! Every id is made from the file's own (`chatgpt-…`), so importing the
 //! same file twice adds nothing the second time.
 
+use std::collections::HashSet;
+
+use air_store::export::{Export, ExportedSession};
+use serde_json::Value;
+
 pub mod chatgpt;
+pub mod claude;
+pub mod lobechat;
+pub mod nextchat;
+pub mod openwebui;
+#[cfg(test)]
+mod testing;
 pub mod tree;
+pub mod zip;
 
 /// What an import brought, to tell the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,4 +45,83 @@ pub struct Summary {
     pub skipped: Vec<String>,
     /// The file held API keys or other credentials, left out.
     pub keys_left_out: bool,
+}
+
+/// The conversations of a file as they are read: each once (a
+/// conversation in two parts of a split export, or in two files, comes in
+/// once and is counted once), empty ones left out.
+#[derive(Default)]
+pub(crate) struct Collected {
+    sessions: Vec<ExportedSession>,
+    seen: HashSet<String>,
+    pub(crate) summary: Summary,
+}
+
+impl Collected {
+    /// Adds a conversation read, with what reading it counted (hidden
+    /// messages, parts kept as text), or why it could not be read.
+    pub(crate) fn add(&mut self, read: Result<ExportedSession, String>, counts: Summary) {
+        match read {
+            Ok(s) if s.messages.is_empty() || !self.seen.insert(s.session.id.clone()) => {}
+            Ok(s) => {
+                self.summary.conversations += 1;
+                self.summary.messages += s.messages.len();
+                self.summary.hidden += counts.hidden;
+                self.summary.as_text += counts.as_text;
+                self.sessions.push(s);
+            }
+            Err(why) => self.summary.skipped.push(why),
+        }
+    }
+
+    pub(crate) fn done(self, now_ms: f64) -> (Export, Summary) {
+        (Export::new(self.sessions, now_ms), self.summary)
+    }
+}
+
+/// The app an export is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    ChatGpt,
+    Claude,
+    OpenWebUi,
+    LobeChat,
+    NextChat,
+}
+
+impl Source {
+    /// Its name, as the app calls itself.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::ChatGpt => "ChatGPT",
+            Source::Claude => "Claude",
+            Source::OpenWebUi => "Open WebUI",
+            Source::LobeChat => "LobeChat",
+            Source::NextChat => "NextChat",
+        }
+    }
+}
+
+/// A format's conversion.
+type Convert = fn(&[Value], f64) -> (Export, Summary);
+
+/// The export of `files` (one file, or the parts of a split one, all from
+/// one app), if their shape is one of the apps' this crate reads.
+pub fn read(files: &[Value], now_ms: f64) -> Option<(Source, Export, Summary)> {
+    let first = files.first()?;
+    let (source, convert): (Source, Convert) = if chatgpt::conversations(first).is_some() {
+        (Source::ChatGpt, chatgpt::convert)
+    } else if claude::detect(first) {
+        (Source::Claude, claude::convert)
+    } else if openwebui::detect(first) {
+        (Source::OpenWebUi, openwebui::convert)
+    } else if lobechat::detect(first) {
+        (Source::LobeChat, lobechat::convert)
+    } else if nextchat::detect(first) {
+        (Source::NextChat, nextchat::convert)
+    } else {
+        return None;
+    };
+    let (export, summary) = convert(files, now_ms);
+    Some((source, export, summary))
 }

@@ -41,8 +41,8 @@ pub struct Conversation {
     /// Milliseconds; 0 when the file did not say.
     pub created: f64,
     pub kept: Vec<Kept>,
-    /// The kept message the shown branch ends at; else the first branch
-    /// at each fork.
+    /// The kept message the shown branch ends at; else the newest branch
+    /// at each fork (as `branches::derive` leaves it).
     pub shown_end: Option<String>,
 }
 

@@ -56,6 +56,22 @@ pub fn line(server: &Stdio, bridge: Bridge, shell: Shell, origin: &str, port: u1
     Line { text, shown, url, warning }
 }
 
+/// For a server already on this computer over HTTP but without CORS for
+/// pages: `mcp-proxy` in front of it (its client side speaking to `url`,
+/// its server side on `port` for `origin`). `None` unless `url` is an
+/// `http://` address on this computer (elsewhere the page cannot reach a
+/// bridge on the user's computer any better than the server).
+pub fn relay(url: &str, shell: Shell, origin: &str, port: u16) -> Option<Line> {
+    let rest = url.trim().strip_prefix("http://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = if authority.starts_with('[') { authority.split_inclusive(']').next() } else { authority.split(':').next() }.unwrap_or_default();
+    if !matches!(host, "localhost" | "127.0.0.1" | "[::1]") {
+        return None;
+    }
+    let inner = Stdio { command: "uvx".into(), args: vec![MCP_PROXY.into(), "--transport".into(), "streamablehttp".into(), url.trim().into()], env: Vec::new(), cwd: None };
+    Some(line(&inner, Bridge::McpProxy, shell, origin, port))
+}
+
 /// The words of the line, and each word as shown.
 struct Words {
     text: Vec<String>,
@@ -202,6 +218,18 @@ mod tests {
         assert!(l.warning.is_some_and(|w| w.contains("every network interface")));
         let ps = line(&memory(), Bridge::Supergateway, Shell::PowerShell, "https://air.example", 8000);
         assert!(ps.text.starts_with("$env:MEMORY_FILE_PATH='/tmp/my memory.json'; npx -y"), "{}", ps.text);
+    }
+
+    #[test]
+    fn a_local_http_server_without_cors_gets_mcp_proxy_in_front_and_others_nothing() {
+        let l = relay("http://localhost:8931/mcp", Shell::Posix, "https://air.example", 8101).expect("loopback");
+        assert_eq!(l.text, "uvx mcp-proxy@0.13.0 --port 8101 --allow-origin https://air.example -- uvx mcp-proxy@0.13.0 --transport streamablehttp http://localhost:8931/mcp");
+        assert_eq!(l.url, "http://127.0.0.1:8101/mcp");
+        assert!(relay("http://127.0.0.1/mcp", Shell::Posix, "o", 1).is_some());
+        assert!(relay("http://[::1]:9/mcp", Shell::Posix, "o", 1).is_some());
+        for far in ["https://localhost:8931/mcp", "http://mcp.example/mcp", "http://localhost.evil.example/mcp", "http://127.0.0.1.nip.io/mcp", "ftp://localhost/"] {
+            assert!(relay(far, Shell::Posix, "o", 1).is_none(), "{far}");
+        }
     }
 
     #[test]

@@ -11,12 +11,15 @@
 //! * [`bridge`]: the one line that serves a stdio entry on 127.0.0.1 for
 //!   this page's origin only, quoted for POSIX shells and PowerShell.
 //! * [`secret`]: which values look like secrets (shown masked).
+//! * [`plan`]: an entry with its answers and bridge chosen: a server to
+//!   connect to, a line to run first, or what is still to be asked.
 //! * [`export`]: saved servers in the same `mcpServers` form.
 
 pub mod bridge;
 pub mod export;
 pub mod jsonc;
 pub mod placeholders;
+pub mod plan;
 pub mod secret;
 
 use serde_json::{Map, Value};

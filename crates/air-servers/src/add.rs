@@ -14,13 +14,18 @@ pub struct Draft {
     pub url: String,
     /// An `Authorization` header value, if the user gave one.
     pub auth: String,
+    /// Other headers (an imported configuration's), sent as they are.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Draft {
     /// The headers the server is sent.
+    /// The `Authorization` the form gives replaces one among the others.
     pub fn headers(&self) -> Vec<(String, String)> {
         let auth = self.auth.trim();
-        if auth.is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), auth.to_owned())] }
+        let mut out = if auth.is_empty() { Vec::new() } else { vec![("Authorization".to_owned(), auth.to_owned())] };
+        out.extend(self.headers.iter().filter(|(k, _)| auth.is_empty() || !k.eq_ignore_ascii_case("authorization")).cloned());
+        out
     }
 
     /// The server to connect to (with `id`), or `None` when the form lacks

@@ -2,7 +2,7 @@ use super::*;
 use air_doctor::Finding;
 
 fn draft(name: &str, url: &str) -> Draft {
-    Draft { name: name.into(), url: url.into(), auth: " Bearer t ".into() }
+    Draft { name: name.into(), url: url.into(), auth: " Bearer t ".into(), ..Draft::default() }
 }
 
 fn tool(name: &str) -> SavedTool {
@@ -101,4 +101,14 @@ fn headers_are_edited_as_lines_and_a_bad_line_is_refused_with_its_number() {
     assert_eq!(parse_headers("X-Ok: 1\nno colon here"), Err("line 2 is not a header (Name: value)".into()));
     assert!(parse_headers("Bad Name: 1").is_err(), "a space is not in a header's name");
     assert!(parse_headers(": value").is_err());
+}
+
+#[test]
+fn an_imported_servers_headers_are_sent_and_the_forms_authorization_wins() {
+    let imported = vec![("Authorization".to_owned(), "Bearer old".to_owned()), ("X-Team".to_owned(), "blue".to_owned())];
+    let d = Draft { name: "docs".into(), url: "https://mcp.example/mcp".into(), auth: String::new(), headers: imported.clone() };
+    assert_eq!(d.headers(), imported);
+    let d = Draft { auth: "Bearer new".into(), ..d };
+    assert_eq!(d.headers(), [("Authorization".to_owned(), "Bearer new".to_owned()), ("X-Team".to_owned(), "blue".to_owned())]);
+    assert_eq!(d.server("s1".into()).map(|s| s.headers.len()), Some(2));
 }

@@ -37,8 +37,16 @@ pub const INTERRUPTED: &str = "Interrupted: this call came unfinished in an impo
 /// Writes `export` into `store`; `new_id` makes the ids of conversations
 /// that must be copied. Returns (sessions, messages) written.
 pub async fn import<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut() -> String) -> Result<(usize, usize), StoreError> {
+    import_with(store, export, new_id, &mut |_, _| {}).await
+}
+
+/// [`import`], telling `progress` (conversations done, of how many) after
+/// each conversation.
+pub async fn import_with<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut() -> String, progress: &mut dyn FnMut(usize, usize)) -> Result<(usize, usize), StoreError> {
     let (mut sessions, mut messages) = (0, 0);
-    for exported in &export.sessions {
+    let total = export.sessions.len();
+    for (done, exported) in export.sessions.iter().enumerate() {
+        progress(done, total);
         let s = settle(contained(exported.clone(), new_id));
         let s = match clash(store, &s).await? {
             Clash::None => s,

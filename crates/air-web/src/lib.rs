@@ -277,6 +277,14 @@ pub fn event_files(event: &web_sys::Event) -> Vec<web_sys::File> {
     list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default()
 }
 
+/// Bytes `start..end` of a file, read without reading the rest (an
+/// export ZIP of several GB is read this way).
+pub async fn read_slice(file: &web_sys::File, start: u64, end: u64) -> Result<Vec<u8>, String> {
+    let blob = file.slice_with_f64_and_f64(start as f64, end as f64).map_err(|e| format!("{e:?}"))?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await.map_err(|e| format!("{e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
 /// Reads a file whole.
 pub async fn read_file(file: &web_sys::File) -> Result<PickedFile, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{e:?}"))?;

@@ -20,7 +20,7 @@ pub struct StorageInfo {
 /// What an import did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ImportOutcome {
-    Done { sessions: usize, messages: usize },
+    Done(Imported),
     /// The file is not an export this app reads, or the store failed.
     Failed(String),
     /// The store is full.
@@ -58,18 +58,38 @@ pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format
     })
 }
 
-/// Imports an export's text: this app's, or another app's that
-/// `air_import` reads (ChatGPT's `conversations.json`). Run in a part
+/// What an import wrote, and, for another app's export, which app's and
+/// what it held.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    pub sessions: usize,
+    pub messages: usize,
+    pub from: Option<(air_import::Source, air_import::Summary)>,
+}
+
+/// Imports the text of an export: this app's, or another app's that
+/// `air_import` reads (several texts: the parts of a split export).
+/// `progress` hears (conversations done, of how many). Run in a part
 /// fetched on first use.
-pub async fn import_text<S: Store>(store: &S, text: &str, now_ms: f64, new_id: &mut dyn FnMut() -> String) -> Result<(usize, usize), ImportFailure> {
-    let doc = match Export::parse(text) {
-        Ok(doc) => doc,
-        Err(ours) => match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(v) if air_import::chatgpt::conversations(&v).is_some() => air_import::chatgpt::convert(std::slice::from_ref(&v), now_ms).0,
-            _ => return Err(ImportFailure::Refused(ours)),
+pub async fn import_text<S: Store>(store: &S, texts: &[String], now_ms: f64, new_id: &mut dyn FnMut() -> String, progress: &mut dyn FnMut(usize, usize)) -> Result<Imported, ImportFailure> {
+    let (doc, from) = match texts {
+        [] => return Err(ImportFailure::Refused("the file is empty".into())),
+        [one] => match Export::parse(one) {
+            Ok(doc) => (doc, None),
+            Err(ours) => other_app(texts, now_ms).ok_or(ImportFailure::Refused(ours))?,
         },
+        _ => other_app(texts, now_ms).ok_or_else(|| ImportFailure::Refused("these files are not the parts of one export".into()))?,
     };
-    air_store::import::import(store, &doc, new_id).await.map_err(ImportFailure::Store)
+    let (sessions, messages) = air_store::import::import_with(store, &doc, new_id, progress).await.map_err(ImportFailure::Store)?;
+    Ok(Imported { sessions, messages, from })
+}
+
+/// Another app's export, read by `air_import`.
+#[allow(clippy::type_complexity)]
+fn other_app(texts: &[String], now_ms: f64) -> Option<(Export, Option<(air_import::Source, air_import::Summary)>)> {
+    let values: Vec<serde_json::Value> = texts.iter().map(|t| serde_json::from_str(t)).collect::<Result<_, _>>().ok()?;
+    let (source, doc, summary) = air_import::read(&values, now_ms)?;
+    Some((doc, Some((source, summary))))
 }
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
@@ -78,8 +98,8 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
             let asked = w.p.export(only, format, w.prefs.settings.clone(), w.prefs.http_tools.clone());
             w.spawn(async move { Some(Command::Done(Done::Collected { format, result: asked.await })) });
         }
-        Command::Import(text) => {
-            let asked = w.p.import(text);
+        Command::Import(texts) => {
+            let asked = w.p.import(texts);
             w.spawn(async move { Some(Command::Done(Done::Imported(asked.await))) });
         }
         Command::WantStorage => storage(w),
@@ -108,10 +128,10 @@ fn collected<P: Platform>(w: &mut Workspace<P>, format: Format, result: Result<R
     }
 }
 
-fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<Result<(usize, usize), ImportFailure>, Missing>) {
+fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<Result<Imported, ImportFailure>, Missing>) {
     match result {
-        Ok(Ok((sessions, messages))) => {
-            w.emit(Update::Import(ImportOutcome::Done { sessions, messages }));
+        Ok(Ok(done)) => {
+            w.emit(Update::Import(ImportOutcome::Done(done)));
             // What came in shows here and in the other tabs.
             w.handle(Command::ReloadSessions);
             w.emit(Update::SessionsChanged);

@@ -325,7 +325,7 @@ impl Platform for FakePlatform {
         let (store, now) = (self.store.clone(), self.now.get());
         Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, (&settings, &http_tools), now).await) })
     }
-    fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>> {
+    fn import(&self, texts: Vec<String>) -> LocalBoxFuture<'static, Result<Result<crate::data::Imported, crate::data::ImportFailure>, Missing>> {
         let (store, now) = (self.store.clone(), self.now.get());
         let ids = self.ids.clone();
         Box::pin(async move {
@@ -333,7 +333,7 @@ impl Platform for FakePlatform {
                 ids.set(ids.get() + 1);
                 format!("id-{}", ids.get())
             };
-            Ok(crate::data::import_text(&*store, &text, now, &mut new_id).await)
+            Ok(crate::data::import_text(&*store, &texts, now, &mut new_id, &mut |_, _| {}).await)
         })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo> {

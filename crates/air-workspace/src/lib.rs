@@ -105,8 +105,8 @@ pub enum Command {
     /// Download the conversations (or `only` one) as a file; a whole
     /// export carries the settings.
     Export { only: Option<String>, format: data::Format },
-    /// Import an export file's text.
-    Import(String),
+    /// Import an export: its text, or the texts of its parts (a split one).
+    Import(Vec<String>),
     /// How much is stored.
     WantStorage,
     /// Attach an MCP server's resource to the next message (it is read).
@@ -180,7 +180,7 @@ pub enum Done {
     BranchShown(Result<SessionRecord, StoreError>),
     /// An export's text (`None`: nothing to export).
     Collected { format: data::Format, result: Result<Result<Option<String>, StoreError>, Missing> },
-    Imported(Result<Result<(usize, usize), data::ImportFailure>, Missing>),
+    Imported(Result<Result<data::Imported, data::ImportFailure>, Missing>),
     Storage(data::StorageInfo),
     /// A resource read to be attached: its context block, or why not.
     ResourceRead { server: String, uri: String, label: String, result: Result<Result<String, String>, Missing> },

@@ -91,7 +91,7 @@ pub trait Platform: 'static + Sized {
     /// `settings` and the HTTP tools in a whole one ([`crate::data::export_text`]).
     fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
     /// Imports an export's text ([`crate::data::import_text`]).
-    fn import(&self, text: String) -> LocalBoxFuture<'static, Result<Result<(usize, usize), crate::data::ImportFailure>, Missing>>;
+    fn import(&self, texts: Vec<String>) -> LocalBoxFuture<'static, Result<Result<crate::data::Imported, crate::data::ImportFailure>, Missing>>;
     /// How much is stored; asks the browser to keep it.
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo>;
     /// The small key/value store (localStorage): read and written at once.

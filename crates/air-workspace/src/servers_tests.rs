@@ -42,7 +42,7 @@ fn flow_of(ups: &[Update]) -> Option<AddFlow> {
 }
 
 fn draft(name: &str, url: &str) -> Draft {
-    Draft { name: name.into(), url: url.into(), auth: "Bearer t0ken".into() }
+    Draft { name: name.into(), url: url.into(), auth: "Bearer t0ken".into(), ..Draft::default() }
 }
 
 /// A harness with server `docs` saved (both its tools kept).

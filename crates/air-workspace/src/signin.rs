@@ -221,7 +221,7 @@ fn returned<P: Platform>(
         }
     }
     if let Some((name, url, auth)) = form {
-        w.emit(Update::AddFormBack(Draft { name, url, auth }));
+        w.emit(Update::AddFormBack(Draft { name, url, auth, ..Draft::default() }));
         if ok {
             w.emit(Update::OpenSettings);
         }

@@ -166,6 +166,7 @@ fn the_add_form_is_kept_while_signing_in_and_connects_again_after() {
         name: "new".into(),
         url: "http://127.0.0.1:7/mcp".into(),
         auth: String::new(),
+        ..Draft::default()
     };
     h.ws.handle(Command::SignIn(Action::Start {
         url: draft.url.clone(),
@@ -201,6 +202,7 @@ fn a_sign_in_that_took_the_whole_page_is_finished_on_the_way_back() {
         name: "new".into(),
         url: URL.into(),
         auth: "Bearer x".into(),
+        ..Draft::default()
     };
     let ups = act(
         &mut h,

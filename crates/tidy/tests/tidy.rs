@@ -132,7 +132,7 @@ fn dependencies_follow_the_crate_map() {
         // (air-workspace runs air-agent's turn only in a part fetched with the first message,
         // and air-servers' flows in the servers' engine, fetched with the first server action)
         ("air-workspace", &["air-agent", "air-chat", "air-doctor", "air-dynamic", "air-http", "air-http-tools", "air-import", "air-mcp", "air-servers", "air-store", "air-sync", "air-sync-local", "air-tools"]),
-        ("app", &["air-agent", "air-apps", "air-dynamic", "air-chat", "air-http", "air-http-tools", "air-i18n", "air-mcp", "air-oauth", "air-doctor", "air-render", "air-servers", "air-store", "air-tools", "air-web", "air-workspace"]),
+        ("app", &["air-agent", "air-apps", "air-dynamic", "air-chat", "air-http", "air-http-tools", "air-i18n", "air-import", "air-mcp", "air-mcp-config", "air-oauth", "air-doctor", "air-render", "air-servers", "air-store", "air-tools", "air-web", "air-workspace"]),
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
         ("air-mcp-config", &[]),

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::testing::Importer;
 use air_store::branches;
 
 fn node(id: &str, parent: Option<&str>, message: Value) -> (String, Value) {
@@ -100,15 +101,10 @@ fn split_files_wrapped_lists_and_quirks_are_read_and_a_bad_conversation_is_skipp
 
 #[test]
 fn the_same_file_imported_twice_adds_nothing_the_second_time() {
-    let store = air_store::MemoryStore::new();
-    let mut n = 0;
-    let mut new_id = || {
-        n += 1;
-        format!("new-{n}")
-    };
+    let mut store = Importer::default();
     let (export, _) = convert(&[sample()], 5.0);
-    let first = pollster::block_on(air_store::import::import(&store, &export, &mut new_id)).expect("first");
-    let second = pollster::block_on(air_store::import::import(&store, &export, &mut new_id)).expect("second");
+    let first = store.import(&export);
+    let second = store.import(&export);
     assert_eq!((first, second), ((1, 7), (0, 0)));
 }
 

@@ -1,0 +1,145 @@
+//! What importing one entry comes to, once the user has answered its
+//! placeholders and chosen how a local server is bridged: a server to
+//! connect to (the add form's name, address and headers), a line to run
+//! first and then connect, the placeholders still to answer, or why it
+//! cannot be used.
+
+use std::collections::BTreeMap;
+
+use crate::bridge::{self, Bridge, Line, Shell};
+use crate::placeholders::{self, Placeholder};
+use crate::{Entry, Input, Server, Stdio, Transport};
+
+/// How a local server is to be bridged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice {
+    pub bridge: Bridge,
+    pub shell: Shell,
+    pub port: u16,
+}
+
+/// An entry's way in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// A remote server: connect to it as to a typed address.
+    Connect { url: String, transport: Transport, headers: Vec<(String, String)> },
+    /// A local server: run `line`, then connect to its address.
+    Bridge(Line),
+    /// These are still to be answered (nothing is used half-filled).
+    Ask(Vec<Placeholder>),
+    Unusable(String),
+}
+
+/// The first port offered for the `n`th local server of a configuration.
+pub fn port(n: usize) -> u16 {
+    8100u16.saturating_add(u16::try_from(n).unwrap_or(u16::MAX))
+}
+
+/// The answers to start from: each VS Code input's default.
+pub fn defaults(inputs: &[Input]) -> BTreeMap<String, String> {
+    inputs.iter().filter_map(|i| Some((format!("input:{}", i.id), i.default.clone()?))).collect()
+}
+
+/// Whether the placeholder is to be asked as a password (an input marked
+/// so, or a name that says secret).
+pub fn is_secret(p: &Placeholder, inputs: &[Input]) -> bool {
+    match p.key.strip_prefix("input:") {
+        Some(id) => inputs.iter().any(|i| i.id == id && i.password) || crate::secret::looks_secret(id, ""),
+        None => crate::secret::looks_secret(&p.key, ""),
+    }
+}
+
+/// The question for a placeholder (an input's own description first).
+pub fn question(p: &Placeholder, inputs: &[Input]) -> String {
+    let described = p.key.strip_prefix("input:").and_then(|id| inputs.iter().find(|i| i.id == id)).map(|i| i.description.trim()).filter(|d| !d.is_empty());
+    described.map_or_else(|| p.question(), str::to_owned)
+}
+
+/// `entry`'s way in with `answers` (empty answers count as none).
+pub fn plan(entry: &Entry, answers: &BTreeMap<String, String>, choice: Choice, origin: &str) -> Plan {
+    let answers: BTreeMap<String, String> = answers.iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let unanswered: Vec<Placeholder> = entry.placeholders().into_iter().filter(|p| p.default.is_none() && !answers.contains_key(&p.key)).collect();
+    if !unanswered.is_empty() {
+        return Plan::Ask(unanswered);
+    }
+    let fill = |t: &str| placeholders::fill(t, &answers);
+    let filled = match &entry.server {
+        Server::Unusable(why) => return Plan::Unusable(why.clone()),
+        Server::Remote { url, transport, headers } => (|| {
+            let url = fill(url)?;
+            let headers = headers.iter().map(|(k, v)| Some((k.clone(), fill(v)?))).collect::<Option<Vec<_>>>()?;
+            Some(Plan::Connect { url, transport: *transport, headers })
+        })(),
+        Server::Stdio(s) => (|| {
+            let stdio = Stdio {
+                command: fill(&s.command)?,
+                args: s.args.iter().map(|a| fill(a)).collect::<Option<_>>()?,
+                env: s.env.iter().map(|(k, v)| Some((k.clone(), fill(v)?))).collect::<Option<_>>()?,
+                cwd: s.cwd.as_deref().map(fill).transpose_none()?,
+            };
+            Some(Plan::Bridge(bridge::line(&stdio, choice.bridge, choice.shell, origin, choice.port)))
+        })(),
+    };
+    filled.unwrap_or_else(|| Plan::Ask(entry.placeholders()))
+}
+
+/// `Option<Option<T>>` where an inner `None` (a value that could not be
+/// filled) makes the whole `None`.
+trait TransposeNone<T> {
+    fn transpose_none(self) -> Option<Option<T>>;
+}
+
+impl<T> TransposeNone<T> for Option<Option<T>> {
+    fn transpose_none(self) -> Option<Option<T>> {
+        match self {
+            None => Some(None),
+            Some(None) => None,
+            Some(Some(v)) => Some(Some(v)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ORIGIN: &str = "https://air.example";
+
+    fn choice() -> Choice {
+        Choice { bridge: Bridge::McpProxy, shell: Shell::Posix, port: 8100 }
+    }
+
+    #[test]
+    fn a_remote_entry_connects_once_its_placeholders_are_answered() {
+        let parsed = crate::parse(r#"{"servers":{"gh":{"type":"http","url":"https://api.example/mcp","headers":{"Authorization":"Bearer ${input:pat}"}}},"inputs":[{"id":"pat","type":"promptString","description":"GitHub token","password":true}]}"#).expect("reads");
+        let entry = &parsed.entries[0];
+        let asked = plan(entry, &defaults(&parsed.inputs), choice(), ORIGIN);
+        let Plan::Ask(ps) = asked else { panic!("{asked:?}") };
+        assert_eq!(ps.len(), 1);
+        assert_eq!(question(&ps[0], &parsed.inputs), "GitHub token");
+        assert!(is_secret(&ps[0], &parsed.inputs));
+        let empty = BTreeMap::from([("input:pat".to_owned(), String::new())]);
+        assert!(matches!(plan(entry, &empty, choice(), ORIGIN), Plan::Ask(_)), "an empty answer is none");
+        let answered = BTreeMap::from([("input:pat".to_owned(), "ghp_x".to_owned())]);
+        assert_eq!(plan(entry, &answered, choice(), ORIGIN), Plan::Connect { url: "https://api.example/mcp".into(), transport: Transport::StreamableHttp, headers: vec![("Authorization".into(), "Bearer ghp_x".into())] });
+    }
+
+    #[test]
+    fn a_local_entry_gets_its_bridge_line_with_answers_and_defaults_filled() {
+        let parsed = crate::parse(r#"{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","${DIR:-/home/me}"],"env":{"TOKEN":"${env:TOKEN}"}}}}"#).expect("reads");
+        let entry = &parsed.entries[0];
+        assert!(matches!(plan(entry, &BTreeMap::new(), choice(), ORIGIN), Plan::Ask(ps) if ps.len() == 1 && ps[0].key == "env:TOKEN"), "the default needs no answer");
+        let answers = BTreeMap::from([("env:TOKEN".to_owned(), "abc".to_owned())]);
+        let Plan::Bridge(line) = plan(entry, &answers, choice(), ORIGIN) else { panic!("a line") };
+        assert_eq!(line.text, "uvx mcp-proxy@0.13.0 --port 8100 --allow-origin https://air.example -e TOKEN abc -- npx -y @modelcontextprotocol/server-filesystem /home/me");
+        assert_eq!(line.url, "http://127.0.0.1:8100/mcp");
+        assert!(!line.text.contains("${"));
+    }
+
+    #[test]
+    fn an_unusable_entry_says_why_and_ports_count_up() {
+        let parsed = crate::parse(r#"{"mcpServers":{"x":{"transport":"carrier-pigeon"}}}"#).expect("reads");
+        assert!(matches!(plan(&parsed.entries[0], &BTreeMap::new(), choice(), ORIGIN), Plan::Unusable(_)));
+        assert_eq!((port(0), port(3), port(usize::MAX)), (8100, 8103, u16::MAX));
+    }
+}
