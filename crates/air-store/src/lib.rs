@@ -31,6 +31,7 @@ pub mod providers;
 pub mod records;
 pub mod settings;
 pub mod search;
+pub mod segments;
 pub mod sync;
 pub mod sync_meta;
 #[cfg(any(test, feature = "test-support"))]
