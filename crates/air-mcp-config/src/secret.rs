@@ -21,7 +21,7 @@ pub fn looks_secret(name: &str, value: &str) -> bool {
 /// `value` as shown: its first characters and its length, when it looks
 /// like a secret (placeholders, which are not secrets, in full).
 pub fn shown(name: &str, value: &str) -> String {
-    if !looks_secret(name, value) || value.starts_with("${") && value.ends_with('}') {
+    if !looks_secret(name, value) || !looks_secret("", without_placeholders(value).trim()) && value.contains("${") {
         return value.to_owned();
     }
     let n = value.chars().count();
@@ -30,6 +30,19 @@ pub fn shown(name: &str, value: &str) -> String {
     }
     let head: String = value.chars().take(4).collect();
     format!("{head}… ({n} characters)")
+}
+
+/// `value` without its `${…}` (what it holds besides what is asked).
+fn without_placeholders(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start..].find('}') else { break };
+        out.push_str(&rest[..start]);
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -41,6 +54,8 @@ mod tests {
         assert_eq!(shown("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"), "ghp_… (42 characters)");
         assert_eq!(shown("Authorization", "Bearer abc"), "••••");
         assert_eq!(shown("OPENAI_API_KEY", "${env:OPENAI_API_KEY}"), "${env:OPENAI_API_KEY}", "a placeholder is no secret");
+        assert_eq!(shown("Authorization", "Bearer ${env:DOCS_TOKEN}"), "Bearer ${env:DOCS_TOKEN}", "nor a scheme before one");
+        assert_eq!(shown("Authorization", "Bearer sk-live-${env:X}"), "Bear… (23 characters)", "but a literal key beside one is");
         assert_eq!(shown("X_CONFIG", "a8f3k2m9x7q1w4e6r5t0y2u8"), "a8f3… (24 characters)", "generated-looking");
         assert_eq!(shown("ALLOWED_DIR", "/home/me/projects/notes-2024-archive"), "/home/me/projects/notes-2024-archive");
         assert_eq!(shown("MODE", "readonly"), "readonly");
