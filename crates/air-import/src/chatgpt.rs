@@ -96,7 +96,7 @@ fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Str
             }
         }
     }
-    let shown_end = c.get("current_node").and_then(Value::as_str).and_then(|n| nearest_kept(n, &kept, &parent));
+    let shown_end = c.get("current_node").and_then(Value::as_str).and_then(|n| tree::nearest_kept(Some(n), None, &|x| kept.contains_key(x), &|x| parent.get(x).copied()));
     let kept = kept.into_values().collect();
     Ok(tree::session(Conversation { source: "chatgpt", id: id.to_owned(), title, created, kept, shown_end }))
 }
@@ -178,20 +178,6 @@ fn uncited(text: &str) -> String {
     }
     out.push_str(rest);
     tree::clean(&out)
-}
-
-/// The kept message nearest `node` on its way to the root (itself when
-/// kept).
-fn nearest_kept(node: &str, kept: &HashMap<&str, Kept>, parent: &HashMap<&str, &str>) -> Option<String> {
-    let mut at = Some(node);
-    let mut visited = HashSet::new();
-    while let Some(n) = at.filter(|n| visited.insert(*n)) {
-        if kept.contains_key(n) {
-            return Some(n.to_owned());
-        }
-        at = parent.get(n).copied();
-    }
-    None
 }
 
 #[cfg(test)]

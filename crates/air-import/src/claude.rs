@@ -89,25 +89,11 @@ fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Str
     }
     let is_kept: HashSet<String> = kept.iter().map(|k| k.node.clone()).collect();
     for k in &mut kept {
-        k.parent = nearest_kept(parent.get(&k.node).map(String::as_str), &k.node, &is_kept, &parent);
+        k.parent = tree::nearest_kept(parent.get(&k.node).map(String::as_str), Some(&k.node), &|n| is_kept.contains(n), &|n| parent.get(n).map(String::as_str));
     }
     // The newest message, the last in the file among equals.
     let shown_end = kept.iter().enumerate().max_by(|(i, a), (j, b)| a.at.total_cmp(&b.at).then(i.cmp(j))).map(|(_, k)| k.node.clone());
     Ok(tree::session(Conversation { source: "claude", id: id.to_owned(), title, created, kept, shown_end }))
-}
-
-/// The kept message nearest `from` on its way to the root (itself when
-/// kept); never `node` itself.
-fn nearest_kept(from: Option<&str>, node: &str, kept: &HashSet<String>, parent: &HashMap<String, String>) -> Option<String> {
-    let mut at = from;
-    let mut visited = HashSet::from([node]);
-    while let Some(n) = at.filter(|n| visited.insert(n)) {
-        if kept.contains(n) {
-            return Some(n.to_owned());
-        }
-        at = parent.get(n).map(String::as_str);
-    }
-    None
 }
 
 /// A message's role, text and reasoning; `None` when it is left out.

@@ -95,11 +95,11 @@ fn chat(c: &Value, summary: &mut Summary) -> Result<ExportedSession, String> {
     }
     let is_kept: HashSet<String> = kept.iter().map(|k| k.node.clone()).collect();
     for k in &mut kept {
-        k.parent = nearest_kept(parent.get(&k.node).map(String::as_str), Some(&k.node), &is_kept, &parent);
+        k.parent = tree::nearest_kept(parent.get(&k.node).map(String::as_str), Some(&k.node), &|n| is_kept.contains(n), &|n| parent.get(n).map(String::as_str));
     }
     let current = inner.pointer("/history/currentId").and_then(Value::as_str);
     let newest = || kept.iter().enumerate().max_by(|(i, a), (j, b)| a.at.total_cmp(&b.at).then(i.cmp(j))).map(|(_, k)| k.node.clone());
-    let shown_end = nearest_kept(current, None, &is_kept, &parent).or_else(newest);
+    let shown_end = tree::nearest_kept(current, None, &|n| is_kept.contains(n), &|n| parent.get(n).map(String::as_str)).or_else(newest);
     Ok(tree::session(Conversation { source: "openwebui", id, title, created, kept, shown_end }))
 }
 
@@ -123,20 +123,6 @@ fn nodes(chat: &Value) -> Option<Vec<(String, &Value, Option<String>)>> {
         out.push((node.clone(), m, before.replace(node)));
     }
     Some(out)
-}
-
-/// The kept message nearest `from` on its way to the root (itself when
-/// kept); never `not`.
-fn nearest_kept(from: Option<&str>, not: Option<&str>, kept: &HashSet<String>, parent: &HashMap<String, String>) -> Option<String> {
-    let mut at = from;
-    let mut visited: HashSet<&str> = not.into_iter().collect();
-    while let Some(n) = at.filter(|n| visited.insert(n)) {
-        if kept.contains(n) {
-            return Some(n.to_owned());
-        }
-        at = parent.get(n).map(String::as_str);
-    }
-    None
 }
 
 /// The message kept as `node`; `None` when it is left out (a system

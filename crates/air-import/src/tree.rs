@@ -123,6 +123,20 @@ fn show(messages: &[MessageRecord], forks: &mut Forks, end: Option<String>) {
     }
 }
 
+/// The kept message nearest `from` on its way to the root (`from` itself
+/// when kept), never `not`; a cycle ends the walk with none.
+pub fn nearest_kept<'a>(from: Option<&'a str>, not: Option<&'a str>, kept: &dyn Fn(&str) -> bool, parent: &dyn Fn(&'a str) -> Option<&'a str>) -> Option<String> {
+    let mut at = from;
+    let mut visited: std::collections::HashSet<&str> = not.into_iter().collect();
+    while let Some(n) = at.filter(|n| visited.insert(n)) {
+        if kept(n) {
+            return Some(n.to_owned());
+        }
+        at = parent(n);
+    }
+    None
+}
+
 /// `text` without NUL characters (which IndexedDB keeps but nothing shows).
 pub fn clean(text: &str) -> String {
     text.replace('\u{0}', "")
