@@ -153,7 +153,7 @@ describe('MCP configurations: import, bridges, export', () => {
     await context.close();
   });
 
-  test('a VS Code file (JSONC, inputs) and a hostile one: each says what it is', async () => {
+  test('a VS Code file (JSONC, inputs), Zed settings dropped, and a hostile one: each says what it is', async () => {
     const { context, page } = await h.freshPage();
     await page.getByTestId('open-settings').click();
     await page.getByTestId('mcp-import').locator('summary').click();
@@ -166,6 +166,17 @@ describe('MCP configurations: import, bridges, export', () => {
     const line = page.getByTestId('mcp-import-line');
     await line.waitFor();
     assert.match(await line.getAttribute('data-line'), /-- npx -y @modelcontextprotocol\/server-filesystem \/srv\/notes$/, 'the input\'s default is used');
+    // Zed's settings dropped on the box: read as if pasted.
+    const zed = JSON.stringify({ theme: 'One Dark', context_servers: { docs: { url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'blue' } } } });
+    const drop = await page.evaluateHandle((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'settings.json', { type: 'application/json' }));
+      return dt;
+    }, zed);
+    await page.getByTestId('mcp-import-text').dispatchEvent('drop', { dataTransfer: drop });
+    await page.getByTestId('mcp-import-name').filter({ hasText: 'docs' }).waitFor();
+    assert.equal(await page.getByTestId('mcp-import-text').inputValue(), zed);
+    assert.deepEqual(await page.getByTestId('mcp-import-entry').evaluateAll((es) => es.map((e) => e.dataset.kind)), ['remote']);
     await page.getByTestId('mcp-import-text').fill('{"mcpServers": ' + '['.repeat(5000) + ']'.repeat(5000) + '}');
     await page.getByTestId('mcp-import-read').click();
     assert.match(await page.getByTestId('mcp-import-error').textContent(), /Nested too deeply|Not JSON|cannot be read/);

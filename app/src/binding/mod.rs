@@ -154,10 +154,14 @@ pub fn file_url(id: String, done: impl Fn(Option<String>) + 'static) {
     });
 }
 
-/// Reads the text of the file chosen in an `<input type=file>` and hands
-/// it to `done` (`Ok(None)`: nothing was chosen).
-pub fn read_chosen_text(event: leptos::ev::Event, done: impl FnOnce(Result<Option<String>, String>) + 'static) {
-    spawn_local(async move { done(air_web::read_chosen_file(&event).await) });
+/// Reads the text of the first of `files` (chosen, dropped or pasted) and
+/// hands it to `done` (`Ok(None)`: there was none).
+pub fn read_text(files: Vec<leptos::web_sys::File>, done: impl FnOnce(Result<Option<String>, String>) + 'static) {
+    spawn_local(async move {
+        let Some(file) = files.first() else { return done(Ok(None)) };
+        let read = air_web::read_file(file).await.and_then(|f| String::from_utf8(f.bytes).map_err(|_| format!("{} is not a text file", f.name)));
+        done(read.map(Some));
+    });
 }
 
 /// Imports the export files chosen in an `<input type=file>`: JSON, the

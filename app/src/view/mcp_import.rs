@@ -46,8 +46,9 @@ pub fn McpImport(form: Form, connect: Callback<()>) -> impl IntoView {
         }
         parsed.set(Some(result));
     };
-    let chosen = move |ev: leptos::ev::Event| {
-        crate::binding::read_chosen_text(ev, move |result| match result {
+    // A file chosen or dropped is read as if pasted.
+    let take = move |files: Vec<leptos::web_sys::File>| {
+        crate::binding::read_text(files, move |result| match result {
             Ok(Some(source)) => {
                 text.set(source.clone());
                 read(source);
@@ -55,6 +56,14 @@ pub fn McpImport(form: Form, connect: Callback<()>) -> impl IntoView {
             Ok(None) => {}
             Err(e) => parsed.set(Some(Err(e))),
         });
+    };
+    let chosen = move |ev: leptos::ev::Event| take(air_web::event_files(&ev));
+    let dropped = move |ev: leptos::ev::DragEvent| {
+        let files = air_web::event_files(&ev);
+        if !files.is_empty() {
+            ev.prevent_default();
+            take(files);
+        }
     };
     let entries = move || {
         parsed.with(|p| match p {
@@ -75,6 +84,7 @@ pub fn McpImport(form: Form, connect: Callback<()>) -> impl IntoView {
             <summary>{move || tl().mcp_import}</summary>
             <p class="hint">{move || tl().mcp_import_hint}</p>
             <textarea data-testid="mcp-import-text" rows="5" autocomplete="off" spellcheck="false" placeholder="{\"mcpServers\": {…}}"
+                on:dragover=move |ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=dropped
                 prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             <div class="row wrap">
                 <button type="button" data-testid="mcp-import-read" on:click=move |_| read(text.get_untracked())>{move || tl().mcp_import_read}</button>

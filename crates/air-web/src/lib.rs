@@ -238,17 +238,6 @@ pub fn download(filename: &str, mime: &str, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The text of the first file chosen in the `<input type=file>` that fired
-/// `event`, or `None` if no file was chosen.
-pub async fn read_chosen_file(event: &web_sys::Event) -> Result<Option<String>, String> {
-    use wasm_bindgen::JsCast;
-    let Some(input) = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return Ok(None) };
-    let Some(file) = input.files().and_then(|f| f.get(0)) else { return Ok(None) };
-    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("{e:?}"))?;
-    input.set_value("");
-    Ok(text.as_string())
-}
-
 /// A file the user gave the page (pasted, dropped or chosen), read whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PickedFile {
