@@ -151,6 +151,8 @@ fn ImportEntry(entry: Entry, inputs: Vec<Input>, port: u16, choices: Choices, fo
         form.auth.set(auth);
         form.headers.set(headers.into_iter().filter(|(k, _)| !k.eq_ignore_ascii_case("authorization")).collect());
         connect.run(());
+        // The add form, above, now shows the server's tools to pick.
+        air_web::scroll_into_view("[data-testid=mcp-name]");
     };
     view! {
         <div class="mcp-import-entry" data-testid="mcp-import-entry" data-kind=kind>
@@ -180,7 +182,7 @@ fn Needs(planned: Memo<Plan>, inputs: Vec<Input>, answers: RwSignal<BTreeMap<Str
     (!asked.is_empty()).then(|| {
         let fields = asked.into_iter().map(|p| {
             let secret = plan::is_secret(&p, &inputs);
-            let question = plan::question(&p, &inputs);
+            let question = question(&p, &inputs);
             let (k1, k2) = (p.key.clone(), p.key.clone());
             view! {
                 <label>{question}
@@ -194,6 +196,24 @@ fn Needs(planned: Memo<Plan>, inputs: Vec<Input>, answers: RwSignal<BTreeMap<Str
     })
 }
 
+/// The question for a placeholder in the language of the moment (an
+/// input's own description as written).
+fn question(p: &air_mcp_config::placeholders::Placeholder, inputs: &[Input]) -> String {
+    use air_mcp_config::placeholders::Asked;
+    if let Some(d) = plan::described(p, inputs) {
+        return d.to_owned();
+    }
+    let t = tl();
+    match p.asked() {
+        Asked::Env(name) => t.mcp_ask_env.replace("{n}", name),
+        Asked::Input(id) => t.mcp_ask_input.replace("{n}", id),
+        Asked::File(path) => t.mcp_ask_file.replace("{n}", path),
+        Asked::Home => t.mcp_ask_home.to_owned(),
+        Asked::Workspace => t.mcp_ask_workspace.to_owned(),
+        Asked::Other(k) => t.mcp_ask_other.replace("{n}", k),
+    }
+}
+
 /// A local server's line to run (masked where secret, copied whole), or
 /// why the entry cannot be used.
 #[component]
@@ -205,7 +225,7 @@ fn Way(planned: Memo<Plan>, port: RwSignal<u16>) -> impl IntoView {
                 <div class="mcp-import-line">
                     <p class="hint">{move || tl().mcp_import_local}</p>
                     <code data-testid="mcp-import-line" data-line=line.text.clone()>{line.shown.clone()}</code>
-                    {line.warning.map(|w| view! { <p class="warning" data-testid="mcp-import-warning">{w}</p> })}
+                    {line.warning.map(|_| view! { <p class="warning" data-testid="mcp-import-warning">{move || tl().mcp_import_everywhere}</p> })}
                     <div class="row">
                         <button type="button" data-testid="mcp-import-copy" on:click=move |_| air_web::copy_text(&copied)>{move || tl().mcp_import_copy}</button>
                         <label>{move || tl().mcp_import_port}

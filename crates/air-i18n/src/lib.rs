@@ -436,6 +436,13 @@ texts! {
     mcp_import_powershell: "Windows (PowerShell)", "Windows（PowerShell）";
     mcp_import_bridge: "Bridge", "桥接程序";
     mcp_import_port: "Port", "端口";
+    mcp_import_everywhere: "supergateway listens on every network interface of this computer, not only 127.0.0.1: anyone on your network can reach the server while it runs.", "supergateway 会监听这台电脑的所有网络接口，而不只是 127.0.0.1：它运行期间，你所在网络中的任何人都能访问该服务器。";
+    mcp_ask_env: "The value of the environment variable {n}", "环境变量 {n} 的值";
+    mcp_ask_input: "The value of the input \"{n}\"", "输入项“{n}”的值";
+    mcp_ask_file: "The contents of the file {n}", "文件 {n} 的内容";
+    mcp_ask_home: "Your home folder", "你的主目录";
+    mcp_ask_workspace: "The workspace folder", "工作区文件夹";
+    mcp_ask_other: "The value of {n}", "{n} 的值";
     mcp_import_copy: "Copy the line", "复制命令";
     mcp_import_unusable: "Cannot be used from a page: {e}", "无法在网页中使用：{e}";
     mcp_import_headers: "Also sent: {h}", "同时发送：{h}";

@@ -15,22 +15,49 @@ pub struct Placeholder {
     pub default: Option<String>,
 }
 
+/// What a placeholder stands for, to ask in the user's language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked<'a> {
+    /// An environment variable, by name.
+    Env(&'a str),
+    /// A VS Code input, by id.
+    Input(&'a str),
+    /// A file's contents, by path.
+    File(&'a str),
+    Home,
+    Workspace,
+    /// Anything else, as written.
+    Other(&'a str),
+}
+
 impl Placeholder {
-    /// What to ask the user.
-    pub fn question(&self) -> String {
-        let k = &self.key;
+    /// What it stands for.
+    pub fn asked(&self) -> Asked<'_> {
+        let k = self.key.as_str();
         if let Some(name) = k.strip_prefix("env:") {
-            format!("The value of the environment variable {name}")
+            Asked::Env(name)
         } else if let Some(id) = k.strip_prefix("input:") {
-            format!("The value of the input \"{id}\"")
+            Asked::Input(id)
         } else if let Some(path) = k.strip_prefix("file:") {
-            format!("The contents of the file {path}")
+            Asked::File(path)
         } else if k == "userHome" {
-            "Your home folder".to_owned()
+            Asked::Home
         } else if k == "workspaceFolder" {
-            "The workspace folder".to_owned()
+            Asked::Workspace
         } else {
-            format!("The value of {k}")
+            Asked::Other(k)
+        }
+    }
+
+    /// What to ask the user, in English.
+    pub fn question(&self) -> String {
+        match self.asked() {
+            Asked::Env(name) => format!("The value of the environment variable {name}"),
+            Asked::Input(id) => format!("The value of the input \"{id}\""),
+            Asked::File(path) => format!("The contents of the file {path}"),
+            Asked::Home => "Your home folder".to_owned(),
+            Asked::Workspace => "The workspace folder".to_owned(),
+            Asked::Other(k) => format!("The value of {k}"),
         }
     }
 }
@@ -84,6 +111,8 @@ mod tests {
         let keys: Vec<(&str, Option<&str>)> = found.iter().map(|p| (p.key.as_str(), p.default.as_deref())).collect();
         assert_eq!(keys, [("env:TOKEN", None), ("input:key", None), ("HOME_DIR", Some("/home/me")), ("userHome", None), ("file:/etc/k", None)]);
         assert_eq!(found[0].question(), "The value of the environment variable TOKEN");
+        let asked: Vec<Asked> = found.iter().map(Placeholder::asked).collect();
+        assert_eq!(asked, [Asked::Env("TOKEN"), Asked::Input("key"), Asked::Other("HOME_DIR"), Asked::Home, Asked::File("/etc/k")]);
         assert!(find("no ${ closing").is_empty() && find("$HOME {x}").is_empty());
     }
 

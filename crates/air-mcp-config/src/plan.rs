@@ -49,10 +49,15 @@ pub fn is_secret(p: &Placeholder, inputs: &[Input]) -> bool {
     }
 }
 
-/// The question for a placeholder (an input's own description first).
+/// A VS Code input's own description of what it asks, if it has one.
+pub fn described<'a>(p: &Placeholder, inputs: &'a [Input]) -> Option<&'a str> {
+    p.key.strip_prefix("input:").and_then(|id| inputs.iter().find(|i| i.id == id)).map(|i| i.description.trim()).filter(|d| !d.is_empty())
+}
+
+/// The question for a placeholder, in English (an input's own
+/// description first).
 pub fn question(p: &Placeholder, inputs: &[Input]) -> String {
-    let described = p.key.strip_prefix("input:").and_then(|id| inputs.iter().find(|i| i.id == id)).map(|i| i.description.trim()).filter(|d| !d.is_empty());
-    described.map_or_else(|| p.question(), str::to_owned)
+    described(p, inputs).map_or_else(|| p.question(), str::to_owned)
 }
 
 /// `entry`'s way in with `answers` (empty answers count as none).
