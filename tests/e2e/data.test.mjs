@@ -150,7 +150,7 @@ describe('data and options', () => {
     await page.getByTestId('import-result').getByText(/^Imported 2 conversation\(s\) with 4 message\(s\) from ChatGPT\. 1 hidden message/).waitFor({ timeout: 10_000 });
     // The same file again adds nothing.
     await drop();
-    await page.getByTestId('import-result').getByText(/^Imported 0 conversation\(s\) with 0 message\(s\) from ChatGPT\./).waitFor({ timeout: 10_000 });
+    await page.getByTestId('import-result').getByText('Nothing new from ChatGPT: its 2 conversation(s) are here already.').waitFor({ timeout: 10_000 });
     await page.getByTestId('settings-save').click();
     await page.getByTestId('session-item').filter({ hasText: 'Brittany lighthouses' }).locator('.session-title').click();
     await page.getByText('Phare du Creac’h on Ouessant', { exact: true }).waitFor({ timeout: 10_000 });

@@ -129,6 +129,9 @@ pub(super) fn tell_imported(state: AppState, done: Imported) {
 fn import_summary(state: AppState, done: Imported) -> Result<String, super::lazy::Missing> {
     let t = state.tl();
     let Some((source, summary)) = done.from else { return Ok(String::new()) };
+    if done.sessions == 0 && summary.conversations > 0 {
+        return Ok(t.import_nothing_new.replace("{a}", source.name()).replace("{n}", &summary.conversations.to_string()));
+    }
     let mut text = t.imported_from.replace("{s}", &done.sessions.to_string()).replace("{m}", &done.messages.to_string()).replace("{a}", source.name());
     for (n, line) in [(summary.hidden, t.import_hidden), (summary.as_text, t.import_as_text), (summary.skipped.len(), t.import_skipped)] {
         if n > 0 {

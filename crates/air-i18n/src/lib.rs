@@ -373,6 +373,7 @@ texts! {
 // strings travel with those parts, not with the first visit).
 texts! {
     Later, LATER_EN, LATER_ZH;
+    import_nothing_new: "Nothing new from {a}: its {n} conversation(s) are here already.", "{a} 中没有新内容：它的 {n} 个对话都已在这里。";
     doctor_probing: "Finding out why…", "正在查找原因…";
     doctor_fix: "What the server's owner must change:", "服务器所有者需要修改的设置：";
     doctor_mixed: "This page is served over https and the server over http: browsers block such requests (mixed content).", "本页面通过 https 提供，而服务器使用 http：浏览器会拦截这类请求（混合内容）。";
