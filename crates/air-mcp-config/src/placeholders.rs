@@ -111,7 +111,7 @@ mod tests {
         let keys: Vec<(&str, Option<&str>)> = found.iter().map(|p| (p.key.as_str(), p.default.as_deref())).collect();
         assert_eq!(keys, [("env:TOKEN", None), ("input:key", None), ("HOME_DIR", Some("/home/me")), ("userHome", None), ("file:/etc/k", None)]);
         assert_eq!(found[0].question(), "The value of the environment variable TOKEN");
-        let asked: Vec<Asked> = found.iter().map(Placeholder::asked).collect();
+        let asked: Vec<Asked<'_>> = found.iter().map(Placeholder::asked).collect();
         assert_eq!(asked, [Asked::Env("TOKEN"), Asked::Input("key"), Asked::Other("HOME_DIR"), Asked::Home, Asked::File("/etc/k")]);
         assert!(find("no ${ closing").is_empty() && find("$HOME {x}").is_empty());
     }
