@@ -81,7 +81,12 @@ describe('MCP configurations: import, bridges, export', () => {
         pigeon: { transport: 'carrier-pigeon' },
       },
     };
-    const { context, page, errors } = await h.freshPage();
+    const { context, page, errors } = await h.freshPage({ permissions: ['clipboard-read', 'clipboard-write'] });
+    /** The line as "Copy the line" puts it on the clipboard (the page shows it masked). */
+    const copied = async (entry) => {
+      await entry.getByTestId('mcp-import-copy').click();
+      return page.evaluate(() => navigator.clipboard.readText());
+    };
     await page.getByTestId('open-settings').click();
     await page.getByTestId('mcp-import').locator('summary').click();
     await page.getByTestId('mcp-import-text').fill(JSON.stringify(config, null, 2));
@@ -98,18 +103,20 @@ describe('MCP configurations: import, bridges, export', () => {
     assert.equal(await memory.getByTestId('mcp-import-connect').count(), 0);
     await memory.locator('[data-key="env:MEMORY_PATH"]').fill(memoryFile);
     const port = 8100;
-    const line = await memory.getByTestId('mcp-import-line').getAttribute('data-line');
+    const line = await copied(memory);
     const origin = new URL(h.app.url).origin;
     assert.equal(line, `uvx mcp-proxy@0.13.0 --port ${port} --allow-origin ${origin} -e MEMORY_FILE_PATH ${memoryFile} -- npx -y @modelcontextprotocol/server-memory`);
     // PowerShell gets its own quoting.
     await page.getByTestId('mcp-import-shell').selectOption('ps');
-    assert.match(await memory.getByTestId('mcp-import-line').getAttribute('data-line'), / '--' npx -y '@modelcontextprotocol\/server-memory'$/);
+    assert.match(await copied(memory), / '--' npx -y '@modelcontextprotocol\/server-memory'$/);
+    assert.equal(await page.getByTestId('mcp-import-bridge').count(), 0, 'supergateway is offered for POSIX shells only');
     await page.getByTestId('mcp-import-shell').selectOption('posix');
     // supergateway is offered with its warning.
     await page.getByTestId('mcp-import-bridge').selectOption('supergateway');
     assert.match(await memory.getByTestId('mcp-import-warning').textContent(), /every network interface/);
     await page.getByTestId('mcp-import-bridge').selectOption('mcp-proxy');
-    assert.equal(await memory.getByTestId('mcp-import-line').getAttribute('data-line'), line);
+    assert.equal(await copied(memory), line);
+    assert.equal((await memory.getByTestId('mcp-import-line').textContent()).trim(), line, 'nothing secret in it: shown as copied');
 
     const bridge = runLine(line);
     stops.push(bridge.stop);
@@ -165,7 +172,7 @@ describe('MCP configurations: import, bridges, export', () => {
     await page.getByTestId('mcp-import-file').setInputFiles({ name: 'mcp.json', mimeType: 'application/json', buffer: Buffer.from(vscode) });
     const line = page.getByTestId('mcp-import-line');
     await line.waitFor();
-    assert.match(await line.getAttribute('data-line'), /-- npx -y @modelcontextprotocol\/server-filesystem \/srv\/notes$/, 'the input\'s default is used');
+    assert.match(await line.textContent(), /-- npx -y @modelcontextprotocol\/server-filesystem \/srv\/notes$/, 'the input\'s default is used');
     // Zed's settings dropped on the box: read as if pasted.
     const zed = JSON.stringify({ theme: 'One Dark', context_servers: { docs: { url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'blue' } } } });
     const drop = await page.evaluateHandle((text) => {

@@ -154,11 +154,15 @@ pub fn file_url(id: String, done: impl Fn(Option<String>) + 'static) {
     });
 }
 
-/// Reads the text of the first of `files` (chosen, dropped or pasted) and
-/// hands it to `done` (`Ok(None)`: there was none).
-pub fn read_text(files: Vec<leptos::web_sys::File>, done: impl FnOnce(Result<Option<String>, String>) + 'static) {
+/// Reads the text of the first of `files` (chosen, dropped or pasted),
+/// if it is at most `max` bytes, and hands it to `done` (`Ok(None)`: there
+/// was none).
+pub fn read_text(files: Vec<leptos::web_sys::File>, max: usize, done: impl FnOnce(Result<Option<String>, String>) + 'static) {
     spawn_local(async move {
         let Some(file) = files.first() else { return done(Ok(None)) };
+        if file.size() > max as f64 {
+            return done(Err(format!("{} is {} KB: more than the {} KB this takes", file.name(), (file.size() / 1024.0).round(), max / 1024)));
+        }
         let read = air_web::read_file(file).await.and_then(|f| String::from_utf8(f.bytes).map_err(|_| format!("{} is not a text file", f.name)));
         done(read.map(Some));
     });

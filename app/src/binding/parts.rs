@@ -161,6 +161,9 @@ pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBox
             if head.starts_with(b"PK") {
                 texts.extend(zip_texts(file).await.map_err(|e| format!("{}: {e}", file.name()))?);
             } else {
+                if file.size() > LIMIT as f64 {
+                    return Err(format!("{} is {} MB: more than the {} MB this page can read at once", file.name(), (file.size() / 1e6).round(), LIMIT >> 20));
+                }
                 let text = air_web::read_slice(file, 0, file.size() as u64).await?;
                 texts.push(String::from_utf8(text).map_err(|_| format!("{} is not a text file", file.name()))?);
             }
@@ -169,12 +172,13 @@ pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBox
     }))
 }
 
+/// What an import reads at most: one file, or a ZIP's conversations
+/// unzipped (the page's memory is the other limit).
+const LIMIT: usize = 1 << 30;
+
 /// Each conversations file of an export ZIP, unzipped.
 async fn zip_texts(file: &leptos::web_sys::File) -> Result<Vec<String>, String> {
     use air_import::zip::{self, Directory};
-    // One file unzipped at most (a ZIP's own limit; the page's memory is
-    // the other).
-    const LIMIT: usize = 1 << 30;
     let len = file.size() as u64;
     let tail = air_web::read_slice(file, len.saturating_sub(zip::TAIL), len).await?;
     let items = match zip::directory(&tail, len).map_err(|e| e.to_string())? {
@@ -187,6 +191,16 @@ async fn zip_texts(file: &leptos::web_sys::File) -> Result<Vec<String>, String> 
     let wanted = zip::wanted(&items);
     if wanted.is_empty() {
         return Err("no conversations.json in this ZIP (an export of ChatGPT or Claude has one)".into());
+    }
+    // All of them at most LIMIT unzipped, each its own bytes (entries of a
+    // hostile ZIP can all point at one bomb).
+    let total = wanted.iter().fold(0u64, |n, i| n.saturating_add(i.size));
+    if total > LIMIT as u64 {
+        return Err(format!("its conversations are {} MB unzipped: more than the {} MB this page can read at once", total / 1_000_000, LIMIT >> 20));
+    }
+    let mut at = std::collections::HashSet::new();
+    if !wanted.iter().all(|i| at.insert(i.local_offset)) {
+        return Err("two of its files are the same bytes: the ZIP is damaged".into());
     }
     let mut texts = Vec::with_capacity(wanted.len());
     for item in wanted {

@@ -209,7 +209,12 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                     <input data-testid="mcp-name" autocomplete="off" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/>
                 </label>
                 <label>{move || t().mcp_url}
-                    <input data-testid="mcp-url" autocomplete="off" placeholder="https://example.com/mcp" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
+                    <input data-testid="mcp-url" autocomplete="off" placeholder="https://example.com/mcp" prop:value=move || url.get()
+                        on:input=move |ev| {
+                            url.set(event_target_value(&ev));
+                            // An imported entry's headers are for its address only.
+                            form.headers.set(Vec::new());
+                        }/>
                 </label>
             </div>
             <label>{move || t().mcp_auth}
@@ -364,7 +369,10 @@ fn McpPicks(form: Form) -> impl IntoView {
         form.auth.set(String::new());
         form.headers.set(Vec::new());
     };
-    let cancel = move |_| state.servers(Action::Cancel);
+    let cancel = move |_| {
+        state.servers(Action::Cancel);
+        form.headers.set(Vec::new());
+    };
     let picking = move || flow.with(|f| f.stage == Stage::Picking);
     let connecting = move || flow.with(|f| f.stage == Stage::Connecting);
     let pick_list = move || {

@@ -48,7 +48,7 @@ pub fn McpImport(form: Form, connect: Callback<()>) -> impl IntoView {
     };
     // A file chosen or dropped is read as if pasted.
     let take = move |files: Vec<leptos::web_sys::File>| {
-        crate::binding::read_text(files, move |result| match result {
+        crate::binding::read_text(files, air_mcp_config::MAX_BYTES, move |result| match result {
             Ok(Some(source)) => {
                 text.set(source.clone());
                 read(source);
@@ -93,24 +93,38 @@ pub fn McpImport(form: Form, connect: Callback<()>) -> impl IntoView {
                 </label>
             </div>
             <Show when=has_local>
-                <div class="row wrap">
-                    <label>{move || tl().mcp_import_shell}
-                        <select data-testid="mcp-import-shell" on:change=move |ev| choices.shell.set(if event_target_value(&ev) == "ps" { Shell::PowerShell } else { Shell::Posix })>
-                            <option value="posix">{move || tl().mcp_import_posix}</option>
-                            <option value="ps">{move || tl().mcp_import_powershell}</option>
-                        </select>
-                    </label>
-                    <label>{move || tl().mcp_import_bridge}
-                        <select data-testid="mcp-import-bridge" on:change=move |ev| choices.bridge.set(if event_target_value(&ev) == "supergateway" { Bridge::Supergateway } else { Bridge::McpProxy })>
-                            <option value="mcp-proxy">"mcp-proxy (Python, uvx)"</option>
-                            <option value="supergateway">"supergateway (Node, npx)"</option>
-                        </select>
-                    </label>
-                </div>
+                <Choosers choices=choices/>
             </Show>
             {entries}
             <McpExport/>
         </details>
+    }
+}
+
+/// How local servers are bridged: the shell, and (for POSIX shells) the
+/// bridge.
+#[component]
+fn Choosers(choices: Choices) -> impl IntoView {
+    view! {
+        <div class="row wrap">
+            <label>{move || tl().mcp_import_shell}
+                <select data-testid="mcp-import-shell" prop:value=move || if choices.shell.get() == Shell::PowerShell { "ps" } else { "posix" }
+                    on:change=move |ev| choices.shell.set(if event_target_value(&ev) == "ps" { Shell::PowerShell } else { Shell::Posix })>
+                    <option value="posix">{move || tl().mcp_import_posix}</option>
+                    <option value="ps">{move || tl().mcp_import_powershell}</option>
+                </select>
+            </label>
+            // supergateway runs its command through cmd.exe on Windows: offered for POSIX shells only.
+            <Show when=move || choices.shell.get() == Shell::Posix>
+                <label>{move || tl().mcp_import_bridge}
+                    <select data-testid="mcp-import-bridge" prop:value=move || if choices.bridge.get() == Bridge::Supergateway { "supergateway" } else { "mcp-proxy" }
+                        on:change=move |ev| choices.bridge.set(if event_target_value(&ev) == "supergateway" { Bridge::Supergateway } else { Bridge::McpProxy })>
+                        <option value="mcp-proxy">"mcp-proxy (Python, uvx)"</option>
+                        <option value="supergateway">"supergateway (Node, npx)"</option>
+                    </select>
+                </label>
+            </Show>
+        </div>
     }
 }
 
@@ -131,7 +145,16 @@ fn ImportEntry(entry: Entry, inputs: Vec<Input>, port: u16, choices: Choices, fo
     };
     let what = match &entry.server {
         Server::Remote { url, .. } => url.clone(),
-        Server::Stdio(s) => std::iter::once(s.command.as_str()).chain(s.args.iter().map(String::as_str)).collect::<Vec<_>>().join(" "),
+        // Its arguments as the line shows them (a secret among them masked).
+        Server::Stdio(s) => {
+            let mut flag = "";
+            let mut words = vec![s.command.clone()];
+            for a in &s.args {
+                words.push(air_mcp_config::secret::shown(flag, a));
+                flag = if a.starts_with('-') { a.as_str() } else { "" };
+            }
+            words.join(" ")
+        }
         Server::Unusable(_) => String::new(),
     };
     let headers = match &entry.server {
@@ -182,7 +205,7 @@ fn Needs(planned: Memo<Plan>, inputs: Vec<Input>, answers: RwSignal<BTreeMap<Str
     (!asked.is_empty()).then(|| {
         let fields = asked.into_iter().map(|p| {
             let secret = plan::is_secret(&p, &inputs);
-            let question = question(&p, &inputs);
+            let question = { let (p, inputs) = (p.clone(), inputs.clone()); move || question(&p, &inputs) };
             let (k1, k2) = (p.key.clone(), p.key.clone());
             view! {
                 <label>{question}
@@ -224,7 +247,7 @@ fn Way(planned: Memo<Plan>, port: RwSignal<u16>) -> impl IntoView {
             view! {
                 <div class="mcp-import-line">
                     <p class="hint">{move || tl().mcp_import_local}</p>
-                    <code data-testid="mcp-import-line" data-line=line.text.clone()>{line.shown.clone()}</code>
+                    <code data-testid="mcp-import-line">{line.shown.clone()}</code>
                     {line.warning.map(|_| view! { <p class="warning" data-testid="mcp-import-warning">{move || tl().mcp_import_everywhere}</p> })}
                     <div class="row">
                         <button type="button" data-testid="mcp-import-copy" on:click=move |_| air_web::copy_text(&copied)>{move || tl().mcp_import_copy}</button>

@@ -67,10 +67,8 @@ fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Str
     let mut kept: Vec<Kept> = Vec::new();
     let mut before: Option<String> = None;
     for (i, m) in list.iter().enumerate() {
-        let mut node = m.get("uuid").and_then(Value::as_str).filter(|u| !u.is_empty()).map_or_else(|| format!("message-{i}"), str::to_owned);
-        while !used.insert(node.clone()) {
-            node.push_str("-again");
-        }
+        let base = m.get("uuid").and_then(Value::as_str).filter(|u| !u.is_empty()).map_or_else(|| format!("message-{i}"), str::to_owned);
+        let node = crate::lobechat::unique(&base, i, &mut used);
         let up = match m.get("parent_message_uuid") {
             Some(Value::String(p)) => Some(p.clone()).filter(|p| p != ROOT),
             _ => before.clone(),

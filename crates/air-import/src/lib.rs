@@ -102,26 +102,43 @@ impl Source {
     }
 }
 
+/// The app `v` is from, by its shape.
+fn source_of(v: &Value) -> Option<Source> {
+    if chatgpt::conversations(v).is_some() {
+        Some(Source::ChatGpt)
+    } else if claude::detect(v) {
+        Some(Source::Claude)
+    } else if openwebui::detect(v) {
+        Some(Source::OpenWebUi)
+    } else if lobechat::detect(v) {
+        Some(Source::LobeChat)
+    } else if nextchat::detect(v) {
+        Some(Source::NextChat)
+    } else {
+        None
+    }
+}
+
 /// A format's conversion.
 type Convert = fn(&[Value], f64) -> (Export, Summary);
 
 /// The export of `files` (one file, or the parts of a split one, all from
 /// one app), if their shape is one of the apps' this crate reads.
 pub fn read(files: &[Value], now_ms: f64) -> Option<(Source, Export, Summary)> {
-    let first = files.first()?;
-    let (source, convert): (Source, Convert) = if chatgpt::conversations(first).is_some() {
-        (Source::ChatGpt, chatgpt::convert)
-    } else if claude::detect(first) {
-        (Source::Claude, claude::convert)
-    } else if openwebui::detect(first) {
-        (Source::OpenWebUi, openwebui::convert)
-    } else if lobechat::detect(first) {
-        (Source::LobeChat, lobechat::convert)
-    } else if nextchat::detect(first) {
-        (Source::NextChat, nextchat::convert)
-    } else {
-        return None;
+    let source = source_of(files.first()?)?;
+    let convert: Convert = match source {
+        Source::ChatGpt => chatgpt::convert,
+        Source::Claude => claude::convert,
+        Source::OpenWebUi => openwebui::convert,
+        Source::LobeChat => lobechat::convert,
+        Source::NextChat => nextchat::convert,
     };
-    let (export, summary) = convert(files, now_ms);
+    let (export, mut summary) = convert(files, now_ms);
+    // A file of another app chosen with them is said, not passed over.
+    for (i, f) in files.iter().enumerate().skip(1) {
+        if source_of(f) != Some(source) {
+            summary.skipped.push(format!("file {} is not from {}: import it on its own", i + 1, source.name()));
+        }
+    }
     Some((source, export, summary))
 }

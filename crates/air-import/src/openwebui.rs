@@ -116,10 +116,8 @@ fn nodes(chat: &Value) -> Option<Vec<(String, &Value, Option<String>)>> {
     let mut before = None;
     let mut out = Vec::new();
     for (i, m) in list?.iter().enumerate() {
-        let mut node = m.get("id").and_then(Value::as_str).filter(|n| !n.is_empty()).map_or_else(|| format!("message-{i}"), str::to_owned);
-        while !used.insert(node.clone()) {
-            node.push_str("-again");
-        }
+        let base = m.get("id").and_then(Value::as_str).filter(|n| !n.is_empty()).map_or_else(|| format!("message-{i}"), str::to_owned);
+        let node = crate::lobechat::unique(&base, i, &mut used);
         out.push((node.clone(), m, before.replace(node)));
     }
     Some(out)

@@ -64,6 +64,8 @@ pub fn line(server: &Stdio, bridge: Bridge, shell: Shell, origin: &str, port: u1
 pub fn relay(url: &str, shell: Shell, origin: &str, port: u16) -> Option<Line> {
     let rest = url.trim().strip_prefix("http://")?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // Who signs in (`user:pass@`) is not where it goes.
+    let authority = authority.rsplit('@').next().unwrap_or_default();
     let host = if authority.starts_with('[') { authority.split_inclusive(']').next() } else { authority.split(':').next() }.unwrap_or_default();
     if !matches!(host, "localhost" | "127.0.0.1" | "[::1]") {
         return None;
@@ -120,6 +122,16 @@ fn cd(w: &mut Words, cwd: Option<&str>) {
     }
 }
 
+/// The server's arguments, a value after a flag naming a secret (or that
+/// looks like one) masked where shown.
+fn args(w: &mut Words, args: &[String]) {
+    let mut flag = "";
+    for a in args {
+        w.secret(flag, a);
+        flag = if a.starts_with('-') { a.as_str() } else { "" };
+    }
+}
+
 fn mcp_proxy(server: &Stdio, shell: Shell, origin: &str, port: u16) -> (String, String) {
     let mut w = Words::new(shell);
     cd(&mut w, server.cwd.as_deref());
@@ -133,9 +145,7 @@ fn mcp_proxy(server: &Stdio, shell: Shell, origin: &str, port: u16) -> (String, 
     }
     w.push("--");
     w.push(&server.command);
-    for a in &server.args {
-        w.push(a);
-    }
+    args(&mut w, &server.args);
     w.done()
 }
 
@@ -169,7 +179,7 @@ pub fn quote(word: &str, shell: Shell) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_./:-@%+=".contains(c) || (shell == Shell::Posix && c == ',');
     // PowerShell takes a bare `--` as its own end of parameters, and a
     // word starting with `@` as splatting.
-    let special = word.is_empty() || !word.chars().all(plain) || (shell == Shell::PowerShell && (word == "--" || word.starts_with('@')));
+    let special = word.is_empty() || !word.chars().all(plain) || (shell == Shell::PowerShell && (word == "--" || word.starts_with('@') || word.starts_with("--%")));
     if !special {
         return word.to_owned();
     }
@@ -179,9 +189,19 @@ pub fn quote(word: &str, shell: Shell) -> String {
     }
 }
 
-/// PowerShell's single quotes (a quote doubled inside).
+/// PowerShell's single quotes: every character PowerShell takes for one
+/// (the typographic ones too) doubled inside.
 fn quote_always(word: &str) -> String {
-    format!("'{}'", word.replace('\'', "''"))
+    let mut out = String::with_capacity(word.len() + 2);
+    out.push('\'');
+    for c in word.chars() {
+        if matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}') {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]
@@ -212,6 +232,15 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_in_the_arguments_is_masked_where_shown() {
+        let s = Stdio { command: "npx".into(), args: vec!["-y".into(), "mcp-remote".into(), "--api-key".into(), "plainlooking".into(), "--header".into(), "Authorization: Bearer abcdef".into(), "sk-live-0123456789".into()], env: Vec::new(), cwd: None };
+        let l = line(&s, Bridge::McpProxy, Shell::Posix, "https://air.example", 8100);
+        assert!(l.text.contains("plainlooking") && l.text.contains("'Authorization: Bearer abcdef'") && l.text.contains("sk-live-0123456789"));
+        assert!(!l.shown.contains("plainlooking") && !l.shown.contains("abcdef") && !l.shown.contains("0123456789"), "{}", l.shown);
+        assert!(l.shown.contains("mcp-remote"), "the rest as it is");
+    }
+
+    #[test]
     fn supergateway_says_it_listens_everywhere_and_quotes_the_server_twice() {
         let l = line(&memory(), Bridge::Supergateway, Shell::Posix, "https://air.example", 8000);
         assert_eq!(l.text, "MEMORY_FILE_PATH='/tmp/my memory.json' npx -y supergateway@4.0.0 --stdio 'npx -y @modelcontextprotocol/server-memory' --outputTransport streamableHttp --stateful --port 8000 --cors https://air.example");
@@ -227,7 +256,7 @@ mod tests {
         assert_eq!(l.url, "http://127.0.0.1:8101/mcp");
         assert!(relay("http://127.0.0.1/mcp", Shell::Posix, "o", 1).is_some());
         assert!(relay("http://[::1]:9/mcp", Shell::Posix, "o", 1).is_some());
-        for far in ["https://localhost:8931/mcp", "http://mcp.example/mcp", "http://localhost.evil.example/mcp", "http://127.0.0.1.nip.io/mcp", "ftp://localhost/"] {
+        for far in ["http://localhost:1@evil.example/mcp", "https://localhost:8931/mcp", "http://mcp.example/mcp", "http://localhost.evil.example/mcp", "http://127.0.0.1.nip.io/mcp", "ftp://localhost/"] {
             assert!(relay(far, Shell::Posix, "o", 1).is_none(), "{far}");
         }
     }
@@ -240,5 +269,7 @@ mod tests {
         assert_eq!(quote("a b", Shell::Posix), "'a b'");
         assert_eq!(quote("$HOME", Shell::PowerShell), "'$HOME'");
         assert_eq!(quote("x@1", Shell::Posix), "x@1");
+        assert_eq!(quote("x\u{2019}; calc; #", Shell::PowerShell), "'x\u{2019}\u{2019}; calc; #'", "a typographic quote ends a PowerShell string too");
+        assert_eq!(quote("--%", Shell::PowerShell), "'--%'", "the stop-parsing token is quoted");
     }
 }

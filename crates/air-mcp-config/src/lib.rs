@@ -246,7 +246,12 @@ fn remote_or_stdio(o: &Map<String, Value>) -> Result<Server, String> {
         Some(_) => return Err("its args are not a list".into()),
     };
     let cwd = o.get("cwd").and_then(Value::as_str).map(str::to_owned);
-    Ok(Server::Stdio(Stdio { command, args, env: pairs(more.get("env"), "environment")?, cwd }))
+    let env = pairs(more.get("env"), "environment")?;
+    // A name is written into the line as it is: only a name a shell takes.
+    if let Some((bad, _)) = env.iter().find(|(k, _)| !k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+        return Err(format!("its environment variable {bad:?} is not a variable name"));
+    }
+    Ok(Server::Stdio(Stdio { command, args, env, cwd }))
 }
 
 fn input_of(v: &Value) -> Option<Input> {

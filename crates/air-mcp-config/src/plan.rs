@@ -82,10 +82,17 @@ pub fn plan(entry: &Entry, answers: &BTreeMap<String, String>, choice: Choice, o
                 env: s.env.iter().map(|(k, v)| Some((k.clone(), fill(v)?))).collect::<Option<_>>()?,
                 cwd: s.cwd.as_deref().map(fill).transpose_none()?,
             };
-            Some(Plan::Bridge(bridge::line(&stdio, choice.bridge, choice.shell, origin, choice.port)))
+            // supergateway hands its command to cmd.exe on Windows, whose
+            // quoting no line can promise: PowerShell gets mcp-proxy.
+            let bridge = if choice.shell == Shell::PowerShell { Bridge::McpProxy } else { choice.bridge };
+            Some(Plan::Bridge(bridge::line(&stdio, bridge, choice.shell, origin, choice.port)))
         })(),
     };
-    filled.unwrap_or_else(|| Plan::Ask(entry.placeholders()))
+    filled.unwrap_or_else(|| match entry.placeholders() {
+        // `${}`: nothing to ask, nothing to fill.
+        asked if asked.is_empty() => Plan::Unusable("it has a placeholder with no name (${})".into()),
+        asked => Plan::Ask(asked),
+    })
 }
 
 /// `Option<Option<T>>` where an inner `None` (a value that could not be
@@ -146,5 +153,12 @@ mod tests {
         let parsed = crate::parse(r#"{"mcpServers":{"x":{"transport":"carrier-pigeon"}}}"#).expect("reads");
         assert!(matches!(plan(&parsed.entries[0], &BTreeMap::new(), choice(), ORIGIN), Plan::Unusable(_)));
         assert_eq!((port(0), port(3), port(usize::MAX)), (8100, 8103, u16::MAX));
+        let nameless = crate::parse(r#"{"mcpServers":{"x":{"url":"https://a.example/${}"}}}"#).expect("reads");
+        assert!(matches!(plan(&nameless.entries[0], &BTreeMap::new(), choice(), ORIGIN), Plan::Unusable(_)), "never an entry with nothing to do");
+        let env = crate::parse(r#"{"mcpServers":{"x":{"command":"npx","env":{"A=1;touch /tmp/p;B":"v"}}}}"#).expect("reads");
+        assert!(matches!(&env.entries[0].server, Server::Unusable(why) if why.contains("not a variable name")));
+        let ps = crate::parse(r#"{"mcpServers":{"x":{"command":"npx","args":["a&calc"]}}}"#).expect("reads");
+        let Plan::Bridge(l) = plan(&ps.entries[0], &BTreeMap::new(), Choice { bridge: Bridge::Supergateway, shell: Shell::PowerShell, port: 8100 }, ORIGIN) else { panic!("a line") };
+        assert!(l.text.starts_with("uvx mcp-proxy@0.13.0") && l.warning.is_none(), "PowerShell gets mcp-proxy: {}", l.text);
     }
 }

@@ -13,6 +13,11 @@ pub fn looks_secret(name: &str, value: &str) -> bool {
     if NAMES.iter().any(|w| upper.contains(w)) || PREFIXES.iter().any(|p| value.starts_with(p)) {
         return true;
     }
+    // A header given as one argument (`Authorization: Bearer …`).
+    let lower = value.to_ascii_lowercase();
+    if lower.starts_with("authorization:") || lower.contains("bearer ") || lower.starts_with("x-api-key:") {
+        return true;
+    }
     // A long run of letters and digits mixed, as generated keys are.
     let v = value.trim();
     v.len() >= 24 && !v.contains(char::is_whitespace) && v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(|c| c.is_ascii_alphabetic()) && !v.contains('/')
@@ -21,7 +26,10 @@ pub fn looks_secret(name: &str, value: &str) -> bool {
 /// `value` as shown: its first characters and its length, when it looks
 /// like a secret (placeholders, which are not secrets, in full).
 pub fn shown(name: &str, value: &str) -> String {
-    if !looks_secret(name, value) || !looks_secret("", without_placeholders(value).trim()) && value.contains("${") {
+    // A placeholder is asked, not a secret: shown with a scheme before it.
+    let literal = without_placeholders(value);
+    let only_placeholders = value.contains("${") && matches!(literal.trim(), "" | "Bearer" | "Basic" | "Token");
+    if !looks_secret(name, value) || only_placeholders {
         return value.to_owned();
     }
     let n = value.chars().count();
@@ -56,6 +64,7 @@ mod tests {
         assert_eq!(shown("OPENAI_API_KEY", "${env:OPENAI_API_KEY}"), "${env:OPENAI_API_KEY}", "a placeholder is no secret");
         assert_eq!(shown("Authorization", "Bearer ${env:DOCS_TOKEN}"), "Bearer ${env:DOCS_TOKEN}", "nor a scheme before one");
         assert_eq!(shown("Authorization", "Bearer sk-live-${env:X}"), "Bear… (23 characters)", "but a literal key beside one is");
+        assert_eq!(shown("API_KEY", "${env:P}abcd1234"), "${en… (16 characters)", "even a short one");
         assert_eq!(shown("X_CONFIG", "a8f3k2m9x7q1w4e6r5t0y2u8"), "a8f3… (24 characters)", "generated-looking");
         assert_eq!(shown("ALLOWED_DIR", "/home/me/projects/notes-2024-archive"), "/home/me/projects/notes-2024-archive");
         assert_eq!(shown("MODE", "readonly"), "readonly");

@@ -86,6 +86,11 @@ fn another_apps_export_says_which_app_and_what_it_held_and_its_split_parts_come_
     let (source, summary) = done.from.clone().expect("another app's");
     assert_eq!(source, air_import::Source::ChatGpt);
     assert_eq!((summary.conversations, summary.hidden), (2, 2));
+    h.send(Command::Import(vec![format!("[{}]", conversation("c", "third")), r#"{"chat-next-web-store": {"sessions": []}}"#.into()]));
+    let updates = h.take();
+    let Update::Import(ImportOutcome::Done(done)) = &updates[0] else { panic!("{updates:?}") };
+    let skipped = done.from.as_ref().map(|(_, s)| s.skipped.clone()).unwrap_or_default();
+    assert_eq!(skipped, ["file 2 is not from ChatGPT: import it on its own"], "another app's file is said, not passed over");
     h.send(Command::Import(vec!["[1]".into(), "{}".into()]));
     assert!(matches!(h.take().as_slice(), [Update::Import(ImportOutcome::Failed(_))]), "parts of nothing known");
 }

@@ -165,8 +165,8 @@ fn hostile_input_is_read_without_panicking_and_a_bad_conversation_is_skipped_alo
     assert_eq!(h3.parent.as_deref(), Some("claude-c2-h1"), "over the empty answer");
     assert_eq!(h3.content, "[a block: not carried over from Claude]\n\n**Tool call: a tool**\n\n**Tool result: a tool**\n\n```\n{\n  \"odd\": true\n}\n```");
     assert_eq!(by_id(s, "claude-c2-self").parent, None);
-    assert_eq!(by_id(s, "claude-c2-h1-again").content, "same uuid");
-    assert_eq!(by_id(s, "claude-c2-h1-again").parent.as_deref(), Some("claude-c2-h1"));
+    assert_eq!(by_id(s, "claude-c2-h1#6").content, "same uuid");
+    assert_eq!(by_id(s, "claude-c2-h1#6").parent.as_deref(), Some("claude-c2-h1"));
     let loop_a = by_id(s, "claude-c2-x1");
     assert!(loop_a.parent.is_none() || by_id(s, "claude-c2-x2").parent.is_none(), "a cycle is broken");
     assert_eq!(by_id(s, "claude-c2-message-9").content, "[image: not carried over from Claude]\n\n[Attached: a.pdf (its content is not in the Claude export)]");

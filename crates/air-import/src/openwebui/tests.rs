@@ -130,7 +130,7 @@ fn a_chat_from_before_the_tree_is_its_list_of_messages_in_order() {
         ("Hi".to_owned(), None, None, 1_700_000_001_000.0),
         ("Hello".to_owned(), Some("openwebui-old-m2".to_owned()), Some("gpt-4o".to_owned()), 1_700_000_005_000.0),
         ("Again".to_owned(), Some("openwebui-old-m3".to_owned()), None, 1_700_000_010_000.0),
-        ("No id".to_owned(), Some("openwebui-old-m2-again".to_owned()), Some("gpt-4o-mini".to_owned()), 1_700_000_000_000.0),
+        ("No id".to_owned(), Some("openwebui-old-m2#3".to_owned()), Some("gpt-4o-mini".to_owned()), 1_700_000_000_000.0),
     ], "the last without a time: the chat's, still after its parent");
     assert!(s.session.forks.is_empty());
 }
