@@ -9,11 +9,10 @@
 // run the same way.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, scriptedHarness, startEverything, startPyMcp } from './support.mjs';
+import { ROOT, scriptedHarness, spawnServer, startEverything, startPyMcp } from './support.mjs';
 import { startScriptedModel } from '../support/scripted-model.mjs';
 
 /**
@@ -38,20 +37,8 @@ function offlineUvx() {
  * stopped by PID with everything it started.
  */
 function runLine(line) {
-  const env = { ...process.env, PATH: `${offlineUvx()}:${join(ROOT, 'tests/node_modules/.bin')}:${process.env.PATH}`, npm_config_offline: 'true' };
-  const child = spawn('bash', ['-c', line], { cwd: join(ROOT, 'tests'), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout.on('data', (d) => { log += d; });
-  child.stderr.on('data', (d) => { log += d; });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((ok) => child.once('exit', ok));
-    try { process.kill(-child.pid, 'SIGTERM'); } catch {}
-    const timer = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} }, 3000);
-    await gone;
-    clearTimeout(timer);
-  };
-  return { child, output: () => log, stop };
+  const env = { PATH: `${offlineUvx()}:${join(ROOT, 'tests/node_modules/.bin')}:${process.env.PATH}`, npm_config_offline: 'true' };
+  return spawnServer('bash', ['-c', line], env, { cwd: join(ROOT, 'tests'), group: true });
 }
 
 /** Waits until something answers at `url`'s origin (the bridge is up). */

@@ -36,18 +36,20 @@ export function freePort() {
 
 /**
  * Spawns a server process, collecting its output; `stop` ends it by PID
- * (SIGTERM, then SIGKILL after 3 s).
+ * (SIGTERM, then SIGKILL after 3 s), with `group`, its whole process group
+ * (a shell line and everything it started).
  */
-function spawnServer(command, args, env = {}) {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServer(command, args, env = {}, { cwd, group = false } = {}) {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: group, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pid = group ? -child.pid : child.pid;
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
   child.stderr.on('data', (d) => { log += d; });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise((ok) => child.once('exit', ok));
-    process.kill(child.pid, 'SIGTERM');
-    const timer = setTimeout(() => { try { process.kill(child.pid, 'SIGKILL'); } catch {} }, 3000);
+    process.kill(pid, 'SIGTERM');
+    const timer = setTimeout(() => { try { process.kill(pid, 'SIGKILL'); } catch {} }, 3000);
     await gone;
     clearTimeout(timer);
   };

@@ -19,7 +19,7 @@ use air_chat::Role;
 use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
-use crate::{Collected, Summary};
+use crate::Summary;
 use crate::tree::{self, Conversation, Kept};
 
 /// The conversations of `v`, if it is a ChatGPT export.
@@ -35,13 +35,7 @@ pub fn conversations(v: &Value) -> Option<Vec<&Value>> {
 
 /// The export of every conversation in `files` (one, or the split files).
 pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
-    let mut all = Collected::default();
-    for c in files.iter().filter_map(conversations).flatten() {
-        let mut counts = Summary::default();
-        let read = conversation(c, &mut counts);
-        all.add(read, counts);
-    }
-    all.done(now_ms)
+    crate::convert_each(files, now_ms, conversations, conversation)
 }
 
 fn seconds(v: Option<&Value>) -> Option<f64> {

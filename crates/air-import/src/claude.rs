@@ -24,7 +24,7 @@ use air_chat::Role;
 use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
-use crate::{Collected, Summary};
+use crate::Summary;
 use crate::tree::{self, Conversation, Kept};
 
 /// The parent Claude gives the first message of a conversation.
@@ -47,13 +47,7 @@ fn conversations(v: &Value) -> Option<Vec<&Value>> {
 
 /// Every conversation of `files` (one file, or the parts of a split one).
 pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
-    let mut all = Collected::default();
-    for c in files.iter().filter_map(conversations).flatten() {
-        let mut counts = Summary::default();
-        let read = conversation(c, &mut counts);
-        all.add(read, counts);
-    }
-    all.done(now_ms)
+    crate::convert_each(files, now_ms, conversations, conversation)
 }
 
 fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, String> {

@@ -79,6 +79,19 @@ impl Collected {
     }
 }
 
+/// Every conversation `list` finds in `files`, read by `read` (which counts
+/// what it leaves out) and gathered: the convert of a format whose file is
+/// a list of conversations.
+pub(crate) fn convert_each(files: &[Value], now_ms: f64, list: fn(&Value) -> Option<Vec<&Value>>, read: fn(&Value, &mut Summary) -> Result<ExportedSession, String>) -> (Export, Summary) {
+    let mut all = Collected::default();
+    for c in files.iter().filter_map(list).flatten() {
+        let mut counts = Summary::default();
+        let got = read(c, &mut counts);
+        all.add(got, counts);
+    }
+    all.done(now_ms)
+}
+
 /// The app an export is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {

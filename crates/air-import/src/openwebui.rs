@@ -24,7 +24,7 @@ use air_chat::Role;
 use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
-use crate::{Collected, Summary};
+use crate::Summary;
 use crate::tree::{self, Conversation, Kept};
 
 const IMAGE: &str = "[An image: not carried over from Open WebUI]";
@@ -47,13 +47,7 @@ fn chats(v: &Value) -> Option<Vec<&Value>> {
 
 /// Every chat of `files` (one file, or several exports at once).
 pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
-    let mut all = Collected::default();
-    for c in files.iter().filter_map(chats).flatten() {
-        let mut counts = Summary::default();
-        let read = chat(c, &mut counts);
-        all.add(read, counts);
-    }
-    all.done(now_ms)
+    crate::convert_each(files, now_ms, chats, chat)
 }
 
 /// Milliseconds of a time in seconds, or in milliseconds (more than
