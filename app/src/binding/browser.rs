@@ -114,7 +114,9 @@ impl Platform for Browser {
         let state = self.state;
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(Imported { sessions: 0, messages: 0, from: None })) };
-            part(import_file(state, store, texts)).await
+            let done = part(import_file(state, store.clone(), texts)).await;
+            compact_soon(store, 0);
+            done
         })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, StorageInfo> {
@@ -135,7 +137,12 @@ impl Platform for Browser {
                 // and the page says why).
                 Err(e) => (super::parts::memory_store().await.ok().map(AnyStore::Memory), Some(e.to_string())),
             };
-            *slot.borrow_mut() = store.map(Rc::new);
+            let store = store.map(Rc::new);
+            // What the last visit left to merge, once the page has settled.
+            if let Some(store) = &store {
+                compact_soon(store.clone(), 5_000);
+            }
+            *slot.borrow_mut() = store;
             fell_back
         })
     }
@@ -185,9 +192,32 @@ impl Platform for Browser {
         let store = self.store();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(())) };
-            part(rebuild(store)).await
+            let done = part(rebuild(store.clone())).await;
+            compact_soon(store, 0);
+            done
         })
     }
+}
+
+thread_local! {
+    /// The search index is being merged (by this tab).
+    static COMPACTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Merges the search index's segments after `delay_ms`, if it says it
+/// has some to merge (its part is fetched only then).
+fn compact_soon(store: Rc<AnyStore>, delay_ms: u64) {
+    use air_store::Store;
+    if COMPACTING.with(|c| c.replace(true)) {
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        super::env::sleep(delay_ms).await;
+        if matches!(store.index_stats().await, Ok(Some(stats)) if stats.merge_pending) {
+            let _ = part(compact(store)).await;
+        }
+        COMPACTING.with(|c| c.set(false));
+    });
 }
 
 /// The app's database, its records in the current format: a database

@@ -314,6 +314,27 @@ pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air
 }
 
 
+/// Merging the search index's segments in the background, a bounded
+/// step per task: fetched when there is something to merge. One tab of
+/// the browser does it (the others' writes are merged by it, or by the
+/// next tab that starts).
+#[super::lazy::split(index_compact, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn compact(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, ()>, super::lazy::Missing> {
+    use air_store::Store;
+    Ok(Box::pin(async move {
+        if !air_web::lock::hold("air-search-compact").await {
+            return;
+        }
+        while let Ok(true) = store.compact_index(COMPACT_STEP).await {
+            // The page's own work goes first between steps.
+            super::env::sleep(0).await;
+        }
+    }))
+}
+
+/// Entries merged per step (a few milliseconds).
+const COMPACT_STEP: usize = 16_384;
+
 /// Attaches files to the next message: read (a large image drawn
 /// smaller) in a part of its own, fetched with the first file; the core
 /// takes or refuses each.

@@ -34,8 +34,14 @@ impl Store for AnyStore {
     async fn index_stats(&self) -> Result<Option<air_store::search::IndexStats>> {
         delegate!(self, s => s.index_stats())
     }
-    async fn postings(&self, term: &str, max: usize) -> Result<Vec<air_store::search::Posting>> {
+    async fn postings(&self, term: &str, max: usize) -> Result<Vec<air_store::segments::Entry>> {
         delegate!(self, s => s.postings(term, max))
+    }
+    async fn index_docs(&self, docs: &[air_store::segments::DocNo]) -> Result<Vec<Option<(String, String)>>> {
+        delegate!(self, s => s.index_docs(docs))
+    }
+    async fn compact_index(&self, budget: usize) -> Result<bool> {
+        delegate!(self, s => s.compact_index(budget))
     }
     async fn rebuild_index(&self) -> Result<()> {
         delegate!(self, s => s.rebuild_index())
@@ -166,7 +172,9 @@ pub trait InMemory {
     fn delete_doc<'a>(&'a self, key: &'a str) -> Kept<'a, ()>;
     fn doc_keys<'a>(&'a self, prefix: &'a str) -> Kept<'a, Vec<String>>;
     fn index_stats(&self) -> Kept<'_, Option<air_store::search::IndexStats>>;
-    fn postings<'a>(&'a self, term: &'a str, max: usize) -> Kept<'a, Vec<air_store::search::Posting>>;
+    fn postings<'a>(&'a self, term: &'a str, max: usize) -> Kept<'a, Vec<air_store::segments::Entry>>;
+    fn index_docs<'a>(&'a self, docs: &'a [air_store::segments::DocNo]) -> Kept<'a, Vec<Option<(String, String)>>>;
+    fn compact_index(&self, budget: usize) -> Kept<'_, bool>;
     fn rebuild_index(&self) -> Kept<'_, ()>;
     fn journal_since(&self, after: air_store::journal::Seq, limit: usize) -> Kept<'_, Vec<air_store::journal::Entry>>;
 }
@@ -226,8 +234,14 @@ impl InMemory for MemoryStore {
     fn index_stats(&self) -> Kept<'_, Option<air_store::search::IndexStats>> {
         Box::pin(Store::index_stats(self))
     }
-    fn postings<'a>(&'a self, term: &'a str, max: usize) -> Kept<'a, Vec<air_store::search::Posting>> {
+    fn postings<'a>(&'a self, term: &'a str, max: usize) -> Kept<'a, Vec<air_store::segments::Entry>> {
         Box::pin(Store::postings(self, term, max))
+    }
+    fn index_docs<'a>(&'a self, docs: &'a [air_store::segments::DocNo]) -> Kept<'a, Vec<Option<(String, String)>>> {
+        Box::pin(Store::index_docs(self, docs))
+    }
+    fn compact_index(&self, budget: usize) -> Kept<'_, bool> {
+        Box::pin(Store::compact_index(self, budget))
     }
     fn rebuild_index(&self) -> Kept<'_, ()> {
         Box::pin(Store::rebuild_index(self))

@@ -44,8 +44,11 @@ impl Store for LoggedStore {
     async fn index_stats(&self) -> air_store::Result<Option<air_store::search::IndexStats>> {
         self.inner.index_stats().await
     }
-    async fn postings(&self, term: &str, max: usize) -> air_store::Result<Vec<air_store::search::Posting>> {
+    async fn postings(&self, term: &str, max: usize) -> air_store::Result<Vec<air_store::segments::Entry>> {
         self.inner.postings(term, max).await
+    }
+    async fn index_docs(&self, docs: &[air_store::segments::DocNo]) -> air_store::Result<Vec<Option<(String, String)>>> {
+        self.inner.index_docs(docs).await
     }
     async fn rebuild_index(&self) -> air_store::Result<()> {
         self.inner.rebuild_index().await

@@ -196,17 +196,39 @@ async fn search<S: Store>(store: &S) {
     assert_eq!(store.index_stats().await.ok().flatten().map(|s| (s.docs, s.complete)), Some((2, true)));
     assert_eq!(found("turin").await, Some(vec![("p1".into(), Some("q1".into()))]));
     assert_eq!(found("holiday").await, Some(vec![("p1".into(), None)]));
+    // Background merging changes no result, and a write meanwhile is kept.
+    for b in 0..10 {
+        let messages = (0..4).map(|i| msg(&format!("r{}", b * 4 + i), "p1", 10.0 + f64::from(b * 4 + i), Role::User, &format!("turin tram number {i}"))).collect();
+        ok(store.put_batch(&crate::batch::Batch { messages, ..crate::batch::Batch::default() }).await, "put a batch");
+    }
+    ok(store.put_message(&msg("r3", "p1", 13.0, Role::User, "a bus to milan")).await, "edit r3");
+    let mut steps = 0;
+    while matches!(store.compact_index(64).await, Ok(true)) && steps < 10_000 {
+        steps += 1;
+        if steps == 1 {
+            ok(store.delete_message("r5").await, "delete r5 while merging");
+        }
+    }
+    assert!(steps > 1, "ten batches' segments are merged");
+    let turin = crate::search::run(store, "turin", 100).await.ok().map(|r| r.hits.len());
+    assert_eq!(turin, Some(39), "q1 and 38 trams: r3 was edited, r5 deleted");
+    assert_eq!(found("milan").await, Some(vec![("p1".into(), Some("r3".into()))]));
+    assert_eq!(store.compact_index(64).await.ok(), Some(false), "nothing left to do");
 }
 
-/// A term's entries, most recent first (ties by document, last first), at
-/// most as many as asked for.
+/// A term's entries, most recent first (ties: the later indexed first), at
+/// most as many as asked for; each leads back to its document.
 async fn postings<S: Store>(store: &S) {
     for (id, at) in [("z1", 10.0), ("z2", 20.0), ("z3", 20.0), ("z4", 30.0), ("z5", 40.0)] {
         if let Err(e) = store.put_message(&msg(id, "pz", at, Role::User, "a zebra crossing")).await {
             panic!("put {id}: {e}");
         }
     }
-    let docs = |max: usize| async move { store.postings("zebra", max).await.map(|l| l.into_iter().map(|p| (p.doc, p.at)).collect::<Vec<_>>()).ok() };
+    let docs = |max: usize| async move {
+        let list = store.postings("zebra", max).await.ok()?;
+        let ids = store.index_docs(&list.iter().map(|e| e.doc).collect::<Vec<_>>()).await.ok()?;
+        Some(list.iter().zip(ids).map(|(e, id)| (id.map(|(d, _)| d).unwrap_or_default(), e.at)).collect::<Vec<_>>())
+    };
     let all = vec![("z5".to_owned(), 40.0), ("z4".into(), 30.0), ("z3".into(), 20.0), ("z2".into(), 20.0), ("z1".into(), 10.0)];
     assert_eq!(docs(10).await, Some(all.clone()), "every entry, most recent first");
     assert_eq!(docs(5).await, Some(all.clone()), "exactly as many as there are");

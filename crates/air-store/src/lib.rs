@@ -62,7 +62,9 @@ pub const DB_NAME: &str = "air-agent-db";
 /// * 5: adds `journal` (key `seq`, index `by_record` on `[kind, id]`): the
 ///   change feed ([`journal`]), its last sequence number in `meta` under
 ///   [`JOURNAL_SEQ_KEY`]. Records written before it have no entry.
-pub const DB_VERSION: u32 = 5;
+/// * 6: the search index in segments: `segs` and `searchDocs` (index
+///   `by_id`) replace `terms` ([`segments`]); the index is rebuilt.
+pub const DB_VERSION: u32 = 6;
 /// The change feed's entries ([`journal::Entry`]).
 pub const JOURNAL: &str = "journal";
 /// Index of `journal` on `[kind, id]`: a record's entry.
@@ -80,10 +82,18 @@ pub const BY_SESSION: &str = "by_session";
 pub const BY_UPDATED: &str = "by_updated";
 /// Index of `sessions` on `[updatedAt, id]`: the list's order, exactly.
 pub const BY_ACTIVITY: &str = "by_activity";
-/// The search index's entries, one per term and document.
-pub const TERMS: &str = "terms";
-/// Index of `terms` on `[t, at]`: a term's documents by recency.
-pub const BY_TERM_AT: &str = "by_term_at";
+/// The search index's segments ([`segments`]), key `[k, i]`: a term or
+/// bucket, and a segment id.
+pub const SEGS: &str = "segs";
+/// The search index's document blocks ([`segments::DocBlock`]), key `n`.
+pub const SEARCH_DOCS: &str = "searchDocs";
+/// Multi-entry index of `searchDocs` on `ids`: a document's block.
+pub const BY_ID: &str = "by_id";
+/// Key in `meta` of the numbers of documents no longer indexed
+/// ([`segments::Tombstones`], as bytes).
+pub const DEAD_KEY: &str = "searchDead";
+/// Key in `meta` of the keys whose segments may need merging (a list).
+pub const WORK_KEY: &str = "searchWork";
 /// Key in `meta` of the search index's totals ([`search::IndexStats`], as JSON).
 pub const INDEX_KEY: &str = "searchIndex";
 /// Key in `meta` of the record format the stored records are in.
@@ -188,11 +198,20 @@ pub trait Store {
     /// The search index's totals (`None`: there is no index yet, or it
     /// cannot be read: it must be rebuilt).
     async fn index_stats(&self) -> Result<Option<search::IndexStats>>;
-    /// The search index's entries for `term`, most recent first, at most
-    /// `max`.
-    async fn postings(&self, term: &str, max: usize) -> Result<Vec<search::Posting>>;
+    /// The search index's entries for `term`, most recent first (ties:
+    /// the later indexed first), at most `max`; those of documents no
+    /// longer indexed are left out.
+    async fn postings(&self, term: &str, max: usize) -> Result<Vec<segments::Entry>>;
+    /// The id and session of indexed documents, by number (`None`: no
+    /// longer indexed).
+    async fn index_docs(&self, docs: &[segments::DocNo]) -> Result<Vec<Option<(String, String)>>>;
     /// Builds the search index again from every stored message and title.
     async fn rebuild_index(&self) -> Result<()>;
+    /// One step of the search index's background work (merging its
+    /// segments), about `budget` entries; false when none is left.
+    async fn compact_index(&self, _budget: usize) -> Result<bool> {
+        Ok(false)
+    }
     /// The journal's entries after `after`, oldest first, at most `limit`:
     /// every record a write put or removed since, once, by its latest
     /// change ([`journal`]).

@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use crate::journal::{Change, Entry, Journal, Kind, Seq};
+use crate::segments::{DocNo, IndexDoc};
 use crate::{MessageRecord, Result, SessionRecord, Store, search};
 
 #[derive(Debug, Default)]
@@ -13,7 +14,7 @@ pub struct MemoryStore {
     messages: RefCell<BTreeMap<String, MessageRecord>>,
     docs: RefCell<BTreeMap<String, String>>,
     files: RefCell<BTreeMap<String, crate::FileRecord>>,
-    index: RefCell<crate::search::MemIndex>,
+    index: RefCell<crate::segments::MemSegments>,
     journal: RefCell<Journal>,
     /// Sync's bookkeeping ([`crate::sync_meta`]).
     pub(crate) sync: RefCell<BTreeMap<String, String>>,
@@ -37,6 +38,21 @@ impl MemoryStore {
 
     pub(crate) fn journal_last_seq(&self) -> Seq {
         self.journal.borrow().last_seq()
+    }
+
+    /// A document of the index changed from `old` to `new` terms.
+    fn index(&self, id: &str, session: &str, at: f64, old: Option<search::DocTerms>, new: Option<search::DocTerms>) -> Result<()> {
+        if old == new {
+            return Ok(());
+        }
+        let mut index = self.index.borrow_mut();
+        match &new {
+            Some(terms) => index.put_live(IndexDoc { id, session, at, terms: Some(terms) })?,
+            None => {
+                index.remove(id);
+            }
+        }
+        Ok(())
     }
 
     /// Rewrites the messages in the current record format, as
@@ -73,9 +89,7 @@ impl Store for MemoryStore {
         let old = self.sessions.borrow_mut().insert(session.id.clone(), session.clone());
         let old = old.as_ref().and_then(search::title_terms);
         let new = search::title_terms(session);
-        if old != new {
-            self.index.borrow_mut().update(&search::title_doc(&session.id), &session.id, session.updated_at, old.as_ref(), new.as_ref());
-        }
+        self.index(&search::title_doc(&session.id), &session.id, session.updated_at, old, new)?;
         self.journal(Change::put(Kind::Session, &session.id));
         Ok(())
     }
@@ -88,16 +102,14 @@ impl Store for MemoryStore {
     }
 
     async fn delete_session(&self, id: &str) -> Result<()> {
-        if let Some(old) = self.sessions.borrow_mut().remove(id) {
-            let terms = search::title_terms(&old);
-            self.index.borrow_mut().update(&search::title_doc(id), id, 0.0, terms.as_ref(), None);
+        if self.sessions.borrow_mut().remove(id).is_some() {
+            self.index.borrow_mut().remove(&search::title_doc(id));
         }
         self.journal(Change::deleted(Kind::Session, id));
         let gone: Vec<MessageRecord> = self.messages.borrow().values().filter(|m| m.session_id == id).cloned().collect();
         for m in gone {
             self.messages.borrow_mut().remove(&m.id);
-            let terms = search::message_terms(&m);
-            self.index.borrow_mut().update(&m.id, id, m.timestamp, terms.as_ref(), None);
+            self.index.borrow_mut().remove(&m.id);
             self.journal(Change::deleted(Kind::Message, &m.id));
         }
         let files: Vec<String> = self.files.borrow().values().filter(|f| f.session_id == id).map(|f| f.id.clone()).collect();
@@ -131,7 +143,7 @@ impl Store for MemoryStore {
         let old = self.messages.borrow_mut().insert(message.id.clone(), message.clone());
         let old = old.as_ref().and_then(search::message_terms);
         let new = search::message_terms(message);
-        self.index.borrow_mut().update(&message.id, &message.session_id, message.timestamp, old.as_ref(), new.as_ref());
+        self.index(&message.id, &message.session_id, message.timestamp, old, new)?;
         self.journal(Change::put(Kind::Message, &message.id));
         Ok(())
     }
@@ -139,8 +151,7 @@ impl Store for MemoryStore {
     async fn delete_message(&self, id: &str) -> Result<()> {
         let removed = self.messages.borrow_mut().remove(id);
         if let Some(old) = removed {
-            let terms = search::message_terms(&old);
-            self.index.borrow_mut().update(id, &old.session_id, old.timestamp, terms.as_ref(), None);
+            self.index.borrow_mut().remove(id);
             // A file another message of the session names stays (an
             // edited and resent message names the same files).
             let named = |file: &str| self.messages.borrow().values().any(|m| m.session_id == old.session_id && m.attachments.iter().any(|a| a.id == file));
@@ -187,39 +198,73 @@ impl Store for MemoryStore {
     }
 
     async fn index_stats(&self) -> Result<Option<search::IndexStats>> {
-        Ok(Some(self.index.borrow().stats.clone()))
+        let totals = self.index.borrow().totals.clone();
+        Ok(Some(search::IndexStats { docs: totals.docs, total_len: totals.total_len, ..search::IndexStats::default() }))
     }
 
-    async fn postings(&self, term: &str, max: usize) -> Result<Vec<search::Posting>> {
-        Ok(self.index.borrow().postings(term, max))
+    async fn postings(&self, term: &str, max: usize) -> Result<Vec<crate::segments::Entry>> {
+        Ok(self.index.borrow().recent(term, max)?)
+    }
+
+    async fn index_docs(&self, docs: &[DocNo]) -> Result<Vec<Option<(String, String)>>> {
+        let index = self.index.borrow();
+        Ok(docs.iter().map(|n| index.resolve(*n).map(|r| (r.doc.to_owned(), r.session.to_owned()))).collect())
+    }
+
+    async fn compact_index(&self, budget: usize) -> Result<bool> {
+        Ok(self.index.borrow_mut().compact_step(budget)?)
     }
 
     async fn journal_since(&self, after: Seq, limit: usize) -> Result<Vec<Entry>> {
         Ok(self.journal.borrow().since(after, limit))
     }
 
-    /// One record at a time, then each record's entry marked with the
-    /// batch's `from`, as IndexedDB writes it.
+    /// The records, then their titles and messages indexed as one
+    /// batch, each journaled with the batch's `from`, as IndexedDB does.
     async fn put_batch(&self, batch: &crate::batch::Batch) -> Result<()> {
-        crate::batch::put_each(self, batch).await?;
-        if let Some(mark) = batch.from.as_deref() {
-            let records = (batch.sessions.iter().map(|s| (Kind::Session, &s.id))).chain(batch.files.iter().map(|f| (Kind::File, &f.id))).chain(batch.messages.iter().map(|m| (Kind::Message, &m.id)));
-            for (kind, id) in records {
-                self.journal(Change::put(kind, id).from(Some(mark)));
+        let batch = batch.once();
+        let mark = batch.from.as_deref();
+        let mut docs: Vec<(String, &str, f64, Option<search::DocTerms>)> = Vec::new();
+        for s in &batch.sessions {
+            let old = self.sessions.borrow_mut().insert(s.id.clone(), s.clone());
+            let (old, new) = (old.as_ref().and_then(search::title_terms), search::title_terms(s));
+            if old != new {
+                docs.push((search::title_doc(&s.id), &s.id, s.updated_at, new));
             }
+            self.journal(Change::put(Kind::Session, &s.id).from(mark));
         }
+        for f in &batch.files {
+            self.files.borrow_mut().insert(f.id.clone(), f.clone());
+            self.journal(Change::put(Kind::File, &f.id).from(mark));
+        }
+        for m in &batch.messages {
+            let old = self.messages.borrow_mut().insert(m.id.clone(), m.clone());
+            let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(m));
+            if old != new {
+                docs.push((m.id.clone(), &m.session_id, m.timestamp, new));
+            }
+            self.journal(Change::put(Kind::Message, &m.id).from(mark));
+        }
+        let docs: Vec<IndexDoc<'_>> = docs.iter().map(|(id, session, at, terms)| IndexDoc { id, session, at: *at, terms: terms.as_ref() }).collect();
+        self.index.borrow_mut().put_batch(&docs)?;
         Ok(())
     }
 
     async fn rebuild_index(&self) -> Result<()> {
-        let mut index = self.index.borrow_mut();
-        index.clear();
-        for s in self.sessions.borrow().values() {
-            index.update(&search::title_doc(&s.id), &s.id, s.updated_at, None, search::title_terms(s).as_ref());
+        // As a rebuild of IndexedDB does: titles, then messages by id, a
+        // page per batch.
+        let mut index = crate::segments::MemSegments::default();
+        let sessions = self.sessions.borrow();
+        let titles: Vec<(String, &SessionRecord, Option<search::DocTerms>)> = sessions.values().map(|s| (search::title_doc(&s.id), s, search::title_terms(s))).collect();
+        let docs: Vec<IndexDoc<'_>> = titles.iter().map(|(doc, s, t)| IndexDoc { id: doc, session: &s.id, at: s.updated_at, terms: t.as_ref() }).collect();
+        index.put_batch(&docs)?;
+        let messages = self.messages.borrow();
+        let terms: Vec<(&MessageRecord, Option<search::DocTerms>)> = messages.values().map(|m| (m, search::message_terms(m))).collect();
+        for page in terms.chunks(500) {
+            let docs: Vec<IndexDoc<'_>> = page.iter().map(|(m, t)| IndexDoc { id: &m.id, session: &m.session_id, at: m.timestamp, terms: t.as_ref() }).collect();
+            index.put_batch(&docs)?;
         }
-        for m in self.messages.borrow().values() {
-            index.update(&m.id, &m.session_id, m.timestamp, None, search::message_terms(m).as_ref());
-        }
+        *self.index.borrow_mut() = index;
         Ok(())
     }
 }

@@ -1,14 +1,13 @@
 //! Full-text search over every message and session title, as an inverted
-//! index the store keeps beside them (IndexedDB: the `terms` store, one
-//! record per term and document), updated in the same transaction as the
-//! message it describes, so every tab's writes are indexed as they happen.
+//! index the store keeps beside them ([`crate::segments`]: posting lists
+//! in batched segments), updated in the same transaction as the message
+//! it describes, so every tab's writes are indexed as they happen.
 //!
 //! This module is the index's logic without IO: what a document
 //! contributes ([`doc_terms`], with `air-search`'s tokenizer: English words
-//! stemmed, Chinese as character pairs), what changes when a document
-//! changes ([`diff`]), how the query's postings are ranked (BM25, rare
-//! terms first, [`rank`]) and the highlighted snippet of a hit
-//! ([`snippet`]).
+//! stemmed, Chinese as character pairs), how the query's entries are
+//! ranked (BM25, rare terms first, [`rank`]) and the highlighted snippet
+//! of a hit ([`snippet`]).
 
 use std::collections::BTreeMap;
 
@@ -16,11 +15,12 @@ use futures_util::future::try_join_all;
 
 use serde::{Deserialize, Serialize};
 
+use crate::segments::{DocNo, Entry};
 use crate::{MessageRecord, SessionRecord};
 
 /// The index format. A stored index of another format, or one that
 /// cannot be read, is rebuilt.
-pub const INDEX_VERSION: u32 = 1;
+pub const INDEX_VERSION: u32 = 2;
 
 /// Postings read per query term at most: a term in more documents than
 /// this says little about which document is meant, and only its most
@@ -32,137 +32,102 @@ pub fn title_doc(session_id: &str) -> String {
     format!("title:{session_id}")
 }
 
-/// What one document contributes: each term's weighted count, and the
-/// document's weighted length.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct DocTerms {
-    pub terms: BTreeMap<String, f32>,
-    pub len: f32,
-}
+pub use crate::segments::DocTerms;
 
-/// The terms of a text.
-pub fn doc_terms(text: &str) -> DocTerms {
-    let mut out = DocTerms::default();
-    air_search::each_term(text, |term, weight| {
-        match out.terms.get_mut(term) {
-            Some(w) => *w += weight,
-            None => {
-                out.terms.insert(term.to_owned(), weight);
-            }
-        }
-        out.len += weight;
-    });
-    out
-}
+pub use crate::segments::doc_terms;
 
 /// The terms of a message, if it is indexed: finished messages with text
 /// (an answer still streaming is indexed once it is saved complete).
 pub fn message_terms(m: &MessageRecord) -> Option<DocTerms> {
-    if m.incomplete || m.content.trim().is_empty() {
+    text_terms(&m.content, m.incomplete)
+}
+
+/// [`message_terms`] of a message's text (a rebuild reads only that).
+pub fn text_terms(content: &str, incomplete: bool) -> Option<DocTerms> {
+    if incomplete || content.trim().is_empty() {
         return None;
     }
-    Some(doc_terms(&m.content)).filter(|d| !d.terms.is_empty())
+    Some(doc_terms(content)).filter(|d| !d.terms.is_empty())
 }
 
 /// The terms of a session's title.
 pub fn title_terms(s: &SessionRecord) -> Option<DocTerms> {
-    Some(doc_terms(&s.title)).filter(|d| !d.terms.is_empty())
+    title_text_terms(&s.title)
 }
 
-/// One term's entry for one document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Posting {
-    /// The message id, or [`title_doc`] for a session's title.
-    pub doc: String,
-    pub session: String,
-    /// The term's weighted count in the document.
-    pub tf: f32,
-    /// The document's weighted length.
-    pub len: f32,
-    /// When the document was written (recent documents are read first
-    /// for very common terms).
-    pub at: f64,
+/// [`title_terms`] of a title's text.
+pub fn title_text_terms(title: &str) -> Option<DocTerms> {
+    Some(doc_terms(title)).filter(|d| !d.terms.is_empty())
 }
 
-/// A term's entry as IndexedDB stores it (short keys: there is one per
-/// term and document).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TermRecord {
-    pub t: String,
-    pub d: String,
-    pub s: String,
-    pub tf: f32,
-    pub len: f32,
-    pub at: f64,
-}
-
-impl TermRecord {
-    pub fn new(term: &str, doc: &str, session: &str, tf: f32, len: f32, at: f64) -> Self {
-        Self { t: term.to_owned(), d: doc.to_owned(), s: session.to_owned(), tf, len, at }
-    }
-
-    pub fn posting(self) -> Posting {
-        Posting { doc: self.d, session: self.s, tf: self.tf, len: self.len, at: self.at }
-    }
-}
-
-/// What the index holds in total, kept with it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Where a rebuild has got to: the titles are done, and the last
+/// message id indexed (the messages after it are read later; a write to
+/// one of them meanwhile is left for the rebuild to index).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+pub struct RebuildCursor {
+    pub titles_done: bool,
+    pub after: Option<String>,
+}
+
+impl RebuildCursor {
+    /// The rebuild has read this message (or title) already, so a write
+    /// to it must be indexed now.
+    pub fn passed(&self, doc: &str) -> bool {
+        // IndexedDB's order of keys: by UTF-16 code units.
+        let read = |id: &str| self.after.as_deref().is_some_and(|after| id.encode_utf16().cmp(after.encode_utf16()).is_le());
+        match (doc.strip_prefix("title:"), self.titles_done) {
+            (Some(_), true) => true,
+            (Some(session), false) => read(session),
+            (None, false) => false,
+            (None, true) => read(doc),
+        }
+    }
+}
+
+/// What the index holds in total, kept with it, and its counters
+/// ([`crate::segments`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct IndexStats {
     pub version: u32,
     pub docs: u64,
     pub total_len: f64,
     /// Every stored message is in the index (false while it is rebuilt).
     pub complete: bool,
+    /// The next document number to give.
+    pub next_doc: u32,
+    /// The next sealed segment id to give.
+    pub next_seg: u32,
+    /// A rebuild under way.
+    pub rebuild: Option<RebuildCursor>,
+    /// Keys have segments that may need merging ([`crate::Store::compact_index`]).
+    pub merge_pending: bool,
 }
 
 impl Default for IndexStats {
     fn default() -> Self {
-        Self { version: INDEX_VERSION, docs: 0, total_len: 0.0, complete: true }
+        Self { version: INDEX_VERSION, docs: 0, total_len: 0.0, complete: true, next_doc: 0, next_seg: crate::segments::TAIL + 1, rebuild: None, merge_pending: false }
     }
 }
 
 impl IndexStats {
-    /// Accounts for a document changing from `old` to `new`.
-    pub fn apply(&mut self, old: Option<&DocTerms>, new: Option<&DocTerms>) {
-        if let Some(o) = old {
-            self.docs = self.docs.saturating_sub(1);
-            self.total_len = (self.total_len - f64::from(o.len)).max(0.0);
-        }
-        if let Some(n) = new {
-            self.docs += 1;
-            self.total_len += f64::from(n.len);
-        }
-    }
-
     /// The stored stats can be trusted (this format, consistent numbers).
     pub fn usable(&self) -> bool {
-        self.version == INDEX_VERSION && self.total_len.is_finite() && self.total_len >= 0.0
+        self.version == INDEX_VERSION && self.total_len.is_finite() && self.total_len >= 0.0 && self.next_seg > crate::segments::TAIL
     }
-}
 
-/// The term records to write when a document changes from `old` to `new`:
-/// each term with its new weighted count, or `None` to delete it.
-pub fn diff(old: Option<&DocTerms>, new: Option<&DocTerms>) -> Vec<(String, Option<f32>)> {
-    let mut out: BTreeMap<String, Option<f32>> = BTreeMap::new();
-    if let Some(o) = old {
-        for term in o.terms.keys() {
-            out.insert(term.clone(), None);
-        }
+    /// A write to `doc` is indexed now (not left to a rebuild under way).
+    pub fn indexes(&self, doc: &str) -> bool {
+        self.rebuild.as_ref().is_none_or(|c| c.passed(doc))
     }
-    if let Some(n) = new {
-        let same_len = old.is_some_and(|o| o.len == n.len);
-        for (term, tf) in &n.terms {
-            // Unchanged postings are left as they are.
-            if same_len && old.and_then(|o| o.terms.get(term)) == Some(tf) {
-                out.remove(term);
-            } else {
-                out.insert(term.clone(), Some(*tf));
-            }
-        }
+
+    /// A new segment id.
+    pub fn new_seg(&mut self) -> crate::segments::Result<crate::segments::SegId> {
+        let id = self.next_seg;
+        self.next_seg = id.checked_add(1).ok_or(crate::segments::Malformed("segment numbers used up"))?;
+        Ok(id)
     }
-    out.into_iter().collect()
 }
 
 /// The query's terms, each once with its weight.
@@ -176,31 +141,31 @@ pub fn query_terms(query: &str) -> Vec<(String, f32)> {
 }
 
 /// A ranked document.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
-    pub doc: String,
-    pub session: String,
+    pub doc: DocNo,
     pub score: f32,
     /// How many of the query's terms it has.
     pub matched: usize,
 }
 
-/// Ranks the documents in the postings of the query's terms with BM25:
+/// Ranks the documents in the entries of the query's terms with BM25:
 /// documents with more of the query's terms first, then by score, then by
-/// recency. `postings` holds, per query term, what the index has for it.
-pub fn rank(query: &[(String, f32)], postings: &BTreeMap<String, Vec<Posting>>, stats: &IndexStats, limit: usize) -> Vec<Hit> {
+/// recency (then the later indexed). `postings` holds, per query term,
+/// what the index has for it.
+pub fn rank(query: &[(String, f32)], postings: &BTreeMap<String, Vec<Entry>>, stats: &IndexStats, limit: usize) -> Vec<Hit> {
     let n = (stats.docs as f32).max(1.0);
     let avg = if stats.docs == 0 { 1.0 } else { (stats.total_len / stats.docs as f64).max(1e-6) as f32 };
     // Word terms must all match when there are several (a phrase-like
     // search); single CJK characters only add to the score.
     let required = query.iter().filter(|(_, w)| *w >= 1.0).count();
-    let mut scores: BTreeMap<&str, (f32, usize, &Posting)> = BTreeMap::new();
+    let mut scores: std::collections::HashMap<DocNo, (f32, usize, f64)> = std::collections::HashMap::new();
     for (term, qw) in query {
         let Some(list) = postings.get(term) else { continue };
         let df = list.len() as f32;
         for p in list {
             let s = qw * air_search::bm25(n, avg, df, p.tf, p.len);
-            let e = scores.entry(p.doc.as_str()).or_insert((0.0, 0, p));
+            let e = scores.entry(p.doc).or_insert((0.0, 0, p.at));
             e.0 += s;
             if *qw >= 1.0 {
                 e.1 += 1;
@@ -210,66 +175,13 @@ pub fn rank(query: &[(String, f32)], postings: &BTreeMap<String, Vec<Posting>>, 
     let mut hits: Vec<(Hit, f64)> = scores
         .into_iter()
         .filter(|(_, (_, matched, _))| required == 0 || *matched == required)
-        .map(|(doc, (score, matched, p))| (Hit { doc: doc.to_owned(), session: p.session.clone(), score, matched }, p.at))
+        .map(|(doc, (score, matched, at))| (Hit { doc, score, matched }, at))
         .collect();
     hits.sort_by(|(a, at_a), (b, at_b)| {
-        b.score.total_cmp(&a.score).then_with(|| at_b.total_cmp(at_a)).then_with(|| a.doc.cmp(&b.doc))
+        b.score.total_cmp(&a.score).then_with(|| at_b.total_cmp(at_a)).then_with(|| b.doc.cmp(&a.doc))
     });
     hits.truncate(limit);
     hits.into_iter().map(|(h, _)| h).collect()
-}
-
-/// An index kept in memory (the memory store's).
-#[derive(Debug, Default)]
-pub struct MemIndex {
-    /// term → document → posting.
-    postings: BTreeMap<String, BTreeMap<String, Posting>>,
-    pub stats: IndexStats,
-}
-
-impl MemIndex {
-    /// A document changed from `old` to `new` (None: not indexed).
-    pub fn update(&mut self, doc: &str, session: &str, at: f64, old: Option<&DocTerms>, new: Option<&DocTerms>) {
-        self.stats.apply(old, new);
-        for (term, tf) in diff(old, new) {
-            let list = self.postings.entry(term.clone()).or_default();
-            match (tf, new) {
-                (Some(tf), Some(n)) => {
-                    list.insert(doc.to_owned(), Posting { doc: doc.to_owned(), session: session.to_owned(), tf, len: n.len, at });
-                }
-                _ => {
-                    list.remove(doc);
-                }
-            }
-            if list.is_empty() {
-                self.postings.remove(&term);
-            }
-        }
-        // Terms that stayed keep their count; their length is updated.
-        if let (Some(o), Some(n)) = (old, new)
-            && o.len != n.len
-        {
-            for term in n.terms.keys() {
-                if let Some(p) = self.postings.get_mut(term).and_then(|l| l.get_mut(doc)) {
-                    p.len = n.len;
-                }
-            }
-        }
-    }
-
-    /// A term's postings, most recent first, at most `max`.
-    pub fn postings(&self, term: &str, max: usize) -> Vec<Posting> {
-        let mut list: Vec<Posting> = self.postings.get(term).map(|l| l.values().cloned().collect()).unwrap_or_default();
-        // Most recent first; ties by document, last first (as IndexedDB's
-        // `[t, d]` keys walked backwards).
-        list.sort_by(|a, b| b.at.total_cmp(&a.at).then_with(|| b.doc.cmp(&a.doc)));
-        list.truncate(max);
-        list
-    }
-
-    pub fn clear(&mut self) {
-        *self = Self::default();
-    }
 }
 
 /// One search result: a message (or a session's title) and its snippet.
@@ -311,24 +223,27 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     // message.
     let read: Vec<&String> = terms.iter().filter(|(_, w)| !words || *w >= 1.0).map(|(t, _)| t).collect();
     let lists = try_join_all(read.iter().map(|t| store.postings(t, MAX_POSTINGS))).await?;
-    let postings: BTreeMap<String, Vec<Posting>> = read.into_iter().cloned().zip(lists).collect();
+    let postings: BTreeMap<String, Vec<Entry>> = read.into_iter().cloned().zip(lists).collect();
     let ranked = rank(&terms, &postings, &stats, limit);
-    let sessions: Vec<&str> = ranked.iter().map(|h| h.session.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    // The best hits' ids and sessions (one removed meanwhile: not a hit).
+    let refs = store.index_docs(&ranked.iter().map(|h| h.doc).collect::<Vec<_>>()).await?;
+    let ranked: Vec<(String, String, f32)> = ranked.iter().zip(refs).filter_map(|(h, r)| r.map(|(doc, session)| (doc, session, h.score))).collect();
+    let sessions: Vec<&str> = ranked.iter().map(|h| h.1.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let found = try_join_all(sessions.iter().map(|id| store.get_session(id))).await?;
     let titles: BTreeMap<&str, String> = sessions.into_iter().zip(found).filter_map(|(id, s)| Some((id, s?.title))).collect();
     let titles = &titles;
-    let messages = try_join_all(ranked.iter().map(|hit| async move {
+    let messages = try_join_all(ranked.iter().map(|(doc, session, _)| async move {
         // A session deleted meanwhile is not a result (nor its messages).
-        if hit.doc.starts_with("title:") || !titles.contains_key(hit.session.as_str()) { Ok(None) } else { store.get_message(&hit.doc).await }
+        if doc.starts_with("title:") || !titles.contains_key(session.as_str()) { Ok(None) } else { store.get_message(doc).await }
     }))
     .await?;
     let mut hits = Vec::new();
-    for (hit, message) in ranked.iter().zip(messages) {
-        let Some(title) = titles.get(hit.session.as_str()) else { continue };
-        if hit.doc.starts_with("title:") {
-            hits.push(SearchHit { session_id: hit.session.clone(), snippet: snippet(title, query, 120), title: title.clone(), message_id: None, seq: None, score: hit.score });
+    for ((doc, session, score), message) in ranked.iter().zip(messages) {
+        let Some(title) = titles.get(session.as_str()) else { continue };
+        if doc.starts_with("title:") {
+            hits.push(SearchHit { session_id: session.clone(), snippet: snippet(title, query, 120), title: title.clone(), message_id: None, seq: None, score: *score });
         } else if let Some(m) = message {
-            hits.push(SearchHit { session_id: m.session_id, title: title.clone(), message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: hit.score });
+            hits.push(SearchHit { session_id: m.session_id, title: title.clone(), message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: *score });
         }
     }
     Ok(SearchResults { hits, partial: !stats.complete })
@@ -420,31 +335,9 @@ fn is_cjk(c: char) -> bool {
 mod tests {
     use super::*;
 
-    fn posting(doc: &str, text: &str, term: &str, at: f64) -> Posting {
+    fn entry(doc: DocNo, text: &str, term: &str, at: f64) -> Entry {
         let d = doc_terms(text);
-        Posting { doc: doc.into(), session: format!("s-{doc}"), tf: d.terms[term], len: d.len, at }
-    }
-
-    #[test]
-    fn a_document_changing_rewrites_only_the_terms_that_changed() {
-        let old = doc_terms("Rust lifetimes are hard");
-        let new = doc_terms("Rust borrowing is hard");
-        let changes = diff(Some(&old), Some(&new));
-        let removed: Vec<&str> = changes.iter().filter(|(_, tf)| tf.is_none()).map(|(t, _)| t.as_str()).collect();
-        let written: Vec<&str> = changes.iter().filter(|(_, tf)| tf.is_some()).map(|(t, _)| t.as_str()).collect();
-        assert!(removed.contains(&"lifetim"), "{removed:?}");
-        assert!(written.contains(&"borrow"), "{written:?}");
-        // Same length: the shared terms are left alone.
-        assert!(!written.contains(&"rust") && !removed.contains(&"rust"), "{changes:?}");
-        assert_eq!(diff(None, None), vec![]);
-        assert!(diff(Some(&old), None).iter().all(|(_, tf)| tf.is_none()));
-        let mut stats = IndexStats::default();
-        stats.apply(None, Some(&old));
-        stats.apply(Some(&old), Some(&new));
-        assert_eq!(stats.docs, 1);
-        assert_eq!(stats.total_len, f64::from(new.len));
-        stats.apply(Some(&new), None);
-        assert_eq!((stats.docs, stats.total_len), (0, 0.0));
+        Entry::new(doc, at, d.terms[term], d.len)
     }
 
     #[test]
@@ -464,18 +357,17 @@ mod tests {
         let q = query_terms("rust lifetimes");
         let mut postings = BTreeMap::new();
         postings.insert("rust".to_owned(), vec![
-            posting("a", "rust lifetimes explained", "rust", 1.0),
-            posting("b", "rust only here", "rust", 2.0),
-            posting("c", "rust lifetimes rust lifetimes", "rust", 3.0),
+            entry(1, "rust lifetimes explained", "rust", 1.0),
+            entry(2, "rust only here", "rust", 2.0),
+            entry(3, "rust lifetimes rust lifetimes", "rust", 3.0),
         ]);
         postings.insert("lifetim".to_owned(), vec![
-            posting("a", "rust lifetimes explained", "lifetim", 1.0),
-            posting("c", "rust lifetimes rust lifetimes", "lifetim", 3.0),
+            entry(1, "rust lifetimes explained", "lifetim", 1.0),
+            entry(3, "rust lifetimes rust lifetimes", "lifetim", 3.0),
         ]);
         let hits = rank(&q, &postings, &stats, 10);
-        let docs: Vec<&str> = hits.iter().map(|h| h.doc.as_str()).collect();
-        assert_eq!(docs, vec!["c", "a"], "b lacks a word; c says it twice");
-        assert_eq!(hits[0].session, "s-c");
+        let docs: Vec<DocNo> = hits.iter().map(|h| h.doc).collect();
+        assert_eq!(docs, vec![3, 1], "2 lacks a word; 3 says it twice");
         assert_eq!(rank(&q, &postings, &stats, 1).len(), 1);
         assert_eq!(rank(&query_terms("nothing"), &postings, &stats, 10), vec![]);
     }
@@ -490,7 +382,7 @@ mod tests {
         let mut postings = BTreeMap::new();
         for (term, _) in &q {
             if let Some(tf) = d.terms.get(term) {
-                postings.insert(term.clone(), vec![Posting { doc: "m".into(), session: "s".into(), tf: *tf, len: d.len, at: 0.0 }]);
+                postings.insert(term.clone(), vec![Entry::new(0, 0.0, *tf, d.len)]);
             }
         }
         assert_eq!(rank(&q, &postings, &stats, 5).len(), 1);

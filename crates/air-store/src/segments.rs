@@ -32,6 +32,29 @@ pub use build::{BatchDoc, DocBlock, DocRef, TailOutcome, build, live_entries, ta
 pub use mem::{Footprint, IndexDoc, MemSegments, Totals};
 pub use merge::{Filtered, Merge, Progress, SegInfo, Tombstones, count_dead, filter_dead, plan, seg_info};
 
+/// What one document contributes: each term's weighted count, and the
+/// document's weighted length (`search::doc_terms` makes it).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DocTerms {
+    pub terms: BTreeMap<String, f32>,
+    pub len: f32,
+}
+
+/// The terms of a text.
+pub fn doc_terms(text: &str) -> DocTerms {
+    let mut out = DocTerms::default();
+    air_search::each_term(text, |term, weight| {
+        match out.terms.get_mut(term) {
+            Some(w) => *w += weight,
+            None => {
+                out.terms.insert(term.to_owned(), weight);
+            }
+        }
+        out.len += weight;
+    });
+    out
+}
+
 /// A document's number in the index: given once, in order, never again
 /// (a changed document gets a new one; the old one is a tombstone).
 pub type DocNo = u32;

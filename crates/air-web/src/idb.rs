@@ -6,12 +6,15 @@
 //! * `messages`, key path `id`, index `by_session` on `[sessionId, seq]`;
 //! * `meta`, out-of-line keys: the record format under `recordFormat`,
 //!   documents (JSON text) under `doc:{key}`, and the search index's
-//!   totals under `searchIndex`;
+//!   totals under `searchIndex`, its dead numbers under `searchDead` and
+//!   its keys to merge under `searchWork/…`;
 //! * `files`, key path `id`, index `by_session` on `sessionId`: attached
 //!   files, each `{id, sessionId, type, blob}` with the bytes as a Blob;
-//! * `terms`, key path `[t, d]` (a term and a document), index
-//!   `by_term_at` on `[t, at]`: the search index, written in the same
-//!   transaction as the message or title it describes;
+//! * `segs`, key path `[k, i]`, and `searchDocs`, key path `n` (index
+//!   `by_id`, multi-entry, on `ids`): the search index in batched segments
+//!   ([`segments`]), written in the same transaction as the message or
+//!   title it describes (version 6 dropped the older `terms`: rexie deletes
+//!   the stores a version no longer declares);
 //! * `journal`, key path `seq`, index `by_record` on `[kind, id]`: the
 //!   change feed ([`air_store::journal`]), one entry per record, written in
 //!   the same transaction as the write it records (the last sequence
@@ -28,10 +31,10 @@
 
 use air_store::journal::{Change, Entry, Kind, Seq};
 use air_store::{
-    BY_ACTIVITY, BY_RECORD, BY_SESSION, BY_TERM_AT, BY_UPDATED, DB_NAME, DB_VERSION, FILES, JOURNAL, MESSAGES, META, FileRecord,
-    MessageRecord, SESSIONS, SessionRecord, Store, StoreError, TERMS,
+    BY_ACTIVITY, BY_ID, BY_RECORD, BY_SESSION, BY_UPDATED, DB_NAME, DB_VERSION, FILES, JOURNAL, MESSAGES, META, FileRecord,
+    MessageRecord, SEARCH_DOCS, SEGS, SESSIONS, SessionRecord, Store, StoreError,
 };
-use air_store::search::{self, IndexStats, TermRecord};
+use air_store::search::{self, IndexStats};
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -42,12 +45,16 @@ mod journal;
 mod migrate;
 mod shared;
 mod sync_meta;
-mod terms;
+mod index_work;
+mod segments;
 
-use terms::{DocChange, index_doc, index_terms, read_stats, write_stats};
+use air_store::segments::IndexDoc;
+use segments::read_stats;
 
 pub struct IdbStore {
     db: Rexie,
+    /// A merge of the search index's segments under way.
+    work: std::cell::RefCell<Option<index_work::Work>>,
 }
 
 fn err(e: rexie::Error) -> StoreError {
@@ -107,14 +114,13 @@ impl IdbStore {
             )
             .add_object_store(ObjectStore::new(META))
             .add_object_store(ObjectStore::new(FILES).key_path("id").add_index(Index::new(BY_SESSION, "sessionId")))
-            .add_object_store(
-                ObjectStore::new(TERMS).key_path_array(["t", "d"]).add_index(Index::new_array(BY_TERM_AT, ["t", "at"])),
-            )
+            .add_object_store(ObjectStore::new(SEGS).key_path_array(["k", "i"]))
+            .add_object_store(ObjectStore::new(SEARCH_DOCS).key_path("n").add_index(Index::new(BY_ID, "ids").multi_entry(true)))
             .add_object_store(ObjectStore::new(JOURNAL).key_path("seq").add_index(Index::new_array(BY_RECORD, ["kind", "id"])))
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(err(e).to_string()))?;
-        Ok(Self { db })
+        Ok(Self { db, work: Default::default() })
     }
 
     /// A stored record as it is on disk, as JSON (for tests and diagnosis).
@@ -245,7 +251,7 @@ impl Store for IdbStore {
 
     async fn put_session(&self, session: &SessionRecord) -> air_store::Result<()> {
         let value = to_js(session)?;
-        self.journaled(&[SESSIONS, MESSAGES, TERMS, META], |tx| async move {
+        self.journaled(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
             let sessions = tx.store(SESSIONS).map_err(err)?;
             let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(&session.id)).await.map_err(err)?);
             sessions.put(&value, None).await.map_err(err)?;
@@ -256,10 +262,8 @@ impl Store for IdbStore {
             tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(air_store::FORMAT_KEY))).await.map_err(err)?;
             // Saved on every message; the index changes only with the title.
             let (old, new) = (old.as_ref().and_then(search::title_terms), search::title_terms(session));
-            if old != new {
-                let doc = search::title_doc(&session.id);
-                index_doc(&tx, DocChange { doc: &doc, session: &session.id, at: session.updated_at, old: old.as_ref(), new: new.as_ref() }).await?;
-            }
+            let doc = search::title_doc(&session.id);
+            segments::index_one(&tx, IndexDoc { id: &doc, session: &session.id, at: session.updated_at, terms: new.as_ref() }, old.as_ref()).await?;
             Ok((tx, vec![Change::put(Kind::Session, &session.id)]))
         })
         .await
@@ -285,7 +289,7 @@ impl Store for IdbStore {
 
     async fn delete_session(&self, id: &str) -> air_store::Result<()> {
         let range = session_range(id)?;
-        self.journaled(&[SESSIONS, MESSAGES, TERMS, META, FILES], |tx| async move {
+        self.journaled(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META, FILES], |tx| async move {
             let mut changes = vec![Change::deleted(Kind::Session, id)];
             let files = tx.store(FILES).map_err(err)?;
             let only = KeyRange::only(&JsValue::from_str(id)).map_err(|e| StoreError::Other(e.to_string()))?;
@@ -294,20 +298,16 @@ impl Store for IdbStore {
                 files.delete(key).await.map_err(err)?;
             }
             let sessions = tx.store(SESSIONS).map_err(err)?;
-            let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(id)).await.map_err(err)?);
             sessions.delete(JsValue::from_str(id)).await.map_err(err)?;
-            if let Some(terms) = old.as_ref().and_then(search::title_terms) {
-                index_doc(&tx, DocChange { doc: &search::title_doc(id), session: id, at: 0.0, old: Some(&terms), new: None }).await?;
-            }
+            let mut gone = vec![search::title_doc(id)];
             let messages = tx.store(MESSAGES).map_err(err)?;
             for v in messages.index(BY_SESSION).map_err(err)?.get_all(Some(range), None).await.map_err(err)? {
-                let Ok(m) = from_js::<MessageRecord>(v) else { continue };
-                messages.delete(JsValue::from_str(&m.id)).await.map_err(err)?;
-                changes.push(Change::deleted(Kind::Message, &m.id));
-                if let Some(terms) = search::message_terms(&m) {
-                    index_doc(&tx, DocChange { doc: &m.id, session: id, at: m.timestamp, old: Some(&terms), new: None }).await?;
-                }
+                let Some(mid) = js_sys::Reflect::get(&v, &JsValue::from_str("id")).ok().and_then(|id| id.as_string()) else { continue };
+                messages.delete(JsValue::from_str(&mid)).await.map_err(err)?;
+                changes.push(Change::deleted(Kind::Message, &mid));
+                gone.push(mid);
             }
+            segments::remove(&tx, &gone.iter().map(String::as_str).collect::<Vec<_>>()).await?;
             Ok((tx, changes))
         })
         .await
@@ -362,23 +362,22 @@ impl Store for IdbStore {
 
     async fn put_message(&self, message: &MessageRecord) -> air_store::Result<()> {
         let value = to_js(message)?;
-        self.journaled(&[MESSAGES, TERMS, META], |tx| async move {
+        self.journaled(&[MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
             // A record still streaming was not indexed: its text is not
             // read (a streaming checkpoint costs one read of a flag).
             let old = batch::indexed(messages.get(JsValue::from_str(&message.id)).await.map_err(err)?);
             messages.put(&value, None).await.map_err(err)?;
             let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
-            if old.is_some() || new.is_some() {
-                index_doc(&tx, DocChange { doc: &message.id, session: &message.session_id, at: message.timestamp, old: old.as_ref(), new: new.as_ref() }).await?;
-            }
+            let doc = IndexDoc { id: &message.id, session: &message.session_id, at: message.timestamp, terms: new.as_ref() };
+            segments::index_one(&tx, doc, old.as_ref()).await?;
             Ok((tx, vec![Change::put(Kind::Message, &message.id)]))
         })
         .await
     }
 
     async fn delete_message(&self, id: &str) -> air_store::Result<()> {
-        self.journaled(&[MESSAGES, TERMS, META, FILES], |tx| async move {
+        self.journaled(&[MESSAGES, SEGS, SEARCH_DOCS, META, FILES], |tx| async move {
             let messages = tx.store(MESSAGES).map_err(err)?;
             let old: Option<MessageRecord> = read(messages.get(JsValue::from_str(id)).await.map_err(err)?);
             messages.delete(JsValue::from_str(id)).await.map_err(err)?;
@@ -394,10 +393,8 @@ impl Store for IdbStore {
                 changes.push(Change::deleted(Kind::File, &a.id));
             }
             changes.push(Change::deleted(Kind::Message, id));
-            if let Some(old) = old
-                && let Some(terms) = search::message_terms(&old)
-            {
-                index_doc(&tx, DocChange { doc: id, session: &old.session_id, at: old.timestamp, old: Some(&terms), new: None }).await?;
+            if old.as_ref().is_some_and(|m| !m.incomplete) {
+                segments::remove(&tx, &[id]).await?;
             }
             Ok((tx, changes))
         })
@@ -463,36 +460,16 @@ impl Store for IdbStore {
         read_stats(&tx).await
     }
 
-    async fn postings(&self, term: &str, max: usize) -> air_store::Result<Vec<search::Posting>> {
-        let max = max.min(u32::MAX as usize) as u32;
-        if max == 0 {
-            return Ok(Vec::new());
-        }
-        let tx = self.db.transaction(&[TERMS], TransactionMode::ReadOnly).map_err(err)?;
-        let index = tx.store(TERMS).map_err(err)?.index(BY_TERM_AT).map_err(err)?;
-        let t = JsValue::from_str(term);
-        let from = |at: f64| {
-            let lower = js_sys::Array::of2(&t, &JsValue::from_f64(at));
-            let upper = js_sys::Array::of2(&t, &JsValue::from_f64(f64::INFINITY));
-            KeyRange::bound(&lower, &upper, None, None).map_err(|e| StoreError::Other(e.to_string()))
-        };
-        // A few requests, not one per entry: where the `max` most recent
-        // start (one step of a cursor from the end), then every entry from
-        // there in one `getAll`.
-        let mut lower = f64::NEG_INFINITY;
-        if index.count(Some(from(lower)?)).await.map_err(err)? > max {
-            let offset = (max > 1).then_some(max - 1);
-            let edge = index.scan(Some(from(lower)?), Some(1), offset, Some(rexie::Direction::Prev)).await.map_err(err)?;
-            if let Some(at) = edge.first().and_then(|(key, _)| js_sys::Array::from(key).get(1).as_f64()) {
-                lower = at;
-            }
-        }
-        let mut values = index.get_all(Some(from(lower)?), None).await.map_err(err)?;
-        // Oldest first as read; ties at the edge may add a few, cut here.
-        values.reverse();
-        values.truncate(max as usize);
-        // An entry that cannot be read means the index cannot be trusted.
-        values.into_iter().map(|v| from_js::<TermRecord>(v).map(TermRecord::posting)).collect()
+    async fn postings(&self, term: &str, max: usize) -> air_store::Result<Vec<air_store::segments::Entry>> {
+        segments::postings(&self.db, term, max).await
+    }
+
+    async fn index_docs(&self, docs: &[air_store::segments::DocNo]) -> air_store::Result<Vec<Option<(String, String)>>> {
+        segments::docs(&self.db, docs).await
+    }
+
+    async fn compact_index(&self, budget: usize) -> air_store::Result<bool> {
+        self.compact_step(budget).await
     }
 
     async fn journal_since(&self, after: Seq, limit: usize) -> air_store::Result<Vec<Entry>> {
@@ -508,67 +485,9 @@ impl Store for IdbStore {
     }
 
     async fn rebuild_index(&self) -> air_store::Result<()> {
-        // Emptied and marked incomplete; then filled a batch per
-        // transaction, so the tabs' own writes go on meanwhile.
-        self.write(&[TERMS, META], |tx| async move {
-            tx.store(TERMS).map_err(err)?.clear().await.map_err(err)?;
-            write_stats(&tx, &IndexStats { complete: false, ..IndexStats::default() }).await?;
-            Ok(tx)
-        })
-        .await?;
-        let sessions = self.list_sessions().await?;
-        for batch in sessions.chunks(REBUILD_BATCH) {
-            self.write(&[TERMS, META], |tx| async move {
-                let mut stats = read_stats(&tx).await?.unwrap_or_default();
-                for s in batch {
-                    if let Some(terms) = search::title_terms(s) {
-                        index_terms(&tx, &mut stats, DocChange { doc: &search::title_doc(&s.id), session: &s.id, at: s.updated_at, old: None, new: Some(&terms) }).await?;
-                    }
-                }
-                write_stats(&tx, &stats).await?;
-                Ok(tx)
-            })
-            .await?;
-        }
-        let mut after: Option<String> = None;
-        loop {
-            let range = match &after {
-                Some(id) => Some(KeyRange::lower_bound(&JsValue::from_str(id), Some(true)).map_err(|e| StoreError::Other(e.to_string()))?),
-                None => None,
-            };
-            let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
-            let page = tx.store(MESSAGES).map_err(err)?.scan(range, Some(REBUILD_BATCH as u32), None, None).await.map_err(err)?;
-            drop(tx);
-            let Some((last, _)) = page.last() else { break };
-            after = last.as_string();
-            let messages: Vec<MessageRecord> = page.into_iter().filter_map(|(_, v)| from_js(v).ok()).collect();
-            self.write(&[TERMS, META], |tx| async move {
-                let mut stats = read_stats(&tx).await?.unwrap_or_default();
-                for m in &messages {
-                    if let Some(terms) = search::message_terms(m) {
-                        index_terms(&tx, &mut stats, DocChange { doc: &m.id, session: &m.session_id, at: m.timestamp, old: None, new: Some(&terms) }).await?;
-                    }
-                }
-                write_stats(&tx, &stats).await?;
-                Ok(tx)
-            })
-            .await?;
-            if after.is_none() {
-                break;
-            }
-        }
-        self.write(&[META], |tx| async move {
-            let mut stats = read_stats(&tx).await?.unwrap_or_default();
-            stats.complete = true;
-            write_stats(&tx, &stats).await?;
-            Ok(tx)
-        })
-        .await
+        self.rebuild_segments().await
     }
 }
-
-/// Messages (or titles) indexed per transaction by a rebuild.
-const REBUILD_BATCH: usize = 500;
 
 /// A file as stored: its fields, and its bytes as a Blob.
 fn file_value(file: &FileRecord) -> air_store::Result<JsValue> {

@@ -18,6 +18,50 @@ async fn indexeddb_store_passes_conformance() {
     store.close();
 }
 
+/// A rebuild reads page after page; a write meanwhile is indexed once,
+/// whether the rebuild has read it yet or not; merging after it changes
+/// no result.
+#[wasm_bindgen_test]
+async fn a_rebuild_in_pages_with_writes_meanwhile_then_merged_finds_the_same() {
+    let name = "air-test-rebuild-pages";
+    let _ = IdbStore::delete_database(name).await;
+    let store = IdbStore::open(name).await.expect("open");
+    store.put_session(&SessionRecord::new("s", 1.0)).await.expect("session");
+    let words = ["harbour", "lantern", "meadow", "quartz", "saffron"];
+    let messages: Vec<MessageRecord> = (0..1_800).map(|i| MessageRecord::new(&format!("m{i:04}"), "s", f64::from(i), air_chat::Role::User, &format!("{} note {i}", words[i as usize % 5]))).collect();
+    for page in messages.chunks(600) {
+        store.put_batch(&air_store::batch::Batch { messages: page.to_vec(), ..Default::default() }).await.expect("batch");
+    }
+    let count = |q: &'static str| {
+        let store = &store;
+        async move { air_store::search::run(store, q, 2_000).await.expect("search").hits.len() }
+    };
+    assert_eq!(count("lantern").await, 360);
+    // A write the rebuild has read (m0000) and one it has not (m1799),
+    // both while it runs.
+    let edits = async {
+        air_web::sleep(5).await;
+        store.put_message(&MessageRecord::new("m0000", "s", 0.0, air_chat::Role::User, "lantern again")).await.expect("edit first");
+        store.put_message(&MessageRecord::new("m1799", "s", 1799.0, air_chat::Role::User, "a zeppelin")).await.expect("edit last");
+    };
+    let (rebuilt, ()) = futures_util::future::join(store.rebuild_index(), edits).await;
+    rebuilt.expect("rebuild");
+    let stats = store.index_stats().await.expect("stats").expect("an index");
+    assert!(stats.complete && stats.rebuild.is_none() && stats.merge_pending, "{stats:?}");
+    assert_eq!(stats.docs, 1_800, "every message once");
+    let before = (count("lantern").await, count("quartz").await, count("zeppelin").await, count("harbour").await);
+    assert_eq!(before, (361, 360, 1, 359), "m0000 went from harbour to lantern, m1799 from saffron to zeppelin");
+    let mut steps = 0;
+    while store.compact_index(4_096).await.expect("merge step") {
+        steps += 1;
+        assert!(steps < 5_000, "merging ends");
+    }
+    assert!(steps > 1);
+    assert!(!store.index_stats().await.expect("stats").expect("an index").merge_pending);
+    assert_eq!((count("lantern").await, count("quartz").await, count("zeppelin").await, count("harbour").await), before);
+    store.close();
+}
+
 #[wasm_bindgen_test]
 async fn indexeddb_data_survives_reopen() {
     let name = "air-test-reopen";
@@ -158,8 +202,13 @@ async fn a_version_1_database_is_migrated() {
     // A search index entry that cannot be read is not trusted: searching
     // says so (the app then rebuilds the index), and a rebuild mends it.
     let raw = Rexie::builder(name).version(air_store::DB_VERSION).build().await.expect("open raw");
-    let tx = raw.transaction(&["terms"], TransactionMode::ReadWrite).expect("tx");
-    tx.store("terms").expect("terms").put(&js(serde_json::json!({"t": "hi", "d": "bad", "at": 9.0})), None).await.expect("put bad term");
+    assert!(!raw.store_names().contains(&"terms".to_owned()), "version 6 dropped the old index's store");
+    let tx = raw.transaction(&["segs"], TransactionMode::ReadWrite).expect("tx");
+    let bad = js_sys::Object::new();
+    js_sys::Reflect::set(&bad, &"k".into(), &"hi".into()).expect("k");
+    js_sys::Reflect::set(&bad, &"i".into(), &wasm_bindgen::JsValue::from_f64(99.0)).expect("i");
+    js_sys::Reflect::set(&bad, &"b".into(), &js_sys::Uint8Array::from(&[9u8, 9, 9][..]).into()).expect("b");
+    tx.store("segs").expect("segs").put(&bad.into(), None).await.expect("put a bad segment");
     tx.done().await.expect("commit");
     raw.close();
     let store = IdbStore::open(name).await.expect("reopen");

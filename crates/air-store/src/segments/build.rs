@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{DocNo, Entry, Key, Layout, Malformed, Result, Segment};
-use crate::search::DocTerms;
+use super::DocTerms;
 
 /// A document of a write: its number, time and terms.
 #[derive(Debug, Clone, Copy)]

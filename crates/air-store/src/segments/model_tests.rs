@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use proptest::prelude::*;
 
 use super::*;
-use crate::search::{DocTerms, doc_terms};
+use super::{DocTerms, doc_terms};
 
 const WORDS: &[&str] = &["garden", "weather", "tomato", "river", "rust", "kernel", "violin", "博物馆", "花园", "天气", "gardens", "rivers"];
 

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 
 use super::wire::{Reader, put_varint, put_weight};
 use super::*;
-use crate::search::doc_terms;
+use super::doc_terms;
 
 fn e(doc: DocNo, at: f64) -> Entry {
     Entry { doc, at, tf: 1.0, len: 4.0 }

@@ -6,13 +6,14 @@
 
 use air_store::batch::{Batch, Ids};
 use air_store::journal::{Change, Kind};
-use air_store::search::{self, IndexStats};
-use air_store::{FILES, JOURNAL, MESSAGES, META, MessageRecord, SESSIONS, SessionRecord, TERMS};
+use air_store::search;
+use air_store::segments::IndexDoc;
+use air_store::{FILES, JOURNAL, MESSAGES, META, MessageRecord, SEARCH_DOCS, SEGS, SESSIONS, SessionRecord};
 use futures_util::future::join_all;
 use rexie::TransactionMode;
 use wasm_bindgen::JsValue;
 
-use super::terms::{DocChange, index_terms, read_stats, write_stats};
+use super::segments::{self, Change as DocChange, Index};
 use super::{IdbStore, err, file_value, from_js, read, to_js};
 
 /// The records `ids` of one store, read at once in `tx` (absent: `None`).
@@ -49,14 +50,10 @@ impl IdbStore {
         let files = batch.files.iter().map(|f| Ok((file_value(f)?, None))).collect::<air_store::Result<Vec<_>>>()?;
         let messages = batch.messages.iter().map(|m| Ok((to_js(m)?, None))).collect::<air_store::Result<Vec<_>>>()?;
         let batch = &*batch;
-        self.write(&[SESSIONS, MESSAGES, TERMS, META, FILES, JOURNAL], |tx| async move {
+        self.write(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META, FILES, JOURNAL], |tx| async move {
             // Before anything is written: the index (or whether a new
             // database starts one), and what each record replaces.
-            let stats = match read_stats(&tx).await? {
-                Some(stats) => Some(stats),
-                None if tx.store(MESSAGES).map_err(err)?.count(None).await.map_err(err)? == 0 => Some(IndexStats::default()),
-                None => None,
-            };
+            let index = segments::open(&tx).await?;
             let old_sessions = get_all(&tx, SESSIONS, batch.sessions.iter().map(|s| s.id.as_str())).await?;
             let old_messages = get_all(&tx, MESSAGES, batch.messages.iter().map(|m| m.id.as_str())).await?;
             tx.store(SESSIONS).map_err(err)?.put_all(sessions.into_iter()).await.map_err(err)?;
@@ -66,9 +63,9 @@ impl IdbStore {
                 let format = JsValue::from_f64(f64::from(air_store::RECORD_FORMAT));
                 tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(air_store::FORMAT_KEY))).await.map_err(err)?;
             }
-            if let Some(mut stats) = stats {
-                index(&tx, &mut stats, batch, old_sessions, old_messages).await?;
-                write_stats(&tx, &stats).await?;
+            if let Some(mut index) = index {
+                index_batch(&tx, &mut index, batch, old_sessions, old_messages).await?;
+                segments::close(&tx, &index).await?;
             }
             let mark = batch.from.as_deref();
             let changes = (batch.sessions.iter().map(|s| Change::put(Kind::Session, &s.id).from(mark)))
@@ -102,22 +99,19 @@ impl IdbStore {
 }
 
 /// The batch's titles and messages into the search index (what each
-/// replaced out of it).
-async fn index(tx: &rexie::Transaction, stats: &mut IndexStats, batch: &Batch, old_sessions: Vec<Option<JsValue>>, old_messages: Vec<Option<JsValue>>) -> air_store::Result<()> {
+/// replaced out of it), as one batch of the index.
+async fn index_batch(tx: &rexie::Transaction, index: &mut Index, batch: &Batch, old_sessions: Vec<Option<JsValue>>, old_messages: Vec<Option<JsValue>>) -> air_store::Result<()> {
+    let titles: Vec<String> = batch.sessions.iter().map(|s| search::title_doc(&s.id)).collect();
+    let mut terms = Vec::with_capacity(batch.sessions.len() + batch.messages.len());
     for (s, old) in batch.sessions.iter().zip(old_sessions) {
-        let old = read::<SessionRecord>(old).as_ref().and_then(search::title_terms);
-        let new = search::title_terms(s);
-        if old != new {
-            let doc = search::title_doc(&s.id);
-            index_terms(tx, stats, DocChange { doc: &doc, session: &s.id, at: s.updated_at, old: old.as_ref(), new: new.as_ref() }).await?;
-        }
+        terms.push((read::<SessionRecord>(old).as_ref().and_then(search::title_terms), search::title_terms(s)));
     }
     for (m, old) in batch.messages.iter().zip(old_messages) {
-        let old = indexed(old).as_ref().and_then(search::message_terms);
-        let new = search::message_terms(m);
-        if old.is_some() || new.is_some() {
-            index_terms(tx, stats, DocChange { doc: &m.id, session: &m.session_id, at: m.timestamp, old: old.as_ref(), new: new.as_ref() }).await?;
-        }
+        terms.push((indexed(old).as_ref().and_then(search::message_terms), search::message_terms(m)));
     }
-    Ok(())
+    let docs = (batch.sessions.iter().zip(&titles).map(|(s, doc)| (doc.as_str(), s.id.as_str(), s.updated_at)))
+        .chain(batch.messages.iter().map(|m| (m.id.as_str(), m.session_id.as_str(), m.timestamp)));
+    let changes: Vec<DocChange<'_>> = docs.zip(&terms).map(|((id, session, at), (old, new))| DocChange { doc: IndexDoc { id, session, at, terms: new.as_ref() }, old: old.as_ref() }).collect();
+    let (docs, killed) = segments::changed(index, &changes);
+    segments::batch(tx, index, &docs, &killed).await
 }
