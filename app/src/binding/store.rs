@@ -43,6 +43,12 @@ impl Store for AnyStore {
     async fn compact_index(&self, budget: usize) -> Result<bool> {
         delegate!(self, s => s.compact_index(budget))
     }
+    async fn index_pending(&self) -> Result<()> {
+        match self {
+            AnyStore::Idb(s) => s.index_pending().await,
+            AnyStore::Memory(_) => Ok(()),
+        }
+    }
     async fn rebuild_index(&self) -> Result<()> {
         delegate!(self, s => s.rebuild_index())
     }

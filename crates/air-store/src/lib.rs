@@ -92,8 +92,12 @@ pub const BY_ID: &str = "by_id";
 /// Key in `meta` of the numbers of documents no longer indexed
 /// ([`segments::Tombstones`], as bytes).
 pub const DEAD_KEY: &str = "searchDead";
-/// Key in `meta` of the keys whose segments may need merging (a list).
+/// Prefix of the keys in `meta` of the keys whose segments may need
+/// merging, one entry each.
 pub const WORK_KEY: &str = "searchWork";
+/// Prefix of the keys in `meta` of the sessions whose title is yet to be
+/// indexed ([`Store::index_pending`]), one entry each.
+pub const TITLE_KEY: &str = "searchTitle";
 /// Key in `meta` of the search index's totals ([`search::IndexStats`], as JSON).
 pub const INDEX_KEY: &str = "searchIndex";
 /// Key in `meta` of the record format the stored records are in.
@@ -179,7 +183,8 @@ pub trait Store {
     async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>>;
     async fn get_message(&self, id: &str) -> Result<Option<MessageRecord>>;
     /// Inserts or replaces one message (by id), and its terms in the
-    /// search index (sessions' titles are indexed by `put_session`).
+    /// search index (a session's title is, with `put_session` or, in a store
+    /// that defers it, by `index_pending`).
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
     /// Deletes one message, and the files it names that no other message
     /// of its session names.
@@ -205,6 +210,12 @@ pub trait Store {
     /// The id and session of indexed documents, by number (`None`: no
     /// longer indexed).
     async fn index_docs(&self, docs: &[segments::DocNo]) -> Result<Vec<Option<(String, String)>>>;
+    /// Indexes what a write left for the index to take in later (the
+    /// IndexedDB store indexes titles so, sparing the first page load the
+    /// index's code); [`search::run`] calls it before it reads.
+    async fn index_pending(&self) -> Result<()> {
+        Ok(())
+    }
     /// Builds the search index again from every stored message and title.
     async fn rebuild_index(&self) -> Result<()>;
     /// One step of the search index's background work (merging its

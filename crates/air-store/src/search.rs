@@ -213,6 +213,7 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     if terms.is_empty() {
         return Ok(SearchResults::default());
     }
+    store.index_pending().await?;
     let stats = store.index_stats().await?.unwrap_or_default();
     // With words or character pairs to match, single Chinese characters
     // would only add to the score of documents that have those anyway;

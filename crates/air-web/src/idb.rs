@@ -251,7 +251,7 @@ impl Store for IdbStore {
 
     async fn put_session(&self, session: &SessionRecord) -> air_store::Result<()> {
         let value = to_js(session)?;
-        self.journaled(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
+        self.journaled(&[SESSIONS, META], |tx| async move {
             let sessions = tx.store(SESSIONS).map_err(err)?;
             let old: Option<SessionRecord> = read(sessions.get(JsValue::from_str(&session.id)).await.map_err(err)?);
             sessions.put(&value, None).await.map_err(err)?;
@@ -262,8 +262,12 @@ impl Store for IdbStore {
             tx.store(META).map_err(err)?.put(&format, Some(&JsValue::from_str(air_store::FORMAT_KEY))).await.map_err(err)?;
             // Saved on every message; the index changes only with the title.
             let (old, new) = (old.as_ref().and_then(search::title_terms), search::title_terms(session));
-            let doc = search::title_doc(&session.id);
-            segments::index_one(&tx, IndexDoc { id: &doc, session: &session.id, at: session.updated_at, terms: new.as_ref() }, old.as_ref()).await?;
+            // Indexed when next searched (`index_pending`): the first page
+            // renames and switches branches without the index's code.
+            if old != new {
+                let mark = JsValue::from_str(&format!("{}/{}", air_store::TITLE_KEY, session.id));
+                tx.store(META).map_err(err)?.put(&JsValue::from_str(&session.id), Some(&mark)).await.map_err(err)?;
+            }
             Ok((tx, vec![Change::put(Kind::Session, &session.id)]))
         })
         .await
@@ -466,6 +470,10 @@ impl Store for IdbStore {
 
     async fn index_docs(&self, docs: &[air_store::segments::DocNo]) -> air_store::Result<Vec<Option<(String, String)>>> {
         segments::docs(&self.db, docs).await
+    }
+
+    async fn index_pending(&self) -> air_store::Result<()> {
+        self.index_titles().await
     }
 
     async fn compact_index(&self, budget: usize) -> air_store::Result<bool> {

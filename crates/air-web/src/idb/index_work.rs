@@ -133,6 +133,42 @@ impl IdbStore {
         Ok(took.get())
     }
 
+    /// Indexes the titles written since the last search (`put_session`
+    /// leaves a mark in `meta`), in one transaction.
+    pub(super) async fn index_titles(&self) -> air_store::Result<()> {
+        self.write(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
+            let meta = tx.store(META).map_err(err)?;
+            let range = || {
+                let from = JsValue::from_str(&format!("{}/", air_store::TITLE_KEY));
+                let to = JsValue::from_str(&format!("{}0", air_store::TITLE_KEY));
+                KeyRange::bound(&from, &to, None, Some(true)).map_err(|e| StoreError::Other(e.to_string()))
+            };
+            let ids: Vec<String> = meta.get_all(Some(range()?), None).await.map_err(err)?.iter().filter_map(JsValue::as_string).collect();
+            if ids.is_empty() {
+                return Ok(tx);
+            }
+            let range: web_sys::IdbKeyRange = range()?.into();
+            meta.delete(range.into()).await.map_err(err)?;
+            let Some(mut index) = super::segments::open(&tx).await? else { return Ok(tx) };
+            let sessions = tx.store(SESSIONS).map_err(err)?;
+            for id in &ids {
+                let v = sessions.get(JsValue::from_str(id)).await.map_err(err)?;
+                let title = v.and_then(|v| serde_wasm_bindgen::from_value::<TitleText>(v).ok());
+                let terms = title.as_ref().and_then(|t| search::title_text_terms(&t.title));
+                let doc = search::title_doc(id);
+                let at = title.as_ref().map_or(0.0, |t| t.updated_at);
+                // Whatever was indexed of the title before goes first.
+                if index.stats.indexes(&doc) {
+                    super::segments::kill(&tx, &mut index, &[doc.as_str()]).await?;
+                }
+                super::segments::live(&tx, &mut index, IndexDoc { id: &doc, session: id, at, terms: terms.as_ref() }, false).await?;
+            }
+            close(&tx, &index).await?;
+            Ok(tx)
+        })
+        .await
+    }
+
     /// One step of merging: a merge under way goes on (`budget` entries),
     /// and is written when done; else the next key marked is planned.
     pub(super) async fn compact_step(&self, budget: usize) -> air_store::Result<bool> {
