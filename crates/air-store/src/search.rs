@@ -149,6 +149,36 @@ pub struct Hit {
     pub matched: usize,
 }
 
+/// Hashes document numbers for [`rank`]'s tally (tens of thousands a
+/// query): one multiplication, not SipHash (the numbers are ours, not an
+/// attacker's).
+#[derive(Default, Clone, Copy)]
+struct BuildDocHasher;
+
+#[derive(Default)]
+struct DocHasher(u64);
+
+impl std::hash::Hasher for DocHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl std::hash::BuildHasher for BuildDocHasher {
+    type Hasher = DocHasher;
+    fn build_hasher(&self) -> DocHasher {
+        DocHasher::default()
+    }
+}
+
 /// Ranks the documents in the entries of the query's terms with BM25:
 /// documents with more of the query's terms first, then by score, then by
 /// recency (then the later indexed). `postings` holds, per query term,
@@ -159,10 +189,11 @@ pub fn rank(query: &[(String, f32)], postings: &BTreeMap<String, Vec<Entry>>, st
     // Word terms must all match when there are several (a phrase-like
     // search); single CJK characters only add to the score.
     let required = query.iter().filter(|(_, w)| *w >= 1.0).count();
-    let mut scores: std::collections::HashMap<DocNo, (f32, usize, f64)> = std::collections::HashMap::new();
+    let mut scores: std::collections::HashMap<DocNo, (f32, usize, f64), BuildDocHasher> = std::collections::HashMap::default();
     for (term, qw) in query {
         let Some(list) = postings.get(term) else { continue };
         let df = list.len() as f32;
+        scores.reserve(list.len());
         for p in list {
             let s = qw * air_search::bm25(n, avg, df, p.tf, p.len);
             let e = scores.entry(p.doc).or_insert((0.0, 0, p.at));
@@ -229,22 +260,20 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     // The best hits' ids and sessions (one removed meanwhile: not a hit).
     let refs = store.index_docs(&ranked.iter().map(|h| h.doc).collect::<Vec<_>>()).await?;
     let ranked: Vec<(String, String, f32)> = ranked.iter().zip(refs).filter_map(|(h, r)| r.map(|(doc, session)| (doc, session, h.score))).collect();
-    let sessions: Vec<&str> = ranked.iter().map(|h| h.1.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-    let found = try_join_all(sessions.iter().map(|id| store.get_session(id))).await?;
-    let titles: BTreeMap<&str, String> = sessions.into_iter().zip(found).filter_map(|(id, s)| Some((id, s?.title))).collect();
-    let titles = &titles;
-    let messages = try_join_all(ranked.iter().map(|(doc, session, _)| async move {
-        // A session deleted meanwhile is not a result (nor its messages).
-        if doc.starts_with("title:") || !titles.contains_key(session.as_str()) { Ok(None) } else { store.get_message(doc).await }
-    }))
-    .await?;
+    // Their sessions and messages, read at once.
+    let sessions: Vec<String> = ranked.iter().map(|h| h.1.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let messages: Vec<String> = ranked.iter().filter(|h| !h.0.starts_with("title:")).map(|h| h.0.clone()).collect();
+    let read = store.get_batch(&crate::batch::Ids { sessions, messages, files: Vec::new() }).await?;
+    // A session deleted meanwhile is not a result (nor its messages).
+    let titles: BTreeMap<&str, &str> = read.sessions.iter().map(|s| (s.id.as_str(), s.title.as_str())).collect();
+    let by_id: BTreeMap<&str, &MessageRecord> = read.messages.iter().map(|m| (m.id.as_str(), m)).collect();
     let mut hits = Vec::new();
-    for ((doc, session, score), message) in ranked.iter().zip(messages) {
+    for (doc, session, score) in &ranked {
         let Some(title) = titles.get(session.as_str()) else { continue };
         if doc.starts_with("title:") {
-            hits.push(SearchHit { session_id: session.clone(), snippet: snippet(title, query, 120), title: title.clone(), message_id: None, seq: None, score: *score });
-        } else if let Some(m) = message {
-            hits.push(SearchHit { session_id: m.session_id, title: title.clone(), message_id: Some(m.id), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: *score });
+            hits.push(SearchHit { session_id: session.clone(), snippet: snippet(title, query, 120), title: (*title).to_owned(), message_id: None, seq: None, score: *score });
+        } else if let Some(m) = by_id.get(doc.as_str()) {
+            hits.push(SearchHit { session_id: m.session_id.clone(), title: (*title).to_owned(), message_id: Some(m.id.clone()), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: *score });
         }
     }
     Ok(SearchResults { hits, partial: !stats.complete })

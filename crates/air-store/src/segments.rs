@@ -60,6 +60,10 @@ pub fn doc_terms(text: &str) -> DocTerms {
 pub type DocNo = u32;
 /// A segment's number under its key; [`TAIL`] is the one still growing.
 pub type SegId = u32;
+/// Batches of fewer documents go to the growing segments, as single
+/// writes do (a conversation imported or synced at a time would otherwise
+/// make a segment per bucket each).
+pub const SMALL_BATCH: usize = 64;
 /// The id of a key's growing segment (sealed ones count from 1).
 pub const TAIL: SegId = 0;
 /// The first byte of a segment and of a tombstone list.
@@ -98,11 +102,15 @@ pub struct Layout {
     pub fanout: usize,
     /// Sealed segments a key may have before its smallest are merged.
     pub max_segments: usize,
+    /// Bytes a merge may make at most. A segment past half of it is full
+    /// and merged no more: browsers keep a record past 64 KiB as a file
+    /// of its own, several times slower to read than many small ones.
+    pub max_bytes: usize,
 }
 
 impl Default for Layout {
     fn default() -> Self {
-        Self { buckets: 256, own_min: 64, seal_entries: 256, fanout: 8, max_segments: 16 }
+        Self { buckets: 256, own_min: 64, seal_entries: 256, fanout: 8, max_segments: 16, max_bytes: 56 * 1024 }
     }
 }
 

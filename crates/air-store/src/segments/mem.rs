@@ -135,23 +135,35 @@ impl MemSegments {
     pub fn put_live(&mut self, doc: IndexDoc<'_>) -> Result<()> {
         self.remove(doc.id);
         let numbered = self.number(&[doc])?;
-        for (n, at, terms) in &numbered {
-            for (bucket, adds) in live_entries(&self.layout, *n, *at, terms) {
-                let key = Key::Bucket(bucket);
-                let tail = self.segs.get(&key).and_then(|m| m.get(&TAIL));
-                let tombs = &self.tombs;
-                let out = tail_append(&self.layout, tail.map(Vec::as_slice), &adds, |d| tombs.contains(d))?;
-                match out.tail {
-                    Some(bytes) => self.put(key, TAIL, bytes),
-                    None => self.delete(&key, TAIL),
-                }
-                if !out.sealed.is_empty() {
-                    let id = self.new_seg()?;
-                    for (k, bytes) in out.sealed {
-                        self.dirty.insert(k.clone());
-                        self.put(k, id, bytes);
-                    }
-                }
+        self.append_tails(&numbered)
+    }
+
+    /// Documents' entries into their buckets' growing segments (sealed
+    /// when full).
+    fn append_tails(&mut self, numbered: &[(DocNo, f64, DocTerms)]) -> Result<()> {
+        let mut adds: BTreeMap<u32, Vec<(String, Entry)>> = BTreeMap::new();
+        for (n, at, terms) in numbered {
+            for (bucket, list) in live_entries(&self.layout, *n, *at, terms) {
+                adds.entry(bucket).or_default().extend(list);
+            }
+        }
+        let mut sealed = Vec::new();
+        for (bucket, add) in adds {
+            let key = Key::Bucket(bucket);
+            let tail = self.segs.get(&key).and_then(|m| m.get(&TAIL));
+            let tombs = &self.tombs;
+            let out = tail_append(&self.layout, tail.map(Vec::as_slice), &add, |d| tombs.contains(d))?;
+            match out.tail {
+                Some(bytes) => self.put(key, TAIL, bytes),
+                None => self.delete(&key, TAIL),
+            }
+            sealed.extend(out.sealed);
+        }
+        if !sealed.is_empty() {
+            let id = self.new_seg()?;
+            for (k, bytes) in sealed {
+                self.dirty.insert(k.clone());
+                self.put(k, id, bytes);
             }
         }
         Ok(())
@@ -170,6 +182,9 @@ impl MemSegments {
         let numbered = self.number(&once)?;
         if numbered.is_empty() {
             return Ok(());
+        }
+        if numbered.len() < super::SMALL_BATCH {
+            return self.append_tails(&numbered);
         }
         let segs = build(&self.layout, numbered.iter().map(|(doc, at, terms)| BatchDoc { doc: *doc, at: *at, terms }));
         let id = self.new_seg()?;

@@ -145,23 +145,35 @@ fn tier(entries: usize, fanout: usize) -> u32 {
 /// Which sealed segments of one key to merge, if any (tiered: the
 /// lowest tier holding [`Layout::fanout`] segments, at most four times
 /// that many of its smallest; else, past [`Layout::max_segments`], the
-/// smallest ones). The growing segment is never merged.
+/// smallest ones), never more than [`Layout::max_bytes`] in all. The
+/// growing segment, and full ones, are never merged.
 pub fn plan(layout: &Layout, segs: &[SegInfo]) -> Option<Vec<SegId>> {
     let fanout = layout.fanout.max(2);
-    let mut sealed: Vec<&SegInfo> = segs.iter().filter(|s| s.id != TAIL).collect();
+    let mut sealed: Vec<&SegInfo> = segs.iter().filter(|s| s.id != TAIL && s.bytes < layout.max_bytes / 2).collect();
     if sealed.len() < 2 {
         return None;
     }
     sealed.sort_by_key(|s| (s.entries, s.id));
-    let mut tiers: std::collections::BTreeMap<u32, Vec<SegId>> = std::collections::BTreeMap::new();
+    let mut tiers: std::collections::BTreeMap<u32, Vec<&SegInfo>> = std::collections::BTreeMap::new();
     for s in &sealed {
-        tiers.entry(tier(s.entries, fanout)).or_default().push(s.id);
+        tiers.entry(tier(s.entries, fanout)).or_default().push(s);
     }
-    if let Some(ids) = tiers.into_values().find(|ids| ids.len() >= fanout) {
-        return Some(ids.into_iter().take(fanout * 4).collect());
+    let fits = |list: &mut dyn Iterator<Item = &&SegInfo>, most: usize| -> Option<Vec<SegId>> {
+        let mut bytes = 0;
+        let ids: Vec<SegId> = list.take(most).take_while(|s| {
+            bytes += s.bytes;
+            bytes <= layout.max_bytes
+        }).map(|s| s.id).collect();
+        (ids.len() >= 2).then_some(ids)
+    };
+    if let Some(ids) = tiers.values().filter(|list| list.len() >= fanout).find_map(|list| fits(&mut list.iter(), fanout * 4)) {
+        return Some(ids);
     }
     let over = sealed.len().checked_sub(layout.max_segments.max(1))?;
-    (over > 0).then(|| sealed.iter().take(over + 1).map(|s| s.id).collect())
+    if over == 0 {
+        return None;
+    }
+    fits(&mut sealed.iter(), over + 1)
 }
 
 /// A segment without the entries of dead documents.

@@ -157,7 +157,7 @@ proptest! {
     #[test]
     fn the_index_matches_a_naive_model_with_tiny_sizes(ops in proptest::collection::vec(op(), 1..60)) {
         // Every path taken often: own keys, buckets, seals, merges, passes.
-        run(Layout { buckets: 3, own_min: 3, seal_entries: 5, fanout: 2, max_segments: 3 }, &ops);
+        run(Layout { buckets: 3, own_min: 3, seal_entries: 5, fanout: 2, max_segments: 3, ..Layout::default() }, &ops);
     }
 
     #[test]

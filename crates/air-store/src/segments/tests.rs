@@ -264,9 +264,14 @@ fn tiers_decide_what_merges() {
     assert_eq!(plan(&layout, &[info(1, 5), info(2, 6), info(3, 7), info(4, 200), info(5, 4)]), Some(vec![5, 1, 2, 3]));
     assert_eq!(plan(&layout, &[info(TAIL, 5), info(2, 6), info(3, 7), info(4, 4)]), None, "the growing one is not merged");
     let spread = [info(1, 1), info(2, 5), info(3, 20), info(4, 70), info(5, 300), info(6, 1100), info(7, 5000), info(8, 20000)];
-    assert_eq!(plan(&layout, &spread), Some(vec![1, 2, 3]), "past the most segments: the smallest");
+    assert_eq!(plan(&layout, &spread), Some(vec![1, 2]), "past the most segments: the smallest (8 is full)");
     let many: Vec<SegInfo> = (1..100).map(|i| info(i, 20)).collect();
     assert_eq!(plan(&layout, &many).map(|ids| ids.len()), Some(16), "a bounded merge");
+    // Never more than the most bytes a merge may make; full ones stay.
+    let big: Vec<SegInfo> = (1..20).map(|i| info(i, 2_000)).collect();
+    assert_eq!(plan(&layout, &big).map(|ids| ids.len()), Some(5), "5 of 10,000 bytes fit in 56 KiB");
+    let full: Vec<SegInfo> = (1..40).map(|i| info(i, 6_000)).collect();
+    assert_eq!(plan(&layout, &full), None, "30,000 bytes each: full");
 }
 
 fn merged(layout: &Layout, key: Key, inputs: &[Vec<u8>], dead: &Tombstones, budget: usize) -> (Vec<(Key, Vec<u8>)>, usize) {

@@ -113,5 +113,5 @@ async fn index_batch(tx: &rexie::Transaction, index: &mut Index, batch: &Batch, 
         .chain(batch.messages.iter().map(|m| (m.id.as_str(), m.session_id.as_str(), m.timestamp)));
     let changes: Vec<DocChange<'_>> = docs.zip(&terms).map(|((id, session, at), (old, new))| DocChange { doc: IndexDoc { id, session, at, terms: new.as_ref() }, old: old.as_ref() }).collect();
     let (docs, killed) = segments::changed(index, &changes);
-    segments::batch(tx, index, &docs, &killed).await
+    segments::batch(tx, index, &docs, &killed).await.map(|_| ())
 }

@@ -86,7 +86,7 @@ impl IdbStore {
         loop {
             let Some(took) = self.rebuild_page(size).await? else { return Ok(()) };
             let next = f64::from(size) * PAGE_MS / took.max(1.0);
-            size = next.clamp(50.0, 500.0) as u32;
+            size = next.clamp(100.0, 500.0) as u32;
         }
     }
 
@@ -110,11 +110,15 @@ impl IdbStore {
             };
             let (keys, values) = futures_util::future::join(store.get_all_keys(range, Some(size)), store.get_all(range2, Some(size))).await;
             let (keys, values) = (keys.map_err(err)?, values.map_err(err)?);
+            let dead = read_dead(&tx).await?;
+            // The page's own work (reading the records, tokenizing,
+            // building), which its size is fitted to.
             let start = js_sys::Date::now();
             let docs = read_page(values, titles);
             let list: Vec<IndexDoc<'_>> = docs.iter().map(|(id, session, at, terms)| IndexDoc { id, session, at: *at, terms: terms.as_ref() }).collect();
-            let mut index = Index::new(stats, read_dead(&tx).await?);
-            batch(&tx, &mut index, &list, &[]).await?;
+            let read = js_sys::Date::now() - start;
+            let mut index = Index::new(stats, dead);
+            let built = batch(&tx, &mut index, &list, &[]).await?;
             let next = match keys.last().and_then(JsValue::as_string) {
                 Some(last) if keys.len() as u32 >= size => Some(RebuildCursor { titles_done: !titles, after: Some(last) }),
                 _ if titles => Some(RebuildCursor { titles_done: true, after: None }),
@@ -125,7 +129,7 @@ impl IdbStore {
             let more = index.stats.rebuild.is_some();
             close(&tx, &index).await?;
             if more {
-                took_ref.set(Some(js_sys::Date::now() - start));
+                took_ref.set(Some(read + built));
             }
             Ok(tx)
         })
@@ -136,6 +140,15 @@ impl IdbStore {
     /// Indexes the titles written since the last search (`put_session`
     /// leaves a mark in `meta`), in one transaction.
     pub(super) async fn index_titles(&self) -> air_store::Result<()> {
+        // Most searches find no title waiting: looked at without taking
+        // the stores for writing.
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
+        let from = JsValue::from_str(&format!("{}/", air_store::TITLE_KEY));
+        let to = JsValue::from_str(&format!("{}0", air_store::TITLE_KEY));
+        let range = KeyRange::bound(&from, &to, None, Some(true)).map_err(|e| StoreError::Other(e.to_string()))?;
+        if tx.store(META).map_err(err)?.get_all_keys(Some(range), Some(1)).await.map_err(err)?.is_empty() {
+            return Ok(());
+        }
         self.write(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
             let meta = tx.store(META).map_err(err)?;
             let range = || {
@@ -194,6 +207,12 @@ impl IdbStore {
     async fn plan_merge(&self) -> air_store::Result<bool> {
         let tx = self.db.transaction(&[SEGS, META], TransactionMode::ReadWrite).map_err(err)?;
         let meta = tx.store(META).map_err(err)?;
+        // A rebuild under way makes segments faster than merging them
+        // would be worth: merged once it is done (it asks for that).
+        if read_stats(&tx).await?.is_some_and(|s| s.rebuild.is_some()) {
+            tx.done().await.map_err(err)?;
+            return Ok(false);
+        }
         let Some(mark) = meta.get_all_keys(Some(work_range()?), Some(1)).await.map_err(err)?.into_iter().next() else {
             // Nothing is left to merge: said, so that a start need not look.
             if let Some(mut stats) = read_stats(&tx).await?.filter(|s| s.merge_pending) {

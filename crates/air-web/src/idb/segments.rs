@@ -178,8 +178,8 @@ pub(super) async fn kill(tx: &rexie::Transaction, index: &mut Index, ids: &[&str
     docs.put_all(puts.into_iter()).await.map_err(err)
 }
 
-/// Numbers the documents with terms in one new block (put here).
-async fn number<'a>(tx: &rexie::Transaction, index: &mut Index, docs: &[IndexDoc<'a>]) -> air_store::Result<Vec<BatchDoc<'a>>> {
+/// Numbers the documents with terms in one new block (to put).
+fn number<'a>(index: &mut Index, docs: &[IndexDoc<'a>]) -> air_store::Result<(Option<DocBlock>, Vec<BatchDoc<'a>>)> {
     let mut block = DocBlock::new(index.stats.next_doc);
     let mut out = Vec::new();
     for d in docs {
@@ -189,11 +189,18 @@ async fn number<'a>(tx: &rexie::Transaction, index: &mut Index, docs: &[IndexDoc
         index.stats.total_len += f64::from(terms.len);
         out.push(BatchDoc { doc, at: d.at, terms });
     }
-    if !out.is_empty() {
-        index.stats.next_doc = u32::try_from(block.end()).map_err(|_| segments::Malformed("document numbers used up"))?;
+    if out.is_empty() {
+        return Ok((None, out));
+    }
+    index.stats.next_doc = u32::try_from(block.end()).map_err(|_| segments::Malformed("document numbers used up"))?;
+    Ok((Some(block), out))
+}
+
+async fn put_block(tx: &rexie::Transaction, block: Option<DocBlock>) -> air_store::Result<()> {
+    if let Some(block) = block {
         tx.store(SEARCH_DOCS).map_err(err)?.put(&to_js(&block)?, None).await.map_err(err)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One document written (a message saved or edited, a title): its old
@@ -207,14 +214,26 @@ pub(super) async fn live(tx: &rexie::Transaction, index: &mut Index, doc: IndexD
     if was_indexed {
         kill(tx, index, &[doc.id]).await?;
     }
-    let numbered = number(tx, index, &[doc]).await?;
+    let (block, numbered) = number(index, &[doc])?;
+    put_block(tx, block).await?;
+    append_tails(tx, index, &numbered).await
+}
+
+/// Adds documents' entries to the growing segments of their buckets (each
+/// read and written once), sealing those that are full.
+async fn append_tails(tx: &rexie::Transaction, index: &mut Index, numbered: &[BatchDoc<'_>]) -> air_store::Result<()> {
     let layout = Layout::default();
     let segs = tx.store(SEGS).map_err(err)?;
-    let adds: Vec<(u32, Vec<(String, Entry)>)> = numbered.iter().flat_map(|d| segments::live_entries(&layout, d.doc, d.at, d.terms)).collect();
-    let keys: Vec<Key> = adds.iter().map(|(b, _)| Key::Bucket(*b)).collect();
+    let mut adds: std::collections::BTreeMap<u32, Vec<(String, Entry)>> = std::collections::BTreeMap::new();
+    for d in numbered {
+        for (bucket, list) in segments::live_entries(&layout, d.doc, d.at, d.terms) {
+            adds.entry(bucket).or_default().extend(list);
+        }
+    }
+    let keys: Vec<Key> = adds.keys().map(|b| Key::Bucket(*b)).collect();
     let tails = join_all(keys.iter().map(|k| segs.get(seg_key(k, TAIL)))).await;
     let (mut puts, mut deletes, mut sealed) = (Vec::new(), Vec::new(), Vec::new());
-    for ((key, (_, add)), tail) in keys.iter().zip(&adds).zip(tails) {
+    for ((key, add), tail) in keys.iter().zip(adds.values()).zip(tails) {
         let tail = tail.map_err(err)?.filter(|v| !v.is_undefined()).map(|v| seg_bytes(&v)).transpose()?;
         let dead = &index.dead;
         let out = segments::tail_append(&layout, tail.as_ref().map(|(_, b)| b.as_slice()), add, |d| dead.contains(d))?;
@@ -241,18 +260,30 @@ pub(super) async fn live(tx: &rexie::Transaction, index: &mut Index, doc: IndexD
 /// Many documents written at once (an import's or sync's batch, a
 /// rebuild's page): `killed` (indexed before) die, `docs` are numbered in
 /// one block and make one segment per key, under one new segment id.
-pub(super) async fn batch(tx: &rexie::Transaction, index: &mut Index, docs: &[IndexDoc<'_>], killed: &[&str]) -> air_store::Result<()> {
+/// Returns the milliseconds of its own work (numbering, building and
+/// encoding, between its requests).
+pub(super) async fn batch(tx: &rexie::Transaction, index: &mut Index, docs: &[IndexDoc<'_>], killed: &[&str]) -> air_store::Result<f64> {
     kill(tx, index, killed).await?;
-    let numbered = number(tx, index, docs).await?;
+    let start = js_sys::Date::now();
+    let (block, numbered) = number(index, docs)?;
     if numbered.is_empty() {
-        return Ok(());
+        return Ok(js_sys::Date::now() - start);
+    }
+    if numbered.len() < segments::SMALL_BATCH {
+        let took = js_sys::Date::now() - start;
+        put_block(tx, block).await?;
+        append_tails(tx, index, &numbered).await?;
+        return Ok(took);
     }
     let built = segments::build(&Layout::default(), numbered);
     let id = index.stats.new_seg()?;
     index.stats.merge_pending = true;
     let puts = built.iter().map(|(k, seg)| Ok((seg_value(k, id, &seg.encode())?, None))).collect::<air_store::Result<Vec<_>>>()?;
+    let took = js_sys::Date::now() - start;
+    put_block(tx, block).await?;
     tx.store(SEGS).map_err(err)?.put_all(puts.into_iter()).await.map_err(err)?;
-    mark_dirty(tx, built.iter().map(|(k, _)| k)).await
+    mark_dirty(tx, built.iter().map(|(k, _)| k)).await?;
+    Ok(took)
 }
 
 /// A document's change as a write sees it: indexed now, and before.
@@ -307,12 +338,17 @@ pub(super) async fn docs(db: &Rexie, ns: &[DocNo]) -> air_store::Result<Vec<Opti
     let ranges = ns.iter().map(|n| KeyRange::upper_bound(&JsValue::from_f64(f64::from(*n)), None).map_err(|e| StoreError::Other(e.to_string()))).collect::<air_store::Result<Vec<_>>>()?;
     let found = join_all(ranges.into_iter().map(|r| store.scan(Some(r), Some(1), None, Some(Direction::Prev)))).await;
     let mut out = Vec::with_capacity(ns.len());
+    // Only the two strings wanted are read out of each block (it holds
+    // hundreds).
+    let field = |v: &JsValue, name: &str, i: u32| Reflect::get(v, &JsValue::from_str(name)).ok().filter(Array::is_array).map(|a| Array::from(&a).get(i));
     for (n, got) in ns.iter().zip(found) {
-        let block = match got.map_err(err)?.into_iter().next() {
-            Some((_, v)) => Some(from_js::<DocBlock>(v)?),
-            None => None,
-        };
-        out.push(block.and_then(|b| b.get(*n).map(|r| (r.doc.to_owned(), r.session.to_owned()))));
+        let entry = got.map_err(err)?.into_iter().next().and_then(|(key, v)| {
+            let i = n.checked_sub(key.as_f64().filter(|k| *k >= 0.0 && *k <= f64::from(DocNo::MAX))? as DocNo)?;
+            let doc = field(&v, "ids", i)?.as_string()?;
+            let session = field(&v, "s", i)?.as_string()?;
+            Some((doc, session))
+        });
+        out.push(entry);
     }
     Ok(out)
 }
