@@ -40,28 +40,76 @@ pub async fn import<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut
     import_with(store, export, new_id, &mut |_, _| {}).await
 }
 
+/// Messages written per transaction at most (a conversation is never
+/// split): thousands of conversations are a few hundred writes, and each
+/// write's documents are indexed as one batch.
+const GROUP_MESSAGES: usize = 500;
+
 /// [`import`], telling `progress` (conversations done, of how many) after
 /// each conversation.
 pub async fn import_with<S: Store>(store: &S, export: &Export, new_id: &mut dyn FnMut() -> String, progress: &mut dyn FnMut(usize, usize)) -> Result<(usize, usize), StoreError> {
     let (mut sessions, mut messages) = (0, 0);
     let total = export.sessions.len();
-    for (done, exported) in export.sessions.iter().enumerate() {
-        progress(done, total);
-        let s = settle(contained(exported.clone(), new_id));
-        let s = match clash(store, &s).await? {
-            Clash::None => s,
-            Clash::Same => continue,
-            Clash::Other => with_new_ids(s, new_id),
+    let (mut next, mut done) = (0, 0);
+    while next < total {
+        // A group of conversations, their ids looked up in one read.
+        let mut group = Vec::new();
+        let mut size = 0;
+        while let Some(exported) = export.sessions.get(next).filter(|_| group.is_empty() || size < GROUP_MESSAGES) {
+            let s = settle(contained(exported.clone(), new_id));
+            size += s.messages.len() + 1;
+            group.push(s);
+            next += 1;
+        }
+        let ids = Ids {
+            sessions: group.iter().map(|s| s.session.id.clone()).collect(),
+            files: group.iter().flat_map(|s| s.files.iter().map(|f| f.id.clone())).collect(),
+            messages: group.iter().flat_map(|s| s.messages.iter().map(|m| m.id.clone())).collect(),
         };
-        // One write for the conversation: its files before its messages,
-        // so a message is never there without its files.
-        let files = s.files.iter().map(|f| FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() });
-        let batch = Batch { sessions: vec![s.session.clone()], files: files.collect(), messages: s.messages.clone(), from: None };
-        store.put_batch(&batch).await?;
-        messages += s.messages.len();
-        sessions += 1;
+        let found = store.get_batch(&ids).await?;
+        let stored: std::collections::HashSet<&str> = (found.sessions.iter().map(|s| s.id.as_str())).chain(found.files.iter().map(|f| f.id.as_str())).chain(found.messages.iter().map(|m| m.id.as_str())).collect();
+        // Ids the group's earlier conversations take (a file may hold one
+        // twice: the later gets new ids, or is left out if the same).
+        let mut taken: HashMap<String, usize> = HashMap::new();
+        let mut batch = Batch::default();
+        let mut kept: Vec<ExportedSession> = Vec::new();
+        for s in group {
+            progress(done, total);
+            done += 1;
+            let own = || std::iter::once(s.session.id.as_str()).chain(s.files.iter().map(|f| f.id.as_str())).chain(s.messages.iter().map(|m| m.id.as_str()));
+            let earlier = own().find_map(|id| taken.get(id).copied());
+            let s = match earlier {
+                Some(i) if kept.get(i).is_some_and(|k| same(k, &s)) => continue,
+                Some(_) => with_new_ids(s, new_id),
+                None if own().any(|id| stored.contains(id)) => match clash(store, &s).await? {
+                    Clash::None => s,
+                    Clash::Same => continue,
+                    Clash::Other => with_new_ids(s, new_id),
+                },
+                None => s,
+            };
+            for id in std::iter::once(&s.session.id).chain(s.files.iter().map(|f| &f.id)).chain(s.messages.iter().map(|m| &m.id)) {
+                taken.insert(id.clone(), kept.len());
+            }
+            // Its files before its messages (one write), so a message is
+            // never there without its files.
+            batch.sessions.push(s.session.clone());
+            batch.files.extend(s.files.iter().map(|f| FileRecord { id: f.id.clone(), session_id: s.session.id.clone(), mime: f.mime.clone(), bytes: f.data.clone() }));
+            batch.messages.extend(s.messages.iter().cloned());
+            messages += s.messages.len();
+            sessions += 1;
+            kept.push(s);
+        }
+        if !batch.is_empty() {
+            store.put_batch(&batch).await?;
+        }
     }
     Ok((sessions, messages))
+}
+
+/// Two conversations of one file are the same (a file holding one twice).
+fn same(a: &ExportedSession, b: &ExportedSession) -> bool {
+    a.session == b.session && a.messages.len() == b.messages.len() && a.messages.iter().zip(&b.messages).all(|(x, y)| x == y)
 }
 
 enum Clash {

@@ -210,3 +210,47 @@ fn links_follow_new_ids_and_never_leave_the_file() {
         assert!(messages[1..].iter().all(|m| m.parent.as_deref() == Some(q.as_str())), "both answers follow the copied question: {messages:?}");
     });
 }
+
+#[test]
+fn a_file_holding_a_conversation_twice_keeps_one_and_a_clash_in_it_gets_new_ids() {
+    run(async {
+        let store = MemoryStore::new();
+        let once = hostile();
+        let mut twice = once.clone();
+        twice.sessions.push(once.sessions[0].clone());
+        let mut other = once.sessions[0].clone();
+        other.session.title = "Another conversation, same ids".into();
+        twice.sessions.push(other);
+        let mut said = Vec::new();
+        let written = import_with(&store, &twice, &mut ids(), &mut |done, total| said.push((done, total))).await;
+        assert_eq!(written, Ok((2, 8)), "the repeat left out, the clash copied");
+        assert_eq!(said, vec![(0, 3), (1, 3), (2, 3)], "every conversation counted");
+        let titles: Vec<String> = store.list_sessions().await.unwrap_or_default().into_iter().map(|s| s.title).collect();
+        assert!(titles.contains(&"Looks harmless".to_owned()) && titles.contains(&"Another conversation, same ids".to_owned()), "{titles:?}");
+        assert_eq!(store.messages("s1").await.map(|m| m.len()), Ok(4), "the first kept as it was");
+    });
+}
+
+#[test]
+fn many_conversations_are_written_in_groups_and_all_found() {
+    run(async {
+        let store = MemoryStore::new();
+        let one = hostile();
+        let mut many = one.clone();
+        many.sessions = (0..300)
+            .map(|i| {
+                let mut s = one.sessions[0].clone();
+                s.session.id = format!("s{i}");
+                for m in &mut s.messages {
+                    m.id = format!("{}-{i}", m.id);
+                    m.session_id = s.session.id.clone();
+                    m.parent = m.parent.as_ref().map(|p| format!("{p}-{i}"));
+                }
+                s
+            })
+            .collect();
+        assert_eq!(import(&store, &many, &mut ids()).await, Ok((300, 1_200)));
+        assert_eq!(store.list_sessions().await.map(|l| l.len()), Ok(300));
+        assert_eq!(import(&store, &many, &mut ids()).await, Ok((0, 0)), "a second time: nothing");
+    });
+}

@@ -245,7 +245,6 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
         return Ok(SearchResults::default());
     }
     store.index_pending().await?;
-    let stats = store.index_stats().await?.unwrap_or_default();
     // With words or character pairs to match, single Chinese characters
     // would only add to the score of documents that have those anyway;
     // they are the most common terms of all, so their entries are not read.
@@ -254,7 +253,9 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     // while the page decodes another's), then each hit's session and
     // message.
     let read: Vec<&String> = terms.iter().filter(|(_, w)| !words || *w >= 1.0).map(|(t, _)| t).collect();
-    let lists = try_join_all(read.iter().map(|t| store.postings(t, MAX_POSTINGS))).await?;
+    // The totals with them: IndexedDB answers the requests together.
+    let (stats, lists) = futures_util::future::try_join(store.index_stats(), try_join_all(read.iter().map(|t| store.postings(t, MAX_POSTINGS)))).await?;
+    let stats = stats.unwrap_or_default();
     let postings: BTreeMap<String, Vec<Entry>> = read.into_iter().cloned().zip(lists).collect();
     let ranked = rank(&terms, &postings, &stats, limit);
     // The best hits' ids and sessions (one removed meanwhile: not a hit).
