@@ -85,7 +85,7 @@ const section = [
   `| main-thread tasks over 50 ms | ${over50.length} (longest ${sorted.slice(0, 3).map((d) => `${d.toFixed(0)} ms`).join(', ') || 'none'}) |`,
   `| a search for a word in one answer, typed to first result | ${query} ms |`,
   '',
-  'Both long tasks come before the first conversation is written (the file read, its JSON parsed, its conversations converted, all at once); the writing goes a conversation at a time (with the search index), the page answering between them. Parsing in a worker would take those two off the page too.',
+  'The long tasks come before the first conversation is written (the file read, its JSON parsed, its conversations converted, all at once); the writing goes in groups of conversations of up to 500 messages, one transaction each with the search index, the page answering between them. Parsing in a worker would take those off the page too.',
   '<!-- import:end -->',
 ].join('\n');
 let doc = readFileSync(out, 'utf8');

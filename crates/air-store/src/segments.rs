@@ -1,5 +1,5 @@
 //! The search index as batched segments (a log-structured inverted
-//! index), without IO: `docs/design-search-segments.md` says how IndexedDB
+//! index), without IO: `docs/SEARCH-SEGMENTS.md` says how IndexedDB
 //! keeps it. Here is what every store shares and the host can test:
 //!
 //! * a segment's bytes ([`Segment`], [`View`], [`BlockCursor`]): for each
