@@ -371,10 +371,15 @@ impl Store for IdbStore {
             // A record still streaming was not indexed: its text is not
             // read (a streaming checkpoint costs one read of a flag).
             let old = batch::indexed(messages.get(JsValue::from_str(&message.id)).await.map_err(err)?);
-            messages.put(&value, None).await.map_err(err)?;
             let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
-            let doc = IndexDoc { id: &message.id, session: &message.session_id, at: message.timestamp, terms: new.as_ref() };
-            segments::index_one(&tx, doc, old.as_ref()).await?;
+            // The index is opened before the message is written: a new
+            // database starts it with its first message.
+            let index = if old != new { segments::open(&tx).await? } else { None };
+            messages.put(&value, None).await.map_err(err)?;
+            if let Some(index) = index {
+                let doc = IndexDoc { id: &message.id, session: &message.session_id, at: message.timestamp, terms: new.as_ref() };
+                segments::index_one(&tx, index, doc, old.is_some()).await?;
+            }
             Ok((tx, vec![Change::put(Kind::Message, &message.id)]))
         })
         .await

@@ -62,6 +62,36 @@ async fn a_rebuild_in_pages_with_writes_meanwhile_then_merged_finds_the_same() {
     store.close();
 }
 
+/// A new database indexes its first message (no rebuild needed), and a
+/// title renamed to nothing searchable and then replaced by a batch (a
+/// sync's pull) is in the index once, as the batch has it.
+#[wasm_bindgen_test]
+async fn a_new_database_indexes_its_first_words_and_a_title_is_indexed_once() {
+    let name = "air-test-first-words";
+    let _ = IdbStore::delete_database(name).await;
+    let store = IdbStore::open(name).await.expect("open");
+    let mut s = SessionRecord::new("s", 1.0);
+    s.rename("Rust lifetimes", 1.0);
+    store.put_session(&s).await.expect("session");
+    store.put_message(&MessageRecord::new("m1", "s", 2.0, air_chat::Role::User, "a kumquat tree")).await.expect("message");
+    let hits = |q: &'static str| {
+        let store = &store;
+        async move { air_store::search::run(store, q, 10).await.expect("search").hits.into_iter().map(|h| (h.session_id, h.message_id)).collect::<Vec<_>>() }
+    };
+    assert_eq!(hits("kumquat").await, vec![("s".to_owned(), Some("m1".to_owned()))], "found without a rebuild");
+    assert_eq!(hits("lifetimes").await, vec![("s".to_owned(), None)]);
+    s.rename("…", 2.0);
+    store.put_session(&s).await.expect("renamed to nothing searchable");
+    let mut pulled = s.clone();
+    pulled.rename("Go channels", 3.0);
+    store.put_batch(&air_store::batch::Batch { sessions: vec![pulled], ..Default::default() }).await.expect("a pull");
+    assert_eq!(hits("channels").await, vec![("s".to_owned(), None)], "once");
+    assert_eq!(hits("lifetimes").await, vec![], "the old title is gone");
+    let stats = store.index_stats().await.expect("stats").expect("an index");
+    assert_eq!(stats.docs, 2, "the message and one title");
+    store.close();
+}
+
 #[wasm_bindgen_test]
 async fn indexeddb_data_survives_reopen() {
     let name = "air-test-reopen";

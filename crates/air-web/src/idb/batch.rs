@@ -102,6 +102,19 @@ impl IdbStore {
 /// replaced out of it), as one batch of the index.
 async fn index_batch(tx: &rexie::Transaction, index: &mut Index, batch: &Batch, old_sessions: Vec<Option<JsValue>>, old_messages: Vec<Option<JsValue>>) -> air_store::Result<()> {
     let titles: Vec<String> = batch.sessions.iter().map(|s| search::title_doc(&s.id)).collect();
+    // A title renamed since it was indexed (its mark still in `meta`) is
+    // indexed anew here, whatever the record held, and its mark goes.
+    let meta = tx.store(META).map_err(err)?;
+    let marks: Vec<JsValue> = batch.sessions.iter().map(|s| JsValue::from_str(&format!("{}/{}", air_store::TITLE_KEY, s.id))).collect();
+    let found = join_all(marks.iter().map(|k| meta.get(k.clone()))).await;
+    let mut marked = Vec::with_capacity(marks.len());
+    for (key, got) in marks.into_iter().zip(found) {
+        let here = got.map_err(err)?.is_some_and(|v| !v.is_undefined());
+        if here {
+            meta.delete(key).await.map_err(err)?;
+        }
+        marked.push(here);
+    }
     let mut terms = Vec::with_capacity(batch.sessions.len() + batch.messages.len());
     for (s, old) in batch.sessions.iter().zip(old_sessions) {
         terms.push((read::<SessionRecord>(old).as_ref().and_then(search::title_terms), search::title_terms(s)));
@@ -111,7 +124,8 @@ async fn index_batch(tx: &rexie::Transaction, index: &mut Index, batch: &Batch, 
     }
     let docs = (batch.sessions.iter().zip(&titles).map(|(s, doc)| (doc.as_str(), s.id.as_str(), s.updated_at)))
         .chain(batch.messages.iter().map(|m| (m.id.as_str(), m.session_id.as_str(), m.timestamp)));
-    let changes: Vec<DocChange<'_>> = docs.zip(&terms).map(|((id, session, at), (old, new))| DocChange { doc: IndexDoc { id, session, at, terms: new.as_ref() }, old: old.as_ref() }).collect();
+    let forced = marked.into_iter().chain(std::iter::repeat(false));
+    let changes: Vec<DocChange<'_>> = docs.zip(&terms).zip(forced).map(|(((id, session, at), (old, new)), forced)| DocChange { doc: IndexDoc { id, session, at, terms: new.as_ref() }, old: old.as_ref(), forced }).collect();
     let (docs, killed) = segments::changed(index, &changes);
     segments::batch(tx, index, &docs, &killed).await.map(|_| ())
 }

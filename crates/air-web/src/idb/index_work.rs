@@ -186,7 +186,16 @@ impl IdbStore {
     /// and is written when done; else the next key marked is planned.
     pub(super) async fn compact_step(&self, budget: usize) -> air_store::Result<bool> {
         let progress = match self.work.borrow_mut().as_mut() {
-            Some(work) => Some(work.merge.step(budget)?),
+            Some(work) => Some(work.merge.step(budget)),
+            None => None,
+        };
+        let progress = match progress {
+            // A merge that cannot go on is dropped (its inputs stay).
+            Some(Err(e)) => {
+                self.work.borrow_mut().take();
+                return Err(e.into());
+            }
+            Some(Ok(p)) => Some(p),
             None => None,
         };
         match progress {

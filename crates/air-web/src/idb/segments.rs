@@ -290,6 +290,9 @@ pub(super) async fn batch(tx: &rexie::Transaction, index: &mut Index, docs: &[In
 pub(super) struct Change<'a> {
     pub doc: IndexDoc<'a>,
     pub old: Option<&'a DocTerms>,
+    /// What the index holds of it may not be `old` (a title renamed since
+    /// it was last indexed): taken out and indexed anew whatever it was.
+    pub forced: bool,
 }
 
 /// The documents of a batch whose terms changed: those to index and
@@ -298,8 +301,8 @@ pub(super) struct Change<'a> {
 pub(super) fn changed<'a>(index: &Index, changes: &'a [Change<'a>]) -> (Vec<IndexDoc<'a>>, Vec<&'a str>) {
     let mut docs = Vec::new();
     let mut killed = Vec::new();
-    for c in changes.iter().filter(|c| c.old != c.doc.terms && index.stats.indexes(c.doc.id)) {
-        if c.old.is_some() {
+    for c in changes.iter().filter(|c| (c.forced || c.old != c.doc.terms) && index.stats.indexes(c.doc.id)) {
+        if c.old.is_some() || c.forced {
             killed.push(c.doc.id);
         }
         docs.push(c.doc);
@@ -353,15 +356,12 @@ pub(super) async fn docs(db: &Rexie, ns: &[DocNo]) -> air_store::Result<Vec<Opti
     Ok(out)
 }
 
-/// A document's change in a write of its own (a message, a title):
-/// indexed anew, or taken out. Nothing when its terms did not change.
-pub(super) async fn index_one(tx: &rexie::Transaction, doc: IndexDoc<'_>, old: Option<&DocTerms>) -> air_store::Result<()> {
-    if old == doc.terms {
-        return Ok(());
-    }
-    let Some(mut index) = open(tx).await? else { return Ok(()) };
+/// A document's change in a write of its own (a message): indexed anew,
+/// or taken out. The caller opened `index` and leaves out writes that do
+/// not change the document's terms.
+pub(super) async fn index_one(tx: &rexie::Transaction, mut index: Index, doc: IndexDoc<'_>, was_indexed: bool) -> air_store::Result<()> {
     if doc.terms.is_some() {
-        live(tx, &mut index, doc, old.is_some()).await?;
+        live(tx, &mut index, doc, was_indexed).await?;
     } else if index.stats.indexes(doc.id) {
         kill(tx, &mut index, &[doc.id]).await?;
     }
