@@ -12,7 +12,7 @@ use rexie::{KeyRange, TransactionMode};
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 
-use super::segments::{Index, batch, close, key_of, mark_dirty, read_dead, read_stats, seg_bytes, seg_key, seg_range, work_range, write_stats};
+use super::segments::{Index, batch, close, key_of, mark_dirty, prefix_range, read_dead, read_stats, seg_bytes, seg_key, seg_range, work_range, write_stats};
 use super::{IdbStore, err};
 
 /// A merge under way (between its steps) and the segments it replaces.
@@ -100,15 +100,9 @@ impl IdbStore {
             let Some(cursor) = stats.rebuild.clone() else { return Ok(tx) };
             let titles = !cursor.titles_done;
             let store = tx.store(if titles { SESSIONS } else { MESSAGES }).map_err(err)?;
-            let range = match &cursor.after {
-                Some(id) => Some(KeyRange::lower_bound(&JsValue::from_str(id), Some(true)).map_err(|e| StoreError::Other(e.to_string()))?),
-                None => None,
-            };
-            let range2 = match &cursor.after {
-                Some(id) => Some(KeyRange::lower_bound(&JsValue::from_str(id), Some(true)).map_err(|e| StoreError::Other(e.to_string()))?),
-                None => None,
-            };
-            let (keys, values) = futures_util::future::join(store.get_all_keys(range, Some(size)), store.get_all(range2, Some(size))).await;
+            // After the last record read (one range each: a request takes its own).
+            let after = || cursor.after.as_ref().map(|id| KeyRange::lower_bound(&JsValue::from_str(id), Some(true)).map_err(|e| StoreError::Other(e.to_string()))).transpose();
+            let (keys, values) = futures_util::future::join(store.get_all_keys(after()?, Some(size)), store.get_all(after()?, Some(size))).await;
             let (keys, values) = (keys.map_err(err)?, values.map_err(err)?);
             let dead = read_dead(&tx).await?;
             // The page's own work (reading the records, tokenizing,
@@ -143,19 +137,12 @@ impl IdbStore {
         // Most searches find no title waiting: looked at without taking
         // the stores for writing.
         let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
-        let from = JsValue::from_str(&format!("{}/", air_store::TITLE_KEY));
-        let to = JsValue::from_str(&format!("{}0", air_store::TITLE_KEY));
-        let range = KeyRange::bound(&from, &to, None, Some(true)).map_err(|e| StoreError::Other(e.to_string()))?;
-        if tx.store(META).map_err(err)?.get_all_keys(Some(range), Some(1)).await.map_err(err)?.is_empty() {
+        if tx.store(META).map_err(err)?.get_all_keys(Some(prefix_range(air_store::TITLE_KEY)?), Some(1)).await.map_err(err)?.is_empty() {
             return Ok(());
         }
         self.write(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
             let meta = tx.store(META).map_err(err)?;
-            let range = || {
-                let from = JsValue::from_str(&format!("{}/", air_store::TITLE_KEY));
-                let to = JsValue::from_str(&format!("{}0", air_store::TITLE_KEY));
-                KeyRange::bound(&from, &to, None, Some(true)).map_err(|e| StoreError::Other(e.to_string()))
-            };
+            let range = || prefix_range(air_store::TITLE_KEY);
             let ids: Vec<String> = meta.get_all(Some(range()?), None).await.map_err(err)?.iter().filter_map(JsValue::as_string).collect();
             if ids.is_empty() {
                 return Ok(tx);

@@ -122,11 +122,16 @@ pub(super) fn seg_bytes(v: &JsValue) -> air_store::Result<(SegId, Vec<u8>)> {
     Ok((id as SegId, bytes.to_vec()))
 }
 
+/// The keys of `meta` under `prefix/` (`0` follows `/`).
+pub(super) fn prefix_range(prefix: &str) -> air_store::Result<KeyRange> {
+    let from = JsValue::from_str(&format!("{prefix}/"));
+    let to = JsValue::from_str(&format!("{prefix}0"));
+    KeyRange::bound(&from, &to, None, Some(true)).map_err(|e| StoreError::Other(e.to_string()))
+}
+
 /// Where the marks of keys to merge are in `meta`.
 pub(super) fn work_range() -> air_store::Result<KeyRange> {
-    let from = JsValue::from_str(&format!("{WORK_KEY}/"));
-    let to = JsValue::from_str(&format!("{WORK_KEY}0"));
-    KeyRange::bound(&from, &to, None, Some(true)).map_err(|e| StoreError::Other(e.to_string()))
+    prefix_range(WORK_KEY)
 }
 
 /// Marks keys whose segments may need merging now.
