@@ -279,12 +279,18 @@ fn stopped<P: Platform>(w: &mut Workspace<P>, state: State) {
 }
 
 /// A job ended: a pass frees the way for the next; an answer under an
-/// older ticket (sync was paused, saved again) changes nothing else.
+/// older ticket (sync was paused, saved again) changes nothing else. What
+/// a pass wrote here is shown whatever follows it (another pass asked for
+/// meanwhile, or a pause): the store has it either way.
 fn ended<P: Platform>(w: &mut Workspace<P>, ticket: u64, outcome: Result<Outcome, Missing>) {
     let was_pass = !matches!(outcome, Ok(Outcome::Woke(_)));
     if was_pass {
         w.sync.passing = false;
     }
+    let outcome = match outcome {
+        Ok(Outcome::Passed(Ok(p))) => Ok(Outcome::Passed(Ok(brought(w, p, ticket == w.sync.ticket)))),
+        other => other,
+    };
     let again = was_pass && std::mem::take(&mut w.sync.again);
     if again && matches!(w.sync.state, State::Syncing { .. }) {
         pass(w);
@@ -293,30 +299,39 @@ fn ended<P: Platform>(w: &mut Workspace<P>, ticket: u64, outcome: Result<Outcome
     }
 }
 
+/// What pass `p` wrote here: the list, the open chat and the preferences
+/// read again; counted (`current`: under this ticket) with its conflicts.
+fn brought<P: Platform>(w: &mut Workspace<P>, mut p: Passed, current: bool) -> Passed {
+    if current {
+        w.sync.up += p.up;
+        w.sync.down += p.down;
+        w.sync.conflicts = std::mem::take(&mut p.conflicts);
+    }
+    if p.prefs {
+        crate::sync_prefs::reload(w, true);
+    }
+    if p.refused > 0 {
+        w.emit(Update::Notice(crate::Notice::SyncRefused(p.refused)));
+    }
+    if p.down > 0 {
+        // As after an import: the list, and the open chat, again.
+        w.emit(Update::SessionsChanged);
+        w.handle(Command::ReloadSessions);
+        if w.active().is_some() && !w.busy() {
+            w.handle(Command::Reopen);
+        }
+    }
+    p
+}
+
 fn done<P: Platform>(w: &mut Workspace<P>, outcome: Result<Outcome, Missing>) {
     match outcome {
+        // What it brought is in already (`brought`).
         Ok(Outcome::Passed(Ok(p))) => {
             w.sync.retry_ms = 0;
             w.sync.last = Some(w.p.now_ms());
-            w.sync.up += p.up;
-            w.sync.down += p.down;
-            w.sync.conflicts = p.conflicts;
             w.sync.state = State::Idle;
             show(w);
-            if p.prefs {
-                crate::sync_prefs::reload(w, true);
-            }
-            if p.refused > 0 {
-                w.emit(Update::Notice(crate::Notice::SyncRefused(p.refused)));
-            }
-            if p.down > 0 {
-                // As after an import: the list, and the open chat, again.
-                w.emit(Update::SessionsChanged);
-                w.handle(Command::ReloadSessions);
-                if w.active().is_some() && !w.busy() {
-                    w.handle(Command::Reopen);
-                }
-            }
             wait(w, (p.remote_seq, p.local_seq));
         }
         Ok(Outcome::Passed(Err(f)) | Outcome::Woke(Wake::Failed(f))) => failed(w, f),

@@ -151,6 +151,32 @@ fn one_pass_at_a_time_and_new_settings_abort_the_one_that_runs() {
 }
 
 #[test]
+fn what_a_pass_brought_is_shown_when_another_pass_follows_it_at_once() {
+    let mut h = started();
+    // A pass runs (nothing scripted: it waits), and "Sync now" asks for another.
+    h.send(save(on()));
+    h.send(Command::Sync(Action::Now));
+    h.take();
+    // The first brings records down; the second finds nothing new.
+    h.p.sync_outcomes.borrow_mut().push_back(passed(0, 0));
+    h.send(Command::Sync(Action::Done(2, Ok(passed(0, 8)))));
+    assert_eq!(kinds(&h), ["pass", "pass", "wait"]);
+    let updates = h.take();
+    assert!(updates.contains(&Update::SessionsChanged), "what came down in the first pass is shown");
+    let last = updates.iter().rev().find_map(|u| if let Update::Sync(s) = u { Some(s.clone()) } else { None }).unwrap();
+    assert_eq!((last.state, last.down), (State::Idle, 8), "and counted");
+    // A pass whose answer comes after a pause: what it wrote is shown too.
+    h.send(Command::Sync(Action::Now));
+    h.send(Command::Sync(Action::Pause(true)));
+    h.take();
+    let ticket = h.p.sync_jobs.borrow().len() as u64;
+    h.send(Command::Sync(Action::Done(ticket, Ok(passed(0, 2)))));
+    let updates = h.take();
+    assert!(updates.contains(&Update::SessionsChanged));
+    assert!(!updates.iter().any(|u| matches!(u, Update::Sync(_))), "the pause stands: {updates:?}");
+}
+
+#[test]
 fn a_tab_that_finds_another_syncing_says_so_and_takes_over_once_that_tab_is_gone() {
     let mut h = started();
     h.p.sync_outcomes.borrow_mut().extend([Outcome::Elsewhere, Outcome::Elsewhere, passed(0, 2)]);
