@@ -173,6 +173,8 @@ async function queryTimes(page, queries) {
       await page.getByTestId('session-search').fill(q);
       await page.waitForFunction(() => performance.getEntriesByName('air-search-end').length > 0, null, { timeout: 60_000 });
       times.push(await page.evaluate(() => performance.getEntriesByName('air-search-end')[0].startTime - performance.getEntriesByName('air-search-start')[0].startTime));
+      // The rest of the hits (after the first twenty) before the next query.
+      await page.waitForTimeout(200);
     }
   }
   return times;
@@ -303,7 +305,7 @@ const section = [
   `| … 1,000 sessions stored | ${thousand.ms.toFixed(0)} ms |`,
   `| … 10,000 sessions stored | ${many.ms.toFixed(0)} ms (${(many.ms / ten.ms).toFixed(2)}× of 10; ${many.items} sidebar rows rendered) |`,
   `| … the newest session has 5,000 messages (opens at its end) | ${long.ms.toFixed(0)} ms |`,
-  `| search over 200,000 messages in 10,000 sessions, search start to results (median of 3 queries × ${RUNS}, Chinese among them), segments merged | ${found.ms.toFixed(0)} ms (worst ${found.worst.toFixed(0)} ms) |`,
+  `| search over 200,000 messages in 10,000 sessions, search start to the first results on screen (the best 12, the rest up to 50 following; median of 3 queries × ${RUNS}, Chinese among them), segments merged | ${found.ms.toFixed(0)} ms (worst ${found.worst.toFixed(0)} ms) |`,
   `| … right after the rebuild, before merging | ${found.msBefore.toFixed(0)} ms (worst ${found.worstBefore.toFixed(0)} ms) |`,
   `| … building the index for them first (a store from before it; from reload to the index complete) | ${(found.rebuild / 1000).toFixed(1)} s, ${found.rebuildLong} main-thread tasks over 50 ms (longest ${found.rebuildLongest.toFixed(0)} ms) |`,
   `| … then merging its segments in the background | ${(found.merge / 1000).toFixed(1)} s, ${found.mergeLong} tasks over 50 ms (longest ${found.mergeLongest.toFixed(0)} ms) |`,

@@ -102,6 +102,9 @@ describe('10,000 conversations', () => {
     // Words common to every conversation rank, and are capped.
     await page.getByTestId('session-search').fill('tomatoes');
     await page.getByTestId('search-result').filter({ has: page.locator('mark', { hasText: 'tomatoes' }) }).first().waitFor();
+    // The best twelve first, then the rest, up to fifty.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=search-result]').length >= 50, null, { timeout: 10_000 });
+    await page.waitForTimeout(300);
     assert.equal(await page.getByTestId('search-result').count(), 50);
   });
 });

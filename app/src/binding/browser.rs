@@ -149,11 +149,11 @@ impl Platform for Browser {
     fn store(&self) -> Option<Rc<AnyStore>> {
         self.store.borrow().clone()
     }
-    fn search(&self, query: String) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>> {
+    fn search(&self, query: String, limit: usize) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>> {
         let store = self.store();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(SearchResults::default())) };
-            part(search(store, query)).await
+            part(search(store, query, limit)).await
         })
     }
     fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>> {

@@ -295,14 +295,11 @@ pub(super) fn provider_models(settings: air_store::Settings) -> Result<LocalBoxF
     Ok(Box::pin(async move { super::env::list_models(&settings).await }))
 }
 
-/// Search results shown at most.
-const SEARCH_LIMIT: usize = 50;
-
 /// Searching, with the index's ranking and snippets: fetched with the
 /// first search.
 #[super::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn search(store: Rc<AnyStore>, query: String) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, super::lazy::Missing> {
-    Ok(Box::pin(async move { air_store::search::run(&*store, &query, SEARCH_LIMIT).await }))
+pub(super) fn search(store: Rc<AnyStore>, query: String, limit: usize) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, super::lazy::Missing> {
+    Ok(Box::pin(async move { air_store::search::run(&*store, &query, limit).await }))
 }
 
 /// Building the search index from every message (a store from before it,

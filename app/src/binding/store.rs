@@ -43,10 +43,20 @@ impl Store for AnyStore {
     async fn compact_index(&self, budget: usize) -> Result<bool> {
         delegate!(self, s => s.compact_index(budget))
     }
-    async fn index_pending(&self) -> Result<()> {
+    async fn index_pending(&self) -> Result<bool> {
         match self {
             AnyStore::Idb(s) => s.index_pending().await,
-            AnyStore::Memory(_) => Ok(()),
+            AnyStore::Memory(_) => Ok(false),
+        }
+    }
+    async fn index_hits(&self, docs: &[air_store::segments::DocNo]) -> Result<(Vec<Option<(String, String)>>, air_store::batch::Batch)> {
+        match self {
+            AnyStore::Idb(s) => s.index_hits(docs).await,
+            AnyStore::Memory(_) => {
+                let refs = self.index_docs(docs).await?;
+                let read = self.get_batch(&air_store::search::hit_ids(&refs)).await?;
+                Ok((refs, read))
+            }
         }
     }
     async fn rebuild_index(&self) -> Result<()> {

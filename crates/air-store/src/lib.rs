@@ -210,11 +210,20 @@ pub trait Store {
     /// The id and session of indexed documents, by number (`None`: no
     /// longer indexed).
     async fn index_docs(&self, docs: &[segments::DocNo]) -> Result<Vec<Option<(String, String)>>>;
+    /// The documents numbered `docs` as [`Store::index_docs`] finds them,
+    /// with the sessions and messages they name: a search's hits, which a
+    /// store may read together.
+    async fn index_hits(&self, docs: &[segments::DocNo]) -> Result<(Vec<Option<(String, String)>>, batch::Batch)> {
+        let refs = self.index_docs(docs).await?;
+        let read = self.get_batch(&search::hit_ids(&refs)).await?;
+        Ok((refs, read))
+    }
     /// Indexes what a write left for the index to take in later (the
     /// IndexedDB store indexes titles so, sparing the first page load the
-    /// index's code); [`search::run`] calls it before it reads.
-    async fn index_pending(&self) -> Result<()> {
-        Ok(())
+    /// index's code); [`search::run`] calls it as it reads, and reads
+    /// again when it returns true (something was indexed).
+    async fn index_pending(&self) -> Result<bool> {
+        Ok(false)
     }
     /// Builds the search index again from every stored message and title.
     async fn rebuild_index(&self) -> Result<()>;

@@ -32,6 +32,11 @@ pub fn title_doc(session_id: &str) -> String {
     format!("title:{session_id}")
 }
 
+/// A document id is a title's ([`title_doc`]), not a message's.
+pub fn is_title_doc(doc: &str) -> bool {
+    doc.starts_with("title:")
+}
+
 pub use crate::segments::DocTerms;
 
 pub use crate::segments::doc_terms;
@@ -244,7 +249,6 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     if terms.is_empty() {
         return Ok(SearchResults::default());
     }
-    store.index_pending().await?;
     // With words or character pairs to match, single Chinese characters
     // would only add to the score of documents that have those anyway;
     // they are the most common terms of all, so their entries are not read.
@@ -254,30 +258,40 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     // message.
     let read: Vec<&String> = terms.iter().filter(|(_, w)| !words || *w >= 1.0).map(|(t, _)| t).collect();
     // The totals with them: IndexedDB answers the requests together.
-    let (stats, lists) = futures_util::future::try_join(store.index_stats(), try_join_all(read.iter().map(|t| store.postings(t, MAX_POSTINGS)))).await?;
+    let read_all = || futures_util::future::try_join(store.index_stats(), try_join_all(read.iter().map(|t| store.postings(t, MAX_POSTINGS))));
+    // Titles waiting to be indexed are looked for meanwhile (there are
+    // seldom any); when some were indexed, the index is read again.
+    let (indexed, (stats, lists)) = futures_util::future::try_join(store.index_pending(), read_all()).await?;
+    let (stats, lists) = if indexed { read_all().await? } else { (stats, lists) };
     let stats = stats.unwrap_or_default();
     let postings: BTreeMap<String, Vec<Entry>> = read.into_iter().cloned().zip(lists).collect();
     let ranked = rank(&terms, &postings, &stats, limit);
-    // The best hits' ids and sessions (one removed meanwhile: not a hit).
-    let refs = store.index_docs(&ranked.iter().map(|h| h.doc).collect::<Vec<_>>()).await?;
+    // The best hits' ids and sessions (one removed meanwhile: not a hit),
+    // with their sessions and messages.
+    let (refs, read) = store.index_hits(&ranked.iter().map(|h| h.doc).collect::<Vec<_>>()).await?;
     let ranked: Vec<(String, String, f32)> = ranked.iter().zip(refs).filter_map(|(h, r)| r.map(|(doc, session)| (doc, session, h.score))).collect();
-    // Their sessions and messages, read at once.
-    let sessions: Vec<String> = ranked.iter().map(|h| h.1.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-    let messages: Vec<String> = ranked.iter().filter(|h| !h.0.starts_with("title:")).map(|h| h.0.clone()).collect();
-    let read = store.get_batch(&crate::batch::Ids { sessions, messages, files: Vec::new() }).await?;
     // A session deleted meanwhile is not a result (nor its messages).
     let titles: BTreeMap<&str, &str> = read.sessions.iter().map(|s| (s.id.as_str(), s.title.as_str())).collect();
     let by_id: BTreeMap<&str, &MessageRecord> = read.messages.iter().map(|m| (m.id.as_str(), m)).collect();
     let mut hits = Vec::new();
     for (doc, session, score) in &ranked {
         let Some(title) = titles.get(session.as_str()) else { continue };
-        if doc.starts_with("title:") {
+        if is_title_doc(doc) {
             hits.push(SearchHit { session_id: session.clone(), snippet: snippet(title, query, 120), title: (*title).to_owned(), message_id: None, seq: None, score: *score });
         } else if let Some(m) = by_id.get(doc.as_str()) {
             hits.push(SearchHit { session_id: m.session_id.clone(), title: (*title).to_owned(), message_id: Some(m.id.clone()), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: *score });
         }
     }
     Ok(SearchResults { hits, partial: !stats.complete })
+}
+
+/// The sessions and messages that hits found by number name (each
+/// session once; a title names no message).
+pub fn hit_ids(refs: &[Option<(String, String)>]) -> crate::batch::Ids {
+    let found = refs.iter().flatten();
+    let sessions = found.clone().map(|(_, s)| s.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let messages = found.filter(|(doc, _)| !is_title_doc(doc)).map(|(doc, _)| doc.clone()).collect();
+    crate::batch::Ids { sessions, messages, files: Vec::new() }
 }
 
 /// Part of `text` around the first place the query matches, as pieces,

@@ -477,7 +477,11 @@ impl Store for IdbStore {
         segments::docs(&self.db, docs).await
     }
 
-    async fn index_pending(&self) -> air_store::Result<()> {
+    async fn index_hits(&self, docs: &[air_store::segments::DocNo]) -> air_store::Result<(Vec<Option<(String, String)>>, air_store::batch::Batch)> {
+        segments::hits(&self.db, docs).await
+    }
+
+    async fn index_pending(&self) -> air_store::Result<bool> {
         self.index_titles().await
     }
 

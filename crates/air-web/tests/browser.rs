@@ -62,6 +62,34 @@ async fn a_rebuild_in_pages_with_writes_meanwhile_then_merged_finds_the_same() {
     store.close();
 }
 
+/// A hit is found in whichever block numbered it: near the start of a
+/// block of 2,500 documents (found by a read of the keys near it), far
+/// into it (by a cursor), and in a block of one written after it.
+#[wasm_bindgen_test]
+async fn hits_are_found_in_small_and_large_blocks() {
+    let name = "air-test-hit-blocks";
+    let _ = IdbStore::delete_database(name).await;
+    let store = IdbStore::open(name).await.expect("open");
+    store.put_session(&SessionRecord::new("s", 1.0)).await.expect("session");
+    let word = |i: u32| match i {
+        5 => "walrus",
+        2_400 => "narwhal",
+        _ => "plankton",
+    };
+    let messages: Vec<MessageRecord> = (0..2_500).map(|i| MessageRecord::new(&format!("m{i:04}"), "s", f64::from(i), air_chat::Role::User, &format!("{} {i}", word(i)))).collect();
+    store.put_batch(&air_store::batch::Batch { messages, ..Default::default() }).await.expect("one batch");
+    store.put_message(&MessageRecord::new("late", "s", 3_000.0, air_chat::Role::User, "a beluga")).await.expect("a write of its own");
+    let hits = |q: &'static str| {
+        let store = &store;
+        async move { air_store::search::run(store, q, 10).await.expect("search").hits.into_iter().map(|h| (h.session_id, h.message_id)).collect::<Vec<_>>() }
+    };
+    for (q, id) in [("walrus", "m0005"), ("narwhal", "m2400"), ("beluga", "late")] {
+        assert_eq!(hits(q).await, vec![("s".to_owned(), Some(id.to_owned()))], "{q}");
+    }
+    assert_eq!(air_store::search::run(&store, "plankton", 5_000).await.expect("search").hits.len(), 2_498);
+    store.close();
+}
+
 /// A new database indexes its first message (no rebuild needed), and a
 /// title renamed to nothing searchable and then replaced by a batch (a
 /// sync's pull) is in the index once, as the batch has it.

@@ -350,7 +350,7 @@ impl Platform for FakePlatform {
     fn store(&self) -> Option<Rc<MemoryStore>> {
         self.opened.get().then(|| self.store.clone())
     }
-    fn search(&self, query: String) -> LocalBoxFuture<'static, Result<air_store::Result<SearchResults>, Missing>> {
+    fn search(&self, query: String, limit: usize) -> LocalBoxFuture<'static, Result<air_store::Result<SearchResults>, Missing>> {
         let (store, missing, broken) = (self.store.clone(), self.parts_missing.get(), self.index_broken.get());
         self.searches.set(self.searches.get() + 1);
         Box::pin(async move {
@@ -360,7 +360,7 @@ impl Platform for FakePlatform {
             if broken {
                 return Ok(Err(air_store::StoreError::Corrupt("an index entry cannot be read".into())));
             }
-            Ok(air_store::search::run(&*store, &query, 50).await)
+            Ok(air_store::search::run(&*store, &query, limit).await)
         })
     }
     fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {

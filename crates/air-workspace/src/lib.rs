@@ -170,7 +170,7 @@ pub enum Done {
     Page { ticket: u64, first: bool, page: Result<Vec<SessionRecord>, StoreError> },
     Deleted { id: String, result: Result<Result<(), StoreError>, Missing> },
     Renamed { id: String, result: Result<Option<SessionRecord>, StoreError> },
-    Searched { ticket: u64, result: Result<Result<SearchResults, StoreError>, Missing> },
+    Searched { ticket: u64, limit: usize, result: Result<Result<SearchResults, StoreError>, Missing> },
     IndexChecked { complete: bool },
     IndexRebuilt(Result<Result<(), StoreError>, Missing>),
     /// A page of the open session's messages (and, for a session not in
@@ -373,8 +373,9 @@ pub enum StoreOp {
 pub enum Timer {
     /// The undo window of a deleted session closes.
     UndoDelete(String),
-    /// The pause in typing after a query is over.
-    Search(u64),
+    /// The pause in typing after query `ticket` is over (`FIRST_HITS`), or
+    /// its first hits are drawn (`ALL_HITS`): so many hits are asked for.
+    Search(u64, usize),
     /// Start-up's look at the search index.
     IndexCheck,
     /// An answer another tab streams has had no heartbeat since `beat`
@@ -524,7 +525,7 @@ impl<P: Platform> Workspace<P> {
         for (_, timer) in due {
             match timer {
                 Timer::UndoDelete(id) => sessions::undo_window_closed(self, id),
-                Timer::Search(ticket) => search::run(self, ticket),
+                Timer::Search(ticket, limit) => search::run(self, ticket, limit),
                 Timer::IndexCheck => search::check(self),
                 Timer::RemoteQuiet { message_id, beat } => tabs::quiet(self, message_id, f64::from_bits(beat)),
                 Timer::Doctor(who) => servers::doctor_late(self, who),

@@ -103,7 +103,7 @@ pub trait Platform: 'static + Sized {
     fn store(&self) -> Option<Rc<Self::Store>>;
     /// Searches the store's index (the part that ranks and quotes is
     /// fetched with the first search).
-    fn search(&self, query: String) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>>;
+    fn search(&self, query: String, limit: usize) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>>;
     /// Deletes a session for good, with its messages, files and index
     /// entries (the page fetches the code with the first delete).
     fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;

@@ -11,6 +11,13 @@ use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace};
 /// Pause in typing before a search runs.
 pub const SEARCH_DELAY_MS: u64 = 150;
 
+/// Hits shown first, and at most: each hit is a few reads, so the best
+/// ones (a screenful) are on screen sooner, and the rest follow from a
+/// second query, once the first are drawn.
+pub const FIRST_HITS: usize = 12;
+pub const ALL_HITS: usize = 50;
+pub const MORE_HITS_DELAY_MS: u64 = 50;
+
 /// How long after start-up the index is checked (and built if it must be):
 /// the first screen is drawn first.
 pub const INDEX_CHECK_DELAY_MS: u64 = 1500;
@@ -27,7 +34,7 @@ pub struct Search {
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
     match cmd {
         Command::Search(query) => search(w, query),
-        Command::Done(Done::Searched { ticket, result }) => searched(w, ticket, result),
+        Command::Done(Done::Searched { ticket, limit, result }) => searched(w, ticket, limit, result),
         Command::Done(Done::IndexChecked { complete }) => {
             if !complete {
                 rebuild(w);
@@ -47,26 +54,37 @@ fn search<P: Platform>(w: &mut Workspace<P>, query: String) {
     }
     // After a pause in typing.
     let ticket = w.search.ticket;
-    w.after(SEARCH_DELAY_MS, Timer::Search(ticket));
+    w.after(SEARCH_DELAY_MS, Timer::Search(ticket, FIRST_HITS));
 }
 
-/// The pause after query `ticket` is over: it runs, if still the latest.
-pub(crate) fn run<P: Platform>(w: &mut Workspace<P>, ticket: u64) {
+/// The pause after query `ticket` is over (its first `limit` hits), or
+/// its first hits are drawn (all of them): asked for, if still the latest.
+pub(crate) fn run<P: Platform>(w: &mut Workspace<P>, ticket: u64, limit: usize) {
     if ticket != w.search.ticket {
         return;
     }
-    w.emit(Update::SearchStarted);
-    let asked = w.p.search(w.search.query.clone());
-    w.spawn(async move { Some(Command::Done(Done::Searched { ticket, result: asked.await })) });
+    if limit == FIRST_HITS {
+        w.emit(Update::SearchStarted);
+    }
+    let asked = w.p.search(w.search.query.clone(), limit);
+    w.spawn(async move { Some(Command::Done(Done::Searched { ticket, limit, result: asked.await })) });
 }
 
-fn searched<P: Platform>(w: &mut Workspace<P>, ticket: u64, result: Result<air_store::Result<SearchResults>, crate::Missing>) {
+fn searched<P: Platform>(w: &mut Workspace<P>, ticket: u64, limit: usize, result: Result<air_store::Result<SearchResults>, crate::Missing>) {
     // Only the latest query's answer counts.
     if ticket != w.search.ticket {
         return;
     }
     match result {
-        Ok(Ok(results)) => w.emit(Update::SearchResults(Some(results))),
+        Ok(Ok(results)) => {
+            // The first hits are shown; with as many as asked for, there
+            // may be more: all of them follow.
+            let more = limit < ALL_HITS && results.hits.len() >= limit;
+            w.emit(Update::SearchResults(Some(results)));
+            if more {
+                w.after(MORE_HITS_DELAY_MS, Timer::Search(ticket, ALL_HITS));
+            }
+        }
         // The index cannot be read: it is built again (and the search
         // asked again once it is).
         Ok(Err(_)) => rebuild(w),

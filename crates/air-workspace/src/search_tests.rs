@@ -90,3 +90,37 @@ fn a_part_that_cannot_be_fetched_is_said() {
     h.advance(SEARCH_DELAY_MS);
     assert!(h.take().contains(&Update::Notice(Notice::PartMissing)));
 }
+
+#[test]
+fn the_best_hits_are_shown_first_and_the_rest_follow() {
+    let p = FakePlatform::default();
+    ready(&p, p.store.put_session(&SessionRecord::new("s", 1.0)));
+    for i in 0..30 {
+        let mut m = MessageRecord::new(&format!("m{i:02}"), "s", f64::from(i), Role::User, &format!("a lighthouse, note {i}"));
+        m.timestamp = f64::from(i);
+        ready(&p, p.store.put_message(&m));
+    }
+    let mut h = Harness::new(p);
+    h.send(Command::Search("lighthouse".into()));
+    h.advance(SEARCH_DELAY_MS);
+    assert_eq!(h.p.searches.get(), 1);
+    h.advance(MORE_HITS_DELAY_MS);
+    let shown: Vec<Vec<Option<String>>> = h.take().into_iter().filter_map(|u| match u {
+        Update::SearchResults(Some(r)) => Some(r.hits.into_iter().map(|h| h.message_id).collect()),
+        _ => None,
+    }).collect();
+    assert_eq!(shown.iter().map(Vec::len).collect::<Vec<_>>(), [FIRST_HITS, 30], "a screenful, then all");
+    assert_eq!(shown[0][..], shown[1][..FIRST_HITS], "the first stay as they were");
+    assert_eq!(h.p.searches.get(), 2);
+    // Fewer than a screenful: one query.
+    h.send(Command::Search("note 7".into()));
+    h.advance(SEARCH_DELAY_MS + MORE_HITS_DELAY_MS);
+    assert_eq!(h.p.searches.get(), 3);
+    // A newer query before the rest is asked for: the older's rest is not.
+    h.send(Command::Search("lighthouse".into()));
+    h.advance(SEARCH_DELAY_MS);
+    h.send(Command::Search("lighthouse note".into()));
+    h.advance(SEARCH_DELAY_MS);
+    h.advance(MORE_HITS_DELAY_MS);
+    assert_eq!(h.p.searches.get(), 6, "lighthouse's first, then lighthouse note's first and rest");
+}

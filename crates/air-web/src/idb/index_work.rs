@@ -133,12 +133,13 @@ impl IdbStore {
 
     /// Indexes the titles written since the last search (`put_session`
     /// leaves a mark in `meta`), in one transaction.
-    pub(super) async fn index_titles(&self) -> air_store::Result<()> {
+    /// True when titles were found waiting (and are now indexed).
+    pub(super) async fn index_titles(&self) -> air_store::Result<bool> {
         // Most searches find no title waiting: looked at without taking
         // the stores for writing.
         let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(err)?;
         if tx.store(META).map_err(err)?.get_all_keys(Some(prefix_range(air_store::TITLE_KEY)?), Some(1)).await.map_err(err)?.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         self.write(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
             let meta = tx.store(META).map_err(err)?;
@@ -167,6 +168,7 @@ impl IdbStore {
             Ok(tx)
         })
         .await
+        .map(|()| true)
     }
 
     /// One step of merging: a merge under way goes on (`budget` entries),

@@ -11,9 +11,10 @@
 //!   ([`Tombstones`], bytes) and one `searchWork/…` entry per key whose
 //!   segments may need merging.
 
-use air_store::search::{DocTerms, IndexStats};
+use air_store::batch::Batch;
+use air_store::search::{self, DocTerms, IndexStats};
 use air_store::segments::{self, BatchDoc, DocBlock, DocNo, Entry, IndexDoc, Key, Layout, SegId, TAIL, Tombstones};
-use air_store::{BY_ID, DEAD_KEY, INDEX_KEY, MESSAGES, META, SEARCH_DOCS, SEGS, StoreError, WORK_KEY};
+use air_store::{BY_ID, DEAD_KEY, INDEX_KEY, MESSAGES, META, MessageRecord, SEARCH_DOCS, SEGS, SESSIONS, SessionRecord, StoreError, WORK_KEY};
 use futures_util::future::join_all;
 use js_sys::{Array, Reflect, Uint8Array};
 use rexie::{Direction, KeyRange, Rexie, TransactionMode};
@@ -336,6 +337,37 @@ pub(super) async fn postings(db: &Rexie, term: &str, max: usize) -> air_store::R
     Ok(segments::recent(term, &refs, |d| dead.contains(d), max)?)
 }
 
+/// Block keys within this many numbers below a document are read first
+/// (its block is the one with the greatest key not above it): a block
+/// holds the documents one write numbered (a rebuild's page, an import's
+/// group), seldom more. Two plain reads, where a cursor reads two blocks.
+const BLOCK_WINDOW: u32 = 1024;
+
+fn range_err(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Other(e.to_string())
+}
+
+/// The id and session of document `n` (`None`: no longer indexed).
+async fn doc_ref(store: &rexie::Store, n: DocNo) -> air_store::Result<Option<(String, String)>> {
+    let at = |n: DocNo| JsValue::from_f64(f64::from(n));
+    let window = KeyRange::bound(&at(n.saturating_sub(BLOCK_WINDOW - 1)), &at(n), None, None).map_err(range_err)?;
+    let block = match store.get_all_keys(Some(window), None).await.map_err(err)?.pop() {
+        Some(key) => store.get(key.clone()).await.map_err(err)?.map(|v| (key, v)),
+        // A larger block (or none): found by a cursor.
+        None => {
+            let below = KeyRange::upper_bound(&at(n), None).map_err(range_err)?;
+            store.scan(Some(below), Some(1), None, Some(Direction::Prev)).await.map_err(err)?.into_iter().next()
+        }
+    };
+    // Only the two strings wanted are read out of the block (it holds
+    // hundreds).
+    let field = |v: &JsValue, name: &str, i: u32| Reflect::get(v, &JsValue::from_str(name)).ok().filter(Array::is_array).map(|a| Array::from(&a).get(i));
+    Ok(block.and_then(|(key, v)| {
+        let i = n.checked_sub(key.as_f64().filter(|k| *k >= 0.0 && *k <= f64::from(DocNo::MAX))? as DocNo)?;
+        Some((field(&v, "ids", i)?.as_string()?, field(&v, "s", i)?.as_string()?))
+    }))
+}
+
 /// The id and session of documents, by number.
 pub(super) async fn docs(db: &Rexie, ns: &[DocNo]) -> air_store::Result<Vec<Option<(String, String)>>> {
     if ns.is_empty() {
@@ -343,22 +375,40 @@ pub(super) async fn docs(db: &Rexie, ns: &[DocNo]) -> air_store::Result<Vec<Opti
     }
     let tx = db.transaction(&[SEARCH_DOCS], TransactionMode::ReadOnly).map_err(err)?;
     let store = tx.store(SEARCH_DOCS).map_err(err)?;
-    let ranges = ns.iter().map(|n| KeyRange::upper_bound(&JsValue::from_f64(f64::from(*n)), None).map_err(|e| StoreError::Other(e.to_string()))).collect::<air_store::Result<Vec<_>>>()?;
-    let found = join_all(ranges.into_iter().map(|r| store.scan(Some(r), Some(1), None, Some(Direction::Prev)))).await;
-    let mut out = Vec::with_capacity(ns.len());
-    // Only the two strings wanted are read out of each block (it holds
-    // hundreds).
-    let field = |v: &JsValue, name: &str, i: u32| Reflect::get(v, &JsValue::from_str(name)).ok().filter(Array::is_array).map(|a| Array::from(&a).get(i));
-    for (n, got) in ns.iter().zip(found) {
-        let entry = got.map_err(err)?.into_iter().next().and_then(|(key, v)| {
-            let i = n.checked_sub(key.as_f64().filter(|k| *k >= 0.0 && *k <= f64::from(DocNo::MAX))? as DocNo)?;
-            let doc = field(&v, "ids", i)?.as_string()?;
-            let session = field(&v, "s", i)?.as_string()?;
-            Some((doc, session))
-        });
-        out.push(entry);
+    join_all(ns.iter().map(|n| doc_ref(&store, *n))).await.into_iter().collect()
+}
+
+/// A search's hits ([`air_store::Store::index_hits`]) in one transaction:
+/// each document's message and session are asked for as soon as its
+/// block is read (each session once).
+pub(super) async fn hits(db: &Rexie, ns: &[DocNo]) -> air_store::Result<(Vec<Option<(String, String)>>, Batch)> {
+    if ns.is_empty() {
+        return Ok((Vec::new(), Batch::default()));
     }
-    Ok(out)
+    let tx = db.transaction(&[SEARCH_DOCS, SESSIONS, MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
+    let (docs, sessions, messages) = (tx.store(SEARCH_DOCS).map_err(err)?, tx.store(SESSIONS).map_err(err)?, tx.store(MESSAGES).map_err(err)?);
+    let asked = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let one = |n: DocNo| {
+        let (docs, sessions, messages, asked) = (&docs, &sessions, &messages, &asked);
+        async move {
+            let Some((doc, session)) = doc_ref(docs, n).await? else { return Ok((None, None, None)) };
+            let message = async { if search::is_title_doc(&doc) { Ok(None) } else { messages.get(JsValue::from_str(&doc)).await } };
+            let first = asked.borrow_mut().insert(session.clone());
+            let record = async { if first { sessions.get(JsValue::from_str(&session)).await } else { Ok(None) } };
+            let (message, record) = futures_util::future::join(message, record).await;
+            let present = |v: Option<JsValue>| v.filter(|v| !v.is_undefined());
+            Ok::<_, StoreError>((Some((doc, session)), present(message.map_err(err)?), present(record.map_err(err)?)))
+        }
+    };
+    let mut refs = Vec::with_capacity(ns.len());
+    let mut out = Batch::default();
+    for got in join_all(ns.iter().map(|n| one(*n))).await {
+        let (r, message, session) = got?;
+        refs.push(r);
+        out.messages.extend(message.map(from_js::<MessageRecord>).transpose()?);
+        out.sessions.extend(session.map(from_js::<SessionRecord>).transpose()?);
+    }
+    Ok((refs, out))
 }
 
 /// A document's change in a write of its own (a message): indexed anew,
