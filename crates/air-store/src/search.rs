@@ -240,6 +240,9 @@ pub struct SearchResults {
     pub hits: Vec<SearchHit>,
     /// The index is being rebuilt: some messages may be missing.
     pub partial: bool,
+    /// As many documents ranked as were asked for: there may be more
+    /// (whatever of them was removed meanwhile, and left out).
+    pub more: bool,
 }
 
 /// Searches the index of `store` for `query`: the best `limit` messages
@@ -266,6 +269,7 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
     let stats = stats.unwrap_or_default();
     let postings: BTreeMap<String, Vec<Entry>> = read.into_iter().cloned().zip(lists).collect();
     let ranked = rank(&terms, &postings, &stats, limit);
+    let more = ranked.len() >= limit;
     // The best hits' ids and sessions (one removed meanwhile: not a hit),
     // with their sessions and messages.
     let (refs, read) = store.index_hits(&ranked.iter().map(|h| h.doc).collect::<Vec<_>>()).await?;
@@ -282,7 +286,7 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
             hits.push(SearchHit { session_id: m.session_id.clone(), title: (*title).to_owned(), message_id: Some(m.id.clone()), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: *score });
         }
     }
-    Ok(SearchResults { hits, partial: !stats.complete })
+    Ok(SearchResults { hits, partial: !stats.complete, more })
 }
 
 /// The sessions and messages that hits found by number name (each

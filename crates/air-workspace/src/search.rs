@@ -77,9 +77,9 @@ fn searched<P: Platform>(w: &mut Workspace<P>, ticket: u64, limit: usize, result
     }
     match result {
         Ok(Ok(results)) => {
-            // The first hits are shown; with as many as asked for, there
-            // may be more: all of them follow.
-            let more = limit < ALL_HITS && results.hits.len() >= limit;
+            // The first hits are shown; with as many ranked as asked
+            // for, there may be more: all of them follow.
+            let more = limit < ALL_HITS && results.more;
             w.emit(Update::SearchResults(Some(results)));
             if more {
                 w.after(MORE_HITS_DELAY_MS, Timer::Search(ticket, ALL_HITS));

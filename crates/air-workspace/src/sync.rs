@@ -300,9 +300,12 @@ fn ended<P: Platform>(w: &mut Workspace<P>, ticket: u64, outcome: Result<Outcome
 }
 
 /// What pass `p` wrote here: the list, the open chat and the preferences
-/// read again; counted (`current`: under this ticket) with its conflicts.
+/// read again; counted (`current`: under this ticket) with its conflicts,
+/// and the server known to be reached.
 fn brought<P: Platform>(w: &mut Workspace<P>, mut p: Passed, current: bool) -> Passed {
     if current {
+        w.sync.retry_ms = 0;
+        w.sync.last = Some(w.p.now_ms());
         w.sync.up += p.up;
         w.sync.down += p.down;
         w.sync.conflicts = std::mem::take(&mut p.conflicts);
@@ -328,8 +331,6 @@ fn done<P: Platform>(w: &mut Workspace<P>, outcome: Result<Outcome, Missing>) {
     match outcome {
         // What it brought is in already (`brought`).
         Ok(Outcome::Passed(Ok(p))) => {
-            w.sync.retry_ms = 0;
-            w.sync.last = Some(w.p.now_ms());
             w.sync.state = State::Idle;
             show(w);
             wait(w, (p.remote_seq, p.local_seq));

@@ -337,10 +337,12 @@ pub(super) async fn postings(db: &Rexie, term: &str, max: usize) -> air_store::R
     Ok(segments::recent(term, &refs, |d| dead.contains(d), max)?)
 }
 
-/// Block keys within this many numbers below a document are read first
-/// (its block is the one with the greatest key not above it): a block
-/// holds the documents one write numbered (a rebuild's page, an import's
-/// group), seldom more. Two plain reads, where a cursor reads two blocks.
+/// A document's block is the one with the greatest key not above its
+/// number. A message written on its own has a block of its own, under its
+/// number; otherwise the block keys within this many numbers below it are
+/// read (a block holds the documents one write numbered: a rebuild's page,
+/// an import's group, seldom more). Plain reads, where a cursor reads two
+/// blocks.
 const BLOCK_WINDOW: u32 = 1024;
 
 fn range_err(e: impl std::fmt::Display) -> StoreError {
@@ -351,13 +353,16 @@ fn range_err(e: impl std::fmt::Display) -> StoreError {
 async fn doc_ref(store: &rexie::Store, n: DocNo) -> air_store::Result<Option<(String, String)>> {
     let at = |n: DocNo| JsValue::from_f64(f64::from(n));
     let window = KeyRange::bound(&at(n.saturating_sub(BLOCK_WINDOW - 1)), &at(n), None, None).map_err(range_err)?;
-    let block = match store.get_all_keys(Some(window), None).await.map_err(err)?.pop() {
-        Some(key) => store.get(key.clone()).await.map_err(err)?.map(|v| (key, v)),
-        // A larger block (or none): found by a cursor.
-        None => {
-            let below = KeyRange::upper_bound(&at(n), None).map_err(range_err)?;
-            store.scan(Some(below), Some(1), None, Some(Direction::Prev)).await.map_err(err)?.into_iter().next()
-        }
+    let block = match store.get(at(n)).await.map_err(err)?.filter(|v| !v.is_undefined()) {
+        Some(v) => Some((at(n), v)),
+        None => match store.get_all_keys(Some(window), None).await.map_err(err)?.pop() {
+            Some(key) => store.get(key.clone()).await.map_err(err)?.map(|v| (key, v)),
+            // A larger block (or none): found by a cursor.
+            None => {
+                let below = KeyRange::upper_bound(&at(n), None).map_err(range_err)?;
+                store.scan(Some(below), Some(1), None, Some(Direction::Prev)).await.map_err(err)?.into_iter().next()
+            }
+        },
     };
     // Only the two strings wanted are read out of the block (it holds
     // hundreds).
