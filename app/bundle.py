@@ -38,6 +38,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 # Parts whose code is grouped with the chunks they need, in this order:
 # the conversation view and the messages' reader (both at start-up), the
@@ -81,18 +82,83 @@ def parse_loader(text):
     return helpers, chunks, parts
 
 
+def leb(data, pos):
+    """An unsigned LEB128 number at `pos`: (value, next position)."""
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            fail("a number runs past the end of the module")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+VALTYPES = {0x7F: "i32", 0x7E: "i64", 0x7D: "f32", 0x7C: "f64", 0x7B: "v128", 0x70: "funcref", 0x6F: "externref"}
+
+
+def limits(data, pos):
+    """Limits as the text format writes them ("min [max] [shared]")."""
+    flags = data[pos]
+    if flags > 3:
+        fail(f"limits with flags {flags:#x} (64-bit memory?) are not expected")
+    low, pos = leb(data, pos + 1)
+    text = str(low)
+    if flags & 1:
+        high, pos = leb(data, pos)
+        text += f" {high}"
+    return text + (" shared" if flags & 2 else ""), pos
+
+
+def import_desc(data, pos, name):
+    """An import's kind and its type as the text format writes it."""
+    kind = data[pos]
+    if kind == 0x01:
+        ref = VALTYPES.get(data[pos + 1])
+        lim, pos = limits(data, pos + 2)
+        return "table", f"{lim} {ref}", pos
+    if kind == 0x02:
+        lim, pos = limits(data, pos + 1)
+        return "memory", lim, pos
+    if kind == 0x03:
+        ty, mut = VALTYPES.get(data[pos + 1]), data[pos + 2]
+        if ty is None or mut > 1:
+            fail(f"{name}: a global of an unexpected type")
+        return "global", f"(mut {ty})" if mut else ty, pos + 3
+    fail(f"{name} imports a function or a tag")
+
+
 def imports_of(path):
-    """The (name, type) of each import from __wasm_split."""
-    text = subprocess.run(["wasm-dis", path], check=True, capture_output=True, text=True).stdout
-    out = []
-    for m in re.finditer(r'^ \(import "([^"]+)" "([^"]+)" \((memory|table|global|func) \$[^ ]+ (.*)\)\)$', text, re.M):
-        if m.group(1) != "__wasm_split":
-            fail(f"{os.path.basename(path)} imports {m.group(1)}.{m.group(2)}")
-        if m.group(3) == "func":
-            fail(f"{os.path.basename(path)} imports a function ({m.group(2)})")
-        out.append((m.group(2), m.group(3), m.group(4)))
-    if re.search(r"^ \((start|export) ", text, re.M):
-        fail(f"{os.path.basename(path)} has a start function or exports")
+    """The (name, kind, type) of each import from __wasm_split, read from
+    the module's binary (the text format's notation), checking that it has
+    no start function and no exports."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    base = os.path.basename(path)
+    if data[:8] != b"\0asm\x01\0\0\0":
+        fail(f"{base} is not a wasm module")
+    out, pos = [], 8
+    while pos < len(data):
+        section = data[pos]
+        size, pos = leb(data, pos + 1)
+        end = pos + size
+        if section in (7, 8) and not (section == 7 and data[pos] == 0):
+            fail(f"{base} has a start function or exports")
+        if section == 2:
+            count, p = leb(data, pos)
+            for _ in range(count):
+                names = []
+                for _ in range(2):
+                    n, p = leb(data, p)
+                    names.append(data[p : p + n].decode())
+                    p += n
+                if names[0] != "__wasm_split":
+                    fail(f"{base} imports {names[0]}.{names[1]}")
+                kind, ty, p = import_desc(data, p, f"{base} ({names[1]})")
+                out.append((names[1], kind, ty))
+        pos = end
     return out
 
 
@@ -206,12 +272,16 @@ def main():
         imports = [i for f in files for i in imports_of(path(f))]
         stub_path = os.path.join(tmp, "stub.wasm")
         stub(imports, stub_path)
-        names = {}
-        for group, members in groups.items():
+        # Each output is merged and optimized on its own: as many at once
+        # as there are cores (each is a process of its own).
+        def build(group):
             out = os.path.join(tmp, f"{group}.wasm")
-            merge(stub_path, [path(m) for m in members], out, profile)
+            merge(stub_path, [path(m) for m in groups[group]], out, profile)
             stem = "chunk_shared" if group == "shared" else f"split_{group}"
-            names[group] = hashed(out, stem, out_dir)
+            return hashed(out, stem, out_dir)
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            names = dict(zip(groups, pool.map(build, groups)))
 
     var = lambda group: f"__module_{group}"
     js = [helpers.rstrip() + "\n", LOADER]

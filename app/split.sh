@@ -9,6 +9,13 @@
 # wasm-opt (release) and puts them in place of Trunk's. The split modules
 # and their loader are named after a hash of their contents, so a new
 # build never reuses an old name for different bytes.
+#
+# What that writes depends only on the linked wasm, Trunk's name for it,
+# the profile, these scripts and the tools' versions: it is kept in
+# target/air-split/ under a hash of those and reused while they are
+# unchanged (the splitting and optimizing take minutes on two cores).
+# Last, every text and wasm file gets a brotli and a gzip copy beside it
+# (app/compress.mjs).
 set -euo pipefail
 
 staging="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}"
@@ -22,37 +29,56 @@ js="$(cd "$staging" && ls app-*.js | grep -v '^app-.*\.split\.' | head -n1)"
 stem="${js%.js}"
 [ -f "$staging/${stem}_bg.wasm" ] || { echo "split: ${stem}_bg.wasm not in $staging" >&2; exit 1; }
 
+key="$( { echo "$stem $profile"; sha256sum "$raw" "$root/app/split.sh" "$root/app/bundle.py" | cut -d' ' -f1
+          wasm-bindgen --version; wasm-opt --version; } | sha256sum | cut -c1-32)"
+cache_root="$target_dir/air-split"
+cache="$cache_root/$profile-$key"
+
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/split" "$work/bound"
 
-wasm-split-cli "$raw" "$work/split" --target web --out-name "$stem" >/dev/null
-wasm-bindgen --target web --no-typescript --keep-lld-exports \
-  --out-dir "$work/bound" --out-name "$stem" "$work/split/$stem.wasm"
+# Splits, binds and optimizes into $1/files; writes the list of modules
+# app/boot.js compiles early to $1/early.
+split_app() {
+  local out="$1/files"
+  mkdir -p "$work/split" "$work/bound" "$out"
+  wasm-split-cli "$raw" "$work/split" --target web --out-name "$stem" >/dev/null
+  wasm-bindgen --target web --no-typescript --keep-lld-exports \
+    --out-dir "$work/bound" --out-name "$stem" "$work/split/$stem.wasm"
+  if [ "$profile" = release ]; then
+    wasm-opt -Oz --strip-debug --strip-producers \
+      --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+      --enable-mutable-globals --enable-reference-types --enable-multivalue \
+      "$work/bound/${stem}_bg.wasm" -o "$work/bound/${stem}_bg.wasm"
+  fi
+  cp "$work/bound/$stem.js" "$work/bound/${stem}_bg.wasm" "$out/"
+  if [ -d "$work/bound/snippets" ]; then cp -r "$work/bound/snippets" "$out/"; fi
 
-opt() {
-  [ "$profile" = release ] || return 0
-  wasm-opt -Oz --strip-debug --strip-producers \
-    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    "$1" -o "$1"
+  # The split modules, grouped into a few (app/bundle.py: the conversation
+  # view and the turn each one module, the other shared code one more),
+  # optimized and named after their contents; the loader is written anew.
+  local early='[]'
+  if [ -f "$work/split/__wasm_split.js" ]; then
+    local result loader
+    result="$(python3 "$root/app/bundle.py" "$work/split" "$out" "$profile")"
+    loader="$(printf '%s' "$result" | python3 -c 'import json, sys; print(json.load(sys.stdin)["loader"])')"
+    early="$(printf '%s' "$result" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["early"]))')"
+    sed -i "s|from \"\\./__wasm_split\\.js\"|from \"./$loader\"|" "$out/$stem.js"
+  fi
+  printf '%s' "$early" > "$1/early"
 }
 
-opt "$work/bound/${stem}_bg.wasm"
-cp "$work/bound/$stem.js" "$staging/$stem.js"
-cp "$work/bound/${stem}_bg.wasm" "$staging/${stem}_bg.wasm"
-if [ -d "$work/bound/snippets" ]; then cp -r "$work/bound/snippets" "$staging/"; fi
-
-# The split modules, grouped into a few (app/bundle.py: the conversation
-# view and the turn each one module, the other shared code one more),
-# optimized and named after their contents; the loader is written anew.
-early='[]'
-if [ -f "$work/split/__wasm_split.js" ]; then
-  out="$(python3 "$root/app/bundle.py" "$work/split" "$staging" "$profile")"
-  loader="$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["loader"])')"
-  early="$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["early"]))')"
-  sed -i "s|from \"\\./__wasm_split\\.js\"|from \"./$loader\"|" "$staging/$stem.js"
+if [ -f "$cache/early" ]; then
+  echo "split: the linked wasm is unchanged; its split modules are taken from ${cache#"$root"/}" >&2
+else
+  split_app "$work/new"
+  # Only the newest split of each profile is kept.
+  rm -rf "$cache_root/$profile"-*
+  mkdir -p "$cache_root"
+  mv "$work/new" "$cache"
 fi
+cp -r "$cache/files/." "$staging/"
+early="$(cat "$cache/early")"
 
 # index.html preloads both files with Subresource Integrity: the hashes
 # must be those of the files now in place.
@@ -70,7 +96,6 @@ if [ -f "$staging/boot.js" ]; then
   grep -q 'const EARLY = \[\];' "$staging/boot.js" || { echo "split: boot.js has no EARLY list" >&2; exit 1; }
   sed -i "s|const EARLY = \[\];|const EARLY = $early;|" "$staging/boot.js"
 fi
-
 # The service worker of this build: its version is a hash of every file,
 # CORE what a first visit loads (precached), LAZY the parts fetched on
 # first use (and the pages only sign-in and MCP Apps open).
@@ -101,3 +126,7 @@ text = (text.replace("'__AIR_VERSION__'", json.dumps(digest.hexdigest()[:16]))
 with open(sw, 'w') as fh:
     fh.write(text)
 PY
+
+# Precompressed copies for hosts that send them (not in the worker's lists:
+# the browser asks for a file, and the host picks the copy).
+node "$root/app/compress.mjs" "$staging" "$target_dir/air-compress"

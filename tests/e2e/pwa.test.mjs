@@ -180,6 +180,9 @@ describe('installed app', () => {
       // A new deployment: another build's worker.
       const sw = await readFile(join(app.dir, 'sw.js'), 'utf8');
       await writeFile(join(app.dir, 'sw.js'), sw.replace(`const VERSION = "${first}";`, 'const VERSION = "0000000000000002";'));
+      // Its precompressed copies were the old build's.
+      await rm(join(app.dir, 'sw.js.br'), { force: true });
+      await rm(join(app.dir, 'sw.js.gz'), { force: true });
       // The tab looks for updates when it comes back to the foreground.
       await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
       await page.getByTestId('update-ready').waitFor({ timeout: 20_000 });

@@ -19,6 +19,31 @@ const TYPES = {
   '.ico': 'image/x-icon',
 };
 
+// The files the build writes a `.br` and a `.gz` of (app/compress.mjs).
+const COMPRESSIBLE = /\.(html|js|mjs|css|wasm|json|webmanifest|svg)$/;
+const ENCODINGS = [{ name: 'br', ext: 'br' }, { name: 'gzip', ext: 'gz' }];
+
+/** The encodings an Accept-Encoding header allows (a `q=0` refuses one). */
+function accepted(header = '') {
+  const ok = new Set();
+  for (const item of header.split(',')) {
+    const [name, ...params] = item.trim().toLowerCase().split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    if (name && !(q && Number(q.slice(2)) === 0)) ok.add(name);
+  }
+  return ok;
+}
+
+/** The best precompressed copy of `file` the browser accepts, if the build wrote one. */
+async function precompressed(file, header) {
+  if (!COMPRESSIBLE.test(file)) return null;
+  const ok = accepted(header);
+  for (const encoding of ENCODINGS) {
+    if (ok.has(encoding.name) && (await stat(`${file}.${encoding.ext}`).catch(() => null))?.isFile()) return encoding;
+  }
+  return null;
+}
+
 /**
  * Starts serving `root` on 127.0.0.1:`port` (0 = any free port), over https
  * when `tls` ({ key, cert }) is given, as `host` in the URL it reports;
@@ -27,10 +52,14 @@ const TYPES = {
  * extensions to other media types (a host that does not know `.wasm`);
  * `frameAncestors: false` leaves out the `frame-ancestors 'self'` header
  * that pages get otherwise (as the README asks of hosts), for a test of
- * what the pages themselves do when another site frames them.
- * Resolves to { server, url }.
+ * what the pages themselves do when another site frames them;
+ * `compressed: false` sends every file as it is, as a host that does not
+ * compress does (otherwise a file's `.br` or `.gz` beside it, written by
+ * the build, is sent with its `Content-Encoding` when the browser accepts
+ * it); `onSent({ path, bytes, encoding })` is told of every file sent
+ * (`bytes`: its body as sent). Resolves to { server, url }.
  */
-export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {}, frameAncestors = true } = {}) {
+export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {}, frameAncestors = true, compressed = true, onSent = null } = {}) {
   const base = resolve(root);
   const handler = async (req, res) => {
     try {
@@ -67,16 +96,22 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
         res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
         return;
       }
-      const body = await readFile(file);
+      const encoding = compressed ? await precompressed(file, req.headers['accept-encoding']) : null;
+      const body = await readFile(encoding ? `${file}.${encoding.ext}` : file);
       const hashed = /-[0-9a-f]{8,16}(_bg)?\.(js|wasm|css)$/.test(file);
       res.writeHead(200, {
         'Content-Type': types[extname(file)] ?? TYPES[extname(file)] ?? 'application/octet-stream',
+        'Content-Length': body.length,
+        ...(encoding ? { 'Content-Encoding': encoding.name } : {}),
+        // Caches keep one copy per encoding the browser accepts.
+        ...(compressed && COMPRESSIBLE.test(file) ? { Vary: 'Accept-Encoding' } : {}),
         'Cache-Control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
         'X-Content-Type-Options': 'nosniff',
         // No other site may frame the app or its sandbox page.
         ...(frameAncestors && extname(file) === '.html' ? { 'Content-Security-Policy': "frame-ancestors 'self'" } : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
+      if (req.method === 'GET') onSent?.({ path, bytes: body.length, encoding: encoding?.name ?? null });
     } catch (e) {
       res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(e));
     }
