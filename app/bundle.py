@@ -42,9 +42,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 # Parts whose code is grouped with the chunks they need, in this order:
 # the conversation view and the messages' reader (both at start-up), the
-# event log's and the HTTP tools' work (small, and not to wait for the
-# turn's module), and the turn (sending; it waits for those before it).
-PRIORITY = ["chat_view", "messages", "log_work", "http_tools_work", "turn"]
+# event log's work (small, and not to wait for the turn's module), the
+# turn (sending; it waits for those before it), the servers' engine and
+# the preferences' writer (both fetched with the turn: grouped, they
+# bring only the chunks they need, not every other shared one), then the
+# HTTP tools' work (a turn fetches it only when HTTP tools are saved:
+# after the others, the code it shares with them is theirs).
+PRIORITY = ["chat_view", "messages", "log_work", "turn", "servers", "prefs_write", "http_tools_work"]
 # Compiled by app/boot.js while the main module loads, when the store had
 # conversations at the last start.
 EARLY = ["chat_view", "messages"]

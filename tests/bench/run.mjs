@@ -7,6 +7,7 @@ import { execSync } from 'node:child_process';
 import { launchBrowser, openApp, configure, send, serveApp } from '../e2e/support.mjs';
 import { startScriptedModel } from '../support/scripted-model.mjs';
 import { MEMORY_HOOK, MEMORY_READ } from '../support/wasm-memory.mjs';
+import { firstAnswer } from './bytes.mjs';
 
 const out = process.argv[2] ?? '../docs/BENCHMARKS.md';
 const RUNS = 5;
@@ -261,6 +262,18 @@ if (process.env.AIR_BENCH_ONLY === 'stream') {
   app.server.close();
   process.exit(0);
 }
+// `AIR_BENCH_ONLY=bytes`: only the bytes on the wire, printed (not written).
+if (process.env.AIR_BENCH_ONLY === 'bytes') {
+  for (const compressed of [true, 'gzip', false]) {
+    const r = await firstAnswer(browser, model, compressed);
+    console.log(`${compressed === true ? 'br' : compressed || 'none'}: first visit ${r.visit}, first answer ${r.answer}`);
+    console.table(r.files.map(([path, bytes]) => ({ path, bytes })));
+  }
+  await browser.close();
+  await model.stop();
+  app.server.close();
+  process.exit(0);
+}
 // `AIR_BENCH_ONLY=search`: only the search rows, printed (not written).
 if (process.env.AIR_BENCH_ONLY === 'search') {
   const r = await search(10_000, 20, ['lighthouse parrot', 'tomato river', '博物馆']);
@@ -283,6 +296,7 @@ if (process.env.AIR_BENCH_ONLY === 'startup') {
   app.server.close();
   process.exit(0);
 }
+const wire = { br: await firstAnswer(browser, model, true), gzip: await firstAnswer(browser, model, 'gzip'), none: await firstAnswer(browser, model, false) };
 const ten = await startup(10);
 const thousand = await startup(1_000);
 const many = await startup(10_000);
@@ -294,6 +308,7 @@ await browser.close();
 await model.stop();
 app.server.close();
 
+const kB = (n) => `${(n / 1000).toFixed(1)} KB`;
 const rev = (() => { try { return execSync('git rev-parse --short HEAD').toString().trim(); } catch { return 'unknown'; } })();
 const section = [
   '<!-- runtime:start -->',
@@ -301,6 +316,9 @@ const section = [
   '',
   '| measurement | result |',
   '|---|---:|',
+  `| bytes on the wire from a cold cache, brotli (\`./dev serve\`): first visit, then until a first answer's first token is on screen | ${kB(wire.br.visit)}, ${kB(wire.br.answer)} |`,
+  `| … gzip only | ${kB(wire.gzip.visit)}, ${kB(wire.gzip.answer)} |`,
+  `| … uncompressed | ${kB(wire.none.visit)}, ${kB(wire.none.answer)} |`,
   `| start-up to first usable screen, 10 sessions stored | ${ten.ms.toFixed(0)} ms |`,
   `| … 1,000 sessions stored | ${thousand.ms.toFixed(0)} ms |`,
   `| … 10,000 sessions stored | ${many.ms.toFixed(0)} ms (${(many.ms / ten.ms).toFixed(2)}× of 10; ${many.items} sidebar rows rendered) |`,

@@ -35,10 +35,10 @@ function accepted(header = '') {
 }
 
 /** The best precompressed copy of `file` the browser accepts, if the build wrote one. */
-async function precompressed(file, header) {
+async function precompressed(file, header, only = null) {
   if (!COMPRESSIBLE.test(file)) return null;
   const ok = accepted(header);
-  for (const encoding of ENCODINGS) {
+  for (const encoding of ENCODINGS.filter((e) => !only || e.name === only)) {
     if (ok.has(encoding.name) && (await stat(`${file}.${encoding.ext}`).catch(() => null))?.isFile()) return encoding;
   }
   return null;
@@ -56,8 +56,9 @@ async function precompressed(file, header) {
  * `compressed: false` sends every file as it is, as a host that does not
  * compress does (otherwise a file's `.br` or `.gz` beside it, written by
  * the build, is sent with its `Content-Encoding` when the browser accepts
- * it); `onSent({ path, bytes, encoding })` is told of every file sent
- * (`bytes`: its body as sent). Resolves to { server, url }.
+ * it; `compressed: 'gzip'` sends only the `.gz`, as a host without
+ * brotli); `onSent({ path, bytes, encoding })` is told of every file
+ * sent (`bytes`: its body as sent). Resolves to { server, url }.
  */
 export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {}, frameAncestors = true, compressed = true, onSent = null } = {}) {
   const base = resolve(root);
@@ -96,7 +97,7 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
         res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
         return;
       }
-      const encoding = compressed ? await precompressed(file, req.headers['accept-encoding']) : null;
+      const encoding = compressed ? await precompressed(file, req.headers['accept-encoding'], typeof compressed === 'string' ? compressed : null) : null;
       const body = await readFile(encoding ? `${file}.${encoding.ext}` : file);
       const hashed = /-[0-9a-f]{8,16}(_bg)?\.(js|wasm|css)$/.test(file);
       res.writeHead(200, {

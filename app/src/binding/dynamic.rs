@@ -16,22 +16,20 @@ use super::state::AppState;
 
 use air_dynamic::docs;
 
-/// The built-ins and the tools of these servers, with their registry
+/// The built-ins and the tools of the turn's servers, with their registry
 /// names (server, tool, name).
-pub type Tools = fn(AppState, &[air_store::mcp::McpServer]) -> (Registry, Vec<(String, String, String)>);
+pub type Tools = (Registry, Vec<(String, String, String)>);
 
 /// The tools of a turn and, when dynamic loading is on, its offer: the
 /// built-ins, every enabled server's tools (offered only once loaded) and
 /// the two loaders. Off, the chat's servers' tools as always (`inputs`
-/// say which, as the core decided).
-/// `registry` gives the built-ins and the tools of the servers it is given
-/// (with their registry names: server, tool, name).
+/// say which, as the core decided, and `tools` has them).
 /// `session`: the conversation the turn runs in (none: a new chat).
-pub async fn turn_tools(state: AppState, session: Option<&str>, inputs: &air_workspace::prefs::Inputs, registry: Tools) -> (Registry, Option<Rc<dyn Offer>>) {
+pub async fn turn_tools(state: AppState, session: Option<&str>, inputs: &air_workspace::prefs::Inputs, tools: Tools) -> (Registry, Option<Rc<dyn Offer>>) {
+    let (mut registry, names) = tools;
     if !inputs.dynamic {
-        return (registry(state, &inputs.servers).0, None);
+        return (registry, None);
     }
-    let (mut registry, names) = registry(state, &inputs.servers);
     let all = state.prefs.mcp_servers.get_untracked();
     let Some(store) = state.store() else { return (registry, None) };
     let (catalog, kept) = air_workspace::dynamic::catalog(&*store, &all, env::now_ms()).await;

@@ -128,19 +128,28 @@ fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::la
     Ok(())
 }
 
-/// Adds the tools the model is offered from `servers` (enabled ones),
-/// named as [`air_servers::Registration`] names them.
-/// The built-ins and the tools of these servers (the enabled ones).
-pub fn registry(state: AppState, servers: &[McpServer]) -> Registry {
+/// The built-in tools.
+pub fn builtins() -> Registry {
     let mut registry = Registry::new();
     for tool in air_tools::builtin::builtins(std::rc::Rc::new(air_web::zoned::BrowserClock)) {
         registry.register(tool);
     }
-    register(state, &mut registry, servers);
     registry
 }
 
-pub fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) -> Vec<(String, String, String)> {
+/// `registry` with the tools of `servers` (enabled ones) added, with
+/// their registry names (server, tool, name): the MCP client's code, so
+/// in its part (here already once a server is enabled; a turn with no
+/// server never fetches it).
+#[super::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn with_servers(state: AppState, mut registry: Registry, servers: Vec<McpServer>) -> Result<(Registry, Vec<(String, String, String)>), super::lazy::Missing> {
+    let names = register(state, &mut registry, &servers);
+    Ok((registry, names))
+}
+
+/// Adds the tools the model is offered from `servers` (enabled ones),
+/// named as [`air_servers::Registration`] names them.
+fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) -> Vec<(String, String, String)> {
     let all = state.prefs.mcp_servers.with_untracked(|l| Registration::of(l));
     let mut names = Vec::new();
     for e in all.for_model(|s| servers.iter().any(|x| x.name == s)) {

@@ -27,16 +27,29 @@ pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'st
     Ok(Box::pin(async move {
         let state = env.platform().state;
         let inputs = run.inputs();
-        let (tools, offer) = super::dynamic::turn_tools(state, run.session.as_deref(), &inputs, |state, servers| {
-            let mut registry = super::mcp::registry(state, &[]);
-            let names = super::mcp::register(state, &mut registry, servers);
-            (registry, names)
-        })
-        .await;
+        // The MCP servers' tools and the HTTP tools come with their own
+        // parts, fetched only when there are some: a turn with neither does
+        // not wait for their code.
+        let mut registry = super::mcp::builtins();
+        let mut names = Vec::new();
+        if !inputs.servers.is_empty() {
+            match super::mcp::with_servers(state, registry, inputs.servers.clone()).await {
+                Ok((with, named)) => (registry, names) = (with, named),
+                Err(missing) => {
+                    super::lazy::report(state, missing);
+                    registry = super::mcp::builtins();
+                }
+            }
+        }
         // The enabled HTTP tools, over the page's fetch (as MCP's clients);
         // with dynamic loading too, offered like the built-ins.
-        let mut tools = tools;
-        air_workspace::http_tools::register(&mut tools, &inputs.http_tools, Rc::new(super::env::Http::default()));
+        if !inputs.http_tools.is_empty() {
+            match http_tools_of(inputs.http_tools.clone()).await {
+                Ok(tools) => air_workspace::http_tools::register(&mut registry, tools),
+                Err(missing) => super::lazy::report(state, missing),
+            }
+        }
+        let (tools, offer) = super::dynamic::turn_tools(state, run.session.as_deref(), &inputs, (registry, names)).await;
         let lang = inputs.settings.language.into();
         let setup = Setup { settings: *inputs.settings, tools, offer, lang };
         air_workspace::turn::run(&env, setup, run).await
@@ -254,6 +267,13 @@ pub(super) fn forget_sign_in(url: String) -> Result<(), super::lazy::Missing> {
 #[super::lazy::split(doctor, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Result<LocalBoxFuture<'static, air_doctor::Finding>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_doctor::diagnose(&super::env::Http::default(), &target, &abort).await }))
+}
+
+/// The enabled HTTP tools, over the page's fetch: their code comes with
+/// their part, fetched by a turn only when some are saved.
+#[super::lazy::split(http_tools_work, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn http_tools_of(saved: air_store::http_tools::Saved) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::Missing> {
+    Ok(air_workspace::http_tools::tools(&saved, Rc::new(super::env::Http::default())))
 }
 
 /// Checking HTTP tools and reading OpenAPI documents: fetched with the

@@ -74,6 +74,15 @@ impl Saved {
         }
     }
 
+    /// Whether nothing is saved (text not read yet counts as something,
+    /// unless it is an empty list).
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Saved::Read(list) => list.is_empty(),
+            Saved::Text(text) => text.trim() == "[]",
+        }
+    }
+
     /// The tools, read if need be (unreadable text: none; the core says so
     /// when it reads them, [`read`]).
     pub fn tools(&self) -> Vec<SavedHttpTool> {
@@ -167,6 +176,15 @@ pub(crate) mod tests {
         assert_eq!(Saved::Text("[{\"name\": 3}]".into()).tools(), vec![]);
         keep_aside(&kv, "[{\"name\": 3}]").unwrap();
         assert_eq!(kv.get("air-agent-http-tools.corrupt").as_deref(), Some("[{\"name\": 3}]"));
+    }
+
+    #[test]
+    fn nothing_saved_is_known_without_reading() {
+        assert!(Saved::default().is_empty());
+        assert!(Saved::Text(" [] ".into()).is_empty());
+        assert!(!Saved::Text("[{}]".into()).is_empty(), "unread text may hold tools");
+        assert!(!Saved::Text("not json".into()).is_empty(), "unreadable text is said when read");
+        assert!(!Saved::Read(vec![weather()]).is_empty());
     }
 
     #[test]

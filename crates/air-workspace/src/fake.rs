@@ -416,7 +416,7 @@ impl Platform for FakePlatform {
         }
         // The enabled HTTP tools join the turn's tools, as in the page.
         let mut setup = self.setup();
-        crate::http_tools::register(&mut setup.tools, &run.inputs().http_tools, self.http.clone());
+        crate::http_tools::register(&mut setup.tools, crate::http_tools::tools(&run.inputs().http_tools, self.http.clone()));
         Box::pin(async move { Ok(crate::turn::run(&env, setup, run).await) })
     }
 }

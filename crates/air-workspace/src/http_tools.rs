@@ -20,7 +20,7 @@ use air_http::{Abort, Body, HttpClient, Request};
 use air_http_tools::openapi::{self, Imported};
 use air_http_tools::{HttpCall, HttpTool, validate_set};
 use air_store::http_tools::{Saved, SavedHttpTool};
-use air_tools::Registry;
+use air_tools::{Registry, Tool};
 
 use crate::prefs::Touched;
 use crate::{Command, Missing, Notice, Platform, Update, Workspace};
@@ -296,13 +296,17 @@ fn read(text: &str, url: Option<&str>) -> Importing {
     }
 }
 
-/// Registers the enabled tools of `saved` (a turn's: read if need be)
-/// over `http`; a name the registry holds already (a built-in's) keeps
-/// its tool.
-pub fn register<C: HttpClient + 'static>(registry: &mut Registry, saved: &Saved, http: Rc<C>) {
-    for tool in saved.tools().into_iter().filter(|t| t.enabled).map(|t| t.tool) {
-        if registry.get(&tool.name).is_none() {
-            registry.register(Rc::new(HttpCall::new(tool, http.clone())));
+/// The enabled tools of `saved` (a turn's: read if need be) over `http`.
+pub fn tools<C: HttpClient + 'static>(saved: &Saved, http: Rc<C>) -> Vec<Rc<dyn Tool>> {
+    saved.tools().into_iter().filter(|t| t.enabled).map(|t| Rc::new(HttpCall::new(t.tool, http.clone())) as Rc<dyn Tool>).collect()
+}
+
+/// Registers `tools` (from [`tools`]); a name the registry holds already
+/// (a built-in's) keeps its tool.
+pub fn register(registry: &mut Registry, tools: Vec<Rc<dyn Tool>>) {
+    for tool in tools {
+        if registry.get(&tool.def().name).is_none() {
+            registry.register(tool);
         }
     }
 }

@@ -301,3 +301,23 @@ fn checking_waits_for_its_part_one_change_at_a_time() {
     assert_eq!(saved(&h).iter().map(|t| t.tool.method).collect::<Vec<_>>(), [Method::Get], "the second has the first's name");
     assert!(refused(&ups).is_some_and(|why| why.contains("get_pet")), "{ups:?}");
 }
+
+#[test]
+fn a_turn_offers_the_enabled_tools_and_a_name_held_already_keeps_its_tool() {
+    use air_store::http_tools::Saved;
+    let http = std::rc::Rc::new(air_http::fake::ScriptedHttp::default());
+    let mut off = SavedHttpTool::new(tool("off_pet", Method::Get));
+    off.enabled = false;
+    let held = HttpTool { description: "Held already.".into(), ..tool("add_pet", Method::Post) };
+    let saved = Saved::Read(vec![SavedHttpTool::new(tool("get_pet", Method::Get)), off, SavedHttpTool::new(tool("add_pet", Method::Post))]);
+    let tools = super::tools(&saved, http.clone());
+    let names: Vec<&str> = tools.iter().map(|t| t.def().name.as_str()).collect();
+    assert_eq!(names, ["get_pet", "add_pet"], "the enabled ones");
+
+    let mut registry = air_tools::Registry::new();
+    super::register(&mut registry, super::tools(&Saved::Read(vec![SavedHttpTool::new(held)]), http));
+    super::register(&mut registry, tools);
+    assert!(registry.get("get_pet").is_some());
+    assert!(registry.get("off_pet").is_none());
+    assert_eq!(registry.get("add_pet").map(|t| t.def().description.as_str()), Some("Held already."));
+}
