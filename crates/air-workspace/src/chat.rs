@@ -61,6 +61,9 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
             if w.chat.active.as_deref() != Some(id.as_str()) {
                 w.emit(Update::Focus(None));
                 open(w, id);
+            } else {
+                // A search hit in the chat open already: read towards it.
+                seek(w, &id);
             }
         }
         Command::OpenAt { session, message } => open_at(w, session, message),

@@ -82,6 +82,20 @@ fn a_search_hit_is_read_towards_then_marked() {
 }
 
 #[test]
+fn a_search_hit_in_the_chat_open_already_is_marked_or_read_towards() {
+    let mut h = two_sessions(250);
+    let updates = h.take();
+    let (list, _) = shown(&updates, Vec::new());
+    h.send(Command::OpenAt { session: "a".into(), message: Some("a240".into()) });
+    assert_eq!(h.take().last(), Some(&Update::Focus(Some("a240".into()))), "shown already: marked");
+    h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
+    let updates = h.take();
+    assert_eq!(updates.last(), Some(&Update::Focus(Some("a10".into()))), "far back: read towards");
+    let (list, _) = shown(&updates, list);
+    assert_eq!((list.len(), list[0].as_str()), (250, "a0"));
+}
+
+#[test]
 fn the_turn_s_messages_go_in_their_place_and_a_new_session_opens_from_the_creator() {
     let mut h = two_sessions(2);
     h.take();
