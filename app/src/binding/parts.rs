@@ -49,7 +49,7 @@ pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'st
                 Err(missing) => super::lazy::report(state, missing),
             }
         }
-        let (tools, offer) = super::dynamic::turn_tools(state, run.session.as_deref(), &inputs, (registry, names)).await;
+        let (tools, offer) = super::dynamic::turn_tools(state, run.session.clone(), &inputs, (registry, names)).await;
         let lang = inputs.settings.language.into();
         let setup = Setup { settings: *inputs.settings, tools, offer, lang };
         air_workspace::turn::run(&env, setup, run).await
