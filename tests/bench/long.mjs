@@ -1,0 +1,147 @@
+// A long conversation (a benchmark, not a test): a ChatGPT export of one
+// conversation of AIR_LONG_MESSAGES (5,000) messages of mixed Markdown
+// (paragraphs, lists, tables, code blocks; about 11 MB), chosen in Data →
+// Import in Chromium. Measures how long the import takes, how long the
+// conversation takes to open at its end, what going back to its beginning
+// costs (each page of older messages: time, the main thread's long tasks,
+// DOM nodes at the end), and how long a search hit in its first message
+// takes to be shown. Writes the section between the long-thread markers
+// of docs/BENCHMARKS.md (`AIR_LONG_PRINT=1`: prints it only).
+//
+//   node bench/long.mjs [BENCHMARKS.md]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, configure, launchBrowser, openApp, serveApp } from '../e2e/support.mjs';
+import { startScriptedModel } from '../support/scripted-model.mjs';
+
+const out = process.argv[2] ?? join(ROOT, 'docs/BENCHMARKS.md');
+const N = Number(process.env.AIR_LONG_MESSAGES ?? 5000);
+// Going back stops after this long (the figures say how far it got).
+const BACK_BUDGET_MS = Number(process.env.AIR_LONG_BACK_MS ?? 240_000);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/** A message's Markdown: the i-th of a varied set, about 3 KB. */
+function markdown(i, role) {
+  const para = `Paragraph ${i}: the keeper trimmed the wick, wound the clockwork and logged the weather; ships passed the reef at dusk and the lens turned through the night. `;
+  if (role === 'user') return `Question ${i}: ${para.repeat(4)}`;
+  const code = ['```rust', `fn step_${i}(x: u64) -> u64 {`, '    // turn the lens one step', `    (x * 31 + ${i}) % 1_000_003`, '}', '```'].join('\n');
+  const list = Array.from({ length: 6 }, (_, k) => `- item ${k} of answer ${i}: **oil**, *wick* and \`lens\``).join('\n');
+  const table = ['| hour | wind | sea |', '|---|---|---|', ...Array.from({ length: 5 }, (_, k) => `| ${k}:00 | NW ${k + 3} | ${k % 3 ? 'calm' : 'rough'} |`)].join('\n');
+  const parts = [`## Answer ${i}`, para.repeat(10), list, i % 2 ? code : table, para.repeat(6), i % 3 ? code.replace(/step_/g, 'turn_') : list];
+  return parts.join('\n\n');
+}
+
+/** ChatGPT's conversations.json with one conversation of N messages. */
+function chatgptExport() {
+  const m = (role, text, t) => ({ id: 'x', author: { role }, create_time: t, content: { content_type: 'text', parts: [text] }, weight: 1, metadata: {} });
+  const mapping = { root: { id: 'root', message: null, parent: null } };
+  let parent = 'root';
+  for (let i = 0; i < N; i++) {
+    const role = i % 2 ? 'assistant' : 'user';
+    const text = i === 0 ? `${markdown(i, role)} The word to find is albatross.` : markdown(i, role);
+    mapping[`m${i}`] = { id: `m${i}`, message: m(role, text, 1_700_000_000 + i), parent };
+    parent = `m${i}`;
+  }
+  return Buffer.from(JSON.stringify([{ id: 'long', title: 'The long conversation', create_time: 1_700_000_000, mapping, current_node: parent }]));
+}
+
+const longTasks = (page) => page.evaluate(() => { const l = window.__long; window.__long = []; return l; });
+const watchLongTasks = () => {
+  window.__long = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false });
+};
+
+const app = await serveApp();
+const model = await startScriptedModel();
+const browser = await launchBrowser();
+const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+await context.addInitScript(watchLongTasks);
+const page = await context.newPage();
+await openApp(page, app.url);
+await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
+const cdp = await context.newCDPSession(page);
+
+// Import.
+const file = chatgptExport();
+await page.getByTestId('open-settings').click();
+await longTasks(page);
+const importStart = Date.now();
+await page.getByTestId('import-file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: file });
+for (;;) {
+  const text = (await page.getByTestId('import-result').textContent()) ?? '';
+  if (/^Imported/.test(text)) break;
+  if (/could not/.test(text)) throw new Error(text);
+  await new Promise((r) => setTimeout(r, 50));
+}
+const importMs = Date.now() - importStart;
+const importLong = await longTasks(page);
+await page.getByTestId('settings-save').click();
+
+// Open at its end, from a reload.
+const opens = [];
+for (let i = 0; i < 3; i++) {
+  await page.reload();
+  await page.waitForFunction(() => performance.getEntriesByName('air-ready').length > 0, null, { timeout: 60_000 });
+  opens.push(await page.evaluate(() => performance.getEntriesByName('air-ready')[0].startTime));
+}
+await page.getByTestId('message-text').last().waitFor();
+await longTasks(page);
+
+// Back to its beginning, a page of older messages at a time.
+const pages = [];
+const backStart = Date.now();
+let reached = false;
+while (Date.now() - backStart < BACK_BUDGET_MS) {
+  const older = page.getByTestId('load-older');
+  if (!(await older.isVisible().catch(() => false))) { reached = true; break; }
+  const before = await page.getByTestId('message-text').count();
+  const t0 = Date.now();
+  await older.click();
+  // More messages, or none left (the last page can be empty).
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=message-text]').length > n || !document.querySelector('[data-testid=load-older]'), before, { timeout: 120_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  pages.push(Date.now() - t0);
+}
+const backLong = await longTasks(page);
+const shown = await page.getByTestId('message-text').count();
+const nodes = (await cdp.send('Memory.getDOMCounters')).nodes;
+
+// A search hit in the first message, from a fresh load (open at the end).
+await page.reload();
+await page.waitForFunction(() => performance.getEntriesByName('air-ready').length > 0, null, { timeout: 60_000 });
+await longTasks(page);
+await page.getByTestId('session-search').fill('albatross');
+await page.getByTestId('search-result').first().waitFor({ timeout: 60_000 });
+const hitStart = Date.now();
+await page.getByTestId('search-result').first().click();
+await page.locator('.message.found').waitFor({ timeout: 300_000 });
+const hitMs = Date.now() - hitStart;
+const hitLong = await longTasks(page);
+
+await browser.close();
+await model.stop();
+app.server.close();
+
+const longest = (l) => (l.length ? `${Math.round(Math.max(...l))} ms` : 'none');
+const rev = (() => { try { return execSync('git rev-parse --short HEAD').toString().trim(); } catch { return 'unknown'; } })();
+const section = [
+  '<!-- long-thread:start -->',
+  `One ChatGPT conversation of ${N.toLocaleString('en')} messages of mixed Markdown (${(file.length / 1e6).toFixed(1)} MB), Chromium on this machine, ${new Date().toISOString().slice(0, 10)} at \`${rev}\` (\`node bench/long.mjs\`):`,
+  '',
+  '| | |',
+  '|---|---|',
+  `| import, chosen to "Imported" | ${(importMs / 1000).toFixed(1)} s; ${importLong.filter((d) => d > 50).length} main-thread tasks over 50 ms (longest ${longest(importLong)}) |`,
+  `| opens at its end (reload to the first usable screen, median of 3) | ${Math.round(median(opens))} ms |`,
+  `| back to its beginning | ${reached ? 'reached' : `not reached in ${BACK_BUDGET_MS / 1000} s`}: ${pages.length} pages, each ${Math.round(median(pages))} ms median, ${Math.round(Math.max(0, ...pages))} ms at worst; ${backLong.filter((d) => d > 50).length} tasks over 50 ms (longest ${longest(backLong)}) |`,
+  `| then in the DOM | ${shown} messages, ${nodes.toLocaleString('en')} nodes |`,
+  `| a search hit in its first message, result clicked to the message shown | ${hitMs} ms; longest task ${longest(hitLong)} |`,
+  '<!-- long-thread:end -->',
+].join('\n');
+console.log(section);
+if (!process.env.AIR_LONG_PRINT) {
+  let doc = readFileSync(out, 'utf8');
+  if (!doc.includes('<!-- long-thread:start -->')) doc += '\n## A long conversation\n\n<!-- long-thread:start -->\n<!-- long-thread:end -->\n';
+  doc = doc.replace(/<!-- long-thread:start -->[\s\S]*<!-- long-thread:end -->/, section);
+  writeFileSync(out, doc);
+}
