@@ -121,6 +121,8 @@ def import_desc(data, pos, name):
     kind = data[pos]
     if kind == 0x01:
         ref = VALTYPES.get(data[pos + 1])
+        if ref not in ("funcref", "externref"):
+            fail(f"{name}: a table of an unexpected type")
         lim, pos = limits(data, pos + 2)
         return "table", f"{lim} {ref}", pos
     if kind == 0x02:
@@ -148,6 +150,8 @@ def imports_of(path):
         section = data[pos]
         size, pos = leb(data, pos + 1)
         end = pos + size
+        if end > len(data):
+            fail(f"{base}: a section runs past the end of the module")
         if section in (7, 8) and not (section == 7 and data[pos] == 0):
             fail(f"{base} has a start function or exports")
         if section == 2:
@@ -162,6 +166,8 @@ def imports_of(path):
                     fail(f"{base} imports {names[0]}.{names[1]}")
                 kind, ty, p = import_desc(data, p, f"{base} ({names[1]})")
                 out.append((names[1], kind, ty))
+            if p != end:
+                fail(f"{base}: its import section is not as long as it says")
         pos = end
     return out
 
@@ -277,14 +283,14 @@ def main():
         stub_path = os.path.join(tmp, "stub.wasm")
         stub(imports, stub_path)
         # Each output is merged and optimized on its own: as many at once
-        # as there are cores (each is a process of its own).
+        # as there are cores, up to four (each is a process of its own).
         def build(group):
             out = os.path.join(tmp, f"{group}.wasm")
             merge(stub_path, [path(m) for m in groups[group]], out, profile)
             stem = "chunk_shared" if group == "shared" else f"split_{group}"
             return hashed(out, stem, out_dir)
 
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
             names = dict(zip(groups, pool.map(build, groups)))
 
     var = lambda group: f"__module_{group}"

@@ -10,7 +10,7 @@
 //
 // Usage: node compress.mjs DIR CACHE_DIR
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
@@ -53,7 +53,11 @@ function compressed(data, ext) {
     return readFileSync(cached);
   }
   const out = ENCODINGS[ext](data);
-  writeFileSync(cached, out);
+  // Written whole under another name, then renamed: an interrupted build
+  // leaves no cut copy to be reused.
+  const part = `${cached}.${process.pid}.part`;
+  writeFileSync(part, out);
+  renameSync(part, cached);
   return out;
 }
 
@@ -72,7 +76,9 @@ for (const file of files(dir)) {
 }
 for (const name of readdirSync(cacheDir)) {
   const path = join(cacheDir, name);
-  if (Date.now() - statSync(path).mtimeMs > WEEK_MS) rmSync(path, { force: true });
+  // Another build may be removing it too.
+  const info = statSync(path, { throwIfNoEntry: false });
+  if (info && Date.now() - info.mtimeMs > WEEK_MS) rmSync(path, { force: true });
 }
 const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
 console.error(`compress: ${relative(process.cwd(), dir) || dir}: ${kib(raw)} raw, ${kib(written.br)} brotli, ${kib(written.gz)} gzip`);

@@ -29,13 +29,22 @@ js="$(cd "$staging" && ls app-*.js | grep -v '^app-.*\.split\.' | head -n1)"
 stem="${js%.js}"
 [ -f "$staging/${stem}_bg.wasm" ] || { echo "split: ${stem}_bg.wasm not in $staging" >&2; exit 1; }
 
-key="$( { echo "$stem $profile"; sha256sum "$raw" "$root/app/split.sh" "$root/app/bundle.py" | cut -d' ' -f1
-          wasm-bindgen --version; wasm-opt --version; } | sha256sum | cut -c1-32)"
+for tool in wasm-split-cli wasm-bindgen wasm-opt wasm-merge wasm-as node; do
+  command -v "$tool" >/dev/null || { echo "split: $tool not found (./dev installs it)" >&2; exit 1; }
+done
+inputs="$( { echo "$stem $profile"
+             sha256sum "$raw" "$root/app/split.sh" "$root/app/bundle.py" "$(command -v wasm-split-cli)" | cut -d' ' -f1
+             wasm-bindgen --version; wasm-opt --version; } )"
+key="$(printf '%s' "$inputs" | sha256sum | cut -c1-32)"
 cache_root="$target_dir/air-split"
 cache="$cache_root/$profile-$key"
+mkdir -p "$cache_root"
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+# A new entry is written beside the cache (so that moving it in is one
+# rename: an interrupted build leaves no entry that looks whole).
+new="$(mktemp -d "$cache_root/.new.XXXXXX")"
+trap 'rm -rf "$work" "$new"' EXIT
 
 # Splits, binds and optimizes into $1/files; writes the list of modules
 # app/boot.js compiles early to $1/early.
@@ -71,11 +80,10 @@ split_app() {
 if [ -f "$cache/early" ]; then
   echo "split: the linked wasm is unchanged; its split modules are taken from ${cache#"$root"/}" >&2
 else
-  split_app "$work/new"
+  split_app "$new"
   # Only the newest split of each profile is kept.
   rm -rf "$cache_root/$profile"-*
-  mkdir -p "$cache_root"
-  mv "$work/new" "$cache"
+  mv "$new" "$cache"
 fi
 cp -r "$cache/files/." "$staging/"
 early="$(cat "$cache/early")"
@@ -128,5 +136,8 @@ with open(sw, 'w') as fh:
 PY
 
 # Precompressed copies for hosts that send them (not in the worker's lists:
-# the browser asks for a file, and the host picks the copy).
-node "$root/app/compress.mjs" "$staging" "$target_dir/air-compress"
+# the browser asks for a file, and the host picks the copy); release builds
+# only (what is deployed and served by ./dev).
+if [ "$profile" = release ]; then
+  node "$root/app/compress.mjs" "$staging" "$target_dir/air-compress"
+fi

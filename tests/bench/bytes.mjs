@@ -46,6 +46,11 @@ export async function firstAnswer(browser, model, compressed) {
     await page.getByTestId('composer-input').press('Enter');
     await page.getByTestId('message-assistant').getByText('First').waitFor({ timeout: 60_000 });
     const answer = total();
+    // Sent as asked (a browser that stopped accepting brotli would make
+    // the brotli row gzip's).
+    const want = compressed === true ? 'br' : compressed || null;
+    const got = [...new Set(sent.filter((s) => s.path.endsWith('.wasm')).map((s) => s.encoding))];
+    if (got.length !== 1 || got[0] !== want) throw new Error(`the wasm was sent as ${got.join(', ')}, not ${want}`);
     const files = new Map();
     for (const s of sent) files.set(s.path, (files.get(s.path) ?? 0) + s.bytes);
     await context.close();

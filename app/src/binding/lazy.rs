@@ -34,9 +34,10 @@ pub fn show(view: Result<AnyView, Missing>) -> AnyView {
     })
 }
 
-/// Where a background job's part is missing: said in the notice line.
-pub fn report(state: super::state::AppState, missing: Missing) {
-    state.shell.notice.set(Some(missing.message().to_owned()));
+/// Where a background job's part is missing: said in the notice line (in
+/// the state's language: a job may run where no context is).
+pub fn report(state: super::state::AppState, _: Missing) {
+    state.shell.notice.set(Some(state.t().part_missing.to_owned()));
 }
 
 /// Fetches a part ahead of its first use (the conversation view while the

@@ -26,7 +26,7 @@ use super::store::AnyStore;
 pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
     Ok(Box::pin(async move {
         let state = env.platform().state;
-        let inputs = run.inputs();
+        let mut inputs = run.inputs();
         // The MCP servers' tools and the HTTP tools come with their own
         // parts, fetched only when there are some: a turn with neither does
         // not wait for their code.
@@ -38,6 +38,8 @@ pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'st
                 Err(missing) => {
                     super::lazy::report(state, missing);
                     registry = super::mcp::builtins();
+                    // No server's tool to load either.
+                    inputs.dynamic = false;
                 }
             }
         }

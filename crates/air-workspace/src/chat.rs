@@ -104,6 +104,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
 
 /// Shows the session creator; the session is created with its first message.
 fn new_chat<P: Platform>(w: &mut Workspace<P>) {
+    w.chat.target = None;
     w.chat.active = None;
     w.chat.ticket += 1;
     w.watch.shown.borrow_mut().clear();
@@ -116,6 +117,10 @@ fn new_chat<P: Platform>(w: &mut Workspace<P>) {
 /// Makes `id` the open session and reads its last page.
 pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
     let Some(store) = w.p.store() else { return };
+    // A search hit elsewhere is not looked for any more.
+    if w.chat.target.as_ref().is_some_and(|(session, _)| *session != id) {
+        w.chat.target = None;
+    }
     if w.chat.active.as_deref() != Some(id.as_str()) {
         w.watch.shown.borrow_mut().clear();
         w.emit(Update::Messages { list: Vec::new(), has_older: false });

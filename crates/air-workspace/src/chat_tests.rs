@@ -96,6 +96,20 @@ fn a_search_hit_in_the_chat_open_already_is_marked_or_read_towards() {
 }
 
 #[test]
+fn a_search_hit_left_for_another_chat_is_not_looked_for_again() {
+    let mut h = two_sessions(250);
+    h.take();
+    // The hit's chat is asked for, then another is opened before it is read.
+    h.ws.handle(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
+    h.ws.handle(Command::Open("b".into()));
+    h.run();
+    h.send(Command::Open("a".into()));
+    let updates = h.take();
+    assert!(!updates.iter().any(|u| matches!(u, Update::Focus(Some(_)))), "no old hit marked: {updates:?}");
+    assert_eq!(shown(&updates, Vec::new()).0.len(), PAGE, "the last page only");
+}
+
+#[test]
 fn the_turn_s_messages_go_in_their_place_and_a_new_session_opens_from_the_creator() {
     let mut h = two_sessions(2);
     h.take();
