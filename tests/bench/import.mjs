@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, configure, launchBrowser, openApp, serveApp } from '../e2e/support.mjs';
 import { startScriptedModel } from '../support/scripted-model.mjs';
+import { longTasks, watchLongTasks } from './long-tasks.mjs';
 
 const out = process.argv[2] ?? join(ROOT, 'docs/BENCHMARKS.md');
 const CONV = Number(process.env.AIR_IMPORT_CONVERSATIONS ?? 10000);
@@ -42,10 +43,7 @@ const browser = await launchBrowser();
 const page = await (await browser.newContext()).newPage();
 await openApp(page, app.url);
 await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
-await page.evaluate(() => {
-  window.__long = [];
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false });
-});
+await page.evaluate(watchLongTasks);
 const file = chatgptExport();
 await page.getByTestId('open-settings').click();
 const said = new Set();
@@ -60,7 +58,7 @@ while (!done) {
   else await new Promise((r) => setTimeout(r, 50));
 }
 const seconds = (Date.now() - started) / 1000;
-const long = await page.evaluate(() => window.__long);
+const long = await longTasks(page);
 await page.getByTestId('settings-save').click();
 const queryStart = Date.now();
 await page.getByTestId('session-search').fill('cormorant');

@@ -14,6 +14,7 @@ import { execSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, configure, launchBrowser, openApp, serveApp } from '../e2e/support.mjs';
 import { startScriptedModel } from '../support/scripted-model.mjs';
+import { longTasks, watchLongTasks } from './long-tasks.mjs';
 
 const out = process.argv[2] ?? join(ROOT, 'docs/BENCHMARKS.md');
 const N = Number(process.env.AIR_LONG_MESSAGES ?? 5000);
@@ -46,11 +47,6 @@ function chatgptExport() {
   return Buffer.from(JSON.stringify([{ id: 'long', title: 'The long conversation', create_time: 1_700_000_000, mapping, current_node: parent }]));
 }
 
-const longTasks = (page) => page.evaluate(() => { const l = window.__long; window.__long = []; return l; });
-const watchLongTasks = () => {
-  window.__long = [];
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false });
-};
 
 const app = await serveApp();
 const model = await startScriptedModel();

@@ -18,13 +18,14 @@
 //! open conversation, import and export, attachments, the MCP servers and
 //! signing in, the turn, the HTTP tools and sync.
 //!
-//! Module order (each uses only those before it): `messages`, `platform`, `log`, `dynamic`,
+//! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
 //! `signin`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
 
 pub mod attach;
 pub mod chat;
 pub mod messages;
+pub mod notice;
 pub mod data;
 pub mod dynamic;
 pub mod files;
@@ -59,6 +60,7 @@ use air_store::search::SearchResults;
 use air_store::{MessageRecord, SessionRecord, StoreError};
 use futures_util::future::LocalBoxFuture;
 
+pub use notice::{Notice, StoreOp};
 pub use platform::Platform;
 pub use sessions::SESSION_PAGE;
 
@@ -319,53 +321,6 @@ pub enum Update {
     HttpImport(http_tools::Importing),
     /// Where sync stands.
     Sync(Box<sync::Status>),
-}
-
-/// What a person is told, as data (the page words it).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Notice {
-    /// Kept preferences could not be read: defaults are in use (why, and
-    /// where the old value was kept).
-    PrefsUnreadable(String),
-    /// The store could not be opened; a store in memory is in use.
-    StoreFellBack(String),
-    /// A store operation failed.
-    Store { op: StoreOp, error: StoreError },
-    /// A part of the app could not be fetched.
-    PartMissing,
-    /// Sync set aside this many documents no device of the database made.
-    SyncRefused(u64),
-    /// A file could not be handed to the browser to save.
-    DownloadFailed(String),
-    /// A file picked to attach is not attached, and why.
-    FileRefused { name: String, why: air_store::files::Refusal },
-    /// A file picked to attach could not be read.
-    FileUnreadable { name: String, error: String },
-    /// Listed again, a server offers new tools: they wait for the user.
-    NewTools { server: String, added: usize },
-    /// A sign-in that took the whole page failed.
-    SignInFailed(air_servers::credentials::SignInError),
-    /// An HTTP tool was not saved: why (nothing changed).
-    HttpToolRefused(String),
-}
-
-/// What the store was doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StoreOp {
-    ReadSessions,
-    ReadMessages,
-    SaveMessage,
-    /// A finished answer (or a call's result) could not be saved.
-    SaveAnswer,
-    /// An answer could not be replaced (regenerate, continue).
-    Replace,
-    /// A message could not be changed (edit and resend).
-    Change,
-    Export,
-    Delete,
-    Rename,
-    /// A preference could not be saved.
-    Prefs,
 }
 
 /// A deadline's reason.
