@@ -2,9 +2,10 @@
 // conversation of AIR_LONG_MESSAGES (5,000) messages of mixed Markdown
 // (paragraphs, lists, tables, code blocks; about 11 MB), chosen in Data →
 // Import in Chromium. Measures how long the import takes, how long the
-// conversation takes to open at its end, what going back to its beginning
-// costs (each page of older messages: time, the main thread's long tasks,
-// DOM nodes at the end), and how long a search hit in its first message
+// conversation takes to open at its end, what scrolling back to its
+// beginning costs (plain scrolling steps: each step's time, the main
+// thread's long tasks, whether the place read was kept; then dragging to
+// the top until the first message; DOM nodes at the end), and how long a search hit in its first message
 // takes to be shown. Writes the section between the long-thread markers
 // of docs/BENCHMARKS.md (`AIR_LONG_PRINT=1`: prints it only).
 //
@@ -84,23 +85,54 @@ for (let i = 0; i < 3; i++) {
 await page.getByTestId('message-text').last().waitFor();
 await longTasks(page);
 
-// Back to its beginning, a page of older messages at a time.
-const pages = [];
+// Scrolling up by plain steps of 0.9 of a screen (AIR_LONG_STEPS of them):
+// each step's time until three frames later, and how far the message at
+// the view's top moved from where the scroll should have put it (0: the
+// place was kept). Older messages are read as the view nears the top.
+const STEPS = Number(process.env.AIR_LONG_STEPS ?? 300);
+const steps = [];
+const jumps = [];
+const scroller = page.getByTestId('messages');
+const stepUp = () => scroller.evaluate(async (el) => {
+  const frames = (n) => new Promise((r) => { const f = () => (--n ? requestAnimationFrame(f) : r()); requestAnimationFrame(f); });
+  const view = el.getBoundingClientRect().top;
+  const row = [...el.querySelectorAll('[data-row]')].find((r) => r.getBoundingClientRect().bottom > view + 1);
+  const by = Math.min(el.scrollTop, Math.round(el.clientHeight * 0.9));
+  const y0 = row?.getBoundingClientRect().top;
+  el.scrollTop -= by;
+  await frames(3);
+  const y1 = row?.isConnected ? row.getBoundingClientRect().top : undefined;
+  return { by, jump: y0 === undefined || y1 === undefined ? null : Math.abs(y1 - y0 - by) };
+});
+await longTasks(page);
+const stepStart = Date.now();
+for (let i = 0; i < STEPS; i++) {
+  const t0 = Date.now();
+  const step = await stepUp();
+  steps.push(Date.now() - t0);
+  if (step.by > 0) jumps.push(step.jump ?? Infinity);
+}
+const stepMs = Date.now() - stepStart;
+const stepLong = await longTasks(page);
+
+// Then to its beginning as a dragged scrollbar goes: straight to the top
+// of what was read, again and again, a page of older messages read each
+// time, until the first message is there.
 const backStart = Date.now();
 let reached = false;
+let drags = 0;
 while (Date.now() - backStart < BACK_BUDGET_MS) {
-  const older = page.getByTestId('load-older');
-  if (!(await older.isVisible().catch(() => false))) { reached = true; break; }
-  const before = await page.getByTestId('message-text').count();
-  const t0 = Date.now();
-  await older.click();
-  // More messages, or none left (the last page can be empty).
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=message-text]').length > n || !document.querySelector('[data-testid=load-older]'), before, { timeout: 120_000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-  pages.push(Date.now() - t0);
+  drags++;
+  const done = await scroller.evaluate(async (el) => {
+    el.scrollTop = 0;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 20))));
+    return !document.querySelector('[data-testid=load-older]') && el.scrollTop === 0;
+  });
+  if (done && (await page.getByText('The word to find is albatross.').count())) { reached = true; break; }
 }
+const backMs = Date.now() - backStart;
 const backLong = await longTasks(page);
-const shown = await page.getByTestId('message-text').count();
+const shown = await page.locator('[data-row]').count();
 const nodes = (await cdp.send('Memory.getDOMCounters')).nodes;
 
 // A search hit in the first message, from a fresh load (open at the end).
@@ -129,7 +161,9 @@ const section = [
   '|---|---|',
   `| import, chosen to "Imported" | ${(importMs / 1000).toFixed(1)} s; ${importLong.filter((d) => d > 50).length} main-thread tasks over 50 ms (longest ${longest(importLong)}) |`,
   `| opens at its end (reload to the first usable screen, median of 3) | ${Math.round(median(opens))} ms |`,
-  `| back to its beginning | ${reached ? 'reached' : `not reached in ${BACK_BUDGET_MS / 1000} s`}: ${pages.length} pages, each ${Math.round(median(pages))} ms median, ${Math.round(Math.max(0, ...pages))} ms at worst; ${backLong.filter((d) => d > 50).length} tasks over 50 ms (longest ${longest(backLong)}) |`,
+  `| scrolling up from the end, ${steps.length} steps of 0.9 of a screen | ${(stepMs / 1000).toFixed(1)} s; each step to three frames later ${Math.round(median(steps))} ms median, ${Math.round(Math.max(0, ...steps))} ms at worst; ${stepLong.filter((d) => d > 50).length} main-thread tasks over 50 ms (longest ${longest(stepLong)}) |`,
+  `| the message read, moved from where the scroll put it | ${Math.round(median(jumps))} px median, ${Math.round(Math.max(0, ...jumps))} px at worst; ${jumps.filter((j) => j >= 2).length} of ${jumps.length} steps by 2 px or more |`,
+  `| then to its beginning, the view put at the top of what is read (a dragged scrollbar) | ${reached ? 'reached' : `not reached in ${BACK_BUDGET_MS / 1000} s`} after ${drags} drags in ${(backMs / 1000).toFixed(1)} s; ${backLong.filter((d) => d > 50).length} tasks over 50 ms (longest ${longest(backLong)}) |`,
   `| then in the DOM | ${shown} messages, ${nodes.toLocaleString('en')} nodes |`,
   `| a search hit in its first message, result clicked to the message shown | ${hitMs} ms; longest task ${longest(hitLong)} |`,
   '<!-- long-thread:end -->',

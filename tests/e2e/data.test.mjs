@@ -216,7 +216,7 @@ describe('data and options', () => {
     await context.close();
   });
 
-  test('a long session opens on its last page and loads earlier messages on demand', async () => {
+  test('a long session opens on its last page, keeps only what is near the view in the page, and reads earlier messages as the reader scrolls up', async () => {
     const { context, page } = await freshPage();
     const messages = Array.from({ length: 250 }, (_, i) => ({
       id: `m${i}`, sessionId: 'long', seq: 1000 + i, role: i % 2 ? 'assistant' : 'user', content: `Message number ${i}`, timestamp: 1000 + i,
@@ -228,13 +228,36 @@ describe('data and options', () => {
     await page.getByTestId('settings-save').click();
     await page.getByTestId('session-item').filter({ hasText: 'Long one' }).locator('.session-title').click();
     await page.getByText('Message number 249', { exact: true }).waitFor({ timeout: 20_000 });
-    assert.equal(await page.getByTestId('message-text').count(), 100);
-    await page.getByTestId('load-older').click();
-    await page.getByText('Message number 50', { exact: true }).waitFor();
-    assert.equal(await page.getByTestId('message-text').count(), 200);
-    await page.getByTestId('load-older').click();
-    await page.getByText('Message number 0', { exact: true }).waitFor();
-    assert.equal(await page.getByTestId('load-older').count(), 0);
+    const scroller = page.getByTestId('messages');
+    // At the end, and only the messages near the view are in the page.
+    assert.ok(await scroller.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2));
+    const drawn = await page.getByTestId('message-text').count();
+    assert.ok(drawn > 10 && drawn < 80, `${drawn} messages in the page`);
+    // Scrolling up, a screen at a time: older pages are read as the view
+    // nears the top, and each step moves what was read by the step exactly
+    // (nothing jumps as messages are drawn, measured or read above).
+    const steps = [];
+    for (let i = 0; i < 300 && !(await page.getByText('Message number 0', { exact: true }).count()); i++) {
+      steps.push(await scroller.evaluate(async (el) => {
+        const view = el.getBoundingClientRect().top;
+        const row = [...el.querySelectorAll('[data-row]')].find((r) => r.getBoundingClientRect().bottom > view + 1);
+        const by = Math.min(el.scrollTop, Math.round(el.clientHeight * 0.9));
+        const y0 = row.getBoundingClientRect().top;
+        el.scrollTop -= by;
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r))));
+        return { id: row.dataset.row, jump: row.isConnected ? Math.abs(row.getBoundingClientRect().top - y0 - by) : null };
+      }));
+    }
+    await page.getByText('Message number 0', { exact: true }).waitFor({ timeout: 10_000 });
+    await page.getByTestId('load-older').waitFor({ state: 'detached' });
+    const moved = steps.filter((s) => s.jump === null || s.jump >= 2);
+    assert.deepEqual(moved, [], `${steps.length} steps`);
+    assert.ok(steps.length > 20, `${steps.length} steps`);
+    const drawnAtTop = await page.getByTestId('message-text').count();
+    assert.ok(drawnAtTop < 80, `${drawnAtTop} messages in the page`);
+    // And back to the end: the last message is drawn again.
+    await scroller.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await page.getByText('Message number 249', { exact: true }).waitFor({ timeout: 10_000 });
 
     // The model still gets the whole conversation, not just the loaded pages.
     h.model.enqueue(reply.text('Read it all.'));

@@ -2,7 +2,8 @@
 // page of them, the sidebar scrolls (virtually) to the very first one, and
 // the search index (built in the background for a store written without
 // one) finds a message in English or Chinese and opens its conversation
-// at that message, deep in a long conversation.
+// at that message, deep in a long conversation (read with the messages
+// around it; later ones are read on as the reader scrolls down).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, openApp, serveApp } from './support.mjs';
@@ -94,6 +95,18 @@ describe('10,000 conversations', () => {
     assert.match(await found.textContent(), /lighthouse keeper’s parrot/);
     assert.ok(await found.isVisible());
     assert.match(await page.locator('.topbar-title').textContent(), new RegExp(`Seeded session ${NEEDLE}`));
+    // Read with the messages around it, not every page after it: reading
+    // on (scrolling down) reads the later ones, to the end.
+    assert.equal(await page.getByText('Filler line 299 of a long conversation').count(), 0);
+    await page.getByTestId('load-newer').waitFor();
+    const scroller = page.getByTestId('messages');
+    for (let i = 0; i < 100 && !(await page.getByText('Filler line 299 of a long conversation').count()); i++) {
+      await scroller.evaluate((el) => { el.scrollTop += el.clientHeight * 0.9; });
+      await scroller.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    }
+    await page.getByText('Filler line 299 of a long conversation').waitFor({ timeout: 10_000 });
+    await page.getByTestId('load-newer').waitFor({ state: 'detached' });
+    assert.ok(await page.locator('[data-row]').count() < 100, 'only the messages near the view are in the page');
 
     // Chinese, by its characters.
     await page.getByTestId('session-search').fill('葡萄牙');

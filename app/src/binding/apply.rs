@@ -111,13 +111,18 @@ fn apply_settings(state: AppState, u: Up) {
 fn apply_chat(state: AppState, u: Up) {
     match u {
         Up::Active(active) => state.sessions.active.set(active),
-        Up::Messages { mut list, has_older } => {
+        Up::Messages { mut list, has_older, has_newer } => {
             // The answer this tab is streaming is shown live, not as its checkpoint.
             if let Some(live) = state.chat.streaming.with_untracked(|s| s.as_ref().map(|s| s.message_id.clone())) {
                 list.retain(|m| m.id != live);
             }
             state.chat.has_older.set(has_older);
+            state.chat.has_newer.set(has_newer);
             state.chat.messages.set(list);
+        }
+        Up::MessagesAppended { mut list, has_newer } => {
+            state.chat.has_newer.set(has_newer);
+            state.chat.messages.update(|m| m.append(&mut list));
         }
         Up::MessagesPrepended { mut list, has_older } => {
             state.chat.has_older.set(has_older);

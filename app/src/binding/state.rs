@@ -120,6 +120,9 @@ pub struct Conversation {
     pub messages: RwSignal<Vec<MessageRecord>>,
     /// Earlier messages exist that are not loaded.
     pub has_older: RwSignal<bool>,
+    /// Later messages exist that are not loaded (a stretch around a
+    /// search hit is shown).
+    pub has_newer: RwSignal<bool>,
     /// The message a search result opened: scrolled to and marked.
     pub focus: RwSignal<Option<String>>,
     pub streaming: RwSignal<Option<Streaming>>,
@@ -272,6 +275,7 @@ impl AppState {
             chat: Conversation {
                 messages: RwSignal::new(Vec::new()),
                 has_older: RwSignal::new(false),
+                has_newer: RwSignal::new(false),
                 focus: RwSignal::new(None),
                 streaming: RwSignal::new(None),
                 busy: RwSignal::new(false),
@@ -345,6 +349,11 @@ impl AppState {
     /// Loads the page of messages before the first one shown.
     pub fn load_older(self) {
         self.dispatch(air_workspace::Command::LoadOlder);
+    }
+
+    /// Loads the page of messages after the last one shown.
+    pub fn load_newer(self) {
+        self.dispatch(air_workspace::Command::LoadNewer);
     }
 
     pub fn select_session(self, id: String) {

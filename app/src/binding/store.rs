@@ -83,6 +83,9 @@ impl Store for AnyStore {
     async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>> {
         delegate!(self, s => s.messages_page(session_id, before, limit))
     }
+    async fn messages_after(&self, session_id: &str, after: f64, limit: usize) -> Result<Vec<MessageRecord>> {
+        delegate!(self, s => s.messages_after(session_id, after, limit))
+    }
     async fn put_file(&self, file: &air_store::FileRecord) -> Result<()> {
         delegate!(self, s => s.put_file(file))
     }
@@ -178,6 +181,7 @@ pub trait InMemory {
     fn delete_session<'a>(&'a self, id: &'a str) -> Kept<'a, ()>;
     fn messages<'a>(&'a self, session_id: &'a str) -> Kept<'a, Vec<MessageRecord>>;
     fn messages_page<'a>(&'a self, session_id: &'a str, before: Option<f64>, limit: usize) -> Kept<'a, Vec<MessageRecord>>;
+    fn messages_after<'a>(&'a self, session_id: &'a str, after: f64, limit: usize) -> Kept<'a, Vec<MessageRecord>>;
     fn get_message<'a>(&'a self, id: &'a str) -> Kept<'a, Option<MessageRecord>>;
     fn put_message<'a>(&'a self, message: &'a MessageRecord) -> Kept<'a, ()>;
     fn delete_message<'a>(&'a self, id: &'a str) -> Kept<'a, ()>;
@@ -219,6 +223,9 @@ impl InMemory for MemoryStore {
     }
     fn messages_page<'a>(&'a self, session_id: &'a str, before: Option<f64>, limit: usize) -> Kept<'a, Vec<MessageRecord>> {
         Box::pin(Store::messages_page(self, session_id, before, limit))
+    }
+    fn messages_after<'a>(&'a self, session_id: &'a str, after: f64, limit: usize) -> Kept<'a, Vec<MessageRecord>> {
+        Box::pin(Store::messages_after(self, session_id, after, limit))
     }
     fn get_message<'a>(&'a self, id: &'a str) -> Kept<'a, Option<MessageRecord>> {
         Box::pin(Store::get_message(self, id))

@@ -1,4 +1,3 @@
-use air_chat::Role;
 use air_store::MessageRecord;
 use leptos::prelude::*;
 
@@ -6,7 +5,7 @@ use crate::i18n::t;
 use crate::binding::state::{AppState, Streaming, use_app};
 
 use super::live::{StreamedMarkdown, draw_streaming, take_live, typeset};
-use super::message::Message;
+use super::thread::{MessageList, Scroller, Window};
 
 /// Shown when no session is open: suggestions and the composer below.
 #[component]
@@ -58,17 +57,18 @@ pub fn ChatView() -> impl IntoView {
     // Follow the conversation while the reader is at the end; once they
     // scroll up to read, leave them there.
     let list = NodeRef::<leptos::html::Section>::new();
-    let follow = StoredValue::new(true);
     // Where the last automatic scroll put the view: a scroll event above it
     // is the reader's doing, not ours (ours may arrive after more text).
-    let pinned = StoredValue::new(0);
-    follow_the_end(state, list, follow, pinned);
+    let scroller = Scroller { el: list, follow: StoredValue::new(true), pinned: StoredValue::new(0) };
+    let Scroller { follow, pinned, .. } = scroller;
+    let window = Window::new(state, scroller);
+    follow_the_end(state, window, scroller);
+    list.on_load(move |_| request_animation_frame(move || window.scrolled(true)));
     // A search result opened a message: it is brought into view (and the
     // view stops following the end).
     Effect::new(move |_| {
         if let Some(id) = state.chat.focus.get() {
-            follow.set_value(false);
-            request_animation_frame(move || air_web::scroll_into_view(&format!("[data-id=\"{}\"]", id.replace('"', ""))));
+            window.show(&id);
         }
     });
     // The first usable screen, once this view has drawn the conversation.
@@ -87,21 +87,29 @@ pub fn ChatView() -> impl IntoView {
             }
             on:scroll=move |ev| {
                 if let Some(el) = air_web::event_element(&ev) {
-                    if air_web::scrolled_to_end(&el, 60) {
+                    // (The end of a stretch around a search hit is not
+                    // the conversation's: later messages are read there.)
+                    if air_web::scrolled_to_end(&el, 60) && !state.chat.has_newer.get_untracked() {
                         follow.set_value(true);
                     } else if air_web::scroll_top(&el) < pinned.get_value() - 4 {
                         follow.set_value(false);
                     }
                 }
+                window.scrolled(follow.get_value());
             }
         >
             <Show when=move || state.chat.has_older.get()>
                 <button class="load-older" data-testid="load-older" on:click=move |_| {
+                    // What is read now stays where it is.
                     follow.set_value(false);
+                    window.scrolled(false);
                     state.load_older();
                 }>{move || t().load_older}</button>
             </Show>
-            <MessageList last_id=last_id/>
+            <MessageList window=window last_id=last_id/>
+            <Show when=move || state.chat.has_newer.get()>
+                <button class="load-older" data-testid="load-newer" on:click=move |_| state.load_newer()>{move || t().load_newer}</button>
+            </Show>
             <Show when=streaming_here>
                 <StreamingMessage/>
             </Show>
@@ -112,7 +120,8 @@ pub fn ChatView() -> impl IntoView {
 
 /// Scrolls to the end as the conversation grows, while `follow` says the
 /// reader is there; `pinned` is where the last such scroll put the view.
-fn follow_the_end(state: AppState, list: NodeRef<leptos::html::Section>, follow: StoredValue<bool>, pinned: StoredValue<i32>) {
+fn follow_the_end(state: AppState, window: Window, scroller: Scroller) {
+    let Scroller { el: list, follow, pinned } = scroller;
     let scroll_due = StoredValue::new(false);
     let grown = Memo::new(move |_| {
         let streamed = state.chat.streaming.with(|s| s.as_ref().map_or(0, |s| s.text_len + s.reasoning_len));
@@ -122,6 +131,7 @@ fn follow_the_end(state: AppState, list: NodeRef<leptos::html::Section>, follow:
         let (active, _, _) = grown.get();
         if previous.as_ref() != Some(&active) {
             follow.set_value(true);
+            window.follow();
         }
         // Once per animation frame, however many chunks arrived in it.
         if follow.get_value() && !scroll_due.get_value() {
@@ -135,31 +145,6 @@ fn follow_the_end(state: AppState, list: NodeRef<leptos::html::Section>, follow:
         }
         active
     });
-}
-
-/// The stored messages, each drawn once per change of its own.
-#[component]
-fn MessageList(last_id: Memo<Option<String>>) -> impl IntoView {
-    let state = use_app();
-    view! {
-        <For
-            // Keys and places only: a change to one message copies no
-            // other (a message is read from the list when it is drawn).
-            each=move || state.chat.messages.with(|m| m.iter().enumerate().map(|(i, m)| (message_key(m), i)).collect::<Vec<_>>())
-            key=|(k, _)| k.clone()
-            let:item
-        >
-            {
-                let ((id, ..), at) = item;
-                state.chat.messages.try_update_untracked(|m| {
-                    let at = m.get(at).filter(|x| x.id == id).map(|_| at).or_else(|| m.iter().position(|x| x.id == id))?;
-                    Some(view_copy(&mut m[at]))
-                })
-                .flatten()
-                .map(|(message, text_len)| view! { <Message message=message text_len=text_len last_id=last_id/> })
-            }
-        </For>
-    }
 }
 
 /// ‹ 2 / 3 ›: on the first message of an alternative, which one is shown
@@ -290,31 +275,10 @@ fn StreamingMessage() -> impl IntoView {
     }
 }
 
-/// A message as a view keeps it: a long answer's text stays in the
-/// conversation's list only (its view reads it from there, see
-/// [`markdown_text`]), so showing it copies no text.
-/// Returns the copy and the text's length.
-fn view_copy(m: &mut MessageRecord) -> (MessageRecord, usize) {
-    let len = m.content.len();
-    if m.role == Role::User || len < BLOCKS_FROM {
-        return (m.clone(), len);
-    }
-    let text = std::mem::take(&mut m.content);
-    let copy = m.clone();
-    m.content = text;
-    (copy, len)
-}
-
-/// What redraws a message when it changes. A tool card stays (its View
-/// must not reload as the call goes on); it follows its record itself.
-fn message_key(m: &MessageRecord) -> (String, u32, usize, bool) {
-    if m.role == Role::Tool { (m.id.clone(), 0, 0, false) } else { (m.id.clone(), m.rev, m.content.len(), m.incomplete) }
-}
-
 /// Texts from this length on are put in the page a block at a time (see
 /// `air_render::blocks`): a block off screen skips style and layout
 /// (`content-visibility` in style.css), and no whole-text HTML is built.
-const BLOCKS_FROM: usize = 16 * 1024;
+pub(super) const BLOCKS_FROM: usize = 16 * 1024;
 
 /// A finished message's Markdown. A long one is read from the
 /// conversation's list when it is put in the page (it is not copied).

@@ -18,6 +18,7 @@ mod settings;
 mod shortcuts;
 mod sidebar;
 mod sync;
+mod thread;
 mod tool_card;
 
 use leptos::prelude::*;

@@ -365,6 +365,7 @@ texts! {
     err_change: "The message could not be changed: {e}", "无法修改消息：{e}";
     err_replace: "The answer could not be replaced: {e}", "无法替换回答：{e}";
     load_older: "Show earlier messages", "显示更早的消息";
+    load_newer: "Show later messages", "显示更晚的消息";
     preset_local: "Local model (llama.cpp)", "本地模型（llama.cpp）";
     preset_custom: "Custom (any OpenAI-compatible URL)", "自定义（任意 OpenAI 兼容地址）";
 }

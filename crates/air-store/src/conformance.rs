@@ -114,6 +114,12 @@ async fn messages<S: Store>(store: &S) {
     assert_eq!(page(store.messages_page("sess-a", Some(30.0), 2).await), Some(vec!["m1".into(), "m2".into()]));
     assert_eq!(page(store.messages_page("sess-a", Some(20.0), 5).await), Some(vec!["m1".into()]));
     assert_eq!(page(store.messages_page("sess-a", Some(10.0), 5).await), Some(vec![]));
+    // And forwards from a message, its own session only.
+    assert_eq!(page(store.messages_after("sess-a", 10.0, 1).await), Some(vec!["m2".into()]));
+    assert_eq!(page(store.messages_after("sess-a", 10.0, 5).await), Some(vec!["m2".into(), "m4x".into(), "m4y".into()]));
+    assert_eq!(page(store.messages_after("sess-a", 0.0, 2).await), Some(vec!["m1".into(), "m2".into()]));
+    assert_eq!(page(store.messages_after("sess-a", 30.0, 5).await), Some(vec![]));
+    assert_eq!(page(store.messages_after("sess-b", 0.0, 5).await), Some(vec!["m3".into()]));
 
     ok(store.delete_message("m4y").await, "delete message");
     assert_eq!(store.messages("sess-a").await.map(|m| m.len()).ok(), Some(3));

@@ -181,6 +181,9 @@ pub trait Store {
     /// The last `limit` messages of a session with `seq` below `before`
     /// (all, when `None`), in order: one page of a long session.
     async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> Result<Vec<MessageRecord>>;
+    /// The first `limit` messages of a session with `seq` above `after`,
+    /// in order: the page after those shown (reading on from a search hit).
+    async fn messages_after(&self, session_id: &str, after: f64, limit: usize) -> Result<Vec<MessageRecord>>;
     async fn get_message(&self, id: &str) -> Result<Option<MessageRecord>>;
     /// Inserts or replaces one message (by id), and its terms in the
     /// search index (a session's title is, with `put_session` or, in a store

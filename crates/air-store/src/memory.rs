@@ -135,6 +135,13 @@ impl Store for MemoryStore {
         Ok(list.split_off(skip))
     }
 
+    async fn messages_after(&self, session_id: &str, after: f64, limit: usize) -> Result<Vec<MessageRecord>> {
+        let mut list = self.messages(session_id).await?;
+        list.retain(|m| m.seq > after);
+        list.truncate(limit);
+        Ok(list)
+    }
+
     async fn get_message(&self, id: &str) -> Result<Option<MessageRecord>> {
         Ok(self.messages.borrow().get(id).cloned())
     }

@@ -203,6 +203,20 @@ impl IdbStore {
         })
         .await
     }
+
+    /// Up to `limit` messages of the session index's `range`, read in
+    /// `direction`, returned in order.
+    async fn scan_messages(&self, range: KeyRange, limit: usize, direction: Option<rexie::Direction>) -> air_store::Result<Vec<MessageRecord>> {
+        let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
+        let index = tx.store(MESSAGES).map_err(err)?.index(BY_SESSION).map_err(err)?;
+        let pairs = index.scan(Some(range), Some(limit.min(u32::MAX as usize) as u32), None, direction).await.map_err(err)?;
+        let mut out = Vec::with_capacity(pairs.len());
+        for (_, v) in pairs {
+            out.push(from_js::<MessageRecord>(v)?);
+        }
+        out.sort_by(|a, b| a.seq.total_cmp(&b.seq).then_with(|| a.id.cmp(&b.id)));
+        Ok(out)
+    }
 }
 
 impl Store for IdbStore {
@@ -341,19 +355,16 @@ impl Store for IdbStore {
         let lower = js_sys::Array::of2(&sid, &JsValue::from_f64(f64::NEG_INFINITY));
         let upper = js_sys::Array::of2(&sid, &JsValue::from_f64(before.unwrap_or(f64::INFINITY)));
         let range = KeyRange::bound(&lower, &upper, None, Some(before.is_some())).map_err(|e| StoreError::Other(e.to_string()))?;
-        let tx = self.db.transaction(&[MESSAGES], TransactionMode::ReadOnly).map_err(err)?;
-        let index = tx.store(MESSAGES).map_err(err)?.index(BY_SESSION).map_err(err)?;
         // Walk the index backwards from `before`, so only one page is read.
-        let pairs = index
-            .scan(Some(range), Some(limit.min(u32::MAX as usize) as u32), None, Some(rexie::Direction::Prev))
-            .await
-            .map_err(err)?;
-        let mut out = Vec::with_capacity(pairs.len());
-        for (_, v) in pairs {
-            out.push(from_js::<MessageRecord>(v)?);
-        }
-        out.sort_by(|a, b| a.seq.total_cmp(&b.seq).then_with(|| a.id.cmp(&b.id)));
-        Ok(out)
+        self.scan_messages(range, limit, Some(rexie::Direction::Prev)).await
+    }
+
+    async fn messages_after(&self, session_id: &str, after: f64, limit: usize) -> air_store::Result<Vec<MessageRecord>> {
+        let sid = JsValue::from_str(session_id);
+        let lower = js_sys::Array::of2(&sid, &JsValue::from_f64(after));
+        let upper = js_sys::Array::of2(&sid, &JsValue::from_f64(f64::INFINITY));
+        let range = KeyRange::bound(&lower, &upper, Some(true), None).map_err(|e| StoreError::Other(e.to_string()))?;
+        self.scan_messages(range, limit, None).await
     }
 
     async fn get_message(&self, id: &str) -> air_store::Result<Option<MessageRecord>> {

@@ -14,6 +14,7 @@ pub mod idb;
 pub mod kv;
 pub mod lock;
 pub mod popup;
+pub mod rows;
 pub mod zoned;
 
 pub use http::{Abort, BodyReader, FetchClient, FetchError, HttpResponse};

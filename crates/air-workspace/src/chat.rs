@@ -1,11 +1,12 @@
 //! The open conversation: which session is open, its messages read a page
-//! at a time from the end (older pages on demand; a search hit's page read
-//! until it is there), on the branch shown; switching branches; and what
-//! the turn and the other tabs change. The core keeps only each shown
+//! at a time from the end (older pages on demand; a search hit with the
+//! messages around it, and later ones on demand from there), on the branch
+//! shown; switching branches; and what the turn and the other tabs change. The core keeps only each shown
 //! message's id and place: the records go to the page.
 
 use air_store::{MessageRecord, SessionRecord, Store};
 
+use crate::messages::{Got, Read};
 use crate::{Command, Done, Notice, Platform, StoreOp, Update, Workspace};
 
 /// Messages read at a time when a session opens (and per "earlier").
@@ -13,11 +14,19 @@ pub const PAGE: usize = 100;
 
 /// A page of `session`'s messages, read by the platform.
 fn page<P: Platform>(w: &Workspace<P>, session: &str, before: Option<f64>, limit: usize) -> impl std::future::Future<Output = Result<Vec<MessageRecord>, air_store::StoreError>> + 'static {
-    let asked = w.p.read_messages(crate::messages::Read::Page { session: session.to_owned(), before, limit });
+    let asked = read(w, Read::Page { session: session.to_owned(), before, limit });
+    async move { asked.await.map(|(list, _)| list) }
+}
+
+/// Messages read by the platform, and (for a read around a message)
+/// what that says of those before and after.
+fn read<P: Platform>(w: &Workspace<P>, what: Read) -> impl std::future::Future<Output = Result<(Vec<MessageRecord>, PageWhy), air_store::StoreError>> + 'static {
+    let asked = w.p.read_messages(what);
     async move {
         match asked.await {
-            Ok(Ok(crate::messages::Got::Page(list))) => Ok(list),
-            Ok(Ok(crate::messages::Got::One(_))) => Ok(Vec::new()),
+            Ok(Ok(Got::Page(list))) => Ok((list, PageWhy::Open)),
+            Ok(Ok(Got::Around { list, older, newer })) => Ok((list, PageWhy::Around { older, newer })),
+            Ok(Ok(Got::One(_))) => Ok((Vec::new(), PageWhy::Open)),
             Ok(Err(e)) => Err(e),
             Err(crate::Missing) => Err(air_store::StoreError::Unavailable("the part of the app that reads conversations could not be fetched".into())),
         }
@@ -33,6 +42,11 @@ pub enum PageWhy {
     Refresh,
     /// The page before those shown.
     Older,
+    /// A search hit and the messages around it: whether more exist
+    /// before and after them.
+    Around { older: bool, newer: bool },
+    /// The page after those shown (on from a search hit).
+    Newer,
 }
 
 /// The conversation's state.
@@ -40,9 +54,13 @@ pub enum PageWhy {
 pub struct Chat {
     pub active: Option<String>,
     has_older: bool,
+    /// Later messages exist that are not shown (the chat was opened
+    /// around a search hit).
+    has_newer: bool,
     /// The page under way: its answer must name it.
     ticket: u64,
     loading_older: bool,
+    loading_newer: bool,
     /// How many messages the page under way asked for.
     asked: usize,
     /// A turn runs in this tab.
@@ -62,13 +80,14 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
                 w.emit(Update::Focus(None));
                 open(w, id);
             } else {
-                // A search hit in the chat open already: read towards it.
-                seek(w, &id);
+                // A search hit in the chat open already: read around it.
+                seek(w, &id, None);
             }
         }
         Command::OpenAt { session, message } => open_at(w, session, message),
         Command::NewChat => new_chat(w),
         Command::LoadOlder => load_older(w),
+        Command::LoadNewer => load_newer(w),
         Command::Reopen => {
             if let Some(id) = w.chat.active.clone() {
                 open(w, id);
@@ -109,12 +128,14 @@ fn new_chat<P: Platform>(w: &mut Workspace<P>) {
     w.chat.ticket += 1;
     w.watch.shown.borrow_mut().clear();
     w.chat.has_older = false;
+    w.chat.has_newer = false;
     w.emit(Update::Active(None));
-    w.emit(Update::Messages { list: Vec::new(), has_older: false });
+    w.emit(Update::Messages { list: Vec::new(), has_older: false, has_newer: false });
     crate::dynamic::opened(w, None);
 }
 
-/// Makes `id` the open session and reads its last page.
+/// Makes `id` the open session and reads its last page (or, when a
+/// search hit in it is looked for, the messages around the hit).
 pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
     let Some(store) = w.p.store() else { return };
     // A search hit elsewhere is not looked for any more.
@@ -123,25 +144,34 @@ pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
     }
     if w.chat.active.as_deref() != Some(id.as_str()) {
         w.watch.shown.borrow_mut().clear();
-        w.emit(Update::Messages { list: Vec::new(), has_older: false });
+        w.emit(Update::Messages { list: Vec::new(), has_older: false, has_newer: false });
     }
     w.chat.active = Some(id.clone());
     w.emit(Update::Active(Some(id.clone())));
     w.chat.ticket += 1;
     w.chat.asked = PAGE;
     let (ticket, listed) = (w.chat.ticket, w.sessions.list.iter().any(|s| s.id == id));
-    let page = page(w, &id, None, PAGE);
+    let what = match w.chat.target.clone() {
+        Some((_, message)) => Read::Around { session: id.clone(), message, limit: PAGE / 2 },
+        None => Read::Page { session: id.clone(), before: None, limit: PAGE },
+    };
+    let page = read(w, what);
     w.spawn(async move {
         // A session past the pages read so far (a search hit) joins the list.
         let session = if listed { None } else { store.get_session(&id).await.ok().flatten() };
-        let page = page.await;
-        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Open, page: page.map(|p| (session, p)) }))
+        let (page, why) = match page.await {
+            Ok((list, why)) => (Ok((session, list)), why),
+            Err(e) => (Err(e), PageWhy::Open),
+        };
+        Some(Command::Done(Done::Messages { ticket, why, page }))
     });
 }
 
 fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Result<(Option<SessionRecord>, Vec<MessageRecord>), air_store::StoreError>) {
-    if why == PageWhy::Older {
-        w.chat.loading_older = false;
+    match why {
+        PageWhy::Older => w.chat.loading_older = false,
+        PageWhy::Newer => w.chat.loading_newer = false,
+        _ => {}
     }
     // Another session was opened (or this one read again) meanwhile; a
     // turn started here since the other tab's change was asked about.
@@ -160,13 +190,17 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
     let list = shown(w, &id, page);
     let places = list.iter().map(|m| (m.id.clone(), m.seq));
     match why {
-        PageWhy::Open | PageWhy::Refresh => {
-            w.chat.has_older = read == w.chat.asked;
+        PageWhy::Open | PageWhy::Refresh | PageWhy::Around { .. } => {
+            (w.chat.has_older, w.chat.has_newer) = match why {
+                PageWhy::Around { older, newer } => (older, newer),
+                _ => (read == w.chat.asked, false),
+            };
             *w.watch.shown.borrow_mut() = places.collect();
-            w.chat.left_waiting = left_waiting(&list);
-            let has_older = w.chat.has_older;
-            w.emit(Update::Messages { list, has_older });
-            if why == PageWhy::Open {
+            // What a closed tab left waiting is at the end, if it is shown.
+            w.chat.left_waiting = if w.chat.has_newer { None } else { left_waiting(&list) };
+            let (has_older, has_newer) = (w.chat.has_older, w.chat.has_newer);
+            w.emit(Update::Messages { list, has_older, has_newer });
+            if why != PageWhy::Refresh {
                 w.emit(Update::Opened(id.clone()));
                 crate::dynamic::opened(w, Some(id.clone()));
             }
@@ -182,8 +216,18 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
             let has_older = w.chat.has_older;
             w.emit(Update::MessagesPrepended { list, has_older });
         }
+        PageWhy::Newer => {
+            w.chat.has_newer = read == PAGE;
+            w.watch.shown.borrow_mut().extend(places);
+            if !w.chat.has_newer {
+                w.chat.left_waiting = left_waiting(&list);
+            }
+            let has_newer = w.chat.has_newer;
+            w.emit(Update::MessagesAppended { list, has_newer });
+            resume_left(w);
+        }
     }
-    seek(w, &id);
+    seek(w, &id, Some(why));
 }
 
 /// The call waiting for approval in the last tool round of `list`.
@@ -227,8 +271,24 @@ fn load_older<P: Platform>(w: &mut Workspace<P>) {
     });
 }
 
+/// The page after those shown (read on from a search hit).
+fn load_newer<P: Platform>(w: &mut Workspace<P>) {
+    let (Some(_), Some(id)) = (w.p.store(), w.chat.active.clone()) else { return };
+    let Some(last) = w.watch.shown.borrow().last().map(|(_, seq)| *seq) else { return };
+    if w.chat.loading_newer || !w.chat.has_newer {
+        return;
+    }
+    w.chat.loading_newer = true;
+    let ticket = w.chat.ticket;
+    let page = read(w, Read::After { session: id, after: last, limit: PAGE });
+    w.spawn(async move {
+        let page = page.await;
+        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Newer, page: page.map(|(list, _)| (None, list)) }))
+    });
+}
+
 /// Opens `session` at `message` (a search hit): its branch is shown first
-/// where it is on another, then older pages are read until it is there.
+/// where it is on another, then the messages around it are read.
 fn open_at<P: Platform>(w: &mut Workspace<P>, session: String, message: Option<String>) {
     let Some(store) = w.p.store() else { return };
     w.emit(Update::Focus(None));
@@ -245,17 +305,20 @@ fn open_at<P: Platform>(w: &mut Workspace<P>, session: String, message: Option<S
     });
 }
 
-/// After a page: a search hit not read yet is read towards, else marked.
-fn seek<P: Platform>(w: &mut Workspace<P>, id: &str) {
+/// After a page (`why`), or on a search hit in the chat open: a hit not
+/// shown yet is read with the messages around it, else marked (and not
+/// looked for again once it was read around).
+fn seek<P: Platform>(w: &mut Workspace<P>, id: &str, why: Option<PageWhy>) {
     let Some((session, message)) = w.chat.target.clone() else { return };
     if session != id {
         return;
     }
-    if w.watch.shown.borrow().iter().any(|(m, _)| *m == message) || !w.chat.has_older {
+    let around = matches!(why, Some(PageWhy::Around { .. }));
+    if around || w.watch.shown.borrow().iter().any(|(m, _)| *m == message) || !(w.chat.has_older || w.chat.has_newer) {
         w.chat.target = None;
         w.emit(Update::Focus(Some(message)));
     } else {
-        load_older(w);
+        open(w, id.to_owned());
     }
 }
 
@@ -282,7 +345,9 @@ fn switch_branch<P: Platform>(w: &mut Workspace<P>, fork: String, alt: u32) {
 /// open conversation is read again (unless a turn runs here).
 fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
     let Some(store) = w.p.store() else { return };
-    let reread = w.chat.active.as_deref() == Some(id.as_str()) && !w.chat.busy;
+    // (Not while a stretch from the middle is shown: later pages are read
+    // from the store as the reader goes on.)
+    let reread = w.chat.active.as_deref() == Some(id.as_str()) && !w.chat.busy && !w.chat.has_newer;
     let n = w.watch.shown.borrow().len().max(PAGE);
     if reread {
         w.chat.ticket += 1;
@@ -306,6 +371,12 @@ fn saved<P: Platform>(w: &mut Workspace<P>, record: MessageRecord) {
     // The end of the chat changed: what a closed tab left is no longer there.
     if record.role != air_chat::Role::Tool || w.chat.left_waiting.as_ref() == Some(&record.id) {
         w.chat.left_waiting = None;
+    }
+    // A stretch from the middle is shown and the end changed (a message
+    // was sent): the end is shown, read as stored.
+    let past_shown = w.watch.shown.borrow().last().is_none_or(|(_, seq)| record.seq > *seq);
+    if w.chat.has_newer && past_shown {
+        return open(w, record.session_id);
     }
     let mut shown = w.watch.shown.borrow_mut();
     shown.retain(|(id, _)| *id != record.id);

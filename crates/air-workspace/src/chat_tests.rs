@@ -21,14 +21,26 @@ fn two_sessions(n: usize) -> Harness {
     h
 }
 
-/// What the page shows after these updates.
-fn shown(updates: &[Update], mut list: Vec<String>) -> (Vec<String>, bool) {
-    let mut older = false;
+/// What the page shows after these updates, and whether it has older
+/// messages to read.
+fn shown(updates: &[Update], list: Vec<String>) -> (Vec<String>, bool) {
+    let (list, older, _) = shown_both(updates, list);
+    (list, older)
+}
+
+/// What the page shows after these updates, and whether it has older and
+/// later messages to read.
+fn shown_both(updates: &[Update], mut list: Vec<String>) -> (Vec<String>, bool, bool) {
+    let (mut older, mut newer) = (false, false);
     for u in updates {
         match u {
-            Update::Messages { list: l, has_older } => {
+            Update::Messages { list: l, has_older, has_newer } => {
                 list = l.iter().map(|m| m.id.clone()).collect();
-                older = *has_older;
+                (older, newer) = (*has_older, *has_newer);
+            }
+            Update::MessagesAppended { list: l, has_newer } => {
+                list.extend(l.iter().map(|m| m.id.clone()));
+                newer = *has_newer;
             }
             Update::MessagesPrepended { list: l, has_older } => {
                 let mut l: Vec<String> = l.iter().map(|m| m.id.clone()).collect();
@@ -39,7 +51,11 @@ fn shown(updates: &[Update], mut list: Vec<String>) -> (Vec<String>, bool) {
             _ => {}
         }
     }
-    (list, older)
+    (list, older, newer)
+}
+
+fn ids(from: usize, to: usize) -> Vec<String> {
+    (from..to).map(|i| format!("a{i}")).collect()
 }
 
 #[test]
@@ -70,15 +86,58 @@ fn an_answer_for_a_session_no_longer_open_is_dropped() {
 }
 
 #[test]
-fn a_search_hit_is_read_towards_then_marked() {
+fn a_search_hit_is_read_with_the_messages_around_it_then_later_pages_on_demand() {
     let mut h = two_sessions(250);
     h.send(Command::NewChat);
     h.take();
-    h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
+    h.send(Command::OpenAt { session: "a".into(), message: Some("a100".into()) });
     let updates = h.take();
-    assert_eq!(updates.last(), Some(&Update::Focus(Some("a10".into()))));
-    let (list, _) = shown(&updates, Vec::new());
-    assert!(list.contains(&"a10".to_owned()) && list.len() == 250, "{}", list.len());
+    assert_eq!(updates.last(), Some(&Update::Focus(Some("a100".into()))));
+    assert_eq!(shown_both(&updates, Vec::new()), (ids(50, 151), true, true), "half a page each side, read once");
+    assert_eq!(updates.iter().filter(|u| matches!(u, Update::Messages { list, .. } if !list.is_empty())).count(), 1);
+    // Later pages, read on from there, to the end.
+    h.ws.handle(Command::LoadNewer);
+    h.ws.handle(Command::LoadNewer);
+    h.run();
+    let (list, _, newer) = shown_both(&h.take(), ids(50, 151));
+    assert_eq!((list.clone(), newer), (ids(50, 250), false), "read once, after those shown");
+    h.send(Command::LoadNewer);
+    assert!(h.take().is_empty(), "nothing later");
+    h.send(Command::LoadOlder);
+    let (list, older) = shown(&h.take(), list);
+    assert_eq!((list, older), (ids(0, 250), false));
+}
+
+#[test]
+fn a_hit_near_the_start_is_read_with_what_there_is_before_it() {
+    let mut h = two_sessions(250);
+    h.take();
+    h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
+    assert_eq!(shown_both(&h.take(), Vec::new()), (ids(0, 61), false, true));
+    // A hit that is not there any more: the last page.
+    h.send(Command::NewChat);
+    h.send(Command::OpenAt { session: "a".into(), message: Some("gone".into()) });
+    let updates = h.take();
+    assert_eq!(shown_both(&updates, Vec::new()), (ids(150, 250), true, false));
+    assert_eq!(updates.last(), Some(&Update::Focus(Some("gone".into()))), "looked for once, not again");
+}
+
+#[test]
+fn a_message_sent_while_a_stretch_from_the_middle_is_shown_shows_the_end() {
+    let mut h = two_sessions(250);
+    h.send(Command::OpenAt { session: "a".into(), message: Some("a100".into()) });
+    h.take();
+    // Another tab's change is not read again over the stretch.
+    h.send(Command::SessionChanged("a".into()));
+    assert!(!h.take().iter().any(|u| matches!(u, Update::Messages { .. })));
+    // A message in the stretch goes in its place.
+    h.send(Command::MessageSaved(MessageRecord::new("a100", "a", 100.0, Role::User, "edited")));
+    assert!(matches!(h.take().as_slice(), [Update::MessageSaved(m)] if m.id == "a100"));
+    // One after it: the end is read, with it.
+    now(h.p.store.put_message(&MessageRecord::new("new", "a", 300.0, Role::User, "hello"))).expect("saved");
+    h.send(Command::MessageSaved(MessageRecord::new("new", "a", 300.0, Role::User, "hello")));
+    let (list, older, newer) = shown_both(&h.take(), Vec::new());
+    assert_eq!((list.len(), list.last().map(String::as_str), older, newer), (PAGE, Some("new"), true, false));
 }
 
 #[test]
@@ -90,9 +149,8 @@ fn a_search_hit_in_the_chat_open_already_is_marked_or_read_towards() {
     assert_eq!(h.take().last(), Some(&Update::Focus(Some("a240".into()))), "shown already: marked");
     h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
     let updates = h.take();
-    assert_eq!(updates.last(), Some(&Update::Focus(Some("a10".into()))), "far back: read towards");
-    let (list, _) = shown(&updates, list);
-    assert_eq!((list.len(), list[0].as_str()), (250, "a0"));
+    assert_eq!(updates.last(), Some(&Update::Focus(Some("a10".into()))), "far back: read around");
+    assert_eq!(shown_both(&updates, list), (ids(0, 61), false, true));
 }
 
 #[test]

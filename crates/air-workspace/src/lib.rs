@@ -21,6 +21,8 @@
 //! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
 //! `signin`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
+//! `models`, `pickers` and `viewport` (the arithmetic of a long list shown a
+//! few rows at a time) use none of them.
 
 pub mod attach;
 pub mod chat;
@@ -46,6 +48,7 @@ pub mod sync_store;
 pub mod sync_work;
 pub mod tabs;
 pub mod turn;
+pub mod viewport;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
 #[cfg(test)]
@@ -92,6 +95,8 @@ pub enum Command {
     NewChat,
     /// The page of messages before those shown.
     LoadOlder,
+    /// The page of messages after those shown (read on from a search hit).
+    LoadNewer,
     /// The open session is read again (after an import).
     Reopen,
     /// ‹ 2 / 3 ›: alternative `alt` after fork `fork` of the open chat.
@@ -227,10 +232,12 @@ pub enum Update {
     Indexing(bool),
     /// The open session (`None`: the session creator).
     Active(Option<String>),
-    /// The messages shown, and whether older ones exist.
-    Messages { list: Vec<MessageRecord>, has_older: bool },
+    /// The messages shown, and whether older and later ones exist.
+    Messages { list: Vec<MessageRecord>, has_older: bool, has_newer: bool },
     /// Older messages, shown before those shown.
     MessagesPrepended { list: Vec<MessageRecord>, has_older: bool },
+    /// Later messages, shown after those shown.
+    MessagesAppended { list: Vec<MessageRecord>, has_newer: bool },
     /// A session's first page is shown (what is kept per conversation
     /// follows).
     Opened(String),
@@ -418,6 +425,7 @@ impl<P: Platform> Workspace<P> {
             | Command::OpenAt { .. }
             | Command::NewChat
             | Command::LoadOlder
+            | Command::LoadNewer
             | Command::Reopen
             | Command::SwitchBranch { .. }
             | Command::SessionChanged(_)

@@ -69,6 +69,9 @@ impl Store for LoggedStore {
     async fn messages_page(&self, s: &str, before: Option<f64>, limit: usize) -> air_store::Result<Vec<MessageRecord>> {
         self.inner.messages_page(s, before, limit).await
     }
+    async fn messages_after(&self, s: &str, after: f64, limit: usize) -> air_store::Result<Vec<MessageRecord>> {
+        self.inner.messages_after(s, after, limit).await
+    }
     async fn put_message(&self, m: &MessageRecord) -> air_store::Result<()> {
         let _ = writeln!(self.log.borrow_mut(), "  store: {}", brief(m));
         self.inner.put_message(m).await
