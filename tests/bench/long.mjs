@@ -141,10 +141,23 @@ await page.waitForFunction(() => performance.getEntriesByName('air-ready').lengt
 await longTasks(page);
 await page.getByTestId('session-search').fill('albatross');
 await page.getByTestId('search-result').first().waitFor({ timeout: 60_000 });
-const hitStart = Date.now();
+// Timed in the page: from the click to the frame that first shows the
+// marked message (the driver's round trips left out).
+await page.evaluate(() => {
+  window.__hit = new Promise((resolve) => {
+    let clicked = 0;
+    addEventListener('click', () => { clicked = performance.now(); }, { capture: true, once: true });
+    const seen = new MutationObserver(() => {
+      if (!document.querySelector('.message.found')) return;
+      seen.disconnect();
+      requestAnimationFrame(() => resolve(performance.now() - clicked));
+    });
+    seen.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+  });
+});
 await page.getByTestId('search-result').first().click();
 await page.locator('.message.found').waitFor({ timeout: 300_000 });
-const hitMs = Date.now() - hitStart;
+const hitMs = Math.round(await page.evaluate(() => window.__hit));
 const hitLong = await longTasks(page);
 
 await browser.close();
@@ -165,7 +178,7 @@ const section = [
   `| the message read, moved from where the scroll put it | ${Math.round(median(jumps))} px median, ${Math.round(Math.max(0, ...jumps))} px at worst; ${jumps.filter((j) => j >= 2).length} of ${jumps.length} steps by 2 px or more |`,
   `| then to its beginning, the view put at the top of what is read (a dragged scrollbar) | ${reached ? 'reached' : `not reached in ${BACK_BUDGET_MS / 1000} s`} after ${drags} drags in ${(backMs / 1000).toFixed(1)} s; ${backLong.filter((d) => d > 50).length} tasks over 50 ms (longest ${longest(backLong)}) |`,
   `| then in the DOM | ${shown} messages, ${nodes.toLocaleString('en')} nodes |`,
-  `| a search hit in its first message, result clicked to the message shown | ${hitMs} ms; longest task ${longest(hitLong)} |`,
+  `| a search hit in its first message, result clicked to the frame that shows the message | ${hitMs} ms; longest task ${longest(hitLong)} |`,
   '<!-- long-thread:end -->',
 ].join('\n');
 console.log(section);

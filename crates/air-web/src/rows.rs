@@ -24,6 +24,10 @@ impl Heights {
                 .filter_map(|e| e.dyn_into::<ResizeObserverEntry>().ok())
                 .filter_map(|e| {
                     let row = e.target();
+                    // (A row taken out of the page has no height to tell.)
+                    if !row.is_connected() {
+                        return None;
+                    }
                     Some((row.get_attribute("data-row")?, row.get_bounding_client_rect().height()))
                 })
                 .collect::<Vec<_>>();

@@ -9,8 +9,10 @@ use air_store::{MessageRecord, SessionRecord, Store};
 use crate::messages::{Got, Read};
 use crate::{Command, Done, Notice, Platform, StoreOp, Update, Workspace};
 
-/// Messages read at a time when a session opens (and per "earlier").
-pub const PAGE: usize = 100;
+/// Messages read at a time when a session opens (and per page before or
+/// after): the view draws only those near the screen, so a small first
+/// read opens a conversation sooner.
+pub const PAGE: usize = 50;
 
 /// A page of `session`'s messages, read by the platform.
 fn page<P: Platform>(w: &Workspace<P>, session: &str, before: Option<f64>, limit: usize) -> impl std::future::Future<Output = Result<Vec<MessageRecord>, air_store::StoreError>> + 'static {

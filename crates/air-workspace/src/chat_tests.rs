@@ -60,14 +60,15 @@ fn ids(from: usize, to: usize) -> Vec<String> {
 
 #[test]
 fn a_long_session_opens_on_its_last_page_and_older_pages_come_on_demand() {
-    let mut h = two_sessions(150);
+    let n = PAGE * 3 / 2;
+    let mut h = two_sessions(n);
     let (list, older) = shown(&h.take(), Vec::new());
-    assert_eq!((list.len(), older, list[0].as_str()), (PAGE, true, "a50"));
+    assert_eq!((list, older), (ids(n - PAGE, n), true));
     h.ws.handle(Command::LoadOlder);
     h.ws.handle(Command::LoadOlder);
     h.run();
-    let (list, older) = shown(&h.take(), list);
-    assert_eq!((list.len(), older, list[0].as_str(), list[149].as_str()), (150, false, "a0", "a149"), "read once, before those shown");
+    let (list, older) = shown(&h.take(), ids(n - PAGE, n));
+    assert_eq!((list, older), (ids(0, n), false), "read once, before those shown");
 }
 
 #[test]
@@ -93,18 +94,34 @@ fn a_search_hit_is_read_with_the_messages_around_it_then_later_pages_on_demand()
     h.send(Command::OpenAt { session: "a".into(), message: Some("a100".into()) });
     let updates = h.take();
     assert_eq!(updates.last(), Some(&Update::Focus(Some("a100".into()))));
-    assert_eq!(shown_both(&updates, Vec::new()), (ids(50, 151), true, true), "half a page each side, read once");
+    let half = PAGE / 2;
+    let stretch = ids(100 - half, 101 + half);
+    assert_eq!(shown_both(&updates, Vec::new()), (stretch.clone(), true, true), "half a page each side, read once");
     assert_eq!(updates.iter().filter(|u| matches!(u, Update::Messages { list, .. } if !list.is_empty())).count(), 1);
     // Later pages, read on from there, to the end.
     h.ws.handle(Command::LoadNewer);
     h.ws.handle(Command::LoadNewer);
     h.run();
-    let (list, _, newer) = shown_both(&h.take(), ids(50, 151));
-    assert_eq!((list.clone(), newer), (ids(50, 250), false), "read once, after those shown");
+    let (mut list, _, mut newer) = shown_both(&h.take(), stretch);
+    assert_eq!((list.clone(), newer), (ids(100 - half, 101 + half + PAGE), true), "read once, after those shown");
+    for _ in 0..10 {
+        if !newer {
+            break;
+        }
+        h.send(Command::LoadNewer);
+        (list, _, newer) = shown_both(&h.take(), list);
+    }
+    assert_eq!((list.clone(), newer), (ids(100 - half, 250), false));
     h.send(Command::LoadNewer);
     assert!(h.take().is_empty(), "nothing later");
-    h.send(Command::LoadOlder);
-    let (list, older) = shown(&h.take(), list);
+    let mut older = true;
+    for _ in 0..10 {
+        if !older {
+            break;
+        }
+        h.send(Command::LoadOlder);
+        (list, older) = shown(&h.take(), list);
+    }
     assert_eq!((list, older), (ids(0, 250), false));
 }
 
@@ -113,12 +130,12 @@ fn a_hit_near_the_start_is_read_with_what_there_is_before_it() {
     let mut h = two_sessions(250);
     h.take();
     h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
-    assert_eq!(shown_both(&h.take(), Vec::new()), (ids(0, 61), false, true));
+    assert_eq!(shown_both(&h.take(), Vec::new()), (ids(0, 11 + PAGE / 2), false, true));
     // A hit that is not there any more: the last page.
     h.send(Command::NewChat);
     h.send(Command::OpenAt { session: "a".into(), message: Some("gone".into()) });
     let updates = h.take();
-    assert_eq!(shown_both(&updates, Vec::new()), (ids(150, 250), true, false));
+    assert_eq!(shown_both(&updates, Vec::new()), (ids(250 - PAGE, 250), true, false));
     assert_eq!(updates.last(), Some(&Update::Focus(Some("gone".into()))), "looked for once, not again");
 }
 
@@ -150,7 +167,7 @@ fn a_search_hit_in_the_chat_open_already_is_marked_or_read_towards() {
     h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
     let updates = h.take();
     assert_eq!(updates.last(), Some(&Update::Focus(Some("a10".into()))), "far back: read around");
-    assert_eq!(shown_both(&updates, list), (ids(0, 61), false, true));
+    assert_eq!(shown_both(&updates, list), (ids(0, 11 + PAGE / 2), false, true));
 }
 
 #[test]
