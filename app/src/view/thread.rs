@@ -153,13 +153,20 @@ pub(super) fn MessageList(window: Window, last_id: Memo<Option<String>>) -> impl
         window.place_soon();
     });
     // Near the top: the page before; near the end of a stretch around a
-    // search hit: the page after.
+    // search hit: the page after (again after each page read, while the
+    // view is still near it).
+    let near = Memo::new(move |_| {
+        listed.track();
+        moved.track();
+        vp.with_value(|v| (v.near_start(), v.near_end()))
+    });
     Effect::new(move |_| {
-        range.track();
-        if state.chat.has_older.get() && vp.with_value(Viewport::near_start) {
+        listed.track();
+        let (start, end) = near.get();
+        if start && state.chat.has_older.get() {
             state.load_older();
         }
-        if state.chat.has_newer.get() && vp.with_value(Viewport::near_end) {
+        if end && state.chat.has_newer.get() {
             state.load_newer();
         }
     });
