@@ -200,7 +200,7 @@ impl Viewport {
     /// The view is within a view's height of the list's end (while it
     /// does not follow the end): time to read later rows.
     pub fn near_end(&self) -> bool {
-        self.anchor != Anchor::End && self.top + 2.0 * self.height.max(1.0) > self.total()
+        self.anchor != Anchor::End && self.top + 2.0 * self.height.max(1.0) >= self.total()
     }
 
     pub fn len(&self) -> usize {

@@ -138,3 +138,13 @@ fn estimates_grow_with_the_text() {
     assert!(estimate(0) < estimate(200));
     assert!(estimate(20_000) > 20.0 * estimate(200));
 }
+
+#[test]
+fn near_the_end_of_a_stretch_read_from_the_middle_later_rows_are_due() {
+    let mut v = thousand();
+    assert!(!v.near_end(), "following the end reads nothing later");
+    v.scrolled(99_000.0, 500.0, Anchor::Row { id: "m990".into(), offset: 0.0 });
+    assert!(v.near_end());
+    v.scrolled(98_000.0, 500.0, Anchor::Row { id: "m980".into(), offset: 0.0 });
+    assert!(!v.near_end());
+}
