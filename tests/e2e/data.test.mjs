@@ -258,6 +258,22 @@ describe('data and options', () => {
     // And back to the end: the last message is drawn again.
     await scroller.evaluate((el) => { el.scrollTop = el.scrollHeight; });
     await page.getByText('Message number 249', { exact: true }).waitFor({ timeout: 10_000 });
+    // A window made much taller shows more: rows are drawn to fill it.
+    const frames = () => scroller.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: size.width, height: 300 });
+    await frames();
+    await scroller.evaluate((el) => { el.scrollTop -= 2500; });
+    await frames();
+    await page.setViewportSize({ width: size.width, height: 2000 });
+    await frames();
+    const cover = await scroller.evaluate((el) => {
+      const view = el.getBoundingClientRect();
+      const rows = [...el.querySelectorAll('[data-row]')].map((r) => r.getBoundingClientRect()).filter((r) => r.height > 0);
+      return { top: rows[0].top <= view.top + 1, bottom: rows.at(-1).bottom >= Math.min(view.bottom, view.top + el.scrollHeight - el.scrollTop) - 20 };
+    });
+    assert.deepEqual(cover, { top: true, bottom: true });
+    await page.setViewportSize(size);
 
     // The model still gets the whole conversation, not just the loaded pages.
     h.model.enqueue(reply.text('Read it all.'));

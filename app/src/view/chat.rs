@@ -64,6 +64,9 @@ pub fn ChatView() -> impl IntoView {
     let window = Window::new(state, scroller);
     follow_the_end(state, window, scroller);
     list.on_load(move |_| request_animation_frame(move || window.scrolled(true)));
+    // A taller window shows more of the conversation: more rows are drawn.
+    let resized = window_event_listener(leptos::ev::resize, move |_| window.scrolled(follow.get_value()));
+    on_cleanup(move || resized.remove());
     // A search result opened a message: it is brought into view (and the
     // view stops following the end).
     Effect::new(move |_| {
