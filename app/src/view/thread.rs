@@ -61,8 +61,9 @@ impl Window {
     /// The reader scrolled: which row is at the view's top, and whether
     /// the view follows the end.
     pub fn scrolled(self, follow: bool) {
-        let (Some(el), Some(rows)) = (self.scroller.el.get_untracked(), self.rows.get_untracked()) else { return };
-        if self.jumping.get_value() {
+        // (Also called a frame after the view appeared: it may have gone.)
+        let (Some(Some(el)), Some(Some(rows))) = (self.scroller.el.try_get_untracked(), self.rows.try_get_untracked()) else { return };
+        if self.jumping.try_get_value() != Some(false) {
             return;
         }
         let list_top = air_web::rows::top_in(&rows, &el);
@@ -108,18 +109,19 @@ impl Window {
     /// Scrolls so that the row read stays where it was (or the end is
     /// shown, while the view follows it).
     fn place(self) {
-        let (Some(el), Some(rows)) = (self.scroller.el.get_untracked(), self.rows.get_untracked()) else { return };
+        // (Called a frame later: the view may have gone meanwhile.)
+        let (Some(Some(el)), Some(Some(rows))) = (self.scroller.el.try_get_untracked(), self.rows.try_get_untracked()) else { return };
         self.jumping.try_set_value(false);
         match self.vp.try_with_value(|v| v.anchor().clone()) {
             Some(Anchor::End) => {
-                if self.scroller.follow.get_value() {
-                    self.scroller.pinned.set_value(air_web::scroll_to_end(&el));
+                if self.scroller.follow.try_get_value() == Some(true) {
+                    self.scroller.pinned.try_set_value(air_web::scroll_to_end(&el));
                 }
             }
             Some(Anchor::Row { id, offset }) => {
                 let top = match air_web::rows::row(&rows, &id) {
                     Some(row) => air_web::rows::top_in(&row, &el),
-                    None => air_web::rows::top_in(&rows, &el) + self.vp.with_value(|v| v.top_of(&id).unwrap_or(0.0)),
+                    None => air_web::rows::top_in(&rows, &el) + self.vp.try_with_value(|v| v.top_of(&id).unwrap_or(0.0)).unwrap_or(0.0),
                 };
                 air_web::rows::scroll_to(&el, top + offset);
             }
