@@ -2,6 +2,9 @@
 // index.html so the page needs no inline script (see the
 // Content-Security-Policy there).
 performance.setResourceTimingBufferSize?.(2000);
+// Fetches a module on use (the in-browser model's engine): the wasm calls
+// this, as it cannot write `import()` itself.
+globalThis.__airImport = (url) => import(url);
 const tag = document.querySelector('script[data-air-js]');
 const showError = (msg) => {
   const p = document.createElement('p');

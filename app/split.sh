@@ -104,6 +104,17 @@ if [ -f "$staging/boot.js" ]; then
   grep -q 'const EARLY = \[\];' "$staging/boot.js" || { echo "split: boot.js has no EARLY list" >&2; exit 1; }
   sed -i "s|const EARLY = \[\];|const EARLY = $early;|" "$staging/boot.js"
 fi
+# The in-browser model's engine: llama.cpp in WebAssembly (npm
+# @wllama/wllama, installed by ./dev with the build's other npm tools),
+# beside the glue app/engine/inpage.js. Fetched only when that provider
+# answers.
+wllama="$root/tests/node_modules/@wllama/wllama"
+[ -f "$wllama/esm/index.js" ] || { echo "split: $wllama not installed (./dev installs it)" >&2; exit 1; }
+mkdir -p "$staging/engine"
+cp "$wllama/esm/index.js" "$staging/engine/wllama.js"
+cp "$wllama/esm/wasm/wllama.wasm" "$staging/engine/wllama.wasm"
+cp "$wllama/LICENCE" "$staging/engine/wllama-LICENCE.txt"
+
 # The service worker of this build: its version is a hash of every file,
 # CORE what a first visit loads (precached), LAZY the parts fetched on
 # first use (and the pages only sign-in and MCP Apps open).
@@ -119,7 +130,7 @@ for base, _, names in os.walk(staging):
 files.sort()
 # Fetched on first use too: the sign-in callback page and the MCP Apps
 # sandbox (a first visit needs neither).
-lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html')]
+lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html') or f.startswith('engine/')]
 core = [f for f in files if f not in lazy]
 digest = hashlib.sha256()
 for f in files:

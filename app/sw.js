@@ -5,7 +5,9 @@
 // - Installing precaches the files a first visit loads (CORE), in a cache
 //   of this version's own. The parts fetched on first use (LAZY) are cached
 //   as they are fetched, and all of them once the page asks (from the
-//   second visit on), so a first visit downloads no more than it needs.
+//   second visit on; the in-browser model's engine only once used), so a
+//   first visit downloads no more than it needs. Model files are never
+//   cached here: the engine keeps them in the Origin Private File System.
 // - Everything of this origin is answered from this version's cache first,
 //   then the network; the page itself is this version's index.html, so
 //   the files of two builds are never mixed.
@@ -50,7 +52,8 @@ self.addEventListener('message', (event) => {
   if (type === 'take-over') {
     self.skipWaiting();
   } else if (type === 'cache-all') {
-    event.waitUntil(cacheAll(LAZY));
+    // Not the in-browser model's engine (10 MB): kept once it is used.
+    event.waitUntil(cacheAll(LAZY.filter((p) => !p.startsWith('engine/'))));
   } else if (type === 'keep') {
     // The parts a page fetched before this worker controlled it.
     const scope = self.registration.scope;

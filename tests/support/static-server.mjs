@@ -2,7 +2,9 @@
 // and by the end-to-end tests. Serves only 127.0.0.1.
 import { createServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,7 +62,7 @@ async function precompressed(file, header, only = null) {
  * brotli); `onSent({ path, bytes, encoding })` is told of every file
  * sent (`bytes`: its body as sent). Resolves to { server, url }.
  */
-export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {}, frameAncestors = true, compressed = true, onSent = null } = {}) {
+export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.1', extra = {}, prefix = '', types = {}, frameAncestors = true, compressed = true, onSent = null, models = null } = {}) {
   const base = resolve(root);
   const handler = async (req, res) => {
     try {
@@ -72,6 +74,10 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
           return;
         }
         path = path.slice(prefix.length);
+      }
+      if (models && path.startsWith('/models/')) {
+        await serveModel(models, path.slice('/models/'.length), req, res);
+        return;
       }
       // Files a test adds as if deployed with the build (`extra`: path → text).
       if (typeof extra[path] === 'string') {
@@ -124,8 +130,68 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
   });
 }
 
+/**
+ * The in-browser provider's models, beside the app (`models`: `{ dir,
+ * cutOnceAt }`): `/models/index.json` lists the GGUF files of `dir` (name,
+ * size, sha256), and each file is served with byte ranges (a download
+ * resumes). `cutOnceAt`: the first response to pass that many bytes of a
+ * file is cut there (a lost network, for tests).
+ */
+const digests = new Map();
+async function serveModel(models, name, req, res) {
+  const files = (await readdir(models.dir).catch(() => [])).filter((f) => f.endsWith('.gguf')).sort();
+  if (name === 'index.json') {
+    const list = [];
+    for (const f of files) {
+      const file = join(models.dir, f);
+      const { size } = await stat(file);
+      const key = `${file}:${size}`;
+      if (!digests.has(key)) {
+        const hash = createHash('sha256');
+        for await (const chunk of createReadStream(file)) hash.update(chunk);
+        digests.set(key, hash.digest('hex'));
+      }
+      list.push({ name: f, title: f.replace(/\.gguf$/, ''), url: f, size, sha256: digests.get(key), licence: /smollm2/i.test(f) ? 'Apache-2.0' : '', tools: false, languages: /smollm2/i.test(f) ? 'English' : '' });
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }).end(JSON.stringify({ models: list }));
+    return;
+  }
+  if (!files.includes(name)) {
+    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    return;
+  }
+  const file = join(models.dir, name);
+  const { size } = await stat(file);
+  const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+  const start = range ? Number(range[1]) : 0;
+  if (start >= size && size > 0) {
+    res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end();
+    return;
+  }
+  res.writeHead(range ? 206 : 200, {
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': size - start,
+    'Accept-Ranges': 'bytes',
+    ...(range ? { 'Content-Range': `bytes ${start}-${size - 1}/${size}` } : {}),
+    'Cache-Control': 'no-cache',
+  });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const cut = models.cutOnceAt;
+  if (cut && start < cut && cut < size) {
+    models.cutOnceAt = null;
+    const stream = createReadStream(file, { start, end: cut - 1 });
+    stream.on('end', () => setTimeout(() => res.destroy(), 50));
+    stream.pipe(res, { end: false });
+    return;
+  }
+  createReadStream(file, { start }).pipe(res);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [root = 'dist', port = '8080'] = process.argv.slice(2);
-  const { url } = await startStaticServer(root, Number(port));
+  const [root = 'dist', port = '8080', modelsDir = ''] = process.argv.slice(2);
+  const { url } = await startStaticServer(root, Number(port), { models: modelsDir ? { dir: modelsDir } : null });
   console.log(`Air Agent is being served at ${url}/`);
 }

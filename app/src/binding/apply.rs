@@ -77,6 +77,7 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::OpenSettings => state.prefs.settings_open.set(true),
         Up::ModelLists(lists) => state.prefs.model_lists.set(lists),
         Up::ProviderTest(test) => state.prefs.provider_test.set(test),
+        Up::BrowserModels(models) => state.prefs.browser_models.set(models),
         Up::HttpTools(_) | Up::HttpToolSaved | Up::HttpImport(_) => super::http_tools::apply(state, u),
         Up::Picked(found) => {
             // A prompt's text goes into the composer, after what is there.

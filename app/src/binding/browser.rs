@@ -76,6 +76,9 @@ impl Platform for Browser {
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
         Box::pin(part(provider_models(settings)))
     }
+    fn browser_models(&self, job: air_workspace::browser_models::Job) -> LocalBoxFuture<'static, Result<air_workspace::browser_models::Done, Missing>> {
+        Box::pin(part(super::inpage::work(self.state, job)))
+    }
     fn run_picker(&self, job: air_workspace::pickers::Job) -> LocalBoxFuture<'static, Result<air_workspace::pickers::Found, Missing>> {
         Box::pin(part(picker(self.state, job)))
     }

@@ -11,6 +11,7 @@ pub mod drawn;
 mod dynamic;
 pub mod env;
 pub mod http_tools;
+pub mod inpage;
 pub mod lazy;
 mod live;
 pub(crate) mod mcp;

@@ -86,6 +86,8 @@ pub struct Prefs {
     pub model_lists: RwSignal<air_store::settings::ModelLists>,
     /// Where Settings → Test stands.
     pub provider_test: RwSignal<air_workspace::models::Test>,
+    /// Settings → Provider → In this browser: offered, stored, downloading.
+    pub browser_models: RwSignal<air_workspace::browser_models::State>,
     /// What the MCP summarizer failed on, per server (the core's).
     pub summary_failures: RwSignal<Vec<air_workspace::dynamic::Failed>>,
     /// Settings → HTTP tools: the saved ones, the form, the import.
@@ -255,6 +257,7 @@ impl AppState {
                 add_form_back: RwSignal::new(None),
                 model_lists: RwSignal::new(Default::default()),
                 provider_test: RwSignal::new(Default::default()),
+                browser_models: RwSignal::new(Default::default()),
                 summary_failures: RwSignal::new(Vec::new()),
                 http_tools: super::http_tools::HttpTools::new(prefs.http_tools.list().map_or(&[][..], Vec::as_slice)),
                 add_flow: RwSignal::new(Default::default()),

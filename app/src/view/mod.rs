@@ -2,6 +2,7 @@
 
 mod app_frame;
 mod assistants;
+mod browser_models;
 mod chat;
 mod http_tools;
 mod live;

@@ -5,7 +5,7 @@ use air_workspace::data::Format;
 use air_workspace::models::{Action as Models, Test};
 use leptos::prelude::*;
 
-use crate::i18n::t;
+use crate::i18n::{t, tl};
 use crate::binding::state::use_app;
 
 #[path = "summarizer.rs"] pub(super) mod summarizer;
@@ -13,7 +13,7 @@ use crate::binding::state::use_app;
 /// Result of the connection test, shown under the button.
 /// Settings → Test's outcome in words.
 fn test_text(state: crate::binding::state::AppState, test: &Test) -> String {
-    let texts = state.t();
+    let texts = state.tl();
     match test {
         Test::Idle => String::new(),
         Test::Running => texts.testing.into(),
@@ -127,6 +127,7 @@ fn ProviderSection(draft: RwSignal<Settings>) -> impl IntoView {
     let test = state.prefs.provider_test;
     let doctor = state.prefs.provider_doctor;
     let edit = editor(draft);
+    let in_browser = move || draft.with(|d| air_store::settings::is_in_browser(&d.base_url));
     let text_input = move |label: fn(&crate::i18n::Text) -> &'static str, testid: &'static str, kind: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
         view! {
             <label>{move || label(t())}
@@ -139,23 +140,25 @@ fn ProviderSection(draft: RwSignal<Settings>) -> impl IntoView {
     view! {
         <fieldset>
             <legend>{move || t().provider}</legend>
-            <label>{move || t().preset}
+            <label>{move || tl().preset}
                 <select data-testid="settings-preset"
                     on:change=move |ev| { let v = event_target_value(&ev); edit(&|d| d.apply_preset(&v)); test.set(Test::Idle); }>
                     {PRESETS.iter().map(|p| view! {
                         <option value=p.id selected=move || draft.with(|d| d.provider == p.id)>
-                            {move || match p.id { "local" => t().preset_local, "custom" => t().preset_custom, _ => p.name }}
+                            {move || match p.id { "local" => tl().preset_local, "custom" => tl().preset_custom, air_store::settings::BROWSER_PRESET => tl().preset_browser, _ => p.name }}
                         </option>
                     }).collect_view()}
                 </select>
             </label>
-            <label>{move || t().base_url}
-                <input type="url" data-testid="settings-base-url" required placeholder="https://api.example.com/v1"
-                    prop:value=move || draft.with(|d| d.base_url.clone())
-                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.edit_base_url(&v)) }/>
-            </label>
-            {text_input(|t| t.api_key, "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
-            <p class="hint">{move || t().api_key_hint}</p>
+            <Show when=move || !in_browser() fallback=move || view! { <super::browser_models::BrowserModels draft=draft/> }>
+                <label>{move || t().base_url}
+                    <input type="url" data-testid="settings-base-url" required placeholder="https://api.example.com/v1"
+                        prop:value=move || draft.with(|d| d.base_url.clone())
+                        on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.edit_base_url(&v)) }/>
+                </label>
+                {text_input(|t| t.api_key, "settings-api-key", "password", |d| d.api_key.clone(), |d, v| d.api_key = v)}
+                <p class="hint">{move || tl().api_key_hint}</p>
+            </Show>
             <ModelField draft=draft/>
             <p class="test-result" data-testid="settings-test-result"
                 class:ok=move || test.with(|t| matches!(t, Test::Listed { .. }))
@@ -190,7 +193,7 @@ fn ModelField(draft: RwSignal<Settings>) -> impl IntoView {
                     prop:value=move || draft.with(|d| d.model.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.model = v.clone()) }/>
                 <button type="button" data-testid="settings-test" on:click=run_test
-                    disabled=move || test.with(|t| *t == Test::Running)>{move || t().test_button}</button>
+                    disabled=move || test.with(|t| *t == Test::Running)>{move || tl().test_button}</button>
             </span>
             <datalist id="model-list">
                 <For each=models key=|m| m.clone() let:m>
@@ -220,12 +223,12 @@ fn AnswersSection(draft: RwSignal<Settings>) -> impl IntoView {
             <legend>{move || t().answers}</legend>
             <div class="row">
                 <label>{move || t().temperature}
-                    <input type="number" data-testid="settings-temperature" min="0" max="2" step="0.1" placeholder=move || t().default_value
+                    <input type="number" data-testid="settings-temperature" min="0" max="2" step="0.1" placeholder=move || tl().default_value
                         prop:value=move || draft.with(|d| d.temperature.map(|t| t.to_string()).unwrap_or_default())
                         on:input=move |ev| { let v = parse_opt::<f32>(&event_target_value(&ev)); edit(&|d| d.temperature = v) }/>
                 </label>
                 <label>{move || t().max_tokens}
-                    <input type="number" data-testid="settings-max-tokens" min="1" step="1" placeholder=move || t().default_value
+                    <input type="number" data-testid="settings-max-tokens" min="1" step="1" placeholder=move || tl().default_value
                         prop:value=move || draft.with(|d| d.max_tokens.map(|t| t.to_string()).unwrap_or_default())
                         on:input=move |ev| { let v = parse_opt::<u32>(&event_target_value(&ev)); edit(&|d| d.max_tokens = v) }/>
                 </label>
@@ -237,7 +240,7 @@ fn AnswersSection(draft: RwSignal<Settings>) -> impl IntoView {
             </div>
             <label>{move || t().system_prompt}
                 <textarea data-testid="settings-system-prompt" rows="4"
-                    placeholder=move || t().system_prompt_hint
+                    placeholder=move || tl().system_prompt_hint
                     prop:value=move || draft.with(|d| d.system_prompt.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| d.system_prompt = v.clone()) }></textarea>
             </label>
@@ -245,7 +248,7 @@ fn AnswersSection(draft: RwSignal<Settings>) -> impl IntoView {
                 <input type="checkbox" data-testid="settings-transitive"
                     prop:checked=move || draft.with(|d| d.transitive_thinking)
                     on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.transitive_thinking = v) }/>
-                {move || t().transitive}
+                {move || tl().transitive}
             </label>
             <label class="check">
                 <input type="checkbox" data-testid="settings-tools"
@@ -270,7 +273,7 @@ fn ToolCallingSelect(draft: RwSignal<Settings>) -> impl IntoView {
                 edit(&|d| d.tool_calling = c)
             }>
                 <option value="auto" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Auto)>{move || {
-                    let t = t();
+                    let t = tl();
                     let found = draft.with(|d| d.probed_tool_calling.get(&d.tool_calling_key()).copied());
                     match found {
                         Some(ToolCalling::Native) => format!("{} ({})", t.tool_calling_auto, t.tool_calling_native),
@@ -278,8 +281,8 @@ fn ToolCallingSelect(draft: RwSignal<Settings>) -> impl IntoView {
                         _ => t.tool_calling_auto.to_owned(),
                     }
                 }}</option>
-                <option value="native" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Native)>{move || t().tool_calling_native}</option>
-                <option value="prompt" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Prompt)>{move || t().tool_calling_prompt}</option>
+                <option value="native" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Native)>{move || tl().tool_calling_native}</option>
+                <option value="prompt" selected=move || draft.with(|d| d.tool_calling == ToolCalling::Prompt)>{move || tl().tool_calling_prompt}</option>
             </select>
         </label>
     }
@@ -291,16 +294,16 @@ fn AppearanceSection(draft: RwSignal<Settings>) -> impl IntoView {
     let edit = editor(draft);
     view! {
         <fieldset>
-            <legend>{move || t().appearance}</legend>
+            <legend>{move || tl().appearance}</legend>
             <div class="row">
                 <label>{move || t().theme}
                     <select data-testid="settings-theme" on:change=move |ev| {
                         let t = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::System };
                         edit(&|d| d.theme = t)
                     }>
-                        <option value="system" selected=move || draft.with(|d| d.theme == Theme::System)>{move || t().theme_system}</option>
-                        <option value="light" selected=move || draft.with(|d| d.theme == Theme::Light)>{move || t().theme_light}</option>
-                        <option value="dark" selected=move || draft.with(|d| d.theme == Theme::Dark)>{move || t().theme_dark}</option>
+                        <option value="system" selected=move || draft.with(|d| d.theme == Theme::System)>{move || tl().theme_system}</option>
+                        <option value="light" selected=move || draft.with(|d| d.theme == Theme::Light)>{move || tl().theme_light}</option>
+                        <option value="dark" selected=move || draft.with(|d| d.theme == Theme::Dark)>{move || tl().theme_dark}</option>
                     </select>
                 </label>
                 <label>{move || t().language}
@@ -324,22 +327,22 @@ fn ExperimentalSection(draft: RwSignal<Settings>) -> impl IntoView {
     let edit = editor(draft);
     view! {
         <fieldset data-testid="settings-experimental">
-            <legend>{move || t().experimental}</legend>
+            <legend>{move || tl().experimental}</legend>
             <label class="check">
                 <input type="checkbox" data-testid="settings-dynamic-mcp"
                     prop:checked=move || draft.with(|d| d.dynamic_mcp_loading)
                     on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.dynamic_mcp_loading = v) }/>
-                {move || t().dynamic_mcp}
+                {move || tl().dynamic_mcp}
             </label>
-            <p class="hint">{move || t().dynamic_mcp_hint}</p>
-            <p class="hint warn">{move || t().dynamic_mcp_risk}</p>
+            <p class="hint">{move || tl().dynamic_mcp_hint}</p>
+            <p class="hint warn">{move || tl().dynamic_mcp_risk}</p>
             <Show when=move || draft.with(|d| d.dynamic_mcp_loading)>
                 <p class="hint" data-testid="dynamic-metrics">{move || format!("{} {}", t().metrics_overall, crate::view::composer::metrics_text(&state.chat.metrics_overall.get()))}</p>
                 <label class="check">
                     <input type="checkbox" data-testid="settings-auto-load"
                         prop:checked=move || draft.with(|d| d.mcp_auto_load_once)
                         on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.mcp_auto_load_once = v) }/>
-                    {move || t().mcp_auto_load}
+                    {move || tl().mcp_auto_load}
                 </label>
                 <summarizer::SummarizerSelect draft=draft/>
             </Show>
@@ -357,12 +360,12 @@ fn DataSection() -> impl IntoView {
             <legend>{move || t().data}</legend>
             <div class="row wrap">
                 <button type="button" data-testid="export-all"
-                    on:click=move |_| state.dispatch(Command::Export { only: None, format: Format::All { secrets: include_secrets.get_untracked() } })>{move || t().export_all}</button>
+                    on:click=move |_| state.dispatch(Command::Export { only: None, format: Format::All { secrets: include_secrets.get_untracked() } })>{move || tl().export_all}</button>
                 <Show when=move || state.sessions.active.with(Option::is_some)>
                     <button type="button" data-testid="export-one"
-                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::One }) } }>{move || t().export_one}</button>
+                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::One }) } }>{move || tl().export_one}</button>
                     <button type="button" data-testid="export-markdown"
-                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::Markdown }) } }>{move || t().export_markdown}</button>
+                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::Markdown }) } }>{move || tl().export_markdown}</button>
                 </Show>
                 <label class="file-button">{move || t().import}
                     <input type="file" multiple accept=".json,.zip,application/json,application/zip" data-testid="import-file"
@@ -373,7 +376,7 @@ fn DataSection() -> impl IntoView {
                 <input type="checkbox" data-testid="export-secrets"
                     prop:checked=move || include_secrets.get()
                     on:change=move |ev| include_secrets.set(event_target_checked(&ev))/>
-                {move || t().include_secrets}
+                {move || tl().include_secrets}
             </label>
             <p class="hint" data-testid="import-result">{move || state.shell.import_result.get().unwrap_or_default()}</p>
             <p class="hint" data-testid="storage-usage">{move || state.shell.storage_line.get()}</p>
@@ -403,7 +406,7 @@ fn ProfilesSection(draft: RwSignal<Settings>) -> impl IntoView {
     view! {
         <fieldset data-testid="profiles">
             <legend>{move || t().profiles}</legend>
-            <p class="hint">{move || t().profiles_hint}</p>
+            <p class="hint">{move || tl().profiles_hint}</p>
             // Keyed rows: typing in one does not draw the others again.
             <For each=move || draft.with(|d| d.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let:id>
                 {
@@ -416,7 +419,7 @@ fn ProfilesSection(draft: RwSignal<Settings>) -> impl IntoView {
                             {field(id.clone(), |t| t.api_key, "profile-api-key", "password", p.api_key.clone(), |p, v| p.api_key = v)}
                             {field(id.clone(), |t| t.model, "profile-model", "text", p.model.clone(), |p, v| p.model = v.trim().to_owned())}
                             <button type="button" data-testid="profile-delete"
-                                on:click=move |_| draft.update(|d| d.profiles.retain(|p| p.id != gone))>{move || t().profile_delete}</button>
+                                on:click=move |_| draft.update(|d| d.profiles.retain(|p| p.id != gone))>{move || tl().profile_delete}</button>
                         </div>
                     }
                 }
@@ -424,7 +427,7 @@ fn ProfilesSection(draft: RwSignal<Settings>) -> impl IntoView {
             <button type="button" data-testid="profile-new" on:click=move |_| {
                 let id = crate::binding::env::new_id();
                 draft.update(|d| d.profiles.push(air_store::settings::Profile { id, ..Default::default() }));
-            }>{move || t().profile_new}</button>
+            }>{move || tl().profile_new}</button>
         </fieldset>
     }
 }
@@ -443,7 +446,7 @@ fn ModelsSection(draft: RwSignal<Settings>) -> impl IntoView {
     view! {
         <fieldset data-testid="known-models">
             <legend>{move || t().known_models}</legend>
-            <p class="hint">{move || t().known_models_hint}</p>
+            <p class="hint">{move || tl().known_models_hint}</p>
             // Keyed rows: a change in one does not draw the others again.
             <For each=list key=|m| m.key.clone() let:m>
                 {
@@ -451,18 +454,18 @@ fn ModelsSection(draft: RwSignal<Settings>) -> impl IntoView {
                     let change = move |c: ModelChange| key.with_value(|k| draft.update(|d| d.set_known_model(k, c)));
                     let tools = move || key.with_value(|k| draft.with(|d| d.known_tools(k)));
                     let images = move || key.with_value(|k| draft.with(|d| d.known_images(k)));
-                    let tool_option = move |value: &'static str, c: ToolCalling, label: fn(&crate::i18n::Text) -> &'static str| {
-                        view! { <option value=value prop:selected=move || tools() == c>{move || label(t())}</option> }
+                    let tool_option = move |value: &'static str, c: ToolCalling, label: fn(&air_i18n::Later) -> &'static str| {
+                        view! { <option value=value prop:selected=move || tools() == c>{move || label(tl())}</option> }
                     };
-                    let image_option = move |value: &'static str, v: Option<bool>, label: fn(&crate::i18n::Text) -> &'static str| {
-                        view! { <option value=value prop:selected=move || images() == v>{move || label(t())}</option> }
+                    let image_option = move |value: &'static str, v: Option<bool>, label: fn(&air_i18n::Later) -> &'static str| {
+                        view! { <option value=value prop:selected=move || images() == v>{move || label(tl())}</option> }
                     };
                     view! {
                         <div class="known-model" data-testid="known-model" data-key=m.key.clone()>
                             <span class="known-model-name" title=m.key.clone()>
                                 <strong>{m.model}</strong>" "<span class="muted">{m.base_url}</span>
                             </span>
-                            <label>{move || t().known_model_tools}
+                            <label>{move || tl().known_model_tools}
                                 <select data-testid="known-model-tools" on:change=move |ev| {
                                     let c = match event_target_value(&ev).as_str() { "native" => ToolCalling::Native, "prompt" => ToolCalling::Prompt, _ => ToolCalling::Auto };
                                     change(ModelChange::Tools(c));
@@ -472,7 +475,7 @@ fn ModelsSection(draft: RwSignal<Settings>) -> impl IntoView {
                                     {tool_option("prompt", ToolCalling::Prompt, |t| t.known_model_tools_prompt)}
                                 </select>
                             </label>
-                            <label>{move || t().known_model_images}
+                            <label>{move || tl().known_model_images}
                                 <select data-testid="known-model-images" on:change=move |ev| {
                                     let v = match event_target_value(&ev).as_str() { "accepted" => Some(true), "refused" => Some(false), _ => None };
                                     change(ModelChange::Images(v));
@@ -483,7 +486,7 @@ fn ModelsSection(draft: RwSignal<Settings>) -> impl IntoView {
                                 </select>
                             </label>
                             <button type="button" data-testid="known-model-forget"
-                                on:click=move |_| change(ModelChange::Forget)>{move || t().known_model_forget}</button>
+                                on:click=move |_| change(ModelChange::Forget)>{move || tl().known_model_forget}</button>
                         </div>
                     }
                 }

@@ -56,9 +56,9 @@ pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &Temp
     req.reasoning = turn_reasoning(history);
     req.temperature = settings.temperature;
     req.max_tokens = settings.max_tokens;
-    // The local preset's small model: limits that keep it from repeating
-    // itself forever (what the user set still wins).
-    if settings.provider == air_store::settings::LOCAL_PRESET {
+    // The local and in-browser presets' small models: limits that keep
+    // them from repeating themselves forever (what the user set still wins).
+    if settings.provider == air_store::settings::LOCAL_PRESET || settings.provider == air_store::settings::BROWSER_PRESET {
         req.max_tokens = req.max_tokens.or(Some(air_store::settings::LOCAL_MAX_TOKENS));
         req.repeat_penalty = Some(air_store::settings::LOCAL_REPEAT_PENALTY);
     }

@@ -21,6 +21,19 @@ pub const LOCAL_PRESET: &str = "local";
 pub const LOCAL_MAX_TOKENS: u32 = 512;
 pub const LOCAL_REPEAT_PENALTY: f32 = 1.1;
 
+/// The in-browser provider: models run in the page (llama.cpp compiled to
+/// WebAssembly), stored in the browser. Its base URL names no server (the
+/// `.invalid` top-level domain never resolves): requests to it are answered
+/// by the page's engine, never sent.
+pub const BROWSER_PRESET: &str = "browser";
+pub const BROWSER_BASE_URL: &str = "http://in-browser.invalid/v1";
+
+/// Whether `url` is the in-browser provider's (a request to it is answered
+/// in the page).
+pub fn is_in_browser(url: &str) -> bool {
+    url.trim().trim_end_matches('/').starts_with(BROWSER_BASE_URL)
+}
+
 /// A provider preset: where it lives and a sensible first model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Preset {
@@ -34,6 +47,7 @@ pub struct Preset {
 /// The presets offered in Settings; `custom` keeps whatever URL is typed.
 pub const PRESETS: &[Preset] = &[
     Preset { id: "local", name: "Local model (llama.cpp)", base_url: LOCAL_BASE_URL, model: LOCAL_MODEL, needs_key: false },
+    Preset { id: BROWSER_PRESET, name: "In this browser", base_url: BROWSER_BASE_URL, model: "", needs_key: false },
     Preset { id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", needs_key: true },
     Preset { id: "deepseek", name: "DeepSeek", base_url: "https://api.deepseek.com/v1", model: "deepseek-chat", needs_key: true },
     Preset { id: "openrouter", name: "OpenRouter", base_url: "https://openrouter.ai/api/v1", model: "openai/gpt-4o-mini", needs_key: true },

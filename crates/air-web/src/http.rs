@@ -1,6 +1,8 @@
 //! `fetch` with a streamed body and an abort handle.
 
 use wasm_bindgen::{JsCast, JsValue};
+
+use crate::{is_abort, js_text};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, ReadableStreamDefaultReader, Request, RequestInit, Response};
 
@@ -14,18 +16,6 @@ pub enum FetchError {
     Aborted,
     #[error("{0}")]
     Other(String),
-}
-
-fn js_text(v: &JsValue) -> String {
-    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
-        return String::from(e.message());
-    }
-    v.as_string().unwrap_or_else(|| format!("{v:?}"))
-}
-
-fn is_abort(v: &JsValue) -> bool {
-    v.dyn_ref::<web_sys::DomException>().map(|e| e.name() == "AbortError").unwrap_or(false)
-        || js_sys::Reflect::get(v, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
 }
 
 /// Cancels the request it was given to, including a body being read.
@@ -43,6 +33,10 @@ impl Abort {
 
     pub fn is_aborted(&self) -> bool {
         self.0.signal().aborted()
+    }
+
+    pub fn signal(&self) -> web_sys::AbortSignal {
+        self.0.signal()
     }
 }
 
@@ -156,9 +150,14 @@ pub async fn send(
     }
     let request = Request::new_with_str_and_init(url, &init)
         .map_err(|e| FetchError::Other(format!("invalid request to {url}: {}", js_text(&e))))?;
-    let window = web_sys::window().ok_or_else(|| FetchError::Other("no window".into()))?;
-    let response = JsFuture::from(window.fetch_with_request(&request)).await.map_err(|e| map_reject(&e))?;
-    let response: Response = response.dyn_into().map_err(|_| FetchError::Other("fetch returned a non-Response".into()))?;
+    // The in-browser provider's requests are answered in the page.
+    let response: Response = if air_store::settings::is_in_browser(url) {
+        crate::inpage::respond(&request).await.map_err(|e| map_reject(&e))?
+    } else {
+        let window = web_sys::window().ok_or_else(|| FetchError::Other("no window".into()))?;
+        let response = JsFuture::from(window.fetch_with_request(&request)).await.map_err(|e| map_reject(&e))?;
+        response.dyn_into().map_err(|_| FetchError::Other("fetch returned a non-Response".into()))?
+    };
     Ok(HttpResponse { status: response.status(), response })
 }
 

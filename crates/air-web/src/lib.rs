@@ -11,6 +11,7 @@ pub mod crypto;
 pub mod frame;
 pub mod http;
 pub mod idb;
+pub mod inpage;
 pub mod kv;
 pub mod lock;
 pub mod popup;
@@ -20,6 +21,22 @@ pub mod zoned;
 pub use http::{Abort, BodyReader, FetchClient, FetchError, HttpResponse};
 pub use idb::IdbStore;
 pub use kv::LocalStorageKv;
+
+/// A JavaScript error's message (or the value as text).
+pub(crate) fn js_text(v: &wasm_bindgen::JsValue) -> String {
+    use wasm_bindgen::JsCast;
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    v.as_string().unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// Whether a rejection is an abort.
+pub(crate) fn is_abort(v: &wasm_bindgen::JsValue) -> bool {
+    use wasm_bindgen::JsCast;
+    v.dyn_ref::<web_sys::DomException>().map(|e| e.name() == "AbortError").unwrap_or(false)
+        || js_sys::Reflect::get(v, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+}
 
 /// Milliseconds since the Unix epoch, from the browser's clock.
 pub fn now_ms() -> f64 {
@@ -50,6 +67,12 @@ fn fallback_id() -> String {
 }
 
 /// The page's own origin (`https://app.example`).
+/// `path` resolved against the page's address (the app's own files).
+pub fn page_url(path: &str) -> Option<String> {
+    let base = web_sys::window()?.document()?.base_uri().ok().flatten()?;
+    web_sys::Url::new_with_base(path, &base).ok().map(|u| u.href())
+}
+
 pub fn page_origin() -> Option<String> {
     web_sys::window()?.location().origin().ok()
 }

@@ -133,6 +133,11 @@ pub struct FakePlatform {
     /// scripted: they wait).
     pub sync_jobs: RefCell<Vec<crate::sync::Job>>,
     pub sync_outcomes: RefCell<std::collections::VecDeque<crate::sync::Outcome>>,
+    /// The models stored in the browser, and the site's own list.
+    pub browser_stored: Rc<RefCell<Vec<crate::browser_models::Stored>>>,
+    pub browser_site: RefCell<Vec<crate::browser_models::Offer>>,
+    /// How a download ends once set (`None`: it runs until stopped).
+    pub browser_download: Rc<RefCell<Option<Result<(), String>>>>,
 }
 
 impl FakePlatform {
@@ -245,6 +250,42 @@ impl Platform for FakePlatform {
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
         let http = self.http.clone();
         Box::pin(async move { Ok(air_agent::provider::list_models(&*http, &settings).await) })
+    }
+    fn browser_models(&self, job: crate::browser_models::Job) -> LocalBoxFuture<'static, Result<crate::browser_models::Done, Missing>> {
+        use crate::browser_models::{Done, Job, Stored};
+        if self.parts_missing.get() {
+            return Box::pin(async { Err(Missing) });
+        }
+        let stored = self.browser_stored.clone();
+        match job {
+            Job::List => {
+                let offered = crate::browser_models::offered(self.browser_site.borrow().clone());
+                let done = Done::Listed { stored: Ok(stored.borrow().clone()), offered, usage: Some((1024.0, 1_048_576.0)) };
+                Box::pin(async move { Ok(done) })
+            }
+            Job::Download(offer, abort) => {
+                let end = self.browser_download.clone();
+                Box::pin(futures_util::future::poll_fn(move |_| {
+                    if abort.is_aborted() {
+                        return Poll::Ready(Ok(Done::Downloaded { name: offer.name.clone(), result: Err("stopped".into()) }));
+                    }
+                    let Some(result) = end.borrow_mut().take() else { return Poll::Pending };
+                    if result.is_ok() {
+                        let size = offer.size.unwrap_or(1);
+                        stored.borrow_mut().push(Stored { name: offer.name.clone(), url: offer.url.clone(), size, stored: size, complete: true });
+                    }
+                    Poll::Ready(Ok(Done::Downloaded { name: offer.name.clone(), result }))
+                }))
+            }
+            Job::StoreFile => {
+                stored.borrow_mut().push(Stored { name: "picked.gguf".into(), url: String::new(), size: 10, stored: 10, complete: true });
+                Box::pin(async { Ok(Done::FileStored(Ok("picked.gguf".into()))) })
+            }
+            Job::Delete(name) => {
+                stored.borrow_mut().retain(|m| m.name != name);
+                Box::pin(async { Ok(Done::Deleted(Ok(()))) })
+            }
+        }
     }
     fn run_picker(&self, job: crate::pickers::Job) -> LocalBoxFuture<'static, Result<crate::pickers::Found, Missing>> {
         use crate::pickers::{Found, Job};

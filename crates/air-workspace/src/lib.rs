@@ -21,10 +21,12 @@
 //! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
 //! `signin`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
-//! `models`, `pickers` and `viewport` (the arithmetic of a long list shown a
-//! few rows at a time) use none of them.
+//! `models`, `browser_models` (the models the page runs itself), `pickers`
+//! and `viewport` (the arithmetic of a long list shown a few rows at a
+//! time) use none of them.
 
 pub mod attach;
+pub mod browser_models;
 pub mod chat;
 pub mod messages;
 pub mod notice;
@@ -142,6 +144,8 @@ pub enum Command {
     HttpTools(http_tools::Action),
     /// The provider's models: the picker's lists, Settings → Test.
     Models(models::Action),
+    /// Settings → Provider → In this browser.
+    BrowserModels(browser_models::Action),
     /// The composer's prompt and resource pickers.
     Pickers(pickers::Action),
     /// Start a turn in the open conversation (nothing, if one runs).
@@ -316,6 +320,8 @@ pub enum Update {
     ModelLists(air_store::settings::ModelLists),
     /// Where Settings → Test stands.
     ProviderTest(models::Test),
+    /// The models the page runs itself: offered, stored, downloading.
+    BrowserModels(browser_models::State),
     /// What a picker asked for came.
     Picked(pickers::Found),
     /// The event log, newest first.
@@ -388,6 +394,7 @@ pub struct Workspace<P: Platform> {
     sign_ins: signin::SignIns,
     dynamic: dynamic::Dynamic,
     models: models::Models,
+    browser_models: browser_models::BrowserModels,
     pickers: pickers::Pickers,
     log: log::Log,
     http_tools: http_tools::HttpTools,
@@ -405,7 +412,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), browser_models: browser_models::BrowserModels::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -453,6 +460,7 @@ impl<P: Platform> Workspace<P> {
             Command::SignIn(action) => signin::handle(self, action),
             Command::Dynamic(action) => dynamic::handle(self, action),
             Command::Models(action) => models::handle(self, action),
+            Command::BrowserModels(action) => browser_models::handle(self, action),
             Command::Pickers(action) => pickers::handle(self, action),
             Command::Log(action) => log::handle(self, action),
             Command::Sync(action) => sync::handle(self, action),

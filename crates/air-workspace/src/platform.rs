@@ -67,6 +67,10 @@ pub trait Platform: 'static + Sized {
     /// Lists the models of the provider `settings` name (the code that
     /// talks to providers is fetched on first use).
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>>;
+    /// The models the page runs itself: listing, downloading (progress
+    /// goes to [`Platform::feed`] as `browser_models::Action::Progress`),
+    /// storing a picked file, deleting.
+    fn browser_models(&self, job: crate::browser_models::Job) -> LocalBoxFuture<'static, Result<crate::browser_models::Done, Missing>>;
     /// Does what a composer's picker asks of the servers (with the MCP
     /// clients, fetched on first use).
     fn run_picker(&self, job: crate::pickers::Job) -> LocalBoxFuture<'static, Result<crate::pickers::Found, Missing>>;

@@ -1,0 +1,104 @@
+// "In this browser": a GGUF model downloaded into the page (interrupted
+// once, then resumed), answering through llama.cpp compiled to WebAssembly
+// with no model server running, stopped, offline after a reload, and
+// deleted. The model is SmolLM2-135M (./dev test fetches it), served by the
+// test beside the app as `./dev serve` does.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dirname, join, basename } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { ROOT, launchBrowser, openApp, send } from './support.mjs';
+import { startStaticServer } from '../support/static-server.mjs';
+
+const MODEL = process.env.AIR_MODEL;
+
+describe('a model in this browser', () => {
+  let browser, app, models, size;
+
+  before(async () => {
+    if (!MODEL) throw new Error('AIR_MODEL must be set (./dev test sets it)');
+    size = (await stat(MODEL)).size;
+    // The first download is cut at 40 MB, as a lost network would.
+    models = { dir: dirname(MODEL), cutOnceAt: 40_000_000 };
+    app = await startStaticServer(join(ROOT, 'dist'), 0, { models });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    app?.server.close();
+  });
+
+  const row = (page) => page.locator(`[data-testid="browser-model"][data-name="${basename(MODEL)}"]`);
+  const usedMb = async (page) => Number((await page.getByTestId('browser-storage').textContent()).match(/(\d+) MB of/)?.[1] ?? NaN);
+
+  test('downloads with progress, resumes after a cut, answers, stops, answers offline, and is deleted', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = await openApp(page, app.url);
+
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('settings-preset').selectOption('browser');
+    await page.getByTestId('browser-models').waitFor();
+    // The site's own model comes first, with its size.
+    await row(page).waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('browser-model').first().getAttribute('data-name'), basename(MODEL));
+    assert.match(await row(page).getByTestId('browser-model-download').textContent(), new RegExp(`${Math.ceil(size / 1e6)} MB`));
+    const before = await usedMb(page);
+
+    // The download shows its progress, and is cut at 40 MB.
+    await row(page).getByTestId('browser-model-download').click();
+    await row(page).getByTestId('browser-model-progress').waitFor();
+    await page.getByTestId('browser-model-error').filter({ hasText: /\S/ }).waitFor({ timeout: 60_000 });
+    // What was stored is kept: the row offers the rest.
+    const resume = row(page).getByTestId('browser-model-download');
+    await resume.waitFor();
+    const left = Number((await resume.textContent()).match(/(\d+) MB left/)?.[1]);
+    assert.ok(left > 50 && left < 70, `about 66 MB should be left after a cut at 40 MB of 98, not ${left}`);
+    assert.ok((await usedMb(page)) >= before + 30, 'the stored pieces count in the storage meter');
+
+    // Resumed, it ends checked (size and sha256) and can be used.
+    await resume.click();
+    await row(page).getByTestId('browser-model-use').waitFor({ timeout: 120_000 });
+    assert.equal(await page.getByTestId('browser-model-error').textContent(), '');
+    await row(page).getByTestId('browser-model-use').click();
+    assert.equal(await page.getByTestId('settings-model').inputValue(), basename(MODEL));
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('settings').waitFor({ state: 'detached' });
+
+    // An answer, streamed from the page: no model server runs in this test.
+    await send(page, 'Say hello.');
+    const answer = page.getByTestId('message-assistant').last().getByTestId('message-text');
+    await answer.filter({ hasText: /\w/ }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('regenerate').waitFor({ timeout: 120_000 });
+    assert.ok((await answer.textContent()).trim().length > 0);
+
+    // Stop, while it answers.
+    await send(page, 'Write a long story about a lighthouse keeper and the sea.');
+    await page.getByTestId('message-streaming').getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('composer-input').press('Escape');
+    await page.getByTestId('regenerate').waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId('message-assistant').last().textContent(), /Stopped/);
+
+    // Offline after a reload: the app, the engine and the model are here.
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
+    const count = await page.getByTestId('message-assistant').count();
+    await send(page, 'Say hello again.');
+    await page.getByTestId('message-assistant').nth(count).getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 120_000 });
+    await context.setOffline(false);
+
+    // Deleted: the storage meter falls by the model's size.
+    await page.getByTestId('open-settings').click();
+    await row(page).getByTestId('browser-model-delete').waitFor({ timeout: 20_000 });
+    const full = await usedMb(page);
+    await row(page).getByTestId('browser-model-delete').click();
+    await row(page).getByTestId('browser-model-download').waitFor();
+    await page.waitForFunction(() => /\d+ MB of/.test(document.querySelector('[data-testid="browser-storage"]')?.textContent ?? ''));
+    const emptied = await usedMb(page);
+    assert.ok(full - emptied >= 90, `deleting should free about 98 MB: ${full} → ${emptied} MB`);
+    assert.deepEqual(errors.filter((e) => !/Failed to load resource|ERR_INTERNET_DISCONNECTED|network error/i.test(e)), []);
+    await context.close();
+  });
+});
