@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join, basename } from 'node:path';
 import { stat } from 'node:fs/promises';
-import { ROOT, launchBrowser, openApp, send } from './support.mjs';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, ROOT, launchBrowser, openApp, send } from './support.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 
 const MODEL = process.env.AIR_MODEL;
@@ -55,14 +56,17 @@ describe('a model in this browser', () => {
     await resume.waitFor();
     const left = Number((await resume.textContent()).match(/(\d+) MB left/)?.[1]);
     assert.ok(left > 50 && left < 70, `about 66 MB should be left after a cut at 40 MB of 98, not ${left}`);
-    assert.ok((await usedMb(page)) >= before + 30, 'the stored pieces count in the storage meter');
+    // The stored pieces count in the storage meter.
+    await page.waitForFunction((least) => Number(document.querySelector('[data-testid="browser-storage"]')?.textContent.match(/(\d+) MB of/)?.[1]) >= least, before + 30, { timeout: 20_000 });
 
     // Resumed, it ends checked (size and sha256) and can be used.
     await resume.click();
     await row(page).getByTestId('browser-model-use').waitFor({ timeout: 120_000 });
     assert.equal(await page.getByTestId('browser-model-error').textContent(), '');
-    await row(page).getByTestId('browser-model-use').click();
+    // No model was named: the first one stored is used.
+    await page.waitForFunction(() => document.querySelector('[data-testid="settings-model"]')?.value !== '');
     assert.equal(await page.getByTestId('settings-model').inputValue(), basename(MODEL));
+    assert.equal(await row(page).getByTestId('browser-model-use').textContent(), 'In use');
     await page.getByTestId('settings-save').click();
     await page.getByTestId('settings').waitFor({ state: 'detached' });
 
@@ -100,5 +104,37 @@ describe('a model in this browser', () => {
     assert.ok(full - emptied >= 90, `deleting should free about 98 MB: ${full} → ${emptied} MB`);
     assert.deepEqual(errors.filter((e) => !/Failed to load resource|ERR_INTERNET_DISCONNECTED|network error/i.test(e)), []);
     await context.close();
+  });
+
+  test('a first visit of the deployed site chats in one click', async () => {
+    // The app at a name of its own (not this machine's address, where the
+    // default provider is `./dev serve`'s model server), treated as secure
+    // as an https site would be.
+    const port = new URL(app.url).port;
+    const site = `http://air.test:${port}`;
+    const deployed = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP air.test 127.0.0.1', `--unsafely-treat-insecure-origin-as-secure=${site}`],
+      headless: true,
+    });
+    try {
+      const page = await (await deployed.newContext()).newPage();
+      const errors = await openApp(page, `${site}/`);
+      const offer = page.getByTestId('chat-here');
+      await offer.waitFor({ timeout: 20_000 });
+      // Its size, once the site's list is read.
+      await page.waitForFunction(() => /MB once/.test(document.querySelector('[data-testid="chat-here"]')?.textContent ?? ''), null, { timeout: 20_000 });
+      assert.equal(await offer.textContent(), `Chat in this browser (download ${Math.ceil(size / 1e6)} MB once)`);
+      assert.equal(await page.getByTestId('use-api-key').count(), 1);
+      await offer.click();
+      await page.getByTestId('first-run-progress').waitFor();
+      await page.getByTestId('first-run').waitFor({ state: 'detached', timeout: 120_000 });
+      assert.match(await page.getByTestId('session-creator').textContent(), new RegExp(basename(MODEL).replace(/\./g, '\\.')));
+      await send(page, 'Say hello.');
+      await page.getByTestId('message-assistant').last().getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 120_000 });
+      assert.deepEqual(errors.filter((e) => !/Failed to load resource/i.test(e)), []);
+    } finally {
+      await deployed.close();
+    }
   });
 });

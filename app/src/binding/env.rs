@@ -41,6 +41,15 @@ pub fn local_time_of(ms: f64) -> String {
     air_web::local_time_of(ms)
 }
 
+/// Whether the page is served from this machine (`./dev serve`, whose
+/// local model server is the default provider).
+pub fn page_on_loopback() -> bool {
+    air_web::page_origin().is_some_and(|o| {
+        let host = o.split("://").nth(1).unwrap_or_default();
+        host.starts_with("127.") || host.starts_with("localhost") || host.starts_with("[::1]")
+    })
+}
+
 /// The browser's language tag, e.g. `zh-CN`.
 pub fn locale() -> String {
     air_web::locale()

@@ -22,6 +22,15 @@ pub fn BrowserModels(draft: RwSignal<Settings>) -> impl IntoView {
     let state = use_app();
     let models = state.prefs.browser_models;
     state.dispatch(Command::BrowserModels(Action::Open));
+    // With no model named yet, the first one stored is the one used.
+    Effect::new(move |_| {
+        let first = models.with(|m| m.stored.iter().find(|s| s.complete).map(|s| s.name.clone()));
+        if let Some(name) = first
+            && draft.with_untracked(|d| d.model.trim().is_empty() && air_store::settings::is_in_browser(&d.base_url))
+        {
+            draft.update(|d| d.model = name);
+        }
+    });
     let url = RwSignal::new(String::new());
     let by_url = move |_| {
         let u = url.get_untracked().trim().to_owned();

@@ -18,6 +18,9 @@ pub fn SessionCreator() -> impl IntoView {
                 {move || t().creator_answers_from}" " <strong>{move || state.prefs.settings.with(|s| s.model.clone())}</strong>
                 " "{move || t().creator_at}" " <code>{move || state.prefs.settings.with(|s| s.base_url.clone())}</code> "."
             </p>
+            <Show when=move || super::first_run::wanted(state)>
+                {move || Suspend::new(async { crate::binding::lazy::show(super::first_run::offer().await) })}
+            </Show>
             <div class="suggestions">
                 {move || {
                     let t = t();

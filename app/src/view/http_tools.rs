@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::binding::http_tools::{self as tools, Form};
 use crate::binding::state::{AppState, use_app};
-use crate::i18n::t;
+use crate::i18n::{t, tl};
 
 /// The section, in the settings drawer.
 #[component]
@@ -16,12 +16,12 @@ pub fn HttpToolsSection() -> impl IntoView {
     view! {
         <fieldset data-testid="http-tools">
             <legend>{move || t().http_tools}</legend>
-            <p class="muted">{move || t().http_tools_hint}</p>
+            <p class="muted">{move || tl().http_tools_hint}</p>
             <ul class="http-tool-list">
                 {move || s.list.get().into_iter().map(|saved| tool_row(state, saved)).collect_view()}
             </ul>
             <Show when=move || s.list.with(Vec::is_empty)>
-                <p class="muted" data-testid="http-tools-none">{move || t().http_tools_none}</p>
+                <p class="muted" data-testid="http-tools-none">{move || tl().http_tools_none}</p>
             </Show>
             <AddForm/>
             <ImportOpenApi/>
@@ -38,13 +38,13 @@ fn tool_row(state: AppState, saved: air_store::http_tools::SavedHttpTool) -> imp
             <label>
                 <input type="checkbox" data-testid=format!("http-tool-on-{name}") prop:checked=saved.enabled
                     on:change=move |ev| tools::switch(state, on_name.clone(), event_target_checked(&ev))/>
-                {move || t().http_tool_on}
+                {move || tl().http_tool_on}
             </label>
             <strong class="http-tool-name">{name.clone()}</strong>
             <code class="http-tool-method">{saved.tool.method.as_str()}</code>
             <span class="http-tool-url muted">{saved.tool.url.clone()}</span>
             <button type="button" data-testid=format!("http-tool-remove-{name}") on:click=move |_| tools::remove(state, off_name.clone())>
-                {move || t().http_tool_remove}
+                {move || tl().http_tool_remove}
             </button>
         </li>
     }
@@ -78,27 +78,27 @@ fn AddForm() -> impl IntoView {
     let args_in = [("auto", (|t| t.http_tool_args_auto) as fn(&crate::i18n::Text) -> &'static str), ("body", |t| t.http_tool_args_body), ("query", |t| t.http_tool_args_query)];
     view! {
         <details class="http-tool-add" data-testid="http-tool-add">
-            <summary>{move || t().http_tool_add}</summary>
+            <summary>{move || tl().http_tool_add}</summary>
             {field(form, |t| t.http_tool_name, "http-tool-name", |f| f.name.clone(), |f, v| f.name = v)}
             {field(form, |t| t.http_tool_description, "http-tool-description", |f| f.description.clone(), |f, v| f.description = v)}
-            <label>{move || t().http_tool_method}
+            <label>{move || tl().http_tool_method}
                 <select data-testid="http-tool-method" on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.method = v) }>
                     {methods.into_iter().map(|m| view! { <option value=m selected=move || form.with(|f| f.method == m)>{m}</option> }).collect_view()}
                 </select>
             </label>
             {field(form, |t| t.http_tool_url, "http-tool-url", |f| f.url.clone(), |f, v| f.url = v)}
-            <label>{move || t().http_tool_schema}
+            <label>{move || tl().http_tool_schema}
                 <textarea data-testid="http-tool-schema" rows="6" prop:value=move || form.with(|f| f.schema.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.schema = v) }></textarea>
             </label>
             <HeaderRows form=form/>
-            <label>{move || t().http_tool_args_in}
+            <label>{move || tl().http_tool_args_in}
                 <select data-testid="http-tool-args-in" on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.args_in = v) }>
                     {args_in.into_iter().map(|(k, label)| view! { <option value=k selected=move || form.with(|f| f.args_in == k)>{move || label(t())}</option> }).collect_view()}
                 </select>
             </label>
             {move || s.error.get().map(|e| view! { <p class="error" role="alert" data-testid="http-tool-error">{e}</p> })}
-            <button type="button" data-testid="http-tool-save" on:click=move |_| form.with_untracked(|f| tools::add(state, f))>{move || t().http_tool_save}</button>
+            <button type="button" data-testid="http-tool-save" on:click=move |_| form.with_untracked(|f| tools::add(state, f))>{move || tl().http_tool_save}</button>
         </details>
     }
 }
@@ -111,25 +111,25 @@ fn HeaderRows(form: RwSignal<Form>) -> impl IntoView {
         let put = move |change: &dyn Fn(&mut (String, String, bool))| form.update(|f| if let Some(h) = f.headers.get_mut(i) { change(h) });
         view! {
             <div class="http-tool-header">
-                <input type="text" data-testid=format!("http-tool-header-name-{i}") placeholder=move || t().http_tool_header_name prop:value=move || form.with(|f| get(f).0)
+                <input type="text" data-testid=format!("http-tool-header-name-{i}") placeholder=move || tl().http_tool_header_name prop:value=move || form.with(|f| get(f).0)
                     on:input=move |ev| { let v = event_target_value(&ev); put(&|h| h.0 = v.clone()) }/>
                 <input type=move || if form.with(|f| get(f).2) { "password" } else { "text" } data-testid=format!("http-tool-header-value-{i}") autocomplete="off"
-                    placeholder=move || t().http_tool_header_value prop:value=move || form.with(|f| get(f).1)
+                    placeholder=move || tl().http_tool_header_value prop:value=move || form.with(|f| get(f).1)
                     on:input=move |ev| { let v = event_target_value(&ev); put(&|h| h.1 = v.clone()) }/>
                 <label>
                     <input type="checkbox" data-testid=format!("http-tool-header-secret-{i}") prop:checked=move || form.with(|f| get(f).2)
                         on:change=move |ev| { let on = event_target_checked(&ev); put(&|h| h.2 = on) }/>
-                    {move || t().http_tool_secret}
+                    {move || tl().http_tool_secret}
                 </label>
             </div>
         }
     };
     view! {
         <div class="http-tool-headers">
-            <span>{move || t().http_tool_headers}</span>
+            <span>{move || tl().http_tool_headers}</span>
             {move || (0..form.with(|f| f.headers.len())).map(row).collect_view()}
             <button type="button" data-testid="http-tool-add-header" on:click=move |_| form.update(|f| f.headers.push((String::new(), String::new(), false)))>
-                {move || t().http_tool_add_header}
+                {move || tl().http_tool_add_header}
             </button>
         </div>
     }
@@ -144,19 +144,19 @@ fn ImportOpenApi() -> impl IntoView {
     let (text, url) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     view! {
         <details class="http-import" data-testid="http-import">
-            <summary>{move || t().http_import}</summary>
-            <p class="muted">{move || t().http_import_hint}</p>
-            <label>{move || t().http_import_text}
+            <summary>{move || tl().http_import}</summary>
+            <p class="muted">{move || tl().http_import_hint}</p>
+            <label>{move || tl().http_import_text}
                 <textarea data-testid="http-import-text" rows="4" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             </label>
-            <label>{move || t().http_import_url}
+            <label>{move || tl().http_import_url}
                 <input type="url" data-testid="http-import-url" autocomplete="off" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
             </label>
-            <button type="button" data-testid="http-import-read" on:click=move |_| tools::import(state, text.get_untracked(), url.get_untracked())>{move || t().http_import_read}</button>
+            <button type="button" data-testid="http-import-read" on:click=move |_| tools::import(state, text.get_untracked(), url.get_untracked())>{move || tl().http_import_read}</button>
             {move || match s.import.get() {
                 Importing::Idle => ().into_any(),
-                Importing::Fetching(u) => view! { <p class="muted" data-testid="http-import-fetching">{t().http_import_fetching.replace("{u}", &u)}</p> }.into_any(),
-                Importing::Failed(e) => view! { <p class="error" role="alert" data-testid="http-import-error">{t().http_import_failed.replace("{e}", &e)}</p> }.into_any(),
+                Importing::Fetching(u) => view! { <p class="muted" data-testid="http-import-fetching">{tl().http_import_fetching.replace("{u}", &u)}</p> }.into_any(),
+                Importing::Failed(e) => view! { <p class="error" role="alert" data-testid="http-import-error">{tl().http_import_failed.replace("{e}", &e)}</p> }.into_any(),
                 Importing::Ready(imported) => candidates(state, *imported).into_any(),
             }}
         </details>
@@ -185,11 +185,11 @@ fn candidates(state: AppState, imported: air_http_tools::openapi::Imported) -> i
     let any_skipped = !skipped.is_empty();
     view! {
         <div class="http-candidates" data-testid="http-candidates">
-            <p>{move || t().http_import_pick}</p>
+            <p>{move || tl().http_import_pick}</p>
             <ul>{rows.collect_view()}</ul>
-            {any_skipped.then(|| view! { <p class="muted">{move || t().http_import_skipped}</p><ul class="muted">{skipped}</ul> })}
-            <button type="button" class="primary" data-testid="http-import-save" on:click=move |_| tools::save_picked(state, &picked.get_untracked())>{move || t().http_import_save}</button>
-            <button type="button" data-testid="http-import-close" on:click=move |_| tools::close_import(state)>{move || t().http_import_close}</button>
+            {any_skipped.then(|| view! { <p class="muted">{move || tl().http_import_skipped}</p><ul class="muted">{skipped}</ul> })}
+            <button type="button" class="primary" data-testid="http-import-save" on:click=move |_| tools::save_picked(state, &picked.get_untracked())>{move || tl().http_import_save}</button>
+            <button type="button" data-testid="http-import-close" on:click=move |_| tools::close_import(state)>{move || tl().http_import_close}</button>
         </div>
     }
 }

@@ -7,7 +7,7 @@ use air_workspace::log::{Action, Entry, Level};
 use leptos::prelude::*;
 
 use crate::binding::state::use_app;
-use crate::i18n::{Text, t};
+use crate::i18n::{Text, t, tl};
 
 /// The entries drawn at most (the export has them all).
 const DRAWN: usize = 300;
@@ -32,9 +32,9 @@ pub(super) fn EventLogSection() -> impl IntoView {
     view! {
         <details class="event-log" data-testid="event-log" on:toggle=move |_| state.dispatch(Command::Log(Action::Want))>
             <summary>{move || t().event_log}</summary>
-            <p class="hint">{move || t().event_log_hint}</p>
+            <p class="hint">{move || tl().event_log_hint}</p>
             <div class="row wrap">
-                <label>{move || t().event_log_show}
+                <label>{move || tl().event_log_show}
                     <select data-testid="event-log-level" on:change=move |ev| {
                         let v = event_target_value(&ev);
                         if let Some(level) = Level::ALL.into_iter().find(|l| l.name() == v) {
@@ -47,10 +47,10 @@ pub(super) fn EventLogSection() -> impl IntoView {
                         {option(Level::Debug, |t| t.event_log_debug)}
                     </select>
                 </label>
-                <button type="button" data-testid="event-log-export" on:click=move |_| state.dispatch(Command::Log(Action::Export))>{move || t().event_log_export}</button>
+                <button type="button" data-testid="event-log-export" on:click=move |_| state.dispatch(Command::Log(Action::Export))>{move || tl().event_log_export}</button>
             </div>
             <Show when=empty>
-                <p class="hint" data-testid="event-log-empty">{move || t().event_log_empty}</p>
+                <p class="hint" data-testid="event-log-empty">{move || tl().event_log_empty}</p>
             </Show>
             <ol class="event-log-entries" data-testid="event-log-entries">{rows}</ol>
         </details>
@@ -61,10 +61,10 @@ pub(super) fn EventLogSection() -> impl IntoView {
 fn row(e: Entry) -> impl IntoView {
     let level = e.level;
     let word = move || match level {
-        Level::Error => t().log_level_error,
-        Level::Warn => t().log_level_warn,
-        Level::Info => t().log_level_info,
-        Level::Debug => t().log_level_debug,
+        Level::Error => tl().log_level_error,
+        Level::Warn => tl().log_level_warn,
+        Level::Info => tl().log_level_info,
+        Level::Debug => tl().log_level_debug,
     };
     view! {
         <li class=format!("log-entry log-{}", level.name()) data-testid="event-log-entry" data-level=level.name() data-kind=e.kind.name()>

@@ -122,7 +122,7 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
         .iter()
         .filter(|t| t.awaits_review())
         .map(|tool| {
-            let what = if tool.pending { t().mcp_tool_new } else { t().mcp_tool_changed };
+            let what = if tool.pending { tl().mcp_tool_new } else { tl().mcp_tool_changed };
             let change = tool.accepted.as_deref().map(|old| super::tool_card::change_view(Some(old), &tool.face()));
             let tool_name = tool.name.clone();
             view! {
@@ -130,7 +130,7 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
                     <code>{tool.name.clone()}</code>" "<span class="muted">{what}</span>" "
                     <span class="muted">{tool.description.clone()}</span>
                     <button type="button" data-testid=format!("mcp-accept-{}", tool.name)
-                        on:click=move |_| accept(state, &name.get_value(), &tool_name, draft)>{move || t().mcp_accept}</button>
+                        on:click=move |_| accept(state, &name.get_value(), &tool_name, draft)>{move || tl().mcp_accept}</button>
                     {change}
                 </div>
             }
@@ -142,9 +142,9 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
             <label class="check mcp-trust">
                 <input type="checkbox" data-testid="mcp-trust-hints" prop:checked=server.trust_hints
                     on:change=move |ev| state.servers(Action::SetTrustHints { name: name.get_value(), on: event_target_checked(&ev) })/>
-                {move || t().mcp_trust_hints}
+                {move || tl().mcp_trust_hints}
             </label>
-            {any.then(|| view! { <div class="mcp-review" data-testid="mcp-review"><span>{move || t().mcp_review}</span>{waiting}</div> })}
+            {any.then(|| view! { <div class="mcp-review" data-testid="mcp-review"><span>{move || tl().mcp_review}</span>{waiting}</div> })}
         </div>
     }
 }
@@ -158,8 +158,8 @@ fn sync_notes(state: AppState) -> RwSignal<Option<(String, String)>> {
         if let Some((name, result)) = state.prefs.resynced.get() {
             let text = match result {
                 Ok(c) => synced_text(state.t(), c),
-                Err(SyncFailure::NotHttp) => state.t().mcp_need_name_url.to_owned(),
-                Err(SyncFailure::Failed(e)) => state.t().mcp_sync_failed.replace("{e}", &e),
+                Err(SyncFailure::NotHttp) => state.tl().mcp_need_name_url.to_owned(),
+                Err(SyncFailure::Failed(e)) => state.tl().mcp_sync_failed.replace("{e}", &e),
             };
             note.set(Some((name, text)));
         }
@@ -201,14 +201,14 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
         <fieldset data-testid="mcp-servers">
             <legend>{move || t().mcp_servers}</legend>
             <Show when=move || state.prefs.mcp_servers.with(Vec::is_empty)>
-                <p class="hint">{move || t().mcp_none}</p>
+                <p class="hint">{move || tl().mcp_none}</p>
             </Show>
             {rows}
             <div class="row">
-                <label>{move || t().mcp_name}
+                <label>{move || tl().mcp_name}
                     <input data-testid="mcp-name" autocomplete="off" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/>
                 </label>
-                <label>{move || t().mcp_url}
+                <label>{move || tl().mcp_url}
                     <input data-testid="mcp-url" autocomplete="off" placeholder="https://example.com/mcp" prop:value=move || url.get()
                         on:input=move |ev| {
                             url.set(event_target_value(&ev));
@@ -217,7 +217,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
                         }/>
                 </label>
             </div>
-            <label>{move || t().mcp_auth}
+            <label>{move || tl().mcp_auth}
                 <input data-testid="mcp-auth" autocomplete="off" placeholder="Bearer …" prop:value=move || auth.get() on:input=move |ev| auth.set(event_target_value(&ev))/>
             </label>
             {move || form.headers.with(|h| (!h.is_empty()).then(|| {
@@ -259,7 +259,7 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
             Some(Ok(h)) => Some(h),
             None => None,
         };
-        sync_note.set(Some((name.clone(), state.t().mcp_syncing.to_owned())));
+        sync_note.set(Some((name.clone(), state.tl().mcp_syncing.to_owned())));
         state.servers(Action::Resync { name, url: url.get_untracked(), headers });
     };
     view! {
@@ -270,13 +270,13 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
                 <span class="muted" data-testid="mcp-server-tools">{move || {
                     let mut text = t().mcp_tools_count.replace("{n}", &live.to_string());
                     if gone > 0 {
-                        text.push_str(&t().mcp_tools_gone.replace("{n}", &gone.to_string()));
+                        text.push_str(&tl().mcp_tools_gone.replace("{n}", &gone.to_string()));
                     }
                     if review > 0 {
-                        text.push_str(&t().mcp_tools_review.replace("{n}", &review.to_string()));
+                        text.push_str(&tl().mcp_tools_review.replace("{n}", &review.to_string()));
                     }
                     if off > 0 {
-                        text.push_str(&t().mcp_tools_off.replace("{n}", &off.to_string()));
+                        text.push_str(&tl().mcp_tools_off.replace("{n}", &off.to_string()));
                     }
                     text
                 }}</span>
@@ -289,16 +289,16 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
             <label class="check">
                 <input type="checkbox" data-testid="mcp-server-enabled" prop:checked=server.enabled
                     on:change=move |ev| state.servers(Action::SetEnabled { name: n1.clone(), on: event_target_checked(&ev) })/>
-                {move || t().mcp_enabled}
+                {move || tl().mcp_enabled}
             </label>
-            <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || t().mcp_resync}</button>
+            <button type="button" data-testid="mcp-server-resync" on:click=resync>{move || tl().mcp_resync}</button>
             <McpServerSignIn url=url/>
-            <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || t().mcp_remove}</button>
+            <button type="button" data-testid="mcp-server-remove" on:click=move |_| state.servers(Action::Remove(n2.clone()))>{move || tl().mcp_remove}</button>
             <details class="mcp-headers" data-testid="mcp-server-headers">
-                <summary>{move || t().mcp_headers}</summary>
+                <summary>{move || tl().mcp_headers}</summary>
                 <textarea data-testid="mcp-server-headers-input" rows="3" autocomplete="off" spellcheck="false"
                     prop:value=move || headers.get() on:input=move |ev| headers.set(event_target_value(&ev))></textarea>
-                <p class="hint">{move || t().mcp_headers_hint}</p>
+                <p class="hint">{move || tl().mcp_headers_hint}</p>
             </details>
             <ToolReview server=server.clone() draft=draft/>
             <ToolSwitches server=server.clone()/>
@@ -329,7 +329,7 @@ fn ToolSwitches(server: McpServer) -> impl IntoView {
         .collect_view();
     view! {
         <details class="mcp-tool-switches" data-testid="mcp-tool-switches">
-            <summary>{move || t().mcp_tool_switches}</summary>
+            <summary>{move || tl().mcp_tool_switches}</summary>
             {rows}
         </details>
     }
@@ -350,8 +350,8 @@ fn McpServerSignIn(url: RwSignal<String>) -> impl IntoView {
             // (Re-read when a sign-in starts or ends.)
             state.prefs.sign_ins.with(|m| !m.needed(&url.get())) && crate::binding::oauth::signed_in(&url.get())
         }>
-            <button type="button" data-testid="mcp-server-sign-out" title=move || t().mcp_sign_out_hint
-                on:click=move |_| state.dispatch(Command::SignIn(SignIn::SignOut(url.get_untracked())))>{move || t().mcp_sign_out}</button>
+            <button type="button" data-testid="mcp-server-sign-out" title=move || tl().mcp_sign_out_hint
+                on:click=move |_| state.dispatch(Command::SignIn(SignIn::SignOut(url.get_untracked())))>{move || tl().mcp_sign_out}</button>
         </Show>
     }
 }
@@ -398,22 +398,22 @@ fn McpPicks(form: Form) -> impl IntoView {
             fallback=move || view! {
                 <div class="row">
                     <button type="button" data-testid="mcp-add" disabled=connecting on:click=connect>
-                        {move || if connecting() { t().mcp_adding } else { t().mcp_add }}
+                        {move || if connecting() { tl().mcp_adding } else { tl().mcp_add }}
                     </button>
                 </div>
             }
         >
             <div data-testid="mcp-picks">
-                <p class="hint">{move || t().mcp_pick}</p>
+                <p class="hint">{move || tl().mcp_pick}</p>
                 <div class="mcp-picks">{pick_list}</div>
                 <label class="check">
                     <input type="checkbox" data-testid="mcp-add-trust-hints" prop:checked=move || flow.with(|f| f.trust_hints)
                         on:change=move |ev| state.servers(Action::TrustNew(event_target_checked(&ev)))/>
-                    {move || t().mcp_trust_hints}
+                    {move || tl().mcp_trust_hints}
                 </label>
                 <div class="row">
                     <button type="button" class="primary" data-testid="mcp-save" on:click=save>
-                        {move || t().mcp_save.replace("{n}", &flow.with(|f| f.picked.len()).to_string())}
+                        {move || tl().mcp_save.replace("{n}", &flow.with(|f| f.picked.len()).to_string())}
                     </button>
                     <button type="button" data-testid="mcp-cancel" on:click=cancel>{move || t().cancel}</button>
                 </div>
@@ -436,11 +436,11 @@ fn McpAddResult(url: RwSignal<String>) -> impl IntoView {
     view! {
         <p class="hint add-result" role="status" data-testid="mcp-add-result">{move || match flow.with(|f| f.stage.clone()) {
             Stage::Idle | Stage::Connecting | Stage::Picking => String::new(),
-            Stage::Added { name, kept } => t().mcp_added.replace("{s}", &name).replace("{n}", &kept.to_string()),
-            Stage::Incomplete => t().mcp_failed.replace("{e}", t().mcp_need_name_url),
+            Stage::Added { name, kept } => tl().mcp_added.replace("{s}", &name).replace("{n}", &kept.to_string()),
+            Stage::Incomplete => tl().mcp_failed.replace("{e}", tl().mcp_need_name_url),
             // A sign-in is offered below instead.
             Stage::Failed(_) if needs_sign_in() => String::new(),
-            Stage::Failed(e) => t().mcp_failed.replace("{e}", &e),
+            Stage::Failed(e) => tl().mcp_failed.replace("{e}", &e),
         }}</p>
         {move || {
             let headers: Vec<String> = ["MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Authorization"].iter().map(|h| (*h).to_owned()).collect();
@@ -486,8 +486,8 @@ fn McpSignIn(name: RwSignal<String>, url: RwSignal<String>, auth: RwSignal<Strin
                     {move || if signing_in() { t().mcp_signing_in } else { t().mcp_sign_in }}
                 </button>
             </div>
-            <label class="hint">{move || t().mcp_client_id}
-                <input type="text" data-testid="mcp-client-id" autocomplete="off" placeholder=move || t().mcp_client_id_hint
+            <label class="hint">{move || tl().mcp_client_id}
+                <input type="text" data-testid="mcp-client-id" autocomplete="off" placeholder=move || tl().mcp_client_id_hint
                     prop:value=move || client_id.get() on:input=move |ev| client_id.set(event_target_value(&ev))/>
             </label>
             {move || sign_in_error().map(|e| view! { <p class="error-text" role="alert" data-testid="mcp-sign-in-error">{e}</p> })}

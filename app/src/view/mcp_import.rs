@@ -188,7 +188,7 @@ fn ImportEntry(entry: Entry, inputs: Vec<Input>, port: u16, choices: Choices, fo
             <Needs planned=planned inputs=i1 answers=choices.answers/>
             <Way planned=planned port=port/>
             <Show when=move || matches!(planned.get(), Plan::Connect { .. } | Plan::Bridge(_))>
-                <button type="button" data-testid="mcp-import-connect" on:click=go.clone()>{move || t().mcp_add}</button>
+                <button type="button" data-testid="mcp-import-connect" on:click=go.clone()>{move || tl().mcp_add}</button>
             </Show>
         </div>
     }

@@ -4,6 +4,7 @@ mod app_frame;
 mod assistants;
 mod browser_models;
 mod chat;
+mod first_run;
 mod http_tools;
 mod live;
 mod log;

@@ -6,7 +6,7 @@ use air_tools::policy::Policy;
 use leptos::prelude::*;
 
 use crate::binding::state::use_app;
-use crate::i18n::t;
+use crate::i18n::{t, tl};
 
 /// "default", "allow", "ask" or "deny" → the policy it sets.
 fn policy_of(value: &str) -> Option<Policy> {
@@ -90,7 +90,7 @@ pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
                             {policy_select(
                                 format!("server-policy-{}", server.name),
                                 move || draft.with(|d| d.tool_policies.servers.get(&s1).copied()),
-                                move || t().policy_server_default.to_owned(),
+                                move || tl().policy_server_default.to_owned(),
                                 move |p| draft.update(|d| d.tool_policies.set_server(&s2, p)),
                             )}
                         </label>
@@ -106,7 +106,7 @@ pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
     };
     view! {
         <div class="policies" data-testid="tool-policies">
-            <div class="muted">{move || t().policies_title}</div>
+            <div class="muted">{move || tl().policies_title}</div>
             {rows}
         </div>
     }

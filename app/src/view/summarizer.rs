@@ -11,7 +11,7 @@ use air_workspace::dynamic::Action;
 use leptos::prelude::*;
 
 use crate::binding::state::use_app;
-use crate::i18n::{Text, t};
+use crate::i18n::{Text, t, tl};
 
 /// One provider's choices: its id, its name, its models.
 type Group = (String, String, Vec<String>);
@@ -52,9 +52,9 @@ pub(crate) fn SummarizerSelect(draft: RwSignal<Settings>) -> impl IntoView {
         }).collect_view()
     };
     view! {
-        <label>{move || t().mcp_summarizer}
+        <label>{move || tl().mcp_summarizer}
             <select data-testid="settings-summarizer" on:focus=move |_| want() on:change=move |ev| pick(event_target_value(&ev))>
-                <option value="" prop:selected=move || draft.with(|d| !d.has_summarizer())>{move || t().mcp_summarizer_none}</option>
+                <option value="" prop:selected=move || draft.with(|d| !d.has_summarizer())>{move || tl().mcp_summarizer_none}</option>
                 {options}
             </select>
         </label>
@@ -82,9 +82,9 @@ pub(crate) fn SummaryFailure(server: String) -> impl IntoView {
     view! {
         <Show when=move || why().is_some()>
             <span class="mcp-summary-failed" role="alert">
-                <span class="warn" data-testid="mcp-summary-error">{move || why().map(|w| t().mcp_summary_failed.replace("{e}", &why_text(t(), w))).unwrap_or_default()}</span>
+                <span class="warn" data-testid="mcp-summary-error">{move || why().map(|w| tl().mcp_summary_failed.replace("{e}", &why_text(t(), w))).unwrap_or_default()}</span>
                 " "
-                <button type="button" data-testid="mcp-summary-retry" on:click=retry>{move || t().mcp_summary_retry}</button>
+                <button type="button" data-testid="mcp-summary-retry" on:click=retry>{move || tl().mcp_summary_retry}</button>
             </span>
         </Show>
     }

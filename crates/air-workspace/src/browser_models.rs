@@ -150,6 +150,10 @@ pub struct State {
 pub enum Action {
     /// The provider was chosen, or its section opened: what is stored and offered.
     Open,
+    /// "Chat in this browser", one click on a first run: the provider
+    /// becomes this browser's, with a stored model if there is one, else
+    /// the first offered, downloaded now.
+    ChatHere,
     Download(Offer),
     /// Stops the download (what is stored stays, to resume).
     Stop,
@@ -187,12 +191,18 @@ pub enum Job {
 pub(crate) struct BrowserModels {
     state: State,
     abort: Option<Abort>,
+    /// `ChatHere` waits for the list.
+    chat_here: bool,
 }
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     let m = &mut w.browser_models;
     match action {
         Action::Open => run(w, Job::List),
+        Action::ChatHere => {
+            m.chat_here = true;
+            run(w, Job::List);
+        }
         Action::Download(offer) => {
             if m.state.downloading.is_some() {
                 return;
@@ -253,6 +263,24 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Done, Missing>) {
     emit(w);
     if !listed {
         run(w, Job::List);
+    } else if std::mem::take(&mut w.browser_models.chat_here) {
+        chat_here(w);
+    }
+}
+
+/// Makes this browser the provider, with the model stored (or the first
+/// offered, whose download starts).
+fn chat_here<P: Platform>(w: &mut Workspace<P>) {
+    let state = &w.browser_models.state;
+    let stored = state.stored.iter().find(|s| s.complete).map(|s| s.name.clone());
+    let offer = state.offered.first().cloned();
+    let Some(model) = stored.clone().or_else(|| offer.as_ref().map(|o| o.name.clone())) else { return };
+    let mut settings = w.prefs.settings.clone();
+    settings.apply_preset(air_store::settings::BROWSER_PRESET);
+    settings.model = model;
+    crate::prefs::change(w, crate::prefs::Change::Settings(Box::new(settings)));
+    if let (None, Some(offer)) = (stored, offer) {
+        handle(w, Action::Download(offer));
     }
 }
 

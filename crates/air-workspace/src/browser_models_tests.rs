@@ -123,3 +123,24 @@ fn a_part_that_cannot_be_fetched_is_said_and_no_download_stays_shown() {
     h.send(Command::BrowserModels(Action::Download(offer("a.gguf", 1000))));
     assert!(state_of(&h.take()).and_then(|s| s.downloading).is_some());
 }
+
+#[test]
+fn chat_here_makes_this_browser_the_provider_and_downloads_the_first_offer() {
+    let mut h = started();
+    h.p.browser_site.borrow_mut().push(offer("site.gguf", 1000));
+    h.send(Command::BrowserModels(Action::ChatHere));
+    h.run();
+    let ups = h.take();
+    let settings = ups.iter().rev().find_map(|u| if let Update::Settings(s) = u { Some(s.clone()) } else { None }).expect("settings");
+    assert_eq!((settings.provider.as_str(), settings.base_url.as_str(), settings.model.as_str()), ("browser", air_store::settings::BROWSER_BASE_URL, "site.gguf"));
+    assert_eq!(state_of(&ups).and_then(|s| s.downloading).map(|p| p.name), Some("site.gguf".into()));
+    // Stored, it ends; a second click uses what is stored, with no download.
+    *h.p.browser_download.borrow_mut() = Some(Ok(()));
+    h.run();
+    h.take();
+    h.send(Command::BrowserModels(Action::ChatHere));
+    h.run();
+    let ups = h.take();
+    assert_eq!(state_of(&ups).and_then(|s| s.downloading), None);
+    assert!(ups.iter().any(|u| matches!(u, Update::Settings(s) if s.model == "site.gguf")) || h.ws.prefs().settings.model == "site.gguf");
+}

@@ -21,9 +21,9 @@
 //! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
 //! `signin`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
-//! `models`, `browser_models` (the models the page runs itself), `pickers`
-//! and `viewport` (the arithmetic of a long list shown a few rows at a
-//! time) use none of them.
+//! `browser_models` (the models the page runs itself) uses `prefs`.
+//! `models`, `pickers` and `viewport` (the arithmetic of a long list shown
+//! a few rows at a time) use none of them.
 
 pub mod attach;
 pub mod browser_models;
