@@ -215,7 +215,7 @@ async function load(name) {
     const { files } = await pieces(dir);
     const wllama = new Wllama({ default: new URL('wllama.wasm', import.meta.url).href }, { suppressNativeLog: true, logger: quiet });
     wllama.setCompat(null);
-    await wllama.loadModel([new Blob(files)], { n_ctx: CONTEXT });
+    await wllama.loadModel([new Blob(files)], { n_ctx: CONTEXT, flash_attn: true });
     engine = { name, wllama };
     return wllama;
   })();

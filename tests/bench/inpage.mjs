@@ -6,7 +6,7 @@
 // with AIR_PYTHON and AIR_MODEL set as for the e2e tests.
 import { dirname, join, basename } from 'node:path';
 import { stat } from 'node:fs/promises';
-import { ROOT, freePort, launchBrowser, spawnServer } from '../e2e/support.mjs';
+import { ROOT, freePort, launchBrowser, openApp, spawnServer } from '../e2e/support.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 
 const MODEL = process.env.AIR_MODEL;
@@ -66,6 +66,64 @@ const inpage = await page.evaluate(async ({ name, size, request, runs }) => {
   }
   return out;
 }, { name: basename(MODEL), size, request: body(basename(MODEL)), runs: RUNS });
+
+// In the app, as a person uses it (the provider chosen, the model stored):
+// a message sent the moment the page opens (the model loads, and the
+// probe of how it calls tools and the system prompt are read first), and
+// one sent once the app has read the next request ahead.
+const appPage = await browser.newPage();
+await appPage.addInitScript(() => {
+  let real;
+  globalThis.__readAhead = 0;
+  Object.defineProperty(globalThis, '__airImport', {
+    configurable: true,
+    set(f) { real = f; },
+    get() {
+      return async (url) => {
+        const engine = await real(url);
+        if (!url.endsWith('engine/inpage.js')) return engine;
+        const respond = async (request) => {
+          const ahead = request.method === 'POST' && (await request.clone().json()).max_tokens === 0;
+          const response = await engine.respond(request);
+          if (!ahead) return response;
+          const [mine, theirs] = response.body.tee();
+          new Response(mine).text().then(() => { globalThis.__readAhead += 1; });
+          return new Response(theirs, response);
+        };
+        return { ...engine, respond };
+      };
+    },
+  });
+});
+await openApp(appPage, app.url);
+await appPage.getByTestId('open-settings').click();
+await appPage.getByTestId('settings-preset').selectOption('browser');
+await appPage.locator('[data-testid="browser-model-use"]').first().waitFor({ timeout: 60_000 });
+await appPage.getByTestId('settings-save').click();
+await appPage.getByTestId('settings').waitFor({ state: 'detached' });
+const firstToken = async (text, nth) => {
+  // Typed, then sent a second later, as a person would.
+  await appPage.getByTestId('composer-input').fill(text);
+  await appPage.waitForTimeout(1000);
+  const t0 = Date.now();
+  await appPage.getByTestId('composer-input').press('Enter');
+  await appPage.waitForFunction((n) => {
+    const streaming = document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]');
+    const done = document.querySelectorAll('[data-testid="message-assistant"] [data-testid="message-text"]')[n];
+    return /\w/.test(streaming?.textContent ?? '') || /\w/.test(done?.textContent ?? '');
+  }, nth, { timeout: 300_000, polling: 'raf' });
+  const first = Date.now() - t0;
+  await appPage.getByTestId('regenerate').waitFor({ timeout: 300_000 });
+  return first;
+};
+await appPage.reload();
+await appPage.getByTestId('composer-input').waitFor();
+const atOnce = await firstToken('Say hello.', 0);
+await appPage.getByTestId('new-session').click();
+await appPage.reload();
+await appPage.waitForFunction(() => globalThis.__readAhead > 0, null, { timeout: 300_000 });
+const ahead = await firstToken('Say hello.', 0);
+const followUp = await firstToken('And goodbye?', 1);
 await browser.close();
 app.server.close();
 
@@ -81,3 +139,4 @@ console.log(row('llama.cpp server, native (xllamacpp)', nativeRuns));
 console.log(row('in this browser (wllama, Chromium, not cross-origin isolated; the first run loads the model)', inpage));
 console.log(`\nratio of tokens/s: ${(median(inpage.map((r) => r.perSecond)) / median(nativeRuns.map((r) => r.perSecond))).toFixed(2)}×`);
 console.log(`engine download: ${(await engineBytes('')) / 1e6} MB raw, ${((await engineBytes('.br')) / 1e6).toFixed(2)} MB brotli, ${((await engineBytes('.gz')) / 1e6).toFixed(2)} MB gzip`);
+console.log(`\nin the app, first token of a message sent the moment the page opens: ${(atOnce / 1000).toFixed(1)} s; sent once the app has read the next request ahead: ${ahead} ms; a follow-up in that chat: ${followUp} ms`);

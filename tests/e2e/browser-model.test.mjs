@@ -1,7 +1,8 @@
 // "In this browser": a GGUF model downloaded into the page (interrupted
 // once, then resumed), answering through llama.cpp compiled to WebAssembly
-// with no model server running, stopped, offline after a reload, and
-// deleted. The model is SmolLM2-135M (./dev test fetches it), served by the
+// with no model server running, stopped, reloaded mid-answer and
+// continued, offline after a reload, and deleted; a built-in tool called
+// in prompt mode. The model is SmolLM2-135M (./dev test fetches it), served by the
 // test beside the app as `./dev serve` does.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,6 +85,23 @@ describe('a model in this browser', () => {
     await page.getByTestId('regenerate').waitFor({ timeout: 30_000 });
     assert.match(await page.getByTestId('message-assistant').last().textContent(), /Stopped/);
 
+    // A reload in the middle of an answer: what arrived is kept, marked
+    // incomplete, and Continue finishes it (the new page loads the model again).
+    await send(page, 'Write a long story about a lighthouse keeper and the sea.');
+    await page.waitForFunction(() => (document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]')?.textContent.length ?? 0) > 60, null, { timeout: 120_000 });
+    // At least one checkpoint (every ~500 ms) lands before the page goes.
+    await page.waitForTimeout(1200);
+    await page.reload();
+    const restored = page.getByTestId('message-assistant').last();
+    await restored.getByTestId('message-incomplete').waitFor({ timeout: 30_000 });
+    const partial = (await restored.getByTestId('message-text').textContent()).trim();
+    assert.ok(partial.length > 20, `the partial answer is kept: ${JSON.stringify(partial)}`);
+    await restored.getByTestId('continue').click();
+    const continued = page.getByTestId('message-assistant').last();
+    await continued.getByTestId('regenerate').waitFor({ timeout: 180_000 });
+    assert.equal(await continued.getByTestId('message-incomplete').count(), 0, 'finished');
+    assert.ok((await continued.getByTestId('message-text').textContent()).trim().startsWith(partial.slice(0, 20)));
+
     // Offline after a reload: the app, the engine and the model are here.
     await context.setOffline(true);
     await page.reload();
@@ -103,6 +121,76 @@ describe('a model in this browser', () => {
     const emptied = await usedMb(page);
     assert.ok(full - emptied >= 90, `deleting should free about 98 MB: ${full} → ${emptied} MB`);
     assert.deepEqual(errors.filter((e) => !/Failed to load resource|ERR_INTERNET_DISCONNECTED|network error/i.test(e)), []);
+    await context.close();
+  });
+
+  test('a small model in the page calls a built-in tool in prompt mode, and answers with its result', async () => {
+    // SmolLM2-135M cannot write the call format reliably: the engine's
+    // first answer to a request describing the tools is scripted (a call
+    // of the calculator). Everything else, the probe of how the model
+    // calls tools, the read-ahead and the answer after the result, is the
+    // real engine's.
+    const context = await browser.newContext();
+    await context.addInitScript(() => {
+      const seen = (globalThis.__engineRequests = []);
+      let real;
+      let scripted = false;
+      const sse = (content) => [
+        { choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] },
+        { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      ].map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
+      Object.defineProperty(globalThis, '__airImport', {
+        configurable: true,
+        set(f) { real = f; },
+        get() {
+          return async (url) => {
+            const engine = await real(url);
+            if (!url.endsWith('engine/inpage.js')) return engine;
+            const respond = async (request) => {
+              if (request.method !== 'POST') return engine.respond(request);
+              const body = await request.clone().json();
+              seen.push(body);
+              const system = body.messages[0]?.role === 'system' ? body.messages[0].content : '';
+              if (!scripted && body.max_tokens !== 0 && !body.tools && system.includes('## calculator')) {
+                scripted = true;
+                const call = '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>';
+                return new Response(sse(call), { headers: { 'content-type': 'text/event-stream' } });
+              }
+              return engine.respond(request);
+            };
+            return { ...engine, respond };
+          };
+        },
+      });
+    });
+    const page = await context.newPage();
+    const errors = await openApp(page, app.url);
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('settings-preset').selectOption('browser');
+    await row(page).waitFor({ timeout: 20_000 });
+    await row(page).getByTestId('browser-model-download').click();
+    await row(page).getByTestId('browser-model-use').waitFor({ timeout: 120_000 });
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('settings').waitFor({ state: 'detached' });
+
+    await send(page, 'What is 6 times 7? Use the calculator.');
+    const card = page.getByTestId('tool-card').first();
+    await card.waitFor({ timeout: 120_000 });
+    assert.equal(await card.getByTestId('tool-name').textContent(), 'calculator');
+    await page.waitForFunction(() => document.querySelector('[data-testid="tool-card"]')?.dataset.status === 'done', null, { timeout: 30_000 });
+    assert.match(await card.getByTestId('tool-output').textContent(), /42/);
+    // The model answers after the result, in the page.
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByTestId('regenerate').waitFor({ timeout: 180_000 });
+    assert.ok((await answer.getByTestId('message-text').textContent()).trim().length > 0);
+    const sent = await page.evaluate(() => globalThis.__engineRequests);
+    // The probe learnt that this model takes tools in the prompt; the
+    // request after the call carried the result back.
+    assert.ok(sent.some((b) => b.tools?.length), 'the probe offered tools natively once');
+    const last = sent.at(-1);
+    assert.ok(!last.tools && last.messages[0].content.includes('## calculator'), 'prompt mode');
+    assert.ok(last.messages.some((m) => m.role === 'user' && m.content.includes('42')), JSON.stringify(last.messages.slice(1)));
+    assert.deepEqual(errors, []);
     await context.close();
   });
 

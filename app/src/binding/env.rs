@@ -44,9 +44,13 @@ pub fn local_time_of(ms: f64) -> String {
 /// Whether the page is served from this machine (`./dev serve`, whose
 /// local model server is the default provider).
 pub fn page_on_loopback() -> bool {
-    air_web::page_origin().is_some_and(|o| {
-        let host = o.split("://").nth(1).unwrap_or_default();
-        host.starts_with("127.") || host.starts_with("localhost") || host.starts_with("[::1]")
+    // The origin never changes while the page lives: read it once.
+    static ON_LOOPBACK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON_LOOPBACK.get_or_init(|| {
+        air_web::page_origin().is_some_and(|o| {
+            let host = o.split("://").nth(1).unwrap_or_default();
+            host.starts_with("127.") || host.starts_with("localhost") || host.starts_with("[::1]")
+        })
     })
 }
 

@@ -11,7 +11,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::binding::apps::{self, Hooks, Live};
-use crate::i18n::t;
+use crate::i18n::{t, tl};
 use crate::binding::state::use_app;
 
 /// The signals of one View's card.
@@ -61,15 +61,15 @@ pub fn AppFrame(record: Memo<Option<MessageRecord>>, server: McpServer, tool: Sa
             <Show when=move || open.get()>
                 <div class="app-bar">
                     <Show when=move || hooks.fullscreen.get()>
-                        <button data-testid="app-exit-fullscreen" on:click=move |_| { if let Some(l) = live.get_value() { l.set_fullscreen(false) } }>{move || t().app_exit_fullscreen}</button>
+                        <button data-testid="app-exit-fullscreen" on:click=move |_| { if let Some(l) = live.get_value() { l.set_fullscreen(false) } }>{move || tl().app_exit_fullscreen}</button>
                     </Show>
-                    <button class="icon-button" data-testid="app-close" title=move || t().app_close aria-label=move || t().app_close
+                    <button class="icon-button" data-testid="app-close" title=move || tl().app_close aria-label=move || tl().app_close
                         on:click=move |_| match live.get_value() { Some(l) => l.close(), None => open.set(false) }>"×"</button>
                 </div>
             </Show>
             {frame_view(card, server_name.clone())}
             {questions(card)}
-            {move || hooks.message_held.get().then(|| view! { <p class="app-error">{t().app_message_held}</p> })}
+            {move || hooks.message_held.get().then(|| view! { <p class="app-error">{tl().app_message_held}</p> })}
         </div>
         </Show>
     }
@@ -151,7 +151,7 @@ fn frame_view(card: Card, server_name: String) -> impl Fn() -> AnyView {
     move || {
         if !open.get() {
             return view! {
-                <button class="app-open" data-testid="app-open" on:click=move |_| open.set(true)>{move || t().app_open}</button>
+                <button class="app-open" data-testid="app-open" on:click=move |_| open.set(true)>{move || tl().app_open}</button>
             }
             .into_any();
         }
@@ -160,9 +160,9 @@ fn frame_view(card: Card, server_name: String) -> impl Fn() -> AnyView {
                 let (name, asked) = (server_name.clone(), resource.permissions.allow());
                 view! {
                     <div class="app-link" data-testid="app-permissions">
-                        <span>{move || t().app_permissions_ask.replace("{server}", &name).replace("{features}", &asked)}</span>
-                        <button data-testid="app-permissions-allow" on:click=move |_| granted.set(Some(true))>{move || t().app_permissions_allow}</button>
-                        <button class="primary" data-testid="app-permissions-deny" on:click=move |_| granted.set(Some(false))>{move || t().app_permissions_deny}</button>
+                        <span>{move || tl().app_permissions_ask.replace("{server}", &name).replace("{features}", &asked)}</span>
+                        <button data-testid="app-permissions-allow" on:click=move |_| granted.set(Some(true))>{move || tl().app_permissions_allow}</button>
+                        <button class="primary" data-testid="app-permissions-deny" on:click=move |_| granted.set(Some(false))>{move || tl().app_permissions_deny}</button>
                     </div>
                 }
                 .into_any()
@@ -170,7 +170,7 @@ fn frame_view(card: Card, server_name: String) -> impl Fn() -> AnyView {
             Some(Ok(resource)) => {
                 let refused = (!resource.csp.refused.is_empty()).then(|| {
                     let d = resource.csp.refused.join(", ");
-                    view! { <p class="muted app-note">{move || t().app_refused.replace("{d}", &d)}</p> }
+                    view! { <p class="muted app-note">{move || tl().app_refused.replace("{d}", &d)}</p> }
                 });
                 view! {
                     {refused}
@@ -187,8 +187,8 @@ fn frame_view(card: Card, server_name: String) -> impl Fn() -> AnyView {
                 }
                 .into_any()
             }
-            Some(Err(e)) if !e.is_empty() => view! { <p class="app-error" data-testid="app-error">{move || t().app_failed.replace("{e}", &e)}</p> }.into_any(),
-            _ => view! { <p class="muted">{move || t().view_loading}</p> }.into_any(),
+            Some(Err(e)) if !e.is_empty() => view! { <p class="app-error" data-testid="app-error">{move || tl().app_failed.replace("{e}", &e)}</p> }.into_any(),
+            _ => view! { <p class="muted">{move || tl().view_loading}</p> }.into_any(),
         }
     }
 }
@@ -200,9 +200,9 @@ fn questions(card: Card) -> impl IntoView {
         hooks.link.get().map(|url| {
             view! {
                 <div class="app-link" data-testid="app-link">
-                    <span>{move || t().app_link_ask}</span>
+                    <span>{move || tl().app_link_ask}</span>
                     <code>{url}</code>
-                    <button class="primary" data-testid="app-link-open" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_link(true) } }>{move || t().app_link_open}</button>
+                    <button class="primary" data-testid="app-link-open" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_link(true) } }>{move || tl().app_link_open}</button>
                     <button data-testid="app-link-cancel" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_link(false) } }>{move || t().cancel}</button>
                 </div>
             }
@@ -213,10 +213,10 @@ fn questions(card: Card) -> impl IntoView {
             let args = serde_json::to_string_pretty(&args).unwrap_or_default();
             view! {
                 <div class="app-link" data-testid="app-call">
-                    <span>{move || t().app_call_ask.replace("{tool}", &tool)}</span>
+                    <span>{move || tl().app_call_ask.replace("{tool}", &tool)}</span>
                     <pre class="tool-args">{args}</pre>
-                    <button data-testid="app-call-allow" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_call(true) } }>{move || t().app_call_allow}</button>
-                    <button class="primary" data-testid="app-call-deny" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_call(false) } }>{move || t().app_call_deny}</button>
+                    <button data-testid="app-call-allow" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_call(true) } }>{move || tl().app_call_allow}</button>
+                    <button class="primary" data-testid="app-call-deny" on:click=move |_| { if let Some(l) = live.get_value() { l.answer_call(false) } }>{move || tl().app_call_deny}</button>
                 </div>
             }
         })

@@ -33,10 +33,8 @@ pub fn BrowserModels(draft: RwSignal<Settings>) -> impl IntoView {
     });
     let url = RwSignal::new(String::new());
     let by_url = move |_| {
-        let u = url.get_untracked().trim().to_owned();
-        let name = u.rsplit('/').next().unwrap_or_default().split(['?', '#']).next().unwrap_or_default().to_owned();
-        if !u.is_empty() {
-            state.dispatch(Command::BrowserModels(Action::Download(Offer { title: name.clone(), name, url: u, ..Offer::default() })));
+        if let Some(offer) = Offer::by_url(&url.get_untracked()) {
+            state.dispatch(Command::BrowserModels(Action::Download(offer)));
         }
     };
     let picked = move |ev: leptos::ev::Event| {
@@ -46,18 +44,13 @@ pub fn BrowserModels(draft: RwSignal<Settings>) -> impl IntoView {
         }
         input.set_value("");
     };
-    // Stored models that are not offered (by URL, or from a file).
-    let others = move || models.with(|m| m.stored.iter().filter(|s| !m.offered.iter().any(|o| o.name == s.name)).cloned().collect::<Vec<_>>());
     view! {
         <section class="browser-models" data-testid="browser-models">
             <h3>{move || tl().browser_models_title}</h3>
             <p class="hint">{move || tl().browser_models_hint}</p>
             <ul class="browser-model-list">
-                <For each=move || models.with(|m| m.offered.clone()) key=|o| o.name.clone() let:offer>
+                <For each=move || models.with(State::rows) key=|o| o.name.clone() let:offer>
                     <OfferRow offer=offer draft=draft/>
-                </For>
-                <For each=others key=|s| s.name.clone() let:stored>
-                    <OfferRow offer=Offer { name: stored.name.clone(), title: stored.name.clone(), url: stored.url.clone(), size: Some(stored.size), ..Offer::default() } draft=draft/>
                 </For>
             </ul>
             <label>{move || tl().browser_by_url}

@@ -7,6 +7,24 @@ use crate::binding::state::{AppState, Streaming, use_app};
 use super::live::{StreamedMarkdown, draw_streaming, take_live, typeset};
 use super::thread::{MessageList, Scroller, Window};
 
+/// Where answers come from: the model, and the server or this browser.
+#[component]
+fn AnswersFrom() -> impl IntoView {
+    let settings = use_app().prefs.settings;
+    let place = move || {
+        let t = t();
+        settings.with(|s| match air_store::settings::is_in_browser(&s.base_url) {
+            true => t.creator_in_browser.to_owned(),
+            false => format!("{} {}", t.creator_at, s.base_url),
+        })
+    };
+    view! {
+        <p class="muted">
+            {move || t().creator_answers_from}" " <strong>{move || settings.with(|s| s.model.clone())}</strong> " " {place} "."
+        </p>
+    }
+}
+
 /// Shown when no session is open: suggestions and the composer below.
 #[component]
 pub fn SessionCreator() -> impl IntoView {
@@ -14,11 +32,7 @@ pub fn SessionCreator() -> impl IntoView {
     view! {
         <section class="creator" data-testid="session-creator">
             <h2>{move || t().creator_title}</h2>
-            <p class="muted">
-                {move || t().creator_answers_from}" " <strong>{move || state.prefs.settings.with(|s| s.model.clone())}</strong>
-                " "{move || t().creator_at}" " <code>{move || state.prefs.settings.with(|s| s.base_url.clone())}</code> "."
-            </p>
-            <Show when=move || super::first_run::wanted(state)>
+            <Show when=move || super::first_run::wanted(state) fallback=move || view! { <AnswersFrom/> }>
                 {move || Suspend::new(async { crate::binding::lazy::show(super::first_run::offer().await) })}
             </Show>
             <div class="suggestions">

@@ -220,6 +220,11 @@ pub fn Composer() -> impl IntoView {
                 placeholder=move || t().composer_placeholder
                 prop:value=move || conversation.draft.get()
                 on:input=move |ev| {
+                    // A new message begun: a model in this page reads
+                    // ahead what will be sent before it.
+                    if conversation.draft.with_untracked(String::is_empty) {
+                        state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Warm));
+                    }
                     conversation.draft.set(event_target_value(&ev));
                     // Typing a message: fetch what sending it needs now,
                     // not when it is sent.

@@ -6,7 +6,7 @@ use air_tools::{ElicitAnswer, Elicitation};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::i18n::t;
+use crate::i18n::{t, tl};
 use crate::binding::state::use_app;
 
 /// The question of tool message `record_id`, with its answers.
@@ -33,9 +33,9 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
                 Err(why) => {
                     let why = why.to_string();
                     view! {
-                        <p class="app-error" data-testid="question-refused">{move || t().elicit_refused.replace("{why}", &why)}</p>
+                        <p class="app-error" data-testid="question-refused">{move || tl().elicit_refused.replace("{why}", &why)}</p>
                         <div class="tool-approval">
-                            <button data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
+                            <button data-testid="question-decline" on:click=decline>{move || tl().elicit_decline}</button>
                             <button data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
                         </div>
                     }
@@ -48,7 +48,7 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
     };
     view! {
         <div class="tool-question" data-testid="tool-question">
-            <p><strong>{move || t().tool_question}</strong>" "<span data-testid="question-message">{message}</span></p>
+            <p><strong>{move || tl().tool_question}</strong>" "<span data-testid="question-message">{message}</span></p>
             {body}
         </div>
     }
@@ -59,13 +59,13 @@ fn url_offer(url: String, d: String, answer: impl Fn(ElicitAnswer) + Clone + 'st
     let d2 = d.clone();
     let answer = answer.clone();
     view! {
-        <p class="muted" data-testid="question-domain">{move || t().elicit_url.replace("{domain}", &d)}</p>
+        <p class="muted" data-testid="question-domain">{move || tl().elicit_url.replace("{domain}", &d)}</p>
         <div class="tool-approval">
             <a class="button primary" data-testid="question-open" href=url target="_blank" rel="noopener noreferrer"
                 on:click=move |_| answer(ElicitAnswer::Accept { content: Value::Object(Map::new()) })>
-                {move || t().elicit_open.replace("{domain}", &d2)}
+                {move || tl().elicit_open.replace("{domain}", &d2)}
             </a>
-            <button data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
+            <button data-testid="question-decline" on:click=decline>{move || tl().elicit_decline}</button>
             <button data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
         </div>
     }
@@ -105,8 +105,8 @@ fn question_form(schema: &Value, answer: impl Fn(ElicitAnswer) + 'static, declin
                 {move || problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
             </ul>
             <div class="tool-approval">
-                <button type="submit" class="primary" data-testid="question-submit">{move || t().elicit_submit}</button>
-                <button type="button" data-testid="question-decline" on:click=decline>{move || t().elicit_decline}</button>
+                <button type="submit" class="primary" data-testid="question-submit">{move || tl().elicit_submit}</button>
+                <button type="button" data-testid="question-decline" on:click=decline>{move || tl().elicit_decline}</button>
                 <button type="button" data-testid="question-cancel" on:click=cancel>{move || t().elicit_cancel}</button>
             </div>
         </form>

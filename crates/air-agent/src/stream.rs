@@ -277,6 +277,17 @@ impl<E: Env> Turn<'_, E> {
         }
     }
 
+    /// Sends `request` once, with no retry and nothing shown, and reads
+    /// the answer to its end (what it says is not kept): a read-ahead.
+    pub(crate) async fn send_unseen(&self, request: &ChatRequest) {
+        let url = self.settings.chat_url();
+        let req = provider::authorized(Request::post_json(&url, &request.to_json()).header("Accept", "text/event-stream"), &self.settings);
+        if let Ok(response) = provider::send(self.env.http(), &url, req, &self.abort).await {
+            let mut body = response.body;
+            while let Ok(Some(_)) = body.chunk().await {}
+        }
+    }
+
     /// Saves a record without telling the UI (checkpoints: the UI shows the
     /// live stream instead).
     pub(crate) async fn save_quietly(&self, record: &mut MessageRecord) {

@@ -1,9 +1,9 @@
 //! The user's actions that start a turn, and the loop of a turn.
 
-use air_chat::{Lang, Role};
+use air_chat::{ChatRequest, Lang, Role};
 use air_http::Abort;
 use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
-use crate::conversation::{add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request, tool_entry};
+use crate::conversation::{TemplateVars, add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request, tool_entry};
 use air_store::branches::{self, Step};
 use air_store::records::{MessageKind, ToolStatus, next_seq};
 use air_store::sync::SyncEvent;
@@ -272,30 +272,7 @@ impl<'a, E: Env> Turn<'a, E> {
         let section = (mode == ToolMode::Prompt).then(|| self.tools_section());
         loop {
             let history = self.history(session_id, Some(&record.id)).await;
-            let request = match (mode, &section) {
-                (ToolMode::Prompt, Some(section)) => {
-                    if let Some(offer) = &self.offer {
-                        offer.note_request(self.tools, &offer.offered(self.tools));
-                    }
-                    build_prompt_mode_request(&self.settings, &history, &vars, section)
-                }
-                (ToolMode::Native, _) => {
-                    let mut r = build_request(&self.settings, &history, &vars);
-                    match &self.offer {
-                        None => r.tools = self.tools.definitions().map(tool_entry).collect(),
-                        Some(offer) => {
-                            let offered = offer.offered(self.tools);
-                            offer.note_request(self.tools, &offered);
-                            r.tools = offered.into_iter().map(tool_entry).collect();
-                            if let Some(prompt) = offer.prompt() {
-                                add_to_system_prompt(&mut r, &prompt);
-                            }
-                        }
-                    }
-                    r
-                }
-                _ => build_request(&self.settings, &history, &vars),
-            };
+            let request = self.request(mode, section.as_deref(), &history, &vars, true);
             let streamed = self.stream_into(&request, &mut record, mode == ToolMode::Prompt).await;
             if let Some(offer) = &self.offer {
                 let names: Vec<&str> = streamed.calls.iter().map(|c| c.name.as_str()).collect();
@@ -343,6 +320,58 @@ impl<'a, E: Env> Turn<'a, E> {
             Some(ToolCalling::Prompt) => ToolMode::Prompt,
             _ => ToolMode::Native,
         }
+    }
+
+    /// The request for `history` as `mode` asks (`section`: the tools'
+    /// part of the system prompt in prompt mode).
+    fn request(&self, mode: ToolMode, section: Option<&str>, history: &[MessageRecord], vars: &TemplateVars, note: bool) -> ChatRequest {
+        match (mode, section) {
+            (ToolMode::Prompt, Some(section)) => {
+                if let Some(offer) = self.offer.as_ref().filter(|_| note) {
+                    offer.note_request(self.tools, &offer.offered(self.tools));
+                }
+                build_prompt_mode_request(&self.settings, history, vars, section)
+            }
+            (ToolMode::Native, _) => {
+                let mut r = build_request(&self.settings, history, vars);
+                match &self.offer {
+                    None => r.tools = self.tools.definitions().map(tool_entry).collect(),
+                    Some(offer) => {
+                        let offered = offer.offered(self.tools);
+                        if note {
+                            offer.note_request(self.tools, &offered);
+                        }
+                        r.tools = offered.into_iter().map(tool_entry).collect();
+                        if let Some(prompt) = offer.prompt() {
+                            add_to_system_prompt(&mut r, &prompt);
+                        }
+                    }
+                }
+                r
+            }
+            _ => build_request(&self.settings, history, vars),
+        }
+    }
+
+    /// Reads ahead, for a model that keeps what it read (one running in
+    /// this page): the request the next message in `session_id` (`None`:
+    /// a new chat) will make, with that message still empty and nothing
+    /// generated, so that only the message itself is left to read when it
+    /// is sent. Learns how the model calls tools first, if not known yet.
+    /// What fails is left to the turn that follows.
+    pub async fn warm(&self, session_id: Option<&str>) {
+        let vars = self.env.template_vars();
+        let mode = self.resolve_mode().await;
+        let section = (mode == ToolMode::Prompt).then(|| self.tools_section());
+        let mut history = match session_id {
+            Some(id) => self.history(id, None).await,
+            None => Vec::new(),
+        };
+        let seq = history.last().map_or(0.0, |m| m.seq + 1.0);
+        history.push(MessageRecord::new(String::new(), session_id.unwrap_or_default().to_owned(), seq, Role::User, String::new()));
+        let mut request = self.request(mode, section.as_deref(), &history, &vars, false);
+        request.max_tokens = Some(0);
+        self.send_unseen(&request).await;
     }
 
     /// The system-prompt section describing the tools (prompt mode): all of

@@ -188,3 +188,36 @@ fn auto_mode_probes_once_and_says_what_it_found() {
     assert_eq!(known.world.http.requests().len(), 1);
     s.check(expect_file!["transcripts/auto_probe.txt"]);
 }
+
+/// Reading ahead (a model in this page keeps what it read): the probe runs
+/// first if the way of calling tools is not known, then the request the
+/// next message will make, with that message empty and nothing to
+/// generate; nothing else is saved or shown. The message sent next makes the
+/// same request up to its own text.
+#[test]
+fn reading_ahead_sends_the_next_request_with_an_empty_message_and_keeps_nothing() {
+    let s = setup();
+    s.world.http.push(Script::status(200, r#"{"choices":[{"message":{"role":"assistant","content":"I cannot call tools."}}]}"#));
+    s.world.http.push(text_reply(""));
+    run(s.turn().with_mode(ToolMode::Auto).warm(None));
+    let reqs = s.world.http.requests();
+    assert_eq!(reqs.len(), 2, "the probe, then the read-ahead");
+    let ahead: Value = serde_json::from_str(reqs[1].body.as_deref().unwrap()).unwrap();
+    assert_eq!(ahead["max_tokens"], 0);
+    let messages = ahead["messages"].as_array().unwrap();
+    assert!(messages[0]["content"].as_str().unwrap().starts_with("# Tools"), "prompt mode, as the probe found");
+    assert_eq!((messages.len(), messages[1]["role"].as_str(), messages[1]["content"].as_str()), (2, Some("user"), Some("")));
+    // Only what the probe learnt is said (to be remembered); nothing is saved or shown.
+    assert_eq!(s.world.transcript().trim(), "learnt: http://model.test/v1 scripted calls tools Prompt");
+    // The next message: the same system prompt, its own text after it.
+    let mut known = setup();
+    known.settings.probed_tool_calling.insert(known.settings.tool_calling_key(), air_store::settings::ToolCalling::Prompt);
+    known.world.http.push(text_reply(""));
+    known.world.http.push(text_reply("Hello."));
+    run(known.turn().with_mode(ToolMode::Auto).warm(None));
+    run(known.turn().with_mode(ToolMode::Auto).send(None, "Hi")).unwrap();
+    let bodies: Vec<Value> = bodies(&known).iter().map(|b| serde_json::from_str(b).unwrap()).collect();
+    assert_eq!(bodies.len(), 2, "no probe once known");
+    assert_eq!(bodies[0]["messages"][0], bodies[1]["messages"][0]);
+    assert_eq!(bodies[1]["messages"][1]["content"], "Hi");
+}

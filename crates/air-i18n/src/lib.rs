@@ -46,6 +46,7 @@ texts! {
     creator_title: "What can I help with?", "有什么可以帮你？";
     creator_answers_from: "Answers come from", "回答来自";
     creator_at: "at", "位于";
+    creator_in_browser: "in this browser", "在此浏览器中";
     suggestion_1: "Explain how a rainbow forms in two sentences.", "用两句话解释彩虹是怎么形成的。";
     suggestion_2: "Write a haiku about the sea.", "写一首关于大海的俳句。";
     suggestion_3: "Give me three ideas for a weekend project.", "给我三个周末小项目的点子。";
@@ -169,23 +170,7 @@ texts! {
     metrics_overall: "Overall:", "总计：";
     metrics_none: "no requests with dynamic loading yet", "尚无使用动态加载的请求";
     tool_signed_in: "Signed in. Ask again to run it.", "已登录。再问一次即可运行。";
-    app_open: "Show the app", "显示应用";
-    view_loading: "Loading the app…", "正在加载应用…";
-    app_failed: "The app cannot be shown: {e}", "无法显示应用：{e}";
-    app_close: "Close the app", "关闭应用";
-    app_link_ask: "The app wants to open a link:", "应用想要打开链接：";
-    app_permissions_ask: "The app of {server} asks to use: {features}.", "{server} 的应用请求使用：{features}。";
-    app_permissions_allow: "Allow", "允许";
-    app_permissions_deny: "Don't allow", "不允许";
-    app_link_open: "Open link", "打开链接";
-    app_exit_fullscreen: "Exit full screen", "退出全屏";
-    app_message_held: "The app's message was not put in the message box (it has your text, or the app just sent one).", "应用的消息没有放进输入框（框里已有你的文字，或应用刚刚发过一条）。";
-    app_call_ask: "The app wants to call {tool} with:", "应用想要调用 {tool}，参数：";
-    app_call_allow: "Allow", "允许";
-    app_call_deny: "Deny", "拒绝";
     app_context: "{tool} (from its app)", "{tool}（来自应用）";
-    app_refused: "Ignored in the app's declared domains: {d}", "已忽略应用声明的域名：{d}";
-    tool_question: "The tool asks:", "工具在询问：";
     prompts: "Prompts", "提示词";
     prompts_title: "Insert a prompt of this chat's MCP servers", "插入本对话 MCP 服务器提供的提示词";
     prompts_loading: "Listing prompts…", "正在列出提示词…";
@@ -204,13 +189,8 @@ texts! {
     resource_failed: "Could not read the resource: {e}", "无法读取资源：{e}";
     mcp_toggle_label: "MCP servers in this chat:", "本对话使用的 MCP 服务器：";
     mcp_toggle_title: "{n} tools; click to switch on or off for this chat", "{n} 个工具；点击为本对话开启或关闭";
-    elicit_submit: "Submit", "提交";
-    elicit_decline: "Decline", "拒绝";
     elicit_cancel: "Cancel", "取消";
     elicit_required: "required", "必填";
-    elicit_url: "It asks you to open a page on {domain}.", "它请你打开 {domain} 上的一个页面。";
-    elicit_open: "Open {domain}", "打开 {domain}";
-    elicit_refused: "The page is not offered: {why}.", "不提供该页面：{why}。";
     tool_ask: "Run this tool?", "运行这个工具吗？";
     tool_changed: "The server changed this tool since you approved it:", "自你批准后，服务器修改了这个工具：";
     mcp_new_tools_notice: "{s} offers {n} new tool(s); they wait for you in Settings.", "{s} 新增 {n} 个工具，在设置中接受前不会使用。";
@@ -472,6 +452,27 @@ texts! {
     mcp_export_secrets: "Include secret headers", "包含机密请求头";
     mcp_export_left_out: "{n} secret headers left out.", "已省略 {n} 个机密请求头。";
     doctor_bridge: "This server runs on this computer without CORS for web pages. Servers like it (Playwright MCP, say) are usually run over stdio: start it through a bridge instead (Import, with its command), or run this line to put a bridge in front of it, then connect to {u}.", "此服务器运行在这台电脑上，但没有为网页开启 CORS。这类服务器（例如 Playwright MCP）通常以 stdio 方式运行：请改为通过桥接程序启动它（在“导入”中填入其命令），或运行下面这行命令在它前面加一个桥接程序，然后连接 {u}。";
+    app_open: "Show the app", "显示应用";
+    view_loading: "Loading the app…", "正在加载应用…";
+    app_failed: "The app cannot be shown: {e}", "无法显示应用：{e}";
+    app_close: "Close the app", "关闭应用";
+    app_link_ask: "The app wants to open a link:", "应用想要打开链接：";
+    app_permissions_ask: "The app of {server} asks to use: {features}.", "{server} 的应用请求使用：{features}。";
+    app_permissions_allow: "Allow", "允许";
+    app_permissions_deny: "Don't allow", "不允许";
+    app_link_open: "Open link", "打开链接";
+    app_exit_fullscreen: "Exit full screen", "退出全屏";
+    app_message_held: "The app's message was not put in the message box (it has your text, or the app just sent one).", "应用的消息没有放进输入框（框里已有你的文字，或应用刚刚发过一条）。";
+    app_call_ask: "The app wants to call {tool} with:", "应用想要调用 {tool}，参数：";
+    app_call_allow: "Allow", "允许";
+    app_call_deny: "Deny", "拒绝";
+    app_refused: "Ignored in the app's declared domains: {d}", "已忽略应用声明的域名：{d}";
+    tool_question: "The tool asks:", "工具在询问：";
+    elicit_submit: "Submit", "提交";
+    elicit_decline: "Decline", "拒绝";
+    elicit_url: "It asks you to open a page on {domain}.", "它请你打开 {domain} 上的一个页面。";
+    elicit_open: "Open {domain}", "打开 {domain}";
+    elicit_refused: "The page is not offered: {why}.", "不提供该页面：{why}。";
 }
 
 /// The later texts in `lang`.

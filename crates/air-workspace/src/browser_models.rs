@@ -32,6 +32,14 @@ impl Offer {
     pub fn mb(&self) -> Option<u32> {
         self.size.map(|s| s.div_ceil(1_000_000) as u32).or(self.about_mb)
     }
+
+    /// Any GGUF by its URL: named after the URL's last segment (without a
+    /// query or fragment). `None` for an empty URL.
+    pub fn by_url(url: &str) -> Option<Offer> {
+        let url = url.trim();
+        let name = url.rsplit('/').next().unwrap_or_default().split(['?', '#']).next().unwrap_or_default();
+        (!url.is_empty()).then(|| Offer { title: name.into(), name: name.into(), url: url.into(), ..Offer::default() })
+    }
 }
 
 /// The site's own list (`models/index.json` beside the app: `{"models":
@@ -144,6 +152,16 @@ pub struct State {
     pub error: Option<String>,
     /// Bytes used and the quota of the browser's storage (models count).
     pub usage: Option<(f64, f64)>,
+}
+
+impl State {
+    /// Every row to show: what is offered, then what is stored but not
+    /// offered (added by URL or from a file).
+    pub fn rows(&self) -> Vec<Offer> {
+        let others = self.stored.iter().filter(|s| !self.offered.iter().any(|o| o.name == s.name));
+        let others = others.map(|s| Offer { name: s.name.clone(), title: s.name.clone(), url: s.url.clone(), size: Some(s.size), ..Offer::default() });
+        self.offered.iter().cloned().chain(others).collect()
+    }
 }
 
 #[derive(Debug)]

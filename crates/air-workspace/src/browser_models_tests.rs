@@ -144,3 +144,14 @@ fn chat_here_makes_this_browser_the_provider_and_downloads_the_first_offer() {
     assert_eq!(state_of(&ups).and_then(|s| s.downloading), None);
     assert!(ups.iter().any(|u| matches!(u, Update::Settings(s) if s.model == "site.gguf")) || h.ws.prefs().settings.model == "site.gguf");
 }
+
+#[test]
+fn a_model_by_url_is_named_after_its_file_and_stored_ones_not_offered_are_rows_too() {
+    let by_url = Offer::by_url(" https://example.org/m/tiny.Q4_0.gguf?download=1#x ").expect("a URL");
+    assert_eq!((by_url.name.as_str(), by_url.url.as_str()), ("tiny.Q4_0.gguf", "https://example.org/m/tiny.Q4_0.gguf?download=1#x"));
+    assert!(Offer::by_url("  ").is_none());
+    let stored = |name: &str| Stored { name: name.into(), url: String::new(), size: 7, stored: 7, complete: true };
+    let state = State { offered: vec![offer("a.gguf", 1)], stored: vec![stored("a.gguf"), stored("mine.gguf")], ..State::default() };
+    let rows: Vec<_> = state.rows().into_iter().map(|o| (o.name, o.size)).collect();
+    assert_eq!(rows, [("a.gguf".to_owned(), Some(1)), ("mine.gguf".to_owned(), Some(7))]);
+}

@@ -468,6 +468,8 @@ impl<P: Platform> Workspace<P> {
                 sessions::handle(self, Command::Done(done));
                 log::opened(self);
                 sync::opened(self);
+                // A model in this page reads the first message's request ahead.
+                turn::read_ahead(self);
             }
             Command::HttpTools(action) => http_tools::handle(self, action),
             Command::Start => {

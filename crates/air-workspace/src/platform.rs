@@ -153,6 +153,11 @@ pub enum Job {
     Edit { message: String, text: String },
     /// The tool round a closed tab left: asked again, run again, answered.
     Resume,
+    /// A model running in this page keeps what it read: the next
+    /// message's request is read ahead while the user writes it
+    /// (`air_agent::Turn::warm`). Not a turn: nothing is shown or saved,
+    /// and a message sent meanwhile is not held back.
+    Warm,
 }
 
 /// A [`Job`] with the session it runs in (`None`: a new one).

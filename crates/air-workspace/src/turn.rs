@@ -57,6 +57,8 @@ pub struct Turning {
     /// conversation is open meanwhile.
     pub(crate) session: Option<String>,
     abort: Option<Abort>,
+    /// A read-ahead ([`Job::Warm`]) runs.
+    warming: Rc<std::cell::Cell<bool>>,
     approvals: Vec<(String, Option<(Option<Box<Face>>, Face)>, oneshot::Sender<Approval>)>,
     questions: Vec<(String, Elicitation, oneshot::Sender<ElicitAnswer>)>,
 }
@@ -103,6 +105,9 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
 
 /// Starts `job` unless a turn runs already or there is nothing to send.
 fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
+    if let Job::Warm = job {
+        return read_ahead(w);
+    }
     let Some(store) = w.p.store() else { return };
     if w.turn.busy() {
         return;
@@ -121,6 +126,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         Job::Edit { text, .. } if text.trim().is_empty() => return,
         Job::Edit { .. } => Kind::Change,
         Job::Resume => Kind::Resume,
+        Job::Warm => return,
     };
     let sending = matches!(kind, Kind::Send(_));
     // The attached resources go after the text, before the files' text.
@@ -146,6 +152,26 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     let prefs = Box::new(w.prefs.clone());
     let running = w.p.run_turn(env, Run { session, job, context, images, prefs });
     w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
+}
+
+/// Reads the next message's request ahead ([`Job::Warm`]), when the
+/// provider is a model in this page and neither a turn nor a read-ahead
+/// runs.
+pub(crate) fn read_ahead<P: Platform>(w: &mut Workspace<P>) {
+    if w.turn.busy() || w.turn.warming.get() || !air_store::settings::is_in_browser(&w.prefs.settings.base_url) {
+        return;
+    }
+    let Some(store) = w.p.store() else { return };
+    w.turn.warming.set(true);
+    let warming = w.turn.warming.clone();
+    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort: Abort::new(), policies: RefCell::default() };
+    let run = Run { session: w.chat.active.clone(), job: Job::Warm, context: String::new(), images: Vec::new(), prefs: Box::new(w.prefs.clone()) };
+    let running = w.p.run_turn(env, run);
+    w.spawn(async move {
+        let _ = running.await;
+        warming.set(false);
+        None
+    });
 }
 
 /// Stop: the request streaming is aborted (what arrived is kept), a call
@@ -349,7 +375,14 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Resul
     };
     let policies = settings.tool_policies.clone();
     *env.policies.borrow_mut() = policies.clone();
-    crate::log::offered(&*env.p, mode, &tools, offer.as_deref());
+    let warm = matches!(run.job, Job::Warm);
+    if warm && !air_store::settings::is_in_browser(&settings.base_url) {
+        // This chat's assistant answers from elsewhere.
+        return Ok(());
+    }
+    if !warm {
+        crate::log::offered(&*env.p, mode, &tools, offer.as_deref());
+    }
     let turn = Turn::new(env, settings, &tools, env.abort.clone(), lang).with_mode(mode).with_policies(policies).with_offer(offer);
     let Run { session, job, context, images, .. } = run;
     let here = || session.clone().unwrap_or_default();
@@ -359,6 +392,10 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Resul
         Job::Continue(message) => turn.continue_answer(&here(), &message).await,
         Job::Edit { message, text } => turn.edit_and_resend(&here(), &message, &text).await,
         Job::Resume => turn.resume_tools(&here()).await,
+        Job::Warm => {
+            turn.warm(session.as_deref()).await;
+            Ok(())
+        }
     }
 }
 

@@ -390,3 +390,39 @@ fn a_session_waiting_for_its_undo_is_not_touched_by_the_turn() {
     assert_eq!(after.updated_at, before);
     assert_eq!(h.ws.sessions()[0].updated_at, before);
 }
+
+/// A model in this page keeps what it read: when the app opens, and when a
+/// new message is begun, the request it will make is read ahead, shown
+/// nowhere; one read-ahead at a time, and a message sent meanwhile goes at
+/// once. Another provider is never sent one.
+#[test]
+fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
+    use air_store::settings::{BROWSER_BASE_URL, BROWSER_PRESET};
+    let in_browser = || Settings { provider: BROWSER_PRESET.into(), base_url: BROWSER_BASE_URL.into(), model: "tiny.gguf".into(), ..Settings::default() };
+    let p = FakePlatform::default();
+    *p.setup.borrow_mut() = Some(Box::new(move || Setup { settings: in_browser(), tools: Registry::new(), offer: None, lang: air_chat::Lang::En }));
+    p.http.push(text_reply(""));
+    let mut h = Harness::new(p);
+    h.ws.prefs.settings = in_browser();
+    h.send(Command::Start);
+    let ups = h.take();
+    let requests = h.p.http.requests();
+    assert_eq!(requests.len(), 1, "read ahead when the app opens");
+    let ahead: Value = serde_json::from_str(requests[0].body.as_deref().unwrap_or_default()).unwrap_or_default();
+    assert_eq!((ahead["max_tokens"].as_u64(), ahead["messages"].clone()), (Some(0), json!([{"role": "user", "content": ""}])));
+    assert!(!ups.iter().any(|u| matches!(u, Update::Busy(_) | Update::MessageSaved(_))), "{ups:?}");
+    // A new message begun, while the model still reads: one at a time.
+    h.p.http.push(Script::sse(Vec::<String>::new()).then(Step::Hang));
+    h.send(Command::Turn(Job::Warm));
+    h.send(Command::Turn(Job::Warm));
+    assert_eq!(h.p.http.requests().len(), 2);
+    // The message is sent at once all the same.
+    h.p.http.push(text_reply("Hello."));
+    h.send(send("Hi"));
+    assert!(h.take().contains(&Update::Sent));
+    assert_eq!(stored(&h).last().map(|m| m.content.clone()), Some("Hello.".into()));
+
+    let mut other = harness();
+    other.send(Command::Turn(Job::Warm));
+    assert!(other.p.http.requests().is_empty() && other.take().is_empty());
+}
