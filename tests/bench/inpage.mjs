@@ -71,7 +71,8 @@ const inpage = await page.evaluate(async ({ name, size, request, runs }) => {
 // a message sent the moment the page opens (the model loads, and the
 // probe of how it calls tools and the system prompt are read first), and
 // one sent once the app has read the next request ahead.
-const appPage = await browser.newPage();
+// (the page that stored the model: the same origin's storage)
+const appPage = page;
 await appPage.addInitScript(() => {
   let real;
   globalThis.__readAhead = 0;
@@ -84,10 +85,11 @@ await appPage.addInitScript(() => {
         if (!url.endsWith('engine/inpage.js')) return engine;
         const respond = async (request) => {
           const ahead = request.method === 'POST' && (await request.clone().json()).max_tokens === 0;
+          if (ahead) globalThis.__reading = (globalThis.__reading ?? 0) + 1;
           const response = await engine.respond(request);
           if (!ahead) return response;
           const [mine, theirs] = response.body.tee();
-          new Response(mine).text().then(() => { globalThis.__readAhead += 1; });
+          new Response(mine).text().then(() => { globalThis.__readAhead += 1; globalThis.__reading -= 1; });
           return new Response(theirs, response);
         };
         return { ...engine, respond };
@@ -101,7 +103,8 @@ await appPage.getByTestId('settings-preset').selectOption('browser');
 await appPage.locator('[data-testid="browser-model-use"]').first().waitFor({ timeout: 60_000 });
 await appPage.getByTestId('settings-save').click();
 await appPage.getByTestId('settings').waitFor({ state: 'detached' });
-const firstToken = async (text, nth) => {
+const firstToken = async (text) => {
+  const before = await appPage.getByTestId('message-assistant').count();
   // Typed, then sent a second later, as a person would.
   await appPage.getByTestId('composer-input').fill(text);
   await appPage.waitForTimeout(1000);
@@ -111,19 +114,22 @@ const firstToken = async (text, nth) => {
     const streaming = document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]');
     const done = document.querySelectorAll('[data-testid="message-assistant"] [data-testid="message-text"]')[n];
     return /\w/.test(streaming?.textContent ?? '') || /\w/.test(done?.textContent ?? '');
-  }, nth, { timeout: 300_000, polling: 'raf' });
+  }, before, { timeout: 300_000, polling: 'raf' });
   const first = Date.now() - t0;
-  await appPage.getByTestId('regenerate').waitFor({ timeout: 300_000 });
+  await appPage.waitForFunction((n) => !document.querySelector('[data-testid="message-streaming"]') && document.querySelectorAll('[data-testid="message-assistant"]').length > n, before, { timeout: 300_000 });
   return first;
 };
 await appPage.reload();
 await appPage.getByTestId('composer-input').waitFor();
-const atOnce = await firstToken('Say hello.', 0);
+const atOnce = await firstToken('Say hello.');
 await appPage.getByTestId('new-session').click();
 await appPage.reload();
-await appPage.waitForFunction(() => globalThis.__readAhead > 0, null, { timeout: 300_000 });
-const ahead = await firstToken('Say hello.', 0);
-const followUp = await firstToken('And goodbye?', 1);
+// Read ahead: the request of a new chat, then of the chat that opened.
+await appPage.waitForFunction(() => globalThis.__readAhead > 0 && !globalThis.__reading, null, { timeout: 300_000 });
+await appPage.waitForTimeout(2000);
+await appPage.waitForFunction(() => !globalThis.__reading, null, { timeout: 300_000 });
+const ahead = await firstToken('Say hello.');
+const followUp = await firstToken('And goodbye?');
 await browser.close();
 app.server.close();
 

@@ -259,6 +259,7 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Done, Missing>) {
         return w.emit(Update::Notice(Notice::PartMissing));
     };
     let listed = matches!(done, Done::Listed { .. });
+    let downloaded = matches!(done, Done::Downloaded { result: Ok(_), .. });
     match done {
         Done::Listed { stored, offered, usage } => {
             match stored {
@@ -279,6 +280,10 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Done, Missing>) {
         Done::Deleted(result) => m.state.error = result.err(),
     }
     emit(w);
+    if downloaded {
+        // The model is here: it can read the first message's request ahead.
+        crate::turn::read_ahead(w);
+    }
     if !listed {
         run(w, Job::List);
     } else if std::mem::take(&mut w.browser_models.chat_here) {

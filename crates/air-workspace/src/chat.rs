@@ -207,6 +207,9 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
                 crate::dynamic::opened(w, Some(id.clone()));
             }
             resume_left(w);
+            if why == PageWhy::Open {
+                crate::turn::read_ahead(w);
+            }
         }
         PageWhy::Older => {
             w.chat.has_older = read == PAGE;

@@ -57,8 +57,9 @@ pub struct Turning {
     /// conversation is open meanwhile.
     pub(crate) session: Option<String>,
     abort: Option<Abort>,
-    /// A read-ahead ([`Job::Warm`]) runs.
-    warming: Rc<std::cell::Cell<bool>>,
+    /// A read-ahead ([`Job::Warm`]) runs; and another is wanted after it
+    /// (a chat opened meanwhile).
+    warming: Rc<std::cell::Cell<(bool, bool)>>,
     approvals: Vec<(String, Option<(Option<Box<Face>>, Face)>, oneshot::Sender<Approval>)>,
     questions: Vec<(String, Elicitation, oneshot::Sender<ElicitAnswer>)>,
 }
@@ -154,23 +155,27 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
 }
 
-/// Reads the next message's request ahead ([`Job::Warm`]), when the
-/// provider is a model in this page and neither a turn nor a read-ahead
-/// runs.
+/// Reads the next message's request ahead ([`Job::Warm`]) for the chat
+/// open, when the provider is a model in this page and no turn runs. One
+/// at a time: asked while one runs, it runs again after it.
 pub(crate) fn read_ahead<P: Platform>(w: &mut Workspace<P>) {
-    if w.turn.busy() || w.turn.warming.get() || !air_store::settings::is_in_browser(&w.prefs.settings.base_url) {
+    if w.turn.busy() || !air_store::settings::is_in_browser(&w.prefs.settings.base_url) {
         return;
     }
     let Some(store) = w.p.store() else { return };
-    w.turn.warming.set(true);
     let warming = w.turn.warming.clone();
+    if warming.get().0 {
+        return warming.set((true, true));
+    }
+    warming.set((true, false));
     let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort: Abort::new(), policies: RefCell::default() };
     let run = Run { session: w.chat.active.clone(), job: Job::Warm, context: String::new(), images: Vec::new(), prefs: Box::new(w.prefs.clone()) };
     let running = w.p.run_turn(env, run);
     w.spawn(async move {
         let _ = running.await;
-        warming.set(false);
-        None
+        let again = warming.get().1;
+        warming.set((false, false));
+        again.then_some(Command::Turn(Job::Warm))
     });
 }
 

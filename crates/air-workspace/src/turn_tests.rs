@@ -391,8 +391,8 @@ fn a_session_waiting_for_its_undo_is_not_touched_by_the_turn() {
     assert_eq!(h.ws.sessions()[0].updated_at, before);
 }
 
-/// A model in this page keeps what it read: when the app opens, and when a
-/// new message is begun, the request it will make is read ahead, shown
+/// A model in this page keeps what it read: when the app opens, a chat is
+/// opened and a new message is begun, the request it will make is read ahead, shown
 /// nowhere; one read-ahead at a time, and a message sent meanwhile goes at
 /// once. Another provider is never sent one.
 #[test]
@@ -421,6 +421,17 @@ fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
     h.send(send("Hi"));
     assert!(h.take().contains(&Update::Sent));
     assert_eq!(stored(&h).last().map(|m| m.content.clone()), Some("Hello.".into()));
+
+    // A chat opened: its conversation is read ahead, then an empty message.
+    let session = h.ws.active().map(str::to_owned).unwrap_or_default();
+    // (the read-ahead left hanging above is let go)
+    h.ws.turn.warming.set((false, false));
+    h.send(Command::NewChat);
+    h.p.http.push(text_reply(""));
+    h.send(Command::Open(session));
+    let ahead: Value = serde_json::from_str(h.p.http.requests().last().and_then(|r| r.body.as_deref()).unwrap_or_default()).unwrap_or_default();
+    let said: Vec<_> = ahead["messages"].as_array().map(|m| m.iter().map(|m| m["content"].clone()).collect()).unwrap_or_default();
+    assert_eq!((ahead["max_tokens"].as_u64(), said), (Some(0), vec![json!("Hi"), json!("Hello."), json!("")]));
 
     let mut other = harness();
     other.send(Command::Turn(Job::Warm));
