@@ -6,7 +6,7 @@
 // with AIR_PYTHON and AIR_MODEL set as for the e2e tests.
 import { dirname, join, basename } from 'node:path';
 import { stat } from 'node:fs/promises';
-import { ROOT, freePort, launchBrowser, openApp, spawnServer } from '../e2e/support.mjs';
+import { ROOT, freePort, launchBrowser, openApp, spawnServer, wrapEngine } from '../e2e/support.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 
 const MODEL = process.env.AIR_MODEL;
@@ -73,29 +73,18 @@ const inpage = await page.evaluate(async ({ name, size, request, runs }) => {
 // one sent once the app has read the next request ahead.
 // (the page that stored the model: the same origin's storage)
 const appPage = page;
-await appPage.addInitScript(() => {
-  let real;
-  globalThis.__readAhead = 0;
-  Object.defineProperty(globalThis, '__airImport', {
-    configurable: true,
-    set(f) { real = f; },
-    get() {
-      return async (url) => {
-        const engine = await real(url);
-        if (!url.endsWith('engine/inpage.js')) return engine;
-        const respond = async (request) => {
-          const ahead = request.method === 'POST' && (await request.clone().json()).max_tokens === 0;
-          if (ahead) globalThis.__reading = (globalThis.__reading ?? 0) + 1;
-          const response = await engine.respond(request);
-          if (!ahead) return response;
-          const [mine, theirs] = response.body.tee();
-          new Response(mine).text().then(() => { globalThis.__readAhead += 1; globalThis.__reading -= 1; });
-          return new Response(theirs, response);
-        };
-        return { ...engine, respond };
-      };
-    },
-  });
+await wrapEngine(appPage, (engine) => {
+  globalThis.__readAhead ??= 0;
+  const respond = async (request) => {
+    const ahead = request.method === 'POST' && (await request.clone().json()).max_tokens === 0;
+    if (ahead) globalThis.__reading = (globalThis.__reading ?? 0) + 1;
+    const response = await engine.respond(request);
+    if (!ahead) return response;
+    const [mine, theirs] = response.body.tee();
+    new Response(mine).text().then(() => { globalThis.__readAhead += 1; globalThis.__reading -= 1; });
+    return new Response(theirs, response);
+  };
+  return { ...engine, respond };
 });
 await openApp(appPage, app.url);
 await appPage.getByTestId('open-settings').click();

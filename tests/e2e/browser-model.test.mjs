@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { dirname, join, basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, ROOT, launchBrowser, openApp, send } from './support.mjs';
+import { CHROMIUM_ARGS, ROOT, launchBrowser, openApp, send, wrapEngine } from './support.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 
 const MODEL = process.env.AIR_MODEL;
@@ -131,37 +131,25 @@ describe('a model in this browser', () => {
     // calls tools, the read-ahead and the answer after the result, is the
     // real engine's.
     const context = await browser.newContext();
-    await context.addInitScript(() => {
-      const seen = (globalThis.__engineRequests = []);
-      let real;
-      let scripted = false;
+    await wrapEngine(context, (engine) => {
+      const seen = (globalThis.__engineRequests ??= []);
       const sse = (content) => [
         { choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] },
         { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
       ].map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
-      Object.defineProperty(globalThis, '__airImport', {
-        configurable: true,
-        set(f) { real = f; },
-        get() {
-          return async (url) => {
-            const engine = await real(url);
-            if (!url.endsWith('engine/inpage.js')) return engine;
-            const respond = async (request) => {
-              if (request.method !== 'POST') return engine.respond(request);
-              const body = await request.clone().json();
-              seen.push(body);
-              const system = body.messages[0]?.role === 'system' ? body.messages[0].content : '';
-              if (!scripted && body.max_tokens !== 0 && !body.tools && system.includes('## calculator')) {
-                scripted = true;
-                const call = '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>';
-                return new Response(sse(call), { headers: { 'content-type': 'text/event-stream' } });
-              }
-              return engine.respond(request);
-            };
-            return { ...engine, respond };
-          };
-        },
-      });
+      const respond = async (request) => {
+        if (request.method !== 'POST') return engine.respond(request);
+        const body = await request.clone().json();
+        seen.push(body);
+        const system = body.messages[0]?.role === 'system' ? body.messages[0].content : '';
+        if (!globalThis.__scripted && body.max_tokens !== 0 && !body.tools && system.includes('## calculator')) {
+          globalThis.__scripted = true;
+          const call = '<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>';
+          return new Response(sse(call), { headers: { 'content-type': 'text/event-stream' } });
+        }
+        return engine.respond(request);
+      };
+      return { ...engine, respond };
     });
     const page = await context.newPage();
     const errors = await openApp(page, app.url);

@@ -257,3 +257,27 @@ export function scriptedHarness({ before, after }, startScriptedModel) {
   };
   return h;
 }
+
+/**
+ * Before any of the page's scripts (on a page or a context): the
+ * in-browser engine module the app imports (`engine/inpage.js`, through
+ * `boot.js`'s `__airImport`) goes through `wrap`, run in the page, and the
+ * app uses what it returns. `wrap` must stand alone (it is sent as its
+ * source); what it keeps between calls goes on `globalThis`.
+ */
+export async function wrapEngine(target, wrap) {
+  const hook = (wrap) => {
+    let real;
+    Object.defineProperty(globalThis, '__airImport', {
+      configurable: true,
+      set(f) { real = f; },
+      get() {
+        return async (url) => {
+          const module = await real(url);
+          return url.endsWith('engine/inpage.js') ? wrap(module) : module;
+        };
+      },
+    });
+  };
+  await target.addInitScript({ content: `(${hook})(${wrap});` });
+}
