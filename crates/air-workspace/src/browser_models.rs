@@ -282,7 +282,7 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Done, Missing>) {
     emit(w);
     if downloaded {
         // The model is here: it can read the first message's request ahead.
-        crate::turn::read_ahead(w);
+        w.read_ahead();
     }
     if !listed {
         run(w, Job::List);

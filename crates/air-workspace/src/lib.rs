@@ -528,6 +528,12 @@ impl<P: Platform> Workspace<P> {
         self.chat.active.as_deref()
     }
 
+    /// Reads the next message's request ahead, for a model in this page
+    /// ([`turn::Job::Warm`]).
+    fn read_ahead(&mut self) {
+        turn::read_ahead(self);
+    }
+
     /// The new chat became session `id`: its choice of servers and
     /// assistant is now the session's (the servers' engine decides).
     fn session_began(&mut self, id: &str) {
