@@ -613,18 +613,35 @@ describe('conversations (scripted model)', () => {
     await page.waitForTimeout(300);
     assert.equal(await sidebarVisible(), false);
 
-    // On a wide screen: collapse, reload, still collapsed.
+    // Widened, the page has room for the rail and drops the backdrop: read
+    // from the page, not clicked (a click waits for frames, and a headless
+    // page resized by the test has been seen to stop painting them).
     await page.setViewportSize({ width: 1200, height: 800 });
-    await page.getByTestId('toggle-sidebar').click();
-    await page.waitForTimeout(300);
-    assert.equal(await sidebarVisible(), true);
-    await page.getByTestId('collapse-sidebar').click();
-    await page.reload();
-    await page.getByTestId('composer-input').waitFor();
-    await page.waitForTimeout(300);
-    assert.equal(await sidebarVisible(), false);
-    assert.equal(await page.evaluate(() => localStorage.getItem('air-agent-sidebar-collapsed')), 'true');
+    assert.deepEqual(await page.evaluate(() => [
+      getComputedStyle(document.querySelector('.sidebar-rail')).display,
+      getComputedStyle(document.querySelector('.backdrop')).display,
+    ]), ['flex', 'none']);
     await context.close();
+
+    // On a wide screen: open by default; collapse, reload, still collapsed.
+    const wide = await h.browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const widePage = await wide.newPage();
+    await openApp(widePage, h.app.url);
+    const wideSidebarVisible = () => widePage.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right > 0);
+    assert.equal(await wideSidebarVisible(), true, 'open by default from 768 px');
+    await widePage.getByTestId('collapse-sidebar').click();
+    await widePage.waitForTimeout(300);
+    assert.equal(await wideSidebarVisible(), false);
+    await widePage.getByTestId('toggle-sidebar').click();
+    await widePage.waitForTimeout(300);
+    assert.equal(await wideSidebarVisible(), true);
+    await widePage.getByTestId('collapse-sidebar').click();
+    await widePage.reload();
+    await widePage.getByTestId('composer-input').waitFor();
+    await widePage.waitForTimeout(300);
+    assert.equal(await wideSidebarVisible(), false);
+    assert.equal(await widePage.evaluate(() => localStorage.getItem('air-agent-sidebar-collapsed')), 'true');
+    await wide.close();
   });
 
   test('a browser that refuses IndexedDB still chats, in memory, and says nothing will be kept', async () => {
