@@ -1,5 +1,5 @@
 // Streaming side by side with the llama.cpp web UI: runs the shared
-// bench-anchor (compare.mjs) on a copy with two changes, both needed for
+// bench-anchor (compare.mjs) on a copy with three changes, all needed for
 // this app and neither changing what is measured:
 // - wasm memory is read from the memories the page instantiated, not by
 //   Runtime.queryObjects: Chromium 156 closes a page holding a funcref
@@ -7,7 +7,11 @@
 //   its table with JavaScript;
 // - Settings also say the model calls tools natively, so the answer is one
 //   request (unset, the app asks the model once whether it calls tools,
-//   remembered per provider and model).
+//   remembered per provider and model);
+// - the answer is done when the last message text holds the marker, not
+//   only when there are two message texts: the conversation is a virtual
+//   list, and a question scrolled 1,000 px out of view is not in the page
+//   (the question cannot hold the marker, so nothing else changes).
 //
 //   node bench/anchor.mjs ANCHOR_DIR [compare.mjs arguments...]
 // Run from tests/ (or set AIR_REPO); see the anchor's README for the model
@@ -40,6 +44,8 @@ async function wasmMemory(cdp) {
 replace('const page = await context.newPage();', 'await context.addInitScript(MEMORY_HOOK);\n  const page = await context.newPage();');
 replace("await page.getByTestId('settings-model').fill('bench-model');",
   "await page.getByTestId('settings-model').fill('bench-model');\n      await page.getByTestId('settings-tool-calling').selectOption('native');");
+replace('return t.length > 1 && t[t.length - 1].textContent.includes(marker);',
+  'return t.length > 0 && t[t.length - 1].textContent.includes(marker);');
 writeFileSync(file, src);
 const repo = process.env.AIR_REPO ?? resolve(process.cwd(), '..');
 const r = spawnSync(process.execPath, [file, ...args], { stdio: 'inherit', env: { ...process.env, AIR_REPO: repo }, cwd: process.cwd() });

@@ -111,11 +111,19 @@ async function streaming(totalBytes, chunks) {
   await page.waitForTimeout(500);
   const memoryBefore = await wasmMemory(page);
   const before = await metric();
+  // `AIR_BENCH_PROFILE=stream`: where the answer's main-thread time goes.
+  const profiling = process.env.AIR_BENCH_PROFILE === 'stream';
+  if (profiling) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   const t0 = Date.now();
   await page.getByTestId('composer-input').press('Enter');
   await page.getByTestId('regenerate').waitFor({ timeout: 300_000 });
   const wall = Date.now() - t0;
   const after = await metric();
+  if (profiling) console.log(selfTimes((await cdp.send('Profiler.stop')).profile));
   const shown = await page.getByTestId('message-assistant').last().getByTestId('message-text').evaluate((el) => el.textContent.length);
   const heap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
   const nodes = (await cdp.send('Memory.getDOMCounters')).nodes;

@@ -72,9 +72,7 @@ pub fn draw(state: AppState, reasoning: bool, view: Option<(&leptos::web_sys::El
                 part.tail = el.last_element_child();
             }
             let u = part.renderer.push(&piece);
-            for block in &u.blocks {
-                air_web::append_html(&part.blocks, "md-block", block);
-            }
+            air_web::append_blocks(&part.blocks, "md-block", u.blocks.iter().map(String::as_str));
             if u.blocks.iter().any(|b| b.contains("data-math")) {
                 typeset(&part.blocks);
             }

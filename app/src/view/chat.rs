@@ -329,16 +329,31 @@ pub(super) fn markdown_text(message: &MessageRecord, text_len: usize) -> AnyView
                 while let Some(child) = h.blocks.first_child() {
                     let _ = el.append_child(&child);
                 }
-                for block in rest {
-                    air_web::append_html(&el, "md-block", &air_render::render(block));
-                }
+                append_rendered(&el, rest);
             } else {
-                for block in air_render::blocks(&message.content) {
-                    air_web::append_html(&el, "md-block", &air_render::render(block));
-                }
+                append_rendered(&el, air_render::blocks(&message.content));
             }
         });
         typeset(&el);
     });
     view! { <div class="text markdown" data-testid="message-text" node_ref=node></div> }.into_any()
+}
+
+/// Renders Markdown `blocks` into `el`, parsed as HTML some 64 KiB at a
+/// time (one parse per block costs more; one for a whole long text holds
+/// all its HTML at once).
+fn append_rendered<'a>(el: &leptos::web_sys::Element, blocks: impl IntoIterator<Item = &'a str>) {
+    let mut batch: Vec<String> = Vec::new();
+    let mut size = 0;
+    for block in blocks {
+        let html = air_render::render(block);
+        size += html.len();
+        batch.push(html);
+        if size >= 64 * 1024 {
+            air_web::append_blocks(el, "md-block", batch.iter().map(String::as_str));
+            batch.clear();
+            size = 0;
+        }
+    }
+    air_web::append_blocks(el, "md-block", batch.iter().map(String::as_str));
 }

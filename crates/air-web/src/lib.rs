@@ -462,14 +462,20 @@ pub fn keep_first_child(parent: &web_sys::Element, child: &web_sys::Element) {
     }
 }
 
-/// Appends `<div class="{class}">{html}</div>` to `parent`. The HTML must be
-/// safe to insert (air-render's).
-pub fn append_html(parent: &web_sys::Element, class: &str, html: &str) {
-    let Some(document) = parent.owner_document() else { return };
-    if let Ok(div) = document.create_element("div") {
-        div.set_class_name(class);
-        div.set_inner_html(html);
-        let _ = parent.append_child(&div);
+/// Appends a `<div class="{class}">` for each of `blocks` to `parent`, parsed
+/// in one go (one HTML parse costs less than one per block). Each block's
+/// HTML must be safe to insert and balanced (air-render's).
+pub fn append_blocks<'a>(parent: &web_sys::Element, class: &str, blocks: impl IntoIterator<Item = &'a str>) {
+    let mut html = String::new();
+    for block in blocks {
+        html.push_str("<div class=\"");
+        html.push_str(class);
+        html.push_str("\">");
+        html.push_str(block);
+        html.push_str("</div>");
+    }
+    if !html.is_empty() {
+        let _ = parent.insert_adjacent_html("beforeend", &html);
     }
 }
 
