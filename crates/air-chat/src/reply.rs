@@ -70,6 +70,17 @@ impl FinishReason {
     }
 }
 
+/// Appends `s`, growing `into` by half its size when it is full, not by
+/// doubling: the buffers a long answer leaves behind as it grows add up,
+/// after a few steps, to more than its next size, so the allocator can
+/// reuse them (doubling leaves every one of them too small).
+fn push_growing(into: &mut String, s: &str) {
+    if into.len() + s.len() > into.capacity() {
+        into.reserve_exact(s.len().max(into.capacity() / 2));
+    }
+    into.push_str(s);
+}
+
 /// Everything known so far about one streamed answer.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reply {
@@ -91,8 +102,8 @@ impl Reply {
     pub fn apply(&mut self, event: StreamEvent) {
         match event {
             StreamEvent::Model(m) => self.model = Some(m),
-            StreamEvent::Text(t) => self.content.push_str(&t),
-            StreamEvent::Reasoning(r) => self.reasoning.push_str(&r),
+            StreamEvent::Text(t) => push_growing(&mut self.content, &t),
+            StreamEvent::Reasoning(r) => push_growing(&mut self.reasoning, &r),
             StreamEvent::ToolCall(delta) => self.tool_call(delta),
             StreamEvent::Usage(u) => self.usage = Some(u),
             StreamEvent::Finish(f) => self.finish = Some(f),
@@ -142,5 +153,31 @@ impl Reply {
                 extra: c.extra.clone(),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_answer_grows_by_half_not_by_doubling() {
+        let mut reply = Reply::default();
+        let piece = "x".repeat(100);
+        let mut sizes = vec![];
+        for _ in 0..20_000 {
+            reply.apply(StreamEvent::Text(piece.clone()));
+            if sizes.last() != Some(&reply.content.capacity()) {
+                sizes.push(reply.content.capacity());
+            }
+        }
+        assert_eq!(reply.content.len(), 2_000_000);
+        // Each buffer is at most half again the one before (or the piece).
+        for w in sizes.windows(2) {
+            assert!(w[1] <= w[0] + (w[0] / 2).max(100), "{} after {}", w[1], w[0]);
+        }
+        assert!(reply.content.capacity() < 3_000_000, "{}", reply.content.capacity());
+        // Yet it grows geometrically: few copies for 20,000 pieces.
+        assert!(sizes.len() < 40, "{} buffers", sizes.len());
     }
 }
