@@ -247,7 +247,7 @@ impl<E: Env> Turn<'_, E> {
         let body = request.to_json();
         let mut attempt = 1;
         loop {
-            let req = provider::authorized(Request::post_json(&url, &body).header("Accept", "text/event-stream"), &self.settings);
+            let req = self.chat_request(&url, &body);
             let error = match provider::send(env.http(), &url, req, &self.abort).await {
                 Ok(r) => {
                     if attempt > 1 {
@@ -281,11 +281,17 @@ impl<E: Env> Turn<'_, E> {
     /// the answer to its end (what it says is not kept): a read-ahead.
     pub(crate) async fn send_unseen(&self, request: &ChatRequest) {
         let url = self.settings.chat_url();
-        let req = provider::authorized(Request::post_json(&url, &request.to_json()).header("Accept", "text/event-stream"), &self.settings);
+        let req = self.chat_request(&url, &request.to_json());
         if let Ok(response) = provider::send(self.env.http(), &url, req, &self.abort).await {
             let mut body = response.body;
             while let Ok(Some(_)) = body.chunk().await {}
         }
+    }
+
+    /// The request a chat completion is sent as: the body, streamed back,
+    /// with the provider's key.
+    fn chat_request(&self, url: &str, body: &str) -> Request {
+        provider::authorized(Request::post_json(url, body).header("Accept", "text/event-stream"), &self.settings)
     }
 
     /// Saves a record without telling the UI (checkpoints: the UI shows the

@@ -57,11 +57,20 @@ pub struct Turning {
     /// conversation is open meanwhile.
     pub(crate) session: Option<String>,
     abort: Option<Abort>,
-    /// A read-ahead ([`Job::Warm`]) runs; and another is wanted after it
-    /// (a chat opened meanwhile).
-    warming: Rc<std::cell::Cell<(bool, bool)>>,
+    /// Whether a read-ahead ([`Job::Warm`]) runs.
+    warming: Rc<std::cell::Cell<Warming>>,
     approvals: Vec<(String, Option<(Option<Box<Face>>, Face)>, oneshot::Sender<Approval>)>,
     questions: Vec<(String, Elicitation, oneshot::Sender<ElicitAnswer>)>,
+}
+
+/// Whether a read-ahead runs, and whether another is wanted after it (a
+/// chat opened meanwhile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Warming {
+    #[default]
+    Idle,
+    Running,
+    RunningThenAgain,
 }
 
 /// A job's kind, and for a message, its text.
@@ -164,17 +173,16 @@ pub(crate) fn read_ahead<P: Platform>(w: &mut Workspace<P>) {
     }
     let Some(store) = w.p.store() else { return };
     let warming = w.turn.warming.clone();
-    if warming.get().0 {
-        return warming.set((true, true));
+    if warming.get() != Warming::Idle {
+        return warming.set(Warming::RunningThenAgain);
     }
-    warming.set((true, false));
+    warming.set(Warming::Running);
     let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort: Abort::new(), policies: RefCell::default() };
     let run = Run { session: w.chat.active.clone(), job: Job::Warm, context: String::new(), images: Vec::new(), prefs: Box::new(w.prefs.clone()) };
     let running = w.p.run_turn(env, run);
     w.spawn(async move {
         let _ = running.await;
-        let again = warming.get().1;
-        warming.set((false, false));
+        let again = warming.replace(Warming::Idle) == Warming::RunningThenAgain;
         again.then_some(Command::Turn(Job::Warm))
     });
 }

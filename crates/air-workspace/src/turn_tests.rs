@@ -425,7 +425,7 @@ fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
     // A chat opened: its conversation is read ahead, then an empty message.
     let session = h.ws.active().map(str::to_owned).unwrap_or_default();
     // (the read-ahead left hanging above is let go)
-    h.ws.turn.warming.set((false, false));
+    h.ws.turn.warming.set(super::Warming::Idle);
     h.send(Command::NewChat);
     h.p.http.push(text_reply(""));
     h.send(Command::Open(session));

@@ -179,11 +179,16 @@ impl Viewport {
         }
     }
 
-    /// The rows to draw for the view as it is.
+    /// The rows to draw for the view as it is. While it follows the end,
+    /// the last rows, wherever the page last scrolled: an answer streaming
+    /// below the list takes the view past the list's end, and the answer
+    /// saved in its place must be drawn at once (not dropped by a view top
+    /// that no longer holds, then drawn again).
     pub fn range(&self) -> Range {
         let n = self.ids.len();
-        let from = self.top - self.overscan;
-        let to = self.top + self.height + self.overscan;
+        let top = if self.anchor == Anchor::End { self.wanted_top() } else { self.top };
+        let from = top - self.overscan;
+        let to = top + self.height + self.overscan;
         // The first row whose bottom is below `from`, the first whose top
         // is at or past `to`.
         let first = self.tops[1..].partition_point(|&bottom| bottom <= from).min(n);

@@ -25,6 +25,24 @@ fn a_list_opens_at_its_end_with_only_the_rows_near_the_view_drawn() {
 }
 
 #[test]
+fn following_the_end_draws_the_last_rows_wherever_the_page_scrolled() {
+    let mut v = thousand();
+    // An answer streaming below the list took the view 40,000 px past it.
+    v.scrolled(140_000.0, 500.0, Anchor::End);
+    assert_eq!((v.range().first, v.range().last), (993, 1000));
+    // Saved, it is listed (estimated 3,000 px) and drawn at once.
+    let mut listed = rows(0..1000, 100.0);
+    listed.push(("answer".into(), 3_000.0));
+    v.set_rows(listed);
+    let r = v.range();
+    assert_eq!((r.first, r.last), (1000, 1001));
+    assert_eq!(r.below, 0.0);
+    // Read from the middle, the view's own top counts.
+    v.scrolled(5_050.0, 500.0, Anchor::Row { id: "m50".into(), offset: 50.0 });
+    assert_eq!(v.range().first, 48);
+}
+
+#[test]
 fn the_range_follows_the_view_and_the_space_stands_for_the_rest() {
     let mut v = thousand();
     v.scrolled(5_050.0, 500.0, Anchor::Row { id: "m50".into(), offset: 50.0 });
