@@ -27,16 +27,22 @@ describe('chat with the local model', () => {
     await page.getByTestId('session-creator').waitFor();
     assert.equal(await page.getByTestId('model-picker').inputValue(), 'SmolLM2-135M-Instruct');
 
+    // Watch the answer grow while it streams, from inside the page at every frame (a
+    // round trip per look, on a machine the model keeps busy, may see only two): several
+    // different lengths.
+    await page.evaluate(() => {
+      window.__lengths = new Set();
+      const look = () => {
+        const text = document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]');
+        if (text) window.__lengths.add(text.textContent.length);
+        requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    });
     await send(page, 'Tell me about the moon.');
-    // Watch the answer grow while it streams: several different lengths.
-    const streaming = page.getByTestId('message-streaming');
-    await streaming.waitFor({ timeout: 30_000 });
-    const lengths = new Set();
-    while (await streaming.count()) {
-      const text = await streaming.getByTestId('message-text').textContent().catch(() => null);
-      if (text) lengths.add(text.length);
-      await page.waitForTimeout(40);
-    }
+    await page.waitForFunction(() => window.__lengths.size > 0
+      && !document.querySelector('[data-testid="message-streaming"]'), null, { timeout: 60_000 });
+    const lengths = new Set(await page.evaluate(() => [...window.__lengths].filter((n) => n > 0)));
     assert.ok(lengths.size >= 3, `the answer should appear in pieces, saw lengths ${[...lengths]}`);
 
     const answer = page.getByTestId('message-assistant').last();
