@@ -118,12 +118,15 @@ async function streaming(totalBytes, chunks) {
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
     await cdp.send('Profiler.start');
   }
+  // `AIR_BENCH_PROFILE=trace`: the same, by the browser's own trace events.
+  const tracing = process.env.AIR_BENCH_PROFILE === 'trace' && traceStart(cdp);
   const t0 = Date.now();
   await page.getByTestId('composer-input').press('Enter');
   await page.getByTestId('regenerate').waitFor({ timeout: 300_000 });
   const wall = Date.now() - t0;
   const after = await metric();
   if (profiling) console.log(selfTimes((await cdp.send('Profiler.stop')).profile));
+  if (tracing) console.log(await traceTimes(cdp, await tracing));
   const shown = await page.getByTestId('message-assistant').last().getByTestId('message-text').evaluate((el) => el.textContent.length);
   const heap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
   const nodes = (await cdp.send('Memory.getDOMCounters')).nodes;
@@ -160,6 +163,36 @@ const indexStats = (page) => page.evaluate(() => new Promise((ok, fail) => {
 const longTasks = (page) => page.evaluate(() => { const l = window.__airLong ?? []; window.__airLong = []; return l; });
 
 /** A CPU profile's self time per function, the largest first. */
+/** Starts a trace of the page's main thread; resolves to its events' list. */
+async function traceStart(cdp) {
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,v8,blink,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  return events;
+}
+
+/** Ends the trace: time by event name on the renderer's main thread. */
+async function traceTimes(cdp, events) {
+  const ended = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.end');
+  await ended;
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  const by = new Map();
+  const open = new Map();
+  for (const e of events) {
+    if (!main || e.pid !== main.pid || e.tid !== main.tid) continue;
+    let dur = 0;
+    if (e.ph === 'X') dur = (e.dur ?? 0) / 1000;
+    else if (e.ph === 'B') { open.set(e.name, e.ts); continue; }
+    else if (e.ph === 'E' && open.has(e.name)) dur = (e.ts - open.get(e.name)) / 1000;
+    else continue;
+    const key = `${e.name} ${e.args?.data?.type ?? e.args?.src_func ?? ''}`.trim();
+    const [n, t] = by.get(key) ?? [0, 0];
+    by.set(key, [n + 1, t + dur]);
+  }
+  return [...by].sort((a, b) => b[1][1] - a[1][1]).slice(0, 40).map(([k, [n, t]]) => `${t.toFixed(1)} ms ${k} (${n})`).join('\n');
+}
+
 function selfTimes(profile) {
   const per = (profile.endTime - profile.startTime) / profile.samples.length / 1000;
   const counts = new Map();

@@ -138,7 +138,6 @@ fn store() -> Option<Rc<AnyStore>> {
     CORE.with(|c| c.borrow().as_ref().and_then(|core| core.platform().store()))
 }
 
-
 /// Gives `done` an object URL for the stored file `id`, or `None` when it
 /// is not stored.
 pub fn file_url(id: String, done: impl Fn(Option<String>) + 'static) {

@@ -175,7 +175,6 @@ pub struct AppState {
     pub chat: Conversation,
 }
 
-
 thread_local! {
     static READY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -205,9 +204,6 @@ pub fn mark_ready() {
         air_web::perf_mark("air-ready");
     }
 }
-
-
-
 
 pub fn use_app() -> AppState {
     expect_context::<AppState>()

@@ -22,6 +22,7 @@ use air_tools::face::Face;
 use air_tools::offer::Offer;
 use air_tools::{ElicitAnswer, Elicitation, Registry, ToolDef};
 use futures_channel::oneshot;
+use futures_util::future::LocalBoxFuture;
 
 pub use crate::platform::{Job, Run, TurnEnv};
 use crate::prefs::Change;
@@ -158,10 +159,15 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     if sending {
         w.emit(Update::Sending);
     }
-    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default() };
-    let prefs = Box::new(w.prefs.clone());
-    let running = w.p.run_turn(env, Run { session, job, context, images, prefs });
+    let running = run_turn(w, store, abort, Run { session, job, context, images, prefs: Box::new(w.prefs.clone()) });
     w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
+}
+
+/// Hands the platform `run` (a turn, or a read-ahead) with the store, the
+/// watch and `abort`, and the policies it starts with.
+fn run_turn<P: Platform>(w: &Workspace<P>, store: Rc<P::Store>, abort: Abort, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default() };
+    w.p.run_turn(env, run)
 }
 
 /// Reads the next message's request ahead ([`Job::Warm`]) for the chat
@@ -177,9 +183,8 @@ pub(crate) fn read_ahead<P: Platform>(w: &mut Workspace<P>) {
         return warming.set(Warming::RunningThenAgain);
     }
     warming.set(Warming::Running);
-    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort: Abort::new(), policies: RefCell::default() };
     let run = Run { session: w.chat.active.clone(), job: Job::Warm, context: String::new(), images: Vec::new(), prefs: Box::new(w.prefs.clone()) };
-    let running = w.p.run_turn(env, run);
+    let running = run_turn(w, store, Abort::new(), run);
     w.spawn(async move {
         let _ = running.await;
         let again = warming.replace(Warming::Idle) == Warming::RunningThenAgain;
