@@ -488,11 +488,13 @@ describe('conversations (scripted model)', () => {
     await send(page, 'Long please');
     await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
     const look = () => page.getByTestId('message-assistant').last().getByTestId('message-text').evaluate((el) => {
-      const blocks = [...el.querySelectorAll(':scope > .md-block')];
+      const groups = [...el.querySelectorAll(':scope > .md-group')];
+      const blocks = [...el.querySelectorAll(':scope > .md-group > .md-block')];
       return {
+        groups: groups.length,
         blocks: blocks.length,
         longest: Math.max(...blocks.map((b) => b.textContent.length)),
-        visibility: blocks[0] && getComputedStyle(blocks[0]).contentVisibility,
+        visibility: groups[0] && getComputedStyle(groups[0]).contentVisibility,
         pres: el.querySelectorAll('pre').length,
         loose: el.querySelectorAll('ul').length,
         end: el.textContent.includes('The end QZX.'),
@@ -501,6 +503,7 @@ describe('conversations (scripted model)', () => {
     const saved = await look();
     assert.ok(saved.blocks > 400, JSON.stringify(saved));
     assert.ok(saved.longest < 200, JSON.stringify(saved));
+    assert.equal(saved.groups, Math.ceil(saved.blocks / 16), 'sixteen blocks to a group, the page skips a group off screen');
     assert.equal(saved.visibility, 'auto');
     const kinds = Array.from({ length: 600 }, (_, i) => block(i)[0]);
     assert.equal(saved.pres, kinds.filter((k) => k === '`').length, 'every code block, blank lines inside kept');

@@ -37,6 +37,10 @@ impl LivePart {
     }
 }
 
+/// A Markdown text's blocks in the page: sixteen to a group, the part the
+/// page skips while it is off screen (`.md-group` in the style sheet).
+pub const BLOCKS: air_web::Groups<'static> = air_web::Groups { group: "md-group", block: "md-block", per_group: 16 };
+
 thread_local! {
     static LIVE: std::cell::RefCell<Option<Live>> = const { std::cell::RefCell::new(None) };
 }
@@ -72,7 +76,7 @@ pub fn draw(state: AppState, reasoning: bool, view: Option<(&leptos::web_sys::El
                 part.tail = el.last_element_child();
             }
             let u = part.renderer.push(&piece);
-            air_web::append_blocks(&part.blocks, "md-block", u.blocks.iter().map(String::as_str));
+            air_web::append_blocks(&part.blocks, &BLOCKS, u.blocks.iter().map(String::as_str));
             if u.blocks.iter().any(|b| b.contains("data-math")) {
                 typeset(&part.blocks);
             }

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use crate::i18n::t;
 use crate::binding::state::{AppState, Streaming, use_app};
 
-use super::live::{StreamedMarkdown, draw_streaming, take_live, typeset};
+use super::live::{BLOCKS, StreamedMarkdown, draw_streaming, take_live, typeset};
 use super::thread::{MessageList, Scroller, Window};
 
 /// Where answers come from: the model, and the server or this browser.
@@ -350,10 +350,10 @@ fn append_rendered<'a>(el: &leptos::web_sys::Element, blocks: impl IntoIterator<
         size += html.len();
         batch.push(html);
         if size >= 64 * 1024 {
-            air_web::append_blocks(el, "md-block", batch.iter().map(String::as_str));
+            air_web::append_blocks(el, &BLOCKS, batch.iter().map(String::as_str));
             batch.clear();
             size = 0;
         }
     }
-    air_web::append_blocks(el, "md-block", batch.iter().map(String::as_str));
+    air_web::append_blocks(el, &BLOCKS, batch.iter().map(String::as_str));
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::binding::state::use_app;
 
-pub(super) use crate::binding::drawn::{draw_streaming, take_live, typeset};
+pub(super) use crate::binding::drawn::{BLOCKS, draw_streaming, take_live, typeset};
 use crate::binding::drawn::draw;
 
 /// One text of the streaming answer, rendered incrementally from what

@@ -462,19 +462,53 @@ pub fn keep_first_child(parent: &web_sys::Element, child: &web_sys::Element) {
     }
 }
 
-/// Appends a `<div class="{class}">` for each of `blocks` to `parent`, parsed
-/// in one go (one HTML parse costs less than one per block). Each block's
-/// HTML must be safe to insert and balanced (air-render's).
-pub fn append_blocks<'a>(parent: &web_sys::Element, class: &str, blocks: impl IntoIterator<Item = &'a str>) {
-    let mut html = String::new();
-    for block in blocks {
+/// How a long text's blocks are put in the page: each in a
+/// `<div class="{block}">`, and those `per_group` at a time in a
+/// `<div class="{group}">`, the unit the page skips while off screen (one
+/// per block made the browser track, and tell of, thousands of elements).
+pub struct Groups<'a> {
+    pub group: &'a str,
+    pub block: &'a str,
+    pub per_group: u32,
+}
+
+/// Appends `blocks` to `parent` as [`Groups`] says, filling its last group
+/// first, parsed in one go (two when a group was left open): one HTML
+/// parse costs less than one per block. Each block's HTML must be safe to
+/// insert and balanced (air-render's).
+pub fn append_blocks<'a>(parent: &web_sys::Element, groups: &Groups<'_>, blocks: impl IntoIterator<Item = &'a str>) {
+    let wrap = |html: &mut String, block: &str| {
         html.push_str("<div class=\"");
-        html.push_str(class);
+        html.push_str(groups.block);
         html.push_str("\">");
         html.push_str(block);
         html.push_str("</div>");
+    };
+    let mut blocks = blocks.into_iter();
+    if let Some(last) = parent.last_element_child().filter(|l| l.class_name() == groups.group) {
+        let room = groups.per_group.saturating_sub(last.child_element_count());
+        let mut html = String::new();
+        for block in blocks.by_ref().take(room as usize) {
+            wrap(&mut html, block);
+        }
+        if !html.is_empty() {
+            let _ = last.insert_adjacent_html("beforeend", &html);
+        }
+    }
+    let mut html = String::new();
+    for (i, block) in blocks.enumerate() {
+        if i % groups.per_group.max(1) as usize == 0 {
+            if i > 0 {
+                html.push_str("</div>");
+            }
+            html.push_str("<div class=\"");
+            html.push_str(groups.group);
+            html.push_str("\">");
+        }
+        wrap(&mut html, block);
     }
     if !html.is_empty() {
+        html.push_str("</div>");
         let _ = parent.insert_adjacent_html("beforeend", &html);
     }
 }
