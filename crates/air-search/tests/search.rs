@@ -137,3 +137,19 @@ fn a_word_met_again_gives_the_same_terms() {
     air_search::each_term("Running runs", |t, w| seen.push((t.to_owned(), w)));
     assert_eq!(seen, terms("Running runs").into_iter().map(|t| (t, 1.0)).collect::<Vec<_>>());
 }
+
+#[test]
+fn term_weights_are_each_term_summed() {
+    let text = "listPullRequests GitHub 博物馆 running Runs 的博物馆 HTTPServer2 naïve café listPullRequests 東京 tokyo, TOKYO! 博物馆";
+    let mut summed = std::collections::BTreeMap::<String, f32>::new();
+    let mut len = 0.0f32;
+    air_search::each_term(text, |t, w| {
+        *summed.entry(t.to_owned()).or_insert(0.0) += w;
+        len += w;
+    });
+    let (weights, total) = air_search::term_weights(text);
+    assert_eq!(weights.into_iter().collect::<std::collections::BTreeMap<_, _>>(), summed);
+    assert_eq!(total, len);
+    assert!(summed.len() > 10, "{summed:?}");
+    assert_eq!(air_search::term_weights(""), (Default::default(), 0.0));
+}

@@ -42,17 +42,8 @@ pub struct DocTerms {
 
 /// The terms of a text.
 pub fn doc_terms(text: &str) -> DocTerms {
-    let mut out = DocTerms::default();
-    air_search::each_term(text, |term, weight| {
-        match out.terms.get_mut(term) {
-            Some(w) => *w += weight,
-            None => {
-                out.terms.insert(term.to_owned(), weight);
-            }
-        }
-        out.len += weight;
-    });
-    out
+    let (terms, len) = air_search::term_weights(text);
+    DocTerms { terms: terms.into_iter().collect(), len }
 }
 
 /// A document's number in the index: given once, in order, never again
