@@ -354,3 +354,14 @@ fn html_and_svg_code_blocks_can_be_previewed() {
     assert!(!render("```js\nx\n```").contains("data-preview-code"));
     assert!(!render("```\n<b>x</b>\n```").contains("data-preview-code"));
 }
+
+#[test]
+fn escaping_keeps_every_other_character_and_replaces_the_five() {
+    let mut out = String::from("kept ");
+    escape("<a href=\"x\">Tom & Jerry's 猫</a> ünïcödé >", &mut out);
+    assert_eq!(out, "kept &lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s 猫&lt;/a&gt; ünïcödé &gt;");
+    let mut plain = String::new();
+    escape("", &mut plain);
+    escape("no specials, ça va", &mut plain);
+    assert_eq!(plain, "no specials, ça va");
+}
