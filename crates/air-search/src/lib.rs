@@ -11,7 +11,7 @@
 //!   with BM25 (term frequency counted per field weight, BM25F-style).
 //!   Documents are added, replaced and removed one at a time.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
@@ -69,20 +69,16 @@ fn word_terms(word: &str) -> Vec<String> {
     out
 }
 
+/// Each word met so far: its terms, and how many times it was met.
+type Words = HashMap<String, (Vec<String>, u32)>;
+
 /// Calls `f` with each term of `text` and its weight, in order, without
 /// collecting them (a long text has hundreds of thousands). A word met
 /// again is not split and stemmed again.
 pub fn each_term(text: &str, mut f: impl FnMut(&str, f32)) {
-    let mut seen: HashMap<String, Vec<String>> = HashMap::new();
+    let mut words = Words::new();
     scan(text, |part| match part {
-        Part::Word(word) => match seen.get(word) {
-            Some(terms) => terms.iter().for_each(|t| f(t, 1.0)),
-            None => {
-                let terms = word_terms(word);
-                terms.iter().for_each(|t| f(t, 1.0));
-                seen.insert(word.to_owned(), terms);
-            }
-        },
+        Part::Word(word) => met(&mut words, word, |(terms, _)| terms.iter().for_each(|t| f(t, 1.0))),
         Part::Cjk(term, weight) => f(term, weight),
     });
 }
@@ -91,31 +87,45 @@ pub fn each_term(text: &str, mut f: impl FnMut(&str, f32)) {
 /// the sum of all weights (in the same order, so the same sums). A word
 /// met again is counted, not looked up term by term: a long text is
 /// indexed in about half the time.
-pub fn term_weights(text: &str) -> (HashMap<String, f32>, f32) {
-    let mut words: HashMap<String, (usize, u32)> = HashMap::new();
-    let mut weights: HashMap<String, f32> = HashMap::new();
+pub fn term_weights(text: &str) -> (BTreeMap<String, f32>, f32) {
+    let mut words = Words::new();
+    let mut weights = BTreeMap::new();
     let mut len = 0.0f32;
     scan(text, |part| match part {
-        Part::Word(word) => {
-            let (terms, count) = match words.get_mut(word) {
-                Some(entry) => entry,
-                None => words.entry(word.to_owned()).or_insert((word_terms(word).len(), 0)),
-            };
+        Part::Word(word) => met(&mut words, word, |(terms, count)| {
             *count += 1;
-            (0..*terms).for_each(|_| len += 1.0);
-        }
+            terms.iter().for_each(|_| len += 1.0);
+        }),
         Part::Cjk(term, weight) => {
-            *weights.entry(term.to_owned()).or_insert(0.0) += weight;
+            add(&mut weights, term, weight);
             len += weight;
         }
     });
-    for (word, (_, count)) in words {
-        for term in word_terms(&word) {
+    for (terms, count) in words.values() {
+        for term in terms {
             // Whole numbers: the same however they are added.
-            *weights.entry(term).or_insert(0.0) += count as f32;
+            add(&mut weights, term, *count as f32);
         }
     }
     (weights, len)
+}
+
+/// Hands `f` `word`'s entry, made (split and stemmed) the first time the
+/// word is met.
+fn met(words: &mut Words, word: &str, f: impl FnOnce(&mut (Vec<String>, u32))) {
+    match words.get_mut(word) {
+        Some(entry) => f(entry),
+        None => f(words.entry(word.to_owned()).or_insert_with(|| (word_terms(word), 0))),
+    }
+}
+
+fn add(weights: &mut BTreeMap<String, f32>, term: &str, weight: f32) {
+    match weights.get_mut(term) {
+        Some(w) => *w += weight,
+        None => {
+            weights.insert(term.to_owned(), weight);
+        }
+    }
 }
 
 /// A piece of a text as [`scan`] hands it out: a word, or a CJK term and

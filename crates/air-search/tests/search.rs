@@ -148,7 +148,7 @@ fn term_weights_are_each_term_summed() {
         len += w;
     });
     let (weights, total) = air_search::term_weights(text);
-    assert_eq!(weights.into_iter().collect::<std::collections::BTreeMap<_, _>>(), summed);
+    assert_eq!(weights, summed);
     assert_eq!(total, len);
     assert!(summed.len() > 10, "{summed:?}");
     assert_eq!(air_search::term_weights(""), (Default::default(), 0.0));

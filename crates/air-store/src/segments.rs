@@ -43,7 +43,7 @@ pub struct DocTerms {
 /// The terms of a text.
 pub fn doc_terms(text: &str) -> DocTerms {
     let (terms, len) = air_search::term_weights(text);
-    DocTerms { terms: terms.into_iter().collect(), len }
+    DocTerms { terms, len }
 }
 
 /// A document's number in the index: given once, in order, never again
