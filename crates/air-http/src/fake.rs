@@ -3,7 +3,10 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::Poll;
 
 use crate::{Abort, Body, HttpClient, HttpError, Request, Response};
 
@@ -14,6 +17,9 @@ pub enum Step {
     Chunk(Vec<u8>),
     /// Nothing more arrives until the request is aborted.
     Hang,
+    /// Nothing arrives until `gate` is triggered (a test's [`Abort`] used as
+    /// a gate), then the next steps do; or the request is aborted.
+    Until(Abort),
     /// The connection fails.
     Fail(HttpError),
     /// The user presses Stop: the request's [`Abort`] is triggered here.
@@ -124,6 +130,14 @@ impl Body for ScriptedBody {
                 Some(Step::Hang) => {
                     self.abort.aborted().await;
                     return Err(HttpError::Aborted);
+                }
+                Some(Step::Until(gate)) => {
+                    let (mut opened, mut stopped) = (gate.aborted(), self.abort.aborted());
+                    std::future::poll_fn(|cx| match (Pin::new(&mut opened).poll(cx), Pin::new(&mut stopped).poll(cx)) {
+                        (Poll::Pending, Poll::Pending) => Poll::Pending,
+                        _ => Poll::Ready(()),
+                    })
+                    .await;
                 }
             }
         }

@@ -412,7 +412,8 @@ fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
     assert_eq!((ahead["max_tokens"].as_u64(), ahead["messages"].clone()), (Some(0), json!([{"role": "user", "content": ""}])));
     assert!(!ups.iter().any(|u| matches!(u, Update::Busy(_) | Update::MessageSaved(_))), "{ups:?}");
     // A new message begun, while the model still reads: one at a time.
-    h.p.http.push(Script::sse(Vec::<String>::new()).then(Step::Hang));
+    let reading = air_http::Abort::new();
+    h.p.http.push(Script::sse(Vec::<String>::new()).then(Step::Until(reading.clone())));
     h.send(Command::Turn(Job::Warm));
     h.send(Command::Turn(Job::Warm));
     assert_eq!(h.p.http.requests().len(), 2);
@@ -424,8 +425,12 @@ fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
 
     // A chat opened: its conversation is read ahead, then an empty message.
     let session = h.ws.active().map(str::to_owned).unwrap_or_default();
-    // (the read-ahead left hanging above is let go)
-    h.ws.turn.warming.set(super::Warming::Idle);
+    // The read-ahead asked for while one ran runs once that one is done.
+    h.p.http.push(text_reply(""));
+    reading.abort();
+    h.run();
+    assert_eq!(h.p.http.requests().len(), 4, "the one asked for meanwhile, after it");
+    assert_eq!(h.ws.turn.warming.get(), super::Warming::Idle);
     h.send(Command::NewChat);
     h.p.http.push(text_reply(""));
     h.send(Command::Open(session));
