@@ -52,6 +52,9 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
 
     test('its tools are added, called, and a question is answered on the card', async () => {
       const { context, page, errors } = await h.freshPage();
+      // The next message goes once the last turn is over: Enter while one
+      // runs sends nothing (an answer's text shows before its turn ends).
+      const idle = () => page.getByTestId('send').waitFor({ timeout: 20_000 });
       const sent = [];
       page.on('request', (r) => { if (r.url() === server.url && r.method() === 'POST') sent.push(r); });
       await page.getByTestId('open-settings').click();
@@ -101,6 +104,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
         reply.calls([{ id: 'f', name: 'mcp_py_favourite', arguments: '{}' }]),
         reply.text('Noted your colour.'),
       );
+      await idle();
       await send(page, 'Ask my favourite colour');
       const question = page.getByTestId('tool-question');
       await question.waitFor({ timeout: 20_000 });
@@ -116,6 +120,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       // subscription stream: the page lists the tools again, and the new
       // one waits for the user, not offered, until accepted in Settings.
       h.model.enqueue(reply.calls([{ id: 'g', name: 'mcp_py_grow', arguments: '{}' }]), reply.text('Grown.'));
+      await idle();
       await send(page, 'Grow a tool');
       await page.getByText('Grown.').waitFor({ timeout: 20_000 });
       await page.waitForFunction(
@@ -126,6 +131,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       assert.match(await page.getByTestId('notice').textContent(), /py offers 1 new tool\(s\)/);
       const offers = () => h.model.requests.at(-1).body.tools.map((t) => t.function.name);
       h.model.enqueue(reply.text('Not yet.'));
+      await idle();
       await send(page, 'What tools now?');
       await page.getByText('Not yet.').waitFor({ timeout: 20_000 });
       assert.ok(offers().includes('mcp_py_add') && !offers().includes('mcp_py_echo_back'), offers().join());
@@ -136,6 +142,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await review.waitFor({ state: 'detached' });
       await page.getByTestId('settings-save').click();
       h.model.enqueue(reply.text('I see it.'));
+      await idle();
       await send(page, 'And now?');
       await page.getByText('I see it.').waitFor({ timeout: 20_000 });
       assert.ok(offers().includes('mcp_py_echo_back'));
@@ -144,6 +151,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       // always (and allowed the whole server): the next call asks, and the
       // card shows what changed.
       h.model.enqueue(reply.calls([{ id: 'r', name: 'mcp_py_reword', arguments: '{}' }]), reply.text('Reworded.'));
+      await idle();
       await send(page, 'Reword');
       await page.getByText('Reworded.').waitFor({ timeout: 20_000 });
       await page.waitForFunction(
@@ -152,6 +160,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
         { timeout: 20_000 },
       );
       h.model.enqueue(reply.calls([{ id: 'a2', name: 'mcp_py_add', arguments: '{"a": 1, "b": 1}' }]), reply.text('Refused.'));
+      await idle();
       await send(page, 'Add again');
       const changed = page.getByTestId('tool-changed');
       await changed.waitFor({ timeout: 20_000 });
@@ -164,6 +173,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
 
       // Audio in a result plays on the card.
       h.model.enqueue(reply.calls([{ id: 'c', name: 'mcp_py_chime', arguments: '{}' }]), reply.text('Chimed.'));
+      await idle();
       await send(page, 'Chime');
       await page.getByText('Chimed.').waitFor({ timeout: 20_000 });
       const audio = page.getByTestId('tool-audio').last();
@@ -186,6 +196,7 @@ for (const mode of ['stateful', 'stateless-json', 'stateless']) {
       await touch(server.url);
       await attachment.getByTestId('attachment-updated').waitFor({ timeout: 20_000 });
       h.model.enqueue(reply.text('Read the counter.'));
+      await idle();
       await send(page, 'What does the counter say?');
       await page.getByText('Read the counter.').waitFor({ timeout: 20_000 });
       const user = h.model.requests.at(-1).body.messages.filter((m) => m.role === 'user').at(-1).content;
