@@ -95,6 +95,16 @@ impl Store for AnyStore {
     async fn put_message(&self, message: &MessageRecord) -> Result<()> {
         delegate!(self, s => s.put_message(message))
     }
+    async fn put_message_parts(&self, message: &MessageRecord, parts: &[&str]) -> Result<()> {
+        match self {
+            AnyStore::Idb(s) => s.put_message_parts(message, parts).await,
+            AnyStore::Memory(s) => {
+                let mut whole = message.clone();
+                whole.content = parts.concat();
+                s.put_message(&whole).await
+            }
+        }
+    }
     async fn delete_message(&self, id: &str) -> Result<()> {
         delegate!(self, s => s.delete_message(id))
     }

@@ -64,11 +64,12 @@ impl<E: Env> Turn<'_, E> {
 
         let mut reply = ReplyStream::new();
         let mut text = TextCalls::new(prompt_calls);
-        let outcome = self.read(request, &mut reply, &mut text, record, &prefix, &reasoning_prefix).await;
+        let mut pieces = Vec::new();
+        let outcome = self.read(request, (&mut reply, &mut pieces), &mut text, record, &prefix, &reasoning_prefix).await;
         self.learn_vision(request, &outcome);
 
         let mut r = reply.into_reply();
-        let calls = take_reply(record, &mut r, &mut text, &prefix, &reasoning_prefix);
+        let calls = take_reply(record, (&mut r, pieces), &mut text, &prefix, &reasoning_prefix);
         let ok = self.settle(record, &r, outcome);
         // Ended first: the view lets its live copy of the text go before the
         // saved record (and its copy) arrives, so a long answer is not held
@@ -157,11 +158,15 @@ impl<E: Env> Turn<'_, E> {
     }
 
     /// Sends the request (retrying rate limits and server errors) and reads
-    /// the body into `reply`, checkpointing `record`.
+    /// the body into `reply`, checkpointing `record`. An answer shown as it
+    /// is (`lent`, below) moves into `pieces` each time [`PIECE`] bytes of
+    /// it have come: a long answer is held in pieces written once, not in
+    /// one buffer grown and copied again and again, whose old copies add
+    /// up to more than the answer.
     async fn read(
         &self,
         request: &ChatRequest,
-        reply: &mut ReplyStream,
+        (reply, pieces): (&mut ReplyStream, &mut Vec<String>),
         text: &mut TextCalls,
         record: &mut MessageRecord,
         prefix: &str,
@@ -206,26 +211,15 @@ impl<E: Env> Turn<'_, E> {
             if r.error.is_some() {
                 break Outcome::Finished;
             }
+            let lent = prefix.is_empty() && text.passes_through();
+            if lent && r.content.len() >= PIECE {
+                let mut piece = std::mem::take(&mut reply.reply_mut().content);
+                piece.shrink_to_fit();
+                pieces.push(piece);
+                (fed, shown_text) = (0, 0);
+            }
             if checkpoint.due(env.now_ms()) {
-                let lent = prefix.is_empty() && text.passes_through();
-                if lent {
-                    // The answer's own text is lent to the record for the
-                    // save, not copied: a long answer is held once.
-                    std::mem::swap(&mut record.content, &mut reply.reply_mut().content);
-                } else {
-                    record.content.clear();
-                    record.content.push_str(prefix);
-                    record.content.push_str(text.visible(&reply.reply().content));
-                }
-                let mut reasoning = record.reasoning.take().unwrap_or_default();
-                reasoning.clear();
-                reasoning.push_str(reasoning_prefix);
-                reasoning.push_str(&reply.reply().reasoning);
-                record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
-                self.save_quietly(record).await;
-                if lent {
-                    std::mem::swap(&mut record.content, &mut reply.reply_mut().content);
-                }
+                self.checkpoint(record, (reply.reply_mut(), pieces), text, (prefix, reasoning_prefix), lent).await;
                 // Also a heartbeat: other tabs know this answer is alive.
                 env.emit(Event::Broadcast(SyncEvent::Streaming {
                     session_id: record.session_id.clone(),
@@ -236,6 +230,37 @@ impl<E: Env> Turn<'_, E> {
         };
         reply.finish();
         if self.abort.is_aborted() { Outcome::Stopped } else { outcome }
+    }
+
+    /// Saves what arrived so far into `record`: the answer's text lent to
+    /// it (or, in pieces, handed to the store as they are) when it is shown
+    /// as it is, else the text shown after `prefix`; the reasoning after
+    /// its prefix.
+    async fn checkpoint(&self, record: &mut MessageRecord, (r, pieces): (&mut Reply, &[String]), text: &TextCalls, (prefix, reasoning_prefix): (&str, &str), lent: bool) {
+        let mut reasoning = record.reasoning.take().unwrap_or_default();
+        reasoning.clear();
+        reasoning.push_str(reasoning_prefix);
+        reasoning.push_str(&r.reasoning);
+        record.reasoning = (!reasoning.is_empty()).then_some(reasoning);
+        if lent && !pieces.is_empty() {
+            let mut parts: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            parts.push(&r.content);
+            record.rev += 1;
+            if let Err(error) = self.env.store().put_message_parts(record, &parts).await {
+                self.env.emit(Event::StoreFailed { what: "answer", error });
+            }
+        } else if lent {
+            // The answer's own text is lent to the record for the save, not
+            // copied: a long answer is held once.
+            std::mem::swap(&mut record.content, &mut r.content);
+            self.save_quietly(record).await;
+            std::mem::swap(&mut record.content, &mut r.content);
+        } else {
+            record.content.clear();
+            record.content.push_str(prefix);
+            record.content.push_str(text.visible(&r.content));
+            self.save_quietly(record).await;
+        }
     }
 
     async fn send_with_retries(
@@ -336,14 +361,26 @@ impl<E: Env> Turn<'_, E> {
     }
 }
 
+/// How much of an answer shown as it is is kept in one piece while it
+/// streams (see `Turn::read`).
+const PIECE: usize = 256 * 1024;
+
 /// Moves the streamed reply into `record` (its text after `prefix`, its
 /// reasoning after `reasoning_prefix`, usage, model, finish, tool calls)
 /// and returns the tool calls it asked for.
-fn take_reply(record: &mut MessageRecord, r: &mut Reply, text: &mut TextCalls, prefix: &str, reasoning_prefix: &str) -> Vec<ToolCall> {
+fn take_reply(record: &mut MessageRecord, (r, pieces): (&mut Reply, Vec<String>), text: &mut TextCalls, prefix: &str, reasoning_prefix: &str) -> Vec<ToolCall> {
     text.finish(&r.content);
-    if prefix.is_empty() && text.passes_through() {
+    if prefix.is_empty() && text.passes_through() && !pieces.is_empty() {
+        // Joined once, each piece let go as it is copied.
+        let mut whole = String::with_capacity(pieces.iter().map(String::len).sum::<usize>() + r.content.len());
+        for piece in pieces {
+            whole.push_str(&piece);
+        }
+        whole.push_str(&std::mem::take(&mut r.content));
+        record.content = whole;
+    } else if prefix.is_empty() && text.passes_through() {
         record.content = std::mem::take(&mut r.content);
-        // It grew by doubling: what it does not use goes back.
+        // It grew by half: what it does not use goes back.
         record.content.shrink_to_fit();
     } else {
         record.content.clear();

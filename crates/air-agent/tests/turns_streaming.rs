@@ -169,3 +169,28 @@ fn the_reasoning_of_every_round_is_kept_and_sent_back_within_the_turn() {
     assert_eq!(reasoning_sent(&last), [pair("c1", None), pair("c2", None), pair("-", None)]);
     assert!(!last.contains("reasoning_content"));
 }
+
+/// A long answer is held in pieces while it streams: each checkpoint saves
+/// the text so far from its pieces, and the answer saved at the end is the
+/// whole text, in order.
+#[test]
+fn a_long_answer_is_held_in_pieces_and_saved_whole() {
+    let s = setup();
+    s.world.tick.set(100.0);
+    let text: String = (0..1000).map(|i| format!("Paragraph {i} says {}.\n\n", "something ".repeat(90))).collect();
+    assert!(text.len() > 3 * 256 * 1024, "{}", text.len());
+    let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
+    events.extend(text.as_bytes().chunks(2_000).map(|c| chunk(json!({"content": std::str::from_utf8(c).unwrap_or_default()}), None)));
+    events.push(chunk(json!({}), Some("stop")));
+    events.push("[DONE]".into());
+    s.world.http.push(Script::sse(events));
+    let session = run(s.turn().send(None, "Write at length")).unwrap();
+    let saved = run(s.stored(&session));
+    assert_eq!(saved.last().map(|m| m.content.as_str()), Some(text.as_str()), "saved whole");
+    assert!(!saved.last().is_some_and(|m| m.incomplete));
+    let in_pieces = s.world.store.in_pieces.borrow();
+    assert!(in_pieces.iter().any(|(n, _)| *n >= 3), "checkpoints in pieces: {:?}", in_pieces.iter().map(|(n, t)| (n, t.len())).collect::<Vec<_>>());
+    for (_, so_far) in in_pieces.iter() {
+        assert!(text.starts_with(so_far.as_str()) && so_far.len() > 256 * 1024, "a checkpoint is the text so far");
+    }
+}

@@ -189,6 +189,15 @@ pub trait Store {
     /// search index (a session's title is, with `put_session` or, in a store
     /// that defers it, by `index_pending`).
     async fn put_message(&self, message: &MessageRecord) -> Result<()>;
+    /// [`Store::put_message`] for a message whose text is `parts`, one after
+    /// another (its `content` is not read): a long answer kept in pieces
+    /// while it streams is saved without first being copied into one
+    /// string. A store that cannot do better joins them.
+    async fn put_message_parts(&self, message: &MessageRecord, parts: &[&str]) -> Result<()> {
+        let mut whole = message.clone();
+        whole.content = parts.concat();
+        self.put_message(&whole).await
+    }
     /// Deletes one message, and the files it names that no other message
     /// of its session names.
     async fn delete_message(&self, id: &str) -> Result<()>;

@@ -88,6 +88,27 @@ fn session_range(session_id: &str) -> air_store::Result<KeyRange> {
 }
 
 impl IdbStore {
+    /// Writes `value`, the record of `message`, and its terms in the index.
+    async fn put_message_value(&self, message: &MessageRecord, value: JsValue) -> air_store::Result<()> {
+        self.journaled(&[MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
+            let messages = tx.store(MESSAGES).map_err(err)?;
+            // A record still streaming was not indexed: its text is not
+            // read (a streaming checkpoint costs one read of a flag).
+            let old = batch::indexed(messages.get(JsValue::from_str(&message.id)).await.map_err(err)?);
+            let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
+            // The index is opened before the message is written: a new
+            // database starts it with its first message.
+            let index = if old != new { segments::open(&tx).await? } else { None };
+            messages.put(&value, None).await.map_err(err)?;
+            if let Some(index) = index {
+                let doc = IndexDoc { id: &message.id, session: &message.session_id, at: message.timestamp, terms: new.as_ref() };
+                segments::index_one(&tx, index, doc, old.is_some()).await?;
+            }
+            Ok((tx, vec![Change::put(Kind::Message, &message.id)]))
+        })
+        .await
+    }
+
     /// Opens (creating or upgrading) the database named `name`, its
     /// records rewritten in the current format ([`IdbStore::migrate`]).
     pub async fn open(name: &str) -> air_store::Result<Self> {
@@ -376,24 +397,22 @@ impl Store for IdbStore {
     }
 
     async fn put_message(&self, message: &MessageRecord) -> air_store::Result<()> {
+        self.put_message_value(message, to_js(message)?).await
+    }
+
+    /// A message still streaming is stored with its text joined by the
+    /// browser, as JavaScript strings, not in wasm memory (it is not
+    /// indexed yet, so its text is not read here).
+    async fn put_message_parts(&self, message: &MessageRecord, parts: &[&str]) -> air_store::Result<()> {
+        if !message.incomplete {
+            let mut whole = message.clone();
+            whole.content = parts.concat();
+            return self.put_message(&whole).await;
+        }
         let value = to_js(message)?;
-        self.journaled(&[MESSAGES, SEGS, SEARCH_DOCS, META], |tx| async move {
-            let messages = tx.store(MESSAGES).map_err(err)?;
-            // A record still streaming was not indexed: its text is not
-            // read (a streaming checkpoint costs one read of a flag).
-            let old = batch::indexed(messages.get(JsValue::from_str(&message.id)).await.map_err(err)?);
-            let (old, new) = (old.as_ref().and_then(search::message_terms), search::message_terms(message));
-            // The index is opened before the message is written: a new
-            // database starts it with its first message.
-            let index = if old != new { segments::open(&tx).await? } else { None };
-            messages.put(&value, None).await.map_err(err)?;
-            if let Some(index) = index {
-                let doc = IndexDoc { id: &message.id, session: &message.session_id, at: message.timestamp, terms: new.as_ref() };
-                segments::index_one(&tx, index, doc, old.is_some()).await?;
-            }
-            Ok((tx, vec![Change::put(Kind::Message, &message.id)]))
-        })
-        .await
+        let text = parts.iter().fold(js_sys::JsString::from(""), |all, part| all.concat(&JsValue::from_str(part)));
+        js_sys::Reflect::set(&value, &JsValue::from_str("content"), &text).map_err(|e| StoreError::Other(format!("{e:?}")))?;
+        self.put_message_value(message, value).await
     }
 
     async fn delete_message(&self, id: &str) -> air_store::Result<()> {

@@ -139,6 +139,31 @@ async fn indexeddb_data_survives_reopen() {
     again.close();
 }
 
+/// An answer still streaming is saved from its pieces (joined by the
+/// browser); once finished, from its pieces too, and then indexed.
+#[wasm_bindgen_test]
+async fn a_message_saved_in_pieces_reads_back_whole() {
+    let name = "air-test-pieces";
+    let _ = IdbStore::delete_database(name).await;
+    let store = IdbStore::open(name).await.expect("open");
+    store.put_session(&SessionRecord::new("s1", 10.0)).await.expect("put session");
+    let question = MessageRecord::new("m0", "s1", 10.5, air_chat::Role::User, "What stands in the water?");
+    store.put_message(&question).await.expect("the question");
+    let mut m = MessageRecord::new("m1", "s1", 11.0, air_chat::Role::Assistant, "");
+    m.incomplete = true;
+    let parts = ["A heron ", "stands in ", "the 河 shallows, ", "still."];
+    store.put_message_parts(&m, &parts[..3]).await.expect("in pieces");
+    let read = store.get_message("m1").await.expect("read").expect("stored");
+    assert_eq!((read.content.as_str(), read.incomplete), ("A heron stands in the 河 shallows, ", true));
+    assert!(air_store::search::run(&store, "heron", 5).await.expect("search").hits.is_empty(), "not indexed while it streams");
+    m.incomplete = false;
+    store.put_message_parts(&m, &parts).await.expect("finished, in pieces");
+
+    assert_eq!(store.get_message("m1").await.expect("read").map(|m| m.content), Some(parts.concat()));
+    assert_eq!(air_store::search::run(&store, "heron", 5).await.expect("search").hits.len(), 1, "indexed once finished");
+    store.close();
+}
+
 #[wasm_bindgen_test]
 async fn a_new_database_is_marked_current_by_its_first_session_and_never_asks_for_a_migration() {
     let name = "air-test-unmigrated";

@@ -19,6 +19,8 @@ use serde_json::json;
 pub(crate) struct LoggedStore {
     pub(crate) inner: MemoryStore,
     log: Rc<RefCell<String>>,
+    /// Each save of a text in pieces: how many, and the text they make.
+    pub(crate) in_pieces: RefCell<Vec<(usize, String)>>,
 }
 
 impl Store for LoggedStore {
@@ -76,6 +78,12 @@ impl Store for LoggedStore {
         let _ = writeln!(self.log.borrow_mut(), "  store: {}", brief(m));
         self.inner.put_message(m).await
     }
+    async fn put_message_parts(&self, m: &MessageRecord, parts: &[&str]) -> air_store::Result<()> {
+        self.in_pieces.borrow_mut().push((parts.len(), parts.concat()));
+        let mut whole = m.clone();
+        whole.content = parts.concat();
+        self.put_message(&whole).await
+    }
     async fn delete_message(&self, id: &str) -> air_store::Result<()> {
         let _ = writeln!(self.log.borrow_mut(), "  store: delete {id}");
         self.inner.delete_message(id).await
@@ -121,7 +129,7 @@ impl World {
         let log = Rc::new(RefCell::new(String::new()));
         Self {
             http: ScriptedHttp::new(),
-            store: LoggedStore { inner: MemoryStore::new(), log: log.clone() },
+            store: LoggedStore { inner: MemoryStore::new(), log: log.clone(), in_pieces: RefCell::default() },
             clock: Cell::new(1_000.0),
             tick: Cell::new(0.0),
             ids: Cell::new(0),
