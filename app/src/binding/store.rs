@@ -98,11 +98,7 @@ impl Store for AnyStore {
     async fn put_message_parts(&self, message: &MessageRecord, parts: &[&str]) -> Result<()> {
         match self {
             AnyStore::Idb(s) => s.put_message_parts(message, parts).await,
-            AnyStore::Memory(s) => {
-                let mut whole = message.clone();
-                whole.content = parts.concat();
-                s.put_message(&whole).await
-            }
+            AnyStore::Memory(s) => s.put_message(&message.with_text(parts)).await,
         }
     }
     async fn delete_message(&self, id: &str) -> Result<()> {

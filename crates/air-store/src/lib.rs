@@ -194,9 +194,7 @@ pub trait Store {
     /// while it streams is saved without first being copied into one
     /// string. A store that cannot do better joins them.
     async fn put_message_parts(&self, message: &MessageRecord, parts: &[&str]) -> Result<()> {
-        let mut whole = message.clone();
-        whole.content = parts.concat();
-        self.put_message(&whole).await
+        self.put_message(&message.with_text(parts)).await
     }
     /// Deletes one message, and the files it names that no other message
     /// of its session names.

@@ -309,6 +309,12 @@ impl FileRecord {
 }
 
 impl MessageRecord {
+    /// This record with `parts`, one after another, as its text (what a
+    /// store that cannot keep a text in pieces saves).
+    pub fn with_text(&self, parts: &[&str]) -> Self {
+        Self { content: parts.concat(), ..self.clone() }
+    }
+
     pub fn new(id: impl Into<String>, session_id: impl Into<String>, seq: f64, role: Role, content: impl Into<String>) -> Self {
         Self {
             id: id.into(),

@@ -405,9 +405,7 @@ impl Store for IdbStore {
     /// indexed yet, so its text is not read here).
     async fn put_message_parts(&self, message: &MessageRecord, parts: &[&str]) -> air_store::Result<()> {
         if !message.incomplete {
-            let mut whole = message.clone();
-            whole.content = parts.concat();
-            return self.put_message(&whole).await;
+            return self.put_message(&message.with_text(parts)).await;
         }
         let value = to_js(message)?;
         let text = parts.iter().fold(js_sys::JsString::from(""), |all, part| all.concat(&JsValue::from_str(part)));

@@ -80,9 +80,7 @@ impl Store for LoggedStore {
     }
     async fn put_message_parts(&self, m: &MessageRecord, parts: &[&str]) -> air_store::Result<()> {
         self.in_pieces.borrow_mut().push((parts.len(), parts.concat()));
-        let mut whole = m.clone();
-        whole.content = parts.concat();
-        self.put_message(&whole).await
+        self.put_message(&m.with_text(parts)).await
     }
     async fn delete_message(&self, id: &str) -> air_store::Result<()> {
         let _ = writeln!(self.log.borrow_mut(), "  store: delete {id}");
