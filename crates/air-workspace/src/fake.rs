@@ -146,6 +146,14 @@ impl FakePlatform {
         Self { kv, ..Self::default() }
     }
 
+    /// A platform over the storage of `other`, at its time (what a page
+    /// that reloads finds).
+    pub fn reloaded(other: &Self) -> Self {
+        let p = Self { kv: other.kv.clone(), store: other.store.clone(), ..Self::default() };
+        p.now.set(other.now.get());
+        p
+    }
+
     fn setup(&self) -> Setup {
         match &*self.setup.borrow() {
             Some(make) => make(),

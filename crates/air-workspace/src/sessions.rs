@@ -1,9 +1,11 @@
 //! The session list: opening the store and reading the list a page at a
 //! time (start-up reads only the first, however many are stored), the
 //! sessions saved elsewhere joining it in order, delete with an undo
-//! window (a second delete finishes the first at once), and rename.
+//! window (a second delete finishes the first at once; a deletion is
+//! written down at once, so a page closed in the window or while the store
+//! deletes does not bring the session back), and rename.
 
-use air_store::keys::HAS_SESSIONS;
+use air_store::keys::{DELETING, HAS_SESSIONS};
 use air_store::{SessionCursor, SessionRecord, Store};
 
 use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace, Missing};
@@ -70,6 +72,7 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
         Done::Page { ticket, first, page } => paged(w, ticket, first, page),
         Done::Deleted { id, result } => match result {
             Ok(Ok(())) => {
+                deleting(w, &id, false);
                 w.session_gone(&id);
                 w.emit(Update::Deleted(id));
             }
@@ -134,11 +137,18 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, first: bool, page: Resu
         Err(error) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::ReadSessions, error })),
     };
     let starting = first && !w.sessions.started;
-    if starting {
-        remember_sessions(w, !page.is_empty());
-    }
     w.sessions.has_more = page.len() == SESSION_PAGE;
     w.sessions.cursor = page.last().map(SessionCursor::of).or(if first { None } else { w.sessions.cursor.clone() });
+    // Being deleted (in its undo window, or by the store): never shown; at
+    // the start, what a closed page left is deleted now.
+    let gone = DELETING.get(w.p.kv());
+    let page: Vec<_> = page.into_iter().filter(|s| !gone.contains(&s.id)).collect();
+    if starting {
+        for id in gone {
+            finish_delete(w, id);
+        }
+        remember_sessions(w, !page.is_empty());
+    }
     if first {
         w.sessions.list = page;
     } else {
@@ -190,6 +200,7 @@ fn delete<P: Platform>(w: &mut Workspace<P>, id: String) {
     w.sessions.list.retain(|s| s.id != id);
     publish(w);
     w.emit(Update::Removed(id.clone()));
+    deleting(w, &id, true);
     w.sessions.pending = Some(session.clone());
     w.emit(Update::PendingDelete(Some(session)));
     w.after(UNDO_MS, Timer::UndoDelete(id));
@@ -208,8 +219,22 @@ fn finish_delete<P: Platform>(w: &mut Workspace<P>, id: String) {
     w.spawn(async move { Some(Command::Done(Done::Deleted { id, result: deleting.await })) });
 }
 
+/// Writes down that `id` is being deleted (`on`), or no longer is.
+fn deleting<P: Platform>(w: &mut Workspace<P>, id: &str, on: bool) {
+    let mut ids = DELETING.get(w.p.kv());
+    ids.retain(|x| x != id);
+    if on {
+        ids.push(id.to_owned());
+    }
+    let _ = match ids.is_empty() {
+        true => DELETING.remove(w.p.kv()),
+        false => DELETING.set(w.p.kv(), &ids),
+    };
+}
+
 fn undo<P: Platform>(w: &mut Workspace<P>) {
     if let Some(session) = w.sessions.pending.take() {
+        deleting(w, &session.id, false);
         w.emit(Update::PendingDelete(None));
         upsert(w, session);
         publish(w);

@@ -137,6 +137,37 @@ fn a_deleted_session_goes_for_good_when_its_window_closes_and_a_second_delete_fi
     assert_eq!(ids(&h), Vec::<String>::new());
 }
 
+/// The page is closed (a reload) and opened again over the same storage.
+fn reloaded(h: &Harness) -> Harness {
+    let mut h = Harness::new(FakePlatform::reloaded(&h.p));
+    h.send(Command::Start);
+    h
+}
+
+#[test]
+fn a_deletion_holds_when_the_page_closes_in_its_undo_window_or_while_the_store_deletes() {
+    let mut h = started(3);
+    h.send(Command::Delete("s1".into()));
+    h.advance(1000);
+    assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_some(), "its window is open");
+    // A reload in the undo window: the session stays deleted, and goes for good.
+    let h = reloaded(&h);
+    assert_eq!(ids(&h), ["s2", "s0"], "a deleted session does not come back");
+    assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_none(), "finished at the start");
+    assert!(!air_store::keys::DELETING.is_set(h.p.kv()), "nothing left to finish");
+    // Its window closed, and the page went before the store had deleted it
+    // (a slow IndexedDB deletion): the next start finishes it.
+    air_store::keys::DELETING.set(h.p.kv(), &vec!["s2".to_owned()]).expect("kept");
+    let mut h = reloaded(&h);
+    assert_eq!(ids(&h), ["s0"]);
+    assert!(pollster_lite(h.p.store.get_session("s2")).unwrap().is_none());
+    // Brought back in its window: it stays, after a reload too.
+    h.send(Command::Delete("s0".into()));
+    h.send(Command::UndoDelete);
+    let h = reloaded(&h);
+    assert_eq!(ids(&h), ["s0"]);
+}
+
 #[test]
 fn a_session_saved_elsewhere_joins_the_list_in_its_place() {
     let mut h = started(2);
