@@ -73,6 +73,10 @@ pub struct Chat {
     /// tab left it), and the one already asked again.
     left_waiting: Option<String>,
     asked_again: Option<String>,
+    /// While a page that replaces what is shown is read: the messages a
+    /// turn saved meanwhile (the page may have been read before them, so
+    /// they are put in it).
+    saved_meanwhile: Option<Vec<MessageRecord>>,
 }
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
@@ -128,6 +132,7 @@ fn new_chat<P: Platform>(w: &mut Workspace<P>) {
     w.chat.target = None;
     w.chat.active = None;
     w.chat.ticket += 1;
+    w.chat.saved_meanwhile = None;
     w.watch.shown.borrow_mut().clear();
     w.chat.has_older = false;
     w.chat.has_newer = false;
@@ -151,6 +156,7 @@ pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
     w.chat.active = Some(id.clone());
     w.emit(Update::Active(Some(id.clone())));
     w.chat.ticket += 1;
+    w.chat.saved_meanwhile = Some(Vec::new());
     w.chat.asked = PAGE;
     let (ticket, listed) = (w.chat.ticket, w.sessions.list.iter().any(|s| s.id == id));
     let what = match w.chat.target.clone() {
@@ -177,13 +183,25 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
     }
     // Another session was opened (or this one read again) meanwhile; a
     // turn started here since the other tab's change was asked about.
-    if ticket != w.chat.ticket || (why == PageWhy::Refresh && w.chat.busy) {
+    if ticket != w.chat.ticket {
         return;
     }
-    let (session, page) = match page {
+    // (A stretch from the middle does not end where they go.)
+    let meanwhile = match why {
+        PageWhy::Open | PageWhy::Refresh | PageWhy::Around { newer: false, .. } => w.chat.saved_meanwhile.take().unwrap_or_default(),
+        PageWhy::Around { newer: true, .. } => w.chat.saved_meanwhile.take().map(|_| Vec::new()).unwrap_or_default(),
+        PageWhy::Older | PageWhy::Newer => Vec::new(),
+    };
+    if why == PageWhy::Refresh && w.chat.busy {
+        return;
+    }
+    let (session, mut page) = match page {
         Ok(p) => p,
         Err(error) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::ReadMessages, error })),
     };
+    for record in meanwhile {
+        put_in_place(&mut page, record);
+    }
     if let Some(s) = session {
         w.handle(Command::SessionSaved(s));
     }
@@ -233,6 +251,13 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
         }
     }
     seek(w, &id, Some(why));
+}
+
+/// Puts `record` in `list` (ordered by place), replacing its older copy.
+fn put_in_place(list: &mut Vec<MessageRecord>, record: MessageRecord) {
+    list.retain(|m| m.id != record.id);
+    let at = list.iter().position(|m| m.seq > record.seq).unwrap_or(list.len());
+    list.insert(at, record);
 }
 
 /// The call waiting for approval in the last tool round of `list`.
@@ -356,6 +381,7 @@ fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
     let n = w.watch.shown.borrow().len().max(PAGE);
     if reread {
         w.chat.ticket += 1;
+        w.chat.saved_meanwhile = Some(Vec::new());
         w.chat.asked = n;
     }
     let ticket = w.chat.ticket;
@@ -382,6 +408,9 @@ fn saved<P: Platform>(w: &mut Workspace<P>, record: MessageRecord) {
     let past_shown = w.watch.shown.borrow().last().is_none_or(|(_, seq)| record.seq > *seq);
     if w.chat.has_newer && past_shown {
         return open(w, record.session_id);
+    }
+    if let Some(meanwhile) = &mut w.chat.saved_meanwhile {
+        meanwhile.push(record.clone());
     }
     let mut shown = w.watch.shown.borrow_mut();
     shown.retain(|(id, _)| *id != record.id);

@@ -239,3 +239,41 @@ fn a_branch_is_switched_only_between_turns_and_the_chat_read_again() {
     assert!(updates.contains(&Update::Changed("a".into())));
     assert!(updates.iter().any(|u| matches!(u, Update::Messages { .. })), "read again");
 }
+
+/// What the page shows after these updates: the pages, and the messages
+/// saved into them one by one.
+fn shown_saved(updates: &[Update]) -> Vec<(String, String)> {
+    let mut list: Vec<MessageRecord> = Vec::new();
+    for u in updates {
+        match u {
+            Update::Messages { list: l, .. } => list = l.clone(),
+            Update::MessageSaved(m) => put_in_place(&mut list, m.clone()),
+            _ => {}
+        }
+    }
+    list.into_iter().map(|m| (m.id, m.content)).collect()
+}
+
+#[test]
+fn an_answer_saved_while_its_chat_is_read_again_is_shown() {
+    let mut h = two_sessions(2);
+    h.send(Command::Open("b".into()));
+    h.take();
+    // Back to `a` while its turn answers: its page is read from the store…
+    h.ws.handle(Command::Open("a".into()));
+    let mut read = h.ws.poll_task().expect("a's page");
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let std::task::Poll::Ready(Some(done)) = read.0.as_mut().poll(&mut cx) else { panic!("read at once") };
+    // …and the answer is saved before that page is handled.
+    let answer = MessageRecord::new("a2".to_owned(), "a", 2.0, Role::Assistant, "Only one answer.");
+    now(h.p.store.put_message(&answer)).expect("saved");
+    h.send(Command::MessageSaved(answer));
+    h.send(done);
+    let shown = shown_saved(&h.take());
+    assert_eq!(shown.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["a0", "a1", "a2"], "the answer stays, once");
+    assert_eq!(shown[2].1, "Only one answer.");
+    // Once that page is in, a later one is read as stored.
+    h.send(Command::Open("b".into()));
+    h.send(Command::Open("a".into()));
+    assert_eq!(shown_saved(&h.take()).len(), 3);
+}
