@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { dirname, join, basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, ROOT, launchBrowser, openApp, send, wrapEngine } from './support.mjs';
+import { CHROMIUM_ARGS, ROOT, checkpointed, launchBrowser, openApp, send, wrapEngine } from './support.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 
 const MODEL = process.env.AIR_MODEL;
@@ -90,8 +90,8 @@ describe('a model in this browser', () => {
     // incomplete, and Continue finishes it (the new page loads the model again).
     await send(page, 'Write a long story about a lighthouse keeper and the sea.');
     await page.waitForFunction(() => (document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]')?.textContent.length ?? 0) > 60, null, { timeout: 120_000 });
-    // At least one checkpoint (every ~500 ms) lands before the page goes.
-    await page.waitForTimeout(1200);
+    // A checkpoint (every ~500 ms) lands before the page goes.
+    await checkpointed(page, 20);
     await page.reload();
     const restored = page.getByTestId('message-assistant').last();
     await restored.getByTestId('message-incomplete').waitFor({ timeout: 30_000 });

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configure, openApp, ROOT, scriptedHarness, send } from './support.mjs';
+import { checkpointed, configure, openApp, ROOT, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const XSS = readFileSync(join(ROOT, 'tests/fixtures/xss.txt'), 'utf8').split('\n====\n').map((s) => s.trimEnd());
@@ -219,8 +219,8 @@ describe('conversations (scripted model)', () => {
       const el = document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]');
       return el && el.textContent.length > 60;
     }, null, { timeout: 20_000 });
-    // Let at least one checkpoint (every ~500 ms) land, then kill the page.
-    await page.waitForTimeout(1200);
+    // Once a checkpoint (every ~500 ms) has landed, the page is killed.
+    await checkpointed(page, 20);
     const seen = (await page.getByTestId('message-streaming').getByTestId('message-text').textContent()).trim();
     await page.reload();
     const restored = page.getByTestId('message-assistant').last();
@@ -288,7 +288,7 @@ describe('conversations (scripted model)', () => {
     h.model.enqueue(reply.hanging('Words that arrive for a while. '.repeat(10), { pieces: 40, delayMs: 100 }));
     await send(a, 'Keep going');
     await b.getByTestId('message-remote').waitFor({ timeout: 10_000 });
-    await a.waitForTimeout(1500);
+    await checkpointed(a, 20);
     await a.close();
     // No heartbeat any more: within ~10 s tab B treats it as an interrupted answer.
     await b.getByTestId('message-incomplete').waitFor({ timeout: 20_000 });
@@ -447,7 +447,9 @@ describe('conversations (scripted model)', () => {
     await page.getByTestId('new-session').click();
     await page.getByTestId('session-item').first().locator('.session-title').click();
     await page.getByText('Only one answer.').waitFor({ timeout: 20_000 });
-    await page.waitForTimeout(300);
+    // The turn is over (the answer is saved, its live view gone).
+    await page.getByTestId('message-streaming').waitFor({ state: 'detached', timeout: 20_000 });
+    await page.getByTestId('regenerate').waitFor({ timeout: 20_000 });
     assert.equal(h.model.requests.length - before, 1, 'one request');
     assert.equal(await page.getByTestId('message-user').count(), 1, 'one user message');
     assert.equal(await page.getByTestId('message-assistant').count(), 1, 'one answer on screen');
@@ -462,8 +464,11 @@ describe('conversations (scripted model)', () => {
     await send(page, 'Long please');
     await page.getByText('Paragraph 59 of a long answer.').waitFor({ timeout: 20_000 });
     await page.getByTestId('regenerate').waitFor();
-    await page.waitForTimeout(200);
-    assert.ok((await gap()) < 60, `followed to the end (gap ${await gap()})`);
+    // Scrolled at the next frame.
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid="messages"]');
+      return el.scrollHeight - el.scrollTop - el.clientHeight < 60;
+    }, null, { timeout: 10_000 }).catch(async () => assert.fail(`followed to the end (gap ${await gap()})`));
 
     h.model.enqueue(reply.text(long, { pieces: 30, delayMs: 60 }));
     await page.getByTestId('regenerate').click();
@@ -607,14 +612,16 @@ describe('conversations (scripted model)', () => {
     const page = await context.newPage();
     await openApp(page, h.app.url);
     const sidebarVisible = () => page.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right > 0);
+    // Until the sidebar has slid in (`true`) or out (polled, not by frame:
+    // see below).
+    const sidebarComes = (p, shown) => p.waitForFunction((shown) => document.querySelector('[data-testid="sidebar"]').getBoundingClientRect().right > 0 === shown
+      && document.querySelector('[data-testid="sidebar"]').getAnimations().length === 0, shown, { polling: 50, timeout: 10_000 });
     assert.equal(await sidebarVisible(), false, 'collapsed by default under 768 px');
     await page.getByTestId('toggle-sidebar').click();
-    await page.waitForTimeout(300);
-    assert.equal(await sidebarVisible(), true);
+    await sidebarComes(page, true);
     assert.equal(await page.getByTestId('sidebar-backdrop').isVisible(), true);
     await page.getByTestId('sidebar-backdrop').click({ position: { x: 380, y: 400 } });
-    await page.waitForTimeout(300);
-    assert.equal(await sidebarVisible(), false);
+    await sidebarComes(page, false);
 
     // Widened, the page has room for the rail and drops the backdrop: read
     // from the page, not clicked (a click waits for frames, and a headless
@@ -633,16 +640,13 @@ describe('conversations (scripted model)', () => {
     const wideSidebarVisible = () => widePage.getByTestId('sidebar').evaluate((el) => el.getBoundingClientRect().right > 0);
     assert.equal(await wideSidebarVisible(), true, 'open by default from 768 px');
     await widePage.getByTestId('collapse-sidebar').click();
-    await widePage.waitForTimeout(300);
-    assert.equal(await wideSidebarVisible(), false);
+    await sidebarComes(widePage, false);
     await widePage.getByTestId('toggle-sidebar').click();
-    await widePage.waitForTimeout(300);
-    assert.equal(await wideSidebarVisible(), true);
+    await sidebarComes(widePage, true);
     await widePage.getByTestId('collapse-sidebar').click();
     await widePage.reload();
     await widePage.getByTestId('composer-input').waitFor();
-    await widePage.waitForTimeout(300);
-    assert.equal(await wideSidebarVisible(), false);
+    await sidebarComes(widePage, false);
     assert.equal(await widePage.evaluate(() => localStorage.getItem('air-agent-sidebar-collapsed')), 'true');
     await wide.close();
   });

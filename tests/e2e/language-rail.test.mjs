@@ -5,7 +5,7 @@
 // what the sidebar's and the top bar's do. Scripted model.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configure, openApp, scriptedHarness, send } from './support.mjs';
+import { configure, openApp, scriptedHarness, send, settled } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const ZH = { creator: '有什么可以帮你？', suggestion: '用两句话解释彩虹是怎么形成的。', newChat: '+ 新对话' };
@@ -113,7 +113,7 @@ describe('language from the browser, and the sidebar rail (scripted model)', () 
     });
     await page.getByTestId('open-settings').click();
     await drawer.waitFor();
-    await page.waitForTimeout(300);
+    await settled(page);
     const drawerBox = await drawer.boundingBox();
     assert.ok(drawerBox && drawerBox.y === 0 && drawerBox.height === 800, JSON.stringify(drawerBox));
     assert.deepEqual(await onTop(), { inDrawer: true, overSidebar: 'drawer-backdrop' });
@@ -123,7 +123,7 @@ describe('language from the browser, and the sidebar rail (scripted model)', () 
     await page.getByTestId('collapse-sidebar').click();
     const rail = page.getByTestId('sidebar-rail');
     await rail.waitFor();
-    await page.waitForTimeout(300);
+    await settled(page);
     assert.equal(await sidebarVisible(page), false);
     // A narrow column at the left, the conversation beside it.
     const box = await rail.boundingBox();
@@ -141,7 +141,7 @@ describe('language from the browser, and the sidebar rail (scripted model)', () 
     // Settings opens Settings; Esc closes it, the rail stays.
     await page.getByTestId('rail-settings').click();
     await page.getByTestId('settings').waitFor();
-    await page.waitForTimeout(300);
+    await settled(page);
     assert.deepEqual(await drawer.boundingBox(), drawerBox, 'the same drawer with the sidebar folded');
     assert.deepEqual(await onTop(), { inDrawer: true, overSidebar: 'drawer-backdrop' });
     await page.keyboard.press('Escape');
@@ -161,7 +161,7 @@ describe('language from the browser, and the sidebar rail (scripted model)', () 
     // finds the conversation.
     await page.getByTestId('rail-search').click();
     await page.getByTestId('sidebar-rail').waitFor({ state: 'detached' });
-    await page.waitForTimeout(300);
+    await settled(page);
     assert.equal(await sidebarVisible(page), true);
     assert.equal(await page.evaluate(() => document.activeElement?.dataset?.testid), 'session-search');
     await page.keyboard.type('lighthouse');
@@ -174,7 +174,7 @@ describe('language from the browser, and the sidebar rail (scripted model)', () 
 
   test('a narrow screen keeps no rail: the sidebar folds away whole', async () => {
     const { context, page, errors } = await open('en-US', { viewport: { width: 400, height: 800 } });
-    await page.waitForTimeout(300);
+    await settled(page);
     assert.equal(await sidebarVisible(page), false, 'folded by default under 768 px');
     assert.equal(await page.getByTestId('sidebar-rail').isVisible(), false);
     const main = await page.locator('main.main').boundingBox();

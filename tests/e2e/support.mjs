@@ -215,6 +215,39 @@ export async function addMcpServer(page, name, url, { trustHints = true } = {}) 
   await page.getByTestId('mcp-save').click();
 }
 
+/**
+ * Waits until the store holds the answer streaming now, checkpointed with
+ * more than `least` characters (a page closed from then on keeps them).
+ */
+export async function checkpointed(page, least, timeout = 60_000) {
+  const stored = () => page.evaluate((least) => new Promise((ok) => {
+    const open = indexedDB.open('air-agent-db');
+    open.onerror = () => ok(false);
+    open.onsuccess = () => {
+      const r = open.result.transaction(['messages']).objectStore('messages').getAll();
+      r.onerror = () => { open.result.close(); ok(false); };
+      r.onsuccess = () => {
+        open.result.close();
+        const last = r.result.filter((m) => m.role === 'assistant').sort((a, b) => b.seq - a.seq)[0];
+        ok(Boolean(last?.incomplete && (last.content ?? '').trim().length > least));
+      };
+    };
+  }), least);
+  for (const until = Date.now() + timeout; !(await stored());) {
+    if (Date.now() > until) throw new Error(`no checkpoint of more than ${least} characters within ${timeout} ms`);
+    await page.waitForTimeout(100);
+  }
+}
+
+/**
+ * Waits until no CSS transition runs in the page (a drawer or the sidebar
+ * has finished sliding). Polled, not by frame: a headless page resized by
+ * a test has been seen to stop painting frames.
+ */
+export async function settled(page) {
+  await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition)), null, { polling: 50, timeout: 10_000 });
+}
+
 export async function send(page, text) {
   await page.getByTestId('composer-input').fill(text);
   await page.getByTestId('composer-input').press('Enter');

@@ -108,7 +108,8 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
         // To the other alternative, whichever way it is.
         const next = page.getByTestId('branch-next').first();
         await ((await next.isEnabled()) ? next : page.getByTestId('branch-prev').first()).click();
-        await page.waitForTimeout(300);
+        // Until the other alternative is shown.
+        await page.waitForFunction((was) => document.querySelector('.messages').textContent !== was, text, { timeout: 20_000 });
       }
       assert.deepEqual([...seen].sort(), ['a', 'b'], 'both answers are there');
     }
