@@ -10,8 +10,14 @@
 //! Every record then travels as one document whose id is an HMAC of its
 //! kind and local id ([`wire_id`]: no title, no name, nothing guessable)
 //! and whose body ([`Body`]) is sealed with AES-GCM, bound to that id (so
-//! the server cannot move a body to another document). Without a
-//! passphrase the body is plain JSON, and the ids are still opaque.
+//! the server cannot move a body to another document). A deletion is
+//! sealed the same way (its kind and local id, bound to its document id),
+//! and every revision is named by an HMAC of its document, kind, parent,
+//! deletion and content ([`rev_hash`]), its ancestry marked too
+//! ([`ancestry_mark`]): whoever can write to the database but has no key
+//! can neither delete, nor move, nor revert a record. Without a passphrase
+//! the body is plain JSON, and the ids are still opaque, but the key is
+//! the salt the configuration holds in the clear: no integrity then.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -25,13 +31,22 @@ use crate::crypto::{Crypto, CryptoError, Keys, hex};
 pub const CONFIG_ID: &str = "air-sync-config";
 /// Its `format`.
 pub const FORMAT: &str = "air-sync";
-/// The envelope's version this code writes and reads.
-pub const VERSION: u32 = 1;
+/// The envelope's version this code writes and reads. Version 1 named
+/// revisions without their document and left deletions unsealed (anyone
+/// who could write to the database could delete any record): a database
+/// of that version is refused ([`EnvelopeError::Older`]).
+pub const VERSION: u32 = 2;
 /// What the key check seals.
 pub const CHECK_TEXT: &[u8] = b"air-sync key check v1";
 /// PBKDF2's iterations for a new database (OWASP's 2023 figure for
 /// PBKDF2-HMAC-SHA-256).
 pub const ITERATIONS: u32 = 600_000;
+/// The fewest and the most PBKDF2 iterations a configuration may ask for:
+/// the count is read from the server, and a huge one would hang the device.
+/// (A lowered one cannot be slipped in: the key check opens only under the
+/// key the passphrase gives at the database's own cost.)
+pub const MIN_ITERATIONS: u32 = 1_000;
+pub const MAX_ITERATIONS: u32 = 5_000_000;
 /// Bytes of a salt.
 pub const SALT_LEN: usize = 16;
 
@@ -41,10 +56,14 @@ pub enum EnvelopeError {
     WrongPassphrase,
     #[error("this sync database is encrypted: enter its passphrase")]
     PassphraseNeeded,
-    #[error("this sync database is not encrypted, but a passphrase was given: leave it empty, or use a new database")]
+    #[error("this sync database is not encrypted, but a passphrase was given: nothing was sent. If it was encrypted before, its configuration was replaced on the server; to sync encrypted, use a new, empty database")]
     NotEncrypted,
     #[error("this sync database was set up by a newer version of the app (format {0})")]
     Newer(u32),
+    #[error("this sync database was set up by an older version of the app (format {0}), whose records anyone able to write to it could delete: sync with a new, empty database (this device sends everything it has there); nothing was changed")]
+    Older(u32),
+    #[error("this sync database asks for {0} key derivation rounds, outside {MIN_ITERATIONS}..={MAX_ITERATIONS}: its configuration is not one this app wrote; nothing was changed")]
+    Cost(u32),
     #[error("not a sync database of this app ({0})")]
     Foreign(String),
     #[error("a synced document could not be read: {0}")]
@@ -88,6 +107,9 @@ fn passphrase_of(p: Option<&str>) -> Option<&str> {
 /// A new database's configuration and keys: encrypted when a passphrase
 /// is given.
 pub async fn new_config<C: Crypto>(crypto: &C, passphrase: Option<&str>, iterations: u32) -> Result<(Config, C::Keys), EnvelopeError> {
+    if !(MIN_ITERATIONS..=MAX_ITERATIONS).contains(&iterations) {
+        return Err(EnvelopeError::Cost(iterations));
+    }
     let salt = crypto.random(SALT_LEN);
     let Some(pass) = passphrase_of(passphrase) else {
         let keys = crypto.id_only(&salt).await?;
@@ -110,6 +132,9 @@ pub fn read_config(doc: &Value) -> Result<Config, EnvelopeError> {
     if config.v > VERSION {
         return Err(EnvelopeError::Newer(config.v));
     }
+    if config.v < VERSION {
+        return Err(EnvelopeError::Older(config.v));
+    }
     Ok(config)
 }
 
@@ -130,6 +155,9 @@ pub async fn unlock<C: Crypto>(crypto: &C, config: &Config, passphrase: Option<&
             if kdf.alg != "PBKDF2-SHA256" {
                 return Err(EnvelopeError::Malformed(format!("unknown key derivation {}", kdf.alg)));
             }
+            if !(MIN_ITERATIONS..=MAX_ITERATIONS).contains(&kdf.iter) {
+                return Err(EnvelopeError::Cost(kdf.iter));
+            }
             let keys = crypto.from_passphrase(pass, &base64("salt", Some(&kdf.salt))?, kdf.iter).await?;
             match keys.open(CONFIG_ID.as_bytes(), &base64("check", config.check.as_ref())?).await {
                 Ok(text) if text == CHECK_TEXT => Ok(keys),
@@ -139,7 +167,7 @@ pub async fn unlock<C: Crypto>(crypto: &C, config: &Config, passphrase: Option<&
     }
 }
 
-/// A record as it travels.
+/// A record as it travels (a deletion too: its `v` is `null`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Body {
     /// Its kind (`session`, `message`, …).
@@ -165,12 +193,42 @@ pub async fn wire_id<K: Keys>(keys: &K, kind: &str, id: &str) -> Result<String, 
 }
 
 /// The hash part of a revision of a record (32 hex digits): an HMAC of
-/// its parent revision, whether it is deleted and its content, so two
-/// devices making the same change make the same revision, and the server
-/// cannot tell equal contents apart from the revision ids.
-pub async fn rev_hash<K: Keys>(keys: &K, parent: Option<&str>, deleted: bool, v: &Value) -> Result<String, EnvelopeError> {
-    let text = format!("rev\0{}\0{}\0{}", parent.unwrap_or(""), u8::from(deleted), canonical(v));
+/// its document id (`wire`), its kind, its parent revision, whether it is
+/// deleted and its content, so two devices making the same change make the
+/// same revision, the server cannot tell equal contents apart from the
+/// revision ids, and no revision (a deletion least of all) means anything
+/// in another document.
+pub async fn rev_hash<K: Keys>(keys: &K, wire: &str, kind: &str, parent: Option<&str>, deleted: bool, v: &Value) -> Result<String, EnvelopeError> {
+    let text = format!("rev2\0{wire}\0{kind}\0{}\0{}\0{}", parent.unwrap_or(""), u8::from(deleted), canonical(v));
     Ok(hex(&keys.mac(text.as_bytes()).await?[..16]))
+}
+
+/// The field of a document that marks its ancestry ([`ancestry_mark`]).
+pub const ANCESTRY: &str = "anc";
+
+/// What a device says of the ancestry it sends with a revision of
+/// document `wire` (`start` and `ids`, as in `_revisions`): how many ids
+/// it vouches for, and an HMAC of them. A revision's hash names only its
+/// parent; this names the rest, so a writer without the key cannot graft
+/// a revision onto another branch (hiding a version, or making a
+/// deletion the winner). A server that knows more of the history sends a
+/// longer list: only the ids vouched for are taken.
+pub async fn ancestry_mark<K: Keys>(keys: &K, wire: &str, start: u64, ids: &[String]) -> Result<Value, EnvelopeError> {
+    let text = format!("anc\0{wire}\0{start}\0{}", ids.join(","));
+    Ok(json!({"n": ids.len(), "h": hex(&keys.mac(text.as_bytes()).await?[..16])}))
+}
+
+/// How many ids of `ids` (from `start`) document `doc` vouches for, checked
+/// against its [`ANCESTRY`] mark.
+pub async fn vouched<K: Keys>(keys: &K, doc: &Value, start: u64, ids: &[String]) -> Result<usize, EnvelopeError> {
+    let id = doc.get("_id").and_then(Value::as_str).unwrap_or_default();
+    let bad = || EnvelopeError::Malformed(format!("{id}: its ancestry is not the one a device of this database sent"));
+    let mark = doc.get(ANCESTRY).ok_or_else(bad)?;
+    let n = mark.get("n").and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok()).filter(|n| (1..=ids.len()).contains(n)).ok_or_else(bad)?;
+    if ancestry_mark(keys, id, start, &ids[..n]).await?.get("h") != mark.get("h") {
+        return Err(bad());
+    }
+    Ok(n)
 }
 
 /// `v` as text that means the same on every device and server: keys
@@ -211,13 +269,10 @@ pub async fn seal<K: Keys>(keys: &K, body: &Body) -> Result<Map<String, Value>, 
     Ok(doc)
 }
 
-/// The record in document `doc` (`None` for a tombstone), checked to
+/// The record in document `doc` (a deletion's `v` is `null`), checked to
 /// belong under the document's id.
-pub async fn open<K: Keys>(keys: &K, doc: &Value) -> Result<Option<Body>, EnvelopeError> {
+pub async fn open<K: Keys>(keys: &K, doc: &Value) -> Result<Body, EnvelopeError> {
     let id = doc.get("_id").and_then(Value::as_str).ok_or_else(|| EnvelopeError::Malformed("a document without an _id".into()))?;
-    if doc.get("_deleted").and_then(Value::as_bool) == Some(true) {
-        return Ok(None);
-    }
     let mut body: Body = if keys.seals() {
         let e = doc.get("e").and_then(Value::as_str).ok_or_else(|| EnvelopeError::Malformed(format!("{id} is not encrypted")))?;
         let sealed = B64.decode(e).map_err(|e| EnvelopeError::Malformed(format!("{id}: {e}")))?;
@@ -230,7 +285,7 @@ pub async fn open<K: Keys>(keys: &K, doc: &Value) -> Result<Option<Body>, Envelo
         return Err(EnvelopeError::Malformed(format!("{id} holds another record")));
     }
     join(keys, doc, &mut body).await?;
-    Ok(Some(body))
+    Ok(body)
 }
 
 // Large fields as attachments. A document body is limited (CouchDB's

@@ -24,7 +24,7 @@ fn a_second_device_opens_the_database_with_the_passphrase_and_only_with_it() {
     let joined = run(unlock(&other, &read, Some("correct horse"))).unwrap();
     // The same keys: what one seals the other opens, and ids agree.
     let doc = run(seal(&keys, &body())).unwrap();
-    assert_eq!(run(open(&joined, &Value::Object(doc))).unwrap(), Some(body()));
+    assert_eq!(run(open(&joined, &Value::Object(doc))).unwrap(), body());
     assert_eq!(run(wire_id(&keys, "session", "s-1")).unwrap(), run(wire_id(&joined, "session", "s-1")).unwrap());
     // A wrong or missing passphrase is said before anything else.
     assert_eq!(run(unlock(&other, &read, Some("wrong horse"))).err(), Some(EnvelopeError::WrongPassphrase));
@@ -47,7 +47,7 @@ fn the_server_holds_no_readable_text_and_no_telling_id() {
     // Sealing again gives other bytes (a fresh nonce), opening the same.
     let again = Value::Object(run(seal(&keys, &body())).unwrap());
     assert_ne!(again["e"], doc["e"]);
-    assert_eq!(run(open(&keys, &again)).unwrap(), Some(body()));
+    assert_eq!(run(open(&keys, &again)).unwrap(), body());
 }
 
 #[test]
@@ -69,8 +69,15 @@ fn a_body_changed_or_moved_on_the_server_is_refused() {
     assert!(matches!(run(open(&keys, &changed)), Err(EnvelopeError::Malformed(_))));
     assert!(matches!(run(open(&keys, &json!({"_id": "x"}))), Err(EnvelopeError::Malformed(m)) if m == "x is not encrypted"));
     assert!(matches!(run(open(&keys, &json!({"e": "x"}))), Err(EnvelopeError::Malformed(_))));
-    // A tombstone has no body.
-    assert_eq!(run(open(&keys, &json!({"_id": "x", "_deleted": true}))).unwrap(), None);
+    // A deletion is sealed like a body: a bare one, or another
+    // document's, is refused.
+    assert!(run(open(&keys, &json!({"_id": "x", "_deleted": true}))).is_err());
+    let gone = Body { v: Value::Null, ..body() };
+    let mut tomb = Value::Object(run(seal(&keys, &gone)).unwrap());
+    tomb["_deleted"] = json!(true);
+    assert_eq!(run(open(&keys, &tomb)).unwrap(), gone);
+    tomb["_id"] = moved["_id"].clone();
+    assert_eq!(run(open(&keys, &tomb)).err(), Some(EnvelopeError::Crypto(CryptoError::Open)));
 }
 
 #[test]
@@ -81,7 +88,7 @@ fn without_a_passphrase_bodies_are_plain_and_ids_still_opaque() {
     assert_eq!(doc["v"]["title"], "Trip to Kyoto");
     assert!(!doc["_id"].as_str().unwrap().contains("s-1"));
     let joined = run(unlock(&SoftCrypto::default(), &read_config(&serde_json::to_value(&config).unwrap()).unwrap(), None)).unwrap();
-    assert_eq!(run(open(&joined, &doc)).unwrap(), Some(body()));
+    assert_eq!(run(open(&joined, &doc)).unwrap(), body());
     // A passphrase for a database that has none is refused, not ignored.
     assert_eq!(run(unlock(&SoftCrypto::default(), &config, Some("pass"))).err(), Some(EnvelopeError::NotEncrypted));
     // A plain body under another record's id is refused too.
@@ -93,27 +100,78 @@ fn without_a_passphrase_bodies_are_plain_and_ids_still_opaque() {
 #[test]
 fn another_apps_or_a_newer_configuration_is_told_apart() {
     assert!(matches!(read_config(&json!({"hello": 1})), Err(EnvelopeError::Foreign(_))));
-    assert_eq!(read_config(&json!({"format": "air-sync", "v": 2, "encrypted": false})).err(), Some(EnvelopeError::Newer(2)));
+    assert_eq!(read_config(&json!({"format": "air-sync", "v": 3, "encrypted": false})).err(), Some(EnvelopeError::Newer(3)));
     assert!(matches!(read_config(&json!({"format": "air-sync", "v": "one"})), Err(EnvelopeError::Malformed(_))));
-    let broken = Config { format: FORMAT.into(), v: 1, encrypted: true, kdf: None, id_salt: None, check: None };
+    let broken = Config { format: FORMAT.into(), v: VERSION, encrypted: true, kdf: None, id_salt: None, check: None };
     assert!(matches!(run(unlock(&SoftCrypto::default(), &broken, Some("p"))), Err(EnvelopeError::Malformed(m)) if m.contains("no kdf")));
 }
 
 #[test]
-fn revisions_follow_content_parent_and_deletion_only() {
+fn revisions_follow_document_kind_content_parent_and_deletion_only() {
     let (_, keys) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), ITER)).unwrap();
     let v = json!({"b": 1, "a": [1, 2]});
-    let h = run(rev_hash(&keys, None, false, &v)).unwrap();
+    let hash = |wire: &str, kind: &str, parent: Option<&str>, deleted: bool, v: &Value| run(rev_hash(&keys, wire, kind, parent, deleted, v)).unwrap();
+    let h = hash("d1", "session", None, false, &v);
     assert_eq!(h.len(), 32);
-    // Key order does not matter; content, parent and deletion do.
-    assert_eq!(run(rev_hash(&keys, None, false, &json!({"a": [1, 2], "b": 1}))).unwrap(), h);
-    assert_eq!(run(rev_hash(&keys, None, false, &json!({"a": [1.0, 2.0], "b": 1.0}))).unwrap(), h, "1 and 1.0 are one number");
-    assert_ne!(run(rev_hash(&keys, None, false, &json!({"a": [2, 1], "b": 1}))).unwrap(), h);
-    assert_ne!(run(rev_hash(&keys, Some("1-abc"), false, &v)).unwrap(), h);
-    assert_ne!(run(rev_hash(&keys, None, true, &v)).unwrap(), h);
+    // Key order does not matter; content, parent, deletion, document and kind do.
+    assert_eq!(hash("d1", "session", None, false, &json!({"a": [1, 2], "b": 1})), h);
+    assert_eq!(hash("d1", "session", None, false, &json!({"a": [1.0, 2.0], "b": 1.0})), h, "1 and 1.0 are one number");
+    assert_ne!(hash("d1", "session", None, false, &json!({"a": [2, 1], "b": 1})), h);
+    assert_ne!(hash("d1", "session", Some("1-abc"), false, &v), h);
+    assert_ne!(hash("d1", "session", None, true, &v), h);
+    assert_ne!(hash("d1", "message", None, false, &v), h);
+    // The same deletion in another document is another revision.
+    assert_ne!(hash("d2", "session", Some("1-abc"), true, &Value::Null), hash("d1", "session", Some("1-abc"), true, &Value::Null));
     // Another database's keys make other revisions of the same content.
     let (_, other) = run(new_config(&SoftCrypto::seeded(2), Some("pass"), ITER)).unwrap();
-    assert_ne!(run(rev_hash(&other, None, false, &v)).unwrap(), h);
+    assert_ne!(run(rev_hash(&other, "d1", "session", None, false, &v)).unwrap(), h);
+}
+
+#[test]
+fn an_ancestry_counts_only_as_far_as_a_device_vouched_for_it() {
+    let (_, keys) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), ITER)).unwrap();
+    let ids: Vec<String> = ["c", "b", "a"].map(String::from).into();
+    let mut doc = json!({"_id": "d1"});
+    doc[ANCESTRY] = run(ancestry_mark(&keys, "d1", 3, &ids[..2])).unwrap();
+    // What was vouched for, and a longer history a server knows: the first two.
+    assert_eq!(run(vouched(&keys, &doc, 3, &ids[..2])).unwrap(), 2);
+    assert_eq!(run(vouched(&keys, &doc, 3, &ids)).unwrap(), 2);
+    // Another parent, a shorter list, another start, another document, no mark: refused.
+    let forged: Vec<String> = ["c", "x", "a"].map(String::from).into();
+    assert!(run(vouched(&keys, &doc, 3, &forged)).is_err());
+    assert!(run(vouched(&keys, &doc, 3, &ids[..1])).is_err());
+    assert!(run(vouched(&keys, &doc, 4, &ids)).is_err());
+    let mut moved = doc.clone();
+    moved["_id"] = json!("d2");
+    assert!(run(vouched(&keys, &moved, 3, &ids)).is_err());
+    assert!(run(vouched(&keys, &json!({"_id": "d1"}), 3, &ids)).is_err());
+}
+
+#[test]
+fn a_key_derivation_cost_out_of_bounds_is_refused_before_it_runs() {
+    let (mut config, _) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), ITER)).unwrap();
+    for iter in [0, MIN_ITERATIONS - 1, MAX_ITERATIONS + 1, u32::MAX] {
+        if let Some(k) = config.kdf.as_mut() {
+            k.iter = iter;
+        }
+        assert_eq!(run(unlock(&SoftCrypto::default(), &config, Some("pass"))).err(), Some(EnvelopeError::Cost(iter)));
+        assert_eq!(run(new_config(&SoftCrypto::default(), Some("pass"), iter)).err(), Some(EnvelopeError::Cost(iter)));
+    }
+    assert!(EnvelopeError::Cost(u32::MAX).to_string().contains("nothing was changed"));
+}
+
+#[test]
+fn an_older_database_is_refused_and_a_plain_one_met_with_a_passphrase_is_not_advised_away() {
+    let (config, _) = run(new_config(&SoftCrypto::seeded(1), None, ITER)).unwrap();
+    let mut old = serde_json::to_value(&config).unwrap();
+    old["v"] = json!(1);
+    let err = read_config(&old).unwrap_err();
+    assert_eq!(err, EnvelopeError::Older(1));
+    assert!(err.to_string().contains("new, empty database"), "{err}");
+    // A device that had a passphrase meets a configuration swapped for a plain one.
+    let said = run(unlock(&SoftCrypto::default(), &config, Some("pass"))).unwrap_err().to_string();
+    assert!(!said.contains("leave it empty") && !said.contains("leave the passphrase"), "emptying the passphrase would send plain text: {said}");
+    assert!(said.contains("nothing was sent"), "{said}");
 }
 
 /// RFC 6070-style check that the derivation is PBKDF2-HMAC-SHA-256 then
@@ -160,7 +218,7 @@ fn a_large_field_travels_as_a_sealed_attachment_bound_to_its_document() {
         if pass.is_some() {
             assert!(!Value::Object(doc.clone()).to_string().contains("QUJDQUJD"), "sealed");
         }
-        assert_eq!(run(open(&keys, &Value::Object(doc.clone()))).unwrap(), Some(file(&big)), "back whole");
+        assert_eq!(run(open(&keys, &Value::Object(doc.clone()))).unwrap(), file(&big), "back whole");
         // Another document's attachment (or an older one) is refused.
         let other = Value::Object(run(seal(&keys, &file(&"WFla".repeat(INLINE_MAX / 2)))).unwrap());
         let mut swapped = Value::Object(doc.clone());

@@ -83,7 +83,8 @@ impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
     /// `parent` (the winner, if any).
     pub(crate) async fn grow(&self, en: &mut RevEntry, parent: Option<Rev>, v: Option<&Value>) -> Result<Rev, Error> {
         let deleted = v.is_none();
-        let hash = envelope::rev_hash(self.keys, parent.as_ref().map(Rev::to_string).as_deref(), deleted, v.unwrap_or(&Value::Null)).await.map_err(sealed)?;
+        let parent_text = parent.as_ref().map(Rev::to_string);
+        let hash = envelope::rev_hash(self.keys, &en.wire, &en.kind, parent_text.as_deref(), deleted, v.unwrap_or(&Value::Null)).await.map_err(sealed)?;
         let rev = Rev::new_child(parent.as_ref(), hash);
         let mut ids = vec![rev.hash.clone()];
         if let Some(p) = parent.as_ref().and_then(|p| en.tree.revisions(p)) {
@@ -162,24 +163,25 @@ impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
 
     /// Revision `rev` of `en` as a sealed document, if its content is
     /// here: the winner's is the record's (unless it was edited since: that
-    /// edit goes in a later change), another leaf's is kept in the entry.
+    /// edit goes in a later change), another leaf's is kept in the entry; a
+    /// deletion is sealed too (its kind and id), so it counts only in its
+    /// own document.
     async fn document(&self, en: &RevEntry, rev: &Rev, deleted: bool, current: Option<&Value>, hash: &str) -> Result<Option<Value>, Error> {
         let revisions = en.tree.revisions(rev).ok_or_else(|| Error::Invalid(format!("{rev} is not in its tree")))?;
-        let mut doc = serde_json::Map::new();
+        let winner = en.tree.winner().is_some_and(|w| &w.rev == rev);
+        let body = match (deleted, winner, current) {
+            (true, ..) => Body { k: en.kind.clone(), id: en.id.clone(), v: Value::Null, at: 0.0, dev: String::new() },
+            (false, true, Some(v)) if hash == en.hash => Body { k: en.kind.clone(), id: en.id.clone(), v: v.clone(), at: en.at, dev: en.dev.clone() },
+            _ => match en.leaves.get(&rev.to_string()) {
+                Some(l) => Body { k: en.kind.clone(), id: en.id.clone(), v: l.v.clone(), at: l.at, dev: l.dev.clone() },
+                None => return Ok(None),
+            },
+        };
+        let mut doc = envelope::seal(self.keys, &body).await.map_err(sealed)?;
         if deleted {
-            doc.insert("_id".into(), Value::String(en.wire.clone()));
             doc.insert("_deleted".into(), Value::Bool(true));
-        } else {
-            let winner = en.tree.winner().is_some_and(|w| &w.rev == rev);
-            let body = match (winner, current) {
-                (true, Some(v)) if hash == en.hash => Body { k: en.kind.clone(), id: en.id.clone(), v: v.clone(), at: en.at, dev: en.dev.clone() },
-                _ => match en.leaves.get(&rev.to_string()) {
-                    Some(l) => Body { k: en.kind.clone(), id: en.id.clone(), v: l.v.clone(), at: l.at, dev: l.dev.clone() },
-                    None => return Ok(None),
-                },
-            };
-            doc = envelope::seal(self.keys, &body).await.map_err(sealed)?;
         }
+        doc.insert(envelope::ANCESTRY.into(), envelope::ancestry_mark(self.keys, &en.wire, revisions.start, &revisions.ids).await.map_err(sealed)?);
         doc.insert("_rev".into(), Value::String(rev.to_string()));
         doc.insert("_revisions".into(), serde_json::to_value(revisions).map_err(|e| Error::Invalid(e.to_string()))?);
         Ok(Some(Value::Object(doc)))
@@ -265,9 +267,12 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
     }
 
     /// Every revision is checked before it counts: sealed with these keys
-    /// for its own document, and named by its content ([`envelope::rev_hash`]),
-    /// so neither the server nor anyone who can write to it can forge a
-    /// deletion or pass an old body off as a new revision. A document that
+    /// for its own document (a deletion too), named by its document, kind,
+    /// parent and content ([`envelope::rev_hash`]), and its ancestry the one
+    /// a device sent ([`envelope::vouched`]: only that much of it is
+    /// merged), so neither the server nor anyone who can write to it can
+    /// forge or move a deletion, graft a revision onto another branch, or
+    /// pass an old body off as a new revision. A document that
     /// fails is set aside and counted ([`StorePeer::refused`]); the rest
     /// go on, so one bad document never stops sync.
     async fn put_revs(&self, docs: Vec<Value>) -> Result<(), Error> {
@@ -317,17 +322,23 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
         if meta.id == CONFIG_ID || meta.id.starts_with("_design/") {
             return Ok(None);
         }
-        let body = if meta.deleted { None } else { envelope::open(self.keys, doc).await.map_err(sealed)? };
+        let mut meta = meta;
+        let body = envelope::open(self.keys, doc).await.map_err(sealed)?;
+        if meta.deleted != body.v.is_null() {
+            return Err(Error::Malformed(format!("{}: revision {} is a deletion with content, or content without any", meta.id, meta.rev)));
+        }
+        let n = envelope::vouched(self.keys, doc, meta.revisions.start, &meta.revisions.ids).await.map_err(sealed)?;
+        meta.revisions.ids.truncate(n);
         let parent = meta.revisions.ids.get(1).map(|h| format!("{}-{h}", meta.rev.pos - 1));
         if meta.rev.pos > 1 && parent.is_none() {
             return Err(Error::Malformed(format!("{}: revision {} without its parent", meta.id, meta.rev)));
         }
-        let v = body.as_ref().map_or(Value::Null, |b| b.v.clone());
-        let expected = envelope::rev_hash(self.keys, parent.as_deref(), meta.deleted, &v).await.map_err(sealed)?;
+        let expected = envelope::rev_hash(self.keys, &meta.id, &body.k, parent.as_deref(), meta.deleted, &body.v).await.map_err(sealed)?;
         if expected != meta.rev.hash {
             return Err(Error::Malformed(format!("{}: revision {} was not made by a device of this database", meta.id, meta.rev)));
         }
-        Ok(Some((meta, body)))
+        let deleted = meta.deleted;
+        Ok(Some((meta, (!deleted).then_some(body))))
     }
 }
 

@@ -316,3 +316,85 @@ fn a_deletion_or_an_edit_the_devices_did_not_make_is_refused() {
     b.sync(&server);
     assert_eq!(b.text("message", "m3").as_deref(), Some("new"));
 }
+
+/// Leaf `deleted` (a deletion, or not) of document `wire` on `server`, in
+/// full with its ancestry, as a writer to the database reads it.
+fn leaf_doc(server: &MemoryPeer, wire: &str, deleted: bool) -> Value {
+    let (_, leaves) = server.contents().remove(wire).unwrap();
+    leaves.into_iter().find(|d| d.get("_deleted").is_some() == deleted).unwrap()
+}
+
+#[test]
+fn a_deletion_moved_to_another_document_or_grafted_onto_it_is_refused_and_counted() {
+    let (server, a, b) = setup();
+    // Two messages alike, and one that lives on.
+    a.records.put("message", "m1", json!({"text": "ok"}));
+    a.records.put("message", "m2", json!({"text": "ok"}));
+    a.records.put("message", "m3", json!({"text": "keep me"}));
+    a.records.put("message", "m5", json!({"text": "another's words"}));
+    a.sync(&server);
+    b.sync(&server);
+    // A message written, edited, then deleted: a deletion three revisions deep.
+    a.records.put("message", "m4", json!({"text": "draft"}));
+    a.sync(&server);
+    a.records.put("message", "m4", json!({"text": "draft 2"}));
+    a.sync(&server);
+    a.records.delete("message", "m4");
+    a.records.delete("message", "m1");
+    a.sync(&server);
+    let wire = |id: &str| entry(&a, "message", id).wire;
+    // Someone who can write to the database replays m1's deletion in m2 (the
+    // same parent: the same content) ...
+    let mut replayed = leaf_doc(&server, &wire("m1"), true);
+    replayed["_id"] = json!(wire("m2"));
+    // ... grafts m4's deletion onto m3, its invented ancestry running through m3's revision ...
+    let mut grafted = leaf_doc(&server, &wire("m4"), true);
+    let m3 = server.tree(&wire("m3")).and_then(|t| t.winner()).unwrap().rev;
+    grafted["_id"] = json!(wire("m3"));
+    grafted["_revisions"]["ids"][2] = json!(m3.hash);
+    // ... and posts m5's text as a revision of m3.
+    let mut moved = leaf_doc(&server, &wire("m5"), false);
+    moved["_id"] = json!(wire("m3"));
+    run(server.put_revs(vec![replayed, grafted, moved])).unwrap();
+    let peer = b.peer();
+    run(replicate(&server, &peer, &Options::default())).unwrap();
+    assert_eq!(peer.refused(), 3, "each set aside, and counted");
+    assert_eq!(b.text("message", "m2").as_deref(), Some("ok"));
+    assert_eq!(b.text("message", "m3").as_deref(), Some("keep me"));
+    // What the devices did themselves still comes.
+    assert_eq!(b.records.get("message", "m1"), None);
+    assert_eq!(b.records.get("message", "m4"), None);
+}
+
+#[test]
+fn a_revision_grafted_onto_another_branch_is_refused_so_no_version_is_hidden() {
+    let (server, a, b) = setup();
+    a.records.put("message", "m1", json!({"text": "Draft"}));
+    a.sync(&server);
+    b.sync(&server);
+    // The phone's version reaches the database; the laptop, never pulling,
+    // edits on three times.
+    b.records.put("message", "m1", json!({"text": "Draft, as the phone has it"}));
+    run(replicate(&b.peer(), &server, &Options::default())).unwrap();
+    let phone = entry(&b, "message", "m1").tree.winner().unwrap().rev;
+    for text in ["Draft, laptop 1", "Draft, laptop 2", "Draft, laptop 3"] {
+        a.records.put("message", "m1", json!({"text": text}));
+        run(replicate(&a.peer(), &server, &Options::default())).unwrap();
+    }
+    // A hostile copy of the database says the laptop's second edit was made
+    // on the phone's version: the phone's would no longer be a leaf.
+    let wire = entry(&a, "message", "m1").wire;
+    let (_, leaves) = server.contents().remove(&wire).unwrap();
+    let mut grafted = leaves.into_iter().find(|d| d["_rev"].as_str().is_some_and(|r| r.starts_with("4-"))).unwrap();
+    grafted["_revisions"]["ids"][2] = json!(phone.hash);
+    let hostile = MemoryPeer::new("hostile");
+    run(hostile.put_revs(vec![grafted])).unwrap();
+    let peer = b.peer();
+    run(replicate(&hostile, &peer, &Options::default())).unwrap();
+    assert_eq!(peer.refused(), 1);
+    assert_eq!(b.text("message", "m1").as_deref(), Some("Draft, as the phone has it"));
+    // From the honest database, both versions are kept.
+    b.sync(&server);
+    let texts: Vec<String> = b.records.all("message").values().filter_map(|v| v["text"].as_str().map(str::to_owned)).collect();
+    assert!(texts.contains(&"Draft, as the phone has it".to_owned()) && texts.contains(&"Draft, laptop 3".to_owned()), "{texts:?}");
+}
