@@ -99,8 +99,9 @@ pub(super) fn apply(state: AppState, u: Up) {
 fn apply_settings(state: AppState, u: Up) {
     match u {
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
-        // Another app's: its summary is told by the import's own part.
-        Up::Import(ImportOutcome::Done(done)) if done.from.is_some() => super::parts::tell_imported(state, done),
+        // Another app's, or with files left out: its summary is told by
+        // the import's own part.
+        Up::Import(ImportOutcome::Done(done)) if done.from.is_some() || !done.left_out.is_empty() => super::parts::tell_imported(state, done),
         Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
         Up::Log(list) => state.shell.event_log.set(list),
         Up::Sync(status) => state.shell.sync.set(Some(*status)),

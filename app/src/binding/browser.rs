@@ -116,7 +116,7 @@ impl Platform for Browser {
         let store = self.store();
         let state = self.state;
         Box::pin(async move {
-            let Some(store) = store else { return Ok(Ok(Imported { sessions: 0, messages: 0, from: None })) };
+            let Some(store) = store else { return Ok(Ok(Imported::default())) };
             let done = part(import_file(state, store.clone(), texts)).await;
             compact_soon(store, 0);
             done

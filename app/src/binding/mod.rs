@@ -179,7 +179,7 @@ pub fn import_chosen(state: AppState, event: leptos::ev::Event) {
     state.shell.import_result.set(Some(state.t().import_reading.to_owned()));
     spawn_local(async move {
         match browser::part(parts::read_exports(files)).await {
-            Ok(Ok(texts)) => dispatch(state, Command::Import(texts)),
+            Ok(Ok((texts, left_out))) => dispatch(state, Command::Import { texts, left_out }),
             Ok(Err(e)) => state.shell.import_result.set(Some(state.t().import_failed.replace("{e}", &e))),
             Err(air_workspace::Missing) => state.shell.import_result.set(Some(state.t().part_missing.to_owned())),
         }

@@ -143,10 +143,25 @@ pub(super) fn tell_imported(state: AppState, done: Imported) {
 #[super::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn import_summary(state: AppState, done: Imported) -> Result<String, super::lazy::Missing> {
     let t = state.tl();
-    let Some((source, summary)) = done.from else { return Ok(String::new()) };
-    if done.sessions == 0 && summary.conversations > 0 {
-        return Ok(t.import_nothing_new.replace("{a}", source.name()).replace("{n}", &summary.conversations.to_string()));
+    let mut text = match &done.from {
+        None => state.t().imported.replace("{s}", &done.sessions.to_string()).replace("{m}", &done.messages.to_string()),
+        Some((source, summary)) if done.sessions == 0 && summary.conversations > 0 => t.import_nothing_new.replace("{a}", source.name()).replace("{n}", &summary.conversations.to_string()),
+        Some((source, summary)) => from_app(t, &done, *source, summary),
+    };
+    // What the files held that was not read, a few named.
+    if let [first, rest @ ..] = done.left_out.as_slice() {
+        let shown = rest.iter().take(2).fold(first.clone(), |all, l| format!("{all}; {l}"));
+        let more = rest.len().saturating_sub(2);
+        let named = if more > 0 { t.import_left_out_more.replace("{f}", &shown).replace("{n}", &more.to_string()) } else { shown };
+        text.push(' ');
+        text.push_str(&t.import_left_out.replace("{f}", &named));
     }
+    Ok(text)
+}
+
+/// What came in from another app: how much, what was hidden, kept as
+/// text or skipped (the first reason), and that keys were left out.
+fn from_app(t: &air_i18n::Later, done: &Imported, source: air_import::Source, summary: &air_import::Summary) -> String {
     let mut text = t.imported_from.replace("{s}", &done.sessions.to_string()).replace("{m}", &done.messages.to_string()).replace("{a}", source.name());
     for (n, line) in [(summary.hidden, t.import_hidden), (summary.as_text, t.import_as_text), (summary.skipped.len(), t.import_skipped)] {
         if n > 0 {
@@ -161,20 +176,23 @@ fn import_summary(state: AppState, done: Imported) -> Result<String, super::lazy
         text.push(' ');
         text.push_str(t.import_keys);
     }
-    Ok(text)
+    text
 }
 
 /// The texts of the export files chosen: a JSON file's text, a ZIP's
 /// conversations files (ChatGPT's and Claude's, split ones in order), the
-/// ZIP read by slices, never whole: fetched with the first import.
+/// ZIP read by slices, never whole; and what the ZIPs held that is not
+/// read, each with why: fetched with the first import.
 #[super::lazy::split(data_read, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Result<Vec<String>, String>>, super::lazy::Missing> {
+pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Result<(Vec<String>, Vec<String>), String>>, super::lazy::Missing> {
     Ok(Box::pin(async move {
-        let mut texts = Vec::new();
+        let (mut texts, mut left_out) = (Vec::new(), Vec::new());
         for file in &files {
             let head = air_web::read_slice(file, 0, 4).await?;
             if head.starts_with(b"PK") {
-                texts.extend(zip_texts(file).await.map_err(|e| format!("{}: {e}", file.name()))?);
+                let (read, left) = zip_texts(file).await.map_err(|e| format!("{}: {e}", file.name()))?;
+                texts.extend(read);
+                left_out.extend(left.into_iter().map(|l| format!("{} {l}", file.name())));
             } else {
                 if file.size() > LIMIT as f64 {
                     return Err(format!("{} is {} MB: more than the {} MB this page can read at once", file.name(), (file.size() / 1e6).round(), LIMIT >> 20));
@@ -183,16 +201,17 @@ pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBox
                 texts.push(String::from_utf8(text).map_err(|_| format!("{} is not a text file", file.name()))?);
             }
         }
-        Ok(texts)
+        Ok((texts, left_out))
     }))
 }
 
-/// What an import reads at most: one file, or a ZIP's conversations
-/// unzipped (the page's memory is the other limit).
+/// What an import reads at most of one file (a ZIP's conversations:
+/// `air_import::zip::LIMIT` in all; the page's memory is the other limit).
 const LIMIT: usize = 1 << 30;
 
-/// Each conversations file of an export ZIP, unzipped.
-async fn zip_texts(file: &leptos::web_sys::File) -> Result<Vec<String>, String> {
+/// Each conversations file of an export ZIP, unzipped (what is read and
+/// refused is `air_import::zip::plan`'s), and what it leaves out.
+async fn zip_texts(file: &leptos::web_sys::File) -> Result<(Vec<String>, Vec<String>), String> {
     use air_import::zip::{self, Directory};
     let len = file.size() as u64;
     let tail = air_web::read_slice(file, len.saturating_sub(zip::TAIL), len).await?;
@@ -203,29 +222,15 @@ async fn zip_texts(file: &leptos::web_sys::File) -> Result<Vec<String>, String> 
             zip::directory_at(&bytes, count).map_err(|e| e.to_string())?
         }
     };
-    let wanted = zip::wanted(&items);
-    if wanted.is_empty() {
-        return Err("no conversations.json in this ZIP (an export of ChatGPT or Claude has one)".into());
-    }
-    // All of them at most LIMIT unzipped, each its own bytes (entries of a
-    // hostile ZIP can all point at one bomb).
-    let total = wanted.iter().fold(0u64, |n, i| n.saturating_add(i.size));
-    if total > LIMIT as u64 {
-        return Err(format!("its conversations are {} MB unzipped: more than the {} MB this page can read at once", total / 1_000_000, LIMIT >> 20));
-    }
-    let mut at = std::collections::HashSet::new();
-    if !wanted.iter().all(|i| at.insert(i.local_offset)) {
-        return Err("two of its files are the same bytes: the ZIP is damaged".into());
-    }
-    let mut texts = Vec::with_capacity(wanted.len());
-    for item in wanted {
-        zip::check(item, LIMIT).map_err(|e| e.to_string())?;
+    let plan = zip::plan(&items, zip::LIMIT).map_err(|e| e.to_string())?;
+    let mut texts = Vec::with_capacity(plan.read.len());
+    for item in plan.read {
         let (at, n) = zip::local_span(item);
         let local = air_web::read_slice(file, at, at.saturating_add(n).min(len)).await?;
         let bytes = zip::extract(&local, item, LIMIT).map_err(|e| e.to_string())?;
         texts.push(String::from_utf8(bytes).map_err(|_| format!("{} is not text", item.name))?);
     }
-    Ok(texts)
+    Ok((texts, plan.left_out))
 }
 
 /// Writing the preferences (their encoding): fetched with the first

@@ -395,6 +395,7 @@ texts! {
     sync_save: "Save and sync", "保存并同步";
     sync_conflicts: "Kept from edits made apart: {n}", "分别修改时保留的版本：{n}";
     sync_kept: "{when}, on {device}, had:", "{when}，{device}上的版本：";
+    sync_kept_undated: "Before {device} joined sync, it had:", "{device}加入同步之前的版本：";
     sync_this_device: "this device", "此设备";
     sync_other_device: "another device", "另一台设备";
     sync_dismiss: "Dismiss", "知道了";
@@ -425,6 +426,8 @@ texts! {
     import_as_text: "{n} part(s) kept as text (files not in the export, tool calls).", "{n} 处内容以文字保留（导出中没有的文件、工具调用）。";
     import_skipped: "{n} conversation(s) could not be read", "{n} 个对话无法读取";
     import_keys: "API keys and settings in the file were not imported.", "文件中的 API 密钥和设置未被导入。";
+    import_left_out: "Not imported: {f}.", "未导入：{f}。";
+    import_left_out_more: "{f}; and {n} more", "{f}；以及另外 {n} 项";
     importing: "Importing… {d} of {n} conversations", "正在导入…{d}/{n} 个对话";
     mcp_import: "Import or export a configuration", "导入或导出配置";
     mcp_import_hint: "Paste the JSON of Claude Desktop, Cursor, Windsurf or Claude Code (mcpServers), VS Code (servers) or Zed (context_servers), or choose the file. Nothing is saved until you connect a server and save its tools.", "粘贴 Claude Desktop、Cursor、Windsurf 或 Claude Code（mcpServers）、VS Code（servers）或 Zed（context_servers）的 JSON，或选择文件。在你连接服务器并保存其工具之前，不会保存任何内容。";

@@ -10,10 +10,14 @@
 //!    if the central directory lies inside that tail, reads it
 //!    ([`Directory::Found`]). Otherwise it says which range to read
 //!    ([`Directory::NeedRange`]), and those bytes go to [`directory_at`].
-//! 2. [`wanted`] picks the entries an importer reads (`conversations.json`
-//!    or the split `conversations-NNN.json`, in order).
-//! 3. For each, [`check`] says from the directory alone whether it can be
-//!    read, the page reads [`local_span`] (clamped to the file's
+//! 2. [`plan`] picks the entries an importer reads ([`wanted`]:
+//!    `conversations.json` or the split `conversations-NNN.json`, in
+//!    order, by the last part of their names: an entry's name is never a
+//!    path here), says which look like them but are left out, and refuses
+//!    the ZIP from its directory alone: more than [`LIMIT`] unzipped in
+//!    all, two entries naming the same bytes, or one that [`check`] says
+//!    cannot be read.
+//! 3. For each, the page reads [`local_span`] (clamped to the file's
 //!    length) and [`extract`] gives the entry's bytes: local header
 //!    skipped, inflated or copied, size and CRC-32 checked, never more
 //!    than a limit (a ZIP bomb is refused, not inflated).
@@ -25,6 +29,9 @@
 //! input, however damaged, gives an error, never a panic.
 
 use std::fmt;
+
+mod pick;
+pub use pick::{LIMIT, Plan, plan, wanted};
 
 /// How many bytes at the end of the file to read first: the end record
 /// (22), its longest comment (65535), the ZIP64 locator (20) and the
@@ -99,6 +106,13 @@ pub enum Error {
     Crc { name: String },
     /// An entry larger than the limit given (bytes).
     TooLarge { name: String, size: u64, limit: u64 },
+    /// No entry an importer reads.
+    NoConversations,
+    /// The entries read are more than the limit (bytes) unzipped in all.
+    TooLargeInAll { size: u64, limit: u64 },
+    /// Two entries whose bytes are the same (as a hostile ZIP's can be,
+    /// all of them one bomb).
+    SameBytes { name: String, other: String },
 }
 
 impl fmt::Display for Error {
@@ -134,6 +148,20 @@ impl fmt::Display for Error {
                 "“{name}” in the ZIP is too large to import: {} once unzipped, more than the {} allowed.",
                 megabytes(*size),
                 megabytes(*limit)
+            ),
+            Error::NoConversations => write!(
+                f,
+                "This ZIP has no conversations.json (an export of ChatGPT or Claude has one): import the file of conversations itself."
+            ),
+            Error::TooLargeInAll { size, limit } => write!(
+                f,
+                "The conversations in this ZIP are too large to import: {} once unzipped, more than the {} allowed in all.",
+                megabytes(*size),
+                megabytes(*limit)
+            ),
+            Error::SameBytes { name, other } => write!(
+                f,
+                "The ZIP file is damaged: “{name}” and “{other}” are the same bytes."
             ),
         }
     }
@@ -444,40 +472,6 @@ pub fn crc32(bytes: &[u8]) -> u32 {
         table
     };
     !bytes.iter().fold(!0u32, |c, &b| TABLE[usize::from((c as u8) ^ b)] ^ (c >> 8))
-}
-
-/// The entries an importer reads, in order: `conversations.json` (ChatGPT's
-/// or Claude's) and ChatGPT's split `conversations-NNN.json` by number, at
-/// the ZIP's root or inside one top folder. Folders, macOS's `__MACOSX/`
-/// and everything else (`user.json`, `projects.json`, images) are left.
-pub fn wanted(items: &[Item]) -> Vec<&Item> {
-    let mut found: Vec<(&str, Option<u64>, &Item)> = items
-        .iter()
-        .filter(|item| !item.is_dir())
-        .filter_map(|item| {
-            let mut parts = item.name.rsplitn(2, ['/', '\\']);
-            let file = parts.next()?;
-            let folder = parts.next().unwrap_or("");
-            if folder.contains(['/', '\\']) || folder == "__MACOSX" {
-                return None;
-            }
-            part_number(file).map(|n| (folder, n, item))
-        })
-        .collect();
-    found.sort_by_key(|&(folder, n, _)| (folder, n));
-    found.into_iter().map(|(_, _, item)| item).collect()
-}
-
-/// `conversations.json` → `Some(None)`, `conversations-007.json` →
-/// `Some(Some(7))`, anything else → `None`.
-fn part_number(file: &str) -> Option<Option<u64>> {
-    let stem = file.strip_suffix(".json")?.strip_prefix("conversations")?;
-    if stem.is_empty() {
-        return Some(None);
-    }
-    let digits = stem.strip_prefix('-')?;
-    let valid = !digits.is_empty() && digits.len() <= 9 && digits.bytes().all(|c| c.is_ascii_digit());
-    valid.then(|| digits.parse().ok()).flatten().map(Some)
 }
 
 #[cfg(test)]

@@ -60,11 +60,14 @@ pub async fn export_text<S: Store>(store: &S, only: Option<&str>, format: Format
 
 /// What an import wrote, and, for another app's export, which app's and
 /// what it held.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Imported {
     pub sessions: usize,
     pub messages: usize,
     pub from: Option<(air_import::Source, air_import::Summary)>,
+    /// What the files chosen held that was not read (a ZIP's entries,
+    /// each with why), to be said with the rest.
+    pub left_out: Vec<String>,
 }
 
 /// Imports the text of an export: this app's, or another app's that
@@ -81,7 +84,7 @@ pub async fn import_text<S: Store>(store: &S, texts: &[String], now_ms: f64, new
         _ => other_app(texts, now_ms).ok_or_else(|| ImportFailure::Refused("these files are not the parts of one export".into()))?,
     };
     let (sessions, messages) = air_store::import::import_with(store, &doc, new_id, progress).await.map_err(ImportFailure::Store)?;
-    Ok(Imported { sessions, messages, from })
+    Ok(Imported { sessions, messages, from, left_out: Vec::new() })
 }
 
 /// Another app's export, read by `air_import`.
@@ -98,9 +101,12 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
             let asked = w.p.export(only, format, w.prefs.settings.clone(), w.prefs.http_tools.clone());
             w.spawn(async move { Some(Command::Done(Done::Collected { format, result: asked.await })) });
         }
-        Command::Import(texts) => {
+        Command::Import { texts, left_out } => {
             let asked = w.p.import(texts);
-            w.spawn(async move { Some(Command::Done(Done::Imported(asked.await))) });
+            w.spawn(async move {
+                let done = asked.await.map(|r| r.map(|done| Imported { left_out, ..done }));
+                Some(Command::Done(Done::Imported(done)))
+            });
         }
         Command::WantStorage => storage(w),
         Command::Done(Done::Collected { format, result }) => collected(w, format, result),

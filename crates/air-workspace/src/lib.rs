@@ -114,8 +114,10 @@ pub enum Command {
     /// Download the conversations (or `only` one) as a file; a whole
     /// export carries the settings.
     Export { only: Option<String>, format: data::Format },
-    /// Import an export: its text, or the texts of its parts (a split one).
-    Import(Vec<String>),
+    /// Import an export: its text, or the texts of its parts (a split
+    /// one); `left_out`: what the files held that is not among them
+    /// (a ZIP's entries not read, each with why), for the summary.
+    Import { texts: Vec<String>, left_out: Vec<String> },
     /// How much is stored.
     WantStorage,
     /// Attach an MCP server's resource to the next message (it is read).
@@ -441,7 +443,7 @@ impl<P: Platform> Workspace<P> {
             | Command::MessagesRemoved(_)
             | Command::Done(Done::Messages { .. } | Done::BranchShown(_)) => chat::handle(self, cmd),
             Command::Export { .. }
-            | Command::Import(_)
+            | Command::Import { .. }
             | Command::WantStorage
             | Command::Done(Done::Collected { .. } | Done::Imported(_) | Done::Storage(_)) => data::handle(self, cmd),
             Command::Turn(_)

@@ -1,6 +1,8 @@
 use super::*;
 use miniz_oxide::deflate::compress_to_vec;
 
+mod names;
+
 // The fixtures were made once with Python's `zipfile` (3.11):
 // * `chatgpt-split.zip`: deflated `Export/conversations-00{0,1}.json`,
 //   `Export/user.json`, `Export/chat.html`, a stored `Export/file-abc.png`,
@@ -423,49 +425,14 @@ fn every_error_is_a_sentence() {
         Error::Method { name: name(), method: 9 },
         Error::Crc { name: name() },
         Error::TooLarge { name: name(), size: 3_000_000, limit: 1_000_000 },
+        Error::NoConversations,
+        Error::TooLargeInAll { size: 3_000_000, limit: 1_000_000 },
+        Error::SameBytes { name: name(), other: name() },
     ];
     for e in errors {
         let s = e.to_string();
         assert!(s.ends_with('.') && s.len() > 30, "{s}");
     }
-}
-
-// ---- which entries ----
-
-fn named(name: &str) -> Item {
-    Item { name: name.into(), method: 8, compressed: 1, size: 1, crc32: 0, local_offset: 0, encrypted: false }
-}
-
-#[test]
-fn wanted_entries_in_order() {
-    let all = [
-        "Export/conversations-10.json",
-        "users.json",
-        "projects.json",
-        "Export/conversations-002.json",
-        "a/b/conversations.json",
-        "__MACOSX/conversations.json",
-        "__MACOSX/Export/._conversations-000.json",
-        "conversations/",
-        "Export/conversations-x.json",
-        "Export/conversations-.json",
-        "Export/conversations-001.json.bak",
-        "Export/conversations.json",
-        "conversations.json",
-        "Other\\conversations-000.json",
-        "Export/conversations-0000000001.json",
-    ];
-    let items: Vec<Item> = all.iter().map(|n| named(n)).collect();
-    assert_eq!(
-        names(&wanted(&items)),
-        [
-            "conversations.json",
-            "Export/conversations.json",
-            "Export/conversations-002.json",
-            "Export/conversations-10.json",
-            "Other\\conversations-000.json",
-        ]
-    );
 }
 
 // ---- hostile input ----
@@ -478,6 +445,7 @@ fn read_everything(zip: &[u8]) {
     }
     if let Ok(items) = items(zip) {
         let _ = wanted(&items);
+        let _ = plan(&items, 4096);
         for item in &items {
             let _ = read(zip, item, 4096);
             let (offset, _) = local_span(item);
