@@ -384,7 +384,7 @@ impl<'a, E: Env> Turn<'a, E> {
         let tools: Vec<PromptTool<'_>> = defs
             .iter()
             .map(|d| {
-                let a = &d.annotations;
+                let (description, parameters, a) = d.told();
                 let mut hints = Vec::new();
                 if a.read_only_hint == Some(true) {
                     hints.push("read-only");
@@ -395,7 +395,7 @@ impl<'a, E: Env> Turn<'a, E> {
                 if a.idempotent_hint == Some(true) {
                     hints.push("idempotent");
                 }
-                PromptTool { name: &d.name, description: &d.description, parameters: &d.input_schema, hints }
+                PromptTool { name: &d.name, description, parameters, hints }
             })
             .collect();
         let section = tools_system_prompt(&tools);

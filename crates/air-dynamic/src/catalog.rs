@@ -132,14 +132,16 @@ impl Catalog {
             let mut tools: Vec<ToolEntry> = Vec::new();
             let mut changed = old.is_none();
             for t in model_tools(server) {
-                let hash = schema_hash(&t.input_schema);
+                // What the model is told of it: the face the user accepted.
+                let face = t.told();
+                let hash = schema_hash(&face.input_schema);
                 match old_tools.get(t.name.as_str()) {
                     Some(prev) if prev.schema_hash == hash => {
                         let mut kept = (*prev).clone();
                         kept.server_id.clone_from(&server.id);
                         if !prev.summarized {
-                            kept.summary = first_sentence(&t.description, 120);
-                            kept.keywords = keywords(&t.name, &t.description);
+                            kept.summary = first_sentence(&face.description, 120);
+                            kept.keywords = keywords(&t.name, &face.description);
                         }
                         tools.push(kept);
                     }
@@ -149,8 +151,8 @@ impl Catalog {
                             server: server.name.clone(),
                             server_id: server.id.clone(),
                             name: t.name.clone(),
-                            summary: first_sentence(&t.description, 120),
-                            keywords: keywords(&t.name, &t.description),
+                            summary: first_sentence(&face.description, 120),
+                            keywords: keywords(&t.name, &face.description),
                             schema_hash: hash,
                             epoch: 0,
                             updated_at: now_ms,

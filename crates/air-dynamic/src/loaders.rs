@@ -89,7 +89,10 @@ pub fn answer_load_tools(
         }
     }
     let schema = |s: &str, t: &str| {
-        servers.iter().find(|x| x.name == s).and_then(|x| x.tools.iter().find(|y| y.name == t)).map(|y| (y.description.clone(), y.input_schema.clone()))
+        servers.iter().find(|x| x.name == s).and_then(|x| x.tools.iter().find(|y| y.name == t)).map(|y| {
+            let face = y.told();
+            (face.description, face.input_schema)
+        })
     };
     let mut answer = json!({
         "loaded": loaded.iter().map(|(s, t)| {

@@ -16,7 +16,7 @@ pub fn summarizer_input(catalog: &Catalog, server: &McpServer) -> Option<String>
     catalog.server(&server.name)?;
     let mut text = format!("Server: {}\nTools:\n", server.name);
     for t in catalog.tools.iter().filter(|t| t.server == server.name) {
-        let description = server.tools.iter().find(|x| x.name == t.name).map_or("", |x| x.description.as_str());
+        let description = server.tools.iter().find(|x| x.name == t.name).map(|x| x.told().description).unwrap_or_default();
         let short: String = description.chars().take(400).collect();
         text.push_str(&format!("- {}: {}\n", t.name, short.replace('\n', " ")));
     }

@@ -102,6 +102,12 @@ impl SavedTool {
         Face { description: self.description.clone(), input_schema: self.input_schema.clone(), annotations: self.annotations.clone() }
     }
 
+    /// What the model is told of it: the face the user accepted, where the
+    /// server changed it since (its new words wait for the user).
+    pub fn told(&self) -> Face {
+        self.accepted.as_deref().cloned().unwrap_or_else(|| self.face())
+    }
+
     /// Whether the model (or a View) may be offered it: still listed,
     /// accepted by the user (changed or not: a changed tool asks), and
     /// not switched off.

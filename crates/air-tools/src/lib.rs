@@ -82,14 +82,28 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
-    /// The entry for the `tools` array of an OpenAI-compatible request.
+    /// What the model is told of the tool: its description, input schema
+    /// and annotations, or, for an MCP tool its server changed since the
+    /// user accepted it, the face the user accepted (the server's new
+    /// words reach the model only once the user accepts them; a call of
+    /// the tool asks meanwhile).
+    pub fn told(&self) -> (&str, &Value, &Annotations) {
+        match self.mcp.as_ref().and_then(|m| m.accepted.as_deref()) {
+            Some(face) => (&face.description, &face.input_schema, &face.annotations),
+            None => (&self.description, &self.input_schema, &self.annotations),
+        }
+    }
+
+    /// The entry for the `tools` array of an OpenAI-compatible request
+    /// (what [`ToolDef::told`] gives).
     pub fn to_openai(&self) -> Value {
+        let (description, parameters, _) = self.told();
         serde_json::json!({
             "type": "function",
             "function": {
                 "name": self.name,
-                "description": self.description,
-                "parameters": self.input_schema,
+                "description": description,
+                "parameters": parameters,
             }
         })
     }
