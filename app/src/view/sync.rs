@@ -88,9 +88,13 @@ fn Conflicts() -> impl IntoView {
         let wire = c.wire.clone();
         let kept = c.kept.into_iter().map(|k| {
             let device = if k.here { tl().sync_this_device } else { tl().sync_other_device };
-            let when = crate::binding::env::local_time_of(k.at);
+            // Undated: what a device had before it joined.
+            let said = match k.at {
+                Some(at) => tl().sync_kept.replace("{when}", &crate::binding::env::local_time_of(at)),
+                None => tl().sync_kept_undated.into(),
+            };
             let had = k.changes.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join("; ");
-            view! { <p class="hint">{tl().sync_kept.replace("{when}", &when).replace("{device}", device)}" "<q>{had}</q></p> }
+            view! { <p class="hint">{said.replace("{device}", device)}" "<q>{had}</q></p> }
         }).collect_view();
         view! {
             <li data-testid="sync-conflict">

@@ -29,16 +29,18 @@ pub struct Conflict {
 /// A version that lost to a newer edit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kept {
-    /// When it was edited (ms since the epoch).
-    pub at: f64,
+    /// When it was edited (ms since the epoch); `None`: never dated (what
+    /// a device had before it joined the database).
+    pub at: Option<f64>,
     /// Edited on this device.
     pub here: bool,
     /// What it had that the record now has not: (field, value) in short.
     pub changes: Vec<(String, String)>,
 }
 
-/// Fields that change with every edit, or are this device's own.
-const SKIP: [&str; 7] = [crate::sync_prefs::AT, "updatedAt", "createdAt", "titleAt", "timestamp", "tools", "protocol"];
+/// Fields that change with every edit, are this device's own, or what
+/// the app learned of a model.
+const SKIP: [&str; 9] = [crate::sync_prefs::AT, "updatedAt", "createdAt", "titleAt", "timestamp", "tools", "protocol", crate::sync_prefs::LEARNED[0], crate::sync_prefs::LEARNED[1]];
 
 fn short(v: &Value) -> String {
     let text = match v {
@@ -74,7 +76,12 @@ pub async fn list<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>,
     for en in records.rev_entries(&wires).await?.into_iter().flatten().filter(|e| !e.superseded.is_empty()) {
         let now = records.read(&en.kind, &en.id).await?;
         let name = now.as_ref().and_then(|v| v.get("title").or(v.get("name"))).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let kept = en.superseded.iter().map(|l| Kept { at: l.at, here: l.dev == device, changes: changes(&l.v, now.as_ref()) }).collect();
+        // Kept before a version said nothing a user set was not (an older version of the app).
+        let worth = |l: &&air_sync_local::records::Leaf| en.kind != "pref" || now.as_ref().is_none_or(|n| crate::sync_prefs::worth_keeping(&l.v, n));
+        let kept: Vec<Kept> = en.superseded.iter().filter(worth).map(|l| Kept { at: (l.at > 0.0).then_some(l.at), here: l.dev == device, changes: changes(&l.v, now.as_ref()) }).filter(|k| !k.changes.is_empty()).collect();
+        if kept.is_empty() {
+            continue;
+        }
         out.push(Conflict { wire: en.wire, subject: subject(&en.kind, &en.id), name, kept });
     }
     Ok(out)
@@ -101,6 +108,8 @@ mod tests {
         assert_eq!(c[1].0, "long");
         assert!(c[1].1.ends_with('…') && c[1].1.chars().count() == 81);
         assert_eq!(c.len(), 2, "unchanged fields and dates are not said");
+        let learned = json!({"systemPrompt": "p", "probedToolCalling": {}, "vision": {}});
+        assert!(changes(&learned, Some(&json!({"systemPrompt": "p", "vision": {"u m": true}}))).is_empty(), "what the app learned is not said");
         assert_eq!(subject("pref", "server:abc"), "server");
         assert_eq!(subject("session", "s1"), "session");
     }

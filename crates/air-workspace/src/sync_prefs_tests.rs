@@ -261,3 +261,58 @@ fn a_list_lost_here_to_unreadable_storage_deletes_nothing_elsewhere() {
     b.sync(&server);
     assert_eq!(b.servers().len(), 1);
 }
+
+#[test]
+fn a_joining_device_makes_no_conflict_of_its_defaults_nor_of_what_the_app_learned_of_a_model() {
+    let (server, a, b) = setup();
+    a.edit_settings(|s| {
+        s.system_prompt = "Answer in haiku.".into();
+        s.probed_tool_calling.insert("https://api.test/v1 m".into(), settings::ToolCalling::Native);
+        s.vision.insert("https://api.test/v1 m".into(), true);
+    });
+    a.sync(&server);
+    // The phone joins with its defaults, and learns something of a model of its own first.
+    b.edit_settings(|s| {
+        s.vision.insert("https://other.test/v1 x".into(), false);
+    });
+    settle(&server, &a, &b);
+    assert_eq!(b.settings().system_prompt, "Answer in haiku.");
+    for d in [&a, &b] {
+        let list = run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap();
+        assert!(list.is_empty(), "{}: {list:?}", d.name);
+    }
+}
+
+#[test]
+fn a_version_kept_from_before_a_device_joined_is_not_dated() {
+    let (server, a, b) = setup();
+    a.edit_settings(|s| s.system_prompt = "Answer in haiku.".into());
+    a.sync(&server);
+    b.edit_settings(|s| s.system_prompt = "The phone's own prompt.".into());
+    settle(&server, &a, &b);
+    assert_eq!(b.settings().system_prompt, "Answer in haiku.", "the database's settings win over a joining device's");
+    let list = run(crate::sync_conflicts::list(&StoreRecords::new(&b.store, Some(&b.kv)), b.name)).unwrap();
+    let kept = list.iter().flat_map(|c| &c.kept).find(|k| k.changes.iter().any(|(_, v)| v == "The phone's own prompt.")).expect("what the phone had is kept to see");
+    assert_eq!(kept.at, None, "a time never set is not a date");
+    assert!(kept.changes.iter().all(|(f, _)| f == "systemPrompt"), "{:?}", kept.changes);
+}
+
+#[test]
+fn what_the_app_learns_of_a_model_after_an_edit_elsewhere_does_not_beat_that_edit() {
+    let (server, a, b) = setup();
+    a.sync(&server);
+    settle(&server, &a, &b);
+    // Apart: the phone's user edits first; the laptop learns of a model later.
+    b.edit_settings(|s| s.system_prompt = "Answer in prose.".into());
+    b.sync(&server);
+    a.clock.set(b.clock.get() + 60_000.0);
+    a.edit_settings(|s| {
+        s.probed_tool_calling.insert("https://api.test/v1 m".into(), settings::ToolCalling::Native);
+    });
+    settle(&server, &a, &b);
+    for d in [&a, &b] {
+        assert_eq!(d.settings().system_prompt, "Answer in prose.", "{}: the user's edit holds", d.name);
+        let list = run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap();
+        assert!(list.is_empty(), "{}: {list:?}", d.name);
+    }
+}
