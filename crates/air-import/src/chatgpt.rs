@@ -11,7 +11,9 @@
 //! text here (an image without its bytes, a browsing display) becomes a
 //! line saying what it was. Siblings are branches; the branch ending at
 //! `current_node` (else the newest leaf) is the one shown. Citation marks
-//! (`【…】`) are taken out of the text.
+//! (`【…】`, and the newer private-use ones) become Markdown links to
+//! their pages ([`cite`]). An untitled conversation is titled from its
+//! first question's text.
 
 use std::collections::{HashMap, HashSet};
 
@@ -21,6 +23,8 @@ use serde_json::Value;
 
 use crate::Summary;
 use crate::tree::{self, Conversation, Kept};
+
+mod cite;
 
 /// The conversations of `v`, if it is a ChatGPT export.
 pub fn conversations(v: &Value) -> Option<Vec<&Value>> {
@@ -131,7 +135,7 @@ fn message(m: &Value, summary: &mut Summary) -> Read {
             }
         },
     };
-    let text = uncited(&text);
+    let text = tree::clean(&cite::cited(&text, m.get("metadata")));
     let by = m.pointer("/author/name").and_then(Value::as_str).filter(|_| m.pointer("/author/role").and_then(Value::as_str) == Some("tool"));
     let text = match by {
         Some(name) if !text.trim().is_empty() => format!("**{name}**\n\n{text}"),
@@ -159,19 +163,6 @@ fn parts(content: &Value, summary: &mut Summary) -> String {
         }
     }
     out.join("\n\n")
-}
-
-/// `text` without ChatGPT's citation marks (`【0†source】`).
-fn uncited(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find('【') {
-        let Some(len) = rest[start..].find('】') else { break };
-        out.push_str(&rest[..start]);
-        rest = &rest[start + len + '】'.len_utf8()..];
-    }
-    out.push_str(rest);
-    tree::clean(&out)
 }
 
 #[cfg(test)]

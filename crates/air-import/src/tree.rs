@@ -100,7 +100,7 @@ pub fn session(c: Conversation) -> ExportedSession {
     show(&messages, &mut forks, shown_end.filter(|e| index.contains_key(e)).map(|e| mid(&e)));
     let updated = messages.iter().map(|m| m.timestamp).fold(created, f64::max);
     let mut s = SessionRecord::new(sid, if created > 0.0 { created } else { updated });
-    let first_user = messages.iter().find(|m| m.role == Role::User).map(|m| m.content.clone()).unwrap_or_default();
+    let first_user = title_text(&messages);
     let title = title.trim();
     if title.is_empty() {
         s.auto_title(&first_user, updated);
@@ -110,6 +110,22 @@ pub fn session(c: Conversation) -> ExportedSession {
     s.updated_at = updated;
     s.forks = forks;
     ExportedSession { session: s, messages, files: Vec::new() }
+}
+
+/// What an untitled conversation is titled from: the text of its first
+/// user message that has some, without the lines saying what could not
+/// be carried (`[An image: …]`); else the first user message as it is.
+fn title_text(messages: &[MessageRecord]) -> String {
+    let users = || messages.iter().filter(|m| m.role == Role::User);
+    let text = |m: &MessageRecord| m.content.split("\n\n").filter(|p| !placeholder(p)).collect::<Vec<_>>().join("\n\n");
+    users().map(text).find(|t| !t.trim().is_empty()).or_else(|| users().next().map(|m| m.content.clone())).unwrap_or_default()
+}
+
+/// A paragraph every format writes for what it could not carry: one line
+/// in square brackets (`[A file: map.png (…)]`), no link.
+fn placeholder(paragraph: &str) -> bool {
+    let p = paragraph.trim();
+    p.starts_with('[') && p.ends_with(']') && !p.contains('\n') && !p.contains("](")
 }
 
 /// Shows, at every fork on the way to `end`, the branch that leads there.

@@ -114,3 +114,52 @@ fn other_files_are_not_chatgpt() {
     assert!(conversations(&json!([{"uuid": "x", "chat_messages": []}])).is_none());
     assert!(conversations(&json!("text")).is_none());
 }
+
+#[test]
+fn an_untitled_conversation_is_titled_from_its_first_questions_text() {
+    let mut v = sample();
+    v[0]["title"] = Value::Null;
+    let (export, _) = convert(&[v], 5.0);
+    assert_eq!(export.sessions[0].session.title, "What is in this photo?", "not the line saying the image is missing");
+    // A first question with nothing but an image: the next one's text.
+    let mut v = sample();
+    v[0]["title"] = Value::Null;
+    v[0]["mapping"]["q1"]["message"]["content"]["parts"] = json!([{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-abc"}]);
+    let (export, _) = convert(&[v], 5.0);
+    assert_eq!(export.sessions[0].session.title, "Count them with code");
+    let long = "  Which of the Rust books explains lifetimes best, and why?  ";
+    let mut v = sample();
+    v[0]["title"] = Value::Null;
+    v[0]["mapping"]["q1"]["message"]["content"] = text(long);
+    let (export, _) = convert(&[v], 5.0);
+    assert_eq!(export.sessions[0].session.title, "Which of the Rust books explai", "trimmed, at most 30 characters");
+}
+
+/// An answer citing as ChatGPT's exports do: old marks with
+/// `citations`, new private-use ones with `content_references`.
+fn cited_answer(text_of: &str, metadata: Value) -> String {
+    let mut v = sample();
+    let mut answer = msg("assistant", Some(1_700_000_002.0), text(text_of));
+    answer["metadata"] = metadata;
+    v[0]["mapping"]["a1"]["message"] = answer;
+    let (export, _) = convert(&[v], 5.0);
+    export.sessions[0].messages.iter().find(|m| m.id == "chatgpt-c1-a1").map(|m| m.content.clone()).unwrap_or_default()
+}
+
+#[test]
+fn citation_marks_become_links_to_their_pages() {
+    let old = "See 【0†Rust Book†doc.rust-lang.org】.";
+    let meta = json!({"citations": [{"start_ix": 4, "end_ix": 35, "citation_format_type": "tether_og", "metadata": {"type": "webpage", "title": "The Rust Programming Language", "url": "https://doc.rust-lang.org/book/", "text": ""}}]});
+    assert_eq!(cited_answer(old, meta), "See [The Rust Programming Language](https://doc.rust-lang.org/book/).");
+    assert_eq!(cited_answer(old, json!({})), "See Rust Book (doc.rust-lang.org).", "no address: its title and domain");
+    let new = "Lifetimes are checked at compile time\u{e200}cite\u{e202}turn0search0\u{e202}turn0search3\u{e201}. \u{e203}Borrowing\u{e204} is \u{e200}entity\u{e202}[\"concept\",\"the borrow checker\",\"\"]\u{e201}'s work\u{e200}cite\u{e202}turn1news2\u{e201}.";
+    let meta = json!({"content_references": [
+        {"matched_text": "\u{e200}cite\u{e202}turn0search0\u{e202}turn0search3\u{e201}", "start_idx": 37, "end_idx": 66, "type": "grouped_webpages", "alt": "([Rust](https://doc.rust-lang.org/))", "items": [
+            {"title": "Validating References with Lifetimes", "url": "https://doc.rust-lang.org/book/ch10-03-lifetime-syntax.html", "attribution": "doc.rust-lang.org"},
+            {"title": "Lifetimes [Rust By Example]", "url": "https://doc.rust-lang.org/rust-by-example/scope/lifetime.html", "attribution": "doc.rust-lang.org"}]},
+        {"matched_text": "\u{e200}cite\u{e202}turn1news2\u{e201}", "type": "grouped_webpages", "alt": "([Rust Blog](https://blog.rust-lang.org/))", "items": []}
+    ]});
+    assert_eq!(cited_answer(new, meta), "Lifetimes are checked at compile time ([Validating References with Lifetimes](https://doc.rust-lang.org/book/ch10-03-lifetime-syntax.html), [Lifetimes \\[Rust By Example\\]](https://doc.rust-lang.org/rust-by-example/scope/lifetime.html)). Borrowing is the borrow checker's work ([Rust Blog](https://blog.rust-lang.org/)).");
+    assert_eq!(cited_answer("A fact\u{e200}cite\u{e202}turn0search0\u{e201}.", json!({})), "A fact.", "nothing known of it: gone");
+    assert_eq!(cited_answer("Left open \u{e200}cite", json!({})), "Left open \u{e200}cite");
+}

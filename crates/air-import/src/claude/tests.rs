@@ -158,7 +158,7 @@ fn hostile_input_is_read_without_panicking_and_a_bad_conversation_is_skipped_alo
     assert_eq!(summary.hidden, 3, "the empty answer, the string, the system prompt");
     assert_eq!(summary.as_text, 7 + 6, "the sample once; then a file, four blocks, an attachment");
     let s = &export.sessions[1];
-    assert!(s.session.title.starts_with("مرحبا 你好 😀 [A file"), "titled from its first question, NUL taken out: {}", s.session.title);
+    assert_eq!(s.session.title, "مرحبا 你好 😀", "titled from its first question's text, NUL taken out");
     assert!(s.messages.iter().all(|m| !m.content.contains('\u{0}')));
     assert_eq!(by_id(s, "claude-c2-h1").content, "مرحبا 你好 😀\n\n[A file: a file (its bytes are not in the Claude export)]");
     let h3 = by_id(s, "claude-c2-h3");
