@@ -30,6 +30,30 @@ use serde_json::{Value, json};
 /// The field that dates a record.
 pub const AT: &str = "editedAt";
 
+/// What the app learned of each model (how it calls tools, whether it
+/// takes images): not a user's edit.
+pub const LEARNED: [&str; 2] = ["probedToolCalling", "vision"];
+
+/// What a user set in a record as it travels: without its date and what
+/// the app learned.
+fn as_set(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(o) = v.as_object_mut() {
+        for f in LEARNED.iter().chain([&AT, &"apiKey"]) {
+            o.remove(*f);
+        }
+    }
+    v
+}
+
+/// Whether version `old` of a record, which lost to `now`, holds
+/// something a user set: it differs in more than what the app learned,
+/// and is not the settings' defaults (a device that joined untouched).
+pub fn worth_keeping(old: &Value, now: &Value) -> bool {
+    let old = as_set(old);
+    old != as_set(now) && old != as_set(&to_wire("settings", &serde_json::to_value(Settings::default()).unwrap_or_default(), Secrets::default()))
+}
+
 /// What secrets travel (the settings' `sync_keys`, `sync_headers`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Secrets {
@@ -59,12 +83,14 @@ impl KeyValue for Kv<'_> {
 }
 
 /// What was last seen of the preferences: the text of their keys (a
-/// hash), and each record's hash and date.
+/// hash), and each record's hash and date, and the hash of what a user
+/// set of it ([`as_set`]).
 #[derive(Debug, Default)]
 struct Seen {
     raw: u64,
     init: bool,
     recs: BTreeMap<String, (u64, f64)>,
+    set: BTreeMap<String, u64>,
 }
 
 impl Seen {
@@ -75,12 +101,14 @@ impl Seen {
         let num = |v: &Value| v.as_str().and_then(|t| t.parse::<u64>().ok());
         let recs = v.get("recs").and_then(Value::as_object).into_iter().flatten();
         let recs = recs.filter_map(|(id, r)| Some((id.clone(), (num(r.get(0)?)?, r.get(1)?.as_f64()?)))).collect();
-        Self { raw: v.get("raw").and_then(num).unwrap_or(0), init: v.get("raw").is_some(), recs }
+        let set = v.get("set").and_then(Value::as_object).into_iter().flatten().filter_map(|(id, h)| Some((id.clone(), num(h)?))).collect();
+        Self { raw: v.get("raw").and_then(num).unwrap_or(0), init: v.get("raw").is_some(), recs, set }
     }
 
     fn text(&self) -> String {
         let recs: serde_json::Map<String, Value> = self.recs.iter().map(|(id, (h, at))| (id.clone(), json!([h.to_string(), at]))).collect();
-        json!({"raw": self.raw.to_string(), "recs": recs}).to_string()
+        let set: serde_json::Map<String, Value> = self.set.iter().map(|(id, h)| (id.clone(), json!(h.to_string()))).collect();
+        json!({"raw": self.raw.to_string(), "recs": recs, "set": set}).to_string()
     }
 }
 
@@ -102,6 +130,12 @@ fn secrets(kv: &dyn KeyValue) -> Secrets {
 /// what secrets travel is a change too.
 fn mark(secrets: Secrets, id: &str, v: &Value) -> u64 {
     hash(&air_sync_local::envelope::canonical(&to_wire(id, v, secrets)))
+}
+
+/// What is compared of record `id` to tell a user's edit from what the
+/// app learned.
+fn set_mark(secrets: Secrets, id: &str, v: &Value) -> u64 {
+    hash(&air_sync_local::envelope::canonical(&as_set(&to_wire(id, v, secrets))))
 }
 
 const KEYS: [&str; 4] = [air_store::settings::KEY.name, mcp::SERVERS_KEY.name, air_store::assistants::KEY.name, http_tools::KEY.name];
@@ -218,13 +252,18 @@ pub async fn notice<S: SyncMeta>(store: &S, kv: &dyn KeyValue, now: f64, joining
     for (id, v) in &now_all {
         let h = mark(secrets, id, v);
         if seen.recs.get(id).is_none_or(|(old, _)| *old != h) {
+            // Only what the app learned changed: the user's last edit keeps its date.
+            let set = set_mark(secrets, id, v);
+            let at = seen.recs.get(id).filter(|_| seen.set.get(id) == Some(&set)).map_or(at, |(_, was)| *was);
             seen.recs.insert(id.clone(), (h, at));
+            seen.set.insert(id.clone(), set);
             changes.push(Change::put(Kind::Pref, id));
         }
     }
     let gone: Vec<String> = seen.recs.keys().filter(|id| !now_all.contains_key(*id) && may_go(kv, id)).cloned().collect();
     for id in gone {
         seen.recs.remove(&id);
+        seen.set.remove(&id);
         changes.push(Change::deleted(Kind::Pref, &id));
     }
     (seen.raw, seen.init) = (raw, true);
@@ -273,7 +312,9 @@ pub async fn put<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str, v: &Value)
     saved.map_err(|e| e.to_string())?;
     let mut seen = load_seen(store).await?;
     if let Some(now) = all(kv).get(id) {
-        seen.recs.insert(id.to_owned(), (mark(secrets(kv), id, now), v.get(AT).and_then(Value::as_f64).unwrap_or(0.0)));
+        let secrets = secrets(kv);
+        seen.recs.insert(id.to_owned(), (mark(secrets, id, now), v.get(AT).and_then(Value::as_f64).unwrap_or(0.0)));
+        seen.set.insert(id.to_owned(), set_mark(secrets, id, now));
     }
     save_seen(store, &seen).await?;
     Ok(true)
@@ -321,6 +362,7 @@ pub async fn remove<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Resu
     done.map_err(|e| e.to_string())?;
     let mut seen = load_seen(store).await?;
     seen.recs.remove(id);
+    seen.set.remove(id);
     save_seen(store, &seen).await?;
     Ok(true)
 }
