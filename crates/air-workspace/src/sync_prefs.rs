@@ -390,22 +390,26 @@ pub fn to_wire(id: &str, v: &Value, secrets: Secrets) -> Value {
 }
 
 /// The record to keep for `wire`: what it left out taken from this
-/// device's own (`local`).
+/// device's own (`local`). A secret (an API key, a server's headers, an
+/// HTTP tool's secret header) is kept only while the URL it goes with is
+/// on the origin it has here: one moved to another origin on another
+/// device gets none of this device's secrets, as a move made here drops
+/// them.
 pub fn from_wire(id: &str, wire: &Value, local: Option<&Value>) -> Value {
     let mut v = wire.clone();
     let Some(local) = local else { return v };
     if id == "settings" {
-        keep(&mut v, local, "apiKey");
+        keep(&mut v, local, "apiKey", "baseUrl");
         let theirs: Vec<Value> = local.get("profiles").and_then(Value::as_array).cloned().unwrap_or_default();
         for p in v.get_mut("profiles").and_then(Value::as_array_mut).into_iter().flatten() {
             if let Some(mine) = theirs.iter().find(|m| m.get("id").is_some() && m.get("id") == p.get("id")) {
-                keep(p, mine, "apiKey");
+                keep(p, mine, "apiKey", "baseUrl");
             }
         }
     } else if id.starts_with("server:") {
-        keep(&mut v, local, "headers");
+        keep(&mut v, local, "headers", "url");
     } else if id.starts_with("http:") {
-        let mine: Vec<Value> = local.get("headers").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mine: Vec<Value> = if same_origin(&v, local, "url") { local.get("headers").and_then(Value::as_array).cloned().unwrap_or_default() } else { Vec::new() };
         for h in v.get_mut("headers").and_then(Value::as_array_mut).into_iter().flatten() {
             let blank = h.get("secret").and_then(Value::as_bool) == Some(true) && h.get("value").and_then(Value::as_str) == Some("");
             if let Some(m) = mine.iter().find(|m| blank && m.get("name") == h.get("name")) {
@@ -416,13 +420,22 @@ pub fn from_wire(id: &str, wire: &Value, local: Option<&Value>) -> Value {
     v
 }
 
-/// `field` of `from` into `to`, where `to` lacks it.
-fn keep(to: &mut Value, from: &Value, field: &str) {
+/// `field` of `from` into `to`, where `to` lacks it and its `url` field
+/// is on the same origin as `from`'s.
+fn keep(to: &mut Value, from: &Value, field: &str, url: &str) {
+    let same = same_origin(to, from, url);
     if let (Some(o), Some(x)) = (to.as_object_mut(), from.get(field))
         && !o.contains_key(field)
+        && same
     {
         o.insert(field.to_owned(), x.clone());
     }
+}
+
+/// Whether field `url` of `a` and of `b` are on one origin.
+fn same_origin(a: &Value, b: &Value, url: &str) -> bool {
+    let at = |v: &Value| v.get(url).and_then(Value::as_str).map(air_store::settings::origin);
+    at(a) == at(b)
 }
 
 /// The preferences kept changed behind this tab (sync wrote what it
@@ -452,3 +465,7 @@ pub(crate) fn reload<P: crate::Platform>(w: &mut crate::Workspace<P>, pulled: bo
 #[cfg(test)]
 #[path = "sync_prefs_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "sync_moved_tests.rs"]
+mod moved_tests;
