@@ -208,11 +208,19 @@ impl<E: Env> Turn<'_, E> {
         if self.resuming.get() && self.finished_elsewhere(record).await {
             return false;
         }
+        self.run_approved(record, &*tool, args).await;
+        true
+    }
+
+    /// Runs a call that may run, into its record: its result, or Stopped.
+    async fn run_approved(&self, record: &mut MessageRecord, tool: &dyn air_tools::Tool, args: Value) {
+        let env = self.env;
         set_status(record, ToolStatus::Running);
         if let Some(t) = record.tool.as_mut() {
             t.started_at = Some(env.now_ms());
         }
         self.save_tool(record).await;
+        let stopped = || ToolOutput::error("Stopped by the user before it finished.");
         let output = {
             let host = Reporter { env, record: record.clone(), tool: tool.def() };
             let call = pin!(tool.call(args, CallContext { abort: &self.abort, host: &host }));
@@ -222,14 +230,18 @@ impl<E: Env> Turn<'_, E> {
                     // The call saw the same Stop: give it a moment to tell
                     // its server, then stop waiting.
                     let _ = select(call, pin!(env.sleep(CANCEL_GRACE_MS))).await;
-                    self.finish(record, ToolStatus::Stopped, ToolOutput::error("Stopped by the user before it finished.")).await;
-                    return true;
+                    return self.finish(record, ToolStatus::Stopped, stopped()).await;
                 }
             }
         };
+        // Stop means Stopped, whatever the call was doing when it came (a
+        // server that restarted is being connected to again, and that ends
+        // at once with an error of its own); a result that came is kept.
+        if output.is_error && self.abort.is_aborted() {
+            return self.finish(record, ToolStatus::Stopped, stopped()).await;
+        }
         let status = if output.is_error { ToolStatus::Error } else { ToolStatus::Done };
         self.finish(record, status, output).await;
-        true
     }
 
 

@@ -85,6 +85,39 @@ fn stop_lets_a_call_cancel_its_work_before_it_is_marked_stopped() {
     assert_eq!(tool.status, air_store::records::ToolStatus::Stopped);
 }
 
+/// A call whose server restarted: its session is gone, and the call is
+/// waiting for the server to be connected to again when the user presses
+/// Stop. Connecting ends at once, with an error of its own ("stopped.").
+struct Reconnecting {
+    def: ToolDef,
+    abort: air_http::Abort,
+}
+
+impl air_tools::Tool for Reconnecting {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+    fn call<'a>(&'a self, _args: Value, ctx: air_tools::CallContext<'a>) -> futures_util::future::LocalBoxFuture<'a, air_tools::ToolOutput> {
+        Box::pin(async move {
+            self.abort.abort();
+            ctx.abort.aborted().await;
+            air_tools::ToolOutput::error("stopped.")
+        })
+    }
+}
+
+#[test]
+fn stop_while_a_call_reconnects_ends_it_as_stopped_not_as_an_error() {
+    let mut s = setup();
+    let read_only = Annotations { read_only_hint: Some(true), ..Default::default() };
+    s.tools.register(Rc::new(Reconnecting { def: def("restarted", json!({"type": "object"}), read_only), abort: s.abort.clone() }));
+    s.world.http.push(calls_reply(&[("a", "restarted", "{}")]));
+    run(s.turn().send(None, "Go")).unwrap();
+    let stored = run(s.stored("id1"));
+    let (tool, text) = stored.iter().find_map(|m| m.tool.as_ref().map(|t| (t, m.content.as_str()))).unwrap();
+    assert_eq!((tool.status, text), (air_store::records::ToolStatus::Stopped, "Stopped by the user before it finished."));
+}
+
 #[test]
 fn a_repeated_identical_call_is_not_run_again() {
     let s = setup();
