@@ -101,8 +101,14 @@ fn apply_settings(state: AppState, u: Up) {
         Up::Storage(info) => state.shell.storage_line.set(storage_line(state, info)),
         // Another app's, or with files left out: its summary is told by
         // the import's own part.
-        Up::Import(ImportOutcome::Done(done)) if done.from.is_some() || !done.left_out.is_empty() => super::parts::tell_imported(state, done),
-        Up::Import(outcome) => state.shell.import_result.set(Some(import_text(state, outcome))),
+        Up::Import(ImportOutcome::Done(done)) if done.from.is_some() || !done.left_out.is_empty() => {
+            state.shell.import_failed.set(false);
+            super::parts::tell_imported(state, done);
+        }
+        Up::Import(outcome) => {
+            state.shell.import_failed.set(!matches!(outcome, ImportOutcome::Done(_)));
+            state.shell.import_result.set(Some(import_text(state, outcome)));
+        }
         Up::Log(list) => state.shell.event_log.set(list),
         Up::Sync(status) => state.shell.sync.set(Some(*status)),
         _ => {}

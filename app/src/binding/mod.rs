@@ -176,12 +176,15 @@ pub fn import_chosen(state: AppState, event: leptos::ev::Event) {
     if files.is_empty() {
         return;
     }
+    state.shell.import_failed.set(false);
     state.shell.import_result.set(Some(state.t().import_reading.to_owned()));
     spawn_local(async move {
-        match browser::part(parts::read_exports(files)).await {
-            Ok(Ok((texts, left_out))) => dispatch(state, Command::Import { texts, left_out }),
-            Ok(Err(e)) => state.shell.import_result.set(Some(state.t().import_failed.replace("{e}", &e))),
-            Err(air_workspace::Missing) => state.shell.import_result.set(Some(state.t().part_missing.to_owned())),
-        }
+        let failed = match browser::part(parts::read_exports(files)).await {
+            Ok(Ok((texts, left_out))) => return dispatch(state, Command::Import { texts, left_out }),
+            Ok(Err(e)) => state.t().import_failed.replace("{e}", &e),
+            Err(air_workspace::Missing) => state.t().part_missing.to_owned(),
+        };
+        state.shell.import_failed.set(true);
+        state.shell.import_result.set(Some(failed));
     });
 }

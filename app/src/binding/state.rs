@@ -50,6 +50,8 @@ pub struct Shell {
     pub storage_line: RwSignal<String>,
     /// What the last import did.
     pub import_result: RwSignal<Option<String>>,
+    /// The last import failed: its line is an error, not a hint.
+    pub import_failed: RwSignal<bool>,
     /// The event log as last shown (Settings), newest first.
     pub event_log: RwSignal<Vec<air_workspace::log::Entry>>,
     /// Where sync stands (Settings → Sync; `None` until it is first told).
@@ -238,6 +240,7 @@ impl AppState {
                 channel: StoredValue::new_local(None),
                 storage_line: RwSignal::new(String::new()),
                 import_result: RwSignal::new(None),
+                import_failed: RwSignal::new(false),
                 event_log: RwSignal::new(Vec::new()),
                 sync: RwSignal::new(None),
                 update_ready: RwSignal::new(false),

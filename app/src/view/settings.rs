@@ -372,13 +372,16 @@ fn DataSection() -> impl IntoView {
                         on:change=move |ev| crate::binding::import_chosen(state, ev)/>
                 </label>
             </div>
+            // What the import did, by its button: an error (a refused file) as one.
+            <p class=move || if state.shell.import_failed.get() { "error-text" } else { "hint" }
+                role=move || state.shell.import_failed.get().then_some("alert")
+                data-testid="import-result">{move || state.shell.import_result.get().unwrap_or_default()}</p>
             <label class="check">
                 <input type="checkbox" data-testid="export-secrets"
                     prop:checked=move || include_secrets.get()
                     on:change=move |ev| include_secrets.set(event_target_checked(&ev))/>
                 {move || tl().include_secrets}
             </label>
-            <p class="hint" data-testid="import-result">{move || state.shell.import_result.get().unwrap_or_default()}</p>
             <p class="hint" data-testid="storage-usage">{move || state.shell.storage_line.get()}</p>
         </fieldset>
     }
