@@ -143,6 +143,11 @@ pub struct Status {
     /// Documents sent and received since the page opened.
     pub up: u64,
     pub down: u64,
+    /// Documents pulled since the page opened that were set aside: they
+    /// could not be opened, or no device of the database made them (a
+    /// deletion moved from another document, a revision grafted onto
+    /// another branch).
+    pub refused: u64,
     /// The records whose versions written apart are kept to see.
     pub conflicts: Vec<crate::sync_conflicts::Conflict>,
 }
@@ -167,12 +172,13 @@ pub struct Sync {
     last: Option<f64>,
     up: u64,
     down: u64,
+    refused: u64,
     conflicts: Vec<crate::sync_conflicts::Conflict>,
 }
 
 impl Default for Sync {
     fn default() -> Self {
-        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0, conflicts: Vec::new() }
+        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0, refused: 0, conflicts: Vec::new() }
     }
 }
 
@@ -187,7 +193,7 @@ fn ready<P: Platform>(w: &Workspace<P>) -> bool {
 
 fn show<P: Platform>(w: &mut Workspace<P>) {
     let s = &w.sync;
-    let status = Status { settings: settings(w), state: s.state.clone(), last: s.last, up: s.up, down: s.down, conflicts: s.conflicts.clone() };
+    let status = Status { settings: settings(w), state: s.state.clone(), last: s.last, up: s.up, down: s.down, refused: s.refused, conflicts: s.conflicts.clone() };
     w.emit(Update::Sync(Box::new(status)));
 }
 
@@ -308,6 +314,7 @@ fn brought<P: Platform>(w: &mut Workspace<P>, mut p: Passed, current: bool) -> P
         w.sync.last = Some(w.p.now_ms());
         w.sync.up += p.up;
         w.sync.down += p.down;
+        w.sync.refused += p.refused;
         w.sync.conflicts = std::mem::take(&mut p.conflicts);
     }
     if p.prefs {

@@ -290,9 +290,28 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
 /// What of the app's records syncs, and how.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AppKinds {
-    /// The preferences travel (the database is encrypted).
+    /// The database is encrypted: the preferences travel, and what is
+    /// pulled was written by a device with the passphrase. Without one,
+    /// anyone able to write to the database could have written it: a tool
+    /// call pulled is marked imported ([`unvouched`]).
     pub prefs: bool,
     pub secrets: crate::sync_prefs::Secrets,
+}
+
+/// A message's tool call from a database without a passphrase (`plain`):
+/// marked imported as it arrives (so running it again always asks), the
+/// mark left out of what travels there (it is this device's doubt).
+fn unvouched(kind: &str, v: &mut Value, plain: bool, arriving: bool) {
+    if !plain || kind != "message" {
+        return;
+    }
+    if let Some(t) = v.get_mut("tool").and_then(Value::as_object_mut) {
+        if arriving {
+            t.insert("imported".into(), Value::Bool(true));
+        } else {
+            t.remove("imported");
+        }
+    }
 }
 
 /// Fields that stay on this device, per kind.
@@ -319,6 +338,7 @@ impl Kinds for AppKinds {
                 o.remove(*f);
             }
         }
+        unvouched(kind, &mut v, !self.prefs, false);
         v
     }
 
@@ -327,6 +347,7 @@ impl Kinds for AppKinds {
             return crate::sync_prefs::from_wire(id, wire, local);
         }
         let mut v = wire.clone();
+        unvouched(kind, &mut v, !self.prefs, true);
         if let (Some(o), Some(l)) = (v.as_object_mut(), local) {
             for f in local_fields(kind) {
                 if let Some(x) = l.get(*f) {
@@ -357,7 +378,7 @@ impl Kinds for AppKinds {
     /// An answer or question whose text (or reasoning) the winner does
     /// not hold becomes a message of its own after the same message: one
     /// more alternative there.
-    fn sibling(&self, _kind: &str, id: &str, winner: &Value, other: &Value, tag: &str) -> Option<(String, Value)> {
+    fn sibling(&self, kind: &str, id: &str, winner: &Value, other: &Value, tag: &str) -> Option<(String, Value)> {
         let holds = |field: &str| {
             let (w, o) = (winner.get(field).and_then(Value::as_str).unwrap_or(""), other.get(field).and_then(Value::as_str).unwrap_or(""));
             w.contains(o)
@@ -366,6 +387,7 @@ impl Kinds for AppKinds {
             return None;
         }
         let mut v = other.clone();
+        unvouched(kind, &mut v, !self.prefs, true);
         let sid = format!("{id}~{tag}");
         if let Some(o) = v.as_object_mut() {
             o.insert("id".into(), json!(sid));

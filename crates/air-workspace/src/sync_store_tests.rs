@@ -9,6 +9,7 @@ use air_store::branches;
 use air_store::{Attachment, FileRecord, MemoryStore, MessageRecord, SessionRecord, Store};
 use air_sync::{MemoryPeer, Options, Peer, replicate};
 use air_sync_local::StorePeer;
+use air_sync_local::crypto::Keys;
 use air_sync_local::envelope::{Config, new_config, unlock};
 use air_sync_local::soft::{SoftCrypto, SoftKeys};
 use pollster::block_on as run;
@@ -29,7 +30,7 @@ impl Device {
 
     fn sync(&self, server: &MemoryPeer) -> (u64, u64) {
         let records = StoreRecords::new(&self.store, None).marked("server".into());
-        let kinds = AppKinds::default();
+        let kinds = AppKinds { prefs: self.keys.seals(), ..AppKinds::default() };
         let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
         let up = run(replicate(&peer, server, &Options::default())).unwrap();
         let down = run(replicate(server, &peer, &Options::default())).unwrap();
@@ -146,7 +147,7 @@ fn files_travel_with_their_message_and_a_deleted_conversation_goes_on_both() {
 /// (marked `server`, as `sync` marks it), or another.
 fn feed(d: &Device, mark: &str) -> Vec<String> {
     let records = StoreRecords::new(&d.store, None).marked(mark.into());
-    let kinds = AppKinds::default();
+    let kinds = AppKinds { prefs: d.keys.seals(), ..AppKinds::default() };
     let peer = StorePeer::new(&records, &d.keys, &kinds, d.name, || 0.0);
     run(peer.changes(&serde_json::Value::from(0), 100)).unwrap().results.into_iter().map(|c| c.id).collect()
 }
@@ -167,4 +168,29 @@ fn what_was_pulled_is_passed_by_when_pushing_to_its_database_and_an_edit_of_it_i
     assert_eq!(b.sync(&server), (1, 0));
     assert_eq!(a.sync(&server), (0, 1));
     assert_eq!(a.shown("s1"), b.shown("s1"));
+}
+
+#[test]
+fn a_tool_call_pulled_from_a_database_without_a_passphrase_always_asks_before_it_runs_again() {
+    use air_store::records::{ToolRun, ToolStatus};
+    let call = |d: &Device| {
+        let mut m = MessageRecord::new("t1", "s1", 2.0, Role::Assistant, "");
+        m.tool = Some(ToolRun::new("delete_file", Some("files".into()), r#"{"path":"notes.txt"}"#, ToolStatus::Done));
+        run(d.store.put_message(&m)).unwrap();
+    };
+    let imported = |d: &Device| run(d.store.messages("s1")).unwrap().iter().find(|m| m.id == "t1").and_then(|m| m.tool.as_ref()).map(|t| t.imported);
+    for pass in [None, Some("pass")] {
+        let (config, _) = run(new_config(&SoftCrypto::seeded(1), pass, 1_000)).unwrap();
+        let device = |name| Device { name, store: MemoryStore::new(), keys: run(unlock(&SoftCrypto::default(), &config, pass)).unwrap(), clock: Cell::new(100.0) };
+        let (server, a, b) = (MemoryPeer::new("server"), device("laptop"), device("phone"));
+        run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
+        call(&a);
+        a.sync(&server);
+        b.sync(&server);
+        // Anyone able to write to a plain database could have written the call.
+        assert_eq!(imported(&b), Some(pass.is_none()), "{pass:?}");
+        assert_eq!(imported(&a), Some(false), "the device that made it trusts it");
+        // The mark is this device's: nothing is sent back for it.
+        assert_eq!((b.sync(&server), a.sync(&server)), ((0, 0), (0, 0)), "{pass:?}");
+    }
 }

@@ -190,3 +190,16 @@ fn a_tab_that_finds_another_syncing_says_so_and_takes_over_once_that_tab_is_gone
     assert_eq!(states(&mut h).last(), Some(&State::Idle));
     assert_eq!(kinds(&h), ["pass", "pass", "pass", "wait"]);
 }
+
+#[test]
+fn documents_set_aside_are_counted_in_settings_and_said_as_they_come() {
+    let mut h = started();
+    let refusing = |n| Outcome::Passed(Ok(Passed { refused: n, ..match passed(0, 1) { Outcome::Passed(Ok(p)) => p, _ => unreachable!() } }));
+    h.p.sync_outcomes.borrow_mut().extend([refusing(2), Outcome::Woke(Wake::Remote), refusing(1)]);
+    h.send(save(on()));
+    let updates = h.take();
+    assert!(updates.contains(&Update::Notice(crate::Notice::SyncRefused(2))));
+    assert!(updates.contains(&Update::Notice(crate::Notice::SyncRefused(1))));
+    let last = updates.iter().rev().find_map(|u| if let Update::Sync(s) = u { Some(s.clone()) } else { None }).unwrap();
+    assert_eq!(last.refused, 3, "Settings → Sync says how many since the page opened");
+}
