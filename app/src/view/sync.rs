@@ -182,6 +182,9 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
                 {field(|t| t.sync_password, "sync-password", "password", |d| d.password.clone(), |d, v| d.password = v)}
             </div>
             {field(|t| t.sync_passphrase, "sync-passphrase", "password", |d| d.passphrase.clone(), |d, v| d.passphrase = v)}
+            <Show when=move || draft.with(|d| d.passphrase.is_empty())>
+                <p class="hint warn" data-testid="sync-plain-warning">{move || tl().sync_plain_warning}</p>
+            </Show>
             <p class="hint">{move || tl().sync_prefs_hint}</p>
             {secret("sync-keys", |t| t.sync_keys, |s| s.sync_keys, |s, v| s.sync_keys = v)}
             {secret("sync-headers", |t| t.sync_headers, |s| s.sync_headers, |s, v| s.sync_headers = v)}
@@ -196,6 +199,11 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
                 data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
                 {move || status.with(|s| s.as_ref().map(|s| line(tl(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
             </p>
+            <Show when=move || status.with(|s| s.as_ref().is_some_and(|s| s.refused > 0))>
+                <p class="hint warn" data-testid="sync-refused" role="alert">
+                    {move || status.with(|s| s.as_ref().map(|s| tl().sync_set_aside.replace("{n}", &s.refused.to_string())).unwrap_or_default())}
+                </p>
+            </Show>
             <Fixes/>
             <Conflicts/>
         </fieldset>

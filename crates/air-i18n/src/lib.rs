@@ -417,7 +417,9 @@ texts! {
     sync_unauthorized: "The server refused the user name or password: enter them again.", "服务器拒绝了用户名或密码：请重新输入。";
     sync_wrong_passphrase: "This passphrase does not open this sync database; nothing was changed.", "此口令无法打开该同步数据库，未做任何更改。";
     sync_passphrase_needed: "This sync database is encrypted: enter its passphrase.", "该同步数据库已加密：请输入口令。";
-    sync_not_encrypted: "This sync database is not encrypted: leave the passphrase empty.", "该同步数据库未加密：请留空口令。";
+    sync_not_encrypted: "This sync database is not encrypted, but a passphrase was given: nothing was sent. If it was encrypted before, its configuration was replaced on the server; to sync encrypted, use a new, empty database.", "该同步数据库未加密，但填写了口令：未发送任何内容。如果它之前是加密的，说明服务器上的配置已被替换；要加密同步，请使用一个新的空数据库。";
+    sync_plain_warning: "Without a passphrase there is no integrity: anyone who can write to the database (its server, a leaked password, another user) can change or delete your records, and tool calls synced from it always ask before they run again.", "不设置口令就没有完整性保护：任何能写入该数据库的人（服务器、泄露的密码、其他用户）都能修改或删除你的记录，从中同步来的工具调用再次运行前总会先询问。";
+    sync_set_aside: "{n} document(s) set aside since this page opened: they could not be opened, or none of your devices made them (someone who can write to the database may have tried to change or delete records). Nothing of them was applied.", "自打开本页以来搁置了 {n} 个文档：无法打开，或并非你的设备写入（能写入该数据库的人可能试图修改或删除记录）。它们的内容均未被采用。";
     sync_unreachable: "The server cannot be reached ({e}). If it is up, allow this page in its CORS settings (see the README).", "无法连接服务器（{e}）。如果服务器正常，请在其 CORS 设置中允许此页面（见 README）。";
     sync_failed: "Sync failed: {e}", "同步失败：{e}";
     sync_refused_fix: "Set this on the server (then sync goes on by itself):", "请在服务器上这样设置（之后同步会自动继续）：";
