@@ -23,6 +23,8 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
     await sync.scrollIntoViewIfNeeded();
     await page.getByTestId('sync-url').fill(`${couch.url}/${db}`);
     await page.getByTestId('sync-passphrase').fill(passphrase);
+    // Typed twice: the first device creates the encrypted database with it.
+    if (passphrase) await page.getByTestId('sync-passphrase-confirm').fill(passphrase);
     await page.getByTestId('sync-save').click();
     await page.getByTestId('sync-status').and(page.locator('[data-state=idle], [data-state=failed]')).waitFor({ timeout });
   }
@@ -326,6 +328,7 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
       await page.getByTestId('open-settings').click();
       await page.getByTestId('sync-url').fill(`${own.url}/chats`);
       await page.getByTestId('sync-passphrase').fill('words');
+      await page.getByTestId('sync-passphrase-confirm').fill('words');
       await page.getByTestId('sync-save').click();
       const status = page.getByTestId('sync-status');
       await status.and(page.locator('[data-state=idle]')).waitFor({ timeout: 30_000 });

@@ -7,6 +7,7 @@ use air_store::sync_meta::SyncSettings;
 use air_workspace::Command;
 use air_workspace::sync::{Action, Failure, State, Status};
 use air_workspace::sync_conflicts::Conflict;
+use air_workspace::sync_form::{self, Problem};
 use leptos::prelude::*;
 
 use crate::binding::state::use_app;
@@ -35,6 +36,7 @@ fn line(t: &Later, s: &Status, when: &str) -> String {
                 Failure::WrongPassphrase => t.sync_wrong_passphrase.into(),
                 Failure::PassphraseNeeded => t.sync_passphrase_needed.into(),
                 Failure::NotEncrypted => t.sync_not_encrypted.into(),
+                Failure::Unconfirmed => t.sync_unconfirmed.into(),
                 Failure::Unreachable(e) => t.sync_unreachable.replace("{e}", e),
                 Failure::Refused { explain, .. } => format!("{explain} {}", t.sync_refused_fix),
                 Failure::Server(e) | Failure::Store(e) | Failure::Other(e) => t.sync_failed.replace("{e}", e),
@@ -44,6 +46,16 @@ fn line(t: &Later, s: &Status, when: &str) -> String {
                 None => said,
             }
         }
+    }
+}
+
+/// Why the form was not saved.
+fn said(t: &Later, p: Problem) -> &'static str {
+    match p {
+        Problem::NotHttp => t.sync_not_http,
+        Problem::NoDatabase => t.sync_no_database,
+        Problem::BadName => t.sync_bad_name,
+        Problem::Mismatch => t.sync_mismatch,
     }
 }
 
@@ -132,6 +144,10 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
     let status = state.shell.sync;
     let draft = RwSignal::new(SyncSettings::default());
     let filled = StoredValue::new(false);
+    // The passphrase typed again, whether it shows, and what stops a save.
+    let confirm = RwSignal::new(String::new());
+    let shown = RwSignal::new(false);
+    let problem = RwSignal::new(None::<&'static str>);
     state.dispatch(Command::Sync(Action::Want));
     // The saved settings, once the core says them.
     Effect::new(move |_| {
@@ -167,21 +183,59 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
         if kept != state.prefs.settings.get_untracked() {
             state.save_settings(kept);
         }
-        let s = SyncSettings { on: true, ..draft.get_untracked() };
+        let saved = status.with_untracked(|s| s.as_ref().map(|s| SyncSettings::read(&s.settings))).unwrap_or_default();
+        let s = match sync_form::check(&draft.get_untracked(), &confirm.get_untracked(), &saved) {
+            Ok(s) => SyncSettings { on: true, ..s },
+            Err(p) => return problem.set(Some(said(tl(), p))),
+        };
+        problem.set(None);
+        draft.set(s.clone());
         state.dispatch(Command::Sync(Action::Save { settings: s.text(), on: s.ready() }));
     };
     let paused = move || status.with(|s| s.as_ref().is_some_and(|s| s.state == State::Paused));
+    // Sync now and Pause mean nothing while sync is off.
+    let off = move || status.with(|s| s.as_ref().is_none_or(|s| s.state == State::Off));
     let when = move |ms: f64| crate::binding::env::local_time_of(ms);
     view! {
         <fieldset class="sync" data-testid="sync">
             <legend>{move || t().sync}</legend>
             <p class="hint">{move || tl().sync_hint}</p>
-            {field(|t| t.sync_url, "sync-url", "url", |d| d.url.clone(), |d, v| d.url = v.trim().to_owned())}
+            <label>{move || tl().sync_url}
+                <input type="url" data-testid="sync-url" autocomplete="off" placeholder="https://couch.example.com:5984/chats" prop:value=move || draft.with(|d| d.url.clone())
+                    on:input=move |ev| {
+                        // A user and password written in it go to their fields at once.
+                        let (url, written) = sync_form::split_credentials(&event_target_value(&ev));
+                        let moved = written.is_some();
+                        draft.update(|d| {
+                            d.url = url;
+                            if let Some((user, password)) = written {
+                                (d.user, d.password) = (user, password);
+                            }
+                        });
+                        problem.set(moved.then(|| tl().sync_url_credentials).or_else(|| draft.with(|d| sync_form::url_problem(&d.url)).filter(|p| *p != Problem::NoDatabase).map(|p| said(tl(), p))));
+                    }/>
+            </label>
+            <p class="hint">{move || tl().sync_url_hint}</p>
             <div class="row">
                 {field(|t| t.sync_user, "sync-user", "text", |d| d.user.clone(), |d, v| d.user = v.trim().to_owned())}
                 {field(|t| t.sync_password, "sync-password", "password", |d| d.password.clone(), |d, v| d.password = v)}
             </div>
-            {field(|t| t.sync_passphrase, "sync-passphrase", "password", |d| d.passphrase.clone(), |d, v| d.passphrase = v)}
+            <div class="row">
+                <label>{move || tl().sync_passphrase}
+                    <input type=move || if shown.get() { "text" } else { "password" } data-testid="sync-passphrase" autocomplete="off" prop:value=move || draft.with(|d| d.passphrase.clone())
+                        on:input=move |ev| { let v = event_target_value(&ev); draft.update(|d| d.passphrase = v) }/>
+                </label>
+                <label>{move || tl().sync_passphrase_confirm}
+                    <input type=move || if shown.get() { "text" } else { "password" } data-testid="sync-passphrase-confirm" autocomplete="off" prop:value=move || confirm.get()
+                        prop:disabled=move || draft.with(|d| d.passphrase.is_empty())
+                        on:input=move |ev| confirm.set(event_target_value(&ev))/>
+                </label>
+            </div>
+            <label class="check">
+                <input type="checkbox" data-testid="sync-passphrase-show" prop:checked=move || shown.get() on:change=move |ev| shown.set(event_target_checked(&ev))/>
+                {move || tl().sync_passphrase_show}
+            </label>
+            <p class="hint">{move || tl().sync_confirm_hint}</p>
             <Show when=move || draft.with(|d| d.passphrase.is_empty())>
                 <p class="hint warn" data-testid="sync-plain-warning">{move || tl().sync_plain_warning}</p>
             </Show>
@@ -190,11 +244,14 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
             {secret("sync-headers", |t| t.sync_headers, |s| s.sync_headers, |s, v| s.sync_headers = v)}
             <div class="row wrap">
                 <button type="button" class="primary" data-testid="sync-save" on:click=save>{move || tl().sync_save}</button>
-                <button type="button" data-testid="sync-now" on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || tl().sync_now}</button>
-                <button type="button" data-testid="sync-pause" on:click=move |_| state.dispatch(Command::Sync(Action::Pause(!paused())))>
+                <button type="button" data-testid="sync-now" prop:disabled=off on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || tl().sync_now}</button>
+                <button type="button" data-testid="sync-pause" prop:disabled=off on:click=move |_| state.dispatch(Command::Sync(Action::Pause(!paused())))>
                     {move || if paused() { tl().sync_resume } else { tl().sync_pause }}
                 </button>
             </div>
+            <Show when=move || problem.get().is_some()>
+                <p class="hint warn" data-testid="sync-problem" role="alert">{move || problem.get().unwrap_or_default()}</p>
+            </Show>
             <p class="hint" data-testid="sync-status" role="status"
                 data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
                 {move || status.with(|s| s.as_ref().map(|s| line(tl(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}

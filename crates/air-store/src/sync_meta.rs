@@ -26,6 +26,9 @@ pub struct SyncSettings {
     pub password: String,
     /// Encrypts what the server keeps (empty: plain).
     pub passphrase: String,
+    /// The passphrase was typed twice: a device may create the encrypted
+    /// database with it (one typed once only opens a database set up).
+    pub confirmed: bool,
     /// Sync runs.
     pub on: bool,
     /// This device, in what it writes (made once).
@@ -41,6 +44,7 @@ impl std::fmt::Debug for SyncSettings {
             .field("user", &self.user)
             .field("password", &hidden(&self.password))
             .field("passphrase", &hidden(&self.passphrase))
+            .field("confirmed", &self.confirmed)
             .field("on", &self.on)
             .field("device", &self.device)
             .finish()

@@ -45,6 +45,7 @@ pub mod sessions;
 pub mod signin;
 pub mod sync;
 pub mod sync_conflicts;
+pub mod sync_form;
 pub mod sync_prefs;
 pub mod sync_store;
 pub mod sync_work;

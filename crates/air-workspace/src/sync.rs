@@ -27,6 +27,10 @@ pub enum Failure {
     PassphraseNeeded,
     /// A passphrase was given for a database that has none.
     NotEncrypted,
+    /// The database is new and its passphrase was typed once only: it is
+    /// created once it is typed again (a typo would lock every other
+    /// device out).
+    Unconfirmed,
     /// Nothing answered (down, offline, or CORS refused this page).
     Unreachable(String),
     /// The server answers, but not to this page (the doctor found why:

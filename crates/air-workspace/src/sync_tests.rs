@@ -12,7 +12,7 @@ fn started() -> Harness {
 }
 
 fn on() -> SyncSettings {
-    SyncSettings { url: "https://couch.test/chats".into(), user: "ana".into(), password: "pw".into(), passphrase: "words".into(), on: true, device: String::new() }
+    SyncSettings { url: "https://couch.test/chats".into(), user: "ana".into(), password: "pw".into(), passphrase: "words".into(), confirmed: true, on: true, device: String::new() }
 }
 
 fn save(s: SyncSettings) -> Command {

@@ -63,10 +63,38 @@ fn envelope_failure(e: EnvelopeError) -> Failure {
     }
 }
 
-/// The remote database of `settings`.
+/// The remote database of `settings`: a user and password written in its
+/// URL (settings saved before the form took them out) are sent as the
+/// fields' are, never in the URL (a browser refuses such a request, and
+/// its error repeats the password).
 pub fn remote<H: HttpClient>(http: H, settings: &SyncSettings) -> Result<CouchPeer<H>, Failure> {
-    let auth = if settings.user.is_empty() { Auth::None } else { Auth::Basic { user: settings.user.clone(), password: settings.password.clone() } };
-    CouchPeer::new(http, settings.url.trim(), auth).map_err(|e| Failure::Other(e.to_string()))
+    let (url, written) = crate::sync_form::split_credentials(&settings.url);
+    let (user, password) = match written {
+        Some(w) if settings.user.is_empty() => w,
+        _ => (settings.user.clone(), settings.password.clone()),
+    };
+    let auth = if user.is_empty() { Auth::None } else { Auth::Basic { user, password } };
+    CouchPeer::new(http, &url, auth).map_err(|e| Failure::Other(e.to_string()))
+}
+
+/// `f` with the password and passphrase of `settings` never in its words.
+fn hidden(f: Failure, settings: &SyncSettings) -> Failure {
+    let (_, written) = crate::sync_form::split_credentials(&settings.url);
+    let secrets: Vec<String> = [settings.password.clone(), settings.passphrase.clone()].into_iter().chain(written.map(|(_, p)| p)).filter(|s| !s.is_empty()).collect();
+    let clean = |mut t: String| {
+        for s in &secrets {
+            t = t.replace(s.as_str(), "***");
+        }
+        t
+    };
+    match f {
+        Failure::Unreachable(t) => Failure::Unreachable(clean(t)),
+        Failure::Server(t) => Failure::Server(clean(t)),
+        Failure::Store(t) => Failure::Store(clean(t)),
+        Failure::Other(t) => Failure::Other(clean(t)),
+        Failure::Refused { explain, fixes } => Failure::Refused { explain: clean(explain), fixes },
+        other => other,
+    }
 }
 
 /// A server that did not answer, looked at by the doctor: one that is up
@@ -106,6 +134,8 @@ async fn keys<H: HttpClient, C: Crypto>(remote: &CouchPeer<H>, settings: &SyncSe
         // Documents, but no configuration: not a database this app set up
         // (or its configuration was deleted). Nothing is written to it.
         None if docs.is_some_and(|n| n > 0) => return Err(Failure::Other("this database holds documents but no sync configuration: use a new, empty database".into())),
+        // A new encrypted database: only with the passphrase typed twice.
+        None if !settings.passphrase.is_empty() && !settings.confirmed => return Err(Failure::Unconfirmed),
         None => {
             let (config, keys) = envelope::new_config(tools.crypto, pass, tools.cost()).await.map_err(envelope_failure)?;
             let doc = serde_json::to_value(&config).map_err(|e| Failure::Other(e.to_string()))?;
@@ -137,6 +167,10 @@ fn database_mark(url: &str, config: &envelope::Config) -> String {
 /// and the server's feed stood is taken before the work, so what is
 /// written meanwhile wakes the next wait.
 pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &dyn KeyValue, http: H, settings: &SyncSettings, tools: &Tools<'_, C>, abort: &Abort) -> Result<Passed, Failure> {
+    passing(store, kv, http, settings, tools, abort).await.map_err(|f| hidden(f, settings))
+}
+
+async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &dyn KeyValue, http: H, settings: &SyncSettings, tools: &Tools<'_, C>, abort: &Abort) -> Result<Passed, Failure> {
     let kinds = kinds(kv, settings);
     // Dated when a pass is tried, reached or not: an edit made offline is dated within a retry.
     if kinds.prefs && crate::sync_prefs::started(store).await {
@@ -190,7 +224,7 @@ const LOOK_MS: u64 = 2_000;
 pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &dyn KeyValue, http: H, settings: &SyncSettings, since: (Value, u64), tools: &Tools<'_, C>, abort: &Abort) -> Wake {
     let remote = match remote(http, settings) {
         Ok(r) => r,
-        Err(f) => return Wake::Failed(f),
+        Err(f) => return Wake::Failed(hidden(f, settings)),
     };
     let kinds = kinds(kv, settings);
     let polling = Abort::new();
@@ -221,7 +255,7 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
                 }
             }
             Either::Left((Err(Error::Aborted), _)) => break here.await,
-            Either::Left((Err(e), _)) => break Wake::Failed(failure(e)),
+            Either::Left((Err(e), _)) => break Wake::Failed(hidden(failure(e), settings)),
             Either::Right((w, _)) => break w,
         }
     };
@@ -248,6 +282,49 @@ mod tests {
         let settings = SyncSettings { url: "https://couch.test/chats".into(), on: true, ..SyncSettings::default() };
         let woke = pollster::block_on(wait(&store, &kv, http, &settings, (serde_json::json!(5), 0), &tools, &Abort::new()));
         assert_eq!(woke, Wake::Remote);
+    }
+
+    fn tools_for_test<'a>(crypto: &'a air_sync_local::soft::SoftCrypto, keys: &'a std::cell::RefCell<Option<(String, std::rc::Rc<air_sync_local::soft::SoftKeys>)>>, sleep: &'a dyn Fn(u64) -> LocalBoxFuture<'static, ()>) -> Tools<'a, air_sync_local::soft::SoftCrypto> {
+        Tools { crypto, keys, now: &|| 0.0, sleep, progress: &|_, _, _| {}, iterations: 1_000, origin: None }
+    }
+
+    #[test]
+    fn a_new_encrypted_database_waits_for_the_passphrase_typed_twice() {
+        use air_http::fake::{Script, ScriptedHttp};
+        let (crypto, keys) = (air_sync_local::soft::SoftCrypto::default(), std::cell::RefCell::new(None));
+        let sleep = |_: u64| -> LocalBoxFuture<'static, ()> { Box::pin(async {}) };
+        let tools = tools_for_test(&crypto, &keys, &sleep);
+        let mut settings = SyncSettings { url: "https://couch.test/chats".into(), passphrase: "correct horse".into(), on: true, ..SyncSettings::default() };
+        let db = remote(ScriptedHttp::new(), &settings).unwrap();
+        db.http().push(Script::status(404, r#"{"error":"not_found","reason":"missing"}"#));
+        assert_eq!(pollster::block_on(keys_of(&db, &settings, &tools)).err(), Some(Failure::Unconfirmed));
+        assert!(db.http().requests().iter().all(|r| r.method == "GET"), "nothing written: {:?}", db.http().requests());
+        // Typed twice: the database is set up with it.
+        settings.confirmed = true;
+        db.http().push(Script::status(404, r#"{"error":"not_found","reason":"missing"}"#));
+        db.http().push(Script::status(201, r#"{"ok":true,"id":"air-sync-config","rev":"1-a"}"#));
+        assert!(pollster::block_on(keys_of(&db, &settings, &tools)).is_ok());
+        assert_eq!(db.http().requests().last().map(|r| r.method.as_str()), Some("PUT"));
+    }
+
+    async fn keys_of<H: HttpClient>(db: &CouchPeer<H>, settings: &SyncSettings, tools: &Tools<'_, air_sync_local::soft::SoftCrypto>) -> Result<(), Failure> {
+        keys(db, settings, tools, Some(0)).await.map(|_| ())
+    }
+
+    #[test]
+    fn a_user_and_password_in_the_url_are_sent_as_a_header_and_never_said() {
+        use air_http::fake::{Script, ScriptedHttp};
+        let settings = SyncSettings { url: "http://admin:s3cret@couch.test/chats".into(), on: true, ..SyncSettings::default() };
+        let db = remote(ScriptedHttp::new(), &settings).unwrap();
+        db.http().push(Script::status(200, r#"{"db_name":"chats","doc_count":0,"update_seq":"0"}"#));
+        pollster::block_on(db.info()).unwrap();
+        let asked = &db.http().requests()[0];
+        assert!(asked.url.starts_with("http://couch.test/chats") && !asked.url.contains("s3cret"), "{}", asked.url);
+        assert!(asked.headers.iter().any(|(k, v)| k == "Authorization" && v.starts_with("Basic ")));
+        let said = hidden(Failure::Unreachable("fetch failed for http://admin:s3cret@couch.test/chats".into()), &settings);
+        assert_eq!(said, Failure::Unreachable("fetch failed for http://admin:***@couch.test/chats".into()));
+        let typed = SyncSettings { password: "pw-typed".into(), passphrase: "words".into(), ..settings };
+        assert_eq!(hidden(Failure::Other("pw-typed and words".into()), &typed), Failure::Other("*** and ***".into()));
     }
 
     #[test]
