@@ -148,6 +148,7 @@ impl HttpClient for ScriptedHttp {
     type Body = ScriptedBody;
 
     async fn send(&self, request: Request, abort: &Abort) -> Result<Response<ScriptedBody>, HttpError> {
+        let request_redirect = request.redirect();
         self.requests.borrow_mut().push(request);
         if abort.is_aborted() {
             return Err(HttpError::Aborted);
@@ -164,6 +165,11 @@ impl HttpClient for ScriptedHttp {
                 },
             }),
             Some(Script::Fail(e)) => Err(e),
+            // As the page's `fetch` does: a request carrying a key follows
+            // no redirect (`Request::redirect`).
+            Some(Script::Respond { status: 301 | 302 | 303 | 307 | 308, .. }) if request_redirect == crate::Redirect::Manual => {
+                Err(HttpError::Other(crate::REDIRECT_REFUSED.into()))
+            }
             Some(Script::Respond { status, headers, steps }) => {
                 Ok(Response { status, headers, body: ScriptedBody { steps: steps.into(), abort: abort.clone(), read: self.read.clone() } })
             }
@@ -192,6 +198,20 @@ mod tests {
             let r = http.send(Request::get("http://x/v2"), &abort).await.unwrap();
             assert_eq!((r.status, r.header("retry-after")), (429, Some("2")));
             assert_eq!(http.requests().iter().map(|r| r.url.as_str()).collect::<Vec<_>>(), ["http://x/v1", "http://x/v2"]);
+        });
+    }
+
+    #[test]
+    fn a_redirect_is_not_followed_with_a_key() {
+        pollster::block_on(async {
+            let http = ScriptedHttp::new();
+            let moved = || Script::status(307, "").with_header("Location", "https://elsewhere.example/");
+            http.push(moved());
+            http.push(moved());
+            let abort = Abort::new();
+            let keyed = Request::get("https://api.example/").header("x-api-key", "k");
+            assert_eq!(http.send(keyed, &abort).await.map(|r| r.status).err(), Some(HttpError::Other(crate::REDIRECT_REFUSED.into())));
+            assert_eq!(http.send(Request::get("https://api.example/"), &abort).await.map(|r| r.status).ok(), Some(307));
         });
     }
 

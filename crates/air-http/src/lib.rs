@@ -52,7 +52,37 @@ impl Request {
         self.headers.push((name.into(), value.into()));
         self
     }
+
+    /// Whether a redirect may be followed. A request carrying a key (any
+    /// header but the protocols' own: `Authorization`, `x-api-key`, an
+    /// HTTP tool's or an MCP server's headers) is not: the browser would
+    /// send those headers (all but `Authorization`) to wherever the server
+    /// points, another origin too. Such a redirect ends the request with
+    /// [`REDIRECT_REFUSED`].
+    pub fn redirect(&self) -> Redirect {
+        let plain = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            PLAIN_HEADERS.contains(&name.as_str()) || name.starts_with("mcp-param-")
+        };
+        if self.headers.iter().all(|(name, _)| plain(name)) { Redirect::Follow } else { Redirect::Manual }
+    }
 }
+
+/// The headers of the protocols themselves (HTTP, Server-Sent Events,
+/// MCP), which carry no key of the user's.
+const PLAIN_HEADERS: &[&str] = &["accept", "content-type", "last-event-id", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name"];
+
+/// What to do with a redirect (`fetch`'s `redirect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redirect {
+    /// Followed.
+    Follow,
+    /// Not followed: the request ends with [`REDIRECT_REFUSED`].
+    Manual,
+}
+
+/// Why a request carrying a key ended at a redirect.
+pub const REDIRECT_REFUSED: &str = "the server redirected to another address; a request carrying a key is not followed";
 
 /// Why a request got no response (a non-2xx status is a response, not an error).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,5 +194,28 @@ mod text_tests {
         assert_eq!(pollster::block_on(Endless(2).text()).map(|t| t.len()), Ok(2 << 20));
         let e = pollster::block_on(Endless(1000).text());
         assert!(matches!(&e, Err(HttpError::Other(m)) if m.contains("over 32 MB")), "{e:?}");
+    }
+}
+
+#[cfg(test)]
+mod redirect_tests {
+    use super::*;
+
+    #[test]
+    fn a_request_carrying_a_key_follows_no_redirect() {
+        let mcp = Request::post_json("https://mcp.example/mcp", "{}")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Mcp-Session-Id", "s1")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "echo")
+            .header("Mcp-Param-Region", "eu")
+            .header("Last-Event-ID", "7");
+        assert_eq!(mcp.redirect(), Redirect::Follow, "the protocol's own headers carry no key");
+        assert_eq!(Request::get("https://a.example/").redirect(), Redirect::Follow);
+        for (name, value) in [("x-api-key", "sk-ant"), ("Authorization", "Bearer t"), ("X-Token", "an HTTP tool's"), ("CF-Access-Client-Secret", "an MCP server's")] {
+            assert_eq!(mcp.clone().header(name, value).redirect(), Redirect::Manual, "{name}");
+        }
+        assert!(REDIRECT_REFUSED.contains("redirected") && REDIRECT_REFUSED.contains("key"));
     }
 }

@@ -29,6 +29,8 @@ pub enum McpError {
 impl std::fmt::Display for McpError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // Reached, but it pointed elsewhere (`air_http::Request::redirect`).
+            McpError::Network(d) if d == air_http::REDIRECT_REFUSED => write!(f, "the MCP server answered, but {d}"),
             McpError::Network(d) => write!(f, "the MCP server could not be reached (down, wrong address, or no CORS for this page): {d}"),
             McpError::Http { status: 401, .. } => f.write_str("the MCP server asks you to sign in (HTTP 401)"),
             McpError::Http { status: 403, body } if body.contains("insufficient_scope") || body.trim().is_empty() => {

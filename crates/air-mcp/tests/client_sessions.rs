@@ -154,6 +154,18 @@ fn errors_say_what_happened() {
     let client = McpClient::new(http, config());
     assert_eq!(run(client.list_tools(&Abort::new())), Err(McpError::Http { status: 401, body: "Unauthorized".into() }));
 
+    // A server that points elsewhere: its key is not sent there, and the
+    // error says why it stopped.
+    for first in [true, false] {
+        let http = if first { ScriptedHttp::new() } else { older() };
+        for _ in 0..3 {
+            http.push(Script::status(307, "").with_header("Location", "https://elsewhere.example/mcp"));
+        }
+        let client = McpClient::new(http, config());
+        let e = run(client.list_tools(&Abort::new())).unwrap_err();
+        assert_eq!(e.to_string(), format!("the MCP server answered, but {}", air_http::REDIRECT_REFUSED));
+    }
+
     // A stream that ends before the answer.
     let http = older();
     http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}})));

@@ -145,6 +145,12 @@ pub async fn send(
         init.set_body(&JsValue::from_str(body));
     }
     init.set_headers(&h);
+    // A request carrying a key follows no redirect (`air_http::Request::redirect`).
+    let keyed = air_http::Request { method: method.to_owned(), url: String::new(), headers: headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(), body: None };
+    let manual = keyed.redirect() == air_http::Redirect::Manual;
+    if manual {
+        init.set_redirect(web_sys::RequestRedirect::Manual);
+    }
     if let Some(abort) = abort {
         init.set_signal(Some(&abort.0.signal()));
     }
@@ -158,6 +164,9 @@ pub async fn send(
         let response = JsFuture::from(window.fetch_with_request(&request)).await.map_err(|e| map_reject(&e))?;
         response.dyn_into().map_err(|_| FetchError::Other("fetch returned a non-Response".into()))?
     };
+    if manual && response.type_() == web_sys::ResponseType::Opaqueredirect {
+        return Err(FetchError::Other(air_http::REDIRECT_REFUSED.into()));
+    }
     Ok(HttpResponse { status: response.status(), response })
 }
 
