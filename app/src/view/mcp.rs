@@ -127,7 +127,7 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
             let tool_name = tool.name.clone();
             view! {
                 <div class="mcp-review-tool" data-testid="mcp-review-tool">
-                    <code>{tool.name.clone()}</code>" "<span class="muted">{what}</span>" "
+                    <code class="iso">{air_render::visible(&tool.name).into_owned()}</code>" "<span class="muted">{what}</span>" "
                     <span class="muted">{tool.description.clone()}</span>
                     <button type="button" data-testid=format!("mcp-accept-{}", tool.name)
                         on:click=move |_| accept(state, &name.get_value(), &tool_name, draft)>{move || tl().mcp_accept}</button>
@@ -265,7 +265,7 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
     view! {
         <div class="mcp-row" data-testid="mcp-server">
             <div class="mcp-what">
-                <strong data-testid="mcp-server-name">{server.name.clone()}</strong>
+                <strong class="iso" data-testid="mcp-server-name">{air_render::visible(&server.name).into_owned()}</strong>
                 <input class="mcp-url" data-testid="mcp-server-url" autocomplete="off" prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
                 <span class="muted" data-testid="mcp-server-tools">{move || {
                     let mut text = t().mcp_tools_count.replace("{n}", &live.to_string());
@@ -322,7 +322,7 @@ fn ToolSwitches(server: McpServer) -> impl IntoView {
                 <label class="check mcp-pick" data-testid="mcp-tool-switch">
                     <input type="checkbox" data-testid=testid prop:checked=!tool.disabled
                         on:change=move |ev| state.servers(Action::SetToolEnabled { server: server.clone(), tool: name.clone(), on: event_target_checked(&ev) })/>
-                    <code>{tool.name.clone()}</code>
+                    <code class="iso">{air_render::visible(&tool.name).into_owned()}</code>
                 </label>
             }
         })
@@ -460,8 +460,8 @@ fn doctor_bridge(doctor: Doctor, url: &str) -> Option<AnyView> {
     let copied = line.text.clone();
     Some(view! {
         <div class="doctor" data-testid="doctor-bridge">
-            <p>{tl().doctor_bridge.replace("{u}", &line.url)}</p>
-            <code data-testid="doctor-bridge-line">{line.shown}</code>
+            <p>{tl().doctor_bridge.replace("{u}", &air_render::visible(&line.url))}</p>
+            <code class="iso" data-testid="doctor-bridge-line">{air_render::visible(&line.shown).into_owned()}</code>
             <button type="button" data-testid="doctor-bridge-copy" on:click=move |_| air_web::copy_text(&copied)>{move || tl().mcp_import_copy}</button>
         </div>
     }.into_any())

@@ -61,7 +61,7 @@ pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
             let (d1, d2) = (def.clone(), def.clone());
             view! {
                 <label class="policy-row">
-                    <code>{name.clone()}</code>
+                    <code class="iso">{air_render::visible(&name).into_owned()}</code>
                     {policy_select(
                         format!("policy-{name}"),
                         move || draft.with(|d| d.tool_policies.get(&d1)),
@@ -86,7 +86,7 @@ pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
                 view! {
                     <div class="policy-server" data-testid="policy-server">
                         <label class="policy-row">
-                            <strong>{server.name.clone()}</strong>
+                            <strong class="iso">{air_render::visible(&server.name).into_owned()}</strong>
                             {policy_select(
                                 format!("server-policy-{}", server.name),
                                 move || draft.with(|d| d.tool_policies.servers.get(&s1).copied()),

@@ -76,7 +76,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 && state.chat.messages.with(|m| m.iter().rev().take_while(|x| x.role == Role::Tool).any(|x| x.id == id))
         }
     };
-    let source = run.server.clone();
+    let source = run.server.as_deref().map(|s| air_render::visible(s).into_owned());
     let http = run.http;
     let args = serde_json::from_str::<serde_json::Value>(&run.arguments)
         .ok()
@@ -100,8 +100,8 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     view! {
         <details class="tool-card" data-testid="tool-card" data-status=move || status2().0 open=pending || run.status == ToolStatus::Interrupted>
             <summary>
-                <span class="tool-name" data-testid="tool-name">{run.name.clone()}</span>
-                <span class="tool-source muted" data-testid="tool-source">{move || source.clone().unwrap_or_else(|| if http { t().tool_http } else { t().tool_builtin }.to_owned())}</span>
+                <span class="tool-name iso" data-testid="tool-name">{air_render::visible(&run.name).into_owned()}</span>
+                <span class="tool-source muted iso" data-testid="tool-source">{move || source.clone().unwrap_or_else(|| if http { t().tool_http } else { t().tool_builtin }.to_owned())}</span>
                 <span class="tool-status" data-testid="tool-status">{move || status().1}</span>
                 {duration.map(|d| view! { <span class="tool-duration muted" data-testid="tool-duration">{d}</span> })}
             </summary>

@@ -11,15 +11,19 @@
 //! Code blocks get a small keyword highlighter ([`highlight`]) and a copy
 //! button. [`StreamRender`] renders a growing answer in finished blocks plus
 //! a short tail, so each new chunk costs about the size of the tail, not of
-//! the whole answer.
+//! the whole answer. [`visible`] escapes the characters that hide or
+//! reorder a one-line value shown as text (a command, an address, a tool's
+//! name).
 
 mod highlight;
 mod math;
 mod stream;
+mod visible;
 
 pub use highlight::highlight;
 pub use math::mathml;
 pub use stream::{StreamRender, StreamUpdate, blocks, blocks_after};
+pub use visible::{hidden, visible};
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
