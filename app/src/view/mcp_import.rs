@@ -133,10 +133,10 @@ fn Choosers(choices: Choices) -> impl IntoView {
 fn ImportEntry(entry: Entry, inputs: Vec<Input>, port: u16, choices: Choices, form: Form, connect: Callback<()>) -> impl IntoView {
     let port = RwSignal::new(port);
     let origin = air_web::page_origin().unwrap_or_default();
-    let (e1, i1) = (entry.clone(), inputs.clone());
+    let (e1, i0, i1) = (entry.clone(), inputs.clone(), inputs.clone());
     let planned = Memo::new(move |_| {
         let choice = Choice { bridge: choices.bridge.get(), shell: choices.shell.get(), port: port.get() };
-        choices.answers.with(|a| plan::plan(&e1, a, choice, &origin))
+        choices.answers.with(|a| plan::plan(&e1, a, &i0, choice, &origin))
     });
     let kind = match entry.server {
         Server::Remote { .. } => "remote",
@@ -145,16 +145,8 @@ fn ImportEntry(entry: Entry, inputs: Vec<Input>, port: u16, choices: Choices, fo
     };
     let what = match &entry.server {
         Server::Remote { url, .. } => url.clone(),
-        // Its arguments as the line shows them (a secret among them masked).
-        Server::Stdio(s) => {
-            let mut flag = "";
-            let mut words = vec![s.command.clone()];
-            for a in &s.args {
-                words.push(air_mcp_config::secret::shown(flag, a));
-                flag = if a.starts_with('-') { a.as_str() } else { "" };
-            }
-            words.join(" ")
-        }
+        // Its words as the line shows them (a secret among them masked).
+        Server::Stdio(s) => air_mcp_config::bridge::command_shown(s),
         Server::Unusable(_) => String::new(),
     };
     let headers = match &entry.server {
@@ -180,11 +172,11 @@ fn ImportEntry(entry: Entry, inputs: Vec<Input>, port: u16, choices: Choices, fo
     view! {
         <div class="mcp-import-entry" data-testid="mcp-import-entry" data-kind=kind>
             <div class="row wrap">
-                <strong data-testid="mcp-import-name">{entry.name.clone()}</strong>
+                <strong class="iso" data-testid="mcp-import-name">{air_render::visible(&entry.name).into_owned()}</strong>
                 {entry.disabled.then(|| view! { <span class="muted">{move || tl().mcp_import_off}</span> })}
-                <code class="muted">{what}</code>
+                <code class="muted iso">{air_render::visible(&what).into_owned()}</code>
             </div>
-            {(!headers.is_empty()).then(|| view! { <p class="hint">{headers}</p> })}
+            {(!headers.is_empty()).then(|| view! { <p class="hint iso">{air_render::visible(&headers).into_owned()}</p> })}
             <Needs planned=planned inputs=i1 answers=choices.answers/>
             <Way planned=planned port=port/>
             <Show when=move || matches!(planned.get(), Plan::Connect { .. } | Plan::Bridge(_))>
@@ -247,7 +239,7 @@ fn Way(planned: Memo<Plan>, port: RwSignal<u16>) -> impl IntoView {
             view! {
                 <div class="mcp-import-line">
                     <p class="hint">{move || tl().mcp_import_local}</p>
-                    <code data-testid="mcp-import-line">{line.shown.clone()}</code>
+                    <code class="iso" data-testid="mcp-import-line">{air_render::visible(&line.shown).into_owned()}</code>
                     {line.warning.map(|_| view! { <p class="warning" data-testid="mcp-import-warning">{move || tl().mcp_import_everywhere}</p> })}
                     <div class="row">
                         <button type="button" data-testid="mcp-import-copy" on:click=move |_| air_web::copy_text(&copied)>{move || tl().mcp_import_copy}</button>
@@ -259,7 +251,7 @@ fn Way(planned: Memo<Plan>, port: RwSignal<u16>) -> impl IntoView {
                 </div>
             }.into_any()
         }
-        Plan::Unusable(why) => view! { <p class="error-text" data-testid="mcp-import-unusable">{tl().mcp_import_unusable.replace("{e}", &why)}</p> }.into_any(),
+        Plan::Unusable(why) => view! { <p class="error-text" data-testid="mcp-import-unusable">{tl().mcp_import_unusable.replace("{e}", &air_render::visible(&why))}</p> }.into_any(),
         Plan::Connect { .. } | Plan::Ask(_) => ().into_any(),
     }
 }
