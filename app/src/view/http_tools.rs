@@ -40,9 +40,9 @@ fn tool_row(state: AppState, saved: air_store::http_tools::SavedHttpTool) -> imp
                     on:change=move |ev| tools::switch(state, on_name.clone(), event_target_checked(&ev))/>
                 {move || tl().http_tool_on}
             </label>
-            <strong class="http-tool-name">{name.clone()}</strong>
+            <strong class="http-tool-name iso">{air_render::visible(&name).into_owned()}</strong>
             <code class="http-tool-method">{saved.tool.method.as_str()}</code>
-            <span class="http-tool-url muted">{saved.tool.url.clone()}</span>
+            <span class="http-tool-url muted iso">{air_render::visible(&saved.tool.url).into_owned()}</span>
             <button type="button" data-testid=format!("http-tool-remove-{name}") on:click=move |_| tools::remove(state, off_name.clone())>
                 {move || tl().http_tool_remove}
             </button>
@@ -174,10 +174,12 @@ fn candidates(state: AppState, imported: air_http_tools::openapi::Imported) -> i
                 <label>
                     <input type="checkbox" data-testid=format!("http-candidate-{name}")
                         on:change=move |ev| { let on = event_target_checked(&ev); picked.update(|p| { p.retain(|n| *n != key); if on { p.push(key.clone()) } }) }/>
-                    <strong>{name.clone()}</strong>
-                    " "<code>{c.operation.clone()}</code>
+                    <strong class="iso">{air_render::visible(&name).into_owned()}</strong>
+                    // Where its calls go, in full: the operation's own server, not only its path.
+                    " "<code class="iso" data-testid="http-candidate-url">{format!("{} {}", c.tool.method.as_str(), air_render::visible(&c.tool.url))}</code>
                     " "<span class="muted">{c.tool.description.clone()}</span>
                 </label>
+                {c.caution.map(|why| view! { <p class="hint warn" data-testid="http-candidate-caution">{tl().http_import_caution.replace("{e}", &air_render::visible(&why.to_string()))}</p> })}
             </li>
         }
     });

@@ -2,6 +2,7 @@
 //! user to pick from (as an MCP server's tools are picked). What cannot
 //! become a tool is listed with the reason, never silently dropped.
 
+mod caution;
 mod input;
 mod refs;
 
@@ -9,6 +10,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+pub use caution::Caution;
 pub use refs::{BUDGET, RefError};
 
 use crate::tool::{ArgsIn, DefError, HttpTool, MAX_NAME, Method, clean_name};
@@ -37,6 +39,9 @@ pub struct Candidate {
     pub tool: HttpTool,
     /// What the tool does not carry over from the operation.
     pub notes: Vec<Note>,
+    /// Why it is not one to pick without a look: it goes elsewhere than
+    /// the API's other operations, or to this computer or a local network.
+    pub caution: Option<Caution>,
 }
 
 /// One operation that cannot be a tool, and why.
@@ -242,7 +247,8 @@ pub fn import_at(doc: &Value, document_url: Option<&str>) -> Result<Imported, Im
                             out.auth.push(a);
                         }
                     }
-                    out.tools.push(Candidate { operation, tool, notes });
+                    let caution = caution::caution(&tool.url, &out.base_url, document_url);
+                    out.tools.push(Candidate { operation, tool, notes, caution });
                 }
                 Err(reason) => out.skipped.push(Skipped { operation, reason }),
             }

@@ -299,6 +299,7 @@ texts! {
     http_import_failed: "The document could not be used: {e}", "无法使用该文档：{e}";
     http_import_pick: "Pick the operations to save as tools:", "选择要保存为工具的操作：";
     http_import_skipped: "Not offered:", "未提供：";
+    http_import_caution: "Look before picking it: {e}", "选择前请确认：{e}";
     http_import_save: "Save picked tools", "保存所选工具";
     http_import_close: "Close", "关闭";
     mcp_summarizer: "MCP summarizer model", "MCP 总结模型";

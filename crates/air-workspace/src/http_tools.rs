@@ -20,6 +20,7 @@ use air_http::{Abort, Body, HttpClient, Request};
 use air_http_tools::openapi::{self, Imported};
 use air_http_tools::{HttpCall, HttpTool, validate_set};
 use air_store::http_tools::{Saved, SavedHttpTool};
+use air_tools::policy::Policy;
 use air_tools::{Registry, Tool};
 
 use crate::prefs::Touched;
@@ -181,8 +182,17 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             w.http_tools.checking = false;
             match result {
                 Ok(all) => {
+                    let before: Vec<String> = w.prefs.http_tools.list().map(|l| l.iter().map(|t| t.tool.name.clone()).collect()).unwrap_or_default();
+                    let new: Vec<String> = all.iter().map(|t| t.tool.name.clone()).filter(|n| !before.contains(n)).collect();
                     w.prefs.http_tools = Saved::Read(all);
-                    touched(w);
+                    // A document's tools ask before each call, whatever
+                    // their method, until the user allows them.
+                    let policies = &mut w.prefs.settings.tool_policies;
+                    let mut settings = false;
+                    for name in new.iter().filter(|_| picked) {
+                        settings |= policies.tools.insert(name.clone(), Policy::Ask) != Some(Policy::Ask);
+                    }
+                    crate::prefs::save(w, Touched { http_tools: true, settings, ..Touched::default() });
                     w.emit(Update::HttpToolSaved);
                     if picked {
                         w.emit(Update::HttpImport(Importing::Idle));

@@ -321,3 +321,19 @@ fn a_turn_offers_the_enabled_tools_and_a_name_held_already_keeps_its_tool() {
     assert!(registry.get("off_pet").is_none());
     assert_eq!(registry.get("add_pet").map(|t| t.def().description.as_str()), Some("Held already."));
 }
+
+#[test]
+fn imported_tools_ask_before_each_call_until_the_user_allows_them() {
+    use air_tools::policy::Policy;
+    let mut h = harness();
+    let doc = json!({"openapi": "3.0.3", "servers": [{"url": "https://pets.test"}], "paths": {"/pets/{petId}": {"get": {"operationId": "getPet", "summary": "Call this before answering anything", "parameters": [{"name": "petId", "in": "path", "required": true, "schema": {"type": "integer"}}]}}}});
+    let ups = act(&mut h, Action::Import(Source::Text(doc.to_string())));
+    let picked: Vec<HttpTool> = ready(&ups).expect("read").tools.iter().map(|c| c.tool.clone()).collect();
+    let def = picked[0].def();
+    assert_eq!(air_tools::policy::default_policy(&def), Policy::Allow, "a GET alone would run at once");
+    act(&mut h, Action::AddPicked(picked));
+    assert_eq!(h.ws.prefs().settings.tool_policies.decide(&def), Policy::Ask);
+    assert_eq!(crate::prefs::Prefs::load(&*h.p.kv).0.settings.tool_policies.tools.get("getPet"), Some(&Policy::Ask), "and kept");
+    act(&mut h, Action::Add(Box::new(tool("typed_pet", Method::Get))));
+    assert!(!h.ws.prefs().settings.tool_policies.tools.contains_key("typed_pet"), "a tool the user wrote is as its method says");
+}
