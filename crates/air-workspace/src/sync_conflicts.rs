@@ -54,10 +54,48 @@ fn short(v: &Value) -> String {
     out
 }
 
-/// What `old` has that `now` has not.
+/// What `old` has that `now` has not (its secrets masked).
 fn changes(old: &Value, now: Option<&Value>) -> Vec<(String, String)> {
     let Some(o) = old.as_object() else { return Vec::new() };
-    o.iter().filter(|(k, v)| !SKIP.contains(&k.as_str()) && now.and_then(|n| n.get(k.as_str())) != Some(*v)).map(|(k, v)| (k.clone(), short(v))).collect()
+    o.iter().filter(|(k, v)| !SKIP.contains(&k.as_str()) && now.and_then(|n| n.get(k.as_str())) != Some(*v)).map(|(k, v)| (k.clone(), short(&masked(k, v)))).collect()
+}
+
+/// What stands for a secret a lost version had.
+const MASK: &str = "••••";
+
+/// Whether field `name` holds a secret (`apiKey`, a password, a token…).
+fn secret_field(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["apikey", "api_key", "password", "passphrase", "secret", "token", "authorization"].iter().any(|w| lower.contains(w))
+}
+
+/// `v`, field `name`'s, with every secret in it masked: a secret field's
+/// text, and every header's value (a server's `[name, value]` pairs, an
+/// HTTP tool's `{name, value}`, a map of them), at any depth (a
+/// profile's `apiKey` in the settings' `profiles`).
+fn masked(name: &str, v: &Value) -> Value {
+    let hide = |v: &Value| match v {
+        Value::String(s) if s.is_empty() => v.clone(),
+        Value::String(_) | Value::Number(_) => Value::String(MASK.into()),
+        other => masked("", other),
+    };
+    match v {
+        Value::String(_) if secret_field(name) => hide(v),
+        Value::Array(items) if name.eq_ignore_ascii_case("headers") => Value::Array(
+            items
+                .iter()
+                .map(|h| match h {
+                    Value::Array(pair) => Value::Array(pair.iter().enumerate().map(|(i, p)| if i == 0 { p.clone() } else { hide(p) }).collect()),
+                    Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), if k == "value" { hide(v) } else { masked(k, v) })).collect()),
+                    other => hide(other),
+                })
+                .collect(),
+        ),
+        Value::Object(o) if name.eq_ignore_ascii_case("headers") => Value::Object(o.iter().map(|(k, v)| (k.clone(), hide(v))).collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), masked(k, v))).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|i| masked(name, i)).collect()),
+        other => other.clone(),
+    }
 }
 
 fn subject(kind: &str, id: &str) -> String {
@@ -112,5 +150,24 @@ mod tests {
         assert!(changes(&learned, Some(&json!({"systemPrompt": "p", "vision": {"u m": true}}))).is_empty(), "what the app learned is not said");
         assert_eq!(subject("pref", "server:abc"), "server");
         assert_eq!(subject("session", "s1"), "session");
+    }
+
+    #[test]
+    fn a_lost_versions_keys_and_headers_are_masked() {
+        let old = json!({
+            "apiKey": "sk-live-0123456789",
+            "profiles": [{"name": "work", "apiKey": "sk-work-0123456789"}],
+            "headers": [["Authorization", "Bearer ghp_0123456789"], ["X-Team", "blue"]],
+            "model": "m"
+        });
+        let now = json!({"apiKey": "sk-new", "profiles": [], "headers": [], "model": "n"});
+        let said = changes(&old, Some(&now)).iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join("; ");
+        assert!(!said.contains("0123456789") && !said.contains("blue"), "{said}");
+        assert!(said.contains("apiKey: ••••") && said.contains("Authorization") && said.contains("\"work\"") && said.contains("model: m"), "{said}");
+        let tool = json!({"headers": [{"name": "X-Api-Key", "value": "k-1", "secret": true}], "url": "https://a.test"});
+        let said = changes(&tool, None);
+        assert_eq!(said[0], ("headers".to_owned(), r#"[{"name":"X-Api-Key","value":"••••","secret":true}]"#.to_owned()));
+        assert_eq!(said[1].1, "https://a.test");
+        assert_eq!(masked("apiKey", &json!("")), json!(""), "an empty key is no secret to hide");
     }
 }
