@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn the_password_and_passphrase_are_never_printed() {
-        let s = SyncSettings { url: "https://c.test/db".into(), user: "ana".into(), password: "hunter2".into(), passphrase: "open sesame".into(), on: true, device: "d".into() };
+        let s = SyncSettings { url: "https://c.test/db".into(), user: "ana".into(), password: "hunter2".into(), passphrase: "open sesame".into(), confirmed: true, on: true, device: "d".into() };
         let printed = format!("{s:?}");
         assert!(printed.contains("ana") && printed.contains("***"), "{printed}");
         assert!(!printed.contains("hunter2") && !printed.contains("sesame"), "{printed}");
