@@ -9,10 +9,15 @@
 //! in them, are left out, their children hanging from the nearest message
 //! kept. Text is read from the content blocks (the `text` field only when
 //! they have none: it holds placeholders for tools); thinking becomes the
-//! answer's reasoning; a tool's call and its result become fenced text
-//! saying the tool, its input and what it gave (never a call that could
-//! run). After the text, an attachment's extracted text is kept as a
-//! fenced block under its name; a file without its bytes (`files`) as a
+//! answer's reasoning. A call of an MCP tool (one naming its server:
+//! `integration_name`, else `mcp_server_url`) and its result become this
+//! app's tool call and result, the card naming the server (an answer that
+//! called tools is split where each result came, as this app keeps
+//! answers); any other tool's call and result become fenced text saying
+//! the tool, its input and what it gave. Imported calls never run unless
+//! the user asks and agrees. An attachment's extracted text becomes a file
+//! of the message (given to the model as a text file attached here is); a
+//! file without its bytes (`files`), or an attachment without its text, a
 //! line naming it.
 //! Claude keeps no current branch: the one ending at the newest message
 //! (by time, then the last in the file) is shown. Dates are ISO 8601
@@ -20,8 +25,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use air_chat::Role;
+use air_chat::{Role, ToolCall};
+use air_store::Attachment;
 use air_store::export::{Export, ExportedSession};
+use air_store::import::INTERRUPTED;
+use air_store::records::{ToolRun, ToolStatus};
 use serde_json::Value;
 
 use crate::Summary;
@@ -63,20 +71,34 @@ fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Str
     for (i, m) in list.iter().enumerate() {
         let base = m.get("uuid").and_then(Value::as_str).filter(|u| !u.is_empty()).map_or_else(|| format!("message-{i}"), str::to_owned);
         let node = crate::lobechat::unique(&base, i, &mut used);
-        let up = match m.get("parent_message_uuid") {
+        let mut up = match m.get("parent_message_uuid") {
             Some(Value::String(p)) => Some(p.clone()).filter(|p| p != ROOT),
             _ => before.clone(),
         };
-        if let Some(up) = up {
-            parent.insert(node.clone(), up);
-        }
         before = Some(node.clone());
-        match message(m, summary) {
-            Some((role, text, reasoning)) => {
-                let at = m.get("created_at").and_then(Value::as_str).map_or(0.0, iso_ms);
-                kept.push(Kept { reasoning, ..Kept::new(node, None, role, text, at) });
+        let pieces = message(m, summary);
+        if pieces.is_empty() {
+            summary.hidden += 1;
+        }
+        let at = m.get("created_at").and_then(Value::as_str).map_or(0.0, iso_ms);
+        // The last record is the message's own node (what its children
+        // name); each one before it is followed by the next.
+        let count = pieces.len();
+        for (j, mut k) in pieces.into_iter().enumerate() {
+            k.node = if j + 1 == count { node.clone() } else { crate::lobechat::unique(&format!("{node}~{j}"), i, &mut used) };
+            k.at = at;
+            for (a, _) in &mut k.files {
+                a.id = format!("{node}-{}", a.id);
             }
-            None => summary.hidden += 1,
+            if let Some(up) = up.replace(k.node.clone()) {
+                parent.insert(k.node.clone(), up);
+            }
+            kept.push(k);
+        }
+        if count == 0
+            && let Some(up) = up
+        {
+            parent.insert(node, up);
         }
     }
     let is_kept: HashSet<String> = kept.iter().map(|k| k.node.clone()).collect();
@@ -88,34 +110,51 @@ fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Str
     Ok(tree::session(Conversation { source: "claude", id: id.to_owned(), title, created, kept, shown_end }))
 }
 
-/// A message's role, text and reasoning; `None` when it is left out.
-fn message(m: &Value, summary: &mut Summary) -> Option<(Role, String, Option<String>)> {
+/// The records a message becomes, in order (none when it is left out):
+/// one, or for an answer that called MCP tools its text and calls up to
+/// each result, the results, then the rest.
+fn message(m: &Value, summary: &mut Summary) -> Vec<Kept> {
     let role = match m.get("sender").and_then(Value::as_str) {
         Some("human" | "user") => Role::User,
         Some("assistant") => Role::Assistant,
-        _ => return None,
+        _ => return Vec::new(),
     };
-    let mut parts = Parts::default();
+    let mut parts = Parts { answer: role == Role::Assistant, ..Parts::default() };
     for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
         block(b, &mut parts, summary);
     }
-    if parts.out.iter().all(|p| p.trim().is_empty()) {
+    if parts.done.is_empty() && parts.calls.is_empty() && parts.out.iter().all(|p| p.trim().is_empty()) {
         parts.out.clear();
         if let Some(t) = m.get("text").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) {
             parts.out.push(t.to_owned());
         }
     }
     // The text first: a title made from it reads as the question.
-    let mut out = parts.out;
-    out.append(&mut files(m, summary));
+    let (mut lines, files) = files(m, summary);
+    let mut out = std::mem::take(&mut parts.out);
+    out.append(&mut lines);
     let text = tree::clean(out.join("\n\n").trim());
     let reasoning = Some(tree::clean(parts.thinking.join("\n\n").trim())).filter(|r| !r.is_empty() && role == Role::Assistant);
-    (!text.is_empty() || reasoning.is_some()).then_some((role, text, reasoning))
+    let mut pieces = std::mem::take(&mut parts.done);
+    let calls = std::mem::take(&mut parts.calls);
+    // A call the file has no result of is answered as interrupted here,
+    // its card naming its server.
+    let open: Vec<Kept> = calls.iter().filter_map(|c| parts.runs.remove_entry(&c.id)).map(|(id, run)| Kept { tool: Some((id, run.with_text(INTERRUPTED))), ..Kept::new(String::new(), None, Role::Tool, INTERRUPTED.to_owned(), 0.0) }).collect();
+    if !text.is_empty() || !calls.is_empty() || !files.is_empty() || (pieces.is_empty() && reasoning.is_some()) {
+        pieces.push(Kept { files, tool_calls: calls, ..Kept::new(String::new(), None, role, text, 0.0) });
+    }
+    pieces.extend(open);
+    if let Some(first) = pieces.first_mut() {
+        first.reasoning = reasoning;
+    }
+    pieces
 }
 
 /// What a message's blocks became.
 #[derive(Default)]
 struct Parts {
+    /// An answer's blocks (only an answer's MCP calls become calls).
+    answer: bool,
     out: Vec<String>,
     thinking: Vec<String>,
     /// The last part is text that the next text block goes on (Claude
@@ -123,6 +162,13 @@ struct Parts {
     in_text: bool,
     /// Each tool call's name by its id, for its result.
     tools: HashMap<String, String>,
+    /// The MCP calls made since the last record was closed.
+    calls: Vec<ToolCall>,
+    /// The card of each MCP call by its id, until its result comes.
+    runs: HashMap<String, ToolRun>,
+    /// Records closed: an answer's text and calls up to a result, then
+    /// the results.
+    done: Vec<Kept>,
 }
 
 impl Parts {
@@ -138,6 +184,41 @@ impl Parts {
         self.out.push(p);
         self.in_text = false;
     }
+
+    /// An MCP call: a call of the answer, its card kept for its result.
+    fn call(&mut self, id: &str, name: &str, server: &str, b: &Value) {
+        let arguments = match b.get("input") {
+            Some(Value::Null) | None => "{}".to_owned(),
+            Some(input) => serde_json::to_string(input).unwrap_or_default(),
+        };
+        self.calls.push(ToolCall { id: id.to_owned(), name: name.to_owned(), arguments: arguments.clone(), extra: None });
+        let mut run = ToolRun::new(name, Some(server.to_owned()), arguments, ToolStatus::Interrupted);
+        run.imported = true;
+        self.runs.insert(id.to_owned(), run);
+        self.in_text = false;
+    }
+
+    /// An MCP call's result: the answer so far closed with its calls, and
+    /// a tool message with the result.
+    fn result(&mut self, id: &str, mut run: ToolRun, b: &Value) {
+        if !self.calls.is_empty() {
+            let text = tree::clean(std::mem::take(&mut self.out).join("\n\n").trim());
+            let calls = std::mem::take(&mut self.calls);
+            self.done.push(Kept { tool_calls: calls, ..Kept::new(String::new(), None, Role::Assistant, text, 0.0) });
+            self.in_text = false;
+        }
+        let body = tree::clean(&result_body(b));
+        run.status = if b.get("is_error").and_then(Value::as_bool) == Some(true) { ToolStatus::Error } else { ToolStatus::Done };
+        let run = run.with_text(body.clone());
+        self.done.push(Kept { tool: Some((id.to_owned(), run)), ..Kept::new(String::new(), None, Role::Tool, body, 0.0) });
+    }
+}
+
+/// The server an MCP tool's call names (its integration, else its
+/// address); `None` for any other tool.
+fn mcp_server(b: &Value) -> Option<&str> {
+    let str_of = |k: &str| b.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+    str_of("integration_name").or_else(|| str_of("mcp_server_url"))
 }
 
 fn block(b: &Value, parts: &mut Parts, summary: &mut Summary) {
@@ -153,14 +234,22 @@ fn block(b: &Value, parts: &mut Parts, summary: &mut Summary) {
             }
         }
         (Some("tool_use"), _) => {
-            summary.as_text += 1;
             let name = str_of("name").filter(|n| !n.is_empty()).unwrap_or("a tool");
-            if let Some(id) = str_of("id") {
+            let id = str_of("id").filter(|i| !i.is_empty());
+            match (id, mcp_server(b)) {
+                (Some(id), Some(server)) if parts.answer && !parts.runs.contains_key(id) && !parts.tools.contains_key(id) => return parts.call(id, name, server, b),
+                _ => {}
+            }
+            summary.as_text += 1;
+            if let Some(id) = id {
                 parts.tools.insert(id.to_owned(), name.to_owned());
             }
             parts.part(tool_use(name, b));
         }
         (Some("tool_result"), _) => {
+            if let Some((id, run)) = str_of("tool_use_id").and_then(|id| parts.runs.remove_entry(id)) {
+                return parts.result(&id, run, b);
+            }
             summary.as_text += 1;
             let by_id = str_of("tool_use_id").and_then(|id| parts.tools.get(id)).map(String::as_str);
             parts.part(tool_result(str_of("name").filter(|n| !n.is_empty()).or(by_id).unwrap_or("a tool"), b));
@@ -202,13 +291,18 @@ fn tool_use(name: &str, b: &Value) -> String {
 /// A tool's result as text: what it gave, fenced.
 fn tool_result(name: &str, b: &Value) -> String {
     let head = if b.get("is_error").and_then(Value::as_bool) == Some(true) { format!("**Tool error: {name}**") } else { format!("**Tool result: {name}**") };
-    let body = match b.get("content") {
+    let body = result_body(b);
+    if body.trim().is_empty() { head } else { format!("{head}\n\n{}", fence("", &body)) }
+}
+
+/// What a tool's result gave, as text.
+fn result_body(b: &Value) -> String {
+    match b.get("content") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(items)) => items.iter().map(result_item).filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n\n"),
         Some(Value::Null) | None => String::new(),
         Some(other) => pretty(other),
-    };
-    if body.trim().is_empty() { head } else { format!("{head}\n\n{}", fence("", &body)) }
+    }
 }
 
 /// One item of a tool's result: its text, a source by its title and
@@ -223,24 +317,33 @@ fn result_item(item: &Value) -> String {
     }
 }
 
-/// The attachments (their extracted text, fenced under their name) and
-/// files (a line naming each: the export has no bytes) of a message.
-fn files(m: &Value, summary: &mut Summary) -> Vec<String> {
+/// The attachments with their extracted text, as files of the message
+/// (the text their bytes); and a line naming each attachment without its
+/// text and each file (the export has no bytes) of a message.
+fn files(m: &Value, summary: &mut Summary) -> (Vec<String>, Vec<(Attachment, Option<Vec<u8>>)>) {
     let name = |f: &Value| f.get("file_name").and_then(Value::as_str).filter(|n| !n.trim().is_empty()).unwrap_or("a file").to_owned();
-    let mut out = Vec::new();
+    let mut lines = Vec::new();
+    let mut attached = Vec::new();
     for a in m.get("attachments").and_then(Value::as_array).into_iter().flatten().filter(|a| a.is_object()) {
-        summary.as_text += 1;
-        out.push(match a.get("extracted_content").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) {
-            Some(t) => format!("**Attached: {}**\n\n{}", name(a), fence("", t)),
-            None => format!("[Attached: {} (its content is not in the Claude export)]", name(a)),
-        });
+        match a.get("extracted_content").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) {
+            Some(t) => {
+                let bytes = tree::clean(t).into_bytes();
+                let size = a.get("file_size").and_then(Value::as_u64).unwrap_or(bytes.len() as u64);
+                let file = Attachment { id: format!("file-{}", attached.len()), name: tree::clean(&name(a)), mime: "text/plain".into(), size };
+                attached.push((file, Some(bytes)));
+            }
+            None => {
+                summary.as_text += 1;
+                lines.push(format!("[Attached: {} (its content is not in the Claude export)]", name(a)));
+            }
+        }
     }
     let listed = |k: &str| m.get(k).and_then(Value::as_array).filter(|l| !l.is_empty());
     for f in listed("files").or(listed("files_v2")).into_iter().flatten().filter(|f| f.is_object()) {
         summary.as_text += 1;
-        out.push(format!("[A file: {} (its bytes are not in the Claude export)]", name(f)));
+        lines.push(format!("[A file: {} (its bytes are not in the Claude export)]", name(f)));
     }
-    out
+    (lines, attached)
 }
 
 /// `body` fenced as a code block of `lang`, with a fence longer than any

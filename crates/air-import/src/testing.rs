@@ -37,6 +37,11 @@ pub struct Importer {
 }
 
 impl Importer {
+    /// The store imported into.
+    pub fn store(&self) -> &MemoryStore {
+        &self.store
+    }
+
     /// (conversations, messages) written.
     pub fn import(&mut self, export: &Export) -> (usize, usize) {
         let ids = &mut self.ids;

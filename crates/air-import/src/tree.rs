@@ -4,10 +4,11 @@
 
 use std::collections::HashMap;
 
-use air_chat::Role;
+use air_chat::{Role, ToolCall};
 use air_store::branches::{self, Forks};
-use air_store::export::ExportedSession;
-use air_store::{MessageRecord, SessionRecord};
+use air_store::export::{ExportedFile, ExportedSession};
+use air_store::records::ToolRun;
+use air_store::{Attachment, MessageRecord, SessionRecord};
 
 /// A message kept, before it is numbered.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,11 +23,19 @@ pub struct Kept {
     pub at: f64,
     pub model: Option<String>,
     pub reasoning: Option<String>,
+    /// Files attached to it, with their bytes when the export has them
+    /// (ids unique in the conversation, made the session's here).
+    pub files: Vec<(Attachment, Option<Vec<u8>>)>,
+    /// The tool calls an answer made (never run here).
+    pub tool_calls: Vec<ToolCall>,
+    /// On a `tool` message: the call it answers, and the call with its
+    /// result for the card.
+    pub tool: Option<(String, ToolRun)>,
 }
 
 impl Kept {
     pub fn new(node: impl Into<String>, parent: Option<String>, role: Role, text: String, at: f64) -> Self {
-        Self { node: node.into(), parent, role, text, at, model: None, reasoning: None }
+        Self { node: node.into(), parent, role, text, at, model: None, reasoning: None, files: Vec::new(), tool_calls: Vec::new(), tool: None }
     }
 }
 
@@ -92,9 +101,17 @@ pub fn session(c: Conversation) -> ExportedSession {
             m.parent = k.parent.as_deref().filter(|p| index.contains_key(*p)).map(mid);
             m.model.clone_from(&k.model);
             m.reasoning.clone_from(&k.reasoning);
+            m.attachments = k.files.iter().map(|(a, _)| Attachment { id: format!("{sid}-{}", a.id), ..a.clone() }).collect();
+            m.tool_calls.clone_from(&k.tool_calls);
+            if let Some((call, run)) = &k.tool {
+                m.tool_call_id = Some(call.clone());
+                m.name = Some(run.name.clone());
+                m.tool = Some(run.clone());
+            }
             m
         })
         .collect();
+    let files = order.iter().flat_map(|&i| &kept[i].files).filter_map(|(a, bytes)| Some(ExportedFile { id: format!("{sid}-{}", a.id), mime: a.mime.clone(), data: bytes.clone()? })).collect();
     let mut forks = Forks::new();
     branches::derive(&mut messages, &mut forks);
     show(&messages, &mut forks, shown_end.filter(|e| index.contains_key(e)).map(|e| mid(&e)));
@@ -109,7 +126,7 @@ pub fn session(c: Conversation) -> ExportedSession {
     }
     s.updated_at = updated;
     s.forks = forks;
-    ExportedSession { session: s, messages, files: Vec::new() }
+    ExportedSession { session: s, messages, files }
 }
 
 /// What an untitled conversation is titled from: the text of its first

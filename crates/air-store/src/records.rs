@@ -138,6 +138,12 @@ impl ToolRun {
     pub fn new(name: impl Into<String>, server: Option<String>, arguments: impl Into<String>, status: ToolStatus) -> Self {
         Self { name: name.into(), server, arguments: arguments.into(), status, output: Vec::new(), structured: None, full_chars: None, started_at: None, duration_ms: None, imported: false, http: false }
     }
+
+    /// The run with `text` as its whole output.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.output = vec![Content::Text { text: text.into() }];
+        self
+    }
 }
 
 /// Characters of the first user message used as an automatic title.

@@ -5,6 +5,7 @@ use serde_json::json;
 use super::*;
 use crate::testing::{each_broken, Importer};
 use air_store::MessageRecord;
+use air_store::records::ToolStatus;
 use air_store::branches;
 
 fn msg(uuid: &str, sender: &str, parent: &str, at: &str, content: Value) -> Value {
@@ -56,15 +57,15 @@ fn by_id<'a>(s: &'a ExportedSession, id: &str) -> &'a MessageRecord {
 #[test]
 fn a_conversation_becomes_branches_with_the_newest_shown() {
     let (export, summary) = convert(&[sample()], 5.0);
-    assert_eq!((summary.conversations, summary.messages, summary.hidden), (1, 5, 0));
-    assert_eq!(summary.as_text, 7, "an attachment, a file, three tool calls, two results");
+    assert_eq!((summary.conversations, summary.messages, summary.hidden), (1, 7, 0), "the answer that called an MCP tool in three");
+    assert_eq!(summary.as_text, 4, "a file, two calls of tools not MCP's, a result");
     assert!(summary.skipped.is_empty() && !summary.keys_left_out);
     let s = &export.sessions[0];
     assert_eq!((s.session.id.as_str(), s.session.title.as_str()), ("claude-c1", "Weather in Lyon"));
     assert!((s.session.created_at - 1_714_557_600_123.456).abs() < 0.01, "{}", s.session.created_at);
     let on_screen: Vec<(Role, String)> = shown(s).into_iter().map(|m| (m.role, m.content)).collect();
     assert_eq!(on_screen, [
-        (Role::User, "Weather in Lyon?\n\n**Attached: trip.txt**\n\n```\nLyon, 3 days\n```\n\n[A file: map.png (its bytes are not in the Claude export)]".to_owned()),
+        (Role::User, "Weather in Lyon?\n\n[A file: map.png (its bytes are not in the Claude export)]".to_owned()),
         (Role::Assistant, "**Tool call: web_search**\n\n```json\n{\n  \"query\": \"Lyon weather\"\n}\n```\n\n**Tool result: web_search**\n\n```\nMétéo Lyon <https://meteo.example/lyon>\n```\n\nIt is sunny today.".to_owned()),
     ]);
     let a1b = by_id(s, "claude-c1-a1b");
@@ -77,12 +78,7 @@ fn a_conversation_becomes_branches_with_the_newest_shown() {
     let q1 = by_id(s, "claude-c1-q1");
     assert_eq!((q1.parent.as_deref(), q1.timestamp, q1.reasoning.as_deref()), (None, 1_714_557_601_500.0, None));
     assert_eq!(by_id(s, "claude-c1-q2").content, "Please search", "read from `text` when the blocks have none");
-    assert_eq!(by_id(s, "claude-c1-a2").content, [
-        "Searching.",
-        "**Tool call: lookup** (https://mcp.example/mcp)\n\n```json\n{\n  \"city\": \"Lyon\"\n}\n```",
-        "**Tool error: lookup**\n\n```\ntimeout\n```",
-        "**Tool call: artifacts**\n\n```json\n{\n  \"id\": \"x\",\n  \"language\": \"python\"\n}\n```\n\ncontent:\n```python\nprint(1)\nprint(2)\n```",
-    ].join("\n\n"));
+    assert_eq!(by_id(s, "claude-c1-a2").content, "**Tool call: artifacts**\n\n```json\n{\n  \"id\": \"x\",\n  \"language\": \"python\"\n}\n```\n\ncontent:\n```python\nprint(1)\nprint(2)\n```");
 }
 
 #[test]
@@ -91,7 +87,50 @@ fn the_older_branch_is_shown_when_its_end_is_the_newest_message() {
     v[0]["chat_messages"][4]["created_at"] = json!("2024-05-01T08:00:00Z");
     let (export, _) = convert(&[v], 5.0);
     let ids: Vec<String> = shown(&export.sessions[0]).into_iter().map(|m| m.id).collect();
-    assert_eq!(ids, ["claude-c1-q1", "claude-c1-a1", "claude-c1-q2", "claude-c1-a2"]);
+    assert_eq!(ids, ["claude-c1-q1", "claude-c1-a1", "claude-c1-q2", "claude-c1-a2~0", "claude-c1-a2~1", "claude-c1-a2"]);
+}
+
+#[test]
+fn an_mcp_tools_call_and_result_become_a_call_and_its_card_naming_the_server() {
+    let (export, summary) = convert(&[sample()], 5.0);
+    let s = &export.sessions[0];
+    let call = by_id(s, "claude-c1-a2~0");
+    assert_eq!((call.role, call.content.as_str(), call.parent.as_deref()), (Role::Assistant, "Searching.", Some("claude-c1-q2")));
+    let called: Vec<(&str, &str, &str)> = call.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.as_str())).collect();
+    assert_eq!(called, [("toolu_2", "lookup", r#"{"city":"Lyon"}"#)]);
+    let result = by_id(s, "claude-c1-a2~1");
+    assert_eq!((result.role, result.content.as_str(), result.tool_call_id.as_deref(), result.parent.as_deref()), (Role::Tool, "timeout", Some("toolu_2"), Some("claude-c1-a2~0")));
+    let run = result.tool.as_ref().unwrap_or_else(|| panic!("a card"));
+    assert_eq!((run.name.as_str(), run.server.as_deref(), run.status, run.imported), ("lookup", Some("Cities"), ToolStatus::Error, true));
+    assert_eq!(run.output, [air_store::records::ToolRun::new("", None, "", ToolStatus::Done).with_text("timeout").output].concat());
+    assert_eq!(by_id(s, "claude-c1-a2").parent.as_deref(), Some("claude-c1-a2~1"), "the rest of the answer after the result");
+    assert!(summary.as_text > 0 && !by_id(s, "claude-c1-a2").content.contains("lookup"));
+    // Without a result, it came unfinished: answered so, naming its
+    // server by its address when it has no integration's name.
+    let mut v = sample();
+    v[0]["chat_messages"][3]["content"] = json!([{"type": "tool_use", "id": "toolu_9", "name": "find", "input": null, "mcp_server_url": "https://mcp.example/mcp"}, text("Waiting.")]);
+    let (export, _) = convert(&[v], 5.0);
+    let s = &export.sessions[0];
+    let answer = by_id(s, "claude-c1-a2~0");
+    assert_eq!((answer.content.as_str(), answer.tool_calls.len()), ("Waiting.", 1));
+    let open = by_id(s, "claude-c1-a2");
+    let run = open.tool.as_ref().unwrap_or_else(|| panic!("a card"));
+    assert_eq!((open.tool_call_id.as_deref(), run.server.as_deref(), run.status, run.arguments.as_str()), (Some("toolu_9"), Some("https://mcp.example/mcp"), ToolStatus::Interrupted, "{}"));
+    assert_eq!(open.content, air_store::import::INTERRUPTED);
+}
+
+#[test]
+fn an_attachments_text_becomes_a_file_of_the_message() {
+    let (export, _) = convert(&[sample()], 5.0);
+    let s = &export.sessions[0];
+    let q1 = by_id(s, "claude-c1-q1");
+    assert_eq!(q1.attachments, [air_store::Attachment { id: "claude-c1-q1-file-0".into(), name: "trip.txt".into(), mime: "text/plain".into(), size: 12 }]);
+    assert!(!q1.content.contains("Lyon, 3 days") && !q1.content.contains("Attached"), "{}", q1.content);
+    assert_eq!(s.files, [air_store::export::ExportedFile { id: "claude-c1-q1-file-0".into(), mime: "text/plain".into(), data: b"Lyon, 3 days".to_vec() }]);
+    let mut store = Importer::default();
+    assert_eq!(store.import(&export), (1, 7));
+    let stored = pollster::block_on(air_store::Store::get_file(store.store(), "claude-c1-q1-file-0")).ok().flatten().map(|f| f.bytes);
+    assert_eq!(stored.as_deref(), Some(&b"Lyon, 3 days"[..]), "its text stored as the file");
 }
 
 #[test]
@@ -108,7 +147,7 @@ fn without_dates_the_last_message_in_the_file_ends_the_branch_shown() {
     v[0]["chat_messages"].as_array_mut().into_iter().for_each(|l| l.swap(3, 4));
     let (export, _) = convert(&[v], 5.0);
     let ids: Vec<String> = shown(&export.sessions[0]).into_iter().map(|m| m.id).collect();
-    assert_eq!(ids, ["claude-c1-q1", "claude-c1-a1", "claude-c1-q2", "claude-c1-a2"]);
+    assert_eq!(ids, ["claude-c1-q1", "claude-c1-a1", "claude-c1-q2", "claude-c1-a2~0", "claude-c1-a2~1", "claude-c1-a2"]);
 }
 
 #[test]
@@ -156,7 +195,7 @@ fn hostile_input_is_read_without_panicking_and_a_bad_conversation_is_skipped_alo
     assert_eq!(export.sessions.len(), 2);
     assert_eq!(summary.skipped, ["\"No id here\": no id (uuid)", "\"Broken\": no messages (chat_messages)", "\"\": no id (uuid)", "\"\": no id (uuid)"]);
     assert_eq!(summary.hidden, 3, "the empty answer, the string, the system prompt");
-    assert_eq!(summary.as_text, 7 + 6, "the sample once; then a file, four blocks, an attachment");
+    assert_eq!(summary.as_text, 4 + 6, "the sample once; then a file, four blocks, an attachment");
     let s = &export.sessions[1];
     assert_eq!(s.session.title, "مرحبا 你好 😀", "titled from its first question's text, NUL taken out");
     assert!(s.messages.iter().all(|m| !m.content.contains('\u{0}')));
@@ -206,7 +245,7 @@ fn the_same_file_imported_twice_adds_nothing_the_second_time() {
     let (export, _) = convert(&[sample(), hostile()], 5.0);
     let first = store.import(&export);
     let second = store.import(&export);
-    assert_eq!((first, second), ((2, 12), (0, 0)));
+    assert_eq!((first, second), ((2, 14), (0, 0)));
     let (again, _) = convert(&[sample()], 9.0);
     let third = store.import(&again);
     assert_eq!(third, (0, 0), "converted again, still the same");
