@@ -45,6 +45,31 @@ impl<E: Env> Turn<'_, E> {
         request
     }
 
+    /// `history` with the text of each file attached that is not an image
+    /// (an imported attachment's text) after its message's text, as a
+    /// text file attached in this app is (`air_store::files::text_block`,
+    /// cut at the same limit). A file that cannot be read is left out.
+    pub(crate) async fn with_file_texts(&self, mut history: Vec<MessageRecord>) -> Vec<MessageRecord> {
+        use air_store::files::{TEXT_LIMIT, text_block};
+        let store = self.env.store();
+        for m in history.iter_mut().filter(|m| m.attachments.iter().any(|a| !a.is_image())) {
+            let mut blocks = Vec::new();
+            for a in m.attachments.iter().filter(|a| !a.is_image()) {
+                match store.get_file(&a.id).await {
+                    Ok(Some(file)) => blocks.push(text_block(&a.name, &String::from_utf8_lossy(&file.bytes), TEXT_LIMIT).0),
+                    Ok(None) => {}
+                    Err(error) => self.env.emit(Event::StoreFailed { what: "read", error }),
+                }
+            }
+            if !blocks.is_empty() {
+                let text = m.content.trim();
+                let context = blocks.join("\n\n");
+                m.content = if text.is_empty() { context } else { format!("{text}\n\n{context}") };
+            }
+        }
+        history
+    }
+
     /// Streams `request` into `record`, after the text and reasoning it
     /// already has (Continue), checkpointing as it goes; then stores the
     /// result and emits it.

@@ -453,7 +453,7 @@ impl<'a, E: Env> Turn<'a, E> {
     /// names a message wanted anyway (the one being continued).
     async fn history(&self, session_id: &str, keep: Option<&str>) -> Vec<MessageRecord> {
         match self.shown(session_id).await {
-            Ok((_, shown)) => shown.into_iter().filter(|m| Some(m.id.as_str()) == keep || self.env.in_history(m)).collect(),
+            Ok((_, shown)) => self.with_file_texts(shown.into_iter().filter(|m| Some(m.id.as_str()) == keep || self.env.in_history(m)).collect()).await,
             Err(error) => {
                 self.env.emit(Event::StoreFailed { what: "read", error });
                 Vec::new()

@@ -68,6 +68,31 @@ fn images_go_as_parts_and_a_model_without_vision_is_told_once() {
 }
 
 #[test]
+fn an_imported_text_file_goes_to_the_model_as_a_text_file_attached_here_does() {
+    use air_store::export::{Export, ExportedFile, ExportedSession};
+    use air_store::{Attachment, MessageRecord, SessionRecord};
+    let s = setup();
+    let mut question = MessageRecord::new("q", "imported", 1.0, air_chat::Role::User, "Weather in Lyon?");
+    question.attachments = vec![Attachment { id: "f".into(), name: "trip.txt".into(), mime: "text/plain".into(), size: 1000 }, Attachment { id: "gone".into(), name: "old.txt".into(), mime: "text/plain".into(), size: 3 }];
+    let file = ExportedFile { id: "f".into(), mime: "text/plain".into(), data: b"Lyon, 3 days".to_vec() };
+    let export = Export::new(vec![ExportedSession { session: SessionRecord::new("imported", 1.0), messages: vec![question], files: vec![file] }], 1.0);
+    let mut n = 0;
+    run(air_store::import::import(&s.world.store.inner, &export, &mut || {
+        n += 1;
+        format!("new-{n}")
+    }))
+    .unwrap();
+    s.world.http.push(text_reply("Sunny."));
+    run(s.turn().answer("imported", None));
+    let body: Value = serde_json::from_str(&bodies(&s)[0]).unwrap_or_default();
+    let user: Vec<&Value> = body["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "user").collect();
+    assert_eq!(user.len(), 1);
+    assert_eq!(user[0]["content"], "Weather in Lyon?\n\nFile `trip.txt`:\n```txt\nLyon, 3 days\n```", "a file not carried is left out");
+    let stored = run(s.stored("imported"));
+    assert_eq!(stored[0].content, "Weather in Lyon?", "the record keeps the question alone");
+}
+
+#[test]
 fn checkpoints_while_streaming_then_stop_keeps_what_arrived() {
     let s = setup();
     s.world.tick.set(300.0);
