@@ -84,6 +84,8 @@ fn drive(card: Card, record: Memo<Option<MessageRecord>>, server: McpServer, too
     let status = move || record.with(|r| r.as_ref().and_then(|m| m.tool.as_ref()).map(|t| t.status));
     let uri = tool.ui.clone().unwrap_or_default();
     let record_id = record.with_untracked(|r| r.as_ref().map(|m| m.id.clone())).unwrap_or_default();
+    // Its input and result came from a file or another device.
+    let imported = record.with_untracked(|r| r.as_ref().and_then(|m| m.tool.as_ref()).is_some_and(|t| t.imported));
     {
         let server = server.clone();
         Effect::new(move |_| {
@@ -100,7 +102,7 @@ fn drive(card: Card, record: Memo<Option<MessageRecord>>, server: McpServer, too
         }
         let Some(Ok(resource)) = loaded.get_untracked() else { return };
         let allow = resource.permissions.allow_if(granted.get_untracked() == Some(true));
-        let l = apps::mount(state, server.clone(), tool.clone(), record_id.clone(), resource, frame, allow, hooks);
+        let l = apps::mount(state, server.clone(), tool.clone(), (record_id.clone(), imported), resource, frame, allow, hooks);
         live.set_value(Some(l));
     });
     Effect::new(move |_| {

@@ -161,6 +161,10 @@ pub struct Host {
     end_sent: bool,
     /// When the frame goes if the View has not answered the teardown.
     teardown_at: Option<u64>,
+    /// The card's call came from a file or another device: its input and
+    /// result are the file's, not this page's, so every call the View
+    /// makes asks the user, whatever the policy allows.
+    imported: bool,
 }
 
 impl Host {
@@ -189,7 +193,15 @@ impl Host {
             input_sent: false,
             end_sent: false,
             teardown_at: None,
+            imported: false,
         }
+    }
+
+    /// The View of a card whose call was imported or synced
+    /// (`ToolRun::imported`): its calls always ask.
+    pub fn imported(mut self, imported: bool) -> Self {
+        self.imported = imported;
+        self
     }
 
     pub fn shown(&self) -> &Shown {
@@ -249,18 +261,12 @@ impl Host {
         match ask {
             // The same policy as the model's calls: refused, asked, or run.
             Ask::CallTool { name, arguments } => match policy_of(env.policies, &self.server, &name) {
+                Policy::Allow if self.imported => self.ask_call(port, id, name, arguments),
                 Policy::Deny => {
                     self.reply(port, &id, Err(format!("The user does not allow the tool `{name}`.")));
                     None
                 }
-                Policy::Ask => {
-                    // A newer question replaces one not answered yet.
-                    if let Some(old) = self.call_id.replace(id) {
-                        self.reply(port, &old, Err("The user did not answer this call.".to_owned()));
-                    }
-                    self.shown.call = Some((name, arguments));
-                    None
-                }
+                Policy::Ask => self.ask_call(port, id, name, arguments),
                 Policy::Allow => Some(Effect::CallTool { id, name, arguments }),
             },
             Ask::ReadResource { uri } => Some(Effect::ReadResource { id, uri }),
@@ -296,6 +302,16 @@ impl Host {
                 None
             }
         }
+    }
+
+    /// A call the user must allow first, shown on the card.
+    fn ask_call(&mut self, port: &mut impl Port, id: Value, name: String, arguments: Value) -> Option<Effect> {
+        // A newer question replaces one not answered yet.
+        if let Some(old) = self.call_id.replace(id) {
+            self.reply(port, &old, Err("The user did not answer this call.".to_owned()));
+        }
+        self.shown.call = Some((name, arguments));
+        None
     }
 
     /// What the View gave as context, as the next message's attachment

@@ -206,6 +206,28 @@ fn a_views_calls_go_by_the_users_policies() {
     assert!(frame.answer(7).is_some_and(|m| m.get("error").is_some()));
 }
 
+/// A card that came from a file or another device, of a configured
+/// server: its View runs with the file's input and result, so a call it
+/// makes asks even where the policy allows it (a denial still holds).
+#[test]
+fn an_imported_cards_view_asks_before_every_call() {
+    let (mut frame, p) = (Frame::default(), policies(Some(Policy::Allow)));
+    let env = Env { now_ms: 0, draft: "", policies: &p };
+    let mut h = host().imported(true);
+    h.receive(&mut frame, &notify("ui/notifications/sandbox-proxy-ready"), &env);
+    h.receive(&mut frame, &request(1, "ui/initialize", json!({})), &env);
+    let call = request(5, "tools/call", json!({"name": "refresh", "arguments": {"n": 1}}));
+    assert!(h.receive(&mut frame, &call, &env).is_empty(), "asked, not made");
+    assert_eq!(h.shown().call, Some(("refresh".to_owned(), json!({"n": 1}))));
+    assert_eq!(h.answer_call(&mut frame, true), Some(Effect::CallTool { id: json!(5), name: "refresh".into(), arguments: json!({"n": 1}) }));
+    let (mut frame, p) = (Frame::default(), policies(Some(Policy::Deny)));
+    let env = Env { now_ms: 0, draft: "", policies: &p };
+    let mut h = host().imported(true);
+    h.receive(&mut frame, &notify("ui/notifications/sandbox-proxy-ready"), &env);
+    assert!(h.receive(&mut frame, &call, &env).is_empty());
+    assert_eq!(h.shown().call, None, "refused, not asked");
+}
+
 #[test]
 fn a_link_opens_only_after_the_user_agrees() {
     let (mut frame, p) = (Frame { opens: true, ..Frame::default() }, Policies::default());
