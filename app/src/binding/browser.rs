@@ -40,7 +40,7 @@ impl Platform for Browser {
         super::env::local_date_time().0
     }
     fn preview(&self, bytes: &[u8], mime: &str) -> Option<String> {
-        air_web::bytes_blob(bytes, mime).ok().and_then(|b| air_web::blob_url(&b))
+        air_web::bytes_blob(bytes, mime).ok().and_then(|b| air_web::image_url(&b))
     }
     fn forget_preview(&self, url: &str) {
         air_web::revoke_url(url);

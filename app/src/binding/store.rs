@@ -168,7 +168,8 @@ impl AnyStore {
                 air_web::bytes_blob(&f.bytes, &f.mime).ok()?
             }
         };
-        air_web::blob_url(&blob)
+        // Shown as an image whatever type the file was stored with.
+        air_web::image_url(&blob)
     }
 }
 

@@ -292,6 +292,21 @@ impl Attachment {
     }
 }
 
+/// The image types the page shows a stored file as.
+const SHOWN_IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp", "image/x-icon", "image/vnd.microsoft.icon"];
+
+/// The media type a stored file is shown under (a thumbnail, an image
+/// shown large or opened on its own): `mime` when it is an image type that
+/// runs nothing, else `image/png`. A `blob:` URL has the app's origin, so
+/// a file an import or another device typed `text/html` or
+/// `image/svg+xml` would, opened on its own, run its scripts as the app;
+/// as `image/png` it is at worst an image that does not show.
+pub fn shown_image_type(mime: &str) -> &'static str {
+    let bare = mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let bare = if bare == "image/jpg" { "image/jpeg".to_owned() } else { bare };
+    SHOWN_IMAGE_TYPES.iter().find(|t| **t == bare).copied().unwrap_or("image/png")
+}
+
 /// The bytes of an attached file (in the browser, a Blob in a store of its
 /// own). It belongs to a session and goes when the session does, or when
 /// the last message of the session that names it is deleted (an edited
@@ -389,6 +404,17 @@ pub fn next_seq(last: Option<f64>, now_ms: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_stored_file_is_shown_as_an_image_whatever_its_type_says() {
+        use super::shown_image_type;
+        for (given, shown) in [("image/png", "image/png"), ("IMAGE/JPEG", "image/jpeg"), ("image/jpg", "image/jpeg"), ("image/webp; q=1", "image/webp"), ("image/gif", "image/gif")] {
+            assert_eq!(shown_image_type(given), shown, "{given}");
+        }
+        for script in ["text/html", "image/svg+xml", "application/xhtml+xml", "text/xml", "", "image/png,text/html", "text/html; image/png"] {
+            assert_eq!(shown_image_type(script), "image/png", "{script}");
+        }
+    }
+
     use super::*;
 
     #[test]

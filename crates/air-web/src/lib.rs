@@ -239,7 +239,18 @@ pub fn blob_url(blob: &web_sys::Blob) -> Option<String> {
     web_sys::Url::create_object_url_with_blob(blob).ok()
 }
 
-/// Frees an object URL made by [`blob_url`].
+/// An object URL for `blob` shown as an image (a thumbnail, an image shown
+/// large or opened on its own): typed as
+/// `air_store::records::shown_image_type` says, whatever type it was
+/// stored with, so an imported `text/html` file never renders on the
+/// app's origin.
+pub fn image_url(blob: &web_sys::Blob) -> Option<String> {
+    let shown = air_store::records::shown_image_type(&blob.type_());
+    let typed = blob.slice_with_f64_and_f64_and_content_type(0.0, blob.size(), shown).ok()?;
+    blob_url(&typed)
+}
+
+/// Frees an object URL made by [`blob_url`] or [`image_url`].
 pub fn revoke_url(url: &str) {
     let _ = web_sys::Url::revoke_object_url(url);
 }
