@@ -153,7 +153,9 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
     }
     // Calls with no result at all get one, just after their answer, each
     // following the one before; what followed the answer on its branch
-    // follows the last of them (one line, no alternatives).
+    // follows the last of them (one line, no alternatives). Its card names
+    // the server another call of the same tool in the conversation named.
+    let servers: HashMap<String, String> = s.messages.iter().filter_map(|m| m.tool.as_ref()).filter_map(|t| Some((t.name.clone(), t.server.clone()?))).collect();
     let mut added = Vec::new();
     let mut moved = Vec::new();
     for (i, m) in s.messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
@@ -169,7 +171,7 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
             r.name = Some(call.name.clone());
             r.branch = m.branch.clone();
             r.parent = Some(std::mem::replace(&mut last, r.id.clone()));
-            r.tool = Some(ToolRun { output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }], imported: true, ..ToolRun::new(call.name.clone(), None, call.arguments.clone(), ToolStatus::Interrupted) });
+            r.tool = Some(ToolRun { output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }], imported: true, ..ToolRun::new(call.name.clone(), servers.get(&call.name).cloned(), call.arguments.clone(), ToolStatus::Interrupted) });
             added.push(r);
         }
         if !open.is_empty() {

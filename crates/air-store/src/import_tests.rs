@@ -172,6 +172,27 @@ fn a_result_on_another_branch_does_not_answer_a_call() {
 }
 
 #[test]
+fn a_call_with_no_result_is_answered_on_a_card_naming_its_server() {
+    run(async {
+        let store = MemoryStore::new();
+        let q = MessageRecord::new("q", "s", 1.0, Role::User, "question");
+        let call = |id: &str, seq: f64| {
+            let mut a = MessageRecord::new(format!("a-{id}"), "s", seq, Role::Assistant, "");
+            a.tool_calls = vec![ToolCall { id: id.into(), name: "mcp_files_read".into(), arguments: "{}".into(), extra: None }];
+            a
+        };
+        let mut done = MessageRecord::new("r", "s", 3.0, Role::Tool, "read");
+        done.tool_call_id = Some("c1".into());
+        done.tool = Some(ToolRun::new("mcp_files_read", Some("files".into()), "{}", ToolStatus::Done));
+        let doc = Export::new(vec![crate::export::ExportedSession { session: SessionRecord::new("s", 1.0), messages: vec![q, call("c1", 2.0), done, call("c2", 4.0)], files: vec![] }], 0.0);
+        assert_eq!(import(&store, &doc, &mut ids()).await, Ok((1, 5)));
+        let messages = store.messages("s").await.unwrap_or_default();
+        let added = messages.iter().find(|m| m.tool_call_id.as_deref() == Some("c2")).and_then(|m| m.tool.as_ref()).map(|t| (t.server.as_deref(), t.status));
+        assert_eq!(added, Some((Some("files"), ToolStatus::Interrupted)), "not a built-in's: {messages:?}");
+    });
+}
+
+#[test]
 fn an_old_export_gets_links_and_added_results_stay_on_the_line() {
     run(async {
         let store = MemoryStore::new();
