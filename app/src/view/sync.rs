@@ -146,7 +146,6 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
     let filled = StoredValue::new(false);
     // The passphrase typed again, whether it shows, and what stops a save.
     let confirm = RwSignal::new(String::new());
-    let shown = RwSignal::new(false);
     let problem = RwSignal::new(None::<&'static str>);
     state.dispatch(Command::Sync(Action::Want));
     // The saved settings, once the core says them.
@@ -192,77 +191,113 @@ pub(super) fn SyncSection(draft: RwSignal<air_store::Settings>) -> impl IntoView
         draft.set(s.clone());
         state.dispatch(Command::Sync(Action::Save { settings: s.text(), on: s.ready() }));
     };
-    let paused = move || status.with(|s| s.as_ref().is_some_and(|s| s.state == State::Paused));
-    // Sync now and Pause mean nothing while sync is off.
-    let off = move || status.with(|s| s.as_ref().is_none_or(|s| s.state == State::Off));
-    let when = move |ms: f64| crate::binding::env::local_time_of(ms);
     view! {
         <fieldset class="sync" data-testid="sync">
             <legend>{move || t().sync}</legend>
             <p class="hint">{move || tl().sync_hint}</p>
-            <label>{move || tl().sync_url}
-                <input type="url" data-testid="sync-url" autocomplete="off" placeholder="https://couch.example.com:5984/chats" prop:value=move || draft.with(|d| d.url.clone())
-                    on:input=move |ev| {
-                        // A user and password written in it go to their fields at once.
-                        let (url, written) = sync_form::split_credentials(&event_target_value(&ev));
-                        let moved = written.is_some();
-                        draft.update(|d| {
-                            d.url = url;
-                            if let Some((user, password)) = written {
-                                (d.user, d.password) = (user, password);
-                            }
-                        });
-                        problem.set(moved.then(|| tl().sync_url_credentials).or_else(|| draft.with(|d| sync_form::url_problem(&d.url)).filter(|p| *p != Problem::NoDatabase).map(|p| said(tl(), p))));
-                    }/>
-            </label>
+            <UrlField draft=draft problem=problem/>
             <p class="hint">{move || tl().sync_url_hint}</p>
             <div class="row">
                 {field(|t| t.sync_user, "sync-user", "text", |d| d.user.clone(), |d, v| d.user = v.trim().to_owned())}
                 {field(|t| t.sync_password, "sync-password", "password", |d| d.password.clone(), |d, v| d.password = v)}
             </div>
-            <div class="row">
-                <label>{move || tl().sync_passphrase}
-                    <input type=move || if shown.get() { "text" } else { "password" } data-testid="sync-passphrase" autocomplete="off" prop:value=move || draft.with(|d| d.passphrase.clone())
-                        on:input=move |ev| { let v = event_target_value(&ev); draft.update(|d| d.passphrase = v) }/>
-                </label>
-                <label>{move || tl().sync_passphrase_confirm}
-                    <input type=move || if shown.get() { "text" } else { "password" } data-testid="sync-passphrase-confirm" autocomplete="off" prop:value=move || confirm.get()
-                        prop:disabled=move || draft.with(|d| d.passphrase.is_empty())
-                        on:input=move |ev| confirm.set(event_target_value(&ev))/>
-                </label>
-            </div>
-            <label class="check">
-                <input type="checkbox" data-testid="sync-passphrase-show" prop:checked=move || shown.get() on:change=move |ev| shown.set(event_target_checked(&ev))/>
-                {move || tl().sync_passphrase_show}
-            </label>
-            <p class="hint">{move || tl().sync_confirm_hint}</p>
-            <Show when=move || draft.with(|d| d.passphrase.is_empty())>
-                <p class="hint warn" data-testid="sync-plain-warning">{move || tl().sync_plain_warning}</p>
-            </Show>
+            <Passphrase draft=draft confirm=confirm/>
             <p class="hint">{move || tl().sync_prefs_hint}</p>
             {secret("sync-keys", |t| t.sync_keys, |s| s.sync_keys, |s, v| s.sync_keys = v)}
             {secret("sync-headers", |t| t.sync_headers, |s| s.sync_headers, |s, v| s.sync_headers = v)}
             <div class="row wrap">
                 <button type="button" class="primary" data-testid="sync-save" on:click=save>{move || tl().sync_save}</button>
-                <button type="button" data-testid="sync-now" prop:disabled=off on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || tl().sync_now}</button>
-                <button type="button" data-testid="sync-pause" prop:disabled=off on:click=move |_| state.dispatch(Command::Sync(Action::Pause(!paused())))>
-                    {move || if paused() { tl().sync_resume } else { tl().sync_pause }}
-                </button>
+                <NowAndPause/>
             </div>
             <Show when=move || problem.get().is_some()>
                 <p class="hint warn" data-testid="sync-problem" role="alert">{move || problem.get().unwrap_or_default()}</p>
             </Show>
-            <p class="hint" data-testid="sync-status" role="status"
-                data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
-                {move || status.with(|s| s.as_ref().map(|s| line(tl(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
-            </p>
-            <Show when=move || status.with(|s| s.as_ref().is_some_and(|s| s.refused > 0))>
-                <p class="hint warn" data-testid="sync-refused" role="alert">
-                    {move || status.with(|s| s.as_ref().map(|s| tl().sync_set_aside.replace("{n}", &s.refused.to_string())).unwrap_or_default())}
-                </p>
-            </Show>
+            <StatusLine/>
             <Fixes/>
             <Conflicts/>
         </fieldset>
+    }
+}
+
+/// The database's address; a user and password written in it go to their
+/// fields at once.
+#[component]
+fn UrlField(draft: RwSignal<SyncSettings>, problem: RwSignal<Option<&'static str>>) -> impl IntoView {
+    view! {
+        <label>{move || tl().sync_url}
+            <input type="url" data-testid="sync-url" autocomplete="off" placeholder="https://couch.example.com:5984/chats" prop:value=move || draft.with(|d| d.url.clone())
+                on:input=move |ev| {
+                    // A user and password written in it go to their fields at once.
+                    let (url, written) = sync_form::split_credentials(&event_target_value(&ev));
+                    let moved = written.is_some();
+                    draft.update(|d| {
+                        d.url = url;
+                        if let Some((user, password)) = written {
+                            (d.user, d.password) = (user, password);
+                        }
+                    });
+                    problem.set(moved.then(|| tl().sync_url_credentials).or_else(|| draft.with(|d| sync_form::url_problem(&d.url)).filter(|p| *p != Problem::NoDatabase).map(|p| said(tl(), p))));
+                }/>
+        </label>
+    }
+}
+
+/// The passphrase, typed twice, and whether it shows.
+#[component]
+fn Passphrase(draft: RwSignal<SyncSettings>, confirm: RwSignal<String>) -> impl IntoView {
+    let shown = RwSignal::new(false);
+    view! {
+        <div class="row">
+            <label>{move || tl().sync_passphrase}
+                <input type=move || if shown.get() { "text" } else { "password" } data-testid="sync-passphrase" autocomplete="off" prop:value=move || draft.with(|d| d.passphrase.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); draft.update(|d| d.passphrase = v) }/>
+            </label>
+            <label>{move || tl().sync_passphrase_confirm}
+                <input type=move || if shown.get() { "text" } else { "password" } data-testid="sync-passphrase-confirm" autocomplete="off" prop:value=move || confirm.get()
+                    prop:disabled=move || draft.with(|d| d.passphrase.is_empty())
+                    on:input=move |ev| confirm.set(event_target_value(&ev))/>
+            </label>
+        </div>
+        <label class="check">
+            <input type="checkbox" data-testid="sync-passphrase-show" prop:checked=move || shown.get() on:change=move |ev| shown.set(event_target_checked(&ev))/>
+            {move || tl().sync_passphrase_show}
+        </label>
+        <p class="hint">{move || tl().sync_confirm_hint}</p>
+        <Show when=move || draft.with(|d| d.passphrase.is_empty())>
+            <p class="hint warn" data-testid="sync-plain-warning">{move || tl().sync_plain_warning}</p>
+        </Show>
+    }
+}
+
+/// Sync now, and Pause or Resume: they mean nothing while sync is off.
+#[component]
+fn NowAndPause() -> impl IntoView {
+    let state = use_app();
+    let status = state.shell.sync;
+    let paused = move || status.with(|s| s.as_ref().is_some_and(|s| s.state == State::Paused));
+    let off = move || status.with(|s| s.as_ref().is_none_or(|s| s.state == State::Off));
+    view! {
+        <button type="button" data-testid="sync-now" prop:disabled=off on:click=move |_| state.dispatch(Command::Sync(Action::Now))>{move || tl().sync_now}</button>
+        <button type="button" data-testid="sync-pause" prop:disabled=off on:click=move |_| state.dispatch(Command::Sync(Action::Pause(!paused())))>
+            {move || if paused() { tl().sync_resume } else { tl().sync_pause }}
+        </button>
+    }
+}
+
+/// Where sync is, and what it set aside.
+#[component]
+fn StatusLine() -> impl IntoView {
+    let status = use_app().shell.sync;
+    let when = move |ms: f64| crate::binding::env::local_time_of(ms);
+    view! {
+        <p class="hint" data-testid="sync-status" role="status"
+            data-state=move || status.with(|s| s.as_ref().map_or("off", |s| state_name(&s.state)))>
+            {move || status.with(|s| s.as_ref().map(|s| line(tl(), s, &s.last.map(when).unwrap_or_default())).unwrap_or_default())}
+        </p>
+        <Show when=move || status.with(|s| s.as_ref().is_some_and(|s| s.refused > 0))>
+            <p class="hint warn" data-testid="sync-refused" role="alert">
+                {move || status.with(|s| s.as_ref().map(|s| tl().sync_set_aside.replace("{n}", &s.refused.to_string())).unwrap_or_default())}
+            </p>
+        </Show>
     }
 }
