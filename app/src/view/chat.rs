@@ -231,12 +231,27 @@ fn Lightbox(shown: RwSignal<Option<(String, String)>>) -> impl IntoView {
     }
 }
 
-/// The images attached to a user message, small; a click shows one large.
+/// The images attached to a user message, small (a click shows one
+/// large), then a chip for each other file.
 #[component]
 pub(super) fn Thumbnails(files: Vec<air_store::Attachment>) -> impl IntoView {
-    files
+    let (images, others): (Vec<_>, Vec<_>) = files.into_iter().partition(air_store::Attachment::is_image);
+    let chips = others.into_iter().map(|f| view! { <FileChip file=f/> }).collect_view();
+    view! { {images_view(images)} {chips} }
+}
+
+/// A file attached that is not an image (an imported attachment's text):
+/// its name and size.
+#[component]
+fn FileChip(file: air_store::Attachment) -> impl IntoView {
+    let label = format!("{} · {}", file.name, air_store::export::size_text(file.size));
+    let title = label.clone();
+    view! { <span class="message-file" data-testid="message-file" title=title>{label}</span> }
+}
+
+fn images_view(images: Vec<air_store::Attachment>) -> impl IntoView {
+    images
         .into_iter()
-        .filter(|f| f.is_image())
         .map(|f| {
             // Empty: loading; `None`: not stored (any more).
             let url = RwSignal::new(Some(String::new()));
