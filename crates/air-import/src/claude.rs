@@ -320,7 +320,7 @@ fn result_item(item: &Value) -> String {
 /// The attachments with their extracted text, as files of the message
 /// (the text their bytes); and a line naming each attachment without its
 /// text and each file (the export has no bytes) of a message.
-fn files(m: &Value, summary: &mut Summary) -> (Vec<String>, Vec<(Attachment, Option<Vec<u8>>)>) {
+fn files(m: &Value, summary: &mut Summary) -> (Vec<String>, Vec<tree::KeptFile>) {
     let name = |f: &Value| f.get("file_name").and_then(Value::as_str).filter(|n| !n.trim().is_empty()).unwrap_or("a file").to_owned();
     let mut lines = Vec::new();
     let mut attached = Vec::new();

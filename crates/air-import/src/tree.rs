@@ -10,6 +10,10 @@ use air_store::export::{ExportedFile, ExportedSession};
 use air_store::records::ToolRun;
 use air_store::{Attachment, MessageRecord, SessionRecord};
 
+/// A file attached to a kept message, with its bytes when the export has
+/// them.
+pub type KeptFile = (Attachment, Option<Vec<u8>>);
+
 /// A message kept, before it is numbered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kept {
@@ -25,7 +29,7 @@ pub struct Kept {
     pub reasoning: Option<String>,
     /// Files attached to it, with their bytes when the export has them
     /// (ids unique in the conversation, made the session's here).
-    pub files: Vec<(Attachment, Option<Vec<u8>>)>,
+    pub files: Vec<KeptFile>,
     /// The tool calls an answer made (never run here).
     pub tool_calls: Vec<ToolCall>,
     /// On a `tool` message: the call it answers, and the call with its
