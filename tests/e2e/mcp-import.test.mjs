@@ -171,6 +171,16 @@ describe('MCP configurations: import, bridges, export', () => {
     await page.getByTestId('mcp-import-name').filter({ hasText: 'docs' }).waitFor();
     assert.equal(await page.getByTestId('mcp-import-text').inputValue(), zed);
     assert.deepEqual(await page.getByTestId('mcp-import-entry').evaluateAll((es) => es.map((e) => e.dataset.kind)), ['remote']);
+    // A 60,000-character argument: the entry stays a few lines tall, the
+    // whole line is there to scroll through and to copy.
+    const long = 'x'.repeat(60_000);
+    await page.getByTestId('mcp-import-text').fill(JSON.stringify({ mcpServers: { big: { command: 'npx', args: ['-y', 'some-server', long] } } }));
+    await page.getByTestId('mcp-import-read').click();
+    const big = page.getByTestId('mcp-import-entry').filter({ has: page.getByTestId('mcp-import-name').filter({ hasText: 'big' }) });
+    await big.getByTestId('mcp-import-line').waitFor();
+    const height = await big.evaluate((el) => el.getBoundingClientRect().height);
+    assert.ok(height < 800, `the entry is ${height} px tall`);
+    assert.ok((await big.getByTestId('mcp-import-line').textContent()).includes(long), 'the line is whole');
     await page.getByTestId('mcp-import-text').fill('{"mcpServers": ' + '['.repeat(5000) + ']'.repeat(5000) + '}');
     await page.getByTestId('mcp-import-read').click();
     assert.match(await page.getByTestId('mcp-import-error').textContent(), /Nested too deeply|Not JSON|cannot be read/);
