@@ -81,7 +81,7 @@ describe('HTTP tools (scripted model, local API)', () => {
   /** The messages of the last request the model got. */
   const sent = () => h.model.requests.at(-1).body.messages;
 
-  test('an OpenAPI import gives tools; a GET runs, a POST asks, results reach the model', async () => {
+  test('an OpenAPI import gives tools that ask until allowed; a GET allowed always runs, a POST asks, results reach the model', async () => {
     const { context, page, errors } = await h.freshPage();
 
     // Settings → HTTP tools → Import OpenAPI, by URL.
@@ -103,11 +103,21 @@ describe('HTTP tools (scripted model, local API)', () => {
     await page.getByTestId('settings-save').click();
     await page.getByTestId('settings').waitFor({ state: 'detached' });
 
-    // The GET runs without asking.
+    // An imported GET asks too (a document can word an operation so the
+    // model calls it unasked); allowed always, it then runs without asking.
+    h.model.enqueue(reply.calls([{ id: 'call_get0', name: 'getPet', arguments: '{"petId": 3}' }]), reply.text('Pet 3 is Tim.'));
+    await send(page, 'Who is pet 3?');
+    await page.getByTestId('tool-approval').waitFor({ timeout: 20_000 });
+    assert.ok(!api.seen.some((r) => r.url === '/api/pets/3'), 'not sent before it was allowed');
+    await page.getByTestId('approve-always').click();
+    await page.getByText('Pet 3 is Tim.').waitFor({ timeout: 20_000 });
+    await page.getByTestId('send').waitFor({ timeout: 20_000 });
+    await page.getByTestId('new-session').click();
     h.model.enqueue(reply.calls([{ id: 'call_get', name: 'getPet', arguments: '{"petId": 7}' }]), reply.text('Pet 7 is Rex.'));
     const before = h.model.requests.length;
     await send(page, 'Who is pet 7?');
     await page.getByText('Pet 7 is Rex.').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('tool-approval').count(), 0, 'allowed always: not asked again');
     const offered = h.model.requests[before].body.tools.map((t) => t.function.name).sort();
     assert.deepEqual(offered, ['addPet', 'calculator', 'getPet', 'get_current_time']);
     assert.ok(api.seen.some((r) => r.method === 'GET' && r.url === '/api/pets/7'), JSON.stringify(api.seen));
