@@ -16,10 +16,10 @@ pub const SIDEBAR_COLLAPSED: Key<Option<bool>> = Key::new("air-agent-sidebar-col
 /// conversation view while the store opens (a first visit, which starts on
 /// the session creator, does not fetch it).
 pub const HAS_SESSIONS: Key<bool, Flag> = Key::new("air-agent.has-sessions");
-/// Sessions deleted and not yet gone from the store (their undo window is
-/// open, or the store is deleting them): a page closed meanwhile does not
-/// bring them back, the next start finishes them.
-pub const DELETING: Key<Vec<String>> = Key::new("air-agent.deleting");
+/// The session deleted last, until it is gone from the store (its undo
+/// window is open, or the store is deleting it): a page closed meanwhile
+/// does not bring it back, the next start finishes it.
+pub const DELETING: Key<String, Raw> = Key::new("air-agent.deleting");
 /// The add-server form while its sign-in is under way: (name, URL,
 /// Authorization), so a sign-in that takes the whole page comes back to it.
 pub const MCP_ADD_DRAFT: Key<Option<(String, String, String)>> = Key::new("air-agent-mcp-add-draft");

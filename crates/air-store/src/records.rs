@@ -302,9 +302,12 @@ const SHOWN_IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "im
 /// `image/svg+xml` would, opened on its own, run its scripts as the app;
 /// as `image/png` it is at worst an image that does not show.
 pub fn shown_image_type(mime: &str) -> &'static str {
-    let bare = mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    let bare = if bare == "image/jpg" { "image/jpeg".to_owned() } else { bare };
-    SHOWN_IMAGE_TYPES.iter().find(|t| **t == bare).copied().unwrap_or("image/png")
+    // (Compared byte by byte: no lower-case copy.)
+    let bare = mime.as_bytes().split(|b| *b == b';').next().unwrap_or_default().trim_ascii();
+    if bare.eq_ignore_ascii_case(b"image/jpg") {
+        return "image/jpeg";
+    }
+    SHOWN_IMAGE_TYPES.iter().find(|t| t.as_bytes().eq_ignore_ascii_case(bare)).copied().unwrap_or("image/png")
 }
 
 /// The bytes of an attached file (in the browser, a Blob in a store of its

@@ -73,10 +73,10 @@ pub struct Chat {
     /// tab left it), and the one already asked again.
     left_waiting: Option<String>,
     asked_again: Option<String>,
-    /// While a page that replaces what is shown is read: the messages a
-    /// turn saved meanwhile (the page may have been read before them, so
-    /// they are put in it).
-    saved_meanwhile: Option<Vec<MessageRecord>>,
+    /// While a page that replaces what is shown is read: whether a turn
+    /// saved a message meanwhile (the page may have been read before it,
+    /// so it is read again).
+    saved_meanwhile: Option<bool>,
 }
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
@@ -156,7 +156,7 @@ pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
     w.chat.active = Some(id.clone());
     w.emit(Update::Active(Some(id.clone())));
     w.chat.ticket += 1;
-    w.chat.saved_meanwhile = Some(Vec::new());
+    w.chat.saved_meanwhile = Some(false);
     w.chat.asked = PAGE;
     let (ticket, listed) = (w.chat.ticket, w.sessions.list.iter().any(|s| s.id == id));
     let what = match w.chat.target.clone() {
@@ -186,22 +186,22 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
     if ticket != w.chat.ticket {
         return;
     }
-    // (A stretch from the middle does not end where they go.)
-    let meanwhile = match why {
-        PageWhy::Open | PageWhy::Refresh | PageWhy::Around { newer: false, .. } => w.chat.saved_meanwhile.take().unwrap_or_default(),
-        PageWhy::Around { newer: true, .. } => w.chat.saved_meanwhile.take().map(|_| Vec::new()).unwrap_or_default(),
-        PageWhy::Older | PageWhy::Newer => Vec::new(),
-    };
+    // A message saved while a page that replaces what is shown was read:
+    // it is read again, with the message (a stretch from the middle does
+    // not end where it goes).
+    let replacing = matches!(why, PageWhy::Open | PageWhy::Refresh | PageWhy::Around { .. });
+    if replacing && w.chat.saved_meanwhile.take() == Some(true) && !matches!(why, PageWhy::Around { newer: true, .. }) {
+        if let Some(id) = w.chat.active.clone() {
+            return open(w, id);
+        }
+    }
     if why == PageWhy::Refresh && w.chat.busy {
         return;
     }
-    let (session, mut page) = match page {
+    let (session, page) = match page {
         Ok(p) => p,
         Err(error) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::ReadMessages, error })),
     };
-    for record in meanwhile {
-        put_in_place(&mut page, record);
-    }
     if let Some(s) = session {
         w.handle(Command::SessionSaved(s));
     }
@@ -251,13 +251,6 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
         }
     }
     seek(w, &id, Some(why));
-}
-
-/// Puts `record` in `list` (ordered by place), replacing its older copy.
-fn put_in_place(list: &mut Vec<MessageRecord>, record: MessageRecord) {
-    list.retain(|m| m.id != record.id);
-    let at = list.iter().position(|m| m.seq > record.seq).unwrap_or(list.len());
-    list.insert(at, record);
 }
 
 /// The call waiting for approval in the last tool round of `list`.
@@ -381,7 +374,7 @@ fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
     let n = w.watch.shown.borrow().len().max(PAGE);
     if reread {
         w.chat.ticket += 1;
-        w.chat.saved_meanwhile = Some(Vec::new());
+        w.chat.saved_meanwhile = Some(false);
         w.chat.asked = n;
     }
     let ticket = w.chat.ticket;
@@ -409,8 +402,8 @@ fn saved<P: Platform>(w: &mut Workspace<P>, record: MessageRecord) {
     if w.chat.has_newer && past_shown {
         return open(w, record.session_id);
     }
-    if let Some(meanwhile) = &mut w.chat.saved_meanwhile {
-        meanwhile.push(record.clone());
+    if let Some(saved) = &mut w.chat.saved_meanwhile {
+        *saved = true;
     }
     let mut shown = w.watch.shown.borrow_mut();
     shown.retain(|(id, _)| *id != record.id);

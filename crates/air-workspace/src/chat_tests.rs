@@ -247,7 +247,11 @@ fn shown_saved(updates: &[Update]) -> Vec<(String, String)> {
     for u in updates {
         match u {
             Update::Messages { list: l, .. } => list = l.clone(),
-            Update::MessageSaved(m) => put_in_place(&mut list, m.clone()),
+            Update::MessageSaved(m) => {
+                list.retain(|x| x.id != m.id);
+                let at = list.iter().position(|x| x.seq > m.seq).unwrap_or(list.len());
+                list.insert(at, m.clone());
+            }
             _ => {}
         }
     }

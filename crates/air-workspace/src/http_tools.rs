@@ -182,16 +182,16 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             w.http_tools.checking = false;
             match result {
                 Ok(all) => {
-                    let before: Vec<String> = w.prefs.http_tools.list().map(|l| l.iter().map(|t| t.tool.name.clone()).collect()).unwrap_or_default();
-                    let new: Vec<String> = all.iter().map(|t| t.tool.name.clone()).filter(|n| !before.contains(n)).collect();
-                    w.prefs.http_tools = Saved::Read(all);
                     // A document's tools ask before each call, whatever
                     // their method, until the user allows them.
-                    let policies = &mut w.prefs.settings.tool_policies;
                     let mut settings = false;
-                    for name in new.iter().filter(|_| picked) {
-                        settings |= policies.tools.insert(name.clone(), Policy::Ask) != Some(Policy::Ask);
+                    for t in all.iter().filter(|_| picked) {
+                        let known = w.prefs.http_tools.list().is_some_and(|l| l.iter().any(|b| b.tool.name == t.tool.name));
+                        if !known {
+                            settings |= w.prefs.settings.tool_policies.tools.insert(t.tool.name.clone(), Policy::Ask) != Some(Policy::Ask);
+                        }
                     }
+                    w.prefs.http_tools = Saved::Read(all);
                     crate::prefs::save(w, Touched { http_tools: true, settings, ..Touched::default() });
                     w.emit(Update::HttpToolSaved);
                     if picked {

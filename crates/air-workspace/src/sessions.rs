@@ -6,7 +6,7 @@
 //! deletes does not bring the session back), and rename.
 
 use air_store::keys::{DELETING, HAS_SESSIONS};
-use air_store::{SessionCursor, SessionRecord, Store};
+use air_store::{KeyValue, SessionCursor, SessionRecord, Store};
 
 use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace, Missing};
 
@@ -141,12 +141,13 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, first: bool, page: Resu
     w.sessions.cursor = page.last().map(SessionCursor::of).or(if first { None } else { w.sessions.cursor.clone() });
     // Being deleted (in its undo window, or by the store): never shown; at
     // the start, what a closed page left is deleted now.
-    let gone = DELETING.get(w.p.kv());
-    let page: Vec<_> = page.into_iter().filter(|s| !gone.contains(&s.id)).collect();
+    // (Read as the text it is: the id.)
+    let gone = w.p.kv().get(DELETING.name).unwrap_or_default();
+    let page: Vec<_> = page.into_iter().filter(|s| s.id != gone).collect();
+    if starting && !gone.is_empty() {
+        finish_delete(w, gone);
+    }
     if starting {
-        for id in gone {
-            finish_delete(w, id);
-        }
         remember_sessions(w, !page.is_empty());
     }
     if first {
@@ -221,14 +222,11 @@ fn finish_delete<P: Platform>(w: &mut Workspace<P>, id: String) {
 
 /// Writes down that `id` is being deleted (`on`), or no longer is.
 fn deleting<P: Platform>(w: &mut Workspace<P>, id: &str, on: bool) {
-    let mut ids = DELETING.get(w.p.kv());
-    ids.retain(|x| x != id);
-    if on {
-        ids.push(id.to_owned());
-    }
-    let _ = match ids.is_empty() {
-        true => DELETING.remove(w.p.kv()),
-        false => DELETING.set(w.p.kv(), &ids),
+    let kv = w.p.kv();
+    let _ = match on {
+        true => kv.set(DELETING.name, id),
+        false if kv.get(DELETING.name).as_deref() == Some(id) => kv.remove(DELETING.name),
+        false => Ok(()),
     };
 }
 

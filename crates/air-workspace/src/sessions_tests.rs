@@ -157,7 +157,7 @@ fn a_deletion_holds_when_the_page_closes_in_its_undo_window_or_while_the_store_d
     assert!(!air_store::keys::DELETING.is_set(h.p.kv()), "nothing left to finish");
     // Its window closed, and the page went before the store had deleted it
     // (a slow IndexedDB deletion): the next start finishes it.
-    air_store::keys::DELETING.set(h.p.kv(), &vec!["s2".to_owned()]).expect("kept");
+    air_store::keys::DELETING.set(h.p.kv(), &"s2".to_owned()).expect("kept");
     let mut h = reloaded(&h);
     assert_eq!(ids(&h), ["s0"]);
     assert!(pollster_lite(h.p.store.get_session("s2")).unwrap().is_none());
