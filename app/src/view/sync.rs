@@ -27,7 +27,7 @@ fn line(t: &Later, s: &Status, when: &str) -> String {
                 None => so_far,
             }
         }
-        State::Idle => n(t.sync_idle, s.up, s.down).replace("{when}", when),
+        State::Idle => n(t.sync_idle, s.up, s.down).replace("{when}", when).replace("{sent}", &what(t, &s.moved.sent)).replace("{received}", &what(t, &s.moved.taken)),
         State::Paused => t.sync_paused.into(),
         State::Elsewhere => t.sync_elsewhere.into(),
         State::Failed { failure, retry_s } => {
@@ -47,6 +47,30 @@ fn line(t: &Later, s: &Status, when: &str) -> String {
             }
         }
     }
+}
+
+/// What documents were, by what each is to the user (conversations,
+/// messages, the settings…), in parentheses; nothing for none.
+fn what(t: &Later, counts: &std::collections::BTreeMap<String, u64>) -> String {
+    let named = [
+        ("session", t.sync_n_session),
+        ("message", t.sync_n_message),
+        ("file", t.sync_n_file),
+        ("settings", t.sync_n_settings),
+        ("server", t.sync_n_server),
+        ("assistant", t.sync_n_assistant),
+        ("http", t.sync_n_http),
+    ];
+    let form = |text: &str, n: u64| {
+        let (one, many) = text.split_once('|').unwrap_or((text, text));
+        (if n == 1 { one } else { many }).replace("{n}", &n.to_string())
+    };
+    let mut parts: Vec<String> = named.iter().filter_map(|(k, text)| counts.get(*k).map(|n| form(text, *n))).collect();
+    let other: u64 = counts.iter().filter(|(k, _)| !named.iter().any(|(o, _)| o == k)).map(|(_, n)| n).sum();
+    if other > 0 {
+        parts.push(form(t.sync_n_other, other));
+    }
+    if parts.is_empty() { String::new() } else { t.sync_what.replace("{list}", &parts.join(t.sync_what_sep)) }
 }
 
 /// Why the form was not saved.

@@ -420,7 +420,17 @@ texts! {
     sync_resume: "Resume", "继续";
     sync_off: "Sync is off.", "同步已关闭。";
     sync_running: "Syncing… {up} sent, {down} received", "同步中… 已发送 {up}，已接收 {down}";
-    sync_idle: "Up to date ({when}): {up} sent, {down} received.", "已是最新（{when}）：已发送 {up}，已接收 {down}。";
+    sync_idle: "Up to date ({when}): {up} sent{sent}, {down} received{received}.", "已是最新（{when}）：已发送 {up}{sent}，已接收 {down}{received}。";
+    sync_what: " ({list})", "（{list}）";
+    sync_what_sep: ", ", "、";
+    sync_n_session: "{n} conversation|{n} conversations", "{n} 个对话";
+    sync_n_message: "{n} message|{n} messages", "{n} 条消息";
+    sync_n_file: "{n} file|{n} files", "{n} 个文件";
+    sync_n_settings: "the settings", "设置";
+    sync_n_server: "{n} MCP server|{n} MCP servers", "{n} 个 MCP 服务器";
+    sync_n_assistant: "{n} assistant|{n} assistants", "{n} 个助手";
+    sync_n_http: "{n} HTTP tool|{n} HTTP tools", "{n} 个 HTTP 工具";
+    sync_n_other: "{n} other|{n} others", "其他 {n} 个";
     sync_to_go: ", about {n} to go", "，约剩 {n} 个";
     sync_paused: "Paused.", "已暂停。";
     sync_elsewhere: "Another tab of this browser is syncing.", "此浏览器的另一个标签页正在同步。";

@@ -154,6 +154,11 @@ pub trait Kinds {
     /// lacks (`id` and value), from that version and a tag unique to it;
     /// `None` when the winner already holds all of it.
     fn sibling(&self, kind: &str, id: &str, winner: &Value, other: &Value, tag: &str) -> Option<(String, Value)>;
+    /// What record `kind`/`id` is to the user, for counting what a pass
+    /// moved ([`crate::store_peer::Tally`]). By default its kind.
+    fn subject(&self, kind: &str, _id: &str) -> String {
+        kind.to_owned()
+    }
 }
 
 /// The version of `versions` edited last (the first of equals), the others

@@ -48,6 +48,31 @@ pub struct StorePeer<'a, R: Records, K: Keys, N: Kinds> {
     pub(crate) dev: String,
     pub(crate) now: Box<dyn Fn() -> f64 + 'a>,
     refused: std::cell::Cell<u64>,
+    tally: std::cell::RefCell<Tally>,
+}
+
+/// What a replication through a [`StorePeer`] moved, counted by what each
+/// record is to the user ([`Kinds::subject`]): revisions sent from here,
+/// and revisions taken in (the database's own configuration is neither).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub sent: BTreeMap<String, u64>,
+    pub taken: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    /// `other` counted in too.
+    pub fn add(&mut self, other: &Tally) {
+        for (into, from) in [(&mut self.sent, &other.sent), (&mut self.taken, &other.taken)] {
+            for (k, n) in from {
+                *into.entry(k.clone()).or_default() += n;
+            }
+        }
+    }
+}
+
+fn count(into: &mut BTreeMap<String, u64>, subject: String) {
+    *into.entry(subject).or_default() += 1;
 }
 
 pub(crate) fn store(e: String) -> Error {
@@ -63,7 +88,12 @@ pub(crate) fn sealed(e: EnvelopeError) -> Error {
 
 impl<'a, R: Records, K: Keys, N: Kinds> StorePeer<'a, R, K, N> {
     pub fn new(records: &'a R, keys: &'a K, kinds: &'a N, dev: &str, now: impl Fn() -> f64 + 'a) -> Self {
-        Self { records, keys, kinds, dev: dev.to_owned(), now: Box::new(now), refused: std::cell::Cell::new(0) }
+        Self { records, keys, kinds, dev: dev.to_owned(), now: Box::new(now), refused: std::cell::Cell::new(0), tally: Default::default() }
+    }
+
+    /// What was sent from here and taken in so far.
+    pub fn tally(&self) -> Tally {
+        self.tally.borrow().clone()
     }
 
     /// Revisions pulled that could not be opened or were not made by a
@@ -237,6 +267,10 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
         let entries = self.records.rev_entries(&ids).await.map_err(store)?;
         let mut out = BTreeMap::new();
         for ((id, asked), en) in revs.into_iter().zip(entries) {
+            // Not records: never taken in, so never asked for.
+            if not_a_record(&id) {
+                continue;
+            }
             let tree = en.map(|e| e.tree).unwrap_or_default();
             let missing = tree.missing(&asked);
             if !missing.is_empty() {
@@ -260,7 +294,13 @@ impl<R: Records, K: Keys, N: Kinds> Peer for StorePeer<'_, R, K, N> {
                     continue;
                 }
                 sent.push(leaf.rev.clone());
-                sealing.push(async move { self.document(en, &leaf.rev, leaf.deleted, current.as_ref(), hash).await });
+                sealing.push(async move {
+                    let doc = self.document(en, &leaf.rev, leaf.deleted, current.as_ref(), hash).await;
+                    if let Ok(Some(_)) = &doc {
+                        count(&mut self.tally.borrow_mut().sent, self.kinds.subject(&en.kind, &en.id));
+                    }
+                    doc
+                });
             }
         }
         Ok(join_all(sealing).await.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect())
@@ -319,7 +359,7 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
     /// configuration, a design document).
     async fn checked(&self, doc: &Value) -> Result<Option<(DocMeta, Option<Body>)>, Error> {
         let meta = DocMeta::of(doc)?;
-        if meta.id == CONFIG_ID || meta.id.starts_with("_design/") {
+        if not_a_record(&meta.id) {
             return Ok(None);
         }
         let mut meta = meta;
@@ -338,8 +378,14 @@ impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
             return Err(Error::Malformed(format!("{}: revision {} was not made by a device of this database", meta.id, meta.rev)));
         }
         let deleted = meta.deleted;
+        count(&mut self.tally.borrow_mut().taken, self.kinds.subject(&body.k, &body.id));
         Ok(Some((meta, (!deleted).then_some(body))))
     }
+}
+
+/// The database's configuration and design documents: not records.
+fn not_a_record(id: &str) -> bool {
+    id == CONFIG_ID || id.starts_with("_design/")
 }
 
 /// A kept version's body.

@@ -12,7 +12,8 @@ use crate::envelope::new_config;
 use crate::memory::MemoryRecords;
 use crate::records::{Kinds, RevEntry, Rule};
 use crate::soft::{SoftCrypto, SoftKeys};
-use crate::store_peer::StorePeer;
+use crate::store_peer::{StorePeer, Tally};
+use std::collections::BTreeMap;
 
 /// The app's shape in small: messages keep every text, sessions take the
 /// newest title; `local` fields stay on the device; the event log stays.
@@ -120,6 +121,27 @@ fn what_one_device_writes_reaches_the_other_sealed_and_nothing_comes_back() {
     // A's own field stays where it was.
     a.records.put("session", "s1", json!({"title": "Trip to Kyoto", "at": 1.0, "local": {"forks": 2}}));
     assert_eq!(a.sync(&server), (0, 0), "a change of what stays home is no edit");
+}
+
+#[test]
+fn a_pass_counts_what_it_sent_and_took_by_kind_and_the_databases_configuration_is_neither() {
+    let (server, a, b) = setup();
+    // As a first device does: the configuration is written, then a pass.
+    server.put(json!({"_id": crate::envelope::CONFIG_ID, "v": 2})).unwrap();
+    a.records.put("session", "s1", json!({"title": "Trip", "at": 1.0}));
+    a.records.put("message", "m1", json!({"text": "Where to stay?", "session": "s1"}));
+    a.records.put("message", "m2", json!({"text": "Near the station.", "session": "s1"}));
+    let peer = a.peer();
+    let o = Options::default();
+    let up = run(replicate(&peer, &server, &o)).unwrap();
+    let down = run(replicate(&server, &peer, &o)).unwrap();
+    assert_eq!((up.docs_written, down.docs_written), (3, 0), "the configuration is not received");
+    let sent = BTreeMap::from([("message".to_owned(), 2), ("session".to_owned(), 1)]);
+    assert_eq!(peer.tally(), Tally { sent: sent.clone(), taken: BTreeMap::new() });
+    let other = b.peer();
+    let down = run(replicate(&server, &other, &o)).unwrap();
+    assert_eq!(down.docs_written, 3);
+    assert_eq!(other.tally(), Tally { sent: BTreeMap::new(), taken: sent });
 }
 
 #[test]

@@ -47,6 +47,8 @@ pub mod sync;
 pub mod sync_conflicts;
 pub mod sync_form;
 pub mod sync_prefs;
+#[cfg(test)]
+mod sync_device_tests;
 pub mod sync_store;
 pub mod sync_work;
 pub mod tabs;

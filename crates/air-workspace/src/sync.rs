@@ -12,6 +12,7 @@
 
 use air_http::Abort;
 use air_store::sync_meta::{ON_KEY, SETTINGS_KEY};
+pub use air_sync_local::store_peer::Tally;
 use serde_json::Value;
 
 use crate::{Command, Missing, Platform, Timer, Update, Workspace};
@@ -67,6 +68,8 @@ pub struct Passed {
     pub prefs: bool,
     /// The records whose versions written apart are kept to see.
     pub conflicts: Vec<crate::sync_conflicts::Conflict>,
+    /// What the documents sent and received were.
+    pub moved: Tally,
 }
 
 /// Why a wait ended.
@@ -154,6 +157,9 @@ pub struct Status {
     pub refused: u64,
     /// The records whose versions written apart are kept to see.
     pub conflicts: Vec<crate::sync_conflicts::Conflict>,
+    /// What was sent and received since the page opened, by what it is
+    /// (a conversation, a message, the settings, a server…).
+    pub moved: Tally,
 }
 
 /// How often a tab that leaves sync to another looks whether that tab is
@@ -178,11 +184,12 @@ pub struct Sync {
     down: u64,
     refused: u64,
     conflicts: Vec<crate::sync_conflicts::Conflict>,
+    moved: Tally,
 }
 
 impl Default for Sync {
     fn default() -> Self {
-        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0, refused: 0, conflicts: Vec::new() }
+        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0, refused: 0, conflicts: Vec::new(), moved: Tally::default() }
     }
 }
 
@@ -197,7 +204,7 @@ fn ready<P: Platform>(w: &Workspace<P>) -> bool {
 
 fn show<P: Platform>(w: &mut Workspace<P>) {
     let s = &w.sync;
-    let status = Status { settings: settings(w), state: s.state.clone(), last: s.last, up: s.up, down: s.down, refused: s.refused, conflicts: s.conflicts.clone() };
+    let status = Status { settings: settings(w), state: s.state.clone(), last: s.last, up: s.up, down: s.down, refused: s.refused, conflicts: s.conflicts.clone(), moved: s.moved.clone() };
     w.emit(Update::Sync(Box::new(status)));
 }
 
@@ -319,6 +326,7 @@ fn brought<P: Platform>(w: &mut Workspace<P>, mut p: Passed, current: bool) -> P
         w.sync.up += p.up;
         w.sync.down += p.down;
         w.sync.refused += p.refused;
+        w.sync.moved.add(&p.moved);
         w.sync.conflicts = std::mem::take(&mut p.conflicts);
     }
     if p.prefs {

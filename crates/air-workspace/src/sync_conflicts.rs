@@ -11,7 +11,7 @@ use air_store::SyncMeta;
 use air_sync_local::records::Records;
 use serde_json::Value;
 
-use crate::sync_store::{StoreRecords, conflicts_key, conflicts_read};
+use crate::sync_store::{StoreRecords, conflicts_key, conflicts_read, subject};
 
 /// One record whose other versions are kept.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,13 +95,6 @@ fn masked(name: &str, v: &Value) -> Value {
         Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), masked(k, v))).collect()),
         Value::Array(items) => Value::Array(items.iter().map(|i| masked(name, i)).collect()),
         other => other.clone(),
-    }
-}
-
-fn subject(kind: &str, id: &str) -> String {
-    match kind {
-        "pref" => id.split(':').next().unwrap_or(id).to_owned(),
-        other => other.to_owned(),
     }
 }
 

@@ -2,63 +2,15 @@
 //! one device: through a real sync, the other device sends none of its own
 //! secrets to the new origin (a move on the same origin keeps them).
 
-use std::cell::Cell;
-
 use air_store::http_tools::{self, SavedHttpTool};
-use air_store::kv::MemoryKv;
 use air_store::mcp::{self, McpServer};
 use air_store::settings::{self, Profile};
-use air_store::{MemoryStore, Settings};
-use air_sync::{MemoryPeer, Options, replicate};
-use air_sync_local::StorePeer;
-use air_sync_local::envelope::{Config, new_config, unlock};
-use air_sync_local::soft::{SoftCrypto, SoftKeys};
-use pollster::block_on as run;
+use air_sync::MemoryPeer;
 use serde_json::json;
 
-use super::*;
-use crate::sync_store::{AppKinds, StoreRecords};
-
-struct Device {
-    name: &'static str,
-    store: MemoryStore,
-    kv: MemoryKv,
-    keys: SoftKeys,
-    clock: Cell<f64>,
-}
+use crate::sync_device_tests::{Device, two_devices};
 
 impl Device {
-    fn new(name: &'static str, config: &Config) -> Self {
-        let keys = run(unlock(&SoftCrypto::default(), config, Some("pass"))).unwrap();
-        Self { name, store: MemoryStore::new(), kv: MemoryKv::default(), keys, clock: Cell::new(1_000.0) }
-    }
-
-    /// One pass as the app makes it: the preferences noticed, up, down.
-    fn sync(&self, server: &MemoryPeer) {
-        self.clock.set(self.clock.get() + 1_000.0);
-        let joining = run(air_sync::Peer::info(server)).unwrap().doc_count.is_some_and(|n| n > 0);
-        run(notice(&self.store, &self.kv, self.clock.get(), joining)).unwrap();
-        let records = StoreRecords::new(&self.store, Some(&self.kv));
-        let kinds = AppKinds { prefs: true, secrets: Secrets::of(&self.settings()) };
-        let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
-        run(replicate(&peer, server, &Options::default())).unwrap();
-        run(replicate(server, &peer, &Options::default())).unwrap();
-    }
-
-    fn settings(&self) -> Settings {
-        settings::load(&self.kv).settings
-    }
-
-    fn edit_settings(&self, f: impl FnOnce(&mut Settings)) {
-        let mut s = self.settings();
-        f(&mut s);
-        settings::save(&self.kv, &s).unwrap();
-    }
-
-    fn servers(&self) -> Vec<McpServer> {
-        mcp::load(&self.kv).0
-    }
-
     fn edit_server(&self, f: impl FnOnce(&mut McpServer)) {
         let mut list = self.servers();
         f(&mut list[0]);
@@ -91,8 +43,7 @@ impl Device {
 /// Each device's own provider key, profile key, server header and tool
 /// header (none of them travel: `sync_keys` and `sync_headers` are off).
 fn setup() -> (MemoryPeer, Device, Device) {
-    let (config, _) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), 1_000)).unwrap();
-    let (server, a, b) = (MemoryPeer::new("server"), Device::new("laptop", &config), Device::new("phone", &config));
+    let (server, a, b) = two_devices();
     a.edit_settings(|s| {
         s.base_url = "https://api.openai.com/v1".into();
         s.profiles.push(Profile { id: "p1".into(), name: "Groq".into(), base_url: "https://api.groq.com/openai/v1".into(), api_key: String::new(), model: "llama".into() });

@@ -3,71 +3,18 @@
 //! edits made apart end the same on both with nothing silently lost, and
 //! a plain database carries none of it.
 
-use std::cell::Cell;
-
 use air_store::assistants::{Assistant, Assistants};
 use air_store::http_tools::{self, SavedHttpTool};
 use air_store::mcp::{self, McpServer};
 use air_store::settings::{self, Profile};
-use air_store::kv::MemoryKv;
-use air_store::{MemoryStore, Settings};
-use air_sync::{MemoryPeer, Options, replicate};
-use air_sync_local::StorePeer;
-use air_sync_local::envelope::{Config, new_config, unlock};
-use air_sync_local::soft::{SoftCrypto, SoftKeys};
+use air_sync::MemoryPeer;
 use pollster::block_on as run;
 
 use super::*;
-use crate::sync_store::{AppKinds, StoreRecords};
-
-struct Device {
-    name: &'static str,
-    store: MemoryStore,
-    kv: MemoryKv,
-    keys: SoftKeys,
-    clock: Cell<f64>,
-}
+use crate::sync_device_tests::{Device, two_devices as setup};
+use crate::sync_store::StoreRecords;
 
 impl Device {
-    fn new(name: &'static str, config: &Config) -> Self {
-        let keys = run(unlock(&SoftCrypto::default(), config, Some("pass"))).unwrap();
-        Self { name, store: MemoryStore::new(), kv: MemoryKv::default(), keys, clock: Cell::new(1_000.0) }
-    }
-
-    /// One pass as the app makes it: the preferences noticed, up, down.
-    /// Returns (sent, received, preferences written).
-    fn sync_with(&self, server: &MemoryPeer, prefs: bool) -> (u64, u64, bool) {
-        self.clock.set(self.clock.get() + 1_000.0);
-        let joining = run(air_sync::Peer::info(server)).unwrap().doc_count.is_some_and(|n| n > 0);
-        if prefs {
-            run(notice(&self.store, &self.kv, self.clock.get(), joining)).unwrap();
-        }
-        let records = StoreRecords::new(&self.store, Some(&self.kv));
-        let kinds = AppKinds { prefs, secrets: Secrets::of(&settings::load(&self.kv).settings) };
-        let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
-        let up = run(replicate(&peer, server, &Options::default())).unwrap();
-        let down = run(replicate(server, &peer, &Options::default())).unwrap();
-        (up.docs_written, down.docs_written, records.prefs_written.get())
-    }
-
-    fn sync(&self, server: &MemoryPeer) -> (u64, u64, bool) {
-        self.sync_with(server, true)
-    }
-
-    fn settings(&self) -> Settings {
-        settings::load(&self.kv).settings
-    }
-
-    fn edit_settings(&self, f: impl FnOnce(&mut Settings)) {
-        let mut s = self.settings();
-        f(&mut s);
-        settings::save(&self.kv, &s).unwrap();
-    }
-
-    fn servers(&self) -> Vec<McpServer> {
-        mcp::load(&self.kv).0
-    }
-
     fn add_server(&self, id: &str, name: &str, headers: &[(&str, &str)]) {
         let mut list = self.servers();
         list.push(McpServer { id: id.into(), name: name.into(), url: format!("https://{name}.example/mcp"), headers: headers.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(), enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None, trust_hints: false });
@@ -101,11 +48,6 @@ fn settle(server: &MemoryPeer, a: &Device, b: &Device) {
     panic!("the devices never settle");
 }
 
-fn setup() -> (MemoryPeer, Device, Device) {
-    let (config, _) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), 1_000)).unwrap();
-    (MemoryPeer::new("server"), Device::new("laptop", &config), Device::new("phone", &config))
-}
-
 #[test]
 fn what_one_device_set_up_reaches_the_other_and_its_secrets_stay_home() {
     let (server, a, b) = setup();
@@ -120,10 +62,17 @@ fn what_one_device_set_up_reaches_the_other_and_its_secrets_stay_home() {
     http_tools::KEY.set(&a.kv, &vec![SavedHttpTool::new(tool)]).unwrap();
     b.edit_settings(|s| s.api_key = "sk-phone".into());
 
-    let (sent, _, _) = a.sync(&server);
-    assert_eq!(sent, 4, "settings, a server, an assistant, an HTTP tool");
-    let (_, got, written) = b.sync(&server);
-    assert!(written && got >= 4);
+    // As a first device does: the database's configuration, then a pass,
+    // which says what it sent; the configuration is not received.
+    server.put(serde_json::json!({"_id": air_sync_local::envelope::CONFIG_ID, "v": 2})).unwrap();
+    let first = a.pass(&server, true);
+    let each = |k: &[&str]| k.iter().map(|k| ((*k).to_owned(), 1)).collect::<std::collections::BTreeMap<_, _>>();
+    assert_eq!((first.up, first.down), (4, 0));
+    assert_eq!(first.moved.sent, each(&["assistant", "http", "server", "settings"]));
+    assert!(first.moved.taken.is_empty());
+    let joined = b.pass(&server, true);
+    assert!(joined.prefs && joined.down >= 4);
+    assert!(each(&["assistant", "http", "server", "settings"]).iter().all(|(k, _)| joined.moved.taken.contains_key(k)), "{:?}", joined.moved);
     let s = b.settings();
     assert_eq!(s.model, "gpt-4.1", "the database's settings win over a joining device's");
     assert_eq!(s.api_key, "sk-phone", "API keys do not travel unless asked");

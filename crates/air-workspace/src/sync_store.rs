@@ -314,6 +314,15 @@ fn unvouched(kind: &str, v: &mut Value, plain: bool, arriving: bool) {
     }
 }
 
+/// What record `kind`/`id` is to the user: its kind, or for a
+/// preference what it keeps (`settings`, `server`, `assistant`, `http`).
+pub(crate) fn subject(kind: &str, id: &str) -> String {
+    match kind {
+        "pref" => id.split(':').next().unwrap_or(id).to_owned(),
+        other => other.to_owned(),
+    }
+}
+
 /// Fields that stay on this device, per kind.
 fn local_fields(kind: &str) -> &'static [&'static str] {
     match kind {
@@ -364,6 +373,10 @@ impl Kinds for AppKinds {
 
     fn rule(&self, kind: &str) -> Rule {
         if kind == "message" { Rule::KeepBoth } else { Rule::Newest }
+    }
+
+    fn subject(&self, kind: &str, id: &str) -> String {
+        subject(kind, id)
     }
 
     fn edited_at(&self, kind: &str, record: &Value) -> Option<f64> {

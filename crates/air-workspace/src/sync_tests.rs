@@ -20,7 +20,7 @@ fn save(s: SyncSettings) -> Command {
 }
 
 fn passed(up: u64, down: u64) -> Outcome {
-    Outcome::Passed(Ok(Passed { up, down, remote_seq: json!(7), local_seq: 3, refused: 0, prefs: false, conflicts: Vec::new() }))
+    Outcome::Passed(Ok(Passed { up, down, remote_seq: json!(7), local_seq: 3, refused: 0, prefs: false, conflicts: Vec::new(), moved: Default::default() }))
 }
 
 fn states(h: &mut Harness) -> Vec<State> {

@@ -197,7 +197,7 @@ async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &
     let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0, r.pending)).await.map_err(failure)?;
     let down = replicate_watching(&remote, &local, &options, &mut |r| (tools.progress)(up.docs_written, r.docs_written, r.pending)).await.map_err(failure)?;
     let conflicts = crate::sync_conflicts::list(&records, &settings.device).await.map_err(Failure::Store)?;
-    Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq: down.last_seq, local_seq, refused: local.refused(), prefs: records.prefs_written.get(), conflicts })
+    Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq: down.last_seq, local_seq, refused: local.refused(), prefs: records.prefs_written.get(), conflicts, moved: local.tally() })
 }
 
 /// What syncs with `settings`: the preferences only to an encrypted
