@@ -16,9 +16,10 @@ pub const SIDEBAR_COLLAPSED: Key<Option<bool>> = Key::new("air-agent-sidebar-col
 /// conversation view while the store opens (a first visit, which starts on
 /// the session creator, does not fetch it).
 pub const HAS_SESSIONS: Key<bool, Flag> = Key::new("air-agent.has-sessions");
-/// The session deleted last, until it is gone from the store (its undo
-/// window is open, or the store is deleting it): a page closed meanwhile
-/// does not bring it back, the next start finishes it.
+/// The sessions being deleted, until each is gone from the store (its undo
+/// window is open, or the store is deleting it, or failed to): a page
+/// closed meanwhile does not bring one back, the next start finishes them.
+/// A JSON list of ids (an earlier version kept one id as it is).
 pub const DELETING: Key<String, Raw> = Key::new("air-agent.deleting");
 /// The add-server form while its sign-in is under way: (name, URL,
 /// Authorization), so a sign-in that takes the whole page comes back to it.

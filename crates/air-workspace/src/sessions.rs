@@ -141,11 +141,12 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, first: bool, page: Resu
     w.sessions.cursor = page.last().map(SessionCursor::of).or(if first { None } else { w.sessions.cursor.clone() });
     // Being deleted (in its undo window, or by the store): never shown; at
     // the start, what a closed page left is deleted now.
-    // (Read as the text it is: the id.)
-    let gone = w.p.kv().get(DELETING.name).unwrap_or_default();
-    let page: Vec<_> = page.into_iter().filter(|s| s.id != gone).collect();
-    if starting && !gone.is_empty() {
-        finish_delete(w, gone);
+    let gone = being_deleted(w.p.kv());
+    let page: Vec<_> = page.into_iter().filter(|s| !gone.contains(&s.id)).collect();
+    if starting {
+        for id in gone {
+            finish_delete(w, id);
+        }
     }
     if starting {
         remember_sessions(w, !page.is_empty());
@@ -220,13 +221,29 @@ fn finish_delete<P: Platform>(w: &mut Workspace<P>, id: String) {
     w.spawn(async move { Some(Command::Done(Done::Deleted { id, result: deleting.await })) });
 }
 
+/// The ids of the sessions being deleted ([`DELETING`]).
+fn being_deleted(kv: &dyn KeyValue) -> Vec<String> {
+    match kv.get(DELETING.name) {
+        Some(t) if t.starts_with('[') => serde_json::from_str(&t).unwrap_or_default(),
+        Some(id) if !id.is_empty() => vec![id],
+        _ => Vec::new(),
+    }
+}
+
 /// Writes down that `id` is being deleted (`on`), or no longer is.
 fn deleting<P: Platform>(w: &mut Workspace<P>, id: &str, on: bool) {
     let kv = w.p.kv();
-    let _ = match on {
-        true => kv.set(DELETING.name, id),
-        false if kv.get(DELETING.name).as_deref() == Some(id) => kv.remove(DELETING.name),
-        false => Ok(()),
+    let mut ids = being_deleted(kv);
+    let had = ids.iter().any(|x| x == id);
+    ids.retain(|x| x != id);
+    if on {
+        ids.push(id.to_owned());
+    } else if !had {
+        return;
+    }
+    let _ = match ids.is_empty() {
+        true => kv.remove(DELETING.name),
+        false => kv.set(DELETING.name, &serde_json::to_string(&ids).unwrap_or_default()),
     };
 }
 

@@ -169,6 +169,24 @@ fn a_deletion_holds_when_the_page_closes_in_its_undo_window_or_while_the_store_d
 }
 
 #[test]
+fn every_deletion_the_store_has_not_finished_holds_across_a_reload() {
+    let mut h = started(3);
+    // The part that deletes cannot load (offline, not cached): the first
+    // deletion fails when its window closes, and a second one follows.
+    h.p.parts_missing.set(true);
+    h.send(Command::Delete("s1".into()));
+    h.advance(UNDO_MS);
+    h.send(Command::Delete("s2".into()));
+    assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_some(), "not deleted yet");
+    let h = reloaded(&h);
+    assert_eq!(ids(&h), ["s0"], "neither comes back");
+    for id in ["s1", "s2"] {
+        assert!(pollster_lite(h.p.store.get_session(id)).unwrap().is_none(), "{id} finished at the start");
+    }
+    assert!(!air_store::keys::DELETING.is_set(h.p.kv()), "nothing left to finish");
+}
+
+#[test]
 fn a_session_saved_elsewhere_joins_the_list_in_its_place() {
     let mut h = started(2);
     h.send(Command::SessionSaved(session("new", 10.0)));
