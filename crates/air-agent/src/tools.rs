@@ -2,12 +2,13 @@
 //! store each result as a `tool` message.
 
 use std::pin::pin;
+use std::rc::Rc;
 
 use air_chat::{Role, ToolCall};
 use air_store::{MessageRecord, Store};
 use air_store::records::{ToolRun, ToolStatus, next_seq};
 use air_tools::policy::Policy;
-use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, ToolDef, ToolOutput, ToolSource, args, schema};
+use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, Tool, ToolDef, ToolOutput, ToolSource, args, schema};
 use futures_util::future::LocalBoxFuture;
 use futures_util::future::{Either, join_all, select};
 use serde_json::Value;
@@ -55,7 +56,8 @@ impl<E: Env> Turn<'_, E> {
                 plans.push(Plan::Answer { status: ToolStatus::Error, text });
                 continue;
             }
-            let plan = self.plan(call);
+            let server = records.get(i).and_then(|r| r.tool.as_ref()).and_then(|t| t.server.clone());
+            let plan = self.plan(call, server.as_deref());
             if let Plan::Run { args } = &plan {
                 let key = format!("{}\u{0}{}", call.name, args::canonical_json(args));
                 if seen.contains(&key) {
@@ -115,9 +117,23 @@ impl<E: Env> Turn<'_, E> {
         r
     }
 
-    /// Checks a call: the tool exists, its arguments parse and match the
-    /// schema, and the policy does not forbid it.
-    fn plan(&self, call: &ToolCall) -> Plan {
+    /// The tool a call of `name` runs. A call that names the MCP server it
+    /// was made on (an imported one: its tool's own name, and the server's)
+    /// runs only that server's tool of that name, never another tool that
+    /// shares the name: what its card shows is what runs.
+    fn tool_of(&self, name: &str, server: Option<&str>) -> Option<&Rc<dyn Tool>> {
+        let Some(server) = server else { return self.tools.get(name) };
+        let on_server = |d: &ToolDef| matches!(&d.source, ToolSource::Mcp { server: s } if s == server);
+        match self.tools.get(name) {
+            Some(t) if on_server(t.def()) => Some(t),
+            _ => self.tools.definitions().find(|d| on_server(d) && d.mcp.as_ref().is_some_and(|m| m.tool == name)).and_then(|d| self.tools.get(&d.name)),
+        }
+    }
+
+    /// Checks a call (made on `server`, where its record says): the tool
+    /// exists, its arguments parse and match the schema, and the policy
+    /// does not forbid it.
+    fn plan(&self, call: &ToolCall, server: Option<&str>) -> Plan {
         let error = |text: String| Plan::Answer { status: ToolStatus::Error, text };
         if call.name.is_empty() {
             // A call written as text whose JSON could not be read.
@@ -127,7 +143,10 @@ impl<E: Env> Turn<'_, E> {
             ));
         }
         let offered = self.offer.as_ref().map(|o| o.offered(self.tools));
-        let Some(tool) = self.tools.get(&call.name) else {
+        let Some(tool) = self.tool_of(&call.name, server) else {
+            if let Some(server) = server {
+                return error(format!("Not run: `{}` was called on the MCP server “{server}”, which offers no such tool here.", call.name));
+            }
             let names: Vec<&str> = match &offered {
                 Some(defs) => defs.iter().map(|d| d.name.as_str()).collect(),
                 None => self.tools.definitions().map(|d| d.name.as_str()).collect(),
@@ -170,7 +189,8 @@ impl<E: Env> Turn<'_, E> {
             Plan::Run { args } => args,
         };
         let name = record.tool.as_ref().map(|t| t.name.clone()).unwrap_or_default();
-        let Some(tool) = self.tools.get(&name).cloned() else { return true };
+        let server = record.tool.as_ref().and_then(|t| t.server.clone());
+        let Some(tool) = self.tool_of(&name, server.as_deref()).cloned() else { return true };
         // A call an imported file made is the user's only once they say so.
         let imported = record.tool.as_ref().is_some_and(|t| t.imported);
         let policy = if imported { Policy::Ask } else { self.policies.borrow().decide(tool.def()) };

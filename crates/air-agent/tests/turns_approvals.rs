@@ -122,6 +122,60 @@ fn an_imported_call_asks_before_it_runs_again() {
     assert!(!s.world.transcript().contains("Running"), "never run");
 }
 
+/// An imported call of an MCP tool names its tool as its server knows it,
+/// and the server: Run again runs that server's tool, asked with its own
+/// face, and never another tool that shares the bare name.
+#[test]
+fn an_imported_mcp_call_runs_again_only_on_the_server_it_names() {
+    use air_chat::{Role, ToolCall};
+    use air_store::records::{ToolRun, ToolStatus};
+    use air_tools::face::McpIdentity;
+    let imported = |s: &common::Setup| {
+        run(async {
+            let store = &s.world.store.inner;
+            store.put_session(&SessionRecord::new("s1", 1.0)).await.unwrap();
+            store.put_message(&MessageRecord::new("m1", "s1", 2.0, Role::User, "Greet")).await.unwrap();
+            let mut answer = MessageRecord::new("m2", "s1", 3.0, Role::Assistant, "");
+            answer.tool_calls = vec![ToolCall { id: "b".into(), name: "echo".into(), arguments: r#"{"text":"hi"}"#.into(), extra: None }];
+            store.put_message(&answer).await.unwrap();
+            let mut r = MessageRecord::new("t1", "s1", 4.0, Role::Tool, "Interrupted");
+            r.tool_call_id = Some("b".into());
+            r.tool = Some(ToolRun { imported: true, ..ToolRun::new("echo", Some("Cities".into()), r#"{"text":"hi"}"#, ToolStatus::Interrupted) });
+            store.put_message(&r).await.unwrap();
+        });
+    };
+    // No server "Cities" here: the built-in `echo` is not run in its place.
+    let s = setup();
+    imported(&s);
+    s.world.http.push(text_reply("It is not connected."));
+    run(s.turn().resume_tools("s1")).unwrap();
+    let all = run(s.stored("s1"));
+    let result = all.iter().find(|m| m.tool.is_some()).unwrap();
+    assert_eq!(result.tool.as_ref().map(|t| t.status), Some(ToolStatus::Error));
+    assert!(result.content.contains("“Cities”, which offers no such tool here"), "{}", result.content);
+    assert!(s.world.approvals.borrow().is_empty() && !s.world.transcript().contains("Running"), "nothing asked, nothing run");
+    // With it connected: its own tool is asked for, and runs.
+    let mut s = setup();
+    let def = ToolDef {
+        name: "mcp_Cities_echo".into(),
+        description: "Echoes on Cities.".into(),
+        input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        annotations: Annotations::default(),
+        source: ToolSource::Mcp { server: "Cities".into() },
+        mcp: Some(McpIdentity { server_id: "id-cities".into(), tool: "echo".into(), ..Default::default() }),
+    };
+    s.tools.register(Rc::new(Echo { def, running: Rc::new(Cell::new(0)), most: Rc::new(Cell::new(0)) }));
+    imported(&s);
+    s.world.approvals.borrow_mut().push_back(Approval::Once);
+    s.world.http.push(text_reply("Echoed."));
+    run(s.turn().resume_tools("s1")).unwrap();
+    assert!(s.world.approvals.borrow().is_empty(), "asked first");
+    assert!(s.world.transcript().contains("asked to approve mcp_Cities_echo"), "asked with the server's own tool");
+    let all = run(s.stored("s1"));
+    assert_eq!(all.iter().filter_map(|m| m.tool.as_ref().map(|t| t.status)).collect::<Vec<_>>(), [ToolStatus::Done]);
+    assert!(all.iter().any(|m| m.tool.is_some() && m.content.starts_with("echo ")), "its result is kept");
+}
+
 /// An MCP tool allowed always, then changed by its server (a "rug pull"):
 /// the allow holds for the definition it was given for, not for the new one.
 #[test]
