@@ -57,14 +57,17 @@ impl Request {
     /// header but the protocols' own: `Authorization`, `x-api-key`, an
     /// HTTP tool's or an MCP server's headers) is not: the browser would
     /// send those headers (all but `Authorization`) to wherever the server
-    /// points, another origin too. Such a redirect ends the request with
-    /// [`REDIRECT_REFUSED`].
+    /// points, another origin too. Nor is a form (an OAuth token request:
+    /// its body holds a code and its verifier, a refresh token, a client
+    /// secret), which a 307 or 308 would post again wherever it points.
+    /// Such a redirect ends the request with [`REDIRECT_REFUSED`].
     pub fn redirect(&self) -> Redirect {
-        let plain = |name: &str| {
+        let plain = |name: &str, value: &str| {
             let name = name.to_ascii_lowercase();
-            PLAIN_HEADERS.contains(&name.as_str()) || name.starts_with("mcp-param-")
+            let form = name == "content-type" && value.trim_start().to_ascii_lowercase().starts_with("application/x-www-form-urlencoded");
+            !form && (PLAIN_HEADERS.contains(&name.as_str()) || name.starts_with("mcp-param-"))
         };
-        if self.headers.iter().all(|(name, _)| plain(name)) { Redirect::Follow } else { Redirect::Manual }
+        if self.headers.iter().all(|(name, value)| plain(name, value)) { Redirect::Follow } else { Redirect::Manual }
     }
 }
 
@@ -217,5 +220,10 @@ mod redirect_tests {
             assert_eq!(mcp.clone().header(name, value).redirect(), Redirect::Manual, "{name}");
         }
         assert!(REDIRECT_REFUSED.contains("redirected") && REDIRECT_REFUSED.contains("key"));
+        // A form (an OAuth token request) either: a 307 would post its secrets again.
+        let token = Request { method: "POST".into(), url: "https://auth.example/token".into(), headers: Vec::new(), body: Some("code=c&code_verifier=v".into()) }
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header("Accept", "application/json");
+        assert_eq!(token.redirect(), Redirect::Manual);
     }
 }

@@ -177,6 +177,14 @@ fn secrets_and_refusals() {
     insecure.server.token_endpoint = "http://auth.example.com/token".into();
     assert!(matches!(run(oauth.refresh(&insecure, &client, &old, 0, &abort)), Err(OAuthError::Metadata(_))));
     assert_eq!(oauth.http().requests().len(), 2);
+
+    // A token endpoint that answers 307 elsewhere: the form (its refresh
+    // token and client secret) is not posted again there.
+    oauth.http().push(Script::status(307, "").with_header("Location", "https://evil.example/token"));
+    oauth.http().push(Script::status(200, &json!({"access_token": "stolen"}).to_string()));
+    let moved = run(oauth.refresh(&d, &client, &old, 0, &abort)).unwrap_err();
+    assert!(moved.to_string().contains(air_http::REDIRECT_REFUSED), "{moved}");
+    assert_eq!(oauth.http().requests().len(), 3, "sent once, to the token endpoint only");
 }
 
 /// Discovery of `server_url` whose protected-resource metadata names `named`.
