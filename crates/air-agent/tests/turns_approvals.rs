@@ -93,13 +93,11 @@ fn an_unfinished_tool_round_is_picked_up_again() {
     assert!(t.world.http.requests().is_empty(), "and the other tab goes on with the answer, not this one");
 }
 
-/// A call an imported file left unfinished runs only through Run again,
-/// and then asks first, even for a tool that runs without asking.
-#[test]
-fn an_imported_call_asks_before_it_runs_again() {
+/// As an import leaves it: an answer's call of `echo` (made on `server`),
+/// interrupted.
+fn imported_call(s: &common::Setup, server: Option<&str>) {
     use air_chat::{Role, ToolCall};
     use air_store::records::{ToolRun, ToolStatus};
-    let s = setup();
     run(async {
         let store = &s.world.store.inner;
         store.put_session(&SessionRecord::new("s1", 1.0)).await.unwrap();
@@ -109,9 +107,18 @@ fn an_imported_call_asks_before_it_runs_again() {
         store.put_message(&answer).await.unwrap();
         let mut r = MessageRecord::new("t1", "s1", 4.0, Role::Tool, "Interrupted");
         r.tool_call_id = Some("b".into());
-        r.tool = Some(ToolRun { imported: true, ..ToolRun::new("echo", None, r#"{"text":"hi"}"#, ToolStatus::Interrupted) });
+        r.tool = Some(ToolRun { imported: true, ..ToolRun::new("echo", server.map(str::to_owned), r#"{"text":"hi"}"#, ToolStatus::Interrupted) });
         store.put_message(&r).await.unwrap();
     });
+}
+
+/// A call an imported file left unfinished runs only through Run again,
+/// and then asks first, even for a tool that runs without asking.
+#[test]
+fn an_imported_call_asks_before_it_runs_again() {
+    use air_store::records::ToolStatus;
+    let s = setup();
+    imported_call(&s, None);
     // The user says no: nothing runs (the model is told it was refused).
     s.world.approvals.borrow_mut().push_back(Approval::Deny);
     s.world.http.push(text_reply("As you wish."));
@@ -127,26 +134,11 @@ fn an_imported_call_asks_before_it_runs_again() {
 /// face, and never another tool that shares the bare name.
 #[test]
 fn an_imported_mcp_call_runs_again_only_on_the_server_it_names() {
-    use air_chat::{Role, ToolCall};
-    use air_store::records::{ToolRun, ToolStatus};
+    use air_store::records::ToolStatus;
     use air_tools::face::McpIdentity;
-    let imported = |s: &common::Setup| {
-        run(async {
-            let store = &s.world.store.inner;
-            store.put_session(&SessionRecord::new("s1", 1.0)).await.unwrap();
-            store.put_message(&MessageRecord::new("m1", "s1", 2.0, Role::User, "Greet")).await.unwrap();
-            let mut answer = MessageRecord::new("m2", "s1", 3.0, Role::Assistant, "");
-            answer.tool_calls = vec![ToolCall { id: "b".into(), name: "echo".into(), arguments: r#"{"text":"hi"}"#.into(), extra: None }];
-            store.put_message(&answer).await.unwrap();
-            let mut r = MessageRecord::new("t1", "s1", 4.0, Role::Tool, "Interrupted");
-            r.tool_call_id = Some("b".into());
-            r.tool = Some(ToolRun { imported: true, ..ToolRun::new("echo", Some("Cities".into()), r#"{"text":"hi"}"#, ToolStatus::Interrupted) });
-            store.put_message(&r).await.unwrap();
-        });
-    };
     // No server "Cities" here: the built-in `echo` is not run in its place.
     let s = setup();
-    imported(&s);
+    imported_call(&s, Some("Cities"));
     s.world.http.push(text_reply("It is not connected."));
     run(s.turn().resume_tools("s1")).unwrap();
     let all = run(s.stored("s1"));
@@ -165,7 +157,7 @@ fn an_imported_mcp_call_runs_again_only_on_the_server_it_names() {
         mcp: Some(McpIdentity { server_id: "id-cities".into(), tool: "echo".into(), ..Default::default() }),
     };
     s.tools.register(Rc::new(Echo { def, running: Rc::new(Cell::new(0)), most: Rc::new(Cell::new(0)) }));
-    imported(&s);
+    imported_call(&s, Some("Cities"));
     s.world.approvals.borrow_mut().push_back(Approval::Once);
     s.world.http.push(text_reply("Echoed."));
     run(s.turn().resume_tools("s1")).unwrap();
