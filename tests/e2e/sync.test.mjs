@@ -103,19 +103,27 @@ describe('sync through the user\'s CouchDB (PouchDB Server, scripted model)', ()
       const pos = page.getByTestId('branch-pos');
       await pos.waitFor({ timeout: 20_000 });
       assert.match(await pos.textContent(), /\/\s*2/);
-      const seen = new Set();
-      for (let i = 0; i < 2; i++) {
+      // One alternative on screen at a time, over the common start; the
+      // other is the other device's answer, whichever is shown first.
+      const answers = ['walk through Gion', 'Nishiki Market'];
+      const showing = async () => {
+        await page.waitForFunction((all) => all.some((w) => document.querySelector('.messages')?.textContent.includes(w)), answers, { timeout: 20_000 });
         const text = await page.locator('.messages').textContent();
-        if (text.includes('walk through Gion')) seen.add('a');
-        if (text.includes('Nishiki Market')) seen.add('b');
         assert.ok(text.includes('Fushimi Inari'), 'the common start stays');
-        // To the other alternative, whichever way it is.
-        const next = page.getByTestId('branch-next').first();
-        await ((await next.isEnabled()) ? next : page.getByTestId('branch-prev').first()).click();
-        // Until the other alternative is shown.
-        await page.waitForFunction((was) => document.querySelector('.messages').textContent !== was, text, { timeout: 20_000 });
-      }
-      assert.deepEqual([...seen].sort(), ['a', 'b'], 'both answers are there');
+        const shown = answers.filter((w) => text.includes(w));
+        assert.equal(shown.length, 1, `one alternative at a time: ${shown}`);
+        return shown[0];
+      };
+      const first = await showing();
+      const other = answers.find((w) => w !== first);
+      const next = page.getByTestId('branch-next').first();
+      await ((await next.isEnabled()) ? next : page.getByTestId('branch-prev').first()).click();
+      // Until the other alternative is shown in its place: both answers are there.
+      await page.waitForFunction(([o, f]) => {
+        const t = document.querySelector('.messages')?.textContent ?? '';
+        return t.includes(o) && !t.includes(f);
+      }, [other, first], { timeout: 20_000 });
+      assert.equal(await showing(), other, 'both answers are there');
     }
 
     // A delete on one reaches the other.
