@@ -47,10 +47,7 @@ pub fn page_on_loopback() -> bool {
     // The origin never changes while the page lives: read it once.
     static ON_LOOPBACK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON_LOOPBACK.get_or_init(|| {
-        air_web::page_origin().is_some_and(|o| {
-            let host = o.split("://").nth(1).unwrap_or_default();
-            host.starts_with("127.") || host.starts_with("localhost") || host.starts_with("[::1]")
-        })
+        air_web::page_origin().is_some_and(|o| air_http::url::is_loopback_url(&o))
     })
 }
 

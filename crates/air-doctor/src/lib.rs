@@ -177,7 +177,7 @@ fn scheme_host(url: &str) -> Option<(String, String)> {
 }
 
 fn loopback(host: &str) -> bool {
-    host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.starts_with("127.")
+    air_http::url::is_loopback_host(host)
 }
 
 /// A private or loopback address (RFC 1918, loopback, link-local, `.local`).

@@ -136,16 +136,11 @@ fn host_and_port(authority: &str) -> Result<(&str, Option<&str>), UrlError> {
     Ok((host, port))
 }
 
-/// Whether `host` (as in [`Parts::host`]) is this machine.
-pub fn is_local(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1" || host == "[::1]"
-}
-
 /// Whether `url` may be a tool's: absolute, https (http only to this
 /// machine), with a host and no credentials or fragment.
 pub fn check(url: &str) -> Result<Parts<'_>, UrlError> {
     let parts = split(url)?;
-    if parts.scheme == "http" && !is_local(parts.host) {
+    if parts.scheme == "http" && !air_http::url::is_loopback_host(parts.host) {
         return Err(UrlError::Insecure);
     }
     Ok(parts)

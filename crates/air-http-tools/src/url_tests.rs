@@ -43,10 +43,10 @@ fn malformed_urls_say_what_is_wrong() {
 
 #[test]
 fn plain_http_only_reaches_this_machine() {
-    for ok in ["https://api.example.com/x", "http://localhost:8080/x", "http://LOCALHOST/x", "http://127.0.0.1:9/x", "http://[::1]/x"] {
+    for ok in ["https://api.example.com/x", "http://localhost:8080/x", "http://LOCALHOST/x", "http://127.0.0.1:9/x", "http://127.0.0.2/x", "http://[::1]/x", "http://app.localhost/x"] {
         assert!(check(ok).is_ok(), "{ok}");
     }
-    for no in ["http://api.example.com/x", "http://127.0.0.2/x", "http://localhost.evil.test/x", "http://10.0.0.1/x"] {
+    for no in ["http://api.example.com/x", "http://127.0.0.1.nip.io/x", "http://localhost.evil.test/x", "http://10.0.0.1/x"] {
         assert_eq!(check(no).err(), Some(UrlError::Insecure), "{no}");
     }
 }

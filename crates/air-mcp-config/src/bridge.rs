@@ -74,12 +74,9 @@ pub fn line_hiding(server: &Stdio, hidden: &[String], bridge: Bridge, shell: She
 /// `http://` address on this computer (elsewhere the page cannot reach a
 /// bridge on the user's computer any better than the server).
 pub fn relay(url: &str, shell: Shell, origin: &str, port: u16) -> Option<Line> {
-    let rest = url.trim().strip_prefix("http://")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    url.trim().strip_prefix("http://")?;
     // Who signs in (`user:pass@`) is not where it goes.
-    let authority = authority.rsplit('@').next().unwrap_or_default();
-    let host = if authority.starts_with('[') { authority.split_inclusive(']').next() } else { authority.split(':').next() }.unwrap_or_default();
-    if !matches!(host, "localhost" | "127.0.0.1" | "[::1]") {
+    if !air_http::url::is_loopback_url(url.trim()) {
         return None;
     }
     let inner = Stdio { command: "uvx".into(), args: vec![MCP_PROXY.into(), "--transport".into(), "streamablehttp".into(), url.trim().into()], env: Vec::new(), cwd: None };

@@ -76,14 +76,11 @@ pub struct Settings {
 /// and a page served from localhost), whose loopback redirect a `web`
 /// client may not register; `web` for a page on a real host.
 pub fn application_type(redirect_uri: &str) -> &'static str {
-    let host = crate::url::origin(redirect_uri).map(|o| o.split_once("://").map_or(o, |(_, h)| h).to_ascii_lowercase());
-    let host = host.as_deref().map(|h| if h.starts_with('[') { h.split_inclusive(']').next().unwrap_or(h) } else { h.split(':').next().unwrap_or(h) });
-    match host {
-        Some("localhost" | "127.0.0.1" | "[::1]") => "native",
-        Some(h) if h.ends_with(".localhost") => "native",
-        Some(_) => "web",
-        // Not http(s): a custom scheme, which only native apps have.
-        None => "native",
+    match crate::url::origin(redirect_uri) {
+        Some(origin) if !air_http::url::is_loopback_url(origin) => "web",
+        // This machine, or not http(s): a custom scheme, which only native
+        // apps have.
+        _ => "native",
     }
 }
 

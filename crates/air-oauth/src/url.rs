@@ -95,9 +95,7 @@ pub fn is_secure(url: &str) -> bool {
     if lower.starts_with("https://") {
         return true;
     }
-    let host = lower.trim_start_matches("http://");
-    let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+    lower.starts_with("http://") && air_http::url::is_loopback_url(&lower)
 }
 
 #[cfg(test)]

@@ -250,7 +250,7 @@ fn import<P: Platform>(w: &mut Workspace<P>, source: Source) {
         Source::Text(text) => return work(w, Job::Read { ticket, text: Some(text), url: None }),
         Source::Url(url) => url.trim().to_owned(),
     };
-    if !(url.starts_with("https://") || url.starts_with("http://")) {
+    if !air_http::url::is_http(&url) {
         return w.emit(Update::HttpImport(Importing::Failed(format!("\"{url}\" is not an http(s) address"))));
     }
     w.emit(Update::HttpImport(Importing::Fetching(url.clone())));

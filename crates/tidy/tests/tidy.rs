@@ -135,7 +135,7 @@ fn dependencies_follow_the_crate_map() {
         ("app", &["air-agent", "air-apps", "air-dynamic", "air-chat", "air-http", "air-http-tools", "air-i18n", "air-import", "air-mcp", "air-mcp-config", "air-oauth", "air-doctor", "air-render", "air-servers", "air-store", "air-tools", "air-web", "air-workspace"]),
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
-        ("air-mcp-config", &[]),
+        ("air-mcp-config", &["air-http"]),
         ("air-import", &["air-chat", "air-store"]),
         ("air-mcp-cli", &["air-http", "air-mcp", "air-oauth", "air-servers", "air-tools"]),
         ("air-sync", &["air-http"]),

@@ -33,7 +33,7 @@ impl fmt::Display for Caution {
 pub(super) fn caution(url: &str, base: &str, document_url: Option<&str>) -> Option<Caution> {
     let parts = url::split(url).ok()?;
     let from = document_url.and_then(|d| url::split(d).ok());
-    let same_host = |a: &str, b: &str| a.eq_ignore_ascii_case(b) || (url::is_local(a) && url::is_local(b));
+    let same_host = |a: &str, b: &str| a.eq_ignore_ascii_case(b) || (air_http::url::is_loopback_host(a) && air_http::url::is_loopback_host(b));
     if private_host(parts.host) && !from.is_some_and(|d| same_host(d.host, parts.host)) {
         return Some(Caution::Local { host: parts.host.to_owned() });
     }
@@ -56,7 +56,7 @@ fn origin_of(url: &str) -> Option<String> {
 fn private_host(host: &str) -> bool {
     let host = host.to_ascii_lowercase();
     let host = host.trim_end_matches('.');
-    if url::is_local(host) || host.ends_with(".localhost") {
+    if air_http::url::is_loopback_host(host) {
         return true;
     }
     if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
