@@ -11,7 +11,7 @@ use air_workspace::data::{ImportOutcome, StorageInfo};
 use air_workspace::{Command, Notice, StoreOp};
 use leptos::prelude::*;
 
-use super::{STARTING, WARM_CHAT_VIEW, dispatch, store};
+use super::{STARTING, WARM_CHAT_VIEW, dispatch};
 use super::state::AppState;
 
 pub(super) fn apply(state: AppState, u: Up) {
@@ -237,7 +237,6 @@ fn notice(state: AppState, n: Notice) {
 
 /// The store is open: the app reads it, and hears the other tabs.
 fn store_ready(state: AppState) {
-    state.set_store(store());
     let channel = air_web::channel::Channel::open(SYNC_CHANNEL, move |text| {
         if let Some(event) = SyncEvent::parse(&text) {
             dispatch(state, Command::OtherTab(event));

@@ -191,6 +191,22 @@ impl Platform for Browser {
     fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         Box::pin(part(turn(env, run)))
     }
+    fn part(&self, part: air_workspace::platform::Part) -> LocalBoxFuture<'static, Result<(), Missing>> {
+        Box::pin(preload(part))
+    }
+    fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
+        Rc::new(air_web::zoned::BrowserClock)
+    }
+    fn mcp_tools(&self, wanted: Vec<air_workspace::toolbox::mcp::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
+        let state = self.state;
+        Box::pin(async move { super::mcp::mcp_tools(state, wanted).await.map_err(|_| Missing) })
+    }
+    fn http_tools(&self, saved: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
+        Box::pin(async move { http_tools_of(saved).await.map_err(|_| Missing) })
+    }
+    fn dynamic_session(p: &Rc<Self>, store: Rc<AnyStore>, ask: air_workspace::toolbox::loaders::Ask) -> LocalBoxFuture<'static, Result<Rc<air_dynamic::Session>, Missing>> {
+        Box::pin(part(dynamic_session(p.clone(), store, ask)))
+    }
     fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         let store = self.store();
         Box::pin(async move {

@@ -9,9 +9,8 @@ use std::rc::Rc;
 use air_http::Abort;
 use air_mcp::tool::McpTool;
 use air_mcp::{ClientHost, Connection, McpClient, Notice, ServerConfig};
-use air_servers::{Registration, list};
+use air_servers::list;
 use air_store::mcp::McpServer;
-use air_tools::Registry;
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -128,37 +127,15 @@ fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::la
     Ok(())
 }
 
-/// The built-in tools.
-pub fn builtins() -> Registry {
-    let mut registry = Registry::new();
-    for tool in air_tools::builtin::builtins(std::rc::Rc::new(air_web::zoned::BrowserClock)) {
-        registry.register(tool);
-    }
-    registry
-}
-
-/// `registry` with the tools of `servers` (enabled ones) added, with
-/// their registry names (server, tool, name): the MCP client's code, so
-/// in its part (here already once a server is enabled; a turn with no
-/// server never fetches it).
+/// The tools a turn wants of the servers, each over its server's client:
+/// the MCP client's code, so in its part (here already once a server is
+/// enabled; a turn with no server never fetches it).
 #[super::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn with_servers(state: AppState, mut registry: Registry, servers: Vec<McpServer>) -> Result<(Registry, Vec<(String, String, String)>), super::lazy::Missing> {
-    let names = register(state, &mut registry, &servers);
-    Ok((registry, names))
-}
-
-/// Adds the tools the model is offered from `servers` (enabled ones),
-/// named as [`air_servers::Registration`] names them.
-fn register(state: AppState, registry: &mut Registry, servers: &[McpServer]) -> Vec<(String, String, String)> {
-    let all = state.prefs.mcp_servers.with_untracked(|l| Registration::of(l));
-    let mut names = Vec::new();
-    for e in all.for_model(|s| servers.iter().any(|x| x.name == s)) {
-        let Some(server) = servers.iter().find(|s| s.name == e.server) else { continue };
-        let output_schema = server.tools.iter().find(|t| t.name == e.tool).and_then(|t| t.output_schema.clone());
-        registry.register(Rc::new(McpTool::new(e.def.clone(), e.tool.clone(), client_for(state, server)).with_output_schema(output_schema)));
-        names.push((e.server.clone(), e.tool.clone(), e.def.name.clone()));
-    }
-    names
+pub(super) fn mcp_tools(state: AppState, wanted: Vec<air_workspace::toolbox::mcp::Wanted>) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::Missing> {
+    Ok(wanted
+        .into_iter()
+        .map(|w| Rc::new(McpTool::new(w.def, w.tool, client_for(state, &w.server)).with_output_schema(w.output_schema)) as Rc<dyn air_tools::Tool>)
+        .collect())
 }
 
 /// Lists `server`'s tools over a connection of its own (closed after),

@@ -8,7 +8,6 @@ mod apply;
 pub mod apps;
 mod browser;
 pub mod drawn;
-mod dynamic;
 pub mod env;
 pub mod http_tools;
 pub mod inpage;
@@ -66,6 +65,12 @@ pub fn start(warm_chat_view: fn()) -> AppState {
     CORE.with(|c| *c.borrow_mut() = Some(Workspace::with_prefs(Rc::new(browser), prefs, unreadable)));
     dispatch(state, Command::Start);
     state
+}
+
+/// Every tool a user can set a policy for, as the core assembles a turn's
+/// tools (none before the core started).
+pub fn policy_defs() -> Vec<air_tools::ToolDef> {
+    CORE.with(|c| c.try_borrow().ok().and_then(|core| core.as_ref().map(Workspace::policy_defs)).unwrap_or_default())
 }
 
 /// Hands the core a command (queued if one is being handled), then

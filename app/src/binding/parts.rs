@@ -9,7 +9,7 @@ use air_store::search::SearchResults;
 use air_workspace::data::{Format, ImportFailure, Imported};
 use air_workspace::files::{Prepared, Read};
 use air_workspace::Missing;
-use air_workspace::turn::{Run, Setup, TurnEnv};
+use air_workspace::turn::{Run, TurnEnv};
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::Set;
 use leptos::task::spawn_local;
@@ -18,44 +18,32 @@ use super::Browser;
 use super::state::AppState;
 use super::store::AnyStore;
 
-/// The turn, with the agent loop, the tools and the MCP clients: fetched
-/// with the first message, not with the first screen. It runs with the
-/// settings of the moment (the chat's assistant over the user's) and the
-/// tools the chat uses.
+/// The turn, with the agent loop: fetched with the first message, not
+/// with the first screen. Its tools come from the core's assembly
+/// (`air_workspace::toolbox`); the MCP clients, the HTTP tools and dynamic
+/// loading come with their own parts, fetched only when a turn has some.
 #[super::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
-    Ok(Box::pin(async move {
-        let state = env.platform().state;
-        let mut inputs = run.inputs();
-        // The MCP servers' tools and the HTTP tools come with their own
-        // parts, fetched only when there are some: a turn with neither does
-        // not wait for their code.
-        let mut registry = super::mcp::builtins();
-        let mut names = Vec::new();
-        if !inputs.servers.is_empty() {
-            match super::mcp::with_servers(state, registry, inputs.servers.clone()).await {
-                Ok((with, named)) => (registry, names) = (with, named),
-                Err(missing) => {
-                    super::lazy::report(state, missing);
-                    registry = super::mcp::builtins();
-                    // No server's tool to load either.
-                    inputs.dynamic = false;
-                }
-            }
-        }
-        // The enabled HTTP tools, over the page's fetch (as MCP's clients);
-        // with dynamic loading too, offered like the built-ins.
-        if !inputs.http_tools.is_empty() {
-            match http_tools_of(inputs.http_tools.clone()).await {
-                Ok(tools) => air_workspace::http_tools::register(&mut registry, tools),
-                Err(missing) => super::lazy::report(state, missing),
-            }
-        }
-        let (tools, offer) = super::dynamic::turn_tools(state, run.session.clone(), &inputs, (registry, names)).await;
-        let lang = inputs.settings.language.into();
-        let setup = Setup { settings: *inputs.settings, tools, offer, lang };
-        air_workspace::turn::run(&env, setup, run).await
-    }))
+    Ok(Box::pin(async move { air_workspace::turn::run(&env, run).await }))
+}
+
+/// A turn's dynamic loading session: dynamic loading's code (off by
+/// default), in its part.
+#[super::lazy::split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn dynamic_session(p: Rc<Browser>, store: Rc<AnyStore>, ask: air_workspace::toolbox::loaders::Ask) -> Result<LocalBoxFuture<'static, Rc<air_dynamic::Session>>, super::lazy::Missing> {
+    Ok(Box::pin(air_workspace::toolbox::loaders::session(p, store, ask)))
+}
+
+/// Fetches `part` ahead of its first use.
+pub(super) async fn preload(part: air_workspace::platform::Part) -> Result<(), Missing> {
+    use air_workspace::platform::Part;
+    let fetched = match part {
+        Part::Turn => __wasm_split_preload_turn().await,
+        Part::Mcp => super::mcp::__wasm_split_preload_mcp_tools().await,
+        Part::HttpTools => __wasm_split_preload_http_tools_of().await,
+        Part::DynamicLoading => __wasm_split_preload_dynamic_session().await,
+    };
+    fetched.map_err(|_| Missing)
 }
 
 /// Fetches the turn's part ahead of the first message (its text is being
@@ -279,7 +267,7 @@ pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Re
 /// The enabled HTTP tools, over the page's fetch: their code comes with
 /// their part, fetched by a turn only when some are saved.
 #[super::lazy::split(http_tools_work, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn http_tools_of(saved: air_store::http_tools::Saved) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::Missing> {
+pub(super) fn http_tools_of(saved: air_store::http_tools::Saved) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::Missing> {
     Ok(air_workspace::http_tools::tools(&saved, Rc::new(super::env::Http::default())))
 }
 

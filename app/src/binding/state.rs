@@ -9,7 +9,6 @@ use air_store::{MessageRecord, SessionRecord, Settings};
 use air_web::{LocalStorageKv, narrow_screen};
 use leptos::prelude::*;
 
-use super::store::AnyStore;
 use air_store::sync::SyncEvent;
 
 /// The answer being streamed right now. The view keeps no copy of its
@@ -41,7 +40,6 @@ pub struct Streaming {
 pub struct Shell {
     /// The store is still opening.
     pub loading: RwSignal<bool>,
-    store: StoredValue<Option<Rc<AnyStore>>, LocalStorage>,
     /// A problem to show at the top of the page (storage, settings).
     pub notice: RwSignal<Option<String>>,
     /// Tells other tabs what this one wrote.
@@ -235,7 +233,6 @@ impl AppState {
         let state = Self {
             shell: Shell {
                 loading: RwSignal::new(true),
-                store: StoredValue::new_local(None),
                 notice: RwSignal::new(None),
                 channel: StoredValue::new_local(None),
                 storage_line: RwSignal::new(String::new()),
@@ -301,15 +298,6 @@ impl AppState {
         provide_context(state.sessions);
         provide_context(state.chat);
         state
-    }
-
-    pub fn store(&self) -> Option<Rc<AnyStore>> {
-        self.shell.store.get_value()
-    }
-
-    /// The store the core opened.
-    pub fn set_store(&self, store: Option<Rc<AnyStore>>) {
-        self.shell.store.set_value(store);
     }
 
     /// The channel to the other tabs.

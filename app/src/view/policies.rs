@@ -48,13 +48,11 @@ fn policy_select(
 pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
     let state = use_app();
     let rows = move || {
-        // The built-ins and what the model is offered of the enabled
-        // servers, by name.
+        // Every tool a turn could be offered, as the core assembles them
+        // (drawn again when the servers or the HTTP tools change).
         let servers: Vec<_> = state.prefs.mcp_servers.with(|l| l.iter().filter(|s| s.enabled).cloned().collect());
-        let mcp = air_servers::Registration::of(&servers);
-        let builtins = air_tools::builtin::builtins(std::rc::Rc::new(air_web::zoned::BrowserClock));
-        let mut defs: Vec<air_tools::ToolDef> = builtins.iter().map(|t| t.def().clone()).chain(mcp.for_model(|_| true).map(|e| e.def.clone())).collect();
-        defs.sort_by(|a, b| a.name.cmp(&b.name));
+        state.prefs.http_tools.list.track();
+        let defs = crate::binding::policy_defs();
         let tool_row = move |def: air_tools::ToolDef| {
             let name = def.name.clone();
             let default = air_tools::policy::default_policy(&def);
@@ -72,6 +70,8 @@ pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
             }
         };
         let built_in: Vec<_> = defs.iter().filter(|d| d.source == air_tools::ToolSource::BuiltIn).cloned().map(tool_row).collect();
+        let http: Vec<_> = defs.iter().filter(|d| d.source == air_tools::ToolSource::Http).cloned().map(tool_row).collect();
+        let http = (!http.is_empty()).then(|| view! { <div class="policy-server" data-testid="policy-http"><strong>{move || t().http_tools}</strong>{http}</div> });
         let per_server = servers
             .iter()
             .map(|server| {
@@ -102,7 +102,7 @@ pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
                 }
             })
             .collect_view();
-        view! { {built_in}{per_server} }
+        view! { {built_in}{http}{per_server} }
     };
     view! {
         <div class="policies" data-testid="tool-policies">

@@ -1,6 +1,6 @@
 use crate::attach::Attachment;
 use crate::fake::{FakePlatform, Harness};
-use crate::turn::{Job, Setup};
+use crate::turn::Job;
 use crate::{Command, Update};
 
 fn harness() -> Harness {
@@ -89,12 +89,7 @@ fn text_reply(text: &str) -> air_http::fake::Script {
 }
 
 fn with_model(h: &mut Harness) {
-    *h.p.setup.borrow_mut() = Some(Box::new(|| Setup {
-        settings: air_store::Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "m".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Default::default() },
-        tools: air_tools::Registry::new(),
-        offer: None,
-        lang: air_chat::Lang::En,
-    }));
+    h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
 }
 
 fn send(text: &str) -> Command {

@@ -17,6 +17,8 @@ fn two_sessions(n: usize) -> Harness {
     }
     let mut h = Harness::new(p);
     h.send(Command::Start);
+    // A provider elsewhere: nothing is read ahead.
+    h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
     h.send(Command::Open("a".into()));
     h
 }

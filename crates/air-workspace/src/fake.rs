@@ -16,7 +16,7 @@ use air_http::Abort;
 use air_http::fake::ScriptedHttp;
 use air_agent::conversation::TemplateVars;
 
-use crate::turn::{Run, Setup, TurnEnv};
+use crate::platform::Part;
 use crate::{Command, Missing, Platform, Task, Update, Workspace};
 
 /// localStorage in memory; it can be full.
@@ -70,8 +70,11 @@ pub struct FakePlatform {
     pub refuse_downloads: Cell<bool>,
     /// The model's server, scripted.
     pub http: Rc<ScriptedHttp>,
-    /// What a turn runs with (default: the default settings, no tools).
-    pub setup: RefCell<Option<Box<dyn Fn() -> Setup>>>,
+    /// The parts that cannot be fetched (all of them: `parts_missing`).
+    pub missing: RefCell<Vec<Part>>,
+    /// The MCP servers' tools, by server name: what each tool a turn wants
+    /// of it is (a server not here offers nothing).
+    pub mcp: RefCell<HashMap<String, McpTools>>,
     /// What running turns reported, not handled yet.
     pub inbox: Rc<RefCell<Vec<Command>>>,
     /// Turns started.
@@ -154,12 +157,6 @@ impl FakePlatform {
         p
     }
 
-    fn setup(&self) -> Setup {
-        match &*self.setup.borrow() {
-            Some(make) => make(),
-            None => Setup { settings: air_store::Settings::default(), tools: air_tools::Registry::new(), offer: None, lang: air_chat::Lang::default() },
-        }
-    }
 }
 
 impl Platform for FakePlatform {
@@ -458,15 +455,55 @@ impl Platform for FakePlatform {
     fn feed(&self, cmd: Command) {
         self.inbox.borrow_mut().push(cmd);
     }
-    fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
-        self.turns.set(self.turns.get() + 1);
-        if self.parts_missing.get() {
-            return Box::pin(async { Err(Missing) });
+    fn part(&self, part: Part) -> LocalBoxFuture<'static, Result<(), Missing>> {
+        if part == Part::Turn {
+            self.turns.set(self.turns.get() + 1);
         }
-        // The enabled HTTP tools join the turn's tools, as in the page.
-        let mut setup = self.setup();
-        crate::http_tools::register(&mut setup.tools, crate::http_tools::tools(&run.inputs().http_tools, self.http.clone()));
-        Box::pin(async move { Ok(crate::turn::run(&env, setup, run).await) })
+        let missing = self.parts_missing.get() || self.missing.borrow().contains(&part);
+        Box::pin(std::future::ready(if missing { Err(Missing) } else { Ok(()) }))
+    }
+    fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
+        Rc::new(FakeClock(self.now.get()))
+    }
+    fn mcp_tools(&self, wanted: Vec<crate::toolbox::mcp::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
+        let ready = self.part(Part::Mcp);
+        let servers = self.mcp.borrow();
+        let tools = wanted.into_iter().filter_map(|w| servers.get(&w.server.name).map(|make| make(w.def))).collect();
+        Box::pin(async move { ready.await.map(|()| tools) })
+    }
+    fn run_turn(&self, env: crate::platform::TurnEnv<Self>, run: crate::platform::Run) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
+        let ready = self.part(Part::Turn);
+        Box::pin(async move {
+            ready.await?;
+            Ok(crate::turn::run(&env, run).await)
+        })
+    }
+    fn dynamic_session(p: &Rc<Self>, store: Rc<MemoryStore>, ask: crate::platform::tools::Ask) -> LocalBoxFuture<'static, Result<Rc<air_dynamic::Session>, Missing>> {
+        let (p, ready) = (p.clone(), p.part(Part::DynamicLoading));
+        Box::pin(async move {
+            ready.await?;
+            Ok(crate::toolbox::loaders::session(p, store, ask).await)
+        })
+    }
+    fn http_tools(&self, saved: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
+        let ready = self.part(Part::HttpTools);
+        let tools = crate::http_tools::tools(&saved, self.http.clone());
+        Box::pin(async move { ready.await.map(|()| tools) })
+    }
+}
+
+/// What a fake MCP server's tool is, made from its definition.
+pub type McpTools = Rc<dyn Fn(air_tools::ToolDef) -> Rc<dyn air_tools::Tool>>;
+
+/// The time the fake platform was at; it knows no zone.
+struct FakeClock(f64);
+
+impl air_tools::builtin::Clock for FakeClock {
+    fn now_ms(&self) -> f64 {
+        self.0
+    }
+    fn zoned(&self, _at_ms: f64, zone: Option<&str>) -> Result<air_tools::builtin::ZonedTime, String> {
+        Err(format!("the fake platform knows no time zone ({})", zone.unwrap_or("the user's")))
     }
 }
 

@@ -2,18 +2,13 @@ use air_store::files::Refusal;
 
 use crate::fake::{FakePlatform, Harness};
 use crate::files::{Kind, LocalFile, LocalKind, Prepared, Read, prepare};
-use crate::turn::{Job, Setup};
+use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
 fn harness() -> Harness {
     let mut h = Harness::new(FakePlatform::default());
-    *h.p.setup.borrow_mut() = Some(Box::new(|| Setup {
-        settings: air_store::Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "m".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Default::default() },
-        tools: air_tools::Registry::new(),
-        offer: None,
-        lang: air_chat::Lang::En,
-    }));
     h.send(Command::Start);
+    h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
     h.take();
     h
 }

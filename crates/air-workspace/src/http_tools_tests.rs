@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{Action, Importing, Source};
 use crate::fake::{FakePlatform, Harness, now};
-use crate::turn::{Job, Setup};
+use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
 fn tool(name: &str, method: Method) -> HttpTool {
@@ -27,19 +27,9 @@ fn tool(name: &str, method: Method) -> HttpTool {
 
 fn harness() -> Harness {
     let p = FakePlatform::default();
-    *p.setup.borrow_mut() = Some(Box::new(|| {
-        let settings = air_store::Settings {
-            provider: "custom".into(),
-            base_url: "http://model.test/v1".into(),
-            model: "scripted".into(),
-            api_key: "sk-test".into(),
-            tool_calling: air_store::settings::ToolCalling::Native,
-            ..air_store::Settings::default()
-        };
-        Setup { settings, tools: air_tools::Registry::new(), offer: None, lang: air_chat::Lang::En }
-    }));
     let mut h = Harness::new(p);
     h.send(Command::Start);
+    h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
     h.take();
     h
 }
@@ -262,7 +252,7 @@ fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {
     assert_eq!(requests.len(), 3, "{requests:?}");
     let tools = serde_json::from_str::<Value>(requests[0].body.as_deref().unwrap_or("{}")).unwrap_or_default()["tools"].clone();
     let offered: Vec<&str> = tools.as_array().into_iter().flatten().filter_map(|t| t["function"]["name"].as_str()).collect();
-    assert_eq!(offered, ["add_pet", "get_pet"], "the enabled ones");
+    assert_eq!(offered, ["add_pet", "calculator", "get_current_time", "get_pet"], "the built-ins and the enabled ones");
     assert_eq!((requests[1].method.as_str(), requests[1].url.as_str()), ("GET", "https://pets.test/pets/7"));
     assert!(requests[1].headers.contains(&("X-Api-Key".into(), "k-1".into())));
     assert!(requests[2].body.as_deref().unwrap_or("").contains("Rex"), "the result reaches the next request");

@@ -20,7 +20,7 @@
 //!
 //! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
-//! `signin`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
+//! `signin`, `toolbox`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
 //! `browser_models` (the models the page runs itself) uses `prefs`.
 //! `models`, `pickers` and `viewport` (the arithmetic of a long list shown
 //! a few rows at a time) use none of them.
@@ -52,10 +52,13 @@ mod sync_device_tests;
 pub mod sync_store;
 pub mod sync_work;
 pub mod tabs;
+pub mod toolbox;
 pub mod turn;
 pub mod viewport;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake_tools;
 #[cfg(test)]
 #[path = "stored_tests.rs"]
 mod stored_tests;
@@ -165,6 +168,8 @@ pub enum Command {
     AnswerQuestion { record: String, answer: air_tools::ElicitAnswer },
     /// Something happened in the running turn.
     TurnEvent(air_agent::Event),
+    /// A running turn's work tells the user this.
+    Tell(Notice),
     /// The event log: show it, export it, add to it.
     Log(log::Action),
     /// Sync with the user's CouchDB: settings, sync now, pause, progress.
@@ -406,6 +411,11 @@ pub struct Workspace<P: Platform> {
     sync: sync::Sync,
     /// What a running turn sees of the core.
     watch: Rc<Watch>,
+    /// Kinds of tool a test adds to [`toolbox::kinds`] (the kinds
+    /// themselves are made where they are used, in the turn's part and in
+    /// Settings', so the first load carries none of their code).
+    #[cfg(test)]
+    more_kinds: toolbox::Kinds<P>,
 }
 
 impl<P: Platform> Workspace<P> {
@@ -417,7 +427,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), browser_models: browser_models::BrowserModels::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), browser_models: browser_models::BrowserModels::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default(), #[cfg(test)] more_kinds: Vec::new() }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -427,6 +437,16 @@ impl<P: Platform> Workspace<P> {
     /// What the user prefers.
     pub fn prefs(&self) -> &prefs::Prefs {
         &self.prefs
+    }
+
+    /// Every tool a user can set a policy for, as a turn would be offered
+    /// them ([`toolbox::policy_defs`]).
+    pub fn policy_defs(&self) -> Vec<air_tools::ToolDef> {
+        #[cfg(not(test))]
+        let kinds = toolbox::kinds();
+        #[cfg(test)]
+        let kinds: toolbox::Kinds<P> = toolbox::kinds().into_iter().chain(self.more_kinds.iter().cloned()).collect();
+        toolbox::policy_defs(&*self.p, &kinds, &self.prefs)
     }
 
     /// Takes a command; never awaits.
@@ -457,6 +477,7 @@ impl<P: Platform> Workspace<P> {
             | Command::TurnEvent(_)
             | Command::Done(Done::TurnEnded(_)) => turn::handle(self, cmd),
             Command::OtherTab(event) => tabs::heard(self, event),
+            Command::Tell(notice) => self.emit(Update::Notice(notice)),
             Command::Prefs(change) if prefs::is_settings(&change) => prefs::change(self, change),
             Command::Prefs(change) => servers::handle(self, servers::Action::Prefs(change)),
             Command::Done(Done::PrefsWritten { touched, result }) => prefs::written(self, touched, result),

@@ -2,14 +2,12 @@ use std::rc::Rc;
 
 use air_dynamic::{Loaded, LoadedTool, Source, Status};
 use air_http::fake::Script;
-use air_store::Settings;
-use air_tools::{CallContext, Registry, Tool, ToolDef, ToolOutput, ToolSource};
+use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 use super::*;
 use crate::fake::{FakePlatform, Harness, now};
-use crate::turn::Setup;
 
 fn started() -> Harness {
     let mut h = Harness::new(FakePlatform::default());
@@ -138,16 +136,13 @@ fn with_echo() -> Harness {
 }
 
 fn with_echo_in(tool_calling: air_store::settings::ToolCalling) -> Harness {
-    let p = FakePlatform::default();
-    *p.setup.borrow_mut() = Some(Box::new(move || {
-        let mut tools = Registry::new();
-        let def = ToolDef { name: "echo".into(), description: "Echoes.".into(), input_schema: json!({"type": "object"}), annotations: Default::default(), source: ToolSource::BuiltIn, mcp: None };
-        tools.register(Rc::new(Echo(def)));
-        let settings = Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test-key-0123".into(), tool_calling, ..Settings::default() };
-        Setup { settings, tools, offer: None, lang: air_chat::Lang::En }
-    }));
-    let mut h = Harness::new(p);
+    let mut h = Harness::new(FakePlatform::default());
     h.send(Command::Start);
+    let mut settings = crate::fake_tools::model(tool_calling);
+    settings.tool_policies.set_server("t", Some(air_tools::policy::Policy::Allow));
+    h.use_settings(settings);
+    let echo = json!({"name": "echo", "description": "Echoes.", "inputSchema": {"type": "object"}});
+    h.add_server(crate::fake_tools::server("t", "http://127.0.0.1:9/t", &[echo]), |def| Rc::new(Echo(def)));
     h.take();
     h
 }
@@ -155,7 +150,7 @@ fn with_echo_in(tool_calling: air_store::settings::ToolCalling) -> Harness {
 #[test]
 fn a_turn_with_tool_calls_is_traced_and_written_when_it_ends() {
     let mut h = with_echo();
-    h.p.http.push(calls_reply(&[("echo", r#"{"text": "hi", "password": "hunter2"}"#), ("delete_all", "{}")]));
+    h.p.http.push(calls_reply(&[("mcp_t_echo", r#"{"text": "hi", "password": "hunter2"}"#), ("delete_all", "{}")]));
     h.p.http.push(text_reply("Done."));
     h.send(Command::Turn(crate::turn::Job::Send("Echo hi".into())));
     assert!(h.take().contains(&Update::Sent));
@@ -169,11 +164,12 @@ fn a_turn_with_tool_calls_is_traced_and_written_when_it_ends() {
     assert_eq!(kinds.last(), Some(&Kind::TurnEnded));
     let find = |kind: Kind| list.iter().find(|e| e.kind == kind).map(|e| e.text.clone()).unwrap_or_default();
     assert_eq!(find(Kind::TurnStarted), "Turn started: Send(\"Echo hi\") in a new chat");
-    assert!(find(Kind::ToolsOffered).starts_with("1 tools offered (Native): echo"), "{}", find(Kind::ToolsOffered));
+    let offered = find(Kind::ToolsOffered);
+    assert!(offered.starts_with("3 tools offered (Native): ") && offered.contains("mcp_t_echo"), "{offered}");
     let called = find(Kind::ToolCalled);
-    assert!(called.starts_with("echo called with") && called.contains("\"hi\"") && !called.contains("hunter2"), "{called}");
+    assert!(called.starts_with("t/mcp_t_echo called with") && called.contains("\"hi\"") && !called.contains("hunter2"), "{called}");
     let done = find(Kind::ToolDone);
-    let ms = done.strip_prefix("echo answered in ").and_then(|r| r.strip_suffix(" ms"));
+    let ms = done.strip_prefix("t/mcp_t_echo answered in ").and_then(|r| r.strip_suffix(" ms"));
     assert!(ms.is_some_and(|n| n.parse::<u64>().is_ok()), "the call's duration is logged: {done}");
     let refused = find(Kind::ToolRefused);
     assert!(refused.starts_with("delete_all not run: Unknown tool"), "{refused}");
@@ -188,7 +184,7 @@ fn a_turn_with_tool_calls_is_traced_and_written_when_it_ends() {
 fn a_call_found_in_prompt_mode_text_is_traced() {
     let mut h = with_echo_in(air_store::settings::ToolCalling::Prompt);
     h.p.http.push(Script::sse([
-        chunk(json!({"role": "assistant", "content": "Echoing.\n<tool_call>{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}</tool_call>"}), None),
+        chunk(json!({"role": "assistant", "content": "Echoing.\n<tool_call>{\"name\": \"mcp_t_echo\", \"arguments\": {\"text\": \"hi\"}}</tool_call>"}), None),
         chunk(json!({}), Some("stop")),
         "[DONE]".to_owned(),
     ]));
@@ -197,11 +193,11 @@ fn a_call_found_in_prompt_mode_text_is_traced() {
     let list = shown(&mut h);
     let got: Vec<(Kind, &str)> = list.iter().rev().map(|e| (e.kind, e.text.as_str())).filter(|(k, _)| *k != Kind::TurnStarted && *k != Kind::TurnEnded).collect();
     assert_eq!(got.len(), 3, "{got:#?}");
-    assert!(got[0].0 == Kind::ToolsOffered && got[0].1.starts_with("1 tools offered (Prompt): echo"), "{got:#?}");
+    assert!(got[0].0 == Kind::ToolsOffered && got[0].1.starts_with("3 tools offered (Prompt): ") && got[0].1.contains("mcp_t_echo"), "{got:#?}");
     assert_eq!(got[1].0, Kind::ToolCalled);
-    assert!(got[1].1.starts_with("echo called with") && got[1].1.contains("\"hi\""), "{got:#?}");
+    assert!(got[1].1.starts_with("t/mcp_t_echo called with") && got[1].1.contains("\"hi\""), "{got:#?}");
     assert_eq!(got[2].0, Kind::ToolDone);
-    assert!(got[2].1.starts_with("echo answered in "), "{got:#?}");
+    assert!(got[2].1.starts_with("t/mcp_t_echo answered in "), "{got:#?}");
 }
 
 #[test]

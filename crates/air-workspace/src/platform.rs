@@ -18,6 +18,8 @@ use air_tools::policy::Policies;
 
 use crate::{Command, Missing, Watch};
 
+pub mod tools;
+
 pub trait Platform: 'static + Sized {
     type Store: Store + 'static;
     type Kv: KeyValue;
@@ -135,9 +137,38 @@ pub trait Platform: 'static + Sized {
     /// A running turn reports to the core: `cmd` is handled as soon as
     /// the command being handled (if any) is done.
     fn feed(&self, cmd: Command);
-    /// Runs a turn: [`crate::turn::run`] with the settings and tools of
-    /// the moment (the page fetches the agent loop with the first message).
+    /// Runs a turn: `crate::turn::run`, which assembles its tools
+    /// (`crate::toolbox`), in the part with the agent loop (the page
+    /// fetches it with the first message).
     fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
+
+    /// Fetches a part of the app, if it is not here yet (`Err`: it cannot
+    /// be): ahead of its first use.
+    fn part(&self, part: Part) -> LocalBoxFuture<'static, Result<(), Missing>>;
+    /// The clock the built-in tools tell the time by (the user's zones).
+    fn clock(&self) -> Rc<dyn air_tools::builtin::Clock>;
+    /// The tools a turn wants of MCP servers, each over its server's
+    /// client (one session per server, kept by the platform).
+    fn mcp_tools(&self, wanted: Vec<tools::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>>;
+    /// The enabled HTTP tools of `saved`, over [`Platform::http`]
+    /// (`crate::http_tools::tools`, in its part).
+    fn http_tools(&self, saved: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>>;
+    /// A turn's dynamic loading session (`crate::toolbox::loaders::session`,
+    /// in dynamic loading's part).
+    fn dynamic_session(p: &Rc<Self>, store: Rc<Self::Store>, ask: tools::Ask) -> LocalBoxFuture<'static, Result<Rc<air_dynamic::Session>, Missing>>;
+}
+
+/// The parts of the app a turn may fetch on first use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// The agent loop.
+    Turn,
+    /// The MCP clients.
+    Mcp,
+    /// The HTTP tools' calls.
+    HttpTools,
+    /// Dynamic loading's catalog and loaders.
+    DynamicLoading,
 }
 
 /// What the page asks a turn to do in the open conversation.
@@ -192,6 +223,9 @@ pub struct TurnEnv<P: Platform> {
     pub(crate) abort: Abort,
     /// The policies the turn runs with (a change since "yes" is shown).
     pub(crate) policies: RefCell<Policies>,
+    /// Kinds of tool a test adds to those of `crate::toolbox::kinds`.
+    #[cfg(test)]
+    pub(crate) more_kinds: tools::Kinds<P>,
 }
 
 impl<P: Platform> TurnEnv<P> {

@@ -253,15 +253,8 @@ fn a_changed_tool_is_offered_to_the_model_as_accepted_until_the_user_accepts_it(
     let listed = [json!({"name": "echo", "description": injected, "inputSchema": {"type": "object"}}), json!({"name": "add", "description": "Does add.", "inputSchema": {"type": "object"}})];
     h.p.listings.borrow_mut().insert(URL.into(), Ok(Listed { tools: air_servers::list::saved_tools(&listed), protocol: Some("2025-11-25".into()) }));
     act(&mut h, Action::ToolsChanged("docs".into()));
-    let kv = h.p.kv.clone();
-    *h.p.setup.borrow_mut() = Some(Box::new(move || {
-        let mut tools = air_tools::Registry::new();
-        for e in air_servers::Registration::of(&Prefs::load(&*kv).0.servers).for_model(|_| true) {
-            tools.register(std::rc::Rc::new(Runs(e.def.clone())));
-        }
-        let settings = air_store::Settings { base_url: "http://model.test/v1".into(), model: "scripted".into(), tool_calling: air_store::settings::ToolCalling::Native, ..air_store::Settings::default() };
-        crate::turn::Setup { settings, tools, offer: None, lang: air_chat::Lang::En }
-    }));
+    h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
+    h.p.mcp.borrow_mut().insert("docs".into(), std::rc::Rc::new(|def| std::rc::Rc::new(Runs(def))));
     let reply = json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}]});
     let answer = || air_http::fake::Script::sse([reply.to_string(), "[DONE]".to_owned()]);
     h.p.http.push(answer());

@@ -6,8 +6,8 @@
 //! The agent loop itself is `air-agent`'s [`Turn`], driven by [`run`]
 //! through a [`TurnEnv`]. The core never calls [`run`]: it hands the
 //! platform a [`TurnEnv`] and a [`Run`] ([`Platform::run_turn`]), and the
-//! page runs it in a part fetched with the first message, with the settings
-//! and tools of the moment ([`Setup`]).
+//! page runs it in a part fetched with the first message, with the tools
+//! [`crate::toolbox::assemble`] gives it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,26 +17,15 @@ use air_chat::Lang;
 use air_http::Abort;
 use air_agent::conversation::TemplateVars;
 use air_store::settings::ToolCalling;
-use air_store::{MessageRecord, Settings, StoreError};
+use air_store::{MessageRecord, StoreError};
 use air_tools::face::Face;
-use air_tools::offer::Offer;
-use air_tools::{ElicitAnswer, Elicitation, Registry, ToolDef};
+use air_tools::{ElicitAnswer, Elicitation, ToolDef};
 use futures_channel::oneshot;
 use futures_util::future::LocalBoxFuture;
 
 pub use crate::platform::{Job, Run, TurnEnv};
 use crate::prefs::Change;
 use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
-
-/// What a turn runs with that the core does not own yet: the settings
-/// (the chat's assistant over the user's), the tools offered, and the
-/// language of the words the model is told.
-pub struct Setup {
-    pub settings: Settings,
-    pub tools: Registry,
-    pub offer: Option<Rc<dyn Offer>>,
-    pub lang: Lang,
-}
 
 /// A running turn's question to the user.
 #[derive(Debug)]
@@ -166,7 +155,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
 /// Hands the platform `run` (a turn, or a read-ahead) with the store, the
 /// watch and `abort`, and the policies it starts with.
 fn run_turn<P: Platform>(w: &Workspace<P>, store: Rc<P::Store>, abort: Abort, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
-    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default() };
+    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default(), #[cfg(test)] more_kinds: w.more_kinds.clone() };
     w.p.run_turn(env, run)
 }
 
@@ -383,8 +372,24 @@ impl<P: Platform> Env for TurnEnv<P> {
 }
 
 /// Runs a turn (the platform calls it, where the agent loop is loaded).
-pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Result<(), StoreError> {
-    let Setup { settings, tools, offer, lang } = setup;
+pub async fn run<P: Platform>(env: &TurnEnv<P>, run: Run) -> Result<(), StoreError> {
+    let inputs = run.inputs();
+    let warm = matches!(run.job, Job::Warm);
+    if warm && !air_store::settings::is_in_browser(&inputs.settings.base_url) {
+        // This chat's assistant answers from elsewhere.
+        return Ok(());
+    }
+    let mut snap = crate::toolbox::Snapshot { session: run.session.as_deref(), prefs: &run.prefs, inputs };
+    #[cfg(not(test))]
+    let kinds = crate::toolbox::kinds();
+    #[cfg(test)]
+    let kinds: crate::toolbox::Kinds<P> = crate::toolbox::kinds().into_iter().chain(env.more_kinds.iter().cloned()).collect();
+    let toolbox = crate::toolbox::assemble(env, &kinds, &mut snap).await;
+    if toolbox.missing {
+        env.p.feed(Command::Tell(Notice::PartMissing));
+    }
+    let (settings, tools, offer) = (*snap.inputs.settings, toolbox.registry, toolbox.offer);
+    let lang: Lang = settings.language.into();
     let mode = match (settings.tools_enabled, settings.tool_calling) {
         (false, _) => ToolMode::Off,
         (true, ToolCalling::Auto) => ToolMode::Auto,
@@ -393,11 +398,6 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, setup: Setup, run: Run) -> Resul
     };
     let policies = settings.tool_policies.clone();
     *env.policies.borrow_mut() = policies.clone();
-    let warm = matches!(run.job, Job::Warm);
-    if warm && !air_store::settings::is_in_browser(&settings.base_url) {
-        // This chat's assistant answers from elsewhere.
-        return Ok(());
-    }
     if !warm {
         crate::log::offered(&*env.p, mode, &tools, offer.as_deref());
     }

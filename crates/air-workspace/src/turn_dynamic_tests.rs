@@ -5,17 +5,16 @@ use std::rc::Rc;
 
 use air_agent::Approval;
 use air_dynamic::docs;
-use air_dynamic::{Catalog, Loaded, Session};
+use air_dynamic::Loaded;
 use air_http::fake::Script;
 use air_store::mcp::McpServer;
 use air_store::{SessionRecord, Settings, Store};
-use air_tools::{CallContext, Registry, Tool, ToolDef, ToolOutput, ToolSource};
+use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
-use crate::dynamic::Action;
 use crate::fake::{FakePlatform, Harness, now};
-use crate::turn::{Job, Setup};
+use crate::turn::Job;
 use crate::{Command, Update};
 
 fn chunk(delta: Value, finish: Option<&str>) -> String {
@@ -59,35 +58,13 @@ impl Tool for Search {
 /// `s2` stored, `s1` open.
 fn harness() -> Harness {
     let p = FakePlatform::default();
-    let inbox = p.inbox.clone();
-    *p.setup.borrow_mut() = Some(Box::new(move || {
-        let servers = vec![server()];
-        let catalog = Catalog::default().refresh(&servers, 1.0);
-        let mut tools = Registry::new();
-        let def = ToolDef {
-            name: "mcp_docs_search".into(),
-            description: "Searches the docs.".into(),
-            input_schema: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-            annotations: Default::default(),
-            source: ToolSource::Mcp { server: "docs".into() },
-            mcp: None,
-        };
-        tools.register(Rc::new(Search(def)));
-        let names = vec![("docs".into(), "search".into(), "mcp_docs_search".into()), ("docs".into(), "fetch".into(), "mcp_docs_fetch".into())];
-        let inbox = inbox.clone();
-        let offer = air_dynamic::prepare(true, None, &mut tools, || {
-            Session::new(catalog, servers, Loaded::default(), names, false, Box::new(|| 5.0), Box::new(move |l: &Loaded| {
-                inbox.borrow_mut().push(Command::Dynamic(Action::Loaded { list: l.clone(), gained: Default::default() }));
-            }))
-        });
-        let settings = Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() };
-        Setup { settings, tools, offer, lang: air_chat::Lang::En }
-    }));
     for id in ["s1", "s2"] {
         now(p.store.put_session(&SessionRecord::new(id, 1.0))).expect("stored");
     }
     let mut h = Harness::new(p);
     h.send(Command::Start);
+    h.use_settings(Settings { dynamic_mcp_loading: true, ..crate::fake_tools::model(air_store::settings::ToolCalling::Native) });
+    h.add_server(server(), |def| Rc::new(Search(def)));
     h.send(Command::Open("s1".into()));
     h.take();
     h

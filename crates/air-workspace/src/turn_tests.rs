@@ -4,12 +4,12 @@ use air_agent::{Approval, Event};
 use air_http::fake::{Script, Step};
 use air_chat::Role;
 use air_store::{MessageRecord, SessionRecord, Settings, Store};
-use air_tools::{Annotations, CallContext, Registry, Tool, ToolDef, ToolOutput, ToolSource};
+use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 use crate::fake::{FakePlatform, Harness, now};
-use crate::turn::{Job, Setup};
+use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
 fn chunk(delta: Value, finish: Option<&str>) -> String {
@@ -45,28 +45,19 @@ fn settings() -> Settings {
     Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() }
 }
 
-fn remove_def() -> ToolDef {
-    ToolDef {
-        name: "remove_file".into(),
-        description: "Removes a file.".into(),
-        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-        annotations: Annotations { destructive_hint: Some(true), ..Default::default() },
-        source: ToolSource::Mcp { server: "files".into() },
-        mcp: None,
-    }
+/// The server `files`, whose `remove_file` says it is destructive.
+fn files_server() -> air_store::mcp::McpServer {
+    let remove = json!({"name": "remove_file", "description": "Removes a file.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}, "annotations": {"destructiveHint": true}});
+    crate::fake_tools::server("files", "http://127.0.0.1:9/files", &[remove])
 }
 
-/// A workspace whose turns have a model and the tool `remove_file`.
+/// A workspace whose turns have a model and the tool `remove_file` of
+/// the server `files` (named `mcp_files_remove_file` for the model).
 fn harness() -> Harness {
-    let p = FakePlatform::default();
-    *p.setup.borrow_mut() = Some(Box::new(|| {
-        let mut tools = Registry::new();
-        let def = remove_def();
-        tools.register(Rc::new(Remove(def)));
-        Setup { settings: settings(), tools, offer: None, lang: air_chat::Lang::En }
-    }));
-    let mut h = Harness::new(p);
+    let mut h = Harness::new(FakePlatform::default());
     h.send(Command::Start);
+    h.use_settings(settings());
+    h.add_server(files_server(), |def| Rc::new(Remove(def)));
     h.take();
     h
 }
@@ -182,7 +173,7 @@ fn regenerate_answers_again_in_place_of_the_answer_shown() {
 /// The model asks to call `remove_file` (then answers `then`, if given).
 fn asked_to_remove(then: Option<&str>) -> Harness {
     let mut h = harness();
-    h.p.http.push(call_reply("a", "remove_file", r#"{"path":"/tmp/x"}"#));
+    h.p.http.push(call_reply("a", "mcp_files_remove_file", r#"{"path":"/tmp/x"}"#));
     if let Some(text) = then {
         h.p.http.push(text_reply(text));
     }
@@ -234,7 +225,7 @@ fn always_is_remembered_through_the_page() {
     assert!(ups.contains(&Update::Sent));
     // The policy is saved, and the page shows it.
     let kept = air_store::settings::load(&*h.p.kv).settings;
-    assert_eq!(kept.tool_policies.tools.get(&remove_def().name), Some(&air_tools::policy::Policy::Allow));
+    assert_eq!(kept.tool_policies.mcp.get("files").and_then(|t| t.get("remove_file")).map(|b| b.policy), Some(air_tools::policy::Policy::Allow), "kept by the server's id and the tool's name there");
     assert_eq!(h.ws.prefs().settings, kept);
     assert!(ups.iter().any(|u| matches!(u, Update::Settings(settings) if **settings == kept)));
 }
@@ -284,11 +275,11 @@ fn left_waiting(h: &mut Harness) {
     now(h.p.store.put_session(&SessionRecord::new("s1", 1.0))).expect("session");
     now(h.p.store.put_message(&MessageRecord::new("q", "s1", 1.0, Role::User, "Remove /tmp/x"))).expect("q");
     let mut answer = MessageRecord::new("a", "s1", 2.0, Role::Assistant, "");
-    answer.tool_calls = vec![air_chat::ToolCall { id: "c1".into(), name: "remove_file".into(), arguments: r#"{"path":"/tmp/x"}"#.into(), extra: None }];
+    answer.tool_calls = vec![air_chat::ToolCall { id: "c1".into(), name: "mcp_files_remove_file".into(), arguments: r#"{"path":"/tmp/x"}"#.into(), extra: None }];
     now(h.p.store.put_message(&answer)).expect("a");
     let mut call = MessageRecord::new("t", "s1", 3.0, Role::Tool, "");
     call.tool_call_id = Some("c1".into());
-    call.tool = Some(ToolRun::new("remove_file", Some("files".into()), r#"{"path":"/tmp/x"}"#, ToolStatus::AwaitingApproval));
+    call.tool = Some(ToolRun::new("mcp_files_remove_file", Some("files".into()), r#"{"path":"/tmp/x"}"#, ToolStatus::AwaitingApproval));
     now(h.p.store.put_message(&call)).expect("t");
     h.send(Command::ReloadSessions);
 }
@@ -398,9 +389,9 @@ fn a_session_waiting_for_its_undo_is_not_touched_by_the_turn() {
 #[test]
 fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
     use air_store::settings::{BROWSER_BASE_URL, BROWSER_PRESET};
-    let in_browser = || Settings { provider: BROWSER_PRESET.into(), base_url: BROWSER_BASE_URL.into(), model: "tiny.gguf".into(), ..Settings::default() };
+    // Native calls: no probe of whether the model calls tools goes first.
+    let in_browser = || Settings { provider: BROWSER_PRESET.into(), base_url: BROWSER_BASE_URL.into(), model: "tiny.gguf".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() };
     let p = FakePlatform::default();
-    *p.setup.borrow_mut() = Some(Box::new(move || Setup { settings: in_browser(), tools: Registry::new(), offer: None, lang: air_chat::Lang::En }));
     p.http.push(text_reply(""));
     let mut h = Harness::new(p);
     h.ws.prefs.settings = in_browser();
