@@ -187,34 +187,30 @@ fn ModelPicker() -> impl IntoView {
     // The provider of the chat when the picker was last focused.
     let source = RwSignal::new((String::new(), false));
     let input = NodeRef::<leptos::html::Input>::new();
-    let model = move |picked: bool| {
+    let model = move || {
         let chat = state.sessions.active.get().unwrap_or_default();
-        state.prefs.settings.with(|s| {
-            state.prefs.assistants.with(|a| {
-                if picked { a.for_chat(&chat, s).model } else { a.of_chat(&chat).map_or_else(|| s.clone(), |x| x.apply(s)).model }
-            })
-        })
+        state.prefs.settings.with(|s| state.prefs.assistants.with(|a| a.for_chat(&chat, s).model))
     };
-    // The usual model (its assistant's or the settings'): no pick. Returns
-    // the model the chat now has (the change is written in the background,
-    // so the field shows it before the settings signal follows).
+    // The usual model (its assistant's or the settings') is no pick (the
+    // core decides). Returns the model the chat now has (the change is
+    // written in the background, so the field shows it before the settings
+    // signal follows).
     let commit = move |v: String| {
         let v = v.trim().to_owned();
-        let now = model(true);
+        let now = model();
         if v.is_empty() || v == now {
             return now;
         }
-        let usual = model(false);
         let chat = state.chat_key();
-        state.change_prefs(air_workspace::prefs::Change::PickModel { chat, model: (v != usual).then(|| v.clone()) });
+        state.change_prefs(air_workspace::prefs::Change::PickModel { chat, model: Some(v.clone()) });
         v
     };
     view! {
         <input class="model-picker" data-testid="model-picker" list="model-options" autocomplete="off" spellcheck="false"
             node_ref=input
             aria-label=move || t().model_badge_title title=move || t().model_badge_title
-            prop:value=move || model(true)
-            placeholder=move || model(true)
+            prop:value=model
+            placeholder=model
             on:focus=move |_| {
                 // Emptied while focused, so every model is offered (the
                 // list only shows those matching what is typed).

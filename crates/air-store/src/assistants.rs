@@ -169,6 +169,12 @@ impl Assistants {
     /// The settings of a turn in chat `session`: its assistant's over the
     /// user's, the profile picked for it over both, and the model picked
     /// for it over all.
+    /// The model chat `session` has when none is picked for it: its
+    /// assistant's, else the settings'.
+    pub fn usual_model(&self, session: &str, settings: &Settings) -> String {
+        self.of_chat(session).map_or_else(|| settings.model.clone(), |a| a.apply(settings).model)
+    }
+
     pub fn for_chat(&self, session: &str, settings: &Settings) -> Settings {
         let mut s = match self.of_chat(session) {
             Some(a) => a.apply(settings),

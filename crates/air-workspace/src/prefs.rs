@@ -51,7 +51,7 @@ pub struct Inputs {
 
 impl Prefs {
     /// The settings of a turn in `chat`: its assistant's over the user's,
-    /// and the model picked for it in the top bar over both.
+    /// and the profile and model picked for it over both.
     pub fn turn_settings(&self, chat: &str) -> Settings {
         self.assistants.for_chat(chat, &self.settings)
     }
@@ -88,12 +88,6 @@ impl Prefs {
         let http_tools = air_store::http_tools::Saved::kept(kv);
         let prefs = Self { settings: loaded.settings, servers, chat_servers: ChatServers::load(kv), assistants: Assistants::load(kv), http_tools };
         (prefs, loaded.warning.into_iter().chain(servers_warning).collect())
-    }
-
-    /// The settings a turn in chat `chat` runs with: its assistant's over
-    /// the user's, and the model and profile picked for it over both.
-    pub fn for_chat(&self, chat: &str) -> Settings {
-        self.assistants.for_chat(chat, &self.settings)
     }
 }
 
@@ -238,7 +232,10 @@ pub fn apply(p: &mut Prefs, change: Change) -> Touched {
             assistants
         }
         Change::PickModel { chat, model } => {
-            p.assistants.pick_model(&chat, model.as_deref());
+            // The usual model picked is no pick: the chat follows its
+            // assistant or the settings again.
+            let usual = p.assistants.usual_model(&chat, &p.settings);
+            p.assistants.pick_model(&chat, model.as_deref().filter(|m| m.trim() != usual));
             assistants
         }
         Change::PickProfile { chat, id } => {

@@ -44,7 +44,12 @@ fn a_change_is_saved_and_shown() {
     h.send(Command::Prefs(Change::PickModel { chat: NEW_CHAT.into(), model: Some("tiny".into()) }));
     let (kept, _) = Prefs::load(&*h.p.kv);
     assert_eq!(kept.assistants.of_chat(NEW_CHAT).map(|a| a.name.as_str()), Some("Translator"));
-    assert_eq!(h.ws.prefs().for_chat(NEW_CHAT).model, "tiny");
+    assert_eq!(h.ws.prefs().turn_settings(NEW_CHAT).model, "tiny");
+    // Picking the usual model again is no pick: the chat follows the
+    // settings when they change.
+    let usual = h.ws.prefs().settings.model.clone();
+    h.send(Command::Prefs(Change::PickModel { chat: NEW_CHAT.into(), model: Some(format!(" {usual} ")) }));
+    assert_eq!(h.ws.prefs().assistants.model_of(NEW_CHAT), None);
     assert!(h.take().iter().any(|u| matches!(u, Update::Assistants(all) if all.model_of(NEW_CHAT) == Some("tiny"))));
 }
 
