@@ -36,10 +36,7 @@ pub(super) fn apply(state: AppState, u: Up) {
             None => ready(state),
         },
         Up::Removed(id) => {
-            // Do not keep writing into a session that no longer exists.
-            if state.chat.streaming.with_untracked(|s| s.as_ref().is_some_and(|s| s.session_id == id)) {
-                state.stop();
-            }
+            // (A turn running in it was stopped by the core.)
             if state.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
                 state.new_session();
             }

@@ -452,6 +452,11 @@ impl<P: Platform> Workspace<P> {
     /// Takes a command; never awaits.
     pub fn handle(&mut self, cmd: Command) {
         match cmd {
+            Command::Delete(ref id) | Command::SessionGone(ref id) => {
+                // A turn does not keep writing into a session that is gone.
+                turn::session_removed(self, id);
+                sessions::handle(self, cmd);
+            }
             Command::Search(_) | Command::Done(Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_)) => search::handle(self, cmd),
             Command::Open(_)
             | Command::OpenAt { .. }

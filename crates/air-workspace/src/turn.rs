@@ -103,6 +103,14 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
     }
 }
 
+/// Session `id` is being deleted (here or in another tab): a turn running
+/// in it stops.
+pub(crate) fn session_removed<P: Platform>(w: &mut Workspace<P>, id: &str) {
+    if w.turn.busy() && w.turn.session.as_deref() == Some(id) {
+        stop(w);
+    }
+}
+
 /// Starts `job` unless a turn runs already or there is nothing to send.
 fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     if let Job::Warm = job {

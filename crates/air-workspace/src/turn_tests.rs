@@ -356,7 +356,8 @@ fn a_session_deleted_while_its_answer_streams_is_not_brought_back_by_the_turn() 
     let id = h.ws.active().expect("a new session").to_owned();
     h.take();
     h.send(Command::Delete(id.clone()));
-    assert!(h.take().contains(&Update::Removed(id.clone())), "the page stops it and leaves the chat");
+    assert!(h.take().contains(&Update::Removed(id.clone())), "the page leaves the chat");
+    assert!(!h.ws.busy(), "the turn stopped");
     // Deleted for good while the answer still streams; then it stops.
     h.advance(crate::sessions::UNDO_MS);
     assert!(h.take().contains(&Update::Deleted(id.clone())));
