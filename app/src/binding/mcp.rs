@@ -189,8 +189,7 @@ pub async fn picker(state: AppState, job: Job) -> Found {
         }
         Job::Complete { server, prompt, argument, value, others } => {
             let client = client_for(state, &server);
-            let offers = client.server_capabilities().is_none_or(|c| c.get("completions").is_some());
-            let values = if offers { client.complete_prompt_argument(&prompt, &argument, &value, &others, &Abort::new()).await.unwrap_or_default() } else { Vec::new() };
+            let values = client.complete_prompt_argument(&prompt, &argument, &value, &others, &Abort::new()).await.unwrap_or_default();
             Found::Suggestions { argument, values }
         }
         Job::ListResources(servers) => Found::Resources(resources(state, servers).await),

@@ -438,7 +438,12 @@ impl<H: HttpClient> McpClient<H> {
 
     /// Values the server suggests for argument `argument` of prompt
     /// `prompt`, given what is typed so far and the other arguments.
+    /// A server that said what it offers without `completions` is not
+    /// asked (it suggests nothing).
     pub async fn complete_prompt_argument(&self, prompt: &str, argument: &str, value: &str, others: &serde_json::Map<String, Value>, abort: &Abort) -> Result<Vec<String>, McpError> {
+        if self.server_capabilities().is_some_and(|c| c.get("completions").is_none()) {
+            return Ok(Vec::new());
+        }
         self.ask(Complete { prompt, argument, value, others }, abort).await
     }
 

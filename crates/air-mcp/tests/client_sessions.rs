@@ -345,3 +345,16 @@ fn resources_are_subscribed_in_a_session_and_again_when_it_is_renewed() {
     assert_eq!(run(client.subscribe_resource("a://b", &abort)), Ok(false));
     assert_eq!(client.http().requests().len(), 3);
 }
+
+#[test]
+fn a_server_that_offers_no_completions_is_not_asked_for_them() {
+    let http = older();
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {"prompts": {}}}})).with_header("Mcp-Session-Id", "s1"));
+    http.push(accepted());
+    http.push(json_answer(json!({"jsonrpc": "2.0", "id": 2, "result": {"prompts": []}})));
+    let client = McpClient::new(http, config());
+    let abort = Abort::new();
+    run(client.list_prompts(&abort)).unwrap();
+    assert_eq!(run(client.complete_prompt_argument("p", "a", "x", &serde_json::Map::new(), &abort)), Ok(vec![]));
+    assert_eq!(methods(&client), ["server/discover", "initialize", "notifications/initialized", "prompts/list"]);
+}
