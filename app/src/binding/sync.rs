@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use air_store::sync_meta::{SETTINGS_KEY, SyncSettings};
+use air_store::sync_meta::SyncSettings;
 use air_web::crypto::{WebCrypto, WebKeys};
 use air_workspace::Command;
 use air_workspace::sync::{Action, Failure, Job, Outcome};
@@ -46,13 +46,7 @@ pub(super) fn sync_work(state: AppState, store: Option<Rc<AnyStore>>, job: Job) 
     }))
 }
 
-/// The settings kept, with this device's id (made, and kept, the first
-/// time).
+/// The settings kept, with this device's id (`sync_work::with_device`).
 fn device(text: &str) -> SyncSettings {
-    let mut s = SyncSettings::read(text);
-    if s.device.is_empty() {
-        s.device = super::env::new_id();
-        let _ = SETTINGS_KEY.set(&air_web::LocalStorageKv, &s.text());
-    }
-    s
+    sync_work::with_device(&air_web::LocalStorageKv, text, super::env::new_id)
 }

@@ -63,6 +63,17 @@ fn envelope_failure(e: EnvelopeError) -> Failure {
     }
 }
 
+/// The sync settings kept (`text`), with this device's id: made with
+/// `new_id` and kept in `kv` the first time, the same ever after.
+pub fn with_device(kv: &impl KeyValue, text: &str, new_id: impl FnOnce() -> String) -> SyncSettings {
+    let mut s = SyncSettings::read(text);
+    if s.device.is_empty() {
+        s.device = new_id();
+        let _ = air_store::sync_meta::SETTINGS_KEY.set(kv, &s.text());
+    }
+    s
+}
+
 /// The remote database of `settings`: a user and password written in its
 /// URL (settings saved before the form took them out) are sent as the
 /// fields' are, never in the URL (a browser refuses such a request, and
@@ -266,6 +277,16 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_device_gets_its_id_once_and_keeps_it() {
+        let kv = air_store::kv::MemoryKv::default();
+        let first = with_device(&kv, r#"{"url": "http://127.0.0.1:5984/db"}"#, || "dev-1".into());
+        assert_eq!(first.device, "dev-1");
+        let kept = air_store::sync_meta::SETTINGS_KEY.get(&kv);
+        assert_eq!(with_device(&kv, &kept, || "dev-2".into()).device, "dev-1", "kept, not made again");
+        assert_eq!(SyncSettings::read(&kept).url, first.url, "the rest kept as it was");
+    }
 
     #[test]
     fn a_long_poll_the_server_ends_early_is_asked_again_so_a_change_arrives_within_seconds() {
