@@ -117,13 +117,30 @@ mod tests {
         assert!(a.is_aborted());
     }
 
+    /// Records whether it was woken.
+    struct Flag(std::sync::atomic::AtomicBool);
+
+    impl std::task::Wake for Flag {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
     #[test]
-    fn aborted_future_completes_after_abort() {
+    fn aborted_waits_until_abort_then_wakes_its_task_and_completes() {
+        use std::future::Future;
+        use std::task::{Context, Poll, Waker};
         let a = Abort::new();
-        let b = a.clone();
-        pollster::block_on(async move {
-            b.abort();
-            a.aborted().await;
-        });
+        let flag = std::sync::Arc::new(Flag(Default::default()));
+        let waker = Waker::from(flag.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut waiting = Box::pin(a.aborted());
+        assert!(waiting.as_mut().poll(&mut cx).is_pending(), "not aborted yet");
+        assert!(!flag.0.load(std::sync::atomic::Ordering::SeqCst));
+        a.clone().abort();
+        assert!(flag.0.load(std::sync::atomic::Ordering::SeqCst), "the waiting task is woken");
+        assert_eq!(waiting.as_mut().poll(&mut cx), Poll::Ready(()));
+        let mut late = Box::pin(a.aborted());
+        assert_eq!(late.as_mut().poll(&mut cx), Poll::Ready(()), "asked after the abort: at once");
     }
 }
