@@ -194,6 +194,9 @@ impl Platform for Browser {
     fn part(&self, part: air_workspace::platform::Part) -> LocalBoxFuture<'static, Result<(), Missing>> {
         Box::pin(preload(part))
     }
+    fn later(&self) -> LocalBoxFuture<'static, Result<air_workspace::Route<Self>, Missing>> {
+        Box::pin(async { later().await.map_err(|_| Missing) })
+    }
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(air_web::zoned::BrowserClock)
     }

@@ -34,6 +34,13 @@ pub(super) fn dynamic_session(p: Rc<Browser>, store: Rc<AnyStore>, ask: air_work
     Ok(Box::pin(air_workspace::toolbox::loaders::session(p, store, ask)))
 }
 
+/// The features a first visit does not use (`air_workspace::later`):
+/// fetched with the first command for one of them.
+#[super::lazy::split(later, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn later() -> Result<air_workspace::Route<Browser>, super::lazy::Missing> {
+    Ok(air_workspace::later::route::<Browser>)
+}
+
 /// Fetches `part` ahead of its first use.
 pub(super) async fn preload(part: air_workspace::platform::Part) -> Result<(), Missing> {
     use air_workspace::platform::Part;
@@ -42,6 +49,7 @@ pub(super) async fn preload(part: air_workspace::platform::Part) -> Result<(), M
         Part::Mcp => super::mcp::__wasm_split_preload_mcp_tools().await,
         Part::HttpTools => __wasm_split_preload_http_tools_of().await,
         Part::DynamicLoading => __wasm_split_preload_dynamic_session().await,
+        Part::Later => __wasm_split_preload_later().await,
     };
     fetched.map_err(|_| Missing)
 }

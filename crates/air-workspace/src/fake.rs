@@ -11,7 +11,6 @@ use air_store::kv::MemoryKv;
 use air_store::search::SearchResults;
 use air_store::{MemoryStore, Store};
 use futures_util::future::LocalBoxFuture;
-
 use air_http::Abort;
 use air_http::fake::ScriptedHttp;
 use air_agent::conversation::TemplateVars;
@@ -70,6 +69,8 @@ pub struct FakePlatform {
     pub refuse_downloads: Cell<bool>,
     /// The model's server, scripted.
     pub http: Rc<ScriptedHttp>,
+    /// Fetching `later::route` waits until this is false again.
+    pub hold_later: Rc<Cell<bool>>,
     /// The parts that cannot be fetched (all of them: `parts_missing`).
     pub missing: RefCell<Vec<Part>>,
     /// The MCP servers' tools, by server name: what each tool a turn wants
@@ -459,8 +460,16 @@ impl Platform for FakePlatform {
         if part == Part::Turn {
             self.turns.set(self.turns.get() + 1);
         }
-        let missing = self.parts_missing.get() || self.missing.borrow().contains(&part);
+        // Not the router of `later`: each feature's own part can be missing.
+        let missing = (self.parts_missing.get() && part != Part::Later) || self.missing.borrow().contains(&part);
         Box::pin(std::future::ready(if missing { Err(Missing) } else { Ok(()) }))
+    }
+    fn later(&self) -> LocalBoxFuture<'static, Result<crate::Route<Self>, Missing>> {
+        let (ready, held) = (self.part(Part::Later), self.hold_later.clone());
+        Box::pin(async move {
+            futures_util::future::poll_fn(|_| if held.get() { Poll::Pending } else { Poll::Ready(()) }).await;
+            ready.await.map(|()| crate::later::route::<Self> as crate::Route<Self>)
+        })
     }
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(FakeClock(self.now.get()))

@@ -14,16 +14,14 @@
 //! into signals; the fake platform and [`fake::Harness`] (feature
 //! `test-support`) do the same in tests, with a clock the test moves.
 //!
-//! The core owns the preferences, the store, the sessions, search, the
-//! open conversation, import and export, attachments, the MCP servers and
-//! signing in, the turn, the HTTP tools and sync.
+//! The core owns the preferences, the store, the sessions, search, the open conversation,
+//! import and export, attachments, the MCP servers and signing in, the turn, the HTTP tools and sync.
 //!
 //! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
-//! `signin`, `toolbox`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`.
-//! `browser_models` (the models the page runs itself) uses `prefs`.
-//! `models`, `pickers` and `viewport` (the arithmetic of a long list shown
-//! a few rows at a time) use none of them.
+//! `signin`, `toolbox`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`, `later`.
+//! `browser_models` (the models the page runs itself) uses `prefs`. `models`, `pickers` and
+//! `viewport` (the arithmetic of a long list shown a few rows at a time) use none of them.
 
 pub mod attach;
 pub mod browser_models;
@@ -34,6 +32,7 @@ pub mod data;
 pub mod dynamic;
 pub mod files;
 pub mod http_tools;
+pub mod later;
 pub mod log;
 pub mod models;
 pub mod pickers;
@@ -63,16 +62,14 @@ pub mod fake_tools;
 #[path = "stored_tests.rs"]
 mod stored_tests;
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 use air_store::search::SearchResults;
 use air_store::{MessageRecord, SessionRecord, StoreError};
-use futures_util::future::LocalBoxFuture;
 
 pub use notice::{Notice, StoreOp};
-pub use platform::Platform;
+pub use platform::{Missing, Platform, Task, Watch};
 pub use sessions::SESSION_PAGE;
 
 /// What the core is asked to do.
@@ -179,10 +176,20 @@ pub enum Command {
     Done(Done),
 }
 
-/// A part of the app fetched on first use could not be fetched (offline
-/// before it ever was, or a new version replaced it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Missing;
+/// A command of the features whose code is fetched on first use
+/// ([`later::route`]).
+#[derive(Debug)]
+pub enum Later {
+    SignIn(signin::Action),
+    Models(models::Action),
+    BrowserModels(browser_models::Action),
+    Pickers(pickers::Action),
+    HttpTools(http_tools::Action),
+    Sync(sync::Action),
+}
+
+/// [`later::route`], as the platform hands it over once fetched.
+pub type Route<P> = fn(&mut Workspace<P>, Later);
 
 /// A task's outcome.
 #[derive(Debug)]
@@ -215,6 +222,8 @@ pub enum Done {
     PrefsWritten { touched: prefs::Touched, result: Result<Result<(), StoreError>, Missing> },
     /// The turn is over (`Err`: its part could not be fetched).
     TurnEnded(Result<Result<(), StoreError>, Missing>),
+    /// The code of the features fetched on first use is here (or not).
+    LaterFetched,
 }
 
 /// Something the page shows changed.
@@ -367,22 +376,6 @@ pub enum Timer {
     SyncRetry(u64),
 }
 
-/// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
-#[derive(Debug, Default)]
-pub struct Watch {
-    /// The messages shown, by id and place, in order (the open chat's).
-    pub(crate) shown: RefCell<Vec<(String, f64)>>,
-    /// The answer this tab streams, shown live instead of as its record.
-    pub(crate) live: RefCell<Option<String>>,
-    /// Answers other tabs are streaming.
-    pub(crate) remote: RefCell<Vec<String>>,
-    /// The session deleted and waiting for its undo window to close.
-    pub(crate) deleting: RefCell<Option<String>>,
-}
-
-/// IO under way: it reports back as a command, or not at all.
-pub struct Task(pub LocalBoxFuture<'static, Option<Command>>);
-
 /// The app's state and flows.
 pub struct Workspace<P: Platform> {
     p: Rc<P>,
@@ -416,6 +409,11 @@ pub struct Workspace<P: Platform> {
     /// Settings', so the first load carries none of their code).
     #[cfg(test)]
     more_kinds: toolbox::Kinds<P>,
+    /// [`later::route`], once fetched; the commands waiting for it, in
+    /// order; whether it is being fetched.
+    route: Rc<std::cell::Cell<Option<Route<P>>>>,
+    held: VecDeque<Later>,
+    fetching_later: bool,
 }
 
 impl<P: Platform> Workspace<P> {
@@ -427,7 +425,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), browser_models: browser_models::BrowserModels::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default(), #[cfg(test)] more_kinds: Vec::new() }
+        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), browser_models: browser_models::BrowserModels::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default(), #[cfg(test)] more_kinds: Vec::new(), route: Rc::default(), held: VecDeque::new(), fetching_later: false }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -437,16 +435,6 @@ impl<P: Platform> Workspace<P> {
     /// What the user prefers.
     pub fn prefs(&self) -> &prefs::Prefs {
         &self.prefs
-    }
-
-    /// Every tool a user can set a policy for, as a turn would be offered
-    /// them ([`toolbox::policy_defs`]).
-    pub fn policy_defs(&self) -> Vec<air_tools::ToolDef> {
-        #[cfg(not(test))]
-        let kinds = toolbox::kinds();
-        #[cfg(test)]
-        let kinds: toolbox::Kinds<P> = toolbox::kinds().into_iter().chain(self.more_kinds.iter().cloned()).collect();
-        toolbox::policy_defs(&*self.p, &kinds, &self.prefs)
     }
 
     /// Takes a command; never awaits.
@@ -488,13 +476,14 @@ impl<P: Platform> Workspace<P> {
             Command::Done(Done::PrefsWritten { touched, result }) => prefs::written(self, touched, result),
             Command::Servers(action) => servers::handle(self, action),
             Command::Done(Done::ServersDecided(job)) => servers::decided(self, *job),
-            Command::SignIn(action) => signin::handle(self, action),
+            Command::SignIn(action) => self.later(Later::SignIn(action)),
             Command::Dynamic(action) => dynamic::handle(self, action),
-            Command::Models(action) => models::handle(self, action),
-            Command::BrowserModels(action) => browser_models::handle(self, action),
-            Command::Pickers(action) => pickers::handle(self, action),
+            Command::Models(action) => self.later(Later::Models(action)),
+            Command::BrowserModels(action) => self.later(Later::BrowserModels(action)),
+            Command::Pickers(action) => self.later(Later::Pickers(action)),
             Command::Log(action) => log::handle(self, action),
-            Command::Sync(action) => sync::handle(self, action),
+            Command::Sync(action) => self.later(Later::Sync(action)),
+            Command::Done(Done::LaterFetched) => self.later_fetched(),
             Command::Done(done @ Done::StoreOpened { .. }) => {
                 sessions::handle(self, Command::Done(done));
                 log::opened(self);
@@ -502,7 +491,7 @@ impl<P: Platform> Workspace<P> {
                 // A model in this page reads the first message's request ahead.
                 turn::read_ahead(self);
             }
-            Command::HttpTools(action) => http_tools::handle(self, action),
+            Command::HttpTools(action) => self.later(Later::HttpTools(action)),
             Command::Start => {
                 for why in std::mem::take(&mut self.unreadable) {
                     self.emit(Update::Notice(Notice::PrefsUnreadable(why)));
@@ -534,7 +523,7 @@ impl<P: Platform> Workspace<P> {
                 Timer::RemoteQuiet { message_id, beat } => tabs::quiet(self, message_id, f64::from_bits(beat)),
                 Timer::Doctor(who) => servers::doctor_late(self, who),
                 Timer::LogFlush => log::due(self),
-                Timer::SyncRetry(ticket) => sync::handle(self, sync::Action::Retry(ticket)),
+                Timer::SyncRetry(ticket) => self.later(Later::Sync(sync::Action::Retry(ticket))),
             }
         }
     }

@@ -16,7 +16,7 @@ use air_agent::NewFile;
 use air_http::Abort;
 use air_tools::policy::Policies;
 
-use crate::{Command, Missing, Watch};
+use crate::Command;
 
 pub mod tools;
 
@@ -142,6 +142,9 @@ pub trait Platform: 'static + Sized {
     /// fetches it with the first message).
     fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>>;
 
+    /// [`crate::later::route`], for the features a first visit does not
+    /// use (fetched with the first command for one of them).
+    fn later(&self) -> LocalBoxFuture<'static, Result<crate::Route<Self>, Missing>>;
     /// Fetches a part of the app, if it is not here yet (`Err`: it cannot
     /// be): ahead of its first use.
     fn part(&self, part: Part) -> LocalBoxFuture<'static, Result<(), Missing>>;
@@ -169,6 +172,8 @@ pub enum Part {
     HttpTools,
     /// Dynamic loading's catalog and loaders.
     DynamicLoading,
+    /// The features a first visit does not use ([`crate::later`]).
+    Later,
 }
 
 /// What the page asks a turn to do in the open conversation.
@@ -234,3 +239,24 @@ impl<P: Platform> TurnEnv<P> {
     }
 }
 
+
+/// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// The messages shown, by id and place, in order (the open chat's).
+    pub(crate) shown: RefCell<Vec<(String, f64)>>,
+    /// The answer this tab streams, shown live instead of as its record.
+    pub(crate) live: RefCell<Option<String>>,
+    /// Answers other tabs are streaming.
+    pub(crate) remote: RefCell<Vec<String>>,
+    /// The session deleted and waiting for its undo window to close.
+    pub(crate) deleting: RefCell<Option<String>>,
+}
+
+/// A part of the app fetched on first use could not be fetched (offline
+/// before it ever was, or a new version replaced it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Missing;
+
+/// IO under way: it reports back as a command, or not at all.
+pub struct Task(pub LocalBoxFuture<'static, Option<Command>>);

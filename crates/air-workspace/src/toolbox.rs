@@ -25,6 +25,19 @@ use crate::platform::TurnEnv;
 use crate::prefs::Prefs;
 use crate::Platform;
 
+impl<P: Platform> crate::Workspace<P> {
+    /// Every tool a user can set a policy for, as a turn would be offered
+    /// them ([`toolbox::policy_defs`]).
+    pub fn policy_defs(&self) -> Vec<air_tools::ToolDef> {
+        #[cfg(not(test))]
+        let kinds = kinds();
+        #[cfg(test)]
+        let kinds: Kinds<P> = kinds().into_iter().chain(self.more_kinds.iter().cloned()).collect();
+        policy_defs(&*self.p, &kinds, &self.prefs)
+    }
+
+}
+
 /// Every kind of tool, in order: the built-ins first (their names win),
 /// the MCP servers' tools, the HTTP tools, and last dynamic loading, which
 /// decides what of the others is offered.
