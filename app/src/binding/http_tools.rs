@@ -3,30 +3,12 @@
 //! signals), and the add form read into a definition.
 
 use air_http_tools::{ArgsIn, Header, HttpTool, Method};
-use air_store::http_tools::SavedHttpTool;
 use air_workspace::Command;
 use air_workspace::Update as Up;
 use air_workspace::http_tools::{Action, Importing, Source};
 use leptos::prelude::*;
 
 use super::state::AppState;
-
-/// The signals of Settings → HTTP tools.
-#[derive(Clone, Copy)]
-pub struct HttpTools {
-    pub list: RwSignal<Vec<SavedHttpTool>>,
-    /// Why the last tool was not saved (`None`: it was, or none was tried).
-    pub error: RwSignal<Option<String>>,
-    /// Counts the saves: the form empties when it moves.
-    pub saved: RwSignal<u32>,
-    pub import: RwSignal<Importing>,
-}
-
-impl HttpTools {
-    pub fn new(saved: &[SavedHttpTool]) -> Self {
-        Self { list: RwSignal::new(saved.to_vec()), error: RwSignal::new(None), saved: RwSignal::new(0), import: RwSignal::new(Importing::Idle) }
-    }
-}
 
 /// The core's updates about the HTTP tools.
 pub(super) fn apply(state: AppState, u: Up) {

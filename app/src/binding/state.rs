@@ -91,7 +91,7 @@ pub struct Prefs {
     /// What the MCP summarizer failed on, per server (the core's).
     pub summary_failures: RwSignal<Vec<air_workspace::dynamic::Failed>>,
     /// Settings → HTTP tools: the saved ones, the form, the import.
-    pub http_tools: super::http_tools::HttpTools,
+    pub http_tools: HttpTools,
     pub settings_open: RwSignal<bool>,
     pub sidebar_collapsed: RwSignal<bool>,
 }
@@ -255,7 +255,7 @@ impl AppState {
                 provider_test: RwSignal::new(Default::default()),
                 browser_models: RwSignal::new(Default::default()),
                 summary_failures: RwSignal::new(Vec::new()),
-                http_tools: super::http_tools::HttpTools::new(prefs.http_tools.list().map_or(&[][..], Vec::as_slice)),
+                http_tools: HttpTools::new(prefs.http_tools.list().map_or(&[][..], Vec::as_slice)),
                 add_flow: RwSignal::new(Default::default()),
                 resynced: RwSignal::new(None),
                 provider_doctor: RwSignal::new(Default::default()),
@@ -456,5 +456,22 @@ impl AppState {
     /// go unanswered, and no further request of this turn is made.
     pub fn stop(self) {
         self.dispatch(air_workspace::Command::Stop);
+    }
+}
+
+/// The signals of Settings → HTTP tools.
+#[derive(Clone, Copy)]
+pub struct HttpTools {
+    pub list: RwSignal<Vec<air_store::http_tools::SavedHttpTool>>,
+    /// Why the last tool was not saved (`None`: it was, or none was tried).
+    pub error: RwSignal<Option<String>>,
+    /// Counts the saves: the form empties when it moves.
+    pub saved: RwSignal<u32>,
+    pub import: RwSignal<air_workspace::http_tools::Importing>,
+}
+
+impl HttpTools {
+    pub fn new(saved: &[air_store::http_tools::SavedHttpTool]) -> Self {
+        Self { list: RwSignal::new(saved.to_vec()), error: RwSignal::new(None), saved: RwSignal::new(0), import: RwSignal::new(air_workspace::http_tools::Importing::Idle) }
     }
 }

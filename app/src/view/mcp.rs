@@ -284,7 +284,7 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
                 <span class="muted" role="status" data-testid="mcp-sync-result">{move || {
                     sync_note.with(|n| n.as_ref().filter(|(s, _)| *s == n4).map(|(_, text)| text.clone()).unwrap_or_default())
                 }}</span>
-                <super::settings::summarizer::SummaryFailure server=server.name.clone()/>
+                <super::summarizer::SummaryFailure server=server.name.clone()/>
             </div>
             <label class="check">
                 <input type="checkbox" data-testid="mcp-server-enabled" prop:checked=server.enabled

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::i18n::t;
 use crate::binding::state::{AppState, use_app};
 
-use super::chat::{BranchNav, Thumbnails, markdown_text};
+use super::message_parts::{BranchNav, Thumbnails, markdown_text};
 use super::tool_card::ToolSlot;
 
 /// Characters from which a user message is shown in part until asked.

@@ -8,8 +8,6 @@ use leptos::prelude::*;
 use crate::i18n::{t, tl};
 use crate::binding::state::use_app;
 
-#[path = "summarizer.rs"] pub(super) mod summarizer;
-
 /// Result of the connection test, shown under the button.
 /// Settings → Test's outcome in words.
 fn test_text(state: crate::binding::state::AppState, test: &Test) -> String {
@@ -337,14 +335,14 @@ fn ExperimentalSection(draft: RwSignal<Settings>) -> impl IntoView {
             <p class="hint">{move || tl().dynamic_mcp_hint}</p>
             <p class="hint warn">{move || tl().dynamic_mcp_risk}</p>
             <Show when=move || draft.with(|d| d.dynamic_mcp_loading)>
-                <p class="hint" data-testid="dynamic-metrics">{move || format!("{} {}", t().metrics_overall, crate::view::composer::metrics_text(&state.chat.metrics_overall.get()))}</p>
+                <p class="hint" data-testid="dynamic-metrics">{move || format!("{} {}", t().metrics_overall, crate::i18n::metrics_text(&state.chat.metrics_overall.get()))}</p>
                 <label class="check">
                     <input type="checkbox" data-testid="settings-auto-load"
                         prop:checked=move || draft.with(|d| d.mcp_auto_load_once)
                         on:change=move |ev| { let v = event_target_checked(&ev); edit(&|d| d.mcp_auto_load_once = v) }/>
                     {move || tl().mcp_auto_load}
                 </label>
-                <summarizer::SummarizerSelect draft=draft/>
+                <super::summarizer::SummarizerSelect draft=draft/>
             </Show>
         </fieldset>
     }

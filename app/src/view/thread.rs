@@ -12,8 +12,8 @@ use leptos::prelude::*;
 
 use crate::binding::state::{AppState, use_app};
 
-use super::chat::BLOCKS_FROM;
 use super::message::Message;
+use super::message_parts::BLOCKS_FROM;
 
 /// Pixels of conversation drawn beyond the view, above and below.
 const OVERSCAN_PX: f64 = 1000.0;
@@ -243,7 +243,7 @@ fn estimate(m: &MessageRecord) -> f64 {
 
 /// A message as a view keeps it: a long answer's text stays in the
 /// conversation's list only (its view reads it from there, see
-/// [`super::chat::markdown_text`]), so showing it copies no text.
+/// [`super::message_parts::markdown_text`]), so showing it copies no text.
 /// Returns the copy and the text's length.
 fn view_copy(m: &mut MessageRecord) -> (MessageRecord, usize) {
     let len = m.content.len();

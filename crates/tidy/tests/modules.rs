@@ -154,6 +154,62 @@ fn module_graphs_are_acyclic() {
     assert!(cycles.is_empty(), "module cycles:\n{}", cycles.join("\n"));
 }
 
+/// The paths a file names after `prefix` (`super::`, `crate::view::`), by
+/// their first segment, as [`crate_refs`] reads `crate::`.
+fn refs_after(code: &str, prefix: &str) -> BTreeSet<String> {
+    let marked = code.replace(prefix, "\u{1}");
+    crate_refs(&marked.replace("crate::", "krate::").replace('\u{1}', " crate::"))
+}
+
+/// The file-level graph inside each module folder of `src` (`view/`,
+/// `binding/`, `prompt_calls/`): file → sibling files it names, through
+/// `super::` or its full path from the crate. The folder's own file
+/// (`mod.rs`, or `view.rs` beside it) declares its children: not a node.
+fn file_graphs(src: &Path) -> Vec<(String, BTreeMap<String, BTreeSet<String>>)> {
+    let mut folders: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for file in rust_files(src) {
+        if let Some(dir) = file.parent().filter(|d| *d != src) {
+            folders.entry(dir.to_path_buf()).or_default().push(file);
+        }
+    }
+    let mut out = Vec::new();
+    for (dir, files) in folders {
+        let module_path = dir.strip_prefix(src).map(|r| r.components().filter_map(|c| c.as_os_str().to_str()).collect::<Vec<_>>().join("::")).unwrap_or_default();
+        let stem = |f: &Path| f.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+        let nodes: BTreeSet<String> = files.iter().map(|f| stem(f)).filter(|n| n != "mod" && !n.ends_with("_tests")).collect();
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for file in files.iter().filter(|f| nodes.contains(&stem(f))) {
+            let code = code_of(&std::fs::read_to_string(file).unwrap_or_default());
+            let mut refs = refs_after(&code, "super::");
+            refs.extend(refs_after(&code, &format!("crate::{module_path}::")));
+            let me = stem(file);
+            g.insert(me.clone(), refs.into_iter().filter(|r| *r != me && nodes.contains(r)).collect());
+        }
+        out.push((dir.strip_prefix(src).map(|r| r.display().to_string()).unwrap_or_default(), g));
+    }
+    out
+}
+
+#[test]
+fn no_import_cycle_between_the_files_of_a_module() {
+    let mut cycles = Vec::new();
+    for (name, src) in sources() {
+        for (folder, g) in file_graphs(&src) {
+            if let Some(c) = find_cycle(&g) {
+                cycles.push(format!("{name}/{folder}: {}", c.join(" → ")));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "file cycles:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn the_file_graph_reads_super_and_full_paths() {
+    let code = code_of("use super::{thread, message::Row};\nlet x = crate::view::chat::f();");
+    assert_eq!(refs_after(&code, "super::").into_iter().collect::<Vec<_>>(), ["message", "thread"]);
+    assert_eq!(refs_after(&code, "crate::view::").into_iter().collect::<Vec<_>>(), ["chat"]);
+}
+
 #[test]
 fn the_cycle_finder_finds_cycles() {
     let code = code_of("use crate::a;\n#[cfg(test)]\nmod tests {\n    use crate::t;\n    fn f() { }\n}\nuse crate::after;\n// crate::comment");

@@ -4,9 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::markers::function_tag;
 use super::scan::{floor_boundary, Memo};
-use super::{json, PromptCall, Step, ARG_KEYS, FENCE, FUNCTION, MARKED_ONLY_ARG_KEYS, MAX_KEY, NAME_KEYS};
+use super::{json, PromptCall, Step, ARG_KEYS, FENCE, FUNCTION, FUNCTION_END, MARKED_ONLY_ARG_KEYS, MAX_KEY, NAME_KEYS};
 
 /// The calls inside a marker (a tag, a `tool_call` fence, after
 /// `<|python_tag|>`): one object, several, an array, a fenced block, or
@@ -239,4 +238,44 @@ fn xml_parameters(mut rest: &str) -> Option<Map<String, Value>> {
         rest = body[close + "</parameter>".len()..].trim_start();
     }
     rest.is_empty().then_some(obj)
+}
+
+/// `<function=NAME>ARGS</function>` (Llama 3.1, and Qwen3-Coder's form with
+/// `<parameter=KEY>` inside).
+pub(super) fn function_tag(p: &str, end: bool, memo: &mut Memo) -> Step {
+    let after = &p[FUNCTION.len()..];
+    let mut name_end = None;
+    for (i, c) in after.char_indices() {
+        if c == '>' {
+            name_end = Some(i);
+            break;
+        }
+        if c.is_whitespace() || c == '<' || i > MAX_KEY {
+            return Step::Text(FUNCTION.len());
+        }
+    }
+    let Some(gt) = name_end else {
+        return if end {
+            Step::Text(FUNCTION.len())
+        } else {
+            Step::Wait
+        };
+    };
+    if gt == 0 {
+        return Step::Text(FUNCTION.len());
+    }
+    let name = after[..gt].to_owned();
+    let rest = &after[gt + 1..];
+    let (args, used) = match memo.find(p, FUNCTION.len() + gt + 1, FUNCTION_END) {
+        Some(i) => (&rest[..i], FUNCTION.len() + gt + 1 + i + FUNCTION_END.len()),
+        None if end => (rest, p.len()),
+        None => return Step::Wait,
+    };
+    Step::Calls(
+        used,
+        vec![PromptCall {
+            name,
+            arguments: arguments_text(args),
+        }],
+    )
 }

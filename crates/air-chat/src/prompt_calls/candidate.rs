@@ -3,7 +3,8 @@
 //! text, or not decided yet.
 
 use super::calls::{calls_from_value, marked_calls, values};
-use super::markers::{after_marker, function_tag, tool_call_tag};
+use super::calls::function_tag;
+use super::markers::{after_marker, tool_call_tag};
 use super::scan::{skip_json, starts_or_prefix};
 use super::{
     json, PromptCallParser, Skip, Step, CALL_LANGS, FENCE, FIRST_KEYS, FUNCTION, FUNCTOOLS,

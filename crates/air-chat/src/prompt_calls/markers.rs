@@ -4,7 +4,7 @@
 
 use super::calls::{arguments_text, calls_from_value, marked_calls, unreadable, values};
 use super::scan::Memo;
-use super::{PromptCall, Step, FENCE, FUNCTION, FUNCTION_END, MAX_KEY, TOOL_CALL, TOOL_CALL_END};
+use super::{PromptCall, Step, FENCE, FUNCTION, MAX_KEY, TOOL_CALL, TOOL_CALL_END};
 
 /// `<tool_call>…</tool_call>`. The call ends at the closing tag, or at the
 /// next `<tool_call>` (models forget to close one before the next), or, at
@@ -58,46 +58,6 @@ fn unterminated_tag(p: &str) -> Step {
         }
         None => Step::Calls(p.len(), vec![unreadable(trimmed)]),
     }
-}
-
-/// `<function=NAME>ARGS</function>` (Llama 3.1, and Qwen3-Coder's form with
-/// `<parameter=KEY>` inside).
-pub(super) fn function_tag(p: &str, end: bool, memo: &mut Memo) -> Step {
-    let after = &p[FUNCTION.len()..];
-    let mut name_end = None;
-    for (i, c) in after.char_indices() {
-        if c == '>' {
-            name_end = Some(i);
-            break;
-        }
-        if c.is_whitespace() || c == '<' || i > MAX_KEY {
-            return Step::Text(FUNCTION.len());
-        }
-    }
-    let Some(gt) = name_end else {
-        return if end {
-            Step::Text(FUNCTION.len())
-        } else {
-            Step::Wait
-        };
-    };
-    if gt == 0 {
-        return Step::Text(FUNCTION.len());
-    }
-    let name = after[..gt].to_owned();
-    let rest = &after[gt + 1..];
-    let (args, used) = match memo.find(p, FUNCTION.len() + gt + 1, FUNCTION_END) {
-        Some(i) => (&rest[..i], FUNCTION.len() + gt + 1 + i + FUNCTION_END.len()),
-        None if end => (rest, p.len()),
-        None => return Step::Wait,
-    };
-    Step::Calls(
-        used,
-        vec![PromptCall {
-            name,
-            arguments: arguments_text(args),
-        }],
-    )
 }
 
 /// What follows `<|python_tag|>` or `[TOOL_CALLS]` (`skip` bytes of `p`):
