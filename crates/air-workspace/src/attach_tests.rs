@@ -1,5 +1,6 @@
 use crate::attach::Attachment;
 use crate::fake::{FakePlatform, Harness};
+use crate::fake_tools::text as text_reply;
 use crate::turn::Job;
 use crate::{Command, Update};
 
@@ -83,10 +84,6 @@ fn an_apps_context_replaces_what_it_said_before() {
     assert_eq!(attached(&h.take()), Some(vec![]), "nothing to say: taken off");
 }
 
-fn text_reply(text: &str) -> air_http::fake::Script {
-    let chunk = serde_json::json!({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
-    air_http::fake::Script::sse([chunk.to_string(), "[DONE]".to_owned()])
-}
 
 fn with_model(h: &mut Harness) {
     h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));

@@ -7,9 +7,10 @@ use std::rc::Rc;
 use air_store::Settings;
 use air_store::mcp::McpServer;
 use air_store::settings::ToolCalling;
+use air_http::fake::Script;
 use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use futures_util::future::LocalBoxFuture;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::Command;
 use crate::fake::Harness;
@@ -18,6 +19,27 @@ use crate::fake::Harness;
 /// `http://model.test/v1`.
 pub fn model(tool_calling: ToolCalling) -> Settings {
     Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test-key-0123".into(), tool_calling, ..Settings::default() }
+}
+
+/// One chunk of the scripted model's stream.
+pub fn chunk(delta: Value, finish: Option<&str>) -> String {
+    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
+}
+
+/// The scripted model answers `text`.
+pub fn text(text: &str) -> Script {
+    Script::sse([chunk(json!({"role": "assistant", "content": text}), None), chunk(json!({}), Some("stop")), "[DONE]".to_owned()])
+}
+
+/// The scripted model calls `name` with `args` (JSON text), as call `id`.
+pub fn call(id: &str, name: &str, args: &str) -> Script {
+    calls(&[(id, name, args)])
+}
+
+/// The scripted model makes these calls (id, name, arguments) at once.
+pub fn calls(calls: &[(&str, &str, &str)]) -> Script {
+    let calls: Vec<Value> = calls.iter().enumerate().map(|(i, (id, name, args))| json!({"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args}})).collect();
+    Script::sse([chunk(json!({"role": "assistant", "content": null}), None), chunk(json!({"tool_calls": calls}), None), chunk(json!({}), Some("tool_calls")), "[DONE]".to_owned()])
 }
 
 /// A server `name` at `url`, enabled, listing `tools` (as `tools/list`

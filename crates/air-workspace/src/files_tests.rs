@@ -2,6 +2,7 @@ use air_store::files::Refusal;
 
 use crate::fake::{FakePlatform, Harness};
 use crate::files::{Kind, LocalFile, LocalKind, Prepared, Read, prepare};
+use crate::fake_tools::text as reply;
 use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
@@ -26,11 +27,6 @@ fn files(ups: &[Update]) -> Option<Vec<LocalFile>> {
         Update::Files(list) => Some(list.clone()),
         _ => None,
     })
-}
-
-fn reply(text: &str) -> air_http::fake::Script {
-    let chunk = serde_json::json!({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
-    air_http::fake::Script::sse([chunk.to_string(), "[DONE]".to_owned()])
 }
 
 #[test]

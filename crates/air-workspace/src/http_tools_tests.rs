@@ -8,6 +8,11 @@ use serde_json::{Value, json};
 
 use super::{Action, Importing, Source};
 use crate::fake::{FakePlatform, Harness, now};
+use crate::fake_tools::text as text_reply;
+
+fn call_reply(name: &str, args: &str) -> Script {
+    crate::fake_tools::call("call-1", name, args)
+}
 use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
@@ -218,22 +223,8 @@ fn what_cannot_be_imported_is_said() {
     assert!(ready(&h.take()).is_none());
 }
 
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
-}
 
-fn call_reply(name: &str, args: &str) -> Script {
-    Script::sse([
-        chunk(json!({"role": "assistant", "content": null}), None),
-        chunk(json!({"tool_calls": [{"index": 0, "id": "call-1", "type": "function", "function": {"name": name, "arguments": args}}]}), None),
-        chunk(json!({}), Some("tool_calls")),
-        "[DONE]".to_owned(),
-    ])
-}
 
-fn text_reply(text: &str) -> Script {
-    Script::sse([chunk(json!({"role": "assistant", "content": text}), None), chunk(json!({}), Some("stop")), "[DONE]".to_owned()])
-}
 
 #[test]
 fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {

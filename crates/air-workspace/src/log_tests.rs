@@ -8,6 +8,12 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::fake::{FakePlatform, Harness, now};
+use crate::fake_tools::{chunk, text as text_reply};
+
+fn calls_reply(calls: &[(&str, &str)]) -> Script {
+    let ids: Vec<String> = (0..calls.len()).map(|i| format!("c{i}")).collect();
+    crate::fake_tools::calls(&calls.iter().zip(&ids).map(|((n, a), id)| (id.as_str(), *n, *a)).collect::<Vec<_>>())
+}
 
 fn started() -> Harness {
     let mut h = Harness::new(FakePlatform::default());
@@ -118,18 +124,8 @@ impl Tool for Echo {
     }
 }
 
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
-}
 
-fn calls_reply(calls: &[(&str, &str)]) -> Script {
-    let calls: Vec<Value> = calls.iter().enumerate().map(|(i, (name, args))| json!({"index": i, "id": format!("c{i}"), "type": "function", "function": {"name": name, "arguments": args}})).collect();
-    Script::sse([chunk(json!({"role": "assistant", "content": null}), None), chunk(json!({"tool_calls": calls}), None), chunk(json!({}), Some("tool_calls")), "[DONE]".to_owned()])
-}
 
-fn text_reply(text: &str) -> Script {
-    Script::sse([chunk(json!({"role": "assistant", "content": text}), None), chunk(json!({}), Some("stop")), "[DONE]".to_owned()])
-}
 
 fn with_echo() -> Harness {
     with_echo_in(air_store::settings::ToolCalling::Native)

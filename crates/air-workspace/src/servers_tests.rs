@@ -255,8 +255,7 @@ fn a_changed_tool_is_offered_to_the_model_as_accepted_until_the_user_accepts_it(
     act(&mut h, Action::ToolsChanged("docs".into()));
     h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
     h.p.mcp.borrow_mut().insert("docs".into(), std::rc::Rc::new(|def| std::rc::Rc::new(Runs(def))));
-    let reply = json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}]});
-    let answer = || air_http::fake::Script::sse([reply.to_string(), "[DONE]".to_owned()]);
+    let answer = || crate::fake_tools::text("Hi.");
     h.p.http.push(answer());
     h.send(Command::Turn(crate::turn::Job::Send("Hello".into())));
     let body = |h: &Harness| h.p.http.requests().last().and_then(|r| r.body.clone()).unwrap_or_default();

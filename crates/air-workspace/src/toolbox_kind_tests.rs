@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::{Snapshot, ToolKind, Toolbox};
 use crate::fake::{FakePlatform, Harness};
+use crate::fake_tools::chunk;
 use crate::platform::TurnEnv;
 use crate::prefs::Prefs;
 use crate::turn::Job;
@@ -45,9 +46,6 @@ impl<P: Platform> ToolKind<P> for Notes {
     }
 }
 
-fn chunk(delta: Value, finish: &str) -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
-}
 
 #[test]
 fn a_new_kind_of_tool_is_one_file_and_one_line() {
@@ -56,8 +54,8 @@ fn a_new_kind_of_tool_is_one_file_and_one_line() {
     h.send(Command::Start);
     h.use_settings(crate::fake_tools::model(ToolCalling::Native));
     let call = json!({"tool_calls": [{"index": 0, "id": "n1", "type": "function", "function": {"name": "take_note", "arguments": "{\"text\": \"milk\"}"}}]});
-    h.p.http.push(Script::sse([chunk(call, "tool_calls"), "[DONE]".to_owned()]));
-    h.p.http.push(Script::sse([chunk(json!({"content": "Noted."}), "stop"), "[DONE]".to_owned()]));
+    h.p.http.push(Script::sse([chunk(call, Some("tool_calls")), "[DONE]".to_owned()]));
+    h.p.http.push(Script::sse([chunk(json!({"content": "Noted."}), Some("stop")), "[DONE]".to_owned()]));
     h.send(Command::Turn(Job::Send("Remember milk".into())));
     assert!(h.take().contains(&Update::Sent));
     let requests = h.p.http.requests();

@@ -1,17 +1,12 @@
-use air_http::fake::Script;
 use air_store::settings::ToolCalling;
 use serde_json::{Value, json};
 
 use crate::fake::{FakePlatform, Harness};
-use crate::fake_tools::{model, server};
+use crate::fake_tools::{model, server, text};
 use crate::platform::Part;
 use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
-fn text(text: &str) -> Script {
-    let chunk = json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
-    Script::sse([chunk.to_string(), "[DONE]".to_owned()])
-}
 
 fn docs() -> air_store::mcp::McpServer {
     server("docs", "http://127.0.0.1:9/docs", &[json!({"name": "search", "description": "Searches the docs.", "inputSchema": {"type": "object"}})])

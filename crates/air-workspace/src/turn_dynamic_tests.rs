@@ -14,24 +14,16 @@ use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 use crate::fake::{FakePlatform, Harness, now};
+use crate::fake_tools::text;
+
+fn call(id: &str, name: &str, args: Value) -> Script {
+    crate::fake_tools::call(id, name, &args.to_string())
+}
 use crate::turn::Job;
 use crate::{Command, Update};
 
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
-}
 
-fn call(id: &str, name: &str, args: Value) -> Script {
-    Script::sse([
-        chunk(json!({"tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}), None),
-        chunk(json!({}), Some("tool_calls")),
-        "[DONE]".to_owned(),
-    ])
-}
 
-fn text(text: &str) -> Script {
-    Script::sse([chunk(json!({"content": text}), None), chunk(json!({}), Some("stop")), "[DONE]".to_owned()])
-}
 
 fn server() -> McpServer {
     let tools = [json!({"name": "search", "description": "Searches the docs.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}), json!({"name": "fetch", "description": "Fetches a page.", "inputSchema": {"type": "object"}})];

@@ -9,25 +9,12 @@ use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 use crate::fake::{FakePlatform, Harness, now};
+use crate::fake_tools::{call as call_reply, chunk, text as text_reply};
 use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
-}
 
-fn text_reply(text: &str) -> Script {
-    Script::sse([chunk(json!({"role": "assistant", "content": text}), None), chunk(json!({}), Some("stop")), "[DONE]".to_owned()])
-}
 
-fn call_reply(id: &str, name: &str, args: &str) -> Script {
-    Script::sse([
-        chunk(json!({"role": "assistant", "content": null}), None),
-        chunk(json!({"tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": args}}]}), None),
-        chunk(json!({}), Some("tool_calls")),
-        "[DONE]".to_owned(),
-    ])
-}
 
 /// An MCP tool with no policy of the user's: it asks first.
 struct Remove(ToolDef);
