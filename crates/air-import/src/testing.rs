@@ -5,6 +5,39 @@ use air_store::MemoryStore;
 use air_store::export::Export;
 use serde_json::{Value, json};
 
+use crate::Summary;
+
+/// A format's converter.
+pub type Convert = fn(&[Value], f64) -> (Export, Summary);
+
+/// Every broken variation of each of `samples` ([`each_broken`]) converts
+/// without a panic, into what its summary counts, and passes `check`; how
+/// many were tried.
+pub fn converts_every_broken(samples: &[Value], convert: Convert, check: &dyn Fn(&Export, &Summary)) -> usize {
+    let mut runs = 0;
+    for sample in samples {
+        each_broken(sample, &mut |v| {
+            let (export, summary) = convert(&[v], 5.0);
+            assert_eq!(export.sessions.len(), summary.conversations);
+            assert_eq!(export.sessions.iter().map(|s| s.messages.len()).sum::<usize>(), summary.messages);
+            check(&export, &summary);
+            runs += 1;
+        });
+    }
+    runs
+}
+
+/// `files` imported, then the same again and converted again later: what
+/// the first import added (conversations, messages); the others add nothing.
+pub fn imported_once(files: &[Value], convert: Convert) -> (usize, usize) {
+    let mut store = Importer::default();
+    let (export, _) = convert(files, 5.0);
+    let first = store.import(&export);
+    assert_eq!(store.import(&export), (0, 0), "the same export again");
+    assert_eq!(store.import(&convert(files, 9.0).0), (0, 0), "converted again, still the same");
+    first
+}
+
 /// Each value of `v` (at every depth) replaced in turn by each value of
 /// another type (and a date no calendar has), as `f` sees them.
 pub fn each_broken(v: &Value, f: &mut dyn FnMut(Value)) {

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::testing::Importer;
+use crate::testing::imported_once;
 use air_store::branches;
 
 fn node(id: &str, parent: Option<&str>, message: Value) -> (String, Value) {
@@ -101,11 +101,7 @@ fn split_files_wrapped_lists_and_quirks_are_read_and_a_bad_conversation_is_skipp
 
 #[test]
 fn the_same_file_imported_twice_adds_nothing_the_second_time() {
-    let mut store = Importer::default();
-    let (export, _) = convert(&[sample()], 5.0);
-    let first = store.import(&export);
-    let second = store.import(&export);
-    assert_eq!((first, second), ((1, 7), (0, 0)));
+    assert_eq!(imported_once(&[sample()], convert), (1, 7));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::testing::{each_broken, Importer};
+use crate::testing::{Importer, converts_every_broken, imported_once};
 use air_store::MessageRecord;
 use air_store::records::ToolStatus;
 use air_store::branches;
@@ -230,25 +230,13 @@ fn iso_dates_are_read_by_hand() {
 
 #[test]
 fn any_field_of_any_type_anywhere_panics_nothing() {
-    let mut runs = 0;
-    each_broken(&sample(), &mut |v| {
-        let (export, summary) = convert(&[v], 5.0);
-        assert!(summary.conversations <= 1 && export.sessions.len() == summary.conversations);
-        runs += 1;
-    });
+    let runs = converts_every_broken(&[sample()], convert, &|_, s| assert!(s.conversations <= 1));
     assert!(runs > 300, "{runs}");
 }
 
 #[test]
 fn the_same_file_imported_twice_adds_nothing_the_second_time() {
-    let mut store = Importer::default();
-    let (export, _) = convert(&[sample(), hostile()], 5.0);
-    let first = store.import(&export);
-    let second = store.import(&export);
-    assert_eq!((first, second), ((2, 14), (0, 0)));
-    let (again, _) = convert(&[sample()], 9.0);
-    let third = store.import(&again);
-    assert_eq!(third, (0, 0), "converted again, still the same");
+    assert_eq!(imported_once(&[sample(), hostile()], convert), (2, 14));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::testing::{each_broken, Importer};
+use crate::testing::{converts_every_broken, imported_once};
 use air_store::branches;
 
 /// What a conversation shows, in order.
@@ -252,15 +252,7 @@ fn hostile_input_neither_panics_nor_loses_what_can_be_read() {
 
 #[test]
 fn any_field_of_any_type_anywhere_panics_nothing() {
-    let mut runs = 0;
-    for sample in [version_8(), database()] {
-        each_broken(&sample, &mut |v| {
-            let (export, summary) = convert(&[v], 5.0);
-            assert_eq!(export.sessions.len(), summary.conversations);
-            assert_eq!(export.sessions.iter().map(|s| s.messages.len()).sum::<usize>(), summary.messages);
-            runs += 1;
-        });
-    }
+    let runs = converts_every_broken(&[version_8(), database()], convert, &|_, _| {});
     assert!(runs > 1000, "{runs}");
 }
 
@@ -282,16 +274,8 @@ fn iso_dates_are_read_by_hand() {
 
 #[test]
 fn the_same_file_imported_twice_adds_nothing_the_second_time() {
-    let mut store = Importer::default();
-    let (export, _) = convert(&[version_8()], 5.0);
-    let (again, _) = convert(&[version_8()], 6.0);
-    let first = store.import(&export);
-    let second = store.import(&again);
-    assert_eq!((first, second), ((4, 9), (0, 0)));
-    let (db, _) = convert(&[database()], 5.0);
-    let first = store.import(&db);
-    let second = store.import(&db);
-    assert_eq!((first, second), ((3, 8), (0, 0)));
+    assert_eq!(imported_once(&[version_8()], convert), (4, 9));
+    assert_eq!(imported_once(&[database()], convert), (3, 8));
 }
 
 #[test]
