@@ -7,42 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use air_chat::prompt_calls::{PromptCall, PromptCallParser, PromptEvent, parse_all};
-
-fn merge(events: Vec<PromptEvent>) -> (String, Vec<PromptCall>) {
-    let mut text = String::new();
-    let mut calls = Vec::new();
-    for e in events {
-        match e {
-            PromptEvent::Text(t) => text.push_str(&t),
-            PromptEvent::Call(c) => calls.push(c),
-        }
-    }
-    (text, calls)
-}
+use air_chat::prompt_calls::{PromptCall, read_every_way};
 
 fn parse_every_way(name: &str, input: &str) -> (String, Vec<PromptCall>) {
-    let whole = parse_all(input);
-    let bounds: Vec<usize> = input
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([input.len()])
-        .collect();
-    for &cut in &bounds {
-        let mut p = PromptCallParser::new();
-        let mut events = p.feed(&input[..cut]);
-        events.extend(p.feed(&input[cut..]));
-        events.extend(p.finish());
-        assert_eq!(merge(events), whole, "{name}: split at byte {cut}");
-    }
-    let mut p = PromptCallParser::new();
-    let mut events = Vec::new();
-    for c in input.chars() {
-        events.extend(p.feed(c.encode_utf8(&mut [0; 4])));
-    }
-    events.extend(p.finish());
-    assert_eq!(merge(events), whole, "{name}: char by char");
-    whole
+    read_every_way(input).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn corpus_dir() -> PathBuf {

@@ -277,6 +277,11 @@ pub fn parse_all(text: &str) -> (String, Vec<PromptCall>) {
     let mut parser = PromptCallParser::new();
     let mut events = parser.feed(text);
     events.extend(parser.finish());
+    merge(events)
+}
+
+/// The events as one text and the calls, in order.
+fn merge(events: Vec<PromptEvent>) -> (String, Vec<PromptCall>) {
     let mut visible = String::new();
     let mut calls = Vec::new();
     for e in events {
@@ -286,6 +291,29 @@ pub fn parse_all(text: &str) -> (String, Vec<PromptCall>) {
         }
     }
     (visible, calls)
+}
+
+/// How `text` reads ([`parse_all`]), checked the ways a stream may cut it:
+/// split in two at every char boundary, and fed a char at a time, it must
+/// read the same; `Err` says where it did not.
+pub fn read_every_way(text: &str) -> Result<(String, Vec<PromptCall>), String> {
+    let whole = parse_all(text);
+    let feed = |pieces: &mut dyn Iterator<Item = &str>| {
+        let mut p = PromptCallParser::new();
+        let mut events: Vec<PromptEvent> = pieces.flat_map(|piece| p.feed(piece)).collect();
+        events.extend(p.finish());
+        merge(events)
+    };
+    for (cut, _) in text.char_indices().chain([(text.len(), ' ')]) {
+        if feed(&mut [&text[..cut], &text[cut..]].into_iter()) != whole {
+            return Err(format!("split at byte {cut}"));
+        }
+    }
+    let chars: Vec<String> = text.chars().map(String::from).collect();
+    if feed(&mut chars.iter().map(String::as_str)) != whole {
+        return Err("char by char".into());
+    }
+    Ok(whole)
 }
 
 #[cfg(test)]

@@ -15,42 +15,11 @@ fn calc(expression: &str) -> PromptCall {
     )
 }
 
-fn merge(events: Vec<PromptEvent>) -> (String, Vec<PromptCall>) {
-    let mut text = String::new();
-    let mut calls = Vec::new();
-    for e in events {
-        match e {
-            PromptEvent::Text(t) => text.push_str(&t),
-            PromptEvent::Call(c) => calls.push(c),
-        }
-    }
-    (text, calls)
-}
-
-/// Parses `text` whole, split in two at every char boundary, and char by
-/// char; every way must give the same events once merged. The visible text
-/// must be the input with spans taken out (checked as: a subsequence).
+/// Reads `text` every way a stream may cut it ([`read_every_way`]). The
+/// visible text must be the input with spans taken out (checked as: a
+/// subsequence).
 fn parse_every_way(text: &str) -> (String, Vec<PromptCall>) {
-    let whole = parse_all(text);
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([text.len()])
-        .collect();
-    for &cut in &bounds {
-        let mut p = PromptCallParser::new();
-        let mut events = p.feed(&text[..cut]);
-        events.extend(p.feed(&text[cut..]));
-        events.extend(p.finish());
-        assert_eq!(merge(events), whole, "split at {cut} of {text:?}");
-    }
-    let mut p = PromptCallParser::new();
-    let mut events = Vec::new();
-    for c in text.chars() {
-        events.extend(p.feed(c.encode_utf8(&mut [0; 4])));
-    }
-    events.extend(p.finish());
-    assert_eq!(merge(events), whole, "char by char: {text:?}");
+    let whole = read_every_way(text).unwrap_or_else(|e| panic!("{e} of {text:?}"));
     let mut rest = text.chars();
     assert!(
         whole.0.chars().all(|c| rest.any(|r| r == c)),
