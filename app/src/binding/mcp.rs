@@ -114,7 +114,6 @@ pub fn connect(state: AppState, servers: Vec<McpServer>) {
 /// The MCP client comes with the first enabled server, not with the page.
 #[super::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::lazy::Missing> {
-    adopt_old_choices(state);
     for server in &servers {
         let client = client_for(state, server);
         if client.protocol_version().is_some() {
@@ -151,21 +150,6 @@ pub async fn list_tools(state: AppState, server: McpServer) -> Result<Listed, ai
     match listed {
         Ok(tools) => Ok(Listed { tools: list::saved_tools(&tools), protocol }),
         Err(e) => Err(air_servers::add::Failure::of(&e, hidden_challenge)),
-    }
-}
-
-/// Choices saved before MCP tools had a place (kept by registry name) move
-/// to the tools they name (see [`air_tools::policy::Policies::adopt`]);
-/// done with the first connection (the code is not in the first load).
-fn adopt_old_choices(state: AppState) {
-    // Registry names of MCP tools start so; built-ins never do.
-    if !state.prefs.settings.with_untracked(|s| s.tool_policies.tools.keys().any(|k| k.starts_with("mcp_"))) {
-        return;
-    }
-    let defs = state.prefs.mcp_servers.with_untracked(|l| air_servers::registration::every_def(l));
-    let mut settings = state.prefs.settings.get_untracked();
-    if settings.tool_policies.adopt(&defs) {
-        state.save_settings(settings);
     }
 }
 

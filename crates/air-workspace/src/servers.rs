@@ -331,10 +331,12 @@ fn engine(s: &mut State, prefs: &mut Prefs, ctx: &Ctx, action: Action) -> Vec<Ou
         Action::Status { name, status } => {
             let mut outs = Vec::new();
             // The revision it speaks is remembered for the next start.
-            if let Connection::Connected { version } = &status
-                && list::connected(&mut prefs.servers, &name, version)
-            {
-                outs.push(Out::Prefs(Touched { servers: true, ..Touched::default() }));
+            if let Connection::Connected { version } = &status {
+                let servers = list::connected(&mut prefs.servers, &name, version);
+                let settings = adopt_old_choices(prefs);
+                if servers || settings {
+                    outs.push(Out::Prefs(Touched { servers, settings, ..Touched::default() }));
+                }
             }
             outs.push(Out::Update(Update::ServerStatus { name, status }));
             outs
@@ -392,6 +394,15 @@ fn effects_of(prefs: &mut Prefs, effects: list::Effects, servers: bool) -> Vec<O
     let mut outs: Vec<Out> = effects.forget_sign_in.into_iter().map(Out::ForgetSignIn).collect();
     outs.push(Out::Prefs(touched));
     outs
+}
+
+/// Choices saved before MCP tools had a place (kept by registry name) move
+/// to the tools they name (`Policies::adopt`), once a server connects;
+/// whether any did.
+fn adopt_old_choices(prefs: &mut Prefs) -> bool {
+    // Registry names of MCP tools start so; built-ins never do.
+    let policies = &mut prefs.settings.tool_policies;
+    policies.tools.keys().any(|k| k.starts_with("mcp_")) && policies.adopt(&air_servers::registration::every_def(&prefs.servers))
 }
 
 fn flow(s: &State) -> Vec<Out> {

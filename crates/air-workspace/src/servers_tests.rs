@@ -269,3 +269,19 @@ fn a_changed_tool_is_offered_to_the_model_as_accepted_until_the_user_accepts_it(
     h.send(Command::Turn(crate::turn::Job::Send("Again".into())));
     assert!(body(&h).contains("IMPORTANT"), "{}", body(&h));
 }
+
+/// A choice saved before MCP tools had a place (by registry name) moves to
+/// the tool it names when its server connects, and is saved so.
+#[test]
+fn an_old_choice_kept_by_registry_name_moves_to_its_tool_when_the_server_connects() {
+    let mut h = with_docs();
+    let mut settings = h.ws.prefs().settings.clone();
+    settings.tool_policies.set_tool("mcp_docs_echo", Some(air_tools::policy::Policy::Allow));
+    h.send(Command::Prefs(Change::Settings(Box::new(settings))));
+    act(&mut h, Action::Status { name: "docs".into(), status: air_mcp::Connection::Connected { version: "2025-11-25".into() } });
+    let kept = air_store::settings::load(&*h.p.kv).settings.tool_policies;
+    assert!(!kept.tools.contains_key("mcp_docs_echo"), "{kept:?}");
+    let id = h.ws.prefs().servers[0].id.clone();
+    assert_eq!(kept.mcp.get(&id).and_then(|t| t.get("echo")).map(|b| b.policy), Some(air_tools::policy::Policy::Allow), "{kept:?}");
+    assert_eq!(h.ws.prefs().settings.tool_policies, kept, "the page shows what is kept");
+}
