@@ -12,7 +12,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use air_agent::{Approval, ToolMode};
-use air_tools::Annotations;
 use expect_test::expect_file;
 use serde_json::{Value, json};
 
@@ -21,19 +20,7 @@ use common::{Setup, bodies, calls_reply, run, setup, text_reply};
 /// The saved server behind the setup's one MCP tool (`delete_file` of
 /// `files`), and a second one not registered, to be found.
 fn dynamic_servers() -> Vec<air_store::mcp::McpServer> {
-    let saved = |name: &str, description: &str| air_store::mcp::SavedTool {
-        name: name.into(),
-        description: description.into(),
-        input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
-        annotations: Annotations::default(),
-        output_schema: None,
-        ui: None,
-        visibility: None,
-        gone: false,
-        accepted: None,
-        pending: false,
-        disabled: false,
-    };
+    let saved = |name: &str, description: &str| air_store::mcp::SavedTool::new(name, description, json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}));
     vec![air_store::mcp::McpServer {
         id: "files".into(),
         name: "files".into(),

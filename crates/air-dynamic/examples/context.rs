@@ -87,19 +87,7 @@ fn main() {
             tools: ACTIONS
                 .iter()
                 .enumerate()
-                .map(|(i, (verb, text))| SavedTool {
-                    name: format!("{verb}_{noun}"),
-                    description: text.replace("{n}", noun),
-                    input_schema: schema(noun, i),
-                    annotations: Default::default(),
-                    output_schema: None,
-                    ui: None,
-                    visibility: None,
-                    gone: false,
-                    accepted: None,
-                    pending: false,
-        disabled: false,
-                })
+                .map(|(i, (verb, text))| SavedTool::new(format!("{verb}_{noun}"), text.replace("{n}", noun), schema(noun, i)))
                 .collect(),
             excluded: Vec::new(),
             protocol: None,

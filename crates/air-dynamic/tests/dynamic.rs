@@ -3,19 +3,7 @@ use air_store::mcp::{McpServer, SavedTool};
 use serde_json::{Value, json};
 
 fn tool(name: &str, description: &str, schema: Value) -> SavedTool {
-    SavedTool {
-        name: name.into(),
-        description: description.into(),
-        input_schema: schema,
-        annotations: Default::default(),
-        output_schema: None,
-        ui: None,
-        visibility: None,
-        gone: false,
-        accepted: None,
-        pending: false,
-        disabled: false,
-    }
+    SavedTool::new(name, description, schema)
 }
 
 fn server(name: &str, tools: Vec<SavedTool>) -> McpServer {

@@ -97,6 +97,12 @@ pub struct SavedTool {
 }
 
 impl SavedTool {
+    /// A tool as a server lists it (no hints, nothing more said of it),
+    /// offered and accepted as it is.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: serde_json::Value) -> Self {
+        Self { name: name.into(), description: description.into(), input_schema, annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false, disabled: false }
+    }
+
     /// What the user judges the tool by.
     pub fn face(&self) -> Face {
         Face { description: self.description.clone(), input_schema: self.input_schema.clone(), annotations: self.annotations.clone() }
@@ -329,7 +335,7 @@ mod tests {
     use crate::settings::MemoryKv as Kv;
 
     fn tool(name: &str, description: &str) -> SavedTool {
-        SavedTool { name: name.into(), description: description.into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false, disabled: false }
+        SavedTool::new(name, description, object_schema())
     }
 
     #[test]
@@ -437,7 +443,7 @@ mod tests {
             url: "http://127.0.0.1:3001/mcp".into(),
             headers: vec![("Authorization".into(), "Bearer t".into())],
             enabled: true,
-            tools: vec![SavedTool { name: "echo".into(), description: "Echoes".into(), input_schema: object_schema(), annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false, disabled: false }],
+            tools: vec![SavedTool::new("echo", "Echoes", object_schema())],
             excluded: Vec::new(),
             protocol: Some("2025-11-25".into()),
             trust_hints: false,
