@@ -9,6 +9,7 @@ use air_store::settings;
 use air_store::{MemoryStore, Settings};
 use air_sync::{MemoryPeer, Options, replicate};
 use air_sync_local::StorePeer;
+use air_sync_local::crypto::Keys;
 use air_sync_local::envelope::{Config, new_config, unlock};
 use air_sync_local::soft::{SoftCrypto, SoftKeys};
 use air_sync_local::store_peer::Tally;
@@ -64,6 +65,32 @@ impl Device {
     pub fn sync_with(&self, server: &MemoryPeer, prefs: bool) -> (u64, u64, bool) {
         let p = self.pass(server, prefs);
         (p.up, p.down, p.prefs)
+    }
+
+    /// One pass of the records alone (no preferences), what is pulled
+    /// marked as the server's: (sent, received).
+    pub fn sync_records(&self, server: &MemoryPeer) -> (u64, u64) {
+        let records = StoreRecords::new(&self.store, None).marked("server".into());
+        let kinds = AppKinds { prefs: self.keys.seals(), ..AppKinds::default() };
+        let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
+        let up = run(replicate(&peer, server, &Options::default())).unwrap();
+        let down = run(replicate(server, &peer, &Options::default())).unwrap();
+        (up.docs_written, down.docs_written)
+    }
+
+    /// Message `id` of `session`, written here.
+    pub fn message(&self, id: &str, session: &str, seq: f64, role: air_chat::Role, text: &str, parent: Option<&str>) -> air_store::MessageRecord {
+        let mut m = air_store::MessageRecord::new(id, session, seq, role, text);
+        m.parent = parent.map(str::to_owned);
+        run(air_store::Store::put_message(&self.store, &m)).unwrap();
+        m
+    }
+
+    /// The conversation as shown: (id, content) of each message on screen.
+    pub fn shown(&self, session: &str) -> Vec<(String, String)> {
+        let s = run(air_store::Store::get_session(&self.store, session)).unwrap().unwrap();
+        let all = run(air_store::Store::messages(&self.store, session)).unwrap();
+        air_store::branches::shown(all, &s.forks).into_iter().map(|m| (m.id, m.content)).collect()
     }
 
     pub fn settings(&self) -> Settings {

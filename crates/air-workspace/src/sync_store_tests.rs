@@ -5,57 +5,17 @@
 use std::cell::Cell;
 
 use air_chat::Role;
-use air_store::branches;
 use air_store::{Attachment, FileRecord, MemoryStore, MessageRecord, SessionRecord, Store};
-use air_sync::{MemoryPeer, Options, Peer, replicate};
+use air_sync::{MemoryPeer, Peer};
 use air_sync_local::StorePeer;
 use air_sync_local::crypto::Keys;
-use air_sync_local::envelope::{Config, new_config, unlock};
-use air_sync_local::soft::{SoftCrypto, SoftKeys};
+use air_sync_local::envelope::{new_config, unlock};
+use air_sync_local::soft::SoftCrypto;
 use pollster::block_on as run;
 
 use super::*;
 
-struct Device {
-    name: &'static str,
-    store: MemoryStore,
-    keys: SoftKeys,
-    clock: Cell<f64>,
-}
-
-impl Device {
-    fn new(name: &'static str, config: &Config) -> Self {
-        Self { name, store: MemoryStore::new(), keys: run(unlock(&SoftCrypto::default(), config, Some("pass"))).unwrap(), clock: Cell::new(100.0) }
-    }
-
-    fn sync(&self, server: &MemoryPeer) -> (u64, u64) {
-        let records = StoreRecords::new(&self.store, None).marked("server".into());
-        let kinds = AppKinds { prefs: self.keys.seals(), ..AppKinds::default() };
-        let peer = StorePeer::new(&records, &self.keys, &kinds, self.name, || self.clock.get());
-        let up = run(replicate(&peer, server, &Options::default())).unwrap();
-        let down = run(replicate(server, &peer, &Options::default())).unwrap();
-        (up.docs_written, down.docs_written)
-    }
-
-    fn message(&self, id: &str, session: &str, seq: f64, role: Role, text: &str, parent: Option<&str>) -> MessageRecord {
-        let mut m = MessageRecord::new(id, session, seq, role, text);
-        m.parent = parent.map(str::to_owned);
-        run(self.store.put_message(&m)).unwrap();
-        m
-    }
-
-    /// The conversation as shown: (id, content) of each message on screen.
-    fn shown(&self, session: &str) -> Vec<(String, String)> {
-        let s = run(self.store.get_session(session)).unwrap().unwrap();
-        let all = run(self.store.messages(session)).unwrap();
-        branches::shown(all, &s.forks).into_iter().map(|m| (m.id, m.content)).collect()
-    }
-}
-
-fn setup() -> (MemoryPeer, Device, Device) {
-    let (config, _) = run(new_config(&SoftCrypto::seeded(1), Some("pass"), 1_000)).unwrap();
-    (MemoryPeer::new("server"), Device::new("laptop", &config), Device::new("phone", &config))
-}
+use crate::sync_device_tests::{Device, two_devices as setup};
 
 #[test]
 fn answers_written_apart_in_one_conversation_become_branches_on_both_devices() {
@@ -63,17 +23,17 @@ fn answers_written_apart_in_one_conversation_become_branches_on_both_devices() {
     run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
     a.message("q1", "s1", 1.0, Role::User, "Plan a day in Kyoto", None);
     a.message("a1", "s1", 2.0, Role::Assistant, "Start at Fushimi Inari.", Some("q1"));
-    assert_eq!(a.sync(&server), (3, 0));
-    assert_eq!(b.sync(&server), (0, 3));
+    assert_eq!(a.sync_records(&server), (3, 0));
+    assert_eq!(b.sync_records(&server), (0, 3));
     assert_eq!(b.shown("s1"), a.shown("s1"));
     // Both offline, each goes on from a1.
     a.message("q2", "s1", 3.0, Role::User, "And the evening?", Some("a1"));
     a.message("a2", "s1", 4.0, Role::Assistant, "Gion at dusk.", Some("q2"));
     b.message("q2b", "s1", 3.5, Role::User, "Where to eat?", Some("a1"));
     b.message("a2b", "s1", 4.5, Role::Assistant, "Nishiki Market.", Some("q2b"));
-    a.sync(&server);
-    b.sync(&server);
-    a.sync(&server);
+    a.sync_records(&server);
+    b.sync_records(&server);
+    a.sync_records(&server);
     for d in [&a, &b] {
         let s = run(d.store.get_session("s1")).unwrap().unwrap();
         assert_eq!(s.forks.get("a1").map(|f| f.count), Some(2), "{}: a fork after a1", d.name);
@@ -84,7 +44,7 @@ fn answers_written_apart_in_one_conversation_become_branches_on_both_devices() {
     }
     assert_eq!(a.shown("s1"), b.shown("s1"));
     // Nothing goes back and forth any more.
-    assert_eq!((a.sync(&server), b.sync(&server)), ((0, 0), (0, 0)));
+    assert_eq!((a.sync_records(&server), b.sync_records(&server)), ((0, 0), (0, 0)));
 }
 
 #[test]
@@ -94,17 +54,17 @@ fn an_answer_continued_on_both_keeps_both_texts_and_titles_take_the_newer_rename
     run(a.store.put_session(&s)).unwrap();
     a.message("q1", "s1", 1.0, Role::User, "Write a haiku", None);
     let a1 = a.message("a1", "s1", 2.0, Role::Assistant, "Old pond", Some("q1"));
-    a.sync(&server);
-    b.sync(&server);
+    a.sync_records(&server);
+    b.sync_records(&server);
     run(a.store.put_message(&MessageRecord { content: "Old pond, a frog jumps in".into(), ..a1.clone() })).unwrap();
     run(b.store.put_message(&MessageRecord { content: "Old pond, still water".into(), ..a1.clone() })).unwrap();
     s.rename("Haiku", 10.0);
     run(a.store.put_session(&s)).unwrap();
     s.rename("Poems", 20.0);
     run(b.store.put_session(&s)).unwrap();
-    a.sync(&server);
-    b.sync(&server);
-    a.sync(&server);
+    a.sync_records(&server);
+    b.sync_records(&server);
+    a.sync_records(&server);
     for d in [&a, &b] {
         let texts: Vec<String> = run(d.store.messages("s1")).unwrap().into_iter().map(|m| m.content).collect();
         assert!(texts.contains(&"Old pond, a frog jumps in".to_owned()) && texts.contains(&"Old pond, still water".to_owned()), "{}: {texts:?}", d.name);
@@ -116,9 +76,9 @@ fn an_answer_continued_on_both_keeps_both_texts_and_titles_take_the_newer_rename
     // Each settled the conflicts the same way while pulling: what A sends
     // of that (the closed versions, the kept text as a message of its
     // own), B has made already, and the two meet without a new conflict.
-    assert_eq!(a.sync(&server), (3, 0));
-    assert_eq!(b.sync(&server), (0, 0));
-    assert_eq!((a.sync(&server), b.sync(&server)), ((0, 0), (0, 0)));
+    assert_eq!(a.sync_records(&server), (3, 0));
+    assert_eq!(b.sync_records(&server), (0, 0));
+    assert_eq!((a.sync_records(&server), b.sync_records(&server)), ((0, 0), (0, 0)));
 }
 
 #[test]
@@ -131,16 +91,16 @@ fn files_travel_with_their_message_and_a_deleted_conversation_goes_on_both() {
     let mut q = MessageRecord::new("q1", "s1", 1.0, Role::User, "What is in this picture?");
     q.attachments.push(Attachment { id: "f1".into(), name: "p.png".into(), mime: "image/png".into(), size: 256 });
     run(a.store.put_message(&q)).unwrap();
-    a.sync(&server);
-    b.sync(&server);
+    a.sync_records(&server);
+    b.sync_records(&server);
     assert_eq!(run(b.store.get_file("f1")).unwrap().map(|f| (f.mime, f.bytes)), Some(("image/png".into(), bytes)));
     assert_eq!(run(b.store.get_message("q1")).unwrap().map(|m| m.attachments.len()), Some(1));
     run(a.store.delete_session("s1")).unwrap();
-    a.sync(&server);
-    b.sync(&server);
+    a.sync_records(&server);
+    b.sync_records(&server);
     assert_eq!(run(b.store.get_session("s1")).unwrap(), None);
     assert!(run(b.store.messages("s1")).unwrap().is_empty());
-    assert_eq!((a.sync(&server), b.sync(&server)), ((0, 0), (0, 0)));
+    assert_eq!((a.sync_records(&server), b.sync_records(&server)), ((0, 0), (0, 0)));
 }
 
 /// What the push feed of `d` offers a database: the one it syncs with
@@ -158,15 +118,15 @@ fn what_was_pulled_is_passed_by_when_pushing_to_its_database_and_an_edit_of_it_i
     run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
     a.message("q1", "s1", 1.0, Role::User, "Plan a day in Kyoto", None);
     a.message("a1", "s1", 2.0, Role::Assistant, "Start at Fushimi Inari.", Some("q1"));
-    a.sync(&server);
-    assert_eq!(b.sync(&server), (0, 3));
+    a.sync_records(&server);
+    assert_eq!(b.sync_records(&server), (0, 3));
     // The database it came from has all of it; another has none of it.
     assert_eq!(feed(&b, "server"), Vec::<String>::new());
     assert_eq!(feed(&b, "another").len(), 3);
     b.message("q1", "s1", 1.0, Role::User, "Plan two days in Kyoto", None);
     assert_eq!(feed(&b, "server").len(), 1, "an edit here is sent");
-    assert_eq!(b.sync(&server), (1, 0));
-    assert_eq!(a.sync(&server), (0, 1));
+    assert_eq!(b.sync_records(&server), (1, 0));
+    assert_eq!(a.sync_records(&server), (0, 1));
     assert_eq!(a.shown("s1"), b.shown("s1"));
 }
 
@@ -181,16 +141,16 @@ fn a_tool_call_pulled_from_a_database_without_a_passphrase_always_asks_before_it
     let imported = |d: &Device| run(d.store.messages("s1")).unwrap().iter().find(|m| m.id == "t1").and_then(|m| m.tool.as_ref()).map(|t| t.imported);
     for pass in [None, Some("pass")] {
         let (config, _) = run(new_config(&SoftCrypto::seeded(1), pass, 1_000)).unwrap();
-        let device = |name| Device { name, store: MemoryStore::new(), keys: run(unlock(&SoftCrypto::default(), &config, pass)).unwrap(), clock: Cell::new(100.0) };
+        let device = |name| Device { name, store: MemoryStore::new(), keys: run(unlock(&SoftCrypto::default(), &config, pass)).unwrap(), kv: Default::default(), clock: Cell::new(100.0) };
         let (server, a, b) = (MemoryPeer::new("server"), device("laptop"), device("phone"));
         run(a.store.put_session(&SessionRecord::new("s1", 1.0))).unwrap();
         call(&a);
-        a.sync(&server);
-        b.sync(&server);
+        a.sync_records(&server);
+        b.sync_records(&server);
         // Anyone able to write to a plain database could have written the call.
         assert_eq!(imported(&b), Some(pass.is_none()), "{pass:?}");
         assert_eq!(imported(&a), Some(false), "the device that made it trusts it");
         // The mark is this device's: nothing is sent back for it.
-        assert_eq!((b.sync(&server), a.sync(&server)), ((0, 0), (0, 0)), "{pass:?}");
+        assert_eq!((b.sync_records(&server), a.sync_records(&server)), ((0, 0), (0, 0)), "{pass:?}");
     }
 }
