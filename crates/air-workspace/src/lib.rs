@@ -501,13 +501,11 @@ impl<P: Platform> Workspace<P> {
                 signin::resume(self);
                 http_tools::loading(self);
             }
-            Command::Attach { .. }
-            | Command::AttachContext { .. }
-            | Command::Detach(_)
-            | Command::ResourceChanged { .. }
-            | Command::Done(Done::ResourceRead { .. } | Done::ResourceReread { .. } | Done::Subscribed { .. }) => attach::handle(self, cmd),
+            Command::Attach { .. } | Command::AttachContext { .. } | Command::Detach(_) | Command::ResourceChanged { .. } => attach::handle(self, cmd),
+            Command::Done(Done::ResourceRead { .. } | Done::ResourceReread { .. } | Done::Subscribed { .. }) => attach::handle(self, cmd),
             Command::FilesRead(_) | Command::RemoveFile(_) => files::handle(self, cmd),
-            cmd => sessions::handle(self, cmd),
+            Command::LoadMoreSessions | Command::ReloadSessions | Command::SessionSaved(_) | Command::UndoDelete | Command::Rename { .. } => sessions::handle(self, cmd),
+            Command::Done(Done::Page { .. } | Done::Deleted { .. } | Done::Renamed { .. }) => sessions::handle(self, cmd),
         }
     }
 
