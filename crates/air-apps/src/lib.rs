@@ -1,17 +1,41 @@
 //! MCP Apps on the host side (extension `io.modelcontextprotocol/ui`,
-//! revision 2026-01-26), without IO.
+//! revision 2026-01-26), without IO. `air_servers::apps` hosts a View with
+//! it; the page frames it in `sandbox.html`.
 //!
-//! - [`tool_ui`]: which tool has a UI (`_meta.ui.resourceUri`) and who may
-//!   call it (`_meta.ui.visibility`: the model, the app, or both).
-//! - [`ui_resource`]: the `resources/read` answer as the View's HTML with
-//!   its declared CSP domains and permissions, each domain checked.
-//! - [`Csp::policy`], [`with_policy`] and [`Permissions::allow`]: the frame's
-//!   Content-Security-Policy (strict unless domains were declared), put at
-//!   the top of the document, and its `allow` attribute.
-//! - [`Bridge`] (module `bridge`): the host end of the View's JSON-RPC over `postMessage`,
+//! - [`tool_ui`]: which tool has a UI (`_meta.ui.resourceUri`, only `ui://`)
+//!   and who may call it (`_meta.ui.visibility`: the model, the app, or
+//!   both, both by default).
+//! - [`ui_resource`]: the `resources/read` answer as a `UiResource`, the
+//!   View's HTML (text or base64 blob of `text/html;profile=mcp-app`) with
+//!   its declared CSP domains and permissions (its `_meta.ui` or the
+//!   listing's), each domain checked.
+//! - [`Csp`]: `Csp::from_meta` keeps only plain origins from the declared
+//!   `connectDomains`/`resourceDomains`/`frameDomains`/`baseUriDomains`
+//!   (keywords, `*`, quotes and other schemes are refused and shown);
+//!   [`Csp::policy`] is `default-src 'none'` plus inline script and style,
+//!   the declared domains in their directives and nothing else
+//!   (`connect-src`, `frame-src` and `base-uri` are `'none'` when nothing is
+//!   declared). [`with_policy`] puts it in a `<meta>` as the document's
+//!   first element (after a doctype), where the parser always puts it in
+//!   `<head>` and nothing later can widen it. [`Permissions::allow`] is the
+//!   frame's `allow` attribute.
+//! - [`preview_document`]: the document a code block's Preview shows, under
+//!   the policy of a View that declared nothing (no network, frames or form
+//!   posts).
+//! - [`Bridge`] (module `bridge`, with `HostContext`, `Ask`, `Out` and
+//!   `MessageGate`): the host end of the View's JSON-RPC over `postMessage`,
 //!   as a state machine: messages in, [`Out`]s (messages to post, and what
-//!   the View asks the host to do) out. Nothing is posted to the View
-//!   before it says `ui/notifications/initialized`.
+//!   the View asks the host to do) out. It answers `ui/initialize` (host
+//!   info, capabilities, `HostContext`: theme, CSS variables, locale,
+//!   display modes, container size, the tool), holds every notification
+//!   until `ui/notifications/initialized`, sends the tool's input then its
+//!   result or cancellation, refuses `tools/call` of a tool not visible to
+//!   the app, answers `tools/list` and `ping`, and hands the rest to the
+//!   host as `Ask`s (`tools/call`, `resources/read`, `ui/message`,
+//!   `ui/open-link` for http(s) only, `ui/update-model-context`,
+//!   `ui/request-display-mode`) or `Out`s (resize, log, ready, close).
+//!   `ui/resource-teardown` is a request whose answer (`Out::Closed`) lets
+//!   the frame go; nothing is sent after it.
 
 use air_tools::Content;
 use serde_json::{Value, json};

@@ -1,16 +1,54 @@
 //! OpenAI-compatible chat completions, without IO.
 //!
-//! * [`wire`]: the request body and the streamed chunk shapes as real
-//!   providers send them (lenient: every field optional).
+//! * [`wire`]: the request body (`ChatRequest`, `ChatMessage`) and the
+//!   streamed chunk shapes as real providers send them (lenient: every field
+//!   optional, `null` accepted). A message with images is sent as content
+//!   parts (its text, then an `image_url` part per image whose data was
+//!   read); any other as a plain string.
 //! * [`decode::ChunkDecoder`]: turns SSE frames into provider-neutral
-//!   [`StreamEvent`]s, merging tool-call deltas by `index` (or by id/name when
-//!   a provider sends no index).
-//! * [`reply::Reply`]: folds events into the assistant message being built.
-//! * [`error`]: HTTP failures classified into messages a person can act on.
+//!   [`StreamEvent`]s (Model, Text, Reasoning, ToolCall, Usage, Finish,
+//!   Error, Malformed, Done), merging tool-call deltas by `index`, else by
+//!   id, else by name.
+//! * [`reply::Reply`]: folds events into the assistant message being built
+//!   (text, reasoning, tool calls, usage, finish, error). "Tool turn" is
+//!   decided by the calls that arrived, not by `finish_reason`.
 //! * [`ReplyStream`]: the three above glued together for a caller that only
 //!   has bytes.
+//! * [`error`]: `classify_http` turns status, body and `Retry-After` into a
+//!   `ChatError` with a message a person can act on (context overflow, bad
+//!   key, wrong URL or model, rate limit, server error, network or CORS).
+//!   `ChatError` is serialisable: answers store it, and it is worded in the
+//!   language of the moment. A model without vision refusing images
+//!   (llama.cpp's 500 "image input is not supported … mmproj", OpenAI's 400,
+//!   DeepSeek's 422 "unknown variant `image_url`", all recorded) is
+//!   `ImagesRefused`: not retried, and the message says it is kept. Retry
+//!   timing is `air_http::RetryPolicy`'s.
+//! * [`prompt_calls`] and [`prompt_tools`]: tool calling for models without
+//!   native tool calls. `PromptCallParser` finds calls in streamed text
+//!   (Hermes/Qwen `<tool_call>`, also unterminated or holding arrays;
+//!   Qwen3-Coder's `<function=…><parameter=…>`; fenced JSON; bare call
+//!   objects in several dialects; Llama's `<|python_tag|>` and
+//!   `<function=…>`; Mistral's `[TOOL_CALLS]` and `NAME[ARGS]`;
+//!   `functools[…]`), reading sloppy JSON (single quotes, trailing commas,
+//!   Python literals), and holding back only what may still become a call,
+//!   so prose and code stream as usual. `tools_system_prompt` describes the
+//!   tools (parameters with type, required or optional, enum values,
+//!   defaults, hints) and the calling format; `tool_call_text` and
+//!   `tool_results_message` write calls and results back into the history.
+//!   A corpus of real outputs (`tests/prompt_calls/`, with recordings of the
+//!   local SmolLM2) is checked whole, split at every character, and char by
+//!   char.
 //!
-//! Nothing here reads a clock, does IO or panics on input.
+//! Why two readers are written by hand: serde derives an adjacently tagged
+//! enum's reader twice, once per order of its two keys, and every stored
+//! answer is read on page load, so the derived reader of `ChatError` cost
+//! the first load about 22 KB. Its reader takes the detail's fields from a
+//! JSON value instead (`air_tools::Content` is read by hand for the same
+//! reason).
+//!
+//! Architecture invariant: malformed chunks are data (`Malformed`, `Error`
+//! events), never panics; nothing here reads a clock or does IO. Each
+//! provider quirk has a recorded fixture in `tests/fixtures/`.
 
 pub mod decode;
 pub mod error;

@@ -21,6 +21,15 @@
 //! 5. What the answers must show: a 401 whose `WWW-Authenticate` is hidden;
 //!    an MCP session whose `Mcp-Session-Id` is hidden (the server then
 //!    refuses the next request for want of it).
+//!
+//! [`diagnose`] asks these over the app's own client (the add form, with
+//! the headers this MCP client sends, for at most 20 s; Settings → Test for
+//! a model provider whose answer the page cannot read; sync for a server
+//! that does not answer). Each `Finding` explains itself, and CORS ones come
+//! with what to paste into Starlette's `CORSMiddleware`, Express `cors` or
+//! nginx. [`couchdb_fix`] gives a sync server's owner CouchDB 3's
+//! `[chttpd]`/`[cors]` settings for this page, as `local.ini` lines and as
+//! configuration API calls.
 
 use air_http::{Abort, Body, HttpClient, HttpError, Request};
 

@@ -1,17 +1,42 @@
 //! HTTP as an interface, so that everything that talks to a server (the
-//! chat turn, MCP) is written once and tested on the host.
+//! chat turn, MCP, OAuth, sync, the HTTP tools) is written once and tested
+//! on the host.
 //!
-//! * [`HttpClient`]: send a [`Request`], get a [`Response`] whose body is
-//!   read chunk by chunk as the network delivers it ([`Body`]). The browser
-//!   implements it with `fetch` (in `air-web`); tests use
-//!   [`fake::ScriptedHttp`] (feature `test-support`).
-//! * [`Abort`]: a handle that cancels a request, a body being read, or
-//!   anything else that waits on [`Abort::aborted`].
-//! * [`retry`]: when to try again and how long to wait (`Retry-After`,
-//!   backoff).
+//! * [`HttpClient`]: send a [`Request`] with an [`Abort`], get a
+//!   [`Response`] whose body is read chunk by chunk as the network delivers
+//!   it ([`Body`]). The browser implements it with `fetch` (in `air-web`);
+//!   tests use [`fake::ScriptedHttp`] (feature `test-support`), which
+//!   answers from a queue of scripts (SSE events, statuses, hangs, failures,
+//!   a Stop at a given point) and records the requests. A body read whole
+//!   (`Body::text`) holds at most [`MAX_TEXT_BYTES`] (32 MB): a longer one
+//!   is an error.
+//! * [`Abort`] ([`abort`]): a shared, single-threaded cancellation handle:
+//!   `abort()`, [`Abort::aborted`] as a future to race against work that has
+//!   no abort of its own, and `on_abort` hooks (the browser client calls
+//!   `AbortController.abort()` from one).
+//! * [`retry`]: when to try again and how long to wait (`RetryPolicy`: rate
+//!   limits and server errors are retried, honouring `Retry-After` up to
+//!   60 s, otherwise 1-2-4 s backoff, at most 4 attempts).
+//! * `Request::redirect`: a request carrying a key (any header but the
+//!   protocols' own, so an `Authorization`, an `x-api-key`, an HTTP tool's
+//!   or an MCP server's headers) or a form (an OAuth token request, whose
+//!   body a 307 or 308 would post again) follows no redirect, since `fetch`
+//!   would send those to wherever the server points. It ends with
+//!   [`REDIRECT_REFUSED`] (`air-web` sets `redirect: "manual"`, and
+//!   `ScriptedHttp` answers a scripted redirect the same way).
+//! * [`url`]: the URL rules everything shares: `is_http`, `host_of`, and
+//!   `is_loopback_host` / `is_loopback_url`, the one answer to "is this host
+//!   this machine?" (`localhost` and names under it, 127.0.0.0/8, `::1`;
+//!   `localhost.evil.example` is not). The HTTP tools' plain-http rule,
+//!   OAuth's secure redirect and client type, the bridge line, the doctor
+//!   and the page's own origin all ask it.
+//! * [`native`] (feature `native`, host only): `ThreadedHttp`, a blocking
+//!   HTTP/1.1 client over `ureq`, one thread per request so a call and a
+//!   stream that stays open are read at once, with a replayable trace of
+//!   every exchange (`native::trace`). The `air-mcp` and `air-sync` commands
+//!   use it.
 //!
-//! No IO, no clock, no dependencies (but [`native`], feature `native`: a
-//! blocking client for command-line tools on this machine).
+//! No IO, no clock, no dependencies but the `native` feature's.
 
 pub mod abort;
 pub mod retry;

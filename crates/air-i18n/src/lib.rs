@@ -1,9 +1,19 @@
-//! Every piece of UI text, in English and Chinese, as tables: a key, its
-//! English, its Chinese. [`Text`] for what the first visit shows,
-//! [`Later`] for what only parts fetched on first use show (their strings
-//! then travel with those parts). `{n}`-style placeholders are filled with
-//! `str::replace`. Messages of the core crates (errors, a turn's own notes)
-//! are localised where they are made, with the same [`Lang`].
+//! Every piece of UI text, in English and Chinese, as tables made by
+//! `texts!`: a key, its English, its Chinese. [`Text`] (`text(lang)`, the
+//! app's `t()`) for what the first visit can show; [`Later`]
+//! (`later(lang)`, the app's `tl()`) for what only parts fetched on first
+//! use show (the settings drawer, Settings → Sync, the doctor's findings
+//! and bridge, MCP configuration import and export, an import's progress
+//! and summary, an MCP App's frame, a server's question), whose strings
+//! then travel with those parts instead of the first visit. Code of the
+//! first visit must not reach `later`: the whole table would come back into
+//! it.
+//!
+//! `{n}`-style placeholders are filled with `str::replace`; a test checks
+//! that both languages of a key have the same placeholders. Messages of
+//! the core crates (errors, a turn's own notes) are localised where they
+//! are made, with the same [`Lang`] (`ChatError::message`,
+//! `AnswerError::message`, `air_agent::text`).
 
 pub use air_chat::Lang;
 

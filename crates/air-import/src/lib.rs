@@ -1,19 +1,111 @@
 //! Conversations exported by other chat apps, made this app's
-//! [`air_store::export::Export`], which `air_store::import` then writes as
-//! it writes its own (never over anything, tool calls never runnable).
+//! [`air_store::export::Export`] without IO, which `air_store::import` then
+//! writes as it writes its own (never over anything, tool calls never
+//! runnable).
 //!
-//! * [`chatgpt`]: ChatGPT's `conversations.json`: each conversation's
-//!   message tree becomes branches, the one it showed (`current_node`)
-//!   shown here.
-//! * [`claude`], [`openwebui`], [`lobechat`], [`nextchat`]: the other
-//!   apps' exports (keys and settings in them never read).
-//! * [`tree`]: what every format's conversation becomes a session by
-//!   (messages with parents → numbered, linked, branches, one shown).
-//! * [`zip`]: the export ZIPs of ChatGPT and Claude, read by slices.
-//! * [`read`]: which app a file is from, by its shape, and its export.
+//! Every id is made from the file's own (`chatgpt-{conversation}-{node}`),
+//! so importing the same file twice adds nothing the second time. A
+//! [`Summary`] says what came in: messages, hidden ones left out, parts kept
+//! as a line of text, conversations skipped with why, and `keys_left_out`
+//! (the file held keys, which were not read).
 //!
-//! Every id is made from the file's own (`chatgpt-…`), so importing the
-//! same file twice adds nothing the second time.
+//! * [`chatgpt`]: `conversations.json` (a list, `{conversations}`, or one
+//!   conversation; several split files at once, a conversation in two
+//!   counted once). The tree is read from `parent` only (slim exports have
+//!   no `children`; a cycle ends a walk). Nodes without a message, system
+//!   prompts, weight-0 and hidden context are left out, their children
+//!   hanging from the nearest message kept; `thoughts` and
+//!   `reasoning_recap` become the next answer's reasoning; text per content
+//!   type (`parts`, `code` as a fenced block, `execution_output`, the tool's
+//!   name above its output), an image without its bytes or a browsing
+//!   display as a line saying so; NULs taken out. Citation marks (`【…】`
+//!   with `citations`, the private-use `\u{e200}cite…\u{e201}` with
+//!   `content_references`) become Markdown links to their pages (`cite`),
+//!   else their title and domain as text. An untitled conversation is titled
+//!   from its first question's text. At each fork the branch leading to
+//!   `current_node` is shown.
+//! * [`claude`]: Claude.ai's `conversations.json` (a list, or one). Each
+//!   message hangs from its `parent_message_uuid` (the all-zero uuid: none;
+//!   without the field, as older exports, it follows the one before).
+//!   Claude keeps no current branch: the one ending at the newest message
+//!   (by time, then file order) is shown. Text comes from the content blocks
+//!   (`text` holds placeholders), thinking becomes reasoning. An MCP tool's
+//!   call and result (the call names its server: `integration_name`, else
+//!   `mcp_server_url`) become this app's call and tool message, the card
+//!   naming the server and marked imported (an answer that called tools is
+//!   split where each result came; a call without a result is answered as
+//!   interrupted); other tools' calls and results, attachments without their
+//!   text and files without bytes become fenced or one-line text. An
+//!   attachment's extracted text becomes a file of the message
+//!   (`text/plain`: a chip in the chat, given to the model as a text file
+//!   attached here is). ISO 8601 dates are read by hand.
+//! * [`openwebui`]: Open WebUI's `chat-export-<ms>.json` (a list, or one):
+//!   the `chat.history.messages` tree by `parentId`, or the legacy
+//!   `chat.messages` list in order. Multi-model answers are sibling branches
+//!   with their models; the branch ending at `currentId` (else the newest)
+//!   is shown. Its inline `<details>` are taken apart: `reasoning` becomes
+//!   reasoning (`output[]`'s when present), tool calls and code runs
+//!   readable fenced text; images and files a line each; system prompts
+//!   hidden. Times in s, ms, µs or ns.
+//! * [`lobechat`]: LobeChat/LobeHub exports of both eras: the `state` file
+//!   (v1–v8: lists or id-keyed maps, ms or ISO dates) and the database
+//!   `data` tables (camelCase or snake_case columns), read into one model of
+//!   sessions, topics, threads and messages. A topic is a conversation;
+//!   messages without one are their session's default conversation (the
+//!   inbox's named by its first message), orphans come in under a name that
+//!   says so. Messages follow each other in time (LobeChat's `parentId` says
+//!   what a message answers, not what it follows); threads branch from their
+//!   source message. Plugin calls and results become readable text.
+//!   Settings are never read, only searched for key-like values. Its date
+//!   and fence helpers serve `nextchat` too.
+//! * [`nextchat`]: NextChat's backup: each `chat-next-web-store` session (an
+//!   object, `{state}`, or the localStorage string) is a list of messages,
+//!   ids from the file or by position; mask context and `memoryPrompt`
+//!   hidden; images and tool calls a line of text; locale date strings read
+//!   in many locales, the user's UTC offset recovered from `lastUpdate`.
+//!   `access-control` and the other settings stores are never imported,
+//!   only searched for keys.
+//! * [`tree`]: what every format's conversation becomes a session by: kept
+//!   messages with parents, numbered parents first (siblings by time),
+//!   linked, branches made by `branches::derive`, the branch ending at the
+//!   format's current message shown; a cycle's messages come in as first
+//!   messages.
+//! * [`zip`]: the export ZIPs of ChatGPT and Claude, never held whole: the
+//!   page reads the last `TAIL` bytes (`directory`; a further range when it
+//!   says `NeedRange`), and `plan` (`zip/pick.rs`) picks the conversations
+//!   files (`wanted`: by the last part of each name, never a path, so
+//!   `../conversations.json` is read as `Export/conversations.json` is;
+//!   split `conversations-NNN.json` in order, `__MACOSX` skipped), names
+//!   what looks like one but is left out, and refuses the ZIP from its
+//!   directory alone: more than `LIMIT` (1 GiB) unzipped in all, two entries
+//!   naming the same bytes (as a hostile ZIP's can), or an entry `check`
+//!   refuses. The page reads each one's `local_span` with `Blob.slice` for
+//!   `extract` (stored or deflate through `miniz_oxide`, size and CRC-32
+//!   checked, output capped: a ZIP bomb is refused before it is inflated).
+//!   ZIP64 and data descriptors are read; encryption, split archives and
+//!   other methods are refused with a sentence.
+//! * [`read`]: which app a file is from, by its shape (ChatGPT, Claude, Open
+//!   WebUI, LobeChat, NextChat, in that order), and its export with a
+//!   `Summary` (a file of another app chosen with them is named among the
+//!   skipped). `Collected` gathers each format's conversations, each once
+//!   and counted once however many parts it is met in.
+//! * `testing` (tests only): what the formats' tests share: every value of
+//!   a sample replaced by each wrong type (`each_broken`,
+//!   `converts_every_broken`: none may panic) and imports into a store in
+//!   memory (`Importer`, `imported_once`).
+//!
+//! In the page, Data → Import takes several files at once (the parts of a
+//! split export) and ZIPs (the binding's `read_exports`, in a part fetched
+//! on first use), then `air_workspace::data::import_text` writes them
+//! conversation by conversation (`air_store::import::import_with`), saying
+//! how far it is; the summary says from which app, how many conversations
+//! and messages, what was hidden, kept as text or skipped, that keys were
+//! left out, and what a ZIP held that was not read.
+//!
+//! Host tests per format on samples with their quirks, imports twice
+//! through the memory store, ZIP fixtures from Python's `zipfile` and a
+//! writer in the tests, and every truncation and mutation of a ZIP (none
+//! panics).
 
 use std::collections::HashSet;
 

@@ -1,8 +1,9 @@
 //! `air-mcp`: the app's MCP client (`air-mcp`) on the command line, over
-//! plain HTTP on this machine. Lists a server's tools or calls one, and
-//! prints the result as JSON. The official conformance suite runs it (see
-//! `tests/conformance/run.sh`), so what it checks is the same client the
-//! page uses.
+//! plain HTTP on this machine (`air_http::native`, one thread per request,
+//! so a call and the session's stream are read at once). Lists a server's
+//! tools or resources or calls one, and prints the result as JSON. The
+//! official conformance suite runs it (see `tests/conformance/run.sh`), so
+//! what it checks is the same client the page uses.
 //!
 //! ```text
 //! air-mcp [--header NAME:VALUE]... [--accept-defaults] tools URL
@@ -15,6 +16,24 @@
 //! The URL comes last, as the conformance runner appends it.
 //! `--accept-defaults` answers a server's form questions (elicitation) by
 //! accepting the defaults it proposes; without it they are declined.
+//! `script` runs commands read from stdin on one session (`abort MS` before
+//! one stops it); `request` sends any request; `bench` times calls against
+//! the same request sent raw (`./dev bench`). `AIR_MCP_TRACE=FILE` logs
+//! every exchange as replayable JSON lines (`crates/air-mcp/tests/replay.rs`
+//! replays them).
+//!
+//! Where a server asks for OAuth, the command signs in with the page's own
+//! sign-in (`air_servers::credentials`, over `air-oauth`; module `auth` is only
+//! its user step and its settings): `--client-id`/`--client-secret` for a
+//! pre-registered client, `--client-metadata-url` for a Client ID Metadata
+//! Document, else dynamic registration; the user's step is a GET of the
+//! authorization URL whose redirect is read, not followed.
+//!
+//! `./dev test` runs the suite (npm `@modelcontextprotocol/conformance`, on
+//! Node 22 from npm `node`, both in `tests/conformance/`) against it: the
+//! client scenarios initialize, tools_call,
+//! elicitation-sep1034-client-defaults and sse-retry, every auth scenario
+//! but the extensions, and the 2026-07-28 requirement set.
 
 mod auth;
 

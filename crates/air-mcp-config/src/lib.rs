@@ -1,19 +1,71 @@
 //! The MCP server configurations people already have, read and written
-//! without IO.
+//! without IO (host tests per dialect and for hostile input). Settings →
+//! MCP servers → "Import or export a configuration" builds on it
+//! (`app/src/view/mcp_import.rs`, in the settings part): every entry is
+//! shown before anything is saved, Connect fills the add form and connects,
+//! Export shows the saved servers to copy.
 //!
 //! * [`parse`]: the JSON of Claude Desktop, Cursor, Windsurf and Claude
-//!   Code (`mcpServers`), VS Code (`servers` and `inputs`, JSONC), Zed
-//!   (`context_servers`), a bare map of entries, or one entry alone, into
-//!   [`Entry`]s to preview; an entry that cannot work from a page says
-//!   why, and the others go on.
-//! * [`placeholders`]: the `${…}` each client fills in at start, to be
-//!   asked of the user (never sent as written).
-//! * [`bridge`]: the one line that serves a stdio entry on 127.0.0.1 for
-//!   this page's origin only, quoted for POSIX shells and PowerShell.
-//! * [`secret`]: which values look like secrets (shown masked).
-//! * [`plan`]: an entry with its answers and bridge chosen: a server to
-//!   connect to, a line to run first, or what is still to be asked.
-//! * [`export`]: saved servers in the same `mcpServers` form.
+//!   Code (`mcpServers`, also each project's in `~/.claude.json`), VS Code
+//!   (`servers` and `inputs`; [`jsonc`] makes its comments and trailing
+//!   commas plain JSON, keeping line and column), Zed (`context_servers`,
+//!   its three shapes), a bare map of entries, or one entry alone, into
+//!   [`Entry`]s to preview: `Remote` (`url` or Windsurf's `serverUrl`, the
+//!   `type` as a `Transport`, headers), `Stdio` (command, args, env: numbers
+//!   as written, VS Code's `null` unset; cwd) or `Unusable` with the reason
+//!   (not http(s), no command, wrong types), the others going on. What
+//!   cannot be a configuration is an error and nothing else: over 1 MB,
+//!   over 500 entries, nested too deeply (serde_json's limit), not an
+//!   object, no servers.
+//! * [`placeholders`]: the `${…}` of every dialect (`env:`, `input:`,
+//!   `file:`, `${NAME:-default}`, `userHome`, `workspaceFolder`), each to be
+//!   asked of the user (`Placeholder::asked`); `fill` gives nothing unless
+//!   every one is answered, so no placeholder is ever sent as written.
+//! * [`bridge`]: the one line that serves a stdio entry for this page:
+//!   `uvx mcp-proxy@0.13.0 --port P --allow-origin ORIGIN -e NAME VALUE --
+//!   command args` (binds 127.0.0.1, CORS for this origin only, stateful),
+//!   or `supergateway@4.0.0` through `npx` with its warning (it listens on
+//!   every interface; offered for POSIX shells only, as it hands its command
+//!   to cmd.exe on Windows, whose quoting no line can promise). Quoted for
+//!   POSIX shells and PowerShell (`--`, a leading `@` or `--%` quoted there,
+//!   and every quote character PowerShell knows, typographic ones too,
+//!   doubled); in PowerShell the environment is set with `$env:NAME='…'`
+//!   (mcp-proxy then `--pass-environment`). A line Windows would not run as
+//!   shown is refused, saying which word and why (the entry is unusable in
+//!   that shell): a `"`, an empty word, or a trailing `\` in a word with a
+//!   blank, in a word PowerShell hands a program (Windows PowerShell 5.1,
+//!   and 7.2, pass them on unescaped), and cmd.exe's `&|<>^%!` or a line
+//!   break in the words of a server Windows starts through cmd.exe (every
+//!   command but a known `.exe`: `uvx`, `node`, `docker`…; all of
+//!   supergateway's, as npx starts it). An environment variable's name must
+//!   be a name (it is written into the line as it is). The line copied has
+//!   the secrets; the line shown masks them (`line_hiding`: environment
+//!   values, arguments after a flag naming a secret or looking like one, as
+//!   `Authorization: Bearer …`, and an answer typed in a password field;
+//!   only a run of characters plain in every shell is masked, so a value
+//!   with blanks, quotes, shell or cmd.exe characters or controls is shown
+//!   whole). `command_shown` writes a command with each word quoted as sh
+//!   takes it. `relay`: for a server already on this computer over HTTP
+//!   without CORS (`http://localhost`, `127.0.0.1`, `[::1]` only, whatever
+//!   user info the address carries), mcp-proxy's client side
+//!   (`--transport streamablehttp URL`) run behind its server side: the
+//!   doctor's line, with a note that such servers usually run over stdio.
+//! * [`plan`]: an entry with the user's answers (VS Code inputs' defaults
+//!   first; an empty answer is none) and the bridge, shell and port chosen:
+//!   `Connect` (address, transport, headers filled), `Bridge` (the line,
+//!   then its address), `Ask` (what is still unanswered) or `Unusable` (also
+//!   a nameless `${}`). Ports offered count up from 8100.
+//! * [`secret`]: names (`…KEY`, `…TOKEN`, `Authorization`…) and values
+//!   (`sk-`, `ghp_`, `Bearer `…, long mixed letters and digits) that look
+//!   like secrets: shown as their first four characters and length
+//!   (`secret::shown`).
+//! * [`export`]: saved servers as `{"mcpServers": {name: {"type": "http",
+//!   "url", "headers"}}}`, secret headers only when asked for; it reads back
+//!   through `parse` as the same servers.
+//!
+//! `tests/e2e/mcp-import.test.mjs` runs both lines as shown (PyPI mcp-proxy
+//! before npm server-memory, and before a Python server without CORS) and
+//! saves the servers through them.
 
 pub mod bridge;
 pub mod export;

@@ -1,4 +1,5 @@
-//! Markdown to HTML that is safe to insert into the page.
+//! Markdown (CommonMark + GFM tables, task lists, strikethrough) to HTML
+//! that is safe to insert into the page.
 //!
 //! Model, tool and MCP output is untrusted. The renderer walks
 //! pulldown-cmark's events and writes HTML itself, so that:
@@ -6,14 +7,58 @@
 //! * links and images keep only `http:`, `https:` and `mailto:` URLs (anything
 //!   else, `javascript:` and `data:` included, becomes plain text), and links
 //!   open in a new tab with `rel="noopener noreferrer"`;
+//! * images become links (the page's CSP blocks remote images anyway), and
+//!   table alignment uses classes (the CSP blocks inline styles);
 //! * every text and attribute value is escaped.
 //!
-//! Code blocks get a small keyword highlighter ([`highlight`]) and a copy
-//! button. [`StreamRender`] renders a growing answer in finished blocks plus
-//! a short tail, so each new chunk costs about the size of the tail, not of
-//! the whole answer. [`visible`] escapes the characters that hide or
-//! reorder a one-line value shown as text (a command, an address, a tool's
-//! name).
+//! Modules:
+//!
+//! * `highlight` ([`highlight`]): a small keyword, string and comment
+//!   highlighter for the common languages (grammar-based highlighters cost
+//!   megabytes of wasm); code blocks also get a copy button, and HTML and
+//!   SVG ones a Preview (`previewable`).
+//! * `stream` ([`StreamRender`], [`blocks`], [`blocks_after`]): a growing
+//!   answer cut into finished blocks (at blank lines outside code fences,
+//!   not between the items of a list) and a tail. Blocks are rendered once
+//!   and appended, each alone however much arrived at once; only the tail
+//!   is rendered again per chunk, so the cost of a chunk does not grow with
+//!   the answer. `StreamRender::push` takes what arrived since the last call
+//!   and keeps only the unfinished tail, so a caller needs no copy of the
+//!   whole answer. `blocks` cuts a complete text the same way (a text with
+//!   link reference definitions stays whole): the app puts a long saved
+//!   answer in the page a block at a time, so it looks as it did while
+//!   streaming and no whole-text HTML or parse tree is built.
+//!   `blocks_after` tells, from `StreamRender::committed`'s fingerprint,
+//!   which part of a saved answer the streamed blocks already cover.
+//! * `visible` ([`visible`]): writes the characters that hide or reorder a
+//!   one-line value (Unicode's Cc and Cf: line breaks, the bidirectional
+//!   overrides and isolates, zero widths; the line and paragraph separators)
+//!   as `\u{…}`. Every command, address and tool or server name the
+//!   settings, the MCP import, the HTTP tools and the tool cards show goes
+//!   through it, in an element of class `iso` (`unicode-bidi: isolate`), so
+//!   `\u{202E}gnp.exe` does not read as `exe.png` nor turn the text around
+//!   it.
+//! * `math` ([`mathml`]): `$…$`, `$$…$$`, `\(…\)` and `\[…\]` (the last two
+//!   rewritten to dollars outside code first) are written as their escaped
+//!   source in an element marked `data-math`; `mathml` turns one formula
+//!   into MathML with `pulldown-latex` and writes its output again through
+//!   an allowlist of MathML elements, attributes and plain values (the
+//!   renderer leaves `<` as a relation and `\operatorname`'s argument
+//!   unescaped, so anything that is not one of its own tags becomes text).
+//!   A formula that does not parse stays source. The page's policy
+//!   (`style-src 'self'`) ignores `style` attributes, so the colours the
+//!   renderer writes there (`\color`, `\textcolor`, `\colorbox`, always
+//!   `rgb(r g b)`) are written as the MathML attributes `mathcolor` and
+//!   `mathbackground` (`#rrggbb`); a colour that is not a CSS name, `#rgb`,
+//!   `#rrggbb`, `#rrggbbaa` or such an `rgb()` refuses the formula. The
+//!   other styles it writes (`\fcolorbox`'s border, a negative space's
+//!   `margin-left`, a row's `height` after `\\[…]`) have no MathML
+//!   attribute and stay `style`, so the page does not apply them. The app
+//!   reaches it only from its lazy `math` part.
+//!
+//! Architecture invariant: no input produces live markup; the XSS corpus in
+//! `tests/fixtures/xss.txt` (at the repository's root) is checked here on
+//! the host and in Chromium end to end.
 
 mod highlight;
 mod math;

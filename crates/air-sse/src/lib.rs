@@ -8,13 +8,21 @@
 //!
 //! It does no IO: the caller feeds whatever byte chunks the transport hands
 //! it (split anywhere, even inside a UTF-8 sequence) and gets back whole
-//! [`Frame`]s. Malformed input cannot make it fail: invalid UTF-8 becomes
+//! [`Frame`]s. [`Decoder::feed`] returns the frames (events, comments,
+//! retry) that the bytes completed; [`Decoder::finish`] flushes at the end
+//! of the body. Malformed input cannot make it fail: invalid UTF-8 becomes
 //! U+FFFD and unknown fields are ignored, as the standard says.
 //!
 //! One deliberate leniency: at the end of the body ([`Decoder::finish`]) an
 //! event that was not closed by a blank line is still dispatched. The
 //! standard drops it, but real servers close the connection right after the
 //! last `data:` line and that text belongs to the answer.
+//!
+//! Architecture invariant: no input makes it panic or fail; every split of
+//! a body gives the same frames (tested by splitting at every byte); a line
+//! or an event holds at most [`MAX_EVENT_BYTES`] (16 MB, or
+//! [`Decoder::with_limit`]): past it the event is dropped, `Frame::TooLong`
+//! is said once, and the stream goes on.
 
 /// One event, as dispatched at a blank line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,15 +1,198 @@
-//! The storage model, with no browser in sight.
+//! The storage model, with no browser in sight: the records, the
+//! [`Store`] interface a backing store provides (IndexedDB in the browser,
+//! `air_web::IdbStore`; [`MemoryStore`] here and in tests), and the small
+//! key/value store (localStorage) with everything kept there.
 //!
-//! * [`records`]: what is stored: sessions and messages, as separate records.
-//! * [`Store`]: the async interface a backing store provides (IndexedDB in
-//!   the browser, [`MemoryStore`] here and in tests).
-//! * [`settings`]: the settings record and the key/value interface it lives
-//!   behind (localStorage in the browser); [`keys`]: every key kept there,
-//!   typed; [`language`]: the UI language, the one picked or else the
-//!   browser's.
+//! Conversations:
 //!
-//! Architecture invariant: ids and timestamps are passed in, never made
-//! here, so everything in this crate is deterministic.
+//! * [`records`]: `SessionRecord` and `MessageRecord`. A message is a record
+//!   of its own, keyed by id, ordered by `seq` within its session; fields
+//!   are camelCase in storage (`sessionId`, `toolCalls`, `incomplete`…).
+//!   `kind` is a `MessageKind` (`transitive-thought`, `round-limit`; unknown
+//!   kinds from newer versions read as `Unknown`, shown but never sent). A
+//!   `tool` message carries a `ToolRun` (name, server, arguments as
+//!   written, status, the whole output, duration). `rev` goes up at every
+//!   save, so views keyed on (id, rev) re-render exactly the records that
+//!   changed.
+//! * [`Store`]: the async interface: sessions (a page of the list after a
+//!   `SessionCursor`, newest activity first and ties by larger id first;
+//!   `touch_session` changes only the time, read and written at once, so a
+//!   rename meanwhile is kept), a session's messages and pages of them,
+//!   files, small JSON documents by key (and `doc_keys` under a prefix), the
+//!   search index, and the journal. `conformance::run` (feature
+//!   `test-support`) is the behaviour every implementation must have, run
+//!   against memory on the host and against IndexedDB in Chromium.
+//! * [`batch`]: many records at once, what a first sync and an import do
+//!   thousands of times: `Store::put_batch` writes a `Batch` (sessions, then
+//!   files, then messages; an id twice: the later) as the single puts
+//!   would, each record journaled once and indexed; `Store::get_batch`
+//!   reads the records `Ids` name. The defaults (`put_each`, `get_each`) go
+//!   one record at a time; IndexedDB does each in one transaction.
+//! * [`branches`]: alternatives. Nothing is deleted when an answer is
+//!   regenerated or a question edited: a *fork* (the id of the message
+//!   after which the conversation went on in more than one way, or `ROOT`)
+//!   gets another *alternative*; each message carries its path, and the
+//!   session record, per fork, how many alternatives there are and which is
+//!   shown (`forks`). `shown` is the branch on screen and in the request;
+//!   `tip` the path of a new message; `fork_at` makes the current way
+//!   alternative 0 the first time and shows a new, empty one; `switch_at`
+//!   is where ‹ 2 / 3 › goes; `reveal` shows the branch of a search hit.
+//!   Switching is a write of the session record only, so another tab
+//!   follows it as a session change. Each message also names the message it
+//!   follows (`parent`, set once), so paths and forks can be made again
+//!   from the links alone (`derive`): two devices that went on from the
+//!   same message while apart end with two alternatives, not one
+//!   interleaved line. `link` gives records stored before the links existed
+//!   the parent their path implies (run by [`migrate`]).
+//! * [`files`]: what an attached file becomes (`classify`): an image of a
+//!   type vision models take (PNG, JPEG, GIF, WebP; at most 20 MB, after one
+//!   larger than `MAX_IMAGE_SIDE` (2048) on its longer side was drawn again
+//!   at the size `fit` gives, in the type `scaled_type` gives; a GIF is not
+//!   scaled as it may be animated), text (UTF-8 without NUL; at most 10 MB
+//!   read) put into the message as a fenced block after the user's text,
+//!   cut at 50,000 characters with a note saying so (`text_block`; the
+//!   fence is longer than any backtick run inside), or refused with a
+//!   `Refusal`. A message's images are `Attachment`s on the record and
+//!   `FileRecord`s of their own; `to_chat` names them as `ImagePart`s, and
+//!   the turn reads each file into a `data:` URL just before the request is
+//!   sent. Shown in the page, a stored file is a `blob:` URL typed by
+//!   `records::shown_image_type` (an image type that runs nothing, else
+//!   `image/png`), so an imported `text/html` or SVG file never renders as
+//!   the app.
+//! * [`journal`]: the change feed. Every record a write puts or removes
+//!   gets one `Entry`: a sequence number, strictly increasing on this
+//!   device, and which record; a record keeps only its latest entry, and a
+//!   removed one a tombstone (deleting a session leaves one for it and each
+//!   of its messages and files). `Store::journal_since(after, limit)` reads
+//!   it. Records written before the journal (database version 4) have none.
+//! * [`sync_meta`]: `SyncMeta`, what sync keeps beside the records (each
+//!   record's revisions, the replication's checkpoints) under `sync:` keys,
+//!   never journaled; `rejournal` (records noted again, unchanged, when only
+//!   their revisions changed) and `journal_last`.
+//! * [`search`] and [`segments`]: full-text search over every message and
+//!   title. The store keeps the index itself, in the same write as the
+//!   message it describes, so every tab's writes are indexed as they
+//!   happen; titles are indexed by the next search (`Store::index_pending`:
+//!   `put_session` leaves a mark), which keeps the index's code out of the
+//!   first page. `search` is its logic without IO: `doc_terms`,
+//!   `title_terms`, `message_terms` and `query_terms` (`air-search`'s
+//!   tokenizer), `rank` (BM25 over document numbers; every word of the
+//!   query must match; at most 20,000 of a term's most recent entries are
+//!   read; single Chinese characters only when the query has no word or
+//!   character pair), `snippet` (the text around the first match, the
+//!   matching words marked, never markup) and `run` (a query to hits with
+//!   titles, snippets and the message's `seq`: only the best hits' ids
+//!   resolved). An index of another format, or with a record that cannot be
+//!   read, is rebuilt (`rebuild_index`: page by page, each page one
+//!   transaction of about 25 ms of work, a cursor in the totals so a write
+//!   meanwhile is indexed once; searches meanwhile say "still indexing");
+//!   merging (`compact_index`) runs afterwards in the background, a bounded
+//!   step per task, in the one tab holding the Web Lock
+//!   `air-search-compact`. `segments` (the design, with its figures, is
+//!   `docs/SEARCH-SEGMENTS.md`) is the format both stores keep the index in:
+//!   posting lists encoded compactly (varints, deltas, most recent first;
+//!   malformed bytes an error, never a panic), a batch's segments built at
+//!   once (rare terms sharing 256 buckets), one document appended to its
+//!   buckets' growing segments (sealed at 256 entries), dead documents as
+//!   tombstones, `DocBlock`s from numbers to ids, a tiered merge in bounded
+//!   steps. `MemSegments` runs the whole algorithm in memory; a model test
+//!   checks it against a naive index over random writes, deletes, merges
+//!   and sweeps.
+//! * [`export`]: the export document (the stored records themselves, so a
+//!   round trip is lossless; format 2 carries each session's files, base64,
+//!   and format 1 exports still import; settings only for "export all", the
+//!   API key only when asked), `collect`, and `Export::parse` with reasons a
+//!   person can act on; `markdown`, one conversation as Markdown with its
+//!   tool calls summarised.
+//! * [`import`]: an export written into the store as data from outside. A
+//!   conversation whose ids are all new goes in as it was; one already here
+//!   exactly as in the file is left alone; any other clash gets the
+//!   conversation new ids (forks, branch paths and files following), so an
+//!   import never replaces a record. Tool calls the file left unfinished
+//!   come in as `ToolStatus::Interrupted`, and every imported call is
+//!   marked `imported`: nothing resumes on opening, and Run again asks
+//!   first whatever the tool's policy.
+//! * [`doc`]: typed documents beside the conversations (`Doc<T>`, fixed or
+//!   keyed per conversation): absent or unreadable reads as the default,
+//!   since a document is derived or re-learnt data. Dynamic loading's are
+//!   `air_dynamic::docs`.
+//! * [`log`]: the event log's data: an `Entry` (time, `Level`, a closed
+//!   `Kind`: turn started and ended, tools offered, a call asked, called,
+//!   done, refused, denied, failed, a tool loaded or invalidated, an MCP
+//!   session's connect, retry or error, tools listed again; an unknown kind
+//!   reads as `Other`) and the `EventLog` ring (the last `MAX_ENTRIES`,
+//!   1,000), kept as one document (`LOG`) and exported as JSON Lines.
+//!   `redact` takes the secrets out of every text before it is kept: `sk-…`
+//!   keys, `Bearer` and `Basic` tokens, what follows `Authorization:`, and
+//!   the values of names like a key, token, password or secret in JSON
+//!   (also JSON quoted in JSON), in `name=value` text and in query strings.
+//! * [`migrate`]: records stored by an older version brought to the format
+//!   this one writes (`RECORD_FORMAT`), the rule each store applies.
+//! * [`memory`]: [`MemoryStore`], for host tests and for the page when the
+//!   browser refuses IndexedDB.
+//!
+//! The key/value store:
+//!
+//! * [`kv`]: the `KeyValue` interface (localStorage) and typed keys: a
+//!   `Key<T, Codec>` names a value and its form (`Json`, `Raw` text written
+//!   by a page outside the app, `Flag` for presence), reads it with
+//!   unreadable text kept aside under `{name}.corrupt` (`Kept` says so) and
+//!   the default used, writes and removes it. [`keys`] names every key the
+//!   app keeps (settings, servers, each chat's servers, assistants, the
+//!   sidebar, whether sessions exist, the add form kept over a sign-in).
+//! * [`settings`]: the `Settings` record (one JSON value under
+//!   `air-agent-settings`, a corrupt value kept aside, never lost).
+//!   `Profile`s are other providers (name, base URL, key, model):
+//!   `Profile::apply` replaces base URL, key and model together, so a key
+//!   only ever goes with its own base URL, and `edit_base_url` drops the key
+//!   when the URL moves to another origin (so does switching `PRESETS`).
+//!   Exports leave profile keys out unless secrets are asked for.
+//!   `Settings::vision` remembers, per provider and model, whether a request
+//!   with images was answered or refused; with `probed_tool_calling` it can
+//!   also be set by hand (`known_models`, `known_tools`, `known_images`,
+//!   `set_known_model` for Settings → Models). A finding made later replaces
+//!   a value set by hand; a hand-set tool-calling way is kept, since auto
+//!   only probes when it knows none. `ModelLists` are the top bar's model
+//!   lists, one per provider, asked once while the page is open.
+//! * [`providers`]: the providers a choice can name (the settings' own and
+//!   each profile), the models known for each, and the MCP summarizer's
+//!   pick among them (`mcp_summarizer_profile`, empty for the settings' own
+//!   provider).
+//! * [`language`]: the UI language (`UiLanguage`): the one picked in
+//!   Settings, else the browser's (`resolve`: a `zh`/`zh-*` first entry of
+//!   `navigator.languages` is Chinese, anything else English), followed at
+//!   every start. Only a pick is saved; older settings (which always named
+//!   one) keep theirs, and a `null` or unknown value is no pick.
+//! * [`assistants`]: the assistants and each chat's choice (localStorage
+//!   `air-agent-assistants`); `for_chat` layers a turn's settings: the
+//!   settings, the chat's assistant (its prompt, model, temperature and
+//!   provider profile), the provider profile picked for the chat, then the
+//!   model picked for it (picking a profile drops the chat's model pick).
+//! * [`mcp`]: the MCP servers the user added (`air-agent-mcp-servers`): a
+//!   stable id (the name, for servers saved before ids), name, URL, headers,
+//!   enabled, whether the user trusts its read-only hints, the tools as
+//!   listed when added (a tool no longer offered is kept, marked `gone`;
+//!   one switched off is kept, `disabled`, with its policy, and never
+//!   offered) and the ones the user left out; `resync` merges a new listing
+//!   (a changed tool keeps the face the user `accepted`, a new one is
+//!   `pending`); `accept` takes a tool as it is now; `SavedTool::def` is its
+//!   registry definition with its place. `ChatServers`: which servers each
+//!   chat uses (every enabled one unless switched off in it).
+//! * [`http_tools`]: the HTTP tools the user saved (`air-agent-http-tools`),
+//!   each with its switch (`SavedHttpTool`); secret header values are kept
+//!   as the API key is, and an export carries them only with secrets
+//!   (`without_secrets`). They are kept as text until first needed
+//!   (`Saved::Text`, read into `Saved::Read` by `read`, in a part: start-up
+//!   parses none of it; unreadable text is kept aside, `keep_aside`, before
+//!   anything is written over it). This crate depends on `air-http-tools`
+//!   for the stored form only.
+//! * [`sync`]: `SyncEvent`, what one tab tells the others.
+//!
+//! The IndexedDB schema is versioned by [`DB_VERSION`] (6); its history is
+//! written beside it.
+//!
+//! Architecture invariant: ids and times are passed in; nothing here reads
+//! a clock or makes ids, so every behaviour is deterministic on the host.
 
 pub mod assistants;
 pub mod batch;

@@ -13,6 +13,14 @@
 //! appends every exchange to FILE as JSON lines. Exit status 1 with the
 //! error on stderr when the pass fails (it resumes where it stopped when
 //! run again).
+//!
+//! `./dev test` runs `tests/sync/protocol.test.mjs` with it: PouchDB
+//! Server instances on 127.0.0.1 (npm `pouchdb-server`), PouchDB (npm
+//! `pouchdb`) writing the source (edits, conflicts, deletions, an
+//! attachment, a `_local` document) and reading the result: every
+//! document's whole revision tree arrives, as PouchDB's own replication
+//! makes it; a pass killed mid-way resumes from its checkpoint; a stopped
+//! server is an error and the next pass goes on.
 
 use std::process::ExitCode;
 

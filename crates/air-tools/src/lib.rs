@@ -2,16 +2,71 @@
 //! where the tool runs: definitions, the built-in tools, tolerant argument
 //! parsing, JSON Schema validation and the approval policy.
 //!
-//! * [`Tool`]: one callable tool (a built-in here; MCP and HTTP tools in
-//!   their crates).
-//! * [`Registry`]: the tools offered to the model, by name.
-//! * [`args::parse_arguments`]: the model's argument text → JSON, forgiving
-//!   the mistakes real models make.
-//! * [`schema::validate`]: arguments against the tool's input schema.
-//! * [`builtin`]: `calculator` and `get_current_time`.
-//! * [`policy`]: allow / ask / deny, per tool and per server.
-//! * [`face`]: what the user approved of an MCP tool (its definition's
-//!   fingerprint) and what changed since.
+//! * [`Tool`]: one callable tool (a definition, and `call(args, ctx)`
+//!   giving a `LocalBoxFuture` of a `ToolOutput`). A built-in here; MCP and
+//!   HTTP tools in their crates.
+//! * [`call`]: the `CallContext` a call runs with: the user's Stop (an
+//!   `air_http::Abort`) and a `CallHost` to report `Progress` to and to ask
+//!   the user an `Elicitation` (a form from a schema, or a URL to open),
+//!   answered with an `ElicitAnswer` (accept with values, decline, cancel).
+//! * `ToolDef`: name, description, input schema, MCP annotations and
+//!   source: built-in, an MCP server (with its place, `face::McpIdentity`:
+//!   the saved server's stable id, the tool's name there, the face the user
+//!   accepted where it changed since, whether the user trusts the server's
+//!   hints) or `Http` (a tool the user defined as one request; never
+//!   built-in, whatever its name).
+//! * [`Registry`]: the tools offered to the model, by name, listed in name
+//!   order so requests are deterministic. Each turn builds its own registry
+//!   from what is switched on when it starts, so a tool is taken out by not
+//!   registering it again: a removed or switched-off server's tools are
+//!   never in the next turn's registry (host test
+//!   `only_offered_tools_of_enabled_servers_are_registered`).
+//! * [`offer`]: offering part of a registry: what the model is sent, and
+//!   what a call of a tool not offered gets (dynamic loading implements it).
+//! * [`builtin`]: `calculator` (a recursive-descent parser: precedence,
+//!   parentheses, unary minus, right-associative `^`, `sqrt sin cos tan log
+//!   ln abs min max`, `pi`, `e`; errors name the character) and
+//!   `get_current_time` (an optional IANA zone, through a [`builtin::Clock`]
+//!   the browser implements with `Intl`, so the zone database is not in the
+//!   bundle).
+//! * [`args::parse_arguments`]: the model's argument text → a JSON object,
+//!   forgiving fences, double encoding, single quotes, trailing commas and
+//!   Python literals; errors give the position. `args::canonical_json` is
+//!   the repeat guard's form.
+//! * [`schema::validate`]: arguments against the input schema (drafts 7 and
+//!   2020-12 as tool schemas use them: types, properties, required,
+//!   additionalProperties, items and prefixItems, enum, const, bounds,
+//!   lengths, uniqueItems, anyOf / oneOf / allOf / not, local `$ref` and
+//!   `$anchor`), each violation with its JSON pointer and what was
+//!   expected, with a visit budget against hostile schemas. `pattern`,
+//!   `patternProperties`, `format`, `unevaluated*` and remote `$ref`s are
+//!   not checked (they accept rather than refuse). Why not a JSON Schema
+//!   crate: measured in wasm probes (opt-level "z", LTO, wasm-opt -Oz),
+//!   `jsonschema` 0.60 with default features off adds about 620 KB gzip (a
+//!   regex engine, ICU/IDNA tables, URL handling, a reference resolver) and
+//!   `boon` 0.6 about 418 KB gzip (and needs `getrandom`'s `wasm_js`
+//!   backend); this module costs about 11 KB gzip.
+//! * [`policy`]: allow / ask / deny per built-in tool, per MCP server (by
+//!   id) and per MCP tool (by server id and its name there), each MCP tool's
+//!   choice `Bound` to the fingerprint of the definition it was made for: a
+//!   tool the server changed since asks (a denial still holds), and so does
+//!   one changed since the user accepted it, whatever its server's choice.
+//!   Built-ins run; an MCP tool asks unless the user trusts its server's
+//!   hints and they say read-only without contradiction. An HTTP tool's
+//!   hints come from the method the user saved, so they count: GET and HEAD
+//!   run, POST, PUT, PATCH and DELETE ask; its own choice is kept by its
+//!   name, as a built-in's. `adopt` moves choices saved by registry name to
+//!   their tools.
+//! * [`face`]: a tool's face (description, input schema, annotations), its
+//!   fingerprint (the canonical JSON of server id, name and face, compared
+//!   whole: no hash to collide), and a line diff of two faces for the
+//!   approval card. What the model is told of a tool (`ToolDef::told`, the
+//!   request's `tools`, prompt mode's section, and `SavedTool::told` in
+//!   `air-store` for dynamic loading) is the face the user accepted while
+//!   the server's new one waits: new words reach the model only once
+//!   accepted (host tests
+//!   `a_changed_tool_is_offered_to_the_model_as_accepted_until_the_user_accepts_it`,
+//!   `a_changed_tool_is_described_as_accepted_until_the_user_accepts_it`).
 //!
 //! Nothing here reads a clock or does IO: the time tool is given a
 //! [`builtin::Clock`].

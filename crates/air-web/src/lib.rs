@@ -1,10 +1,40 @@
-//! The browser edge: the only crate that touches web-sys, js-sys,
-//! IndexedDB, localStorage and `fetch`.
+//! The browser edge: the only crate that touches web-sys, js-sys, wasm-bindgen, IndexedDB
+//! (through rexie), localStorage and `fetch` (a tidy test holds it).
 //!
-//! Each module is a thin adapter from a browser API to a plain Rust
-//! interface defined elsewhere (`air_store::Store`, `air_store::KeyValue`) or
-//! to bytes the sans-IO cores consume (`http`). Logic does not belong here:
-//! everything that can be tested on the host lives in the core crates.
+//! Each module is a thin adapter from a browser API to a plain Rust interface defined elsewhere
+//! (`air_store::Store`, `air_store::KeyValue`, `air_http::HttpClient`, `air_sync_local::crypto`)
+//! or to bytes the sans-IO cores consume. Logic does not belong here: everything that can be
+//! tested on the host lives in the core crates. Tested in headless Chromium with
+//! wasm-bindgen-test (`tests/`).
+//!
+//! * `http`: `FetchClient` (the `Abort` drives an `AbortController`; the body is read chunk by
+//!   chunk, a large delivery copied into wasm memory 64 KiB at a time; a request carrying a key
+//!   sets `redirect: "manual"`), and `answers_without_cors`, the `no-cors` probe that tells "the
+//!   server answered but CORS hid it" from "nothing answered". `send` hands every request to
+//!   `air_store::settings::BROWSER_BASE_URL` (an `.invalid` host) to `inpage`.
+//! * `inpage`: the "In this browser" provider's engine (`engine/inpage.js`, over npm
+//!   `@wllama/wllama` in a Web Worker), fetched with `import()` on first use. It answers as an
+//!   OpenAI-compatible server would (`/models`, streamed `/chat/completions`), so the turn, Stop,
+//!   usage and tool calls run the same code as for any provider. Models are kept in the Origin
+//!   Private File System in pieces of at most 32 MiB, each written whole, so a cut download
+//!   resumes at the last whole piece (with a `Range` request); a finished one is checked (size,
+//!   GGUF magic, sha256 where known) before it is marked complete.
+//! * `idb`: `IdbStore` (schema in its module docs, version `air_store::DB_VERSION`).
+//!   `messages_page` walks `by_session` backwards, so opening a long session reads one page.
+//!   A full quota surfaces only as an aborted transaction (rexie does not pass its error on);
+//!   the app never aborts its writes, so an aborted write is `QuotaExceeded`. The page opens it
+//!   with `open_unmigrated` and migrates in a part of its own only when `needs_migration`.
+//! * `kv` (`LocalStorageKv`), `crypto` (WebCrypto, non-extractable keys, secure contexts only),
+//!   `zoned` (`BrowserClock`: `Intl` carries the IANA zones), `channel` (BroadcastChannel to the
+//!   other tabs), `lock` (Web Locks: the tab holding `air-agent-sync` syncs for the browser
+//!   until it closes), `popup` (sign-in windows), `frame` (MCP App frames), `rows` (a
+//!   `ResizeObserver` on a long list's rows, the row at a scroller's top).
+//! * At the root: clock, ids (`crypto.randomUUID`), locale and languages, clipboard, file
+//!   download and reading by slices, `scale_image` (`createImageBitmap`, `OffscreenCanvas`),
+//!   `image_url` (a `blob:` URL typed to show only as an image), `navigator.storage`,
+//!   `performance.mark`, timers, `append_blocks` over `Groups` (a streaming answer's finished
+//!   blocks in one HTML parse; groups of sixteen blocks get `content-visibility: auto`), math
+//!   typesetting and code-block Preview clicks.
 
 pub mod channel;
 pub mod crypto;

@@ -1,6 +1,26 @@
-//! Repository rules checked as ordinary tests (`cargo test -p tidy`):
-//! dependency boundaries between crates, the top-level layout, and the
-//! wasm-bindgen version agreeing everywhere it is written down.
+//! Repository rules checked as ordinary tests (`cargo test -p tidy`, run by
+//! `./dev test`), each without exception:
+//!
+//! * `tests/tidy.rs`: the crate map of `ARCHITECTURE.md` (which workspace
+//!   crate may depend on which); only `air-web` depends on browser crates,
+//!   only `app` on Leptos; in `app/` only `binding/env.rs` reads the clock,
+//!   makes ids, sets timers or sends requests; MCP method names appear in
+//!   `air-mcp` only in its `requests` module; crates live in
+//!   `crates/<name>`; the top-level layout; the wasm-bindgen version is the
+//!   same in `Cargo.toml`, `Cargo.lock` and `Trunk.toml`; `.ci/run` runs
+//!   the README's test command.
+//! * `tests/modules.rs`: no module of a crate or of `app/` reaches back to
+//!   itself through its `crate::` imports (outside test modules), and no
+//!   file of a module folder through `super::` or its full path (the list
+//!   of known cycles is empty and may only shrink); `ARCHITECTURE.md` has a
+//!   section for every crate and names every top-level module of each
+//!   crate and of the app.
+//! * `tests/sizes.rs`: no source file over 600 lines and no function over
+//!   80, outside tests.
+//! * `tests/app.rs`: in `app/`, tasks are spawned (`spawn_local`) and
+//!   page-wide state kept (`thread_local!`) only by the binding; a view
+//!   uses of the app only the binding, the text and other views; no
+//!   behaviour is decided by comparing text the user reads.
 
 use std::path::{Path, PathBuf};
 
