@@ -191,9 +191,6 @@ impl Platform for Browser {
     fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         Box::pin(part(turn(env, run)))
     }
-    fn part(&self, part: air_workspace::platform::Part) -> LocalBoxFuture<'static, Result<(), Missing>> {
-        Box::pin(preload(part))
-    }
     fn later(&self) -> LocalBoxFuture<'static, Result<air_workspace::Route<Self>, Missing>> {
         Box::pin(async { later().await.map_err(|_| Missing) })
     }

@@ -41,19 +41,6 @@ pub(super) fn later() -> Result<air_workspace::Route<Browser>, super::lazy::Miss
     Ok(air_workspace::later::route::<Browser>)
 }
 
-/// Fetches `part` ahead of its first use.
-pub(super) async fn preload(part: air_workspace::platform::Part) -> Result<(), Missing> {
-    use air_workspace::platform::Part;
-    let fetched = match part {
-        Part::Turn => __wasm_split_preload_turn().await,
-        Part::Mcp => super::mcp::__wasm_split_preload_mcp_tools().await,
-        Part::HttpTools => __wasm_split_preload_http_tools_of().await,
-        Part::DynamicLoading => __wasm_split_preload_dynamic_session().await,
-        Part::Later => __wasm_split_preload_later().await,
-    };
-    fetched.map_err(|_| Missing)
-}
-
 /// Fetches the turn's part ahead of the first message (its text is being
 /// typed); a part already here costs nothing.
 /// The servers' engine comes too: a new chat's choices become its

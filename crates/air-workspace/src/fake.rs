@@ -158,6 +158,14 @@ impl FakePlatform {
         p
     }
 
+    /// Fetching `part` (`parts_missing` refuses all but `later`'s router).
+    fn part(&self, part: Part) -> LocalBoxFuture<'static, Result<(), Missing>> {
+        if part == Part::Turn {
+            self.turns.set(self.turns.get() + 1);
+        }
+        let missing = (self.parts_missing.get() && part != Part::Later) || self.missing.borrow().contains(&part);
+        Box::pin(std::future::ready(if missing { Err(Missing) } else { Ok(()) }))
+    }
 }
 
 impl Platform for FakePlatform {
@@ -455,14 +463,6 @@ impl Platform for FakePlatform {
     }
     fn feed(&self, cmd: Command) {
         self.inbox.borrow_mut().push(cmd);
-    }
-    fn part(&self, part: Part) -> LocalBoxFuture<'static, Result<(), Missing>> {
-        if part == Part::Turn {
-            self.turns.set(self.turns.get() + 1);
-        }
-        // Not the router of `later`: each feature's own part can be missing.
-        let missing = (self.parts_missing.get() && part != Part::Later) || self.missing.borrow().contains(&part);
-        Box::pin(std::future::ready(if missing { Err(Missing) } else { Ok(()) }))
     }
     fn later(&self) -> LocalBoxFuture<'static, Result<crate::Route<Self>, Missing>> {
         let (ready, held) = (self.part(Part::Later), self.hold_later.clone());

@@ -42,7 +42,6 @@ impl<P: Platform> Workspace<P> {
             None => {}
         }
     }
-
 }
 
 /// Handles a command of the features fetched on first use.

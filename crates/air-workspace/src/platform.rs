@@ -145,9 +145,6 @@ pub trait Platform: 'static + Sized {
     /// [`crate::later::route`], for the features a first visit does not
     /// use (fetched with the first command for one of them).
     fn later(&self) -> LocalBoxFuture<'static, Result<crate::Route<Self>, Missing>>;
-    /// Fetches a part of the app, if it is not here yet (`Err`: it cannot
-    /// be): ahead of its first use.
-    fn part(&self, part: Part) -> LocalBoxFuture<'static, Result<(), Missing>>;
     /// The clock the built-in tools tell the time by (the user's zones).
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock>;
     /// The tools a turn wants of MCP servers, each over its server's
@@ -161,7 +158,8 @@ pub trait Platform: 'static + Sized {
     fn dynamic_session(p: &Rc<Self>, store: Rc<Self::Store>, ask: tools::Ask) -> LocalBoxFuture<'static, Result<Rc<air_dynamic::Session>, Missing>>;
 }
 
-/// The parts of the app a turn may fetch on first use.
+/// The parts of the app fetched on first use that the calls above wait
+/// for (what the fake platform can refuse, one at a time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Part {
     /// The agent loop.
