@@ -31,7 +31,7 @@ pub(super) fn apply(state: AppState, u: Up) {
             // The newest session opens; the page is usable once it shows.
             Some(id) => {
                 STARTING.with(|s| s.set(true));
-                dispatch(state, Command::Open(id));
+                dispatch(state, Command::Chat(air_workspace::chat::Action::Open(id)));
             }
             None => ready(state),
         },

@@ -222,7 +222,7 @@ impl Live {
             Effect::Context { uri, block } => {
                 let tool = self.host.borrow().tool().to_owned();
                 let label = state.t().app_context.replace("{tool}", &tool);
-                state.dispatch(air_workspace::Command::AttachContext { server: server.name, uri, label, block });
+                state.dispatch(air_workspace::Command::Attach(air_workspace::attach::Action::Context { server: server.name, uri, label, block }));
             }
             Effect::Log { level, text } => leptos::logging::log!("[{} app] {level}: {text}", server.name),
         }

@@ -67,7 +67,7 @@ impl ClientHost for Host {
         match notice {
             // Listed again; the next request of a turn offers them.
             Notice::ToolsChanged => self.state.servers(Action::ToolsChanged(self.server.clone())),
-            Notice::ResourceUpdated { uri } => self.state.dispatch(air_workspace::Command::ResourceChanged { server: self.server.clone(), uri }),
+            Notice::ResourceUpdated { uri } => self.state.dispatch(air_workspace::Command::Attach(air_workspace::attach::Action::Changed { server: self.server.clone(), uri })),
             Notice::ToolRefused { tool, reason } => leptos::logging::warn!("MCP server {}: tool {tool} left out: {reason}", self.server),
             _ => {}
         }

@@ -185,7 +185,7 @@ pub fn import_chosen(state: AppState, event: leptos::ev::Event) {
     state.shell.import_result.set(Some(state.t().import_reading.to_owned()));
     spawn_local(async move {
         let failed = match browser::part(parts::read_exports(files)).await {
-            Ok(Ok((texts, left_out))) => return dispatch(state, Command::Import { texts, left_out }),
+            Ok(Ok((texts, left_out))) => return dispatch(state, Command::Data(air_workspace::data::Action::Import { texts, left_out })),
             Ok(Err(e)) => state.t().import_failed.replace("{e}", &e),
             Err(air_workspace::Missing) => state.t().part_missing.to_owned(),
         };

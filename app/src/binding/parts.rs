@@ -351,7 +351,7 @@ pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
     }
     spawn_local(async move {
         match read_files(files).await {
-            Ok(reading) => super::dispatch(state, air_workspace::Command::FilesRead(reading.await)),
+            Ok(reading) => super::dispatch(state, air_workspace::Command::Files(air_workspace::files::Action::Read(reading.await))),
             Err(missing) => super::lazy::report(state, missing),
         }
     });

@@ -320,7 +320,7 @@ impl AppState {
     /// Shows alternative `alt` after the fork `fork` of the open chat
     /// (‹ 2 / 3 ›): the session records it, and the chat is read again.
     pub fn switch_branch(self, fork: String, alt: u32) {
-        self.dispatch(air_workspace::Command::SwitchBranch { fork, alt });
+        self.dispatch(air_workspace::Command::Chat(air_workspace::chat::Action::SwitchBranch { fork, alt }));
     }
 
     /// Tells the other tabs about a change.
@@ -333,24 +333,24 @@ impl AppState {
     /// Reads the next page of the session list (the sidebar scrolled near
     /// its end).
     pub fn load_more_sessions(self) {
-        self.dispatch(air_workspace::Command::LoadMoreSessions);
+        self.dispatch(air_workspace::Command::Sessions(air_workspace::sessions::Action::LoadMore));
     }
 
     /// Loads the page of messages before the first one shown.
     pub fn load_older(self) {
-        self.dispatch(air_workspace::Command::LoadOlder);
+        self.dispatch(air_workspace::Command::Chat(air_workspace::chat::Action::Older));
     }
 
     /// Loads the page of messages after the last one shown.
     pub fn load_newer(self) {
-        self.dispatch(air_workspace::Command::LoadNewer);
+        self.dispatch(air_workspace::Command::Chat(air_workspace::chat::Action::Newer));
     }
 
     pub fn select_session(self, id: String) {
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
-        self.dispatch(air_workspace::Command::Open(id));
+        self.dispatch(air_workspace::Command::Chat(air_workspace::chat::Action::Open(id)));
     }
 
     /// Shows the session creator; the session is created with its first message.
@@ -358,28 +358,28 @@ impl AppState {
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
-        self.dispatch(air_workspace::Command::NewChat);
+        self.dispatch(air_workspace::Command::Chat(air_workspace::chat::Action::New));
     }
 
     /// Hides a session at once and deletes it for good after a while,
     /// unless [`AppState::undo_delete`] is called first.
     pub fn delete_session(self, id: String) {
-        self.dispatch(air_workspace::Command::Delete(id));
+        self.dispatch(air_workspace::Command::Sessions(air_workspace::sessions::Action::Delete(id)));
     }
 
     pub fn undo_delete(self) {
-        self.dispatch(air_workspace::Command::UndoDelete);
+        self.dispatch(air_workspace::Command::Sessions(air_workspace::sessions::Action::UndoDelete));
     }
 
     pub fn rename_session(self, id: String, title: String) {
-        self.dispatch(air_workspace::Command::Rename { id, title });
+        self.dispatch(air_workspace::Command::Sessions(air_workspace::sessions::Action::Rename { id, title }));
     }
 
     /// Searches every message and title through the store's index (after
     /// a pause in typing); results land in `search_results`.
     pub fn run_search(self, query: String) {
         self.sessions.search.set(query.clone());
-        self.dispatch(air_workspace::Command::Search(query));
+        self.dispatch(air_workspace::Command::Search(air_workspace::search::Action::Query(query)));
     }
 
     /// Opens a session at one of its messages (a search result): pages of
@@ -388,7 +388,7 @@ impl AppState {
         if narrow_screen() {
             self.set_sidebar_collapsed(true);
         }
-        self.dispatch(air_workspace::Command::OpenAt { session: session_id, message: message_id });
+        self.dispatch(air_workspace::Command::Chat(air_workspace::chat::Action::OpenAt { session: session_id, message: message_id }));
     }
 
     pub fn set_sidebar_collapsed(self, collapsed: bool) {
@@ -403,7 +403,7 @@ impl AppState {
 
     /// Changes a preference (the core saves it, and the signals follow).
     pub fn change_prefs(self, change: air_workspace::prefs::Change) {
-        self.dispatch(air_workspace::Command::Prefs(change));
+        self.dispatch(air_workspace::Command::Prefs(air_workspace::prefs::Action::Change(change)));
     }
 
     /// The settings of a turn in the open chat: its assistant's over the
@@ -455,7 +455,7 @@ impl AppState {
     /// is kept), a running tool call is abandoned, the questions it asked
     /// go unanswered, and no further request of this turn is made.
     pub fn stop(self) {
-        self.dispatch(air_workspace::Command::Stop);
+        self.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Stop));
     }
 }
 

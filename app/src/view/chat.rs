@@ -41,7 +41,7 @@ pub fn SessionCreator() -> impl IntoView {
                     [t.suggestion_1, t.suggestion_2, t.suggestion_3, t.suggestion_4]
                         .into_iter()
                         .map(|q| view! {
-                            <button class="suggestion" data-testid="suggestion" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Send(q.to_owned())))>{q}</button>
+                            <button class="suggestion" data-testid="suggestion" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Send(q.to_owned()))))>{q}</button>
                         })
                         .collect_view()
                 }}

@@ -162,7 +162,7 @@ pub fn Composer() -> impl IntoView {
     let state = use_app();
     let conversation = use_chat();
     let streaming = move || conversation.busy.get();
-    let submit = move || state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Send(conversation.draft.get_untracked())));
+    let submit = move || state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Send(conversation.draft.get_untracked()))));
     let warmed = StoredValue::new(false);
     let nothing_to_send = move || conversation.draft.with(|d| d.trim().is_empty()) && conversation.files.with(Vec::is_empty);
     view! {
@@ -199,7 +199,7 @@ pub fn Composer() -> impl IntoView {
                     // A new message begun: a model in this page reads
                     // ahead what will be sent before it.
                     if conversation.draft.with_untracked(String::is_empty) {
-                        state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Warm));
+                        state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Warm)));
                     }
                     conversation.draft.set(event_target_value(&ev));
                     // Typing a message: fetch what sending it needs now,
@@ -306,7 +306,7 @@ fn FileChips() -> impl IntoView {
                             <span class="muted">{size}</span>
                             {note.map(|(n, class, id)| view! { <span class=class data-testid=id>{n}</span> })}
                             <button type="button" class="file-remove" data-testid="file-remove" aria-label=remove_label.clone() title=remove_label
-                                on:click=move |_| state.dispatch(air_workspace::Command::RemoveFile(key))>"×"</button>
+                                on:click=move |_| state.dispatch(air_workspace::Command::Files(air_workspace::files::Action::Remove(key)))>"×"</button>
                         </li>
                     }
                 }

@@ -56,7 +56,7 @@ fn ThoughtMessage(message: MessageRecord, text_len: usize, last_id: Memo<Option<
         <Show when=retry>
             <button class="action" data-testid="regenerate" on:click={
                 let id = id.clone();
-                move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Regenerate(id.clone())))
+                move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Regenerate(id.clone()))))
             }>{move || t().regenerate}</button>
         </Show>
     }
@@ -131,7 +131,7 @@ fn UserText(content: String, id: String, editing: RwSignal<bool>) -> impl IntoVi
                 move |ev| {
                     ev.prevent_default();
                     editing.set(false);
-                    state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Edit { message: id_save.clone(), text: edit_text.get_untracked() }));
+                    state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Edit { message: id_save.clone(), text: edit_text.get_untracked() })));
                 }
             }>
                 <textarea data-testid="edit-input" rows="3"
@@ -232,7 +232,7 @@ fn MessageActions(id: String, role: Role, can_continue: bool, last_id: Memo<Opti
                 }>
                     <button class="action" data-testid="continue" on:click={
                         let id = id_cont.clone();
-                        move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Continue(id.clone())))
+                        move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Continue(id.clone()))))
                     }>{move || t().continue_answer}</button>
                 </Show>
             })}
@@ -243,7 +243,7 @@ fn MessageActions(id: String, role: Role, can_continue: bool, last_id: Memo<Opti
                 }>
                     <button class="action" data-testid="regenerate" on:click={
                         let id = id_regen.clone();
-                        move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Regenerate(id.clone())))
+                        move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Regenerate(id.clone()))))
                     }>{move || t().regenerate}</button>
                 </Show>
             })}

@@ -46,7 +46,7 @@ pub fn App() -> impl IntoView {
     // Once the store is open: how much is stored, and is it kept.
     Effect::new(move |_| {
         if !state.shell.loading.get() {
-            state.dispatch(air_workspace::Command::WantStorage);
+            state.dispatch(air_workspace::Command::Data(air_workspace::data::Action::WantStorage));
         }
     });
     // Theme and language follow the settings (the language picked, or

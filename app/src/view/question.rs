@@ -15,7 +15,7 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
     let state = use_app();
     let answer = {
         let id = record_id.clone();
-        move |a: ElicitAnswer| state.dispatch(air_workspace::Command::AnswerQuestion { record: id.clone(), answer: a })
+        move |a: ElicitAnswer| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Answer { record: id.clone(), answer: a }))
     };
     let decline = {
         let answer = answer.clone();

@@ -67,7 +67,7 @@ pub fn ResourcePicker() -> impl IntoView {
     let attach = move |server: String, uri: String, label: String| {
         problem.set(None);
         asked.set_value(Some(label.clone()));
-        state.dispatch(air_workspace::Command::Attach { server, uri, label });
+        state.dispatch(air_workspace::Command::Attach(air_workspace::attach::Action::Resource { server, uri, label }));
     };
     let panel = move || match stage.get() {
         Stage::Closed => None,
@@ -205,7 +205,7 @@ pub fn Attachments() -> impl IntoView {
                                     {a.label}
                                     {(a.updates > 0).then(|| view! { <small class="muted" data-testid="attachment-updated">" · "{move || t().resource_updated}</small> })}
                                     <button type="button" class="icon-button" title=move || t().resource_remove data-testid="attachment-remove"
-                                        on:click=move |_| state.dispatch(air_workspace::Command::Detach(label.clone()))>"×"</button>
+                                        on:click=move |_| state.dispatch(air_workspace::Command::Attach(air_workspace::attach::Action::Detach(label.clone())))>"×"</button>
                                 </span>
                             }
                         })

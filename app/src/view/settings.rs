@@ -358,12 +358,12 @@ fn DataSection() -> impl IntoView {
             <legend>{move || t().data}</legend>
             <div class="row wrap">
                 <button type="button" data-testid="export-all"
-                    on:click=move |_| state.dispatch(Command::Export { only: None, format: Format::All { secrets: include_secrets.get_untracked() } })>{move || tl().export_all}</button>
+                    on:click=move |_| state.dispatch(Command::Data(air_workspace::data::Action::Export { only: None, format: Format::All { secrets: include_secrets.get_untracked() } }))>{move || tl().export_all}</button>
                 <Show when=move || state.sessions.active.with(Option::is_some)>
                     <button type="button" data-testid="export-one"
-                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::One }) } }>{move || tl().export_one}</button>
+                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Data(air_workspace::data::Action::Export { only: Some(id), format: Format::One })) } }>{move || tl().export_one}</button>
                     <button type="button" data-testid="export-markdown"
-                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Export { only: Some(id), format: Format::Markdown }) } }>{move || tl().export_markdown}</button>
+                        on:click=move |_| { if let Some(id) = state.sessions.active.get_untracked() { state.dispatch(Command::Data(air_workspace::data::Action::Export { only: Some(id), format: Format::Markdown })) } }>{move || tl().export_markdown}</button>
                 </Show>
                 <label class="file-button">{move || t().import}
                     <input type="file" multiple accept=".json,.zip,application/json,application/zip" data-testid="import-file"

@@ -113,7 +113,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
             {cut}
             <Show when=move || interrupted()>
                 <div class="tool-approval">
-                    <button data-testid="run-again" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Job::Resume))>{move || t().run_again}</button>
+                    <button data-testid="run-again" on:click=move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Start(air_workspace::turn::Job::Resume)))>{move || t().run_again}</button>
                 </div>
             </Show>
             <ToolApproval id=id/>
@@ -201,7 +201,7 @@ fn ToolApproval(id: String) -> impl IntoView {
     };
     let answer = move |approval: Approval| {
         let id = id.clone();
-        move |_| state.dispatch(air_workspace::Command::Approve { record: id.clone(), approval })
+        move |_| state.dispatch(air_workspace::Command::Turn(air_workspace::turn::Action::Approve { record: id.clone(), approval }))
     };
     view! {
         <Show when=asking.clone()>

@@ -5,7 +5,7 @@
 //! that happens while the subscription was on its way. Their context
 //! blocks go after the message's text.
 
-use crate::{Command, Done, Missing, Platform, Update, Workspace};
+use crate::{Command, Missing, Platform, Update, Workspace};
 
 /// A resource attached to the next message.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,34 +42,55 @@ impl Attachments {
     }
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
-    match cmd {
-        Command::Attach { server, uri, label } => {
+/// What the resources attached to the next message are asked, and the
+/// answers of their tasks.
+#[derive(Debug)]
+pub enum Action {
+    /// Attach an MCP server's resource to the next message (it is read).
+    Resource { server: String, uri: String, label: String },
+    /// Attach what an MCP App said to the next message, in place of what
+    /// it said before (`None`: it has nothing to say any more).
+    Context { server: String, uri: String, label: String, block: Option<String> },
+    /// Take an attachment off the next message.
+    Detach(String),
+    /// A server says a resource changed.
+    Changed { server: String, uri: String },
+    /// A resource read to be attached: its context block, or why not.
+    Read { server: String, uri: String, label: String, result: Result<Result<String, String>, Missing> },
+    /// An attached resource read again after it changed.
+    Reread { server: String, uri: String, result: Result<Result<String, String>, Missing> },
+    /// A subscription to a resource's changes was made (`on`) or not.
+    Subscribed { server: String, uri: String, on: bool },
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Resource { server, uri, label } => {
             let reading = w.p.read_resource(server.clone(), uri.clone());
-            w.spawn(async move { Some(Command::Done(Done::ResourceRead { server, uri, label, result: reading.await })) });
+            w.spawn(async move { Some(Command::Attach(Action::Read { server, uri, label, result: reading.await })) });
         }
-        Command::AttachContext { server, uri, label, block } => {
+        Action::Context { server, uri, label, block } => {
             w.attach.list.retain(|x| !x.is(&server, &uri));
             if let Some(block) = block {
                 w.attach.list.push(Attachment { server, uri, label, block, live: false, updates: 0 });
             }
             publish(w);
         }
-        Command::Detach(label) => {
+        Action::Detach(label) => {
             let (gone, kept) = std::mem::take(&mut w.attach.list).into_iter().partition(|x| x.label == label);
             w.attach.list = kept;
             publish(w);
             release(w, gone);
         }
-        Command::ResourceChanged { server, uri } => {
+        Action::Changed { server, uri } => {
             // Read again only while it is attached.
             if w.attach.list.iter().any(|x| x.is(&server, &uri)) {
                 let reading = w.p.read_resource(server.clone(), uri.clone());
-                w.spawn(async move { Some(Command::Done(Done::ResourceReread { server, uri, result: reading.await })) });
+                w.spawn(async move { Some(Command::Attach(Action::Reread { server, uri, result: reading.await })) });
             }
         }
-        Command::Done(Done::ResourceRead { server, uri, label, result }) => read(w, server, uri, label, result),
-        Command::Done(Done::ResourceReread { server, uri, result: Ok(Ok(block)) }) => {
+        Action::Read { server, uri, label, result } => read(w, server, uri, label, result),
+        Action::Reread { server, uri, result: Ok(Ok(block)) } => {
             for x in w.attach.list.iter_mut().filter(|x| x.is(&server, &uri)) {
                 x.block = block.clone();
                 x.updates += 1;
@@ -77,8 +98,8 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
             publish(w);
         }
         // A failed read keeps what was read before.
-        Command::Done(Done::ResourceReread { .. }) => {}
-        Command::Done(Done::Subscribed { server, uri, on }) => {
+        Action::Reread { .. } => {}
+        Action::Subscribed { server, uri, on } => {
             if !on {
                 return;
             }
@@ -90,7 +111,6 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
                 unsubscribe(w, server, uri);
             }
         }
-        _ => {}
     }
 }
 
@@ -107,7 +127,7 @@ fn read<P: Platform>(w: &mut Workspace<P>, server: String, uri: String, label: S
     let subscribing = w.p.subscribe_resource(server.clone(), uri.clone(), true);
     w.spawn(async move {
         let on = matches!(subscribing.await, Ok(true));
-        Some(Command::Done(Done::Subscribed { server, uri, on }))
+        Some(Command::Attach(Action::Subscribed { server, uri, on }))
     });
 }
 

@@ -15,7 +15,7 @@ fn harness() -> Harness {
 }
 
 fn attach(h: &mut Harness, uri: &str, label: &str) {
-    h.send(Command::Attach { server: "docs".into(), uri: uri.into(), label: label.into() });
+    h.send(Command::Attach(crate::attach::Action::Resource { server: "docs".into(), uri: uri.into(), label: label.into() }));
 }
 
 fn attached(ups: &[Update]) -> Option<Vec<Attachment>> {
@@ -48,12 +48,12 @@ fn a_changed_resource_is_read_again_only_while_attached() {
     attach(&mut h, "file:///a", "a");
     h.take();
     h.p.resources.borrow_mut()[0].2 = "<resource a, changed>".into();
-    h.send(Command::ResourceChanged { server: "docs".into(), uri: "file:///a".into() });
+    h.send(Command::Attach(crate::attach::Action::Changed { server: "docs".into(), uri: "file:///a".into() }));
     let list = attached(&h.take()).expect("read again");
     assert_eq!((list[0].block.as_str(), list[0].updates), ("<resource a, changed>", 1));
-    h.send(Command::Detach("a".into()));
+    h.send(Command::Attach(crate::attach::Action::Detach("a".into())));
     let reads = h.p.reads.get();
-    h.send(Command::ResourceChanged { server: "docs".into(), uri: "file:///a".into() });
+    h.send(Command::Attach(crate::attach::Action::Changed { server: "docs".into(), uri: "file:///a".into() }));
     assert_eq!(h.p.reads.get(), reads, "not attached: not read");
     // Taken off: its subscription ends.
     assert_eq!(h.p.subscriptions.borrow().last(), Some(&("docs".to_owned(), "file:///a".to_owned(), false)));
@@ -64,7 +64,7 @@ fn a_subscription_that_arrives_after_the_resource_was_removed_is_ended() {
     let mut h = harness();
     h.p.hold_subscriptions.set(true);
     attach(&mut h, "file:///a", "a");
-    h.send(Command::Detach("a".into()));
+    h.send(Command::Attach(crate::attach::Action::Detach("a".into())));
     h.p.hold_subscriptions.set(false);
     h.run();
     let subs = h.p.subscriptions.borrow().clone();
@@ -75,7 +75,7 @@ fn a_subscription_that_arrives_after_the_resource_was_removed_is_ended() {
 #[test]
 fn an_apps_context_replaces_what_it_said_before() {
     let mut h = harness();
-    let context = |block: Option<&str>| Command::AttachContext { server: "app".into(), uri: "app-context:t1".into(), label: "View".into(), block: block.map(str::to_owned) };
+    let context = |block: Option<&str>| Command::Attach(crate::attach::Action::Context { server: "app".into(), uri: "app-context:t1".into(), label: "View".into(), block: block.map(str::to_owned) });
     h.send(context(Some("first")));
     h.send(context(Some("second")));
     let list = attached(&h.take()).expect("published");
@@ -90,13 +90,13 @@ fn with_model(h: &mut Harness) {
 }
 
 fn send(text: &str) -> Command {
-    Command::Turn(Job::Send(text.into()))
+    Command::Turn(crate::turn::Action::Start(Job::Send(text.into())))
 }
 
 /// A text file attached to the next message.
 fn attach_notes(h: &mut Harness) {
     let read = crate::files::Read { name: "notes.txt".into(), mime: "text/plain".into(), bytes: b"<file notes.txt>".to_vec(), scaled: None };
-    h.send(Command::FilesRead(vec![crate::files::prepare(Ok(read))]));
+    h.send(Command::Files(crate::files::Action::Read(vec![crate::files::prepare(Ok(read))])));
 }
 
 #[test]
@@ -135,6 +135,6 @@ fn a_message_not_saved_gets_its_attachments_back() {
     // Only resources: a message of attachments alone is sent too.
     h.p.parts_missing.set(false);
     h.p.http.push(text_reply("Done."));
-    h.send(Command::Turn(Job::Send(String::new())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send(String::new()))));
     assert!(h.take().contains(&Update::Sent));
 }

@@ -4,10 +4,10 @@
 //! shown; switching branches; and what the turn and the other tabs change. The core keeps only each shown
 //! message's id and place: the records go to the page.
 
-use air_store::{MessageRecord, SessionRecord, Store};
+use air_store::{MessageRecord, SessionRecord, Store, StoreError};
 
 use crate::messages::{Got, Read};
-use crate::{Command, Done, Notice, Platform, StoreOp, Update, Workspace};
+use crate::{Command, Notice, Platform, StoreOp, Update, Workspace};
 
 /// Messages read at a time when a session opens (and per page before or
 /// after): the view draws only those near the screen, so a small first
@@ -79,9 +79,41 @@ pub struct Chat {
     saved_meanwhile: Option<bool>,
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
-    match cmd {
-        Command::Open(id) => {
+/// What the open conversation is asked, and the answers of its tasks.
+#[derive(Debug)]
+pub enum Action {
+    /// The user opens a session.
+    Open(String),
+    /// The user opens a search hit: a session, at one of its messages.
+    OpenAt { session: String, message: Option<String> },
+    /// The user starts a new chat (the session creator).
+    New,
+    /// The page of messages before those shown.
+    Older,
+    /// The page of messages after those shown (read on from a search hit).
+    Newer,
+    /// The open session is read again (after an import).
+    Reopen,
+    /// ‹ 2 / 3 ›: alternative `alt` after fork `fork` of the open chat.
+    SwitchBranch { fork: String, alt: u32 },
+    /// Another tab changed a session.
+    Changed(String),
+    /// A turn created a session.
+    Created(String),
+    /// A turn saved a message.
+    Saved(MessageRecord),
+    /// A turn removed messages (an answer replaced).
+    Removed(Vec<String>),
+    /// A page of the open session's messages (and, for a session not in
+    /// the list yet, the session).
+    Page { ticket: u64, why: PageWhy, page: Result<(Option<SessionRecord>, Vec<MessageRecord>), StoreError> },
+    /// The session with another branch shown, stored.
+    BranchShown(Result<SessionRecord, StoreError>),
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Open(id) => {
             if w.chat.active.as_deref() != Some(id.as_str()) {
                 w.emit(Update::Focus(None));
                 open(w, id);
@@ -90,40 +122,39 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
                 seek(w, &id, None);
             }
         }
-        Command::OpenAt { session, message } => open_at(w, session, message),
-        Command::NewChat => new_chat(w),
-        Command::LoadOlder => load_older(w),
-        Command::LoadNewer => load_newer(w),
-        Command::Reopen => {
+        Action::OpenAt { session, message } => open_at(w, session, message),
+        Action::New => new_chat(w),
+        Action::Older => load_older(w),
+        Action::Newer => load_newer(w),
+        Action::Reopen => {
             if let Some(id) = w.chat.active.clone() {
                 open(w, id);
             }
         }
-        Command::SwitchBranch { fork, alt } => switch_branch(w, fork, alt),
-        Command::SessionChanged(id) => changed_elsewhere(w, id),
-        Command::SessionCreated(id) => {
+        Action::SwitchBranch { fork, alt } => switch_branch(w, fork, alt),
+        Action::Changed(id) => changed_elsewhere(w, id),
+        Action::Created(id) => {
             // The user is still on the session creator: it opens.
             if w.chat.active.is_none() {
                 w.chat.active = Some(id.clone());
                 w.emit(Update::Active(Some(id)));
             }
         }
-        Command::MessageSaved(record) => saved(w, record),
-        Command::MessagesRemoved(ids) => {
+        Action::Saved(record) => saved(w, record),
+        Action::Removed(ids) => {
             w.watch.shown.borrow_mut().retain(|(id, _)| !ids.contains(id));
             w.emit(Update::MessagesRemoved(ids));
         }
-        Command::Done(Done::Messages { ticket, why, page }) => paged(w, ticket, why, page),
-        Command::Done(Done::BranchShown(result)) => match result {
+        Action::Page { ticket, why, page } => paged(w, ticket, why, page),
+        Action::BranchShown(result) => match result {
             Ok(session) => {
                 let id = session.id.clone();
-                w.handle(Command::SessionSaved(session));
+                w.handle(Command::Sessions(crate::sessions::Action::Saved(session)));
                 w.emit(Update::Changed(id.clone()));
                 open(w, id);
             }
             Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::SaveMessage, error })),
         },
-        _ => {}
     }
 }
 
@@ -171,7 +202,7 @@ pub(crate) fn open<P: Platform>(w: &mut Workspace<P>, id: String) {
             Ok((list, why)) => (Ok((session, list)), why),
             Err(e) => (Err(e), PageWhy::Open),
         };
-        Some(Command::Done(Done::Messages { ticket, why, page }))
+        Some(Command::Chat(Action::Page { ticket, why, page }))
     });
 }
 
@@ -203,7 +234,7 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
         Err(error) => return w.emit(Update::Notice(Notice::Store { op: StoreOp::ReadMessages, error })),
     };
     if let Some(s) = session {
-        w.handle(Command::SessionSaved(s));
+        w.handle(Command::Sessions(crate::sessions::Action::Saved(s)));
     }
     let Some(id) = w.chat.active.clone() else { return };
     let read = page.len();
@@ -271,7 +302,7 @@ pub(crate) fn resume_left<P: Platform>(w: &mut Workspace<P>) {
         return;
     }
     w.chat.asked_again = Some(id);
-    w.handle(Command::Turn(crate::platform::Job::Resume));
+    w.handle(Command::Turn(crate::turn::Action::Start(crate::platform::Job::Resume)));
 }
 
 /// The messages of `list` on the session's branch shown.
@@ -290,7 +321,7 @@ fn load_older<P: Platform>(w: &mut Workspace<P>) {
     let page = page(w, &id, first, PAGE);
     w.spawn(async move {
         let page = page.await;
-        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Older, page: page.map(|p| (None, p)) }))
+        Some(Command::Chat(Action::Page { ticket, why: PageWhy::Older, page: page.map(|p| (None, p)) }))
     });
 }
 
@@ -306,7 +337,7 @@ fn load_newer<P: Platform>(w: &mut Workspace<P>) {
     let page = read(w, Read::After { session: id, after: last, limit: PAGE });
     w.spawn(async move {
         let page = page.await;
-        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Newer, page: page.map(|(list, _)| (None, list)) }))
+        Some(Command::Chat(Action::Page { ticket, why: PageWhy::Newer, page: page.map(|(list, _)| (None, list)) }))
     });
 }
 
@@ -320,11 +351,11 @@ fn open_at<P: Platform>(w: &mut Workspace<P>, session: String, message: Option<S
     let m = w.p.read_messages(crate::messages::Read::One(target));
     w.spawn(async move {
         let (m, s) = (m.await, store.get_session(&session).await);
-        let (Ok(Ok(crate::messages::Got::One(Some(m)))), Ok(Some(mut s))) = (m, s) else { return Some(Command::Open(session)) };
+        let (Ok(Ok(crate::messages::Got::One(Some(m)))), Ok(Some(mut s))) = (m, s) else { return Some(Command::Chat(Action::Open(session))) };
         if !air_store::branches::reveal(&mut s.forks, &m) {
-            return Some(Command::Open(session));
+            return Some(Command::Chat(Action::Open(session)));
         }
-        Some(Command::Done(Done::BranchShown(store.put_session(&s).await.map(|()| s))))
+        Some(Command::Chat(Action::BranchShown(store.put_session(&s).await.map(|()| s))))
     });
 }
 
@@ -356,11 +387,11 @@ fn switch_branch<P: Platform>(w: &mut Workspace<P>, fork: String, alt: u32) {
         let mut session = match store.get_session(&id).await {
             Ok(Some(s)) => s,
             Ok(None) => return None,
-            Err(e) => return Some(Command::Done(Done::BranchShown(Err(e)))),
+            Err(e) => return Some(Command::Chat(Action::BranchShown(Err(e)))),
         };
         let f = session.forks.get_mut(&fork)?;
         f.shown = alt.min(f.count.saturating_sub(1));
-        Some(Command::Done(Done::BranchShown(store.put_session(&session).await.map(|()| session))))
+        Some(Command::Chat(Action::BranchShown(store.put_session(&session).await.map(|()| session))))
     });
 }
 
@@ -381,9 +412,9 @@ fn changed_elsewhere<P: Platform>(w: &mut Workspace<P>, id: String) {
     let page = reread.then(|| page(w, &id, None, n));
     w.spawn(async move {
         let session = store.get_session(&id).await.ok().flatten();
-        let Some(page) = page else { return session.map(Command::SessionSaved) };
+        let Some(page) = page else { return session.map(|s| Command::Sessions(crate::sessions::Action::Saved(s))) };
         let page = page.await;
-        Some(Command::Done(Done::Messages { ticket, why: PageWhy::Refresh, page: page.map(|p| (session, p)) }))
+        Some(Command::Chat(Action::Page { ticket, why: PageWhy::Refresh, page: page.map(|p| (session, p)) }))
     });
 }
 

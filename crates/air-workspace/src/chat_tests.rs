@@ -19,7 +19,7 @@ fn two_sessions(n: usize) -> Harness {
     h.send(Command::Start);
     // A provider elsewhere: nothing is read ahead.
     h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
-    h.send(Command::Open("a".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("a".into())));
     h
 }
 
@@ -66,8 +66,8 @@ fn a_long_session_opens_on_its_last_page_and_older_pages_come_on_demand() {
     let mut h = two_sessions(n);
     let (list, older) = shown(&h.take(), Vec::new());
     assert_eq!((list, older), (ids(n - PAGE, n), true));
-    h.ws.handle(Command::LoadOlder);
-    h.ws.handle(Command::LoadOlder);
+    h.ws.handle(Command::Chat(crate::chat::Action::Older));
+    h.ws.handle(Command::Chat(crate::chat::Action::Older));
     h.run();
     let (list, older) = shown(&h.take(), ids(n - PAGE, n));
     assert_eq!((list, older), (ids(0, n), false), "read once, before those shown");
@@ -77,9 +77,9 @@ fn a_long_session_opens_on_its_last_page_and_older_pages_come_on_demand() {
 fn an_answer_for_a_session_no_longer_open_is_dropped() {
     let mut h = two_sessions(3);
     h.take();
-    h.ws.handle(Command::Open("b".into()));
+    h.ws.handle(Command::Chat(crate::chat::Action::Open("b".into())));
     let late = h.ws.poll_task().expect("b's page");
-    h.send(Command::Open("a".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("a".into())));
     let mut late = late;
     let std::task::Poll::Ready(Some(answer)) = late.0.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) else { panic!("answered") };
     h.send(answer);
@@ -91,9 +91,9 @@ fn an_answer_for_a_session_no_longer_open_is_dropped() {
 #[test]
 fn a_search_hit_is_read_with_the_messages_around_it_then_later_pages_on_demand() {
     let mut h = two_sessions(250);
-    h.send(Command::NewChat);
+    h.send(Command::Chat(crate::chat::Action::New));
     h.take();
-    h.send(Command::OpenAt { session: "a".into(), message: Some("a100".into()) });
+    h.send(Command::Chat(crate::chat::Action::OpenAt { session: "a".into(), message: Some("a100".into()) }));
     let updates = h.take();
     assert_eq!(updates.last(), Some(&Update::Focus(Some("a100".into()))));
     let half = PAGE / 2;
@@ -101,8 +101,8 @@ fn a_search_hit_is_read_with_the_messages_around_it_then_later_pages_on_demand()
     assert_eq!(shown_both(&updates, Vec::new()), (stretch.clone(), true, true), "half a page each side, read once");
     assert_eq!(updates.iter().filter(|u| matches!(u, Update::Messages { list, .. } if !list.is_empty())).count(), 1);
     // Later pages, read on from there, to the end.
-    h.ws.handle(Command::LoadNewer);
-    h.ws.handle(Command::LoadNewer);
+    h.ws.handle(Command::Chat(crate::chat::Action::Newer));
+    h.ws.handle(Command::Chat(crate::chat::Action::Newer));
     h.run();
     let (mut list, _, mut newer) = shown_both(&h.take(), stretch);
     assert_eq!((list.clone(), newer), (ids(100 - half, 101 + half + PAGE), true), "read once, after those shown");
@@ -110,18 +110,18 @@ fn a_search_hit_is_read_with_the_messages_around_it_then_later_pages_on_demand()
         if !newer {
             break;
         }
-        h.send(Command::LoadNewer);
+        h.send(Command::Chat(crate::chat::Action::Newer));
         (list, _, newer) = shown_both(&h.take(), list);
     }
     assert_eq!((list.clone(), newer), (ids(100 - half, 250), false));
-    h.send(Command::LoadNewer);
+    h.send(Command::Chat(crate::chat::Action::Newer));
     assert!(h.take().is_empty(), "nothing later");
     let mut older = true;
     for _ in 0..10 {
         if !older {
             break;
         }
-        h.send(Command::LoadOlder);
+        h.send(Command::Chat(crate::chat::Action::Older));
         (list, older) = shown(&h.take(), list);
     }
     assert_eq!((list, older), (ids(0, 250), false));
@@ -131,11 +131,11 @@ fn a_search_hit_is_read_with_the_messages_around_it_then_later_pages_on_demand()
 fn a_hit_near_the_start_is_read_with_what_there_is_before_it() {
     let mut h = two_sessions(250);
     h.take();
-    h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
+    h.send(Command::Chat(crate::chat::Action::OpenAt { session: "a".into(), message: Some("a10".into()) }));
     assert_eq!(shown_both(&h.take(), Vec::new()), (ids(0, 11 + PAGE / 2), false, true));
     // A hit that is not there any more: the last page.
-    h.send(Command::NewChat);
-    h.send(Command::OpenAt { session: "a".into(), message: Some("gone".into()) });
+    h.send(Command::Chat(crate::chat::Action::New));
+    h.send(Command::Chat(crate::chat::Action::OpenAt { session: "a".into(), message: Some("gone".into()) }));
     let updates = h.take();
     assert_eq!(shown_both(&updates, Vec::new()), (ids(250 - PAGE, 250), true, false));
     assert_eq!(updates.last(), Some(&Update::Focus(Some("gone".into()))), "looked for once, not again");
@@ -144,17 +144,17 @@ fn a_hit_near_the_start_is_read_with_what_there_is_before_it() {
 #[test]
 fn a_message_sent_while_a_stretch_from_the_middle_is_shown_shows_the_end() {
     let mut h = two_sessions(250);
-    h.send(Command::OpenAt { session: "a".into(), message: Some("a100".into()) });
+    h.send(Command::Chat(crate::chat::Action::OpenAt { session: "a".into(), message: Some("a100".into()) }));
     h.take();
     // Another tab's change is not read again over the stretch.
-    h.send(Command::SessionChanged("a".into()));
+    h.send(Command::Chat(crate::chat::Action::Changed("a".into())));
     assert!(!h.take().iter().any(|u| matches!(u, Update::Messages { .. })));
     // A message in the stretch goes in its place.
-    h.send(Command::MessageSaved(MessageRecord::new("a100", "a", 100.0, Role::User, "edited")));
+    h.send(Command::Chat(crate::chat::Action::Saved(MessageRecord::new("a100", "a", 100.0, Role::User, "edited"))));
     assert!(matches!(h.take().as_slice(), [Update::MessageSaved(m)] if m.id == "a100"));
     // One after it: the end is read, with it.
     now(h.p.store.put_message(&MessageRecord::new("new", "a", 300.0, Role::User, "hello"))).expect("saved");
-    h.send(Command::MessageSaved(MessageRecord::new("new", "a", 300.0, Role::User, "hello")));
+    h.send(Command::Chat(crate::chat::Action::Saved(MessageRecord::new("new", "a", 300.0, Role::User, "hello"))));
     let (list, older, newer) = shown_both(&h.take(), Vec::new());
     assert_eq!((list.len(), list.last().map(String::as_str), older, newer), (PAGE, Some("new"), true, false));
 }
@@ -164,9 +164,9 @@ fn a_search_hit_in_the_chat_open_already_is_marked_or_read_towards() {
     let mut h = two_sessions(250);
     let updates = h.take();
     let (list, _) = shown(&updates, Vec::new());
-    h.send(Command::OpenAt { session: "a".into(), message: Some("a240".into()) });
+    h.send(Command::Chat(crate::chat::Action::OpenAt { session: "a".into(), message: Some("a240".into()) }));
     assert_eq!(h.take().last(), Some(&Update::Focus(Some("a240".into()))), "shown already: marked");
-    h.send(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
+    h.send(Command::Chat(crate::chat::Action::OpenAt { session: "a".into(), message: Some("a10".into()) }));
     let updates = h.take();
     assert_eq!(updates.last(), Some(&Update::Focus(Some("a10".into()))), "far back: read around");
     assert_eq!(shown_both(&updates, list), (ids(0, 11 + PAGE / 2), false, true));
@@ -177,10 +177,10 @@ fn a_search_hit_left_for_another_chat_is_not_looked_for_again() {
     let mut h = two_sessions(250);
     h.take();
     // The hit's chat is asked for, then another is opened before it is read.
-    h.ws.handle(Command::OpenAt { session: "a".into(), message: Some("a10".into()) });
-    h.ws.handle(Command::Open("b".into()));
+    h.ws.handle(Command::Chat(crate::chat::Action::OpenAt { session: "a".into(), message: Some("a10".into()) }));
+    h.ws.handle(Command::Chat(crate::chat::Action::Open("b".into())));
     h.run();
-    h.send(Command::Open("a".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("a".into())));
     let updates = h.take();
     assert!(!updates.iter().any(|u| matches!(u, Update::Focus(Some(_)))), "no old hit marked: {updates:?}");
     assert_eq!(shown(&updates, Vec::new()).0.len(), PAGE, "the last page only");
@@ -190,21 +190,21 @@ fn a_search_hit_left_for_another_chat_is_not_looked_for_again() {
 fn the_turn_s_messages_go_in_their_place_and_a_new_session_opens_from_the_creator() {
     let mut h = two_sessions(2);
     h.take();
-    h.send(Command::MessageSaved(MessageRecord::new("mid", "a", 0.5, Role::Assistant, "x")));
-    h.send(Command::MessageSaved(MessageRecord::new("other", "b", 9.0, Role::Assistant, "x")));
+    h.send(Command::Chat(crate::chat::Action::Saved(MessageRecord::new("mid", "a", 0.5, Role::Assistant, "x"))));
+    h.send(Command::Chat(crate::chat::Action::Saved(MessageRecord::new("other", "b", 9.0, Role::Assistant, "x"))));
     let updates = h.take();
     assert_eq!(updates.len(), 1, "another session's message is not shown here");
-    h.send(Command::SessionCreated("c".into()));
+    h.send(Command::Chat(crate::chat::Action::Created("c".into())));
     assert_eq!(h.ws.active(), Some("a"), "only from the session creator");
-    h.send(Command::NewChat);
-    h.send(Command::SessionCreated("c".into()));
+    h.send(Command::Chat(crate::chat::Action::New));
+    h.send(Command::Chat(crate::chat::Action::Created("c".into())));
     assert_eq!(h.ws.active(), Some("c"));
 }
 
 /// A turn runs here: the model answers nothing until Stop.
 fn busy(h: &mut Harness) {
     h.p.http.push(air_http::fake::Script::Respond { status: 200, headers: vec![("content-type".into(), "text/event-stream".into())], steps: vec![air_http::fake::Step::Hang] });
-    h.send(Command::Turn(crate::turn::Job::Send("Hi".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(crate::turn::Job::Send("Hi".into()))));
     assert!(h.ws.busy());
     h.take();
 }
@@ -215,10 +215,10 @@ fn another_tab_s_change_is_read_again_unless_a_turn_runs_here() {
     h.take();
     now(h.p.store.put_message(&MessageRecord::new("a2", "a", 2.0, Role::User, "from the other tab"))).expect("stored");
     busy(&mut h);
-    h.send(Command::SessionChanged("a".into()));
+    h.send(Command::Chat(crate::chat::Action::Changed("a".into())));
     assert!(!h.take().iter().any(|u| matches!(u, Update::Messages { .. })), "not while a turn runs here");
-    h.send(Command::Stop);
-    h.send(Command::SessionChanged("a".into()));
+    h.send(Command::Turn(crate::turn::Action::Stop));
+    h.send(Command::Chat(crate::chat::Action::Changed("a".into())));
     assert!(shown(&h.take(), Vec::new()).0.contains(&"a2".to_owned()));
 }
 
@@ -230,11 +230,11 @@ fn a_branch_is_switched_only_between_turns_and_the_chat_read_again() {
     now(h.p.store.put_session(&s)).expect("stored");
     h.take();
     busy(&mut h);
-    h.send(Command::SwitchBranch { fork: "a0".into(), alt: 1 });
+    h.send(Command::Chat(crate::chat::Action::SwitchBranch { fork: "a0".into(), alt: 1 }));
     assert!(h.take().is_empty());
-    h.send(Command::Stop);
+    h.send(Command::Turn(crate::turn::Action::Stop));
     h.take();
-    h.send(Command::SwitchBranch { fork: "a0".into(), alt: 5 });
+    h.send(Command::Chat(crate::chat::Action::SwitchBranch { fork: "a0".into(), alt: 5 }));
     let stored = now(h.p.store.get_session("a")).unwrap().expect("a");
     assert_eq!(stored.forks["a0"].shown, 1, "the last alternative at most");
     let updates = h.take();
@@ -263,23 +263,23 @@ fn shown_saved(updates: &[Update]) -> Vec<(String, String)> {
 #[test]
 fn an_answer_saved_while_its_chat_is_read_again_is_shown() {
     let mut h = two_sessions(2);
-    h.send(Command::Open("b".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("b".into())));
     h.take();
     // Back to `a` while its turn answers: its page is read from the store…
-    h.ws.handle(Command::Open("a".into()));
+    h.ws.handle(Command::Chat(crate::chat::Action::Open("a".into())));
     let mut read = h.ws.poll_task().expect("a's page");
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     let std::task::Poll::Ready(Some(done)) = read.0.as_mut().poll(&mut cx) else { panic!("read at once") };
     // …and the answer is saved before that page is handled.
     let answer = MessageRecord::new("a2".to_owned(), "a", 2.0, Role::Assistant, "Only one answer.");
     now(h.p.store.put_message(&answer)).expect("saved");
-    h.send(Command::MessageSaved(answer));
+    h.send(Command::Chat(crate::chat::Action::Saved(answer)));
     h.send(done);
     let shown = shown_saved(&h.take());
     assert_eq!(shown.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["a0", "a1", "a2"], "the answer stays, once");
     assert_eq!(shown[2].1, "Only one answer.");
     // Once that page is in, a later one is read as stored.
-    h.send(Command::Open("b".into()));
-    h.send(Command::Open("a".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("b".into())));
+    h.send(Command::Chat(crate::chat::Action::Open("a".into())));
     assert_eq!(shown_saved(&h.take()).len(), 3);
 }

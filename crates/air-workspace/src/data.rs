@@ -6,7 +6,7 @@ use air_store::export::{self, Export};
 use air_store::http_tools::Saved;
 use air_store::{Settings, Store, StoreError};
 
-use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
+use crate::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
 
 /// What the store holds, of how much it may, and whether it is kept.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,24 +95,41 @@ fn other_app(texts: &[String], now_ms: f64) -> Option<(Export, Option<(air_impor
     Some((doc, Some((source, summary))))
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
-    match cmd {
-        Command::Export { only, format } => {
+/// What export and import are asked, and the answers of their tasks.
+#[derive(Debug)]
+pub enum Action {
+    /// Download the conversations (or `only` one) as a file; a whole
+    /// export carries the settings.
+    Export { only: Option<String>, format: Format },
+    /// Import an export: its text, or the texts of its parts (a split
+    /// one); `left_out`: what the files held that is not among them
+    /// (a ZIP's entries not read, each with why), for the summary.
+    Import { texts: Vec<String>, left_out: Vec<String> },
+    /// How much is stored.
+    WantStorage,
+    /// An export's text (`None`: nothing to export).
+    Collected { format: Format, result: Result<Result<Option<String>, StoreError>, Missing> },
+    Imported(Result<Result<Imported, ImportFailure>, Missing>),
+    Storage(StorageInfo),
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Export { only, format } => {
             let asked = w.p.export(only, format, w.prefs.settings.clone(), w.prefs.http_tools.clone());
-            w.spawn(async move { Some(Command::Done(Done::Collected { format, result: asked.await })) });
+            w.spawn(async move { Some(Command::Data(Action::Collected { format, result: asked.await })) });
         }
-        Command::Import { texts, left_out } => {
+        Action::Import { texts, left_out } => {
             let asked = w.p.import(texts);
             w.spawn(async move {
                 let done = asked.await.map(|r| r.map(|done| Imported { left_out, ..done }));
-                Some(Command::Done(Done::Imported(done)))
+                Some(Command::Data(Action::Imported(done)))
             });
         }
-        Command::WantStorage => storage(w),
-        Command::Done(Done::Collected { format, result }) => collected(w, format, result),
-        Command::Done(Done::Imported(result)) => imported(w, result),
-        Command::Done(Done::Storage(info)) => w.emit(Update::Storage(info)),
-        _ => {}
+        Action::WantStorage => storage(w),
+        Action::Collected { format, result } => collected(w, format, result),
+        Action::Imported(result) => imported(w, result),
+        Action::Storage(info) => w.emit(Update::Storage(info)),
     }
 }
 
@@ -139,9 +156,9 @@ fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<Result<Imported, I
         Ok(Ok(done)) => {
             w.emit(Update::Import(ImportOutcome::Done(done)));
             // What came in shows here and in the other tabs.
-            w.handle(Command::ReloadSessions);
+            w.handle(Command::Sessions(crate::sessions::Action::Reload));
             w.emit(Update::SessionsChanged);
-            w.handle(Command::Reopen);
+            w.handle(Command::Chat(crate::chat::Action::Reopen));
             storage(w);
         }
         Ok(Err(ImportFailure::Store(StoreError::QuotaExceeded(_)))) => w.emit(Update::Import(ImportOutcome::StorageFull)),
@@ -153,7 +170,7 @@ fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<Result<Imported, I
 
 fn storage<P: Platform>(w: &mut Workspace<P>) {
     let info = w.p.storage_info();
-    w.spawn(async move { Some(Command::Done(Done::Storage(info.await))) });
+    w.spawn(async move { Some(Command::Data(Action::Storage(info.await))) });
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ fn harness_with(set: impl FnOnce(&mut air_store::Settings)) -> Harness {
     now(p.store.put_session(&SessionRecord::new("s1", 1.0))).expect("stored");
     let mut h = Harness::new(p);
     h.send(Command::Start);
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     h.take();
     h
 }
@@ -81,9 +81,9 @@ fn a_conversation_opened_shows_its_loaded_tools_checked_against_the_servers() {
     // Loaded from a server since removed.
     let list = Loaded { tools: vec![loaded_tool("gone", "search")], metrics: Metrics::default() };
     now(docs::loaded("s1").write(&*h.p.store, &list)).expect("stored");
-    h.send(Command::NewChat);
+    h.send(Command::Chat(crate::chat::Action::New));
     assert!(h.take().contains(&Update::LoadedTools(Loaded::default())), "the new chat has none");
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     let shown = h.take().into_iter().rev().find_map(|u| if let Update::LoadedTools(l) = u { Some(l) } else { None }).expect("shown");
     assert_eq!(shown.tools[0].status, Status::InvalidDeleted);
     assert_eq!(now(docs::loaded("s1").read(&*h.p.store)).tools[0].status, Status::InvalidDeleted, "what the check changed is saved");
@@ -91,11 +91,11 @@ fn a_conversation_opened_shows_its_loaded_tools_checked_against_the_servers() {
     // Switched off, dynamic loading reads nothing.
     let mut settings = h.ws.prefs().settings.clone();
     settings.dynamic_mcp_loading = false;
-    h.send(Command::Prefs(Change::Settings(Box::new(settings))));
-    h.send(Command::NewChat);
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings)))));
+    h.send(Command::Chat(crate::chat::Action::New));
     h.take();
     let gates = jobs(&h, "Gate");
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     assert_eq!(jobs(&h, "Gate"), gates);
     assert!(h.take().contains(&Update::LoadedTools(Loaded::default())));
 }
@@ -151,7 +151,7 @@ fn the_summarizer_is_not_asked_again_about_what_it_failed_on() {
     // Another model is another question.
     let mut settings = h.ws.prefs().settings.clone();
     settings.mcp_summarizer_model = "other-model".into();
-    h.send(Command::Prefs(Change::Settings(Box::new(settings))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings)))));
     assert_eq!(h.p.http.requests().len(), asked + 1);
 }
 
@@ -313,7 +313,7 @@ fn a_conversation_deleted_for_good_takes_its_loaded_tools_with_it() {
     let mut h = harness("");
     let list = Loaded { tools: vec![loaded_tool("docs", "search")], metrics: gained(2) };
     now(docs::loaded("s1").write(&*h.p.store, &list)).expect("stored");
-    h.send(Command::Delete("s1".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s1".into())));
     // Within the undo window it is kept; once the window closes it goes.
     assert_eq!(now(docs::loaded("s1").read(&*h.p.store)), list);
     h.advance(crate::sessions::UNDO_MS + 1);

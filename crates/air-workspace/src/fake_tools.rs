@@ -65,7 +65,7 @@ impl Tool for Answers {
 impl Harness {
     /// Turns use `settings` (saved as the user's).
     pub fn use_settings(&mut self, settings: Settings) {
-        self.send(Command::Prefs(crate::prefs::Change::Settings(Box::new(settings))));
+        self.send(Command::Prefs(crate::prefs::Action::Change(crate::prefs::Change::Settings(Box::new(settings)))));
     }
 
     /// `server` is saved, and its tools are what `make` makes of each

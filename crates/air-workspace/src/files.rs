@@ -7,14 +7,14 @@
 //!
 //! Reading a file (and drawing a large image smaller) is the page's; what
 //! it read becomes a [`Prepared`] through [`prepare`], in the part fetched
-//! with the first file, and reaches the core as [`Command::FilesRead`].
+//! with the first file, and reaches the core as [`Command::Files(Action::Read)`].
 
 use std::sync::Arc;
 
 use air_agent::NewFile;
 use air_store::files::{Attached, Refusal};
 
-use crate::{Command, Notice, Platform, Update, Workspace};
+use crate::{Notice, Platform, Update, Workspace};
 
 /// A file attached to the next message.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,21 +100,30 @@ impl Files {
     }
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
-    match cmd {
-        Command::FilesRead(files) => {
+/// What the files attached to the next message are asked.
+#[derive(Debug)]
+pub enum Action {
+    /// Files the user picked, as the page read them: attached to the next
+    /// message, or refused with why.
+    Read(Vec<Prepared>),
+    /// Take a file (by its key) off the next message.
+    Remove(u32),
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Read(files) => {
             for file in files {
                 add(w, file);
             }
             publish(w);
         }
-        Command::RemoveFile(key) => {
+        Action::Remove(key) => {
             let (gone, kept) = std::mem::take(&mut w.files.list).into_iter().partition(|f| f.key == key);
             w.files.list = kept;
             publish(w);
             forget(w, &gone);
         }
-        _ => {}
     }
 }
 

@@ -43,7 +43,7 @@ fn what_a_picked_file_becomes() {
 #[test]
 fn files_are_attached_with_previews_or_refused_with_why() {
     let mut h = harness();
-    h.send(Command::FilesRead(vec![png(), read("x.pdf", "application/pdf", b"%PDF\0"), read("notes.md", "text/markdown", b"# Hi"), Prepared::Unreadable { name: "gone.txt".into(), error: "NotFoundError".into() }]));
+    h.send(Command::Files(crate::files::Action::Read(vec![png(), read("x.pdf", "application/pdf", b"%PDF\0"), read("notes.md", "text/markdown", b"# Hi"), Prepared::Unreadable { name: "gone.txt".into(), error: "NotFoundError".into() }])));
     let ups = h.take();
     assert!(ups.contains(&Update::Notice(Notice::FileRefused { name: "x.pdf".into(), why: Refusal::NotText })));
     assert!(ups.contains(&Update::Notice(Notice::FileUnreadable { name: "gone.txt".into(), error: "NotFoundError".into() })));
@@ -52,9 +52,9 @@ fn files_are_attached_with_previews_or_refused_with_why() {
     let LocalKind::Image { url, .. } = &list[0].kind else { panic!("an image") };
     assert_eq!(*h.p.previews.borrow(), [url.clone()]);
     // Keys stay unique after one is taken off.
-    h.send(Command::RemoveFile(0));
+    h.send(Command::Files(crate::files::Action::Remove(0)));
     assert_eq!(*h.p.forgotten.borrow(), [url.clone()], "its preview is let go of");
-    h.send(Command::FilesRead(vec![read("b.txt", "text/plain", b"b")]));
+    h.send(Command::Files(crate::files::Action::Read(vec![read("b.txt", "text/plain", b"b")])));
     let keys: Vec<_> = files(&h.take()).expect("the list").iter().map(|f| f.key).collect();
     assert_eq!(keys, [1, 2]);
 }
@@ -62,10 +62,10 @@ fn files_are_attached_with_previews_or_refused_with_why() {
 #[test]
 fn a_message_takes_its_files_and_lets_their_previews_go_once_saved() {
     let mut h = harness();
-    h.send(Command::FilesRead(vec![png(), read("notes.md", "", b"# Plan")]));
+    h.send(Command::Files(crate::files::Action::Read(vec![png(), read("notes.md", "", b"# Plan")])));
     h.take();
     h.p.http.push(reply("Nice cat."));
-    h.send(Command::Turn(Job::Send("Look".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Look".into()))));
     let body = h.p.http.requests().last().and_then(|r| r.body.clone()).unwrap_or_default();
     assert!(body.contains("data:image/png;base64,iVBORw=="), "the image goes as an image: {body}");
     let (text, notes) = (body.find("Look"), body.find("File `notes.md`"));
@@ -84,17 +84,17 @@ fn a_message_takes_its_files_and_lets_their_previews_go_once_saved() {
 #[test]
 fn files_alone_are_a_message_and_come_back_when_it_is_not_saved() {
     let mut h = harness();
-    h.send(Command::FilesRead(vec![png()]));
+    h.send(Command::Files(crate::files::Action::Read(vec![png()])));
     let before = files(&h.take()).expect("the list");
     h.p.parts_missing.set(true);
-    h.send(Command::Turn(Job::Send(String::new())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send(String::new()))));
     let ups = h.take();
     assert!(ups.contains(&Update::NotSent(String::new())), "files alone are sent: {ups:?}");
     assert_eq!(files(&ups), Some(before), "given back as they were");
     assert!(h.p.forgotten.borrow().is_empty(), "their previews kept");
     // With nothing attached, an empty message is nothing to send.
-    h.send(Command::RemoveFile(0));
+    h.send(Command::Files(crate::files::Action::Remove(0)));
     h.take();
-    h.send(Command::Turn(Job::Send("  ".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("  ".into()))));
     assert!(!h.take().contains(&Update::Busy(true)));
 }

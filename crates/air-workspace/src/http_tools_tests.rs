@@ -73,7 +73,7 @@ fn a_tool_is_added_switched_edited_and_removed_and_kept() {
     // A choice kept for it goes with it.
     let mut settings = h.ws.prefs().settings.clone();
     settings.tool_policies.set_tool("fetch_pet", Some(air_tools::policy::Policy::Allow));
-    h.send(Command::Prefs(crate::prefs::Change::Settings(Box::new(settings))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(crate::prefs::Change::Settings(Box::new(settings)))));
     act(&mut h, Action::Remove("fetch_pet".into()));
     assert!(saved(&h).is_empty());
     assert!(!h.ws.prefs().settings.tool_policies.tools.contains_key("fetch_pet"));
@@ -238,7 +238,7 @@ fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {
     h.p.http.push(call_reply("get_pet", r#"{"id": 7}"#));
     h.p.http.push(Script::status(200, r#"{"name": "Rex"}"#));
     h.p.http.push(text_reply("Rex."));
-    h.send(Command::Turn(Job::Send("Who is 7?".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Who is 7?".into()))));
     let requests = h.p.http.requests();
     assert_eq!(requests.len(), 3, "{requests:?}");
     let tools = serde_json::from_str::<Value>(requests[0].body.as_deref().unwrap_or("{}")).unwrap_or_default()["tools"].clone();
@@ -254,12 +254,12 @@ fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {
 
     // POST: asks first; once allowed it runs.
     h.p.http.push(call_reply("add_pet", r#"{"id": 8}"#));
-    h.send(Command::Turn(Job::Send("Add 8".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Add 8".into()))));
     let record = h.take().iter().rev().find_map(|u| match u { Update::Approvals { awaiting, .. } => awaiting.first().cloned(), _ => None }).expect("asked");
     assert_eq!(h.p.http.requests().len(), 4, "nothing sent before the yes");
     h.p.http.push(Script::status(201, r#"{"ok": true}"#));
     h.p.http.push(text_reply("Added."));
-    h.send(Command::Approve { record, approval: Approval::Once });
+    h.send(Command::Turn(crate::turn::Action::Approve { record, approval: Approval::Once }));
     let requests = h.p.http.requests();
     assert_eq!((requests[4].method.as_str(), requests[4].url.as_str()), ("POST", "https://pets.test/pets/8"));
     assert!(requests[5].body.as_deref().unwrap_or("").contains("ok"));

@@ -6,7 +6,7 @@
 //! in order, and hands them over once it is here (or says the part is
 //! missing and drops them).
 
-use crate::{Command, Done, Later, Notice, Platform, Update, Workspace};
+use crate::{Command, Later, Notice, Platform, Update, Workspace};
 
 impl<P: Platform> Workspace<P> {
     /// Hands `cmd` to [`later::route`], fetched first if need be (the
@@ -28,7 +28,7 @@ impl<P: Platform> Workspace<P> {
             let route = self.route.clone();
             self.spawn(async move {
                 route.set(fetching.await.ok());
-                Some(Command::Done(Done::LaterFetched))
+                Some(Command::LaterFetched)
             });
         }
     }

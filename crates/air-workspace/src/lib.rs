@@ -5,9 +5,11 @@
 //! What changed goes out as [`Update`]s, in order ([`Workspace::poll_update`]),
 //! each one write of what the page shows. IO runs in [`Task`]s
 //! ([`Workspace::poll_task`]): a future that owns its inputs, works only
-//! through the [`Platform`], and reports back as a [`Command::Done`]; an
-//! answer that may arrive late carries the ticket it was asked under, and
-//! is dropped when that is no longer current. Timers are deadlines
+//! through the [`Platform`], and reports back as a command of its
+//! module (each module has one `Action`: its user's commands and its
+//! tasks' answers, routed once, with no catch-all arm); an answer that may
+//! arrive late carries the ticket it was asked under, and is dropped when
+//! that is no longer current. Timers are deadlines
 //! ([`Workspace::poll_timeout`], [`Workspace::handle_timeout`]).
 //!
 //! The binding (the app) runs the tasks, arms one timer and turns updates
@@ -66,7 +68,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use air_store::search::SearchResults;
-use air_store::{MessageRecord, SessionRecord, StoreError};
+use air_store::{MessageRecord, SessionRecord};
 
 pub use notice::{Notice, StoreOp};
 pub use platform::{Missing, Platform, Task, Watch};
@@ -77,68 +79,20 @@ pub use sessions::SESSION_PAGE;
 pub enum Command {
     /// The page started: open the store and read the first page.
     Start,
-    /// The sidebar scrolled near the end of the list.
-    LoadMoreSessions,
-    /// Another tab changed the list: read its first page again.
-    ReloadSessions,
-    /// A session was saved elsewhere (a turn, another tab): it joins the
-    /// list, or replaces itself there.
-    SessionSaved(SessionRecord),
-    /// Another tab deleted a session.
-    SessionGone(String),
-    /// The user deletes a session (it can be brought back for a while).
-    Delete(String),
-    UndoDelete,
-    Rename { id: String, title: String },
-    /// The sidebar's search text changed.
-    Search(String),
-    /// The user opens a session.
-    Open(String),
-    /// The user opens a search hit: a session, at one of its messages.
-    OpenAt { session: String, message: Option<String> },
-    /// The user starts a new chat (the session creator).
-    NewChat,
-    /// The page of messages before those shown.
-    LoadOlder,
-    /// The page of messages after those shown (read on from a search hit).
-    LoadNewer,
-    /// The open session is read again (after an import).
-    Reopen,
-    /// ‹ 2 / 3 ›: alternative `alt` after fork `fork` of the open chat.
-    SwitchBranch { fork: String, alt: u32 },
-    /// Another tab changed a session.
-    SessionChanged(String),
-    /// A turn created a session.
-    SessionCreated(String),
-    /// A turn saved a message.
-    MessageSaved(MessageRecord),
-    /// A turn removed messages (an answer replaced).
-    MessagesRemoved(Vec<String>),
-    /// Download the conversations (or `only` one) as a file; a whole
-    /// export carries the settings.
-    Export { only: Option<String>, format: data::Format },
-    /// Import an export: its text, or the texts of its parts (a split
-    /// one); `left_out`: what the files held that is not among them
-    /// (a ZIP's entries not read, each with why), for the summary.
-    Import { texts: Vec<String>, left_out: Vec<String> },
-    /// How much is stored.
-    WantStorage,
-    /// Attach an MCP server's resource to the next message (it is read).
-    Attach { server: String, uri: String, label: String },
-    /// Attach what an MCP App said to the next message, in place of what
-    /// it said before (`None`: it has nothing to say any more).
-    AttachContext { server: String, uri: String, label: String, block: Option<String> },
-    /// Take an attachment off the next message.
-    Detach(String),
-    /// A server says a resource changed.
-    ResourceChanged { server: String, uri: String },
-    /// Files the user picked, as the page read them: attached to the next
-    /// message, or refused with why.
-    FilesRead(Vec<files::Prepared>),
-    /// Take a file (by its key) off the next message.
-    RemoveFile(u32),
-    /// Change a preference (saved at once).
-    Prefs(prefs::Change),
+    /// The session list: read, delete, rename.
+    Sessions(sessions::Action),
+    /// Searching every message and title.
+    Search(search::Action),
+    /// The open conversation: open, page, branches, what turns saved.
+    Chat(chat::Action),
+    /// Export, import, how much is stored.
+    Data(data::Action),
+    /// The MCP resources attached to the next message.
+    Attach(attach::Action),
+    /// The files attached to the next message.
+    Files(files::Action),
+    /// The preferences: changed (saved at once), written.
+    Prefs(prefs::Action),
     /// The MCP servers: add, switch, remove, list again, sessions' states.
     Servers(servers::Action),
     /// Signing in to (and out of) the MCP servers that ask for it.
@@ -153,18 +107,8 @@ pub enum Command {
     BrowserModels(browser_models::Action),
     /// The composer's prompt and resource pickers.
     Pickers(pickers::Action),
-    /// Start a turn in the open conversation (nothing, if one runs).
-    Turn(turn::Job),
-    /// Stop the turn.
-    Stop,
-    /// The running turn asks the user something.
-    Ask(turn::Ask),
-    /// The user answers "may this tool run?" on the card of `record`.
-    Approve { record: String, approval: air_agent::Approval },
-    /// The user answers the question of the call in `record`.
-    AnswerQuestion { record: String, answer: air_tools::ElicitAnswer },
-    /// Something happened in the running turn.
-    TurnEvent(air_agent::Event),
+    /// The turn: start, stop, the user's answers, what happens in it.
+    Turn(turn::Action),
     /// A running turn's work tells the user this.
     Tell(Notice),
     /// The event log: show it, export it, add to it.
@@ -173,7 +117,8 @@ pub enum Command {
     Sync(sync::Action),
     /// Another tab says what it changed.
     OtherTab(air_store::sync::SyncEvent),
-    Done(Done),
+    /// The code of the features fetched on first use is here (or not).
+    LaterFetched,
 }
 
 /// A command of the features whose code is fetched on first use
@@ -190,41 +135,6 @@ pub enum Later {
 
 /// [`later::route`], as the platform hands it over once fetched.
 pub type Route<P> = fn(&mut Workspace<P>, Later);
-
-/// A task's outcome.
-#[derive(Debug)]
-pub enum Done {
-    StoreOpened { fell_back: Option<String> },
-    Page { ticket: u64, first: bool, page: Result<Vec<SessionRecord>, StoreError> },
-    Deleted { id: String, result: Result<Result<(), StoreError>, Missing> },
-    Renamed { id: String, result: Result<Option<SessionRecord>, StoreError> },
-    Searched { ticket: u64, limit: usize, result: Result<Result<SearchResults, StoreError>, Missing> },
-    IndexChecked { complete: bool },
-    IndexRebuilt(Result<Result<(), StoreError>, Missing>),
-    /// A page of the open session's messages (and, for a session not in
-    /// the list yet, the session).
-    Messages { ticket: u64, why: chat::PageWhy, page: Result<(Option<SessionRecord>, Vec<MessageRecord>), StoreError> },
-    /// The session with another branch shown, stored.
-    BranchShown(Result<SessionRecord, StoreError>),
-    /// An export's text (`None`: nothing to export).
-    Collected { format: data::Format, result: Result<Result<Option<String>, StoreError>, Missing> },
-    Imported(Result<Result<data::Imported, data::ImportFailure>, Missing>),
-    Storage(data::StorageInfo),
-    /// A resource read to be attached: its context block, or why not.
-    ResourceRead { server: String, uri: String, label: String, result: Result<Result<String, String>, Missing> },
-    /// An attached resource read again after it changed.
-    ResourceReread { server: String, uri: String, result: Result<Result<String, String>, Missing> },
-    /// A subscription to a resource's changes was made (`on`) or not.
-    Subscribed { server: String, uri: String, on: bool },
-    /// The servers' engine decided (or its part could not be fetched).
-    ServersDecided(Box<Result<servers::Job, (servers::State, Missing)>>),
-    /// The preferences `touched` were written, or not.
-    PrefsWritten { touched: prefs::Touched, result: Result<Result<(), StoreError>, Missing> },
-    /// The turn is over (`Err`: its part could not be fetched).
-    TurnEnded(Result<Result<(), StoreError>, Missing>),
-    /// The code of the features fetched on first use is here (or not).
-    LaterFetched,
-}
 
 /// Something the page shows changed.
 #[derive(Debug, Clone, PartialEq)]
@@ -440,73 +350,51 @@ impl<P: Platform> Workspace<P> {
     /// Takes a command; never awaits.
     pub fn handle(&mut self, cmd: Command) {
         match cmd {
-            Command::Delete(ref id) | Command::SessionGone(ref id) => {
-                // A turn does not keep writing into a session that is gone.
-                turn::session_removed(self, id);
-                sessions::handle(self, cmd);
+            Command::Start => self.start(),
+            Command::Sessions(action) => {
+                let opened = matches!(action, sessions::Action::Opened { .. });
+                if let sessions::Action::Delete(id) | sessions::Action::Gone(id) = &action {
+                    // A turn does not keep writing into a session that is gone.
+                    turn::session_removed(self, id);
+                }
+                sessions::handle(self, action);
+                if opened {
+                    log::opened(self);
+                    sync::opened(self);
+                    // A model in this page reads the first message's request ahead.
+                    turn::read_ahead(self);
+                }
             }
-            Command::Search(_) | Command::Done(Done::Searched { .. } | Done::IndexChecked { .. } | Done::IndexRebuilt(_)) => search::handle(self, cmd),
-            Command::Open(_)
-            | Command::OpenAt { .. }
-            | Command::NewChat
-            | Command::LoadOlder
-            | Command::LoadNewer
-            | Command::Reopen
-            | Command::SwitchBranch { .. }
-            | Command::SessionChanged(_)
-            | Command::SessionCreated(_)
-            | Command::MessageSaved(_)
-            | Command::MessagesRemoved(_)
-            | Command::Done(Done::Messages { .. } | Done::BranchShown(_)) => chat::handle(self, cmd),
-            Command::Export { .. }
-            | Command::Import { .. }
-            | Command::WantStorage
-            | Command::Done(Done::Collected { .. } | Done::Imported(_) | Done::Storage(_)) => data::handle(self, cmd),
-            Command::Turn(_)
-            | Command::Stop
-            | Command::Ask(_)
-            | Command::Approve { .. }
-            | Command::AnswerQuestion { .. }
-            | Command::TurnEvent(_)
-            | Command::Done(Done::TurnEnded(_)) => turn::handle(self, cmd),
-            Command::OtherTab(event) => tabs::heard(self, event),
-            Command::Tell(notice) => self.emit(Update::Notice(notice)),
-            Command::Prefs(change) if prefs::is_settings(&change) => prefs::change(self, change),
-            Command::Prefs(change) => servers::handle(self, servers::Action::Prefs(change)),
-            Command::Done(Done::PrefsWritten { touched, result }) => prefs::written(self, touched, result),
+            Command::Search(action) => search::handle(self, action),
+            Command::Chat(action) => chat::handle(self, action),
+            Command::Data(action) => data::handle(self, action),
+            Command::Attach(action) => attach::handle(self, action),
+            Command::Files(action) => files::handle(self, action),
+            Command::Prefs(action) => prefs::handle(self, action),
             Command::Servers(action) => servers::handle(self, action),
-            Command::Done(Done::ServersDecided(job)) => servers::decided(self, *job),
-            Command::SignIn(action) => self.later(Later::SignIn(action)),
             Command::Dynamic(action) => dynamic::handle(self, action),
+            Command::Turn(action) => turn::handle(self, action),
+            Command::Log(action) => log::handle(self, action),
+            Command::SignIn(action) => self.later(Later::SignIn(action)),
             Command::Models(action) => self.later(Later::Models(action)),
             Command::BrowserModels(action) => self.later(Later::BrowserModels(action)),
             Command::Pickers(action) => self.later(Later::Pickers(action)),
-            Command::Log(action) => log::handle(self, action),
-            Command::Sync(action) => self.later(Later::Sync(action)),
-            Command::Done(Done::LaterFetched) => self.later_fetched(),
-            Command::Done(done @ Done::StoreOpened { .. }) => {
-                sessions::handle(self, Command::Done(done));
-                log::opened(self);
-                sync::opened(self);
-                // A model in this page reads the first message's request ahead.
-                turn::read_ahead(self);
-            }
             Command::HttpTools(action) => self.later(Later::HttpTools(action)),
-            Command::Start => {
-                for why in std::mem::take(&mut self.unreadable) {
-                    self.emit(Update::Notice(Notice::PrefsUnreadable(why)));
-                }
-                sessions::handle(self, Command::Start);
-                servers::handle(self, servers::Action::Connect);
-                signin::resume(self);
-                http_tools::loading(self);
-            }
-            Command::Attach { .. } | Command::AttachContext { .. } | Command::Detach(_) | Command::ResourceChanged { .. } => attach::handle(self, cmd),
-            Command::Done(Done::ResourceRead { .. } | Done::ResourceReread { .. } | Done::Subscribed { .. }) => attach::handle(self, cmd),
-            Command::FilesRead(_) | Command::RemoveFile(_) => files::handle(self, cmd),
-            Command::LoadMoreSessions | Command::ReloadSessions | Command::SessionSaved(_) | Command::UndoDelete | Command::Rename { .. } => sessions::handle(self, cmd),
-            Command::Done(Done::Page { .. } | Done::Deleted { .. } | Done::Renamed { .. }) => sessions::handle(self, cmd),
+            Command::Sync(action) => self.later(Later::Sync(action)),
+            Command::OtherTab(event) => tabs::heard(self, event),
+            Command::Tell(notice) => self.emit(Update::Notice(notice)),
+            Command::LaterFetched => self.later_fetched(),
         }
+    }
+
+    fn start(&mut self) {
+        for why in std::mem::take(&mut self.unreadable) {
+            self.emit(Update::Notice(Notice::PrefsUnreadable(why)));
+        }
+        sessions::start(self);
+        servers::handle(self, servers::Action::Connect);
+        signin::resume(self);
+        http_tools::loading(self);
     }
 
     /// Fires the timers due at `now_ms`.

@@ -148,7 +148,7 @@ fn a_turn_with_tool_calls_is_traced_and_written_when_it_ends() {
     let mut h = with_echo();
     h.p.http.push(calls_reply(&[("mcp_t_echo", r#"{"text": "hi", "password": "hunter2"}"#), ("delete_all", "{}")]));
     h.p.http.push(text_reply("Done."));
-    h.send(Command::Turn(crate::turn::Job::Send("Echo hi".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(crate::turn::Job::Send("Echo hi".into()))));
     assert!(h.take().contains(&Update::Sent));
     // Written when the turn ended, without waiting for the batch.
     let stored = stored_texts(&h);
@@ -185,7 +185,7 @@ fn a_call_found_in_prompt_mode_text_is_traced() {
         "[DONE]".to_owned(),
     ]));
     h.p.http.push(text_reply("It said hi."));
-    h.send(Command::Turn(crate::turn::Job::Send("Echo hi".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(crate::turn::Job::Send("Echo hi".into()))));
     let list = shown(&mut h);
     let got: Vec<(Kind, &str)> = list.iter().rev().map(|e| (e.kind, e.text.as_str())).filter(|(k, _)| *k != Kind::TurnStarted && *k != Kind::TurnEnded).collect();
     assert_eq!(got.len(), 3, "{got:#?}");

@@ -37,7 +37,7 @@ fn picked(h: &mut Harness) -> Vec<Found> {
 #[test]
 fn the_pickers_offer_what_the_chats_servers_have() {
     let mut h = harness();
-    h.send(Command::Prefs(Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "mail".into(), on: false }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "mail".into(), on: false })));
     h.take();
     h.send(Command::Pickers(Action::ListPrompts));
     let names: Vec<(String, String)> = match picked(&mut h).pop() {

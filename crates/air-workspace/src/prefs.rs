@@ -15,7 +15,7 @@ use air_store::mcp::{ChatServers, McpServer};
 use air_store::settings::ToolCalling;
 use air_store::{KeyValue, Settings, StoreError};
 
-use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
+use crate::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
 
 /// What the user prefers.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -182,8 +182,25 @@ pub fn is_settings(change: &Change) -> bool {
     matches!(change, Change::Settings(_))
 }
 
+/// What the preferences are asked, and the answer of their writing.
+#[derive(Debug)]
+pub enum Action {
+    /// Change a preference (saved at once).
+    Change(Change),
+    /// The preferences `touched` were written, or not.
+    Written { touched: Touched, result: Result<Result<(), StoreError>, Missing> },
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Change(change) if is_settings(&change) => self::change(w, change),
+        Action::Change(change) => crate::servers::handle(w, crate::servers::Action::Prefs(change)),
+        Action::Written { touched, result } => written(w, touched, result),
+    }
+}
+
 /// The settings the drawer saved.
-pub(crate) fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
+fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
     if let Change::Settings(s) = change {
         w.prefs.settings = *s;
         save(w, Touched { settings: true, ..Touched::default() });
@@ -309,12 +326,12 @@ fn write_next<P: Platform>(w: &mut Workspace<P>) {
     w.writing.busy = true;
     let touched = std::mem::take(&mut w.writing.dirty);
     let writing = w.p.write_prefs(w.prefs.clone(), touched);
-    w.spawn(async move { Some(Command::Done(Done::PrefsWritten { touched, result: writing.await })) });
+    w.spawn(async move { Some(Command::Prefs(Action::Written { touched, result: writing.await })) });
 }
 
 /// A write ended: a failure is said (what it was to write is tried again
 /// with the next change), success too (a notice about saving may go).
-pub(crate) fn written<P: Platform>(w: &mut Workspace<P>, touched: Touched, result: Result<Result<(), StoreError>, Missing>) {
+fn written<P: Platform>(w: &mut Workspace<P>, touched: Touched, result: Result<Result<(), StoreError>, Missing>) {
     w.writing.busy = false;
     match result {
         // (As ever: settings saved take the notice away, a storage-full one.)

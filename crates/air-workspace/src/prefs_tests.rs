@@ -32,23 +32,23 @@ fn a_change_is_saved_and_shown() {
     h.take();
     let mut settings = h.ws.prefs().settings.clone();
     settings.model = "qwen".into();
-    h.send(Command::Prefs(Change::Settings(Box::new(settings.clone()))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings.clone())))));
     assert!(h.take().contains(&Update::Settings(Box::new(settings.clone()))));
     let (kept, unreadable) = Prefs::load(&*h.p.kv);
     assert!(unreadable.is_empty());
     assert_eq!(kept.settings, settings);
     // An assistant, picked for the new chat with a model of its own.
     let a = Assistant::new("a1", "Translator");
-    h.send(Command::Prefs(Change::PutAssistant(Box::new(a))));
-    h.send(Command::Prefs(Change::PickAssistant { chat: NEW_CHAT.into(), id: Some("a1".into()) }));
-    h.send(Command::Prefs(Change::PickModel { chat: NEW_CHAT.into(), model: Some("tiny".into()) }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PutAssistant(Box::new(a)))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickAssistant { chat: NEW_CHAT.into(), id: Some("a1".into()) })));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickModel { chat: NEW_CHAT.into(), model: Some("tiny".into()) })));
     let (kept, _) = Prefs::load(&*h.p.kv);
     assert_eq!(kept.assistants.of_chat(NEW_CHAT).map(|a| a.name.as_str()), Some("Translator"));
     assert_eq!(h.ws.prefs().turn_settings(NEW_CHAT).model, "tiny");
     // Picking the usual model again is no pick: the chat follows the
     // settings when they change.
     let usual = h.ws.prefs().settings.model.clone();
-    h.send(Command::Prefs(Change::PickModel { chat: NEW_CHAT.into(), model: Some(format!(" {usual} ")) }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickModel { chat: NEW_CHAT.into(), model: Some(format!(" {usual} ")) })));
     assert_eq!(h.ws.prefs().assistants.model_of(NEW_CHAT), None);
     assert!(h.take().iter().any(|u| matches!(u, Update::Assistants(all) if all.model_of(NEW_CHAT) == Some("tiny"))));
 }
@@ -63,14 +63,14 @@ fn a_language_never_picked_follows_the_browser_and_is_not_saved_until_picked() {
     let mut settings = h.ws.prefs().settings.clone();
     settings.language.follow(&["zh-CN", "en"]);
     settings.model = "qwen".into();
-    h.send(Command::Prefs(Change::Settings(Box::new(settings.clone()))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings.clone())))));
     assert!(h.take().iter().any(|u| matches!(u, Update::Settings(s) if s.language.current() == Language::Chinese)));
     assert_eq!(h.ws.prefs().settings.language.current(), Language::Chinese);
     let raw = h.p.kv.get(air_store::settings::KEY.name).unwrap_or_default();
     assert!(raw.contains("qwen") && !raw.contains("language"), "{raw}");
     // Picked: saved, and kept whatever the browser says next time.
     settings.language.choose(Language::English);
-    h.send(Command::Prefs(Change::Settings(Box::new(settings))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings)))));
     let (mut kept, _) = Prefs::load(&*h.p.kv);
     kept.settings.language.follow(&["zh-CN"]);
     assert_eq!(kept.settings.language.choice(), Some(Language::English));
@@ -81,7 +81,7 @@ fn a_change_that_cannot_be_saved_is_said_and_still_used() {
     let mut h = harness(FakePlatform::default());
     h.take();
     h.p.kv.full.set(true);
-    h.send(Command::Prefs(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false })));
     let ups = h.take();
     assert!(ups.iter().any(|u| matches!(u, Update::Notice(Notice::Store { op: StoreOp::Prefs, error: air_store::StoreError::QuotaExceeded(_) }))), "{ups:?}");
     assert!(ups.iter().any(|u| matches!(u, Update::ChatServers(c) if !c.uses("s1", "docs"))));
@@ -91,8 +91,8 @@ fn a_change_that_cannot_be_saved_is_said_and_still_used() {
 #[test]
 fn what_was_learnt_of_a_model_is_kept() {
     let mut h = harness(FakePlatform::default());
-    h.send(Command::TurnEvent(air_agent::Event::ToolCallingLearnt { key: "custom|m".into(), calling: ToolCalling::Prompt }));
-    h.send(Command::TurnEvent(air_agent::Event::VisionLearnt { key: "custom|m".into(), vision: false }));
+    h.send(Command::Turn(crate::turn::Action::Event(air_agent::Event::ToolCallingLearnt { key: "custom|m".into(), calling: ToolCalling::Prompt })));
+    h.send(Command::Turn(crate::turn::Action::Event(air_agent::Event::VisionLearnt { key: "custom|m".into(), vision: false })));
     let (kept, _) = Prefs::load(&*h.p.kv);
     assert_eq!(kept.settings.probed_tool_calling.get("custom|m"), Some(&ToolCalling::Prompt));
     assert_eq!(kept.settings.vision.get("custom|m"), Some(&false));
@@ -103,10 +103,10 @@ fn a_session_deleted_for_good_takes_its_choices_with_it() {
     let p = FakePlatform::default();
     crate::fake::now(air_store::Store::put_session(&*p.store, &air_store::SessionRecord::new("s1", 1.0))).expect("stored");
     let mut h = harness(p);
-    h.send(Command::Prefs(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false }));
-    h.send(Command::Prefs(Change::PutAssistant(Box::new(Assistant::new("a1", "Translator")))));
-    h.send(Command::Prefs(Change::PickAssistant { chat: "s1".into(), id: Some("a1".into()) }));
-    h.send(Command::Delete("s1".into()));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false })));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PutAssistant(Box::new(Assistant::new("a1", "Translator"))))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickAssistant { chat: "s1".into(), id: Some("a1".into()) })));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s1".into())));
     assert!(!h.ws.prefs().chat_servers.uses("s1", "docs"), "kept while it can be undone");
     h.advance(crate::sessions::UNDO_MS);
     let (kept, _) = Prefs::load(&*h.p.kv);
@@ -119,9 +119,9 @@ fn one_write_at_a_time_and_what_changed_meanwhile_is_written_after() {
     let mut h = harness(FakePlatform::default());
     h.take();
     h.p.hold_prefs.set(true);
-    h.send(Command::Prefs(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false }));
-    h.send(Command::Prefs(Change::PickProfile { chat: "s1".into(), id: Some("work".into()) }));
-    h.send(Command::Prefs(Change::PickModel { chat: "s1".into(), model: Some("tiny".into()) }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false })));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickProfile { chat: "s1".into(), id: Some("work".into()) })));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickModel { chat: "s1".into(), model: Some("tiny".into()) })));
     // Shown at once, written once the first write is done.
     assert!(!h.ws.prefs().chat_servers.uses("s1", "docs"));
     assert_eq!(h.p.prefs_writes.borrow().len(), 1);

@@ -3,10 +3,10 @@
 //! cannot be read is built again (the search asked again once it is), and
 //! a store from before the index gets one shortly after start-up.
 
-use air_store::Store;
+use air_store::{Store, StoreError};
 use air_store::search::SearchResults;
 
-use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace};
+use crate::{Command, Missing, Notice, Platform, StoreOp, Timer, Update, Workspace};
 
 /// Pause in typing before a search runs.
 pub const SEARCH_DELAY_MS: u64 = 150;
@@ -31,17 +31,26 @@ pub struct Search {
     indexing: bool,
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
-    match cmd {
-        Command::Search(query) => search(w, query),
-        Command::Done(Done::Searched { ticket, limit, result }) => searched(w, ticket, limit, result),
-        Command::Done(Done::IndexChecked { complete }) => {
+/// What the search is asked, and the answers of its tasks.
+#[derive(Debug)]
+pub enum Action {
+    /// The sidebar's search text changed.
+    Query(String),
+    Searched { ticket: u64, limit: usize, result: Result<Result<SearchResults, StoreError>, Missing> },
+    IndexChecked { complete: bool },
+    IndexRebuilt(Result<Result<(), StoreError>, Missing>),
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Query(query) => search(w, query),
+        Action::Searched { ticket, limit, result } => searched(w, ticket, limit, result),
+        Action::IndexChecked { complete } => {
             if !complete {
                 rebuild(w);
             }
         }
-        Command::Done(Done::IndexRebuilt(result)) => rebuilt(w, result),
-        _ => {}
+        Action::IndexRebuilt(result) => rebuilt(w, result),
     }
 }
 
@@ -67,7 +76,7 @@ pub(crate) fn run<P: Platform>(w: &mut Workspace<P>, ticket: u64, limit: usize) 
         w.emit(Update::SearchStarted);
     }
     let asked = w.p.search(w.search.query.clone(), limit);
-    w.spawn(async move { Some(Command::Done(Done::Searched { ticket, limit, result: asked.await })) });
+    w.spawn(async move { Some(Command::Search(Action::Searched { ticket, limit, result: asked.await })) });
 }
 
 fn searched<P: Platform>(w: &mut Workspace<P>, ticket: u64, limit: usize, result: Result<air_store::Result<SearchResults>, crate::Missing>) {
@@ -99,7 +108,7 @@ pub(crate) fn check<P: Platform>(w: &mut Workspace<P>) {
     let Some(store) = w.p.store().filter(|_| !w.sessions.list.is_empty()) else { return };
     w.spawn(async move {
         let complete = matches!(store.index_stats().await, Ok(Some(stats)) if stats.complete);
-        Some(Command::Done(Done::IndexChecked { complete }))
+        Some(Command::Search(Action::IndexChecked { complete }))
     });
 }
 
@@ -110,7 +119,7 @@ fn rebuild<P: Platform>(w: &mut Workspace<P>) {
     w.search.indexing = true;
     w.emit(Update::Indexing(true));
     let built = w.p.rebuild_index();
-    w.spawn(async move { Some(Command::Done(Done::IndexRebuilt(built.await))) });
+    w.spawn(async move { Some(Command::Search(Action::IndexRebuilt(built.await))) });
 }
 
 fn rebuilt<P: Platform>(w: &mut Workspace<P>, result: Result<air_store::Result<()>, crate::Missing>) {

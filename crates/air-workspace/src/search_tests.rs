@@ -31,9 +31,9 @@ fn hits(updates: &[Update]) -> Option<Vec<Option<String>>> {
 #[test]
 fn a_query_runs_after_a_pause_in_typing_and_only_the_latest_counts() {
     let mut h = with_message("ownership and borrowing in Rust");
-    h.send(Command::Search("own".into()));
+    h.send(Command::Search(crate::search::Action::Query("own".into())));
     h.advance(100);
-    h.send(Command::Search("borrowing".into()));
+    h.send(Command::Search(crate::search::Action::Query("borrowing".into())));
     h.advance(100);
     assert_eq!(h.p.searches.get(), 0, "still typing");
     h.advance(SEARCH_DELAY_MS);
@@ -41,18 +41,18 @@ fn a_query_runs_after_a_pause_in_typing_and_only_the_latest_counts() {
     let updates = h.take();
     assert!(updates.contains(&Update::SearchStarted));
     assert_eq!(hits(&updates), Some(vec![Some("m".to_owned())]));
-    h.send(Command::Search("  ".into()));
+    h.send(Command::Search(crate::search::Action::Query("  ".into())));
     assert_eq!(h.take(), vec![Update::SearchResults(None)], "an empty query clears the results at once");
 }
 
 #[test]
 fn an_answer_to_an_older_query_is_dropped() {
     let mut h = with_message("ownership");
-    h.send(Command::Search("ownership".into()));
+    h.send(Command::Search(crate::search::Action::Query("ownership".into())));
     h.p.now.set(h.p.now.get() + SEARCH_DELAY_MS as f64);
     h.ws.handle_timeout(h.p.now.get());
     let asked = h.ws.poll_task().expect("the search");
-    h.send(Command::Search("something else".into()));
+    h.send(Command::Search(crate::search::Action::Query("something else".into())));
     let mut asked = asked;
     let std::task::Poll::Ready(Some(answer)) = asked.0.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) else { panic!("answered") };
     h.take();
@@ -64,7 +64,7 @@ fn an_answer_to_an_older_query_is_dropped() {
 fn an_index_that_cannot_be_read_is_built_again_and_the_search_asked_again() {
     let mut h = with_message("ownership");
     h.p.index_broken.set(true);
-    h.send(Command::Search("ownership".into()));
+    h.send(Command::Search(crate::search::Action::Query("ownership".into())));
     h.advance(SEARCH_DELAY_MS);
     let updates = h.take();
     assert_eq!(updates.iter().filter(|u| matches!(u, Update::Indexing(_))).count(), 2, "{updates:?}");
@@ -86,7 +86,7 @@ fn start_up_looks_at_the_index_once_the_first_screen_is_drawn() {
 fn a_part_that_cannot_be_fetched_is_said() {
     let mut h = with_message("ownership");
     h.p.parts_missing.set(true);
-    h.send(Command::Search("ownership".into()));
+    h.send(Command::Search(crate::search::Action::Query("ownership".into())));
     h.advance(SEARCH_DELAY_MS);
     assert!(h.take().contains(&Update::Notice(Notice::PartMissing)));
 }
@@ -101,7 +101,7 @@ fn the_best_hits_are_shown_first_and_the_rest_follow() {
         ready(&p, p.store.put_message(&m));
     }
     let mut h = Harness::new(p);
-    h.send(Command::Search("lighthouse".into()));
+    h.send(Command::Search(crate::search::Action::Query("lighthouse".into())));
     h.advance(SEARCH_DELAY_MS);
     assert_eq!(h.p.searches.get(), 1);
     h.advance(MORE_HITS_DELAY_MS);
@@ -113,13 +113,13 @@ fn the_best_hits_are_shown_first_and_the_rest_follow() {
     assert_eq!(shown[0][..], shown[1][..FIRST_HITS], "the first stay as they were");
     assert_eq!(h.p.searches.get(), 2);
     // Fewer than a screenful: one query.
-    h.send(Command::Search("note 7".into()));
+    h.send(Command::Search(crate::search::Action::Query("note 7".into())));
     h.advance(SEARCH_DELAY_MS + MORE_HITS_DELAY_MS);
     assert_eq!(h.p.searches.get(), 3);
     // A newer query before the rest is asked for: the older's rest is not.
-    h.send(Command::Search("lighthouse".into()));
+    h.send(Command::Search(crate::search::Action::Query("lighthouse".into())));
     h.advance(SEARCH_DELAY_MS);
-    h.send(Command::Search("lighthouse note".into()));
+    h.send(Command::Search(crate::search::Action::Query("lighthouse note".into())));
     h.advance(SEARCH_DELAY_MS);
     h.advance(MORE_HITS_DELAY_MS);
     assert_eq!(h.p.searches.get(), 6, "lighthouse's first, then lighthouse note's first and rest");

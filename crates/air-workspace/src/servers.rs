@@ -25,13 +25,13 @@ use air_tools::ToolDef;
 use air_tools::policy::Policy;
 
 use crate::prefs::{Prefs, Touched};
-use crate::{Command, Done, Missing, Notice, Platform, Timer, Update, Workspace};
+use crate::{Command, Missing, Notice, Platform, Timer, Update, Workspace};
 
 /// How long the doctor's probes may take in all.
 pub const DOCTOR_TIMEOUT_MS: u64 = 20_000;
 
 /// What the user (or a server's session) does.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Action {
     /// Connect the enabled servers that are not (at start, after a sign-in).
     Connect,
@@ -75,6 +75,9 @@ pub enum Action {
     SessionBegan(String),
     /// Session `id` was deleted for good.
     SessionGone(String),
+    /// The engine decided (or its part could not be fetched): the answer
+    /// of a decision, never handed to the engine itself.
+    Decided(Box<Result<Job, (State, Missing)>>),
 }
 
 /// Tools a server listed (as saved), and the protocol revision it speaks.
@@ -181,6 +184,10 @@ impl Default for Servers {
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     match &action {
         Action::Connect => return run(w, Out::Connect),
+        Action::Decided(_) => {
+            let Action::Decided(job) = action else { return };
+            return decided(w, *job);
+        }
         // After the timeout it was said that nothing came: a late answer is dropped.
         Action::Diagnosed { who, .. } if !probe_done(w, who) => return,
         _ => {}
@@ -201,14 +208,14 @@ fn next<P: Platform>(w: &mut Workspace<P>) {
     };
     let ctx = Ctx { new_id: w.p.new_id(), page_origin: w.p.page_origin() };
     let deciding = w.p.decide_servers(Job { state, prefs: w.prefs.clone(), ctx, action, outs: Vec::new() });
-    w.spawn(async move { Some(Command::Done(Done::ServersDecided(Box::new(deciding.await)))) });
+    w.spawn(async move { Some(Command::Servers(Action::Decided(Box::new(deciding.await)))) });
 }
 
 /// A decision came back: what the engine changed is taken (only what it
 /// touched: the settings meanwhile stay), what it asks is done, and the
 /// next action goes. Its part could not be fetched: the action is
 /// dropped, and said.
-pub(crate) fn decided<P: Platform>(w: &mut Workspace<P>, job: Result<Job, (State, Missing)>) {
+fn decided<P: Platform>(w: &mut Workspace<P>, job: Result<Job, (State, Missing)>) {
     let job = match job {
         Ok(job) => job,
         Err((state, Missing)) => {
@@ -347,6 +354,8 @@ fn engine(s: &mut State, prefs: &mut Prefs, ctx: &Ctx, action: Action) -> Vec<Ou
         },
         Action::Resync { name, url, headers } => resync(prefs, name, url, headers),
         Action::Connect => vec![Out::Connect],
+        // Answered by `handle`, before the engine.
+        Action::Decided(_) => Vec::new(),
         Action::Prefs(change) => vec![Out::Prefs(crate::prefs::apply(prefs, change))],
         Action::SessionBegan(id) => vec![Out::Prefs(crate::prefs::session(prefs, Some(&id), None))],
         Action::SessionGone(id) => vec![Out::Prefs(crate::prefs::session(prefs, None, Some(&id)))],

@@ -149,7 +149,7 @@ fn a_session_that_connects_remembers_its_revision_and_says_where_it_stands() {
 #[test]
 fn a_removed_server_takes_its_sign_in_choices_and_mentions_with_it() {
     let mut h = with_docs();
-    h.send(Command::Prefs(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false })));
     act(&mut h, Action::SetEnabled { name: "docs".into(), on: false });
     assert!(!Prefs::load(&*h.p.kv).0.servers[0].enabled);
     let ups = act(&mut h, Action::Remove("docs".into()));
@@ -194,7 +194,7 @@ fn decisions_go_one_at_a_time_in_order_and_the_settings_changed_meanwhile_stay()
     act(&mut h, Action::SetEnabled { name: "docs".into(), on: false });
     let mut settings = h.ws.prefs().settings.clone();
     settings.model = "qwen".into();
-    h.send(Command::Prefs(Change::Settings(Box::new(settings))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings)))));
     act(&mut h, Action::SetTrustHints { name: "docs".into(), on: true });
     assert_eq!(h.p.decisions.get(), asked + 1, "the second waits for the first");
     h.p.hold_servers.set(false);
@@ -257,7 +257,7 @@ fn a_changed_tool_is_offered_to_the_model_as_accepted_until_the_user_accepts_it(
     h.p.mcp.borrow_mut().insert("docs".into(), std::rc::Rc::new(|def| std::rc::Rc::new(Runs(def))));
     let answer = || crate::fake_tools::text("Hi.");
     h.p.http.push(answer());
-    h.send(Command::Turn(crate::turn::Job::Send("Hello".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(crate::turn::Job::Send("Hello".into()))));
     let body = |h: &Harness| h.p.http.requests().last().and_then(|r| r.body.clone()).unwrap_or_default();
     let sent = body(&h);
     assert!(sent.contains("Does echo.") && sent.contains("Does add."), "the accepted words: {sent}");
@@ -266,7 +266,7 @@ fn a_changed_tool_is_offered_to_the_model_as_accepted_until_the_user_accepts_it(
     // Accepted, the new words are the tool's.
     act(&mut h, Action::Accept { server: "docs".into(), tool: "echo".into() });
     h.p.http.push(answer());
-    h.send(Command::Turn(crate::turn::Job::Send("Again".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(crate::turn::Job::Send("Again".into()))));
     assert!(body(&h).contains("IMPORTANT"), "{}", body(&h));
 }
 
@@ -277,7 +277,7 @@ fn an_old_choice_kept_by_registry_name_moves_to_its_tool_when_the_server_connect
     let mut h = with_docs();
     let mut settings = h.ws.prefs().settings.clone();
     settings.tool_policies.set_tool("mcp_docs_echo", Some(air_tools::policy::Policy::Allow));
-    h.send(Command::Prefs(Change::Settings(Box::new(settings))));
+    h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings)))));
     act(&mut h, Action::Status { name: "docs".into(), status: air_mcp::Connection::Connected { version: "2025-11-25".into() } });
     let kept = air_store::settings::load(&*h.p.kv).settings.tool_policies;
     assert!(!kept.tools.contains_key("mcp_docs_echo"), "{kept:?}");

@@ -6,9 +6,9 @@
 //! deletes does not bring the session back), and rename.
 
 use air_store::keys::{DELETING, HAS_SESSIONS};
-use air_store::{KeyValue, SessionCursor, SessionRecord, Store};
+use air_store::{KeyValue, SessionCursor, SessionRecord, Store, StoreError};
 
-use crate::{Command, Done, Notice, Platform, StoreOp, Timer, Update, Workspace, Missing};
+use crate::{Command, Missing, Notice, Platform, StoreOp, Timer, Update, Workspace};
 
 /// Sessions read per page of the list.
 pub const SESSION_PAGE: usize = 100;
@@ -35,51 +35,58 @@ pub struct Sessions {
     started: bool,
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
-    match cmd {
-        Command::Start => start(w),
-        Command::LoadMoreSessions => load_more(w),
-        Command::ReloadSessions => read_page(w, true),
-        Command::SessionSaved(s) => {
+/// What the session list is asked, and the answers of its tasks.
+#[derive(Debug)]
+pub enum Action {
+    /// The sidebar scrolled near the end of the list.
+    LoadMore,
+    /// Another tab changed the list: read its first page again.
+    Reload,
+    /// A session was saved elsewhere (a turn, another tab): it joins the
+    /// list, or replaces itself there.
+    Saved(SessionRecord),
+    /// Another tab deleted a session.
+    Gone(String),
+    /// The user deletes a session (it can be brought back for a while).
+    Delete(String),
+    UndoDelete,
+    Rename { id: String, title: String },
+    /// The store is open (`fell_back`: it had to fall back, and why).
+    Opened { fell_back: Option<String> },
+    Page { ticket: u64, first: bool, page: Result<Vec<SessionRecord>, StoreError> },
+    Deleted { id: String, result: Result<Result<(), StoreError>, Missing> },
+    Renamed { id: String, result: Result<Option<SessionRecord>, StoreError> },
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::LoadMore => load_more(w),
+        Action::Reload => read_page(w, true),
+        Action::Saved(s) => {
             // Deleted here and not yet for good: it stays out of the list.
             if w.sessions.pending.as_ref().is_none_or(|p| p.id != s.id) {
                 upsert(w, s);
                 publish(w);
             }
         }
-        Command::SessionGone(id) => {
+        Action::Gone(id) => {
             w.sessions.list.retain(|s| s.id != id);
             publish(w);
             w.emit(Update::Removed(id));
         }
-        Command::Delete(id) => delete(w, id),
-        Command::UndoDelete => undo(w),
-        Command::Rename { id, title } => rename(w, id, title),
-        Command::Done(done) => finished(w, done),
-        _ => {}
-    }
-}
-
-fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
-    match done {
-        Done::StoreOpened { fell_back } => {
+        Action::Delete(id) => delete(w, id),
+        Action::UndoDelete => undo(w),
+        Action::Rename { id, title } => rename(w, id, title),
+        Action::Opened { fell_back } => {
             if let Some(e) = fell_back {
                 w.emit(Update::Notice(Notice::StoreFellBack(e)));
             }
             w.emit(Update::StoreReady);
             read_page(w, true);
         }
-        Done::Page { ticket, first, page } => paged(w, ticket, first, page),
-        Done::Deleted { id, result } => match result {
-            Ok(Ok(())) => {
-                deleting(w, &id, false);
-                w.session_gone(&id);
-                w.emit(Update::Deleted(id));
-            }
-            Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
-            Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
-        },
-        Done::Renamed { id, result } => match result {
+        Action::Page { ticket, first, page } => paged(w, ticket, first, page),
+        Action::Deleted { id, result } => deleted(w, id, result),
+        Action::Renamed { id, result } => match result {
             Ok(stored) => {
                 // A turn may have saved the session meanwhile: the list
                 // shows it as stored.
@@ -91,20 +98,30 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             }
             Err(error) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Rename, error })),
         },
-        // The other modules' completions.
-        _ => {}
+    }
+}
+
+fn deleted<P: Platform>(w: &mut Workspace<P>, id: String, result: Result<Result<(), StoreError>, Missing>) {
+    match result {
+        Ok(Ok(())) => {
+            deleting(w, &id, false);
+            w.session_gone(&id);
+            w.emit(Update::Deleted(id));
+        }
+        Ok(Err(error)) => w.emit(Update::Notice(Notice::Store { op: StoreOp::Delete, error })),
+        Err(Missing) => w.emit(Update::Notice(Notice::PartMissing)),
     }
 }
 
 /// Opens the store; a store that had sessions at the last start fetches
 /// the conversation view meanwhile.
-fn start<P: Platform>(w: &mut Workspace<P>) {
+pub(crate) fn start<P: Platform>(w: &mut Workspace<P>) {
     w.sessions.hinted = HAS_SESSIONS.get(w.p.kv());
     if w.sessions.hinted {
         w.emit(Update::WarmChatView);
     }
     let open = w.p.open_store();
-    w.spawn(async move { Some(Command::Done(Done::StoreOpened { fell_back: open.await })) });
+    w.spawn(async move { Some(Command::Sessions(Action::Opened { fell_back: open.await })) });
 }
 
 /// Reads a page: the first (`first`), or the one after those read.
@@ -115,7 +132,7 @@ fn read_page<P: Platform>(w: &mut Workspace<P>, first: bool) {
     let after = if first { None } else { w.sessions.cursor.clone() };
     w.spawn(async move {
         let page = store.sessions_page(after.as_ref(), SESSION_PAGE).await;
-        Some(Command::Done(Done::Page { ticket, first, page }))
+        Some(Command::Sessions(Action::Page { ticket, first, page }))
     });
 }
 
@@ -218,7 +235,7 @@ pub(crate) fn undo_window_closed<P: Platform>(w: &mut Workspace<P>, id: String) 
 
 fn finish_delete<P: Platform>(w: &mut Workspace<P>, id: String) {
     let deleting = w.p.delete_session(id.clone());
-    w.spawn(async move { Some(Command::Done(Done::Deleted { id, result: deleting.await })) });
+    w.spawn(async move { Some(Command::Sessions(Action::Deleted { id, result: deleting.await })) });
 }
 
 /// The ids of the sessions being deleted ([`DELETING`]).
@@ -270,7 +287,7 @@ fn rename<P: Platform>(w: &mut Workspace<P>, id: String, title: String) {
             Ok(()) => store.get_session(&session.id).await,
             Err(e) => Err(e),
         };
-        Some(Command::Done(Done::Renamed { id: session.id, result }))
+        Some(Command::Sessions(Action::Renamed { id: session.id, result }))
     });
 }
 

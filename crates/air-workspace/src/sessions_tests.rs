@@ -52,8 +52,8 @@ fn start_opens_the_store_reads_one_page_and_opens_the_newest() {
     assert_eq!(updates.last(), Some(&Update::Started { first: Some("s149".into()) }));
     assert!(HAS_SESSIONS.get(h.p.kv()), "remembered for the next start");
     // The next page, once; asking again while it is read does nothing.
-    h.ws.handle(Command::LoadMoreSessions);
-    h.ws.handle(Command::LoadMoreSessions);
+    h.ws.handle(Command::Sessions(crate::sessions::Action::LoadMore));
+    h.ws.handle(Command::Sessions(crate::sessions::Action::LoadMore));
     h.run();
     assert_eq!(ids(&h).len(), 150);
     assert_eq!(last_list(&h.take()), Some((ids(&h), false)));
@@ -88,9 +88,9 @@ fn a_page_asked_before_the_list_started_again_is_dropped() {
     let mut h = started(150);
     h.take();
     // The next page is asked; before it is read, another tab changes the list.
-    h.ws.handle(Command::LoadMoreSessions);
+    h.ws.handle(Command::Sessions(crate::sessions::Action::LoadMore));
     let stale = h.ws.poll_task().expect("a page");
-    h.send(Command::ReloadSessions);
+    h.send(Command::Sessions(crate::sessions::Action::Reload));
     assert_eq!(ids(&h).len(), SESSION_PAGE);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     let mut stale = stale;
@@ -103,13 +103,13 @@ fn a_page_asked_before_the_list_started_again_is_dropped() {
 fn a_deleted_session_can_be_brought_back_until_its_window_closes() {
     let mut h = started(3);
     h.take();
-    h.send(Command::Delete("s1".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s1".into())));
     assert_eq!(ids(&h), ["s2", "s0"]);
     let updates = h.take();
     assert!(updates.contains(&Update::Removed("s1".into())));
     assert!(matches!(updates.last(), Some(Update::PendingDelete(Some(s))) if s.id == "s1"));
     h.advance(UNDO_MS - 1);
-    h.send(Command::UndoDelete);
+    h.send(Command::Sessions(crate::sessions::Action::UndoDelete));
     assert_eq!(ids(&h), ["s2", "s1", "s0"], "back in its place");
     h.advance(10);
     assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_some(), "never deleted");
@@ -119,9 +119,9 @@ fn a_deleted_session_can_be_brought_back_until_its_window_closes() {
 #[test]
 fn a_deleted_session_goes_for_good_when_its_window_closes_and_a_second_delete_finishes_the_first() {
     let mut h = started(3);
-    h.send(Command::Delete("s1".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s1".into())));
     h.advance(1000);
-    h.send(Command::Delete("s2".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s2".into())));
     assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_none(), "the first goes at once");
     assert!(h.take().contains(&Update::Deleted("s1".into())));
     h.advance(UNDO_MS - 1001);
@@ -132,8 +132,8 @@ fn a_deleted_session_goes_for_good_when_its_window_closes_and_a_second_delete_fi
     assert!(updates.contains(&Update::PendingDelete(None)) && updates.contains(&Update::Deleted("s2".into())));
     assert_eq!(h.ws.poll_timeout(), None, "no timer left");
     // Saved meanwhile by a turn: a session waiting for deletion stays out.
-    h.send(Command::Delete("s0".into()));
-    h.send(Command::SessionSaved(session("s0", 5.0)));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s0".into())));
+    h.send(Command::Sessions(crate::sessions::Action::Saved(session("s0", 5.0))));
     assert_eq!(ids(&h), Vec::<String>::new());
 }
 
@@ -147,7 +147,7 @@ fn reloaded(h: &Harness) -> Harness {
 #[test]
 fn a_deletion_holds_when_the_page_closes_in_its_undo_window_or_while_the_store_deletes() {
     let mut h = started(3);
-    h.send(Command::Delete("s1".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s1".into())));
     h.advance(1000);
     assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_some(), "its window is open");
     // A reload in the undo window: the session stays deleted, and goes for good.
@@ -162,8 +162,8 @@ fn a_deletion_holds_when_the_page_closes_in_its_undo_window_or_while_the_store_d
     assert_eq!(ids(&h), ["s0"]);
     assert!(pollster_lite(h.p.store.get_session("s2")).unwrap().is_none());
     // Brought back in its window: it stays, after a reload too.
-    h.send(Command::Delete("s0".into()));
-    h.send(Command::UndoDelete);
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s0".into())));
+    h.send(Command::Sessions(crate::sessions::Action::UndoDelete));
     let h = reloaded(&h);
     assert_eq!(ids(&h), ["s0"]);
 }
@@ -174,9 +174,9 @@ fn every_deletion_the_store_has_not_finished_holds_across_a_reload() {
     // The part that deletes cannot load (offline, not cached): the first
     // deletion fails when its window closes, and a second one follows.
     h.p.parts_missing.set(true);
-    h.send(Command::Delete("s1".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s1".into())));
     h.advance(UNDO_MS);
-    h.send(Command::Delete("s2".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s2".into())));
     assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_some(), "not deleted yet");
     let h = reloaded(&h);
     assert_eq!(ids(&h), ["s0"], "neither comes back");
@@ -189,10 +189,10 @@ fn every_deletion_the_store_has_not_finished_holds_across_a_reload() {
 #[test]
 fn a_session_saved_elsewhere_joins_the_list_in_its_place() {
     let mut h = started(2);
-    h.send(Command::SessionSaved(session("new", 10.0)));
-    h.send(Command::SessionSaved(session("s0", 20.0)));
+    h.send(Command::Sessions(crate::sessions::Action::Saved(session("new", 10.0))));
+    h.send(Command::Sessions(crate::sessions::Action::Saved(session("s0", 20.0))));
     assert_eq!(ids(&h), ["s0", "new", "s1"]);
-    h.send(Command::SessionGone("new".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Gone("new".into())));
     assert_eq!(ids(&h), ["s0", "s1"]);
     assert!(h.take().contains(&Update::Removed("new".into())));
 }
@@ -201,10 +201,10 @@ fn a_session_saved_elsewhere_joins_the_list_in_its_place() {
 fn a_rename_is_stored_and_the_list_shows_the_session_as_stored() {
     let mut h = started(2);
     h.take();
-    h.send(Command::Rename { id: "s1".into(), title: "  ".into() });
-    h.send(Command::Rename { id: "s1".into(), title: "About s1".into() });
+    h.send(Command::Sessions(crate::sessions::Action::Rename { id: "s1".into(), title: "  ".into() }));
+    h.send(Command::Sessions(crate::sessions::Action::Rename { id: "s1".into(), title: "About s1".into() }));
     assert!(h.take().is_empty(), "an empty or unchanged title changes nothing");
-    h.send(Command::Rename { id: "s1".into(), title: "Lifetimes".into() });
+    h.send(Command::Sessions(crate::sessions::Action::Rename { id: "s1".into(), title: "Lifetimes".into() }));
     let stored = pollster_lite(h.p.store.get_session("s1")).unwrap().expect("stored");
     assert_eq!((stored.title.as_str(), stored.title_edited, stored.title_at), ("Lifetimes", true, Some(1_000_000.0)), "renamed now");
     assert_eq!(h.ws.sessions()[0].title, "Lifetimes");
@@ -216,7 +216,7 @@ fn a_store_failure_is_a_notice_with_what_was_being_done() {
     let mut h = started(1);
     h.take();
     let e = StoreError::QuotaExceeded("full".into());
-    h.send(Command::Done(Done::Renamed { id: "s0".into(), result: Err(e.clone()) }));
+    h.send(Command::Sessions(crate::sessions::Action::Renamed { id: "s0".into(), result: Err(e.clone()) }));
     assert_eq!(h.take(), vec![Update::Notice(Notice::Store { op: StoreOp::Rename, error: e })]);
 }
 
@@ -227,7 +227,7 @@ fn a_delete_whose_part_cannot_be_fetched_says_so() {
     let mut h = Harness::new(p);
     h.send(Command::Start);
     h.p.parts_missing.set(true);
-    h.send(Command::Delete("s1".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete("s1".into())));
     h.advance(UNDO_MS);
     let updates = h.take();
     assert!(updates.contains(&Update::Notice(Notice::PartMissing)), "{updates:?}");

@@ -100,7 +100,7 @@ fn what_an_earlier_version_kept_opens_unchanged() {
         assert!(updates.contains(&Update::Started { first: Some(newest_first[0].id.clone()) }), "{name}");
         // Each opens with its messages as kept.
         for s in &newest_first {
-            h.send(Command::Open(s.id.clone()));
+            h.send(Command::Chat(crate::chat::Action::Open(s.id.clone())));
             let shown = h.take().into_iter().rev().find_map(|u| match u {
                 Update::Messages { list, .. } => Some(list),
                 _ => None,

@@ -338,9 +338,9 @@ fn brought<P: Platform>(w: &mut Workspace<P>, mut p: Passed, current: bool) -> P
     if p.down > 0 {
         // As after an import: the list, and the open chat, again.
         w.emit(Update::SessionsChanged);
-        w.handle(Command::ReloadSessions);
+        w.handle(Command::Sessions(crate::sessions::Action::Reload));
         if w.active().is_some() && !w.busy() {
-            w.handle(Command::Reopen);
+            w.handle(Command::Chat(crate::chat::Action::Reopen));
         }
     }
     p

@@ -25,15 +25,15 @@ pub(crate) fn heard<P: Platform>(w: &mut Workspace<P>, event: SyncEvent) {
         SyncEvent::Streaming { session_id, message_id, active } => {
             streaming(w, message_id, active);
             // Its checkpoint is in the store: read again where shown.
-            w.handle(Command::SessionChanged(session_id));
+            w.handle(Command::Chat(crate::chat::Action::Changed(session_id)));
         }
-        SyncEvent::SessionChanged { session_id } => w.handle(Command::SessionChanged(session_id)),
-        SyncEvent::SessionDeleted { session_id } => w.handle(Command::SessionGone(session_id)),
+        SyncEvent::SessionChanged { session_id } => w.handle(Command::Chat(crate::chat::Action::Changed(session_id))),
+        SyncEvent::SessionDeleted { session_id } => w.handle(Command::Sessions(crate::sessions::Action::Gone(session_id))),
         SyncEvent::PrefsChanged => crate::sync_prefs::reload(w, false),
         SyncEvent::SessionsChanged => {
-            w.handle(Command::ReloadSessions);
+            w.handle(Command::Sessions(crate::sessions::Action::Reload));
             if !w.busy() {
-                w.handle(Command::Reopen);
+                w.handle(Command::Chat(crate::chat::Action::Reopen));
             }
         }
     }

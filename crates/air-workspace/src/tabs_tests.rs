@@ -13,7 +13,7 @@ fn open() -> Harness {
     now(p.store.put_message(&MessageRecord::new("m0", "s", 0.0, Role::User, "hello"))).expect("m0");
     let mut h = Harness::new(p);
     h.send(Command::Start);
-    h.send(Command::Open("s".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("s".into())));
     h.take();
     h
 }

@@ -56,7 +56,7 @@ fn a_new_kind_of_tool_is_one_file_and_one_line() {
     let call = json!({"tool_calls": [{"index": 0, "id": "n1", "type": "function", "function": {"name": "take_note", "arguments": "{\"text\": \"milk\"}"}}]});
     h.p.http.push(Script::sse([chunk(call, Some("tool_calls")), "[DONE]".to_owned()]));
     h.p.http.push(Script::sse([chunk(json!({"content": "Noted."}), Some("stop")), "[DONE]".to_owned()]));
-    h.send(Command::Turn(Job::Send("Remember milk".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Remember milk".into()))));
     assert!(h.take().contains(&Update::Sent));
     let requests = h.p.http.requests();
     assert!(requests[0].body.as_deref().unwrap_or("").contains("\"take_note\""), "offered");

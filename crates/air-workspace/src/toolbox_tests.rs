@@ -33,7 +33,7 @@ fn offered(h: &Harness, i: usize) -> Vec<String> {
 
 fn send(h: &mut Harness, text_: &str) -> Vec<Update> {
     h.p.http.push(text("Done."));
-    h.send(Command::Turn(Job::Send(text_.into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send(text_.into()))));
     h.take()
 }
 
@@ -75,7 +75,7 @@ fn dynamic_loading_offers_its_loaders_and_without_its_part_the_tools_as_they_are
 fn the_turn_runs_with_the_preferences_it_started_with() {
     let mut h = harness(false);
     // The chat does not use `docs`: its tool is not offered, though saved.
-    h.send(Command::Prefs(crate::prefs::Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "docs".into(), on: false }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(crate::prefs::Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "docs".into(), on: false })));
     send(&mut h, "Find it");
     assert_eq!(offered(&h, 0), ["calculator", "get_current_time"]);
 }

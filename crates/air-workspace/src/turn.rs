@@ -25,7 +25,7 @@ use futures_util::future::LocalBoxFuture;
 
 pub use crate::platform::{Job, Run, TurnEnv};
 use crate::prefs::Change;
-use crate::{Command, Done, Missing, Notice, Platform, StoreOp, Update, Workspace};
+use crate::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
 
 /// A running turn's question to the user.
 #[derive(Debug)]
@@ -78,28 +78,46 @@ impl Turning {
     }
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, cmd: Command) {
-    match cmd {
-        Command::Turn(job) => start(w, job),
-        Command::Stop => stop(w),
-        Command::Ask(ask) => asked(w, ask),
-        Command::Approve { record, approval } => {
+/// What the turn is asked, and its end.
+#[derive(Debug)]
+pub enum Action {
+    /// Start a turn in the open conversation (nothing, if one runs).
+    Start(Job),
+    /// Stop the turn.
+    Stop,
+    /// The running turn asks the user something.
+    Ask(Ask),
+    /// The user answers "may this tool run?" on the card of `record`.
+    Approve { record: String, approval: Approval },
+    /// The user answers the question of the call in `record`.
+    Answer { record: String, answer: ElicitAnswer },
+    /// Something happened in the running turn.
+    Event(Event),
+    /// The turn is over (`Err`: its part could not be fetched).
+    Ended(Result<Result<(), StoreError>, Missing>),
+}
+
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+    match action {
+        Action::Start(job) => start(w, job),
+        Action::Stop => stop(w),
+        Action::Ask(ask) => asked(w, ask),
+        Action::Approve { record, approval } => {
             if let Some(i) = w.turn.approvals.iter().position(|(id, ..)| *id == record) {
                 let (.., reply) = w.turn.approvals.remove(i);
                 let _ = reply.send(approval);
                 publish_approvals(w);
             }
         }
-        Command::AnswerQuestion { record, answer } => {
+        Action::Answer { record, answer } => {
             if let Some(i) = w.turn.questions.iter().position(|(id, ..)| *id == record) {
                 let (.., reply) = w.turn.questions.remove(i);
                 let _ = reply.send(answer);
                 publish_questions(w);
             }
         }
-        Command::TurnEvent(event) => event_happened(w, event),
-        Command::Done(Done::TurnEnded(result)) => ended(w, result),
-        _ => {}
+        Action::Event(event) => event_happened(w, event),
+        Action::Ended(result) => ended(w, result),
     }
 }
 
@@ -157,7 +175,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         w.emit(Update::Sending);
     }
     let running = run_turn(w, store, abort, Run { session, job, context, images, prefs: Box::new(w.prefs.clone()) });
-    w.spawn(async move { Some(Command::Done(Done::TurnEnded(running.await))) });
+    w.spawn(async move { Some(Command::Turn(Action::Ended(running.await))) });
 }
 
 /// Hands the platform `run` (a turn, or a read-ahead) with the store, the
@@ -185,7 +203,7 @@ pub(crate) fn read_ahead<P: Platform>(w: &mut Workspace<P>) {
     w.spawn(async move {
         let _ = running.await;
         let again = warming.replace(Warming::Idle) == Warming::RunningThenAgain;
-        again.then_some(Command::Turn(Job::Warm))
+        again.then_some(Command::Turn(Action::Start(Job::Warm)))
     });
 }
 
@@ -275,10 +293,10 @@ fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
             let id = session.id.clone();
             w.turn.session = Some(id.clone());
             w.session_began(&id);
-            w.handle(Command::SessionSaved(session));
-            w.handle(Command::SessionCreated(id));
+            w.handle(Command::Sessions(crate::sessions::Action::Saved(session)));
+            w.handle(Command::Chat(crate::chat::Action::Created(id)));
         }
-        Event::SessionSaved(session) => w.handle(Command::SessionSaved(session)),
+        Event::SessionSaved(session) => w.handle(Command::Sessions(crate::sessions::Action::Saved(session))),
         Event::MessageSaved(record) => {
             // The finished answer replaces its live view.
             let mut live = w.watch.live.borrow_mut();
@@ -286,26 +304,26 @@ fn event_happened<P: Platform>(w: &mut Workspace<P>, event: Event) {
                 *live = None;
             }
             drop(live);
-            w.handle(Command::MessageSaved(record));
+            w.handle(Command::Chat(crate::chat::Action::Saved(record)));
         }
         Event::MessagesRemoved { session_id, ids } => {
             if w.chat.active.as_deref() == Some(session_id.as_str()) {
-                w.handle(Command::MessagesRemoved(ids));
+                w.handle(Command::Chat(crate::chat::Action::Removed(ids)));
             }
         }
         Event::StreamStarted { ref message_id, .. } => {
             // A continued answer is shown live instead of as its record.
-            w.handle(Command::MessagesRemoved(vec![message_id.clone()]));
+            w.handle(Command::Chat(crate::chat::Action::Removed(vec![message_id.clone()])));
             *w.watch.live.borrow_mut() = Some(message_id.clone());
         }
-        Event::ToolCallingLearnt { key, calling } => w.handle(Command::Prefs(Change::ToolCallingLearnt { key, calling })),
-        Event::VisionLearnt { key, vision } => w.handle(Command::Prefs(Change::VisionLearnt { key, vision })),
+        Event::ToolCallingLearnt { key, calling } => w.handle(Command::Prefs(crate::prefs::Action::Change(Change::ToolCallingLearnt { key, calling }))),
+        Event::VisionLearnt { key, vision } => w.handle(Command::Prefs(crate::prefs::Action::Change(Change::VisionLearnt { key, vision }))),
         Event::StoreFailed { what, error } => {
             let op = if what == "read" { StoreOp::ReadMessages } else { StoreOp::SaveAnswer };
             w.emit(Update::Notice(Notice::Store { op, error }));
         }
         // What shows live went to the page directly (`Platform::show_live`).
-        _ => {}
+        Event::StreamDelta { .. } | Event::StreamModel(_) | Event::StreamStatus(_) | Event::StreamEnded { .. } | Event::ToolProgress { .. } | Event::Broadcast(_) => {}
     }
 }
 
@@ -335,7 +353,7 @@ impl<P: Platform> Env for TurnEnv<P> {
         match event {
             // Both: the core shows it live instead of as its record, the page starts drawing it.
             Event::StreamStarted { .. } => {
-                self.p.feed(Command::TurnEvent(event.clone()));
+                self.p.feed(Command::Turn(Action::Event(event.clone())));
                 self.p.show_live(event);
             }
             Event::StreamDelta { .. }
@@ -347,7 +365,7 @@ impl<P: Platform> Env for TurnEnv<P> {
             // What the new chat chose (servers, assistant) becomes the
             // session's before it opens; what was learnt is kept.
             Event::SessionCreated(_) | Event::ToolCallingLearnt { .. } | Event::VisionLearnt { .. } | Event::SessionSaved(_) | Event::MessageSaved(_) | Event::MessagesRemoved { .. } | Event::StoreFailed { .. } => {
-                self.p.feed(Command::TurnEvent(event));
+                self.p.feed(Command::Turn(Action::Event(event)));
             }
         }
     }
@@ -365,12 +383,12 @@ impl<P: Platform> Env for TurnEnv<P> {
         let (reply, answer) = oneshot::channel();
         // Asked because the server changed it since the user said yes: the card shows what changed.
         let change = self.policies.borrow().changed(tool).then(|| (tool.mcp.as_ref().and_then(|m| m.accepted.clone()), Face::of(tool)));
-        self.p.feed(Command::Ask(Ask::Approval { record: record.id.clone(), change, reply }));
+        self.p.feed(Command::Turn(Action::Ask(Ask::Approval { record: record.id.clone(), change, reply })));
         answer.await.unwrap_or(Approval::Deny)
     }
     async fn elicit(&self, record: &MessageRecord, _tool: &ToolDef, request: Elicitation) -> ElicitAnswer {
         let (reply, answer) = oneshot::channel();
-        self.p.feed(Command::Ask(Ask::Question { record: record.id.clone(), request, reply }));
+        self.p.feed(Command::Turn(Action::Ask(Ask::Question { record: record.id.clone(), request, reply })));
         // Dropped unanswered (Stop, the turn ended): cancelled.
         answer.await.unwrap_or(ElicitAnswer::Cancel)
     }

@@ -57,7 +57,7 @@ fn harness() -> Harness {
     h.send(Command::Start);
     h.use_settings(Settings { dynamic_mcp_loading: true, ..crate::fake_tools::model(air_store::settings::ToolCalling::Native) });
     h.add_server(server(), |def| Rc::new(Search(def)));
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     h.take();
     h
 }
@@ -73,7 +73,7 @@ fn what_a_turn_loads_stays_with_its_conversation_when_another_is_opened_mid_turn
     h.p.http.push(call("b", "mcp_docs_search", json!({"q": "sync"})));
     h.p.http.push(call("c", "load_mcp_tool", json!({"names": ["fetch"]})));
     h.p.http.push(text("Found it."));
-    h.send(Command::Turn(Job::Send("Find the sync docs".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Find the sync docs".into()))));
     // The turn loaded `search` and waits for the user to allow the call.
     let ups = h.take();
     let Some(Update::Approvals { awaiting, .. }) = ups.iter().rev().find(|u| matches!(u, Update::Approvals { .. })) else { panic!("{ups:?}") };
@@ -81,8 +81,8 @@ fn what_a_turn_loads_stays_with_its_conversation_when_another_is_opened_mid_turn
     assert_eq!(loaded_names(&h, "s1"), ["search"]);
 
     // The user opens another conversation, then allows the call there.
-    h.send(Command::Open("s2".into()));
-    h.send(Command::Approve { record, approval: Approval::Once });
+    h.send(Command::Chat(crate::chat::Action::Open("s2".into())));
+    h.send(Command::Turn(crate::turn::Action::Approve { record, approval: Approval::Once }));
     assert!(!h.ws.busy(), "the turn ended");
     assert_eq!(h.p.http.requests().len(), 4);
 

@@ -50,7 +50,7 @@ fn harness() -> Harness {
 }
 
 fn send(text: &str) -> Command {
-    Command::Turn(Job::Send(text.into()))
+    Command::Turn(crate::turn::Action::Start(Job::Send(text.into())))
 }
 
 fn stored(h: &Harness) -> Vec<MessageRecord> {
@@ -62,7 +62,7 @@ fn stored(h: &Harness) -> Vec<MessageRecord> {
 fn a_message_is_sent_answered_and_shown_in_a_new_session() {
     let mut h = harness();
     // The new chat does without the server `files`.
-    h.send(Command::Prefs(crate::prefs::Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "files".into(), on: false }));
+    h.send(Command::Prefs(crate::prefs::Action::Change(crate::prefs::Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "files".into(), on: false })));
     h.take();
     h.p.http.push(text_reply("Hello there."));
     // Sent without the spaces around it.
@@ -100,7 +100,7 @@ fn a_second_send_while_one_runs_starts_nothing_and_stop_ends_it() {
     h.send(send("Another"));
     assert_eq!(h.p.turns.get(), 1, "one turn runs");
     assert!(h.take().is_empty(), "a refused send changes nothing");
-    h.send(Command::Stop);
+    h.send(Command::Turn(crate::turn::Action::Stop));
     let ups = h.take();
     assert!(ups.contains(&Update::Busy(false)), "{ups:?}");
     assert!(!h.ws.busy());
@@ -120,8 +120,8 @@ fn a_second_send_while_one_runs_starts_nothing_and_stop_ends_it() {
 fn nothing_to_send_or_no_open_chat_starts_nothing() {
     let mut h = harness();
     h.send(send("   "));
-    h.send(Command::Turn(Job::Regenerate("m".into())));
-    h.send(Command::Turn(Job::Resume));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Regenerate("m".into()))));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Resume)));
     assert_eq!(h.p.turns.get(), 0);
     assert!(h.take().is_empty());
 }
@@ -143,12 +143,12 @@ fn regenerate_answers_again_in_place_of_the_answer_shown() {
     let answer = stored(&h).last().expect("answered").id.clone();
     h.take();
     // A message that is not there: nothing is asked.
-    h.send(Command::Turn(Job::Regenerate("no-such-message".into())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Regenerate("no-such-message".into()))));
     assert_eq!(h.p.http.requests().len(), 1);
     assert!(!h.ws.busy());
     h.take();
     h.p.http.push(text_reply("Two."));
-    h.send(Command::Turn(Job::Regenerate(answer.clone())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Regenerate(answer.clone()))));
     let ups = h.take();
     assert!(!ups.iter().any(|u| matches!(u, Update::NotSent(_) | Update::Sent | Update::Notice(_))), "{ups:?}");
     assert!(ups.iter().any(|u| matches!(u, Update::MessageSaved(m) if m.content == "Two.")));
@@ -178,9 +178,9 @@ fn a_call_waits_for_approval_and_runs_once_allowed() {
     assert!(h.ws.busy(), "the turn waits");
     let record = awaiting[0].clone();
     // An answer for another card changes nothing.
-    h.send(Command::Approve { record: "other".into(), approval: Approval::Once });
+    h.send(Command::Turn(crate::turn::Action::Approve { record: "other".into(), approval: Approval::Once }));
     assert!(h.take().is_empty());
-    h.send(Command::Approve { record: record.clone(), approval: Approval::Once });
+    h.send(Command::Turn(crate::turn::Action::Approve { record: record.clone(), approval: Approval::Once }));
     let ups = h.take();
     assert!(ups.contains(&Update::Approvals { awaiting: vec![], changes: vec![] }));
     assert!(ups.contains(&Update::Sent));
@@ -194,7 +194,7 @@ fn a_call_waits_for_approval_and_runs_once_allowed() {
 fn stop_denies_the_calls_waiting_for_approval() {
     let mut h = asked_to_remove(None);
     assert!(h.take().iter().any(|u| matches!(u, Update::Approvals { awaiting, .. } if awaiting.len() == 1)));
-    h.send(Command::Stop);
+    h.send(Command::Turn(crate::turn::Action::Stop));
     let ups = h.take();
     assert!(ups.contains(&Update::Approvals { awaiting: vec![], changes: vec![] }));
     assert!(ups.contains(&Update::Busy(false)));
@@ -207,7 +207,7 @@ fn stop_denies_the_calls_waiting_for_approval() {
 fn always_is_remembered_through_the_page() {
     let mut h = asked_to_remove(Some("Removed."));
     let record = h.take().iter().rev().find_map(|u| match u { Update::Approvals { awaiting, .. } => awaiting.first().cloned(), _ => None }).expect("asked");
-    h.send(Command::Approve { record, approval: Approval::Always });
+    h.send(Command::Turn(crate::turn::Action::Approve { record, approval: Approval::Always }));
     let ups = h.take();
     assert!(ups.contains(&Update::Sent));
     // The policy is saved, and the page shows it.
@@ -226,8 +226,8 @@ fn with_remote_answer(h: &mut Harness) -> String {
     now(h.p.store.put_session(&session)).expect("session");
     now(h.p.store.put_message(&question)).expect("question");
     now(h.p.store.put_message(&partial)).expect("partial");
-    h.send(Command::ReloadSessions);
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Sessions(crate::sessions::Action::Reload));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     h.take();
     "s1".into()
 }
@@ -268,21 +268,21 @@ fn left_waiting(h: &mut Harness) {
     call.tool_call_id = Some("c1".into());
     call.tool = Some(ToolRun::new("mcp_files_remove_file", Some("files".into()), r#"{"path":"/tmp/x"}"#, ToolStatus::AwaitingApproval));
     now(h.p.store.put_message(&call)).expect("t");
-    h.send(Command::ReloadSessions);
+    h.send(Command::Sessions(crate::sessions::Action::Reload));
 }
 
 #[test]
 fn a_round_a_closed_tab_left_is_asked_again_once() {
     let mut h = harness();
     left_waiting(&mut h);
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     let ups = h.take();
     assert_eq!(h.p.turns.get(), 1, "picked up on opening");
     assert!(ups.iter().any(|u| matches!(u, Update::Approvals { awaiting, .. } if awaiting == &["t".to_owned()])), "{ups:?}");
     // The user goes away without answering; back again, it is not asked twice.
-    h.send(Command::Stop);
-    h.send(Command::NewChat);
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Turn(crate::turn::Action::Stop));
+    h.send(Command::Chat(crate::chat::Action::New));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     assert_eq!(h.p.turns.get(), 1);
 }
 
@@ -291,7 +291,7 @@ fn a_round_another_tab_still_streams_is_left_to_it_until_that_tab_goes_quiet() {
     let mut h = harness();
     left_waiting(&mut h);
     h.send(Command::OtherTab(air_store::sync::SyncEvent::Streaming { session_id: "s1".into(), message_id: "t".into(), active: true }));
-    h.send(Command::Open("s1".into()));
+    h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     assert_eq!(h.p.turns.get(), 0, "the other tab asks its own question");
     h.advance(crate::tabs::REMOTE_STALE_MS);
     assert_eq!(h.p.turns.get(), 1, "picked up once that tab is gone");
@@ -305,10 +305,10 @@ fn an_edited_message_is_sent_in_place_and_the_old_one_kept_as_an_alternative() {
     let question = stored(&h)[0].id.clone();
     h.take();
     // An empty edit changes nothing.
-    h.send(Command::Turn(Job::Edit { message: question.clone(), text: "  ".into() }));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Edit { message: question.clone(), text: "  ".into() })));
     assert_eq!(h.p.turns.get(), 1);
     h.p.http.push(text_reply("Rome."));
-    h.send(Command::Turn(Job::Edit { message: question.clone(), text: "Capital of Italy?".into() }));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Edit { message: question.clone(), text: "Capital of Italy?".into() })));
     let ups = h.take();
     assert!(!ups.iter().any(|u| matches!(u, Update::Notice(_) | Update::NotSent(_))), "{ups:?}");
     assert!(last_request_text(&h).contains("Capital of Italy?"));
@@ -323,12 +323,12 @@ fn a_stopped_answer_continues_where_it_was_cut() {
     let mut h = harness();
     h.p.http.push(Script::sse([chunk(json!({"role": "assistant", "content": "Once upon"}), None)]).then(Step::Hang));
     h.send(send("Tell a story"));
-    h.send(Command::Stop);
+    h.send(Command::Turn(crate::turn::Action::Stop));
     let cut = stored(&h).last().expect("kept").clone();
     assert_eq!(cut.content, "Once upon");
     h.take();
     h.p.http.push(text_reply(" a time."));
-    h.send(Command::Turn(Job::Continue(cut.id.clone())));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Continue(cut.id.clone()))));
     let all = stored(&h);
     let done = all.iter().find(|m| m.id == cut.id).expect("the same message");
     assert_eq!(done.content, "Once upon a time.");
@@ -342,13 +342,13 @@ fn a_session_deleted_while_its_answer_streams_is_not_brought_back_by_the_turn() 
     h.send(send("Write something long"));
     let id = h.ws.active().expect("a new session").to_owned();
     h.take();
-    h.send(Command::Delete(id.clone()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete(id.clone())));
     assert!(h.take().contains(&Update::Removed(id.clone())), "the page leaves the chat");
     assert!(!h.ws.busy(), "the turn stopped");
     // Deleted for good while the answer still streams; then it stops.
     h.advance(crate::sessions::UNDO_MS);
     assert!(h.take().contains(&Update::Deleted(id.clone())));
-    h.send(Command::Stop);
+    h.send(Command::Turn(crate::turn::Action::Stop));
     assert_eq!(now(h.p.store.get_session(&id)).expect("read"), None, "the turn's last writes did not bring it back");
     assert!(!h.ws.sessions().iter().any(|s| s.id == id));
 }
@@ -360,11 +360,11 @@ fn a_session_waiting_for_its_undo_is_not_touched_by_the_turn() {
     h.send(send("Write something long"));
     let id = h.ws.active().expect("a new session").to_owned();
     let before = now(h.p.store.get_session(&id)).expect("read").expect("stored").updated_at;
-    h.send(Command::Delete(id.clone()));
+    h.send(Command::Sessions(crate::sessions::Action::Delete(id.clone())));
     h.advance(1_000);
     // The turn ends inside the undo window: it does not mark the session active.
-    h.send(Command::Stop);
-    h.send(Command::UndoDelete);
+    h.send(Command::Turn(crate::turn::Action::Stop));
+    h.send(Command::Sessions(crate::sessions::Action::UndoDelete));
     let after = now(h.p.store.get_session(&id)).expect("read").expect("still there");
     assert_eq!(after.updated_at, before);
     assert_eq!(h.ws.sessions()[0].updated_at, before);
@@ -393,8 +393,8 @@ fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
     // A new message begun, while the model still reads: one at a time.
     let reading = air_http::Abort::new();
     h.p.http.push(Script::sse(Vec::<String>::new()).then(Step::Until(reading.clone())));
-    h.send(Command::Turn(Job::Warm));
-    h.send(Command::Turn(Job::Warm));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Warm)));
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Warm)));
     assert_eq!(h.p.http.requests().len(), 2);
     // The message is sent at once all the same.
     h.p.http.push(text_reply("Hello."));
@@ -410,14 +410,14 @@ fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
     h.run();
     assert_eq!(h.p.http.requests().len(), 4, "the one asked for meanwhile, after it");
     assert_eq!(h.ws.turn.warming.get(), super::Warming::Idle);
-    h.send(Command::NewChat);
+    h.send(Command::Chat(crate::chat::Action::New));
     h.p.http.push(text_reply(""));
-    h.send(Command::Open(session));
+    h.send(Command::Chat(crate::chat::Action::Open(session)));
     let ahead: Value = serde_json::from_str(h.p.http.requests().last().and_then(|r| r.body.as_deref()).unwrap_or_default()).unwrap_or_default();
     let said: Vec<_> = ahead["messages"].as_array().map(|m| m.iter().map(|m| m["content"].clone()).collect()).unwrap_or_default();
     assert_eq!((ahead["max_tokens"].as_u64(), said), (Some(0), vec![json!("Hi"), json!("Hello."), json!("")]));
 
     let mut other = harness();
-    other.send(Command::Turn(Job::Warm));
+    other.send(Command::Turn(crate::turn::Action::Start(Job::Warm)));
     assert!(other.p.http.requests().is_empty() && other.take().is_empty());
 }
