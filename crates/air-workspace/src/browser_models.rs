@@ -301,7 +301,7 @@ fn chat_here<P: Platform>(w: &mut Workspace<P>) {
     let mut settings = w.prefs.settings.clone();
     settings.apply_preset(air_store::settings::BROWSER_PRESET);
     settings.model = model;
-    crate::prefs::handle(w, crate::prefs::Action::Change(crate::prefs::Change::Settings(Box::new(settings))));
+    let _settings = crate::prefs::handle(w, crate::prefs::Action::Change(crate::prefs::Change::Settings(Box::new(settings))));
     if let (None, Some(offer)) = (stored, offer) {
         handle(w, Action::Download(offer));
     }

@@ -370,7 +370,11 @@ impl<P: Platform> Workspace<P> {
             Command::Data(action) => data::handle(self, action),
             Command::Attach(action) => attach::handle(self, action),
             Command::Files(action) => files::handle(self, action),
-            Command::Prefs(action) => prefs::handle(self, action),
+            Command::Prefs(action) => {
+                if let Some(change) = prefs::handle(self, action) {
+                    servers::handle(self, servers::Action::Prefs(change));
+                }
+            }
             Command::Servers(action) => servers::handle(self, action),
             Command::Dynamic(action) => dynamic::handle(self, action),
             Command::Turn(action) => turn::handle(self, action),

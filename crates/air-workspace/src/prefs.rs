@@ -191,12 +191,15 @@ pub enum Action {
     Written { touched: Touched, result: Result<Result<(), StoreError>, Missing> },
 }
 
-pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
+/// Handles `action`; a change that is not the settings' comes back, for
+/// the servers' engine to decide.
+pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) -> Option<Change> {
     match action {
         Action::Change(change) if is_settings(&change) => self::change(w, change),
-        Action::Change(change) => crate::servers::handle(w, crate::servers::Action::Prefs(change)),
+        Action::Change(change) => return Some(change),
         Action::Written { touched, result } => written(w, touched, result),
     }
+    None
 }
 
 /// The settings the drawer saved.
