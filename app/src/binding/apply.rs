@@ -6,13 +6,13 @@ use std::rc::Rc;
 use air_store::files::Refusal;
 use air_store::sync::{CHANNEL as SYNC_CHANNEL, SyncEvent};
 use air_workspace::Update as Up;
-use air_workspace::pickers::Found;
 use air_workspace::data::{ImportOutcome, StorageInfo};
+use air_workspace::pickers::Found;
 use air_workspace::{Command, Notice, StoreOp};
 use leptos::prelude::*;
 
-use super::{STARTING, WARM_CHAT_VIEW, dispatch};
 use super::state::AppState;
+use super::{STARTING, WARM_CHAT_VIEW, dispatch};
 
 pub(super) fn apply(state: AppState, u: Up) {
     match u {
@@ -27,14 +27,7 @@ pub(super) fn apply(state: AppState, u: Up) {
             state.sessions.has_more.set(has_more);
             state.sessions.list.set(list);
         }
-        Up::Started { first } => match first {
-            // The newest session opens; the page is usable once it shows.
-            Some(id) => {
-                STARTING.with(|s| s.set(true));
-                dispatch(state, Command::Chat(air_workspace::chat::Action::Open(id)));
-            }
-            None => ready(state),
-        },
+        Up::Started { first } => started(state, first),
         Up::Removed(id) => {
             // (A turn running in it was stopped by the core.)
             if state.sessions.active.get_untracked().as_deref() == Some(id.as_str()) {
@@ -47,16 +40,75 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::SessionsChanged => state.broadcast(SyncEvent::SessionsChanged),
         Up::PrefsChanged => state.broadcast(SyncEvent::PrefsChanged),
         Up::SearchStarted => air_web::perf_mark("air-search-start"),
-        Up::SearchResults(results) => {
-            let found = results.is_some();
-            state.sessions.search_results.set(results);
-            if found {
-                request_animation_frame(|| air_web::perf_mark("air-search-end"));
-            }
-        }
+        Up::SearchResults(results) => search_results(state, results),
         Up::Indexing(on) => state.sessions.indexing.set(on),
         Up::Storage(_) | Up::Import(_) | Up::Log(_) | Up::Sync(_) => apply_settings(state, u),
-        Up::Busy(_) | Up::Sending | Up::Sent | Up::NotSent(_) | Up::Files(_) | Up::Attachments(_) | Up::Attached(_) | Up::AttachFailed { .. } | Up::Approvals { .. } | Up::Questions(_) | Up::RemoteStreams(_) => apply_turn(state, u),
+        Up::Busy(_)
+        | Up::Sending
+        | Up::Sent
+        | Up::NotSent(_)
+        | Up::Files(_)
+        | Up::Attachments(_)
+        | Up::Attached(_)
+        | Up::AttachFailed { .. }
+        | Up::Approvals { .. }
+        | Up::Questions(_)
+        | Up::RemoteStreams(_) => apply_turn(state, u),
+        Up::Settings(_)
+        | Up::PrefsSaved
+        | Up::Servers(_)
+        | Up::ChatServers(_)
+        | Up::Assistants(_)
+        | Up::AddFlow(_)
+        | Up::ServerStatus { .. }
+        | Up::Resynced { .. }
+        | Up::ProviderDoctor(_)
+        | Up::SignIns(_)
+        | Up::AddFormBack(_)
+        | Up::OpenSettings
+        | Up::ModelLists(_)
+        | Up::ProviderTest(_)
+        | Up::BrowserModels(_) => apply_prefs(state, u),
+        Up::HttpTools(_) | Up::HttpToolSaved | Up::HttpImport(_) => super::http_tools::apply(state, u),
+        Up::Picked(found) => {
+            // A prompt's text goes into the composer, after what is there.
+            if let Found::PromptText(Ok(text)) = &found {
+                state.chat.draft.update(|d| {
+                    if !d.trim().is_empty() {
+                        d.push_str("\n\n");
+                    }
+                    d.push_str(text);
+                });
+            }
+            state.chat.picked.set(Some(found));
+        }
+        other => apply_chat(state, other),
+    }
+}
+
+/// The first page of the list is read: the newest session opens (the
+/// page is usable once it shows).
+fn started(state: AppState, first: Option<String>) {
+    match first {
+        Some(id) => {
+            STARTING.with(|s| s.set(true));
+            dispatch(state, Command::Chat(air_workspace::chat::Action::Open(id)));
+        }
+        None => ready(state),
+    }
+}
+
+fn search_results(state: AppState, results: Option<air_store::search::SearchResults>) {
+    let found = results.is_some();
+    state.sessions.search_results.set(results);
+    if found {
+        request_animation_frame(|| air_web::perf_mark("air-search-end"));
+    }
+}
+
+/// The preferences, the servers and what Settings shows of them.
+fn apply_prefs(state: AppState, u: Up) {
+    match u {
         Up::Settings(settings) => state.prefs.settings.set(*settings),
         // A notice about saving (storage full) is over.
         Up::PrefsSaved => state.shell.notice.set(None),
@@ -75,20 +127,7 @@ pub(super) fn apply(state: AppState, u: Up) {
         Up::ModelLists(lists) => state.prefs.model_lists.set(lists),
         Up::ProviderTest(test) => state.prefs.provider_test.set(test),
         Up::BrowserModels(models) => state.prefs.browser_models.set(models),
-        Up::HttpTools(_) | Up::HttpToolSaved | Up::HttpImport(_) => super::http_tools::apply(state, u),
-        Up::Picked(found) => {
-            // A prompt's text goes into the composer, after what is there.
-            if let Found::PromptText(Ok(text)) = &found {
-                state.chat.draft.update(|d| {
-                    if !d.trim().is_empty() {
-                        d.push_str("\n\n");
-                    }
-                    d.push_str(text);
-                });
-            }
-            state.chat.picked.set(Some(found));
-        }
-        other => apply_chat(state, other),
+        _ => {}
     }
 }
 

@@ -4,8 +4,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use air_store::StoreError;
 use air_agent::conversation::TemplateVars;
+use air_store::StoreError;
 use air_store::search::SearchResults;
 use air_web::{IdbStore, LocalStorageKv};
 use air_workspace::data::{Format, ImportFailure, Imported, StorageInfo};
@@ -104,7 +104,13 @@ impl Platform for Browser {
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
     }
-    fn export(&self, only: Option<String>, format: Format, settings: air_store::Settings, http_tools: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
+    fn export(
+        &self,
+        only: Option<String>,
+        format: Format,
+        settings: air_store::Settings,
+        http_tools: air_store::http_tools::Saved,
+    ) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
         let store = self.store();
         let now = super::env::now_ms();
         Box::pin(async move {
@@ -261,4 +267,3 @@ pub(super) async fn part<T>(fetching: impl std::future::Future<Output = Result<L
         Err(super::lazy::Missing) => Err(Missing),
     }
 }
-

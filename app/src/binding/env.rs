@@ -46,9 +46,7 @@ pub fn local_time_of(ms: f64) -> String {
 pub fn page_on_loopback() -> bool {
     // The origin never changes while the page lives: read it once.
     static ON_LOOPBACK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON_LOOPBACK.get_or_init(|| {
-        air_web::page_origin().is_some_and(|o| air_http::url::is_loopback_url(&o))
-    })
+    *ON_LOOPBACK.get_or_init(|| air_web::page_origin().is_some_and(|o| air_http::url::is_loopback_url(&o)))
 }
 
 /// The browser's language tag, e.g. `zh-CN`.
@@ -75,4 +73,3 @@ pub async fn get_text(url: &str) -> Option<(u16, String)> {
 pub async fn list_models(settings: &Settings) -> Result<Vec<String>, ChatError> {
     air_agent::provider::list_models(&Http::default(), settings).await
 }
-

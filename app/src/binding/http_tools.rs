@@ -54,12 +54,7 @@ impl Form {
     /// the rest when it is saved).
     pub fn tool(&self, state: AppState) -> Result<HttpTool, String> {
         let input_schema = serde_json::from_str(&self.schema).map_err(|e| state.t().http_tool_bad_schema.replace("{e}", &e.to_string()))?;
-        let headers = self
-            .headers
-            .iter()
-            .filter(|(n, _, _)| !n.trim().is_empty())
-            .map(|(n, v, secret)| Header { name: n.trim().to_owned(), value: v.clone(), secret: *secret })
-            .collect();
+        let headers = self.headers.iter().filter(|(n, _, _)| !n.trim().is_empty()).map(|(n, v, secret)| Header { name: n.trim().to_owned(), value: v.clone(), secret: *secret }).collect();
         let args_in = match self.args_in.as_str() {
             "body" => ArgsIn::Body,
             "query" => ArgsIn::Query,

@@ -29,9 +29,7 @@ impl Missing {
 
 /// What a lazily built view shows: the view, or why it is not there.
 pub fn show(view: Result<AnyView, Missing>) -> AnyView {
-    view.unwrap_or_else(|missing| {
-        view! { <p class="part-missing" role="alert" data-testid="part-missing">{missing.message()}</p> }.into_any()
-    })
+    view.unwrap_or_else(|missing| view! { <p class="part-missing" role="alert" data-testid="part-missing">{missing.message()}</p> }.into_any())
 }
 
 /// Where a background job's part is missing: said in the notice line (in

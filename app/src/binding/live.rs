@@ -32,12 +32,7 @@ pub(super) fn show(state: AppState, event: Event) {
         }),
         Event::StreamStatus(status) => {
             let line = status.map(|Status::Retrying { message, wait_ms, attempt, max }| {
-                let retry = state
-                    .t()
-                    .retrying
-                    .replace("{s}", &wait_ms.div_ceil(1000).to_string())
-                    .replace("{n}", &attempt.to_string())
-                    .replace("{max}", &max.to_string());
+                let retry = state.t().retrying.replace("{s}", &wait_ms.div_ceil(1000).to_string()).replace("{n}", &attempt.to_string()).replace("{max}", &max.to_string());
                 format!("{message} {retry}")
             });
             state.chat.streaming.update(|s| {

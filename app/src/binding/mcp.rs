@@ -131,10 +131,7 @@ fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::la
 /// enabled; a turn with no server never fetches it).
 #[super::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn mcp_tools(state: AppState, wanted: Vec<air_workspace::toolbox::mcp::Wanted>) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::Missing> {
-    Ok(wanted
-        .into_iter()
-        .map(|w| Rc::new(McpTool::new(w.def, w.tool, client_for(state, &w.server)).with_output_schema(w.output_schema)) as Rc<dyn air_tools::Tool>)
-        .collect())
+    Ok(wanted.into_iter().map(|w| Rc::new(McpTool::new(w.def, w.tool, client_for(state, &w.server)).with_output_schema(w.output_schema)) as Rc<dyn air_tools::Tool>).collect())
 }
 
 /// Lists `server`'s tools over a connection of its own (closed after),

@@ -57,11 +57,7 @@ thread_local! {
 }
 
 fn settings() -> OAuthSettings {
-    OAuthSettings {
-        redirect_uri: air_web::popup::resolve("oauth-callback.html").unwrap_or_default(),
-        client_name: "Air Agent".into(),
-        ..OAuthSettings::default()
-    }
+    OAuthSettings { redirect_uri: air_web::popup::resolve("oauth-callback.html").unwrap_or_default(), client_name: "Air Agent".into(), ..OAuthSettings::default() }
 }
 
 /// The file a deployment may serve as this client's Client ID Metadata

@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use air_store::StoreError;
 use air_store::search::SearchResults;
+use air_workspace::Missing;
 use air_workspace::data::{Format, ImportFailure, Imported};
 use air_workspace::files::{Prepared, Read};
-use air_workspace::Missing;
 use air_workspace::turn::{Run, TurnEnv};
 use futures_util::future::LocalBoxFuture;
 use leptos::prelude::Set;
@@ -92,7 +92,13 @@ pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBox
 
 /// Writing an export: fetched with the first one.
 #[super::lazy::split(data_export, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn export_file(store: Rc<AnyStore>, only: Option<String>, format: Format, kept: (air_store::Settings, air_store::http_tools::Saved), now: f64) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
+pub(super) fn export_file(
+    store: Rc<AnyStore>,
+    only: Option<String>,
+    format: Format,
+    kept: (air_store::Settings, air_store::http_tools::Saved),
+    now: f64,
+) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
     Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, (&kept.0, &kept.1), now).await }))
 }
 
@@ -242,7 +248,10 @@ fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::ser
 /// Listing a server's tools over a connection of its own (the add form,
 /// listing again): with the MCP clients.
 #[super::lazy::split(tools_list, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn list_tools(state: AppState, server: air_store::mcp::McpServer) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, super::lazy::Missing> {
+pub(super) fn list_tools(
+    state: AppState,
+    server: air_store::mcp::McpServer,
+) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, super::lazy::Missing> {
     Ok(Box::pin(super::mcp::list_tools(state, server)))
 }
 
@@ -319,7 +328,6 @@ pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air
     use air_store::Store;
     Ok(Box::pin(async move { store.rebuild_index().await }))
 }
-
 
 /// Merging the search index's segments in the background, a bounded
 /// step per task: fetched when there is something to merge. One tab of

@@ -161,8 +161,8 @@ pub struct Conversation {
     pub picked: RwSignal<Option<air_workspace::pickers::Found>>,
 }
 
-pub use air_workspace::files::{LocalFile, LocalKind};
 pub use air_workspace::attach::Attachment;
+pub use air_workspace::files::{LocalFile, LocalKind};
 
 /// The four concerns together, for the actions that span them (opening a
 /// session, a turn, syncing with other tabs). Each is also in context on

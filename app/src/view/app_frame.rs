@@ -11,8 +11,8 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::binding::apps::{self, Hooks, Live};
-use crate::i18n::{t, tl};
 use crate::binding::state::use_app;
+use crate::i18n::{t, tl};
 
 /// The signals of one View's card.
 #[derive(Clone, Copy)]

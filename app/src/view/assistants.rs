@@ -6,8 +6,8 @@ use air_store::mcp::McpServer;
 use air_workspace::prefs::Change;
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::use_app;
+use crate::i18n::t;
 
 /// The open chat's assistant (a new chat's choice moves to it when it
 /// starts).
@@ -46,9 +46,7 @@ pub fn AssistantsSection(
 ) -> impl IntoView {
     let state = use_app();
     let editing = RwSignal::new(None::<Assistant>);
-    let rows = move || {
-        state.prefs.assistants.get().list.into_iter().map(|a| view! { <AssistantRow a=a editing=editing/> }).collect_view()
-    };
+    let rows = move || state.prefs.assistants.get().list.into_iter().map(|a| view! { <AssistantRow a=a editing=editing/> }).collect_view();
     let form = move || {
         editing.get().map(|a| {
             let servers = state.prefs.mcp_servers.get();
@@ -85,7 +83,13 @@ fn AssistantRow(a: Assistant, editing: RwSignal<Option<Assistant>>) -> impl Into
 
 /// Changes the assistant being edited, if there is one.
 fn editor(editing: RwSignal<Option<Assistant>>) -> impl Fn(&dyn Fn(&mut Assistant)) + Copy + 'static {
-    move |f: &dyn Fn(&mut Assistant)| editing.update(|e| if let Some(a) = e { f(a) })
+    move |f: &dyn Fn(&mut Assistant)| {
+        editing.update(|e| {
+            if let Some(a) = e {
+                f(a)
+            }
+        })
+    }
 }
 
 /// The form that adds or changes `a`, the assistant being edited.
@@ -217,8 +221,7 @@ fn AssistantServers(servers: Vec<McpServer>, editing: RwSignal<Option<Assistant>
 #[component]
 fn AssistantPreload(servers: Vec<McpServer>, editing: RwSignal<Option<Assistant>>, draft: RwSignal<air_store::Settings>) -> impl IntoView {
     let edit = editor(editing);
-    let tools: Vec<(String, String)> =
-        servers.iter().filter(|s| s.enabled).flat_map(|s| s.tools.iter().filter(|t| t.offered()).map(|t| (s.name.clone(), t.name.clone()))).collect();
+    let tools: Vec<(String, String)> = servers.iter().filter(|s| s.enabled).flat_map(|s| s.tools.iter().filter(|t| t.offered()).map(|t| (s.name.clone(), t.name.clone()))).collect();
     let any = !tools.is_empty();
     let dynamic = move || any && draft.with(|s| s.dynamic_mcp_loading) && editing.with(|e| e.as_ref().is_some_and(|x| x.dynamic_loading));
     let rows = tools

@@ -86,15 +86,11 @@ fn OfferRow(offer: Offer, draft: RwSignal<Settings>) -> impl IntoView {
         let name = name.clone();
         move || models.with(|m| m.downloading.clone().filter(|p| p.name == name))
     };
-    let facts = [
-        offer.mb().map(|n| format!("{n} MB")),
-        Some(offer.licence.clone()).filter(|l| !l.is_empty()),
-        Some(offer.languages.clone()).filter(|l| !l.is_empty()),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .join(" · ");
+    let facts = [offer.mb().map(|n| format!("{n} MB")), Some(offer.licence.clone()).filter(|l| !l.is_empty()), Some(offer.languages.clone()).filter(|l| !l.is_empty())]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ");
     let tools = offer.tools;
     let title = offer.title.clone();
     view! {

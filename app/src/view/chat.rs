@@ -1,7 +1,7 @@
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::{AppState, Streaming, use_app};
+use crate::i18n::t;
 
 use super::live::{StreamedMarkdown, draw_streaming};
 use super::message_parts::{Enlarged, Lightbox};

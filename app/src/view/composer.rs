@@ -1,7 +1,7 @@
 use leptos::prelude::*;
 
-use crate::i18n::{metrics_text, t};
 use crate::binding::state::{AppState, LocalKind, use_app, use_chat};
+use crate::i18n::{metrics_text, t};
 
 /// The enabled MCP servers, with how many tools each offers.
 fn enabled_servers(state: AppState) -> Vec<(String, usize)> {

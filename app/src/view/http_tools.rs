@@ -108,7 +108,13 @@ fn AddForm() -> impl IntoView {
 fn HeaderRows(form: RwSignal<Form>) -> impl IntoView {
     let row = move |i: usize| {
         let get = move |f: &Form| f.headers.get(i).cloned().unwrap_or_default();
-        let put = move |change: &dyn Fn(&mut (String, String, bool))| form.update(|f| if let Some(h) = f.headers.get_mut(i) { change(h) });
+        let put = move |change: &dyn Fn(&mut (String, String, bool))| {
+            form.update(|f| {
+                if let Some(h) = f.headers.get_mut(i) {
+                    change(h)
+                }
+            })
+        };
         view! {
             <div class="http-tool-header">
                 <input type="text" data-testid=format!("http-tool-header-name-{i}") placeholder=move || tl().http_tool_header_name prop:value=move || form.with(|f| get(f).0)

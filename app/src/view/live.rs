@@ -6,8 +6,8 @@ use leptos::prelude::*;
 
 use crate::binding::state::use_app;
 
-pub(super) use crate::binding::drawn::{BLOCKS, draw_streaming, take_live, typeset};
 use crate::binding::drawn::draw;
+pub(super) use crate::binding::drawn::{BLOCKS, draw_streaming, take_live, typeset};
 
 /// One text of the streaming answer, rendered incrementally from what
 /// arrived since the last frame: finished blocks are appended to the page
@@ -43,4 +43,3 @@ pub(super) fn StreamedMarkdown(reasoning: bool, testid: &'static str) -> impl In
         </div>
     }
 }
-

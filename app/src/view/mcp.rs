@@ -8,17 +8,13 @@ use air_workspace::servers::{Action, SyncFailure};
 use air_workspace::signin::{Action as SignIn, Outcome, SignIns};
 use leptos::prelude::*;
 
-use crate::i18n::{t, tl};
-use crate::binding::state::{AppState, use_app};
 use super::mcp_import::{Form, McpImport};
+use crate::binding::state::{AppState, use_app};
+use crate::i18n::{t, tl};
 
 /// "Re-synced: 1 updated, 2 added, 1 gone, 9 unchanged."
 fn synced_text(text: &air_i18n::Text, c: air_store::mcp::SyncCounts) -> String {
-    text.mcp_synced
-        .replace("{u}", &c.updated.to_string())
-        .replace("{a}", &c.added.to_string())
-        .replace("{g}", &c.gone.to_string())
-        .replace("{k}", &c.unchanged.to_string())
+    text.mcp_synced.replace("{u}", &c.updated.to_string()).replace("{a}", &c.added.to_string()).replace("{g}", &c.gone.to_string()).replace("{k}", &c.unchanged.to_string())
 }
 
 /// Where the saved server `name` stands (tracked).
@@ -83,18 +79,21 @@ pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, 
         Doctor::Found(f) => {
             let origin = air_web::page_origin().unwrap_or_default();
             let fixes = fix(&f, &origin, &headers);
-            Some(view! {
-                <div class="doctor" data-testid="doctor">
-                    <p data-testid="doctor-finding">{explain(&f)}</p>
-                    {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || tl().doctor_fix}</p> })}
-                    {fixes.into_iter().map(|(stack, code)| view! {
-                        <details data-testid="doctor-snippet">
-                            <summary>{stack}</summary>
-                            <pre><code>{code}</code></pre>
-                        </details>
-                    }).collect_view()}
-                </div>
-            }.into_any())
+            Some(
+                view! {
+                    <div class="doctor" data-testid="doctor">
+                        <p data-testid="doctor-finding">{explain(&f)}</p>
+                        {(!fixes.is_empty()).then(|| view! { <p class="muted">{move || tl().doctor_fix}</p> })}
+                        {fixes.into_iter().map(|(stack, code)| view! {
+                            <details data-testid="doctor-snippet">
+                                <summary>{stack}</summary>
+                                <pre><code>{code}</code></pre>
+                            </details>
+                        }).collect_view()}
+                    </div>
+                }
+                .into_any(),
+            )
         }
     }
 }
@@ -194,9 +193,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
         connect_form(state, form);
     }
     let sync_note = sync_notes(state);
-    let rows = move || {
-        state.prefs.mcp_servers.get().into_iter().map(|s| view! { <McpServerRow server=s sync_note=sync_note draft=draft/> }).collect_view()
-    };
+    let rows = move || state.prefs.mcp_servers.get().into_iter().map(|s| view! { <McpServerRow server=s sync_note=sync_note draft=draft/> }).collect_view();
     view! {
         <fieldset data-testid="mcp-servers">
             <legend>{move || t().mcp_servers}</legend>
@@ -376,21 +373,24 @@ fn McpPicks(form: Form) -> impl IntoView {
     let picking = move || flow.with(|f| f.stage == Stage::Picking);
     let connecting = move || flow.with(|f| f.stage == Stage::Connecting);
     let pick_list = move || {
-        flow.with(AddFlow::offered).into_iter().map(|(tool, description)| {
-            let t1 = tool.clone();
-            let t2 = tool.clone();
-            view! {
-                <label class="check mcp-pick" data-testid="mcp-pick">
-                    <input type="checkbox" data-testid=format!("mcp-pick-{tool}")
-                        prop:checked=move || flow.with(|f| f.picked.contains(&t1))
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            state.servers(Action::Pick { tool: t2.clone(), on });
-                        }/>
-                    <span><code>{tool.clone()}</code>" "<span class="muted">{description}</span></span>
-                </label>
-            }
-        }).collect_view()
+        flow.with(AddFlow::offered)
+            .into_iter()
+            .map(|(tool, description)| {
+                let t1 = tool.clone();
+                let t2 = tool.clone();
+                view! {
+                    <label class="check mcp-pick" data-testid="mcp-pick">
+                        <input type="checkbox" data-testid=format!("mcp-pick-{tool}")
+                            prop:checked=move || flow.with(|f| f.picked.contains(&t1))
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                state.servers(Action::Pick { tool: t2.clone(), on });
+                            }/>
+                        <span><code>{tool.clone()}</code>" "<span class="muted">{description}</span></span>
+                    </label>
+                }
+            })
+            .collect_view()
     };
     view! {
         <Show
@@ -458,13 +458,16 @@ fn doctor_bridge(doctor: Doctor, url: &str) -> Option<AnyView> {
     let origin = air_web::page_origin().unwrap_or_default();
     let line = air_mcp_config::bridge::relay(url, air_mcp_config::bridge::Shell::Posix, &origin, air_mcp_config::plan::port(1))?;
     let copied = line.text.clone();
-    Some(view! {
-        <div class="doctor" data-testid="doctor-bridge">
-            <p>{tl().doctor_bridge.replace("{u}", &air_render::visible(&line.url))}</p>
-            <code class="iso" data-testid="doctor-bridge-line">{air_render::visible(&line.shown).into_owned()}</code>
-            <button type="button" data-testid="doctor-bridge-copy" on:click=move |_| air_web::copy_text(&copied)>{move || tl().mcp_import_copy}</button>
-        </div>
-    }.into_any())
+    Some(
+        view! {
+            <div class="doctor" data-testid="doctor-bridge">
+                <p>{tl().doctor_bridge.replace("{u}", &air_render::visible(&line.url))}</p>
+                <code class="iso" data-testid="doctor-bridge-line">{air_render::visible(&line.shown).into_owned()}</code>
+                <button type="button" data-testid="doctor-bridge-copy" on:click=move |_| air_web::copy_text(&copied)>{move || tl().mcp_import_copy}</button>
+            </div>
+        }
+        .into_any(),
+    )
 }
 
 /// The server asked for a sign-in: after it, the form connects again.

@@ -69,10 +69,19 @@ pub fn McpImport(form: Form, connect: Callback<()>) -> impl IntoView {
         parsed.with(|p| match p {
             Some(Ok(p)) => {
                 let mut local = 0;
-                p.entries.iter().map(|e| {
-                    let n = if matches!(e.server, Server::Stdio(_)) { local += 1; local - 1 } else { 0 };
-                    view! { <ImportEntry entry=e.clone() inputs=p.inputs.clone() port=plan::port(n) choices=choices form=form connect=connect/> }
-                }).collect_view().into_any()
+                p.entries
+                    .iter()
+                    .map(|e| {
+                        let n = if matches!(e.server, Server::Stdio(_)) {
+                            local += 1;
+                            local - 1
+                        } else {
+                            0
+                        };
+                        view! { <ImportEntry entry=e.clone() inputs=p.inputs.clone() port=plan::port(n) choices=choices form=form connect=connect/> }
+                    })
+                    .collect_view()
+                    .into_any()
             }
             Some(Err(e)) => view! { <p class="error-text" role="alert" data-testid="mcp-import-error">{e.clone()}</p> }.into_any(),
             None => ().into_any(),
@@ -195,18 +204,24 @@ fn Needs(planned: Memo<Plan>, inputs: Vec<Input>, answers: RwSignal<BTreeMap<Str
         _ => Vec::new(),
     };
     (!asked.is_empty()).then(|| {
-        let fields = asked.into_iter().map(|p| {
-            let secret = plan::is_secret(&p, &inputs);
-            let question = { let (p, inputs) = (p.clone(), inputs.clone()); move || question(&p, &inputs) };
-            let (k1, k2) = (p.key.clone(), p.key.clone());
-            view! {
-                <label>{question}
-                    <input data-testid="mcp-import-answer" data-key=p.key.clone() autocomplete="off" type=if secret { "password" } else { "text" }
-                        prop:value=move || answers.with(|a| a.get(&k1).cloned().unwrap_or_default())
-                        on:input=move |ev| { let v = event_target_value(&ev); answers.update(|a| { a.insert(k2.clone(), v); }); }/>
-                </label>
-            }
-        }).collect_view();
+        let fields = asked
+            .into_iter()
+            .map(|p| {
+                let secret = plan::is_secret(&p, &inputs);
+                let question = {
+                    let (p, inputs) = (p.clone(), inputs.clone());
+                    move || question(&p, &inputs)
+                };
+                let (k1, k2) = (p.key.clone(), p.key.clone());
+                view! {
+                    <label>{question}
+                        <input data-testid="mcp-import-answer" data-key=p.key.clone() autocomplete="off" type=if secret { "password" } else { "text" }
+                            prop:value=move || answers.with(|a| a.get(&k1).cloned().unwrap_or_default())
+                            on:input=move |ev| { let v = event_target_value(&ev); answers.update(|a| { a.insert(k2.clone(), v); }); }/>
+                    </label>
+                }
+            })
+            .collect_view();
         view! { <div class="mcp-import-needs"><p class="hint">{move || tl().mcp_import_ask}</p>{fields}</div> }
     })
 }
@@ -249,7 +264,8 @@ fn Way(planned: Memo<Plan>, port: RwSignal<u16>) -> impl IntoView {
                         </label>
                     </div>
                 </div>
-            }.into_any()
+            }
+            .into_any()
         }
         Plan::Unusable(why) => view! { <p class="error-text" data-testid="mcp-import-unusable">{tl().mcp_import_unusable.replace("{e}", &air_render::visible(&why))}</p> }.into_any(),
         Plan::Connect { .. } | Plan::Ask(_) => ().into_any(),
@@ -263,9 +279,8 @@ fn McpExport() -> impl IntoView {
     let secrets = RwSignal::new(false);
     let out = RwSignal::new(None::<(String, usize)>);
     let export = move |_| {
-        let saved: Vec<air_mcp_config::export::Saved> = state.prefs.mcp_servers.with_untracked(|all| {
-            all.iter().map(|s| air_mcp_config::export::Saved { name: s.name.clone(), url: s.url.clone(), headers: s.headers.clone() }).collect()
-        });
+        let saved: Vec<air_mcp_config::export::Saved> =
+            state.prefs.mcp_servers.with_untracked(|all| all.iter().map(|s| air_mcp_config::export::Saved { name: s.name.clone(), url: s.url.clone(), headers: s.headers.clone() }).collect());
         out.set(Some(air_mcp_config::export::export(&saved, secrets.get_untracked())));
     };
     view! {

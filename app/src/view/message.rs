@@ -6,8 +6,8 @@ use air_store::MessageRecord;
 use air_store::records::MessageKind;
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::{AppState, use_app};
+use crate::i18n::t;
 
 use super::message_parts::{BranchNav, Thumbnails, markdown_text};
 use super::tool_card::ToolSlot;
@@ -25,12 +25,7 @@ pub(super) fn Message(message: MessageRecord, text_len: usize, last_id: Memo<Opt
         return view! { <div class="message notice" role="status" data-testid="round-limit">{message.content.clone()}</div> }.into_any();
     }
     // An answer that only calls tools: its cards say it all.
-    if message.role == Role::Assistant
-        && text_len == 0
-        && !message.tool_calls.is_empty()
-        && message.error.is_none()
-        && message.reasoning.is_none()
-    {
+    if message.role == Role::Assistant && text_len == 0 && !message.tool_calls.is_empty() && message.error.is_none() && message.reasoning.is_none() {
         return ().into_any();
     }
     if message.is_thought() {
@@ -77,13 +72,10 @@ fn TextMessage(message: MessageRecord, text_len: usize, last_id: Memo<Option<Str
         view! { <details class="reasoning" data-testid="reasoning"><summary>{move || t().reasoning}</summary><div class="text plain">{r}</div></details> }
     });
     let editing = RwSignal::new(false);
-    let body = if message.role == Role::User {
-        view! { <UserText content=message.content.clone() id=id.clone() editing=editing/> }.into_any()
-    } else {
-        markdown_text(&message, text_len)
-    };
+    let body = if message.role == Role::User { view! { <UserText content=message.content.clone() id=id.clone() editing=editing/> }.into_any() } else { markdown_text(&message, text_len) };
     let thumbs = (!message.attachments.is_empty()).then(|| view! { <div class="thumbs"><Thumbnails files=message.attachments.clone()/></div> });
-    let error = message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> });
+    let error =
+        message.error.clone().map(|e| view! { <div class="message-error" role="alert" data-testid="message-error">{move || e.message(state.prefs.settings.with(|s| s.language.into()))}</div> });
     view! {
         <article
             class=format!("message {role}")
@@ -167,9 +159,7 @@ fn MessageFoot(message: MessageRecord, text_len: usize, last_id: Memo<Option<Str
         }
         view! { <span class="message-meta" data-testid="message-meta">{parts.join(" · ")}</span> }
     });
-    let can_continue = message.role == Role::Assistant
-        && (message.incomplete || message.stopped || message.finish == Some(FinishReason::Length) || message.error.is_some())
-        && text_len > 0;
+    let can_continue = message.role == Role::Assistant && (message.incomplete || message.stopped || message.finish == Some(FinishReason::Length) || message.error.is_some()) && text_len > 0;
     view! {
         <div class="message-foot">
             {message.stopped.then(|| view! { <span class="message-flag" data-testid="message-stopped">{move || t().stopped}</span> })}

@@ -5,8 +5,8 @@
 use air_store::MessageRecord;
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::use_app;
+use crate::i18n::t;
 
 use super::live::{BLOCKS, take_live, typeset};
 

@@ -4,19 +4,19 @@ mod app_frame;
 mod assistants;
 mod browser_models;
 mod chat;
+pub(crate) mod composer;
 mod first_run;
 mod http_tools;
 mod live;
 mod log;
-mod message;
-mod message_parts;
-pub(crate) mod composer;
 pub(crate) mod mcp;
 mod mcp_import;
+mod message;
+mod message_parts;
 mod policies;
 mod prompts;
-pub(crate) mod resources;
 pub(crate) mod question;
+pub(crate) mod resources;
 mod settings;
 mod shortcuts;
 mod sidebar;
@@ -27,8 +27,8 @@ mod tool_card;
 
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::{use_app, use_shell};
+use crate::i18n::t;
 
 /// Starts fetching the conversation view (a store with sessions opens
 /// the newest at once), while its messages are read.
@@ -107,12 +107,7 @@ fn TopBar() -> impl IntoView {
     let state = use_app();
     let title = move || {
         let active = state.sessions.active.get();
-        state.sessions.list.with(|l| {
-            active
-                .and_then(|id| l.iter().find(|s| s.id == id).map(|s| s.title.clone()))
-                .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| t().new_chat.into())
-        })
+        state.sessions.list.with(|l| active.and_then(|id| l.iter().find(|s| s.id == id).map(|s| s.title.clone())).filter(|t| !t.is_empty()).unwrap_or_else(|| t().new_chat.into()))
     };
     view! {
         <header class="topbar">

@@ -75,12 +75,7 @@ pub(super) fn ToolPolicies(draft: RwSignal<Settings>) -> impl IntoView {
         let per_server = servers
             .iter()
             .map(|server| {
-                let tools: Vec<_> = defs
-                    .iter()
-                    .filter(|d| matches!(&d.source, air_tools::ToolSource::Mcp { server: s } if *s == server.name))
-                    .cloned()
-                    .map(tool_row)
-                    .collect();
+                let tools: Vec<_> = defs.iter().filter(|d| matches!(&d.source, air_tools::ToolSource::Mcp { server: s } if *s == server.name)).cloned().map(tool_row).collect();
                 let count = tools.len();
                 let (s1, s2) = (server.id.clone(), server.id.clone());
                 view! {

@@ -8,8 +8,8 @@ use air_workspace::pickers::{Action, Found};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::i18n::t;
 use crate::binding::state::use_app;
+use crate::i18n::t;
 
 #[derive(Clone)]
 enum Stage {
@@ -125,12 +125,7 @@ pub fn PromptPicker() -> impl IntoView {
 
 /// The arguments of one prompt, each with the server's suggestions.
 #[component]
-fn PromptForm(
-    server: String,
-    prompt: Prompt,
-    insert: impl Fn(String, String, Map<String, Value>) + Clone + 'static,
-    back: impl Fn() + Clone + 'static,
-) -> impl IntoView {
+fn PromptForm(server: String, prompt: Prompt, insert: impl Fn(String, String, Map<String, Value>) + Clone + 'static, back: impl Fn() + Clone + 'static) -> impl IntoView {
     let state = use_app();
     let values: Vec<RwSignal<String>> = prompt.arguments.iter().map(|_| RwSignal::new(String::new())).collect();
     let suggestions: Vec<RwSignal<Vec<String>>> = prompt.arguments.iter().map(|_| RwSignal::new(Vec::new())).collect();

@@ -6,8 +6,8 @@ use air_tools::{ElicitAnswer, Elicitation};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::i18n::{t, tl};
 use crate::binding::state::use_app;
+use crate::i18n::{t, tl};
 
 /// The question of tool message `record_id`, with its answers.
 #[component]
@@ -55,7 +55,13 @@ pub fn Question(record_id: String, request: Elicitation) -> impl IntoView {
 }
 
 /// The page to open, on the host it really leads to.
-fn url_offer(url: String, d: String, answer: impl Fn(ElicitAnswer) + Clone + 'static, decline: impl Fn(leptos::ev::MouseEvent) + 'static, cancel: impl Fn(leptos::ev::MouseEvent) + 'static) -> AnyView {
+fn url_offer(
+    url: String,
+    d: String,
+    answer: impl Fn(ElicitAnswer) + Clone + 'static,
+    decline: impl Fn(leptos::ev::MouseEvent) + 'static,
+    cancel: impl Fn(leptos::ev::MouseEvent) + 'static,
+) -> AnyView {
     let d2 = d.clone();
     let answer = answer.clone();
     view! {

@@ -7,8 +7,8 @@ use air_workspace::Command;
 use air_workspace::pickers::{Action, Found};
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::use_app;
+use crate::i18n::t;
 
 #[derive(Clone)]
 enum Stage {
@@ -137,13 +137,7 @@ fn ResourceList(
 
 /// A template of `server`'s, its variables to fill in before it is attached.
 #[component]
-fn TemplateForm(
-    server: String,
-    tpl: Template,
-    stage: RwSignal<Stage>,
-    problem: RwSignal<Option<String>>,
-    attach: impl Fn(String, String, String) + Copy + 'static,
-) -> impl IntoView {
+fn TemplateForm(server: String, tpl: Template, stage: RwSignal<Stage>, problem: RwSignal<Option<String>>, attach: impl Fn(String, String, String) + Copy + 'static) -> impl IntoView {
     let state = use_app();
     let values: Vec<RwSignal<String>> = tpl.vars.iter().map(|_| RwSignal::new(String::new())).collect();
     let rows = tpl

@@ -5,8 +5,8 @@ use air_workspace::data::Format;
 use air_workspace::models::{Action as Models, Test};
 use leptos::prelude::*;
 
-use crate::i18n::{t, tl};
 use crate::binding::state::use_app;
+use crate::i18n::{t, tl};
 
 /// Result of the connection test, shown under the button.
 /// Settings → Test's outcome in words.

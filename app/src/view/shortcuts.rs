@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::AppState;
+use crate::i18n::t;
 
 /// What a key press asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,14 +37,7 @@ fn action(key: &str, ctrl_or_meta: bool, alt: bool, shift: bool, typing: bool) -
 /// The rows of the sheet: keys and what they do.
 fn rows() -> Vec<(&'static str, &'static str)> {
     let t = t();
-    vec![
-        ("Ctrl/⌘ + Shift + O", t.key_new_chat),
-        ("Ctrl/⌘ + K", t.key_search),
-        ("Esc", t.key_stop),
-        ("/ · Shift + Esc", t.key_focus),
-        ("Alt + ↑ / ↓", t.key_sessions),
-        ("? · Ctrl/⌘ + /", t.key_help),
-    ]
+    vec![("Ctrl/⌘ + Shift + O", t.key_new_chat), ("Ctrl/⌘ + K", t.key_search), ("Esc", t.key_stop), ("/ · Shift + Esc", t.key_focus), ("Alt + ↑ / ↓", t.key_sessions), ("? · Ctrl/⌘ + /", t.key_help)]
 }
 
 /// Listens to the keyboard for the whole page; `open` is the sheet.

@@ -39,17 +39,22 @@ pub(crate) fn SummarizerSelect(draft: RwSignal<Settings>) -> impl IntoView {
         draft.update(|d| d.pick_summarizer(chosen.as_ref().map(|(id, m)| (id.as_str(), m.as_str()))));
     };
     let options = move || {
-        groups.get().into_iter().enumerate().map(|(g, (id, name, models))| {
-            let main = id == MAIN;
-            let label = move || if main { t().profile_usual.to_owned() } else { name.clone() };
-            let id = StoredValue::new(id);
-            let rows = models.into_iter().enumerate().map(|(m, model)| {
-                let chosen = StoredValue::new(model.clone());
-                let selected = move || draft.with(|d| id.with_value(|id| d.mcp_summarizer_profile == *id) && chosen.with_value(|c| d.mcp_summarizer_model == *c));
-                view! { <option value=format!("{g}:{m}") prop:selected=selected>{model}</option> }
-            });
-            view! { <optgroup label=label>{rows.collect_view()}</optgroup> }
-        }).collect_view()
+        groups
+            .get()
+            .into_iter()
+            .enumerate()
+            .map(|(g, (id, name, models))| {
+                let main = id == MAIN;
+                let label = move || if main { t().profile_usual.to_owned() } else { name.clone() };
+                let id = StoredValue::new(id);
+                let rows = models.into_iter().enumerate().map(|(m, model)| {
+                    let chosen = StoredValue::new(model.clone());
+                    let selected = move || draft.with(|d| id.with_value(|id| d.mcp_summarizer_profile == *id) && chosen.with_value(|c| d.mcp_summarizer_model == *c));
+                    view! { <option value=format!("{g}:{m}") prop:selected=selected>{model}</option> }
+                });
+                view! { <optgroup label=label>{rows.collect_view()}</optgroup> }
+            })
+            .collect_view()
     };
     view! {
         <label>{move || tl().mcp_summarizer}

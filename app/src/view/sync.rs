@@ -98,10 +98,12 @@ fn subject(t: &Later, s: &str) -> String {
 #[component]
 fn Fixes() -> impl IntoView {
     let state = use_app();
-    let fixes = move || state.shell.sync.with(|s| match s.as_ref().map(|s| &s.state) {
-        Some(State::Failed { failure: Failure::Refused { fixes, .. }, .. }) => fixes.clone(),
-        _ => Vec::new(),
-    });
+    let fixes = move || {
+        state.shell.sync.with(|s| match s.as_ref().map(|s| &s.state) {
+            Some(State::Failed { failure: Failure::Refused { fixes, .. }, .. }) => fixes.clone(),
+            _ => Vec::new(),
+        })
+    };
     view! {
         <div class="doctor" data-testid="sync-doctor">
             {move || fixes().into_iter().map(|(place, text)| view! {
@@ -122,16 +124,20 @@ fn Conflicts() -> impl IntoView {
     let list = move || state.shell.sync.with(|s| s.as_ref().map(|s| s.conflicts.clone()).unwrap_or_default());
     let item = move |c: Conflict| {
         let wire = c.wire.clone();
-        let kept = c.kept.into_iter().map(|k| {
-            let device = if k.here { tl().sync_this_device } else { tl().sync_other_device };
-            // Undated: what a device had before it joined.
-            let said = match k.at {
-                Some(at) => tl().sync_kept.replace("{when}", &crate::binding::env::local_time_of(at)),
-                None => tl().sync_kept_undated.into(),
-            };
-            let had = k.changes.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join("; ");
-            view! { <p class="hint">{said.replace("{device}", device)}" "<q>{had}</q></p> }
-        }).collect_view();
+        let kept = c
+            .kept
+            .into_iter()
+            .map(|k| {
+                let device = if k.here { tl().sync_this_device } else { tl().sync_other_device };
+                // Undated: what a device had before it joined.
+                let said = match k.at {
+                    Some(at) => tl().sync_kept.replace("{when}", &crate::binding::env::local_time_of(at)),
+                    None => tl().sync_kept_undated.into(),
+                };
+                let had = k.changes.iter().map(|(f, v)| format!("{f}: {v}")).collect::<Vec<_>>().join("; ");
+                view! { <p class="hint">{said.replace("{device}", device)}" "<q>{had}</q></p> }
+            })
+            .collect_view();
         view! {
             <li data-testid="sync-conflict">
                 <strong>{subject(tl(), &c.subject)}" "{c.name}</strong>

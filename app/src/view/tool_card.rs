@@ -10,8 +10,8 @@ use air_tools::Content;
 use air_workspace::signin::{Action as SignIn, Outcome};
 use leptos::prelude::*;
 
-use crate::i18n::t;
 use crate::binding::state::use_app;
+use crate::i18n::t;
 
 /// A tool call's place in the conversation: its card, redrawn as the
 /// record changes, and under it the tool's MCP App if it has one.
@@ -51,11 +51,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     let live = {
         let id = id.clone();
         // (or another tab is running it right now)
-        move || {
-            state.chat.busy.get()
-                || state.chat.awaiting.with(|a| a.contains(&id))
-                || state.chat.remote_streams.with(|r| r.contains(&id))
-        }
+        move || state.chat.busy.get() || state.chat.awaiting.with(|a| a.contains(&id)) || state.chat.remote_streams.with(|r| r.contains(&id))
     };
     let pending = !run.status.is_final();
     let status = {
@@ -70,18 +66,11 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
         let id = id.clone();
         // (an imported call is offered again too: it asks before it runs)
         let came_unfinished = run.status == ToolStatus::Interrupted;
-        move || {
-            (pending || came_unfinished)
-                && !live()
-                && state.chat.messages.with(|m| m.iter().rev().take_while(|x| x.role == Role::Tool).any(|x| x.id == id))
-        }
+        move || (pending || came_unfinished) && !live() && state.chat.messages.with(|m| m.iter().rev().take_while(|x| x.role == Role::Tool).any(|x| x.id == id))
     };
     let source = run.server.as_deref().map(|s| air_render::visible(s).into_owned());
     let http = run.http;
-    let args = serde_json::from_str::<serde_json::Value>(&run.arguments)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| run.arguments.clone());
+    let args = serde_json::from_str::<serde_json::Value>(&run.arguments).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or_else(|| run.arguments.clone());
     let duration = run.duration_ms.map(|ms| if ms < 1000.0 { format!("{ms:.0} ms") } else { format!("{:.1} s", ms / 1000.0) });
     let output = output_view(&run.output);
     let cut = run.full_chars.map(|n| {
@@ -156,11 +145,7 @@ fn output_view(output: &[Content]) -> AnyView {
             Content::Link { uri, name } => {
                 let safe = air_http::url::is_http(uri);
                 let label = name.clone().unwrap_or_else(|| uri.clone());
-                if safe {
-                    view! { <a href=uri.clone() target="_blank" rel="noopener noreferrer">{label}</a> }.into_any()
-                } else {
-                    view! { <span>{label}</span> }.into_any()
-                }
+                if safe { view! { <a href=uri.clone() target="_blank" rel="noopener noreferrer">{label}</a> }.into_any() } else { view! { <span>{label}</span> }.into_any() }
             }
         })
         .collect_view()

@@ -84,7 +84,6 @@ fn an_apps_context_replaces_what_it_said_before() {
     assert_eq!(attached(&h.take()), Some(vec![]), "nothing to say: taken off");
 }
 
-
 fn with_model(h: &mut Harness) {
     h.use_settings(crate::fake_tools::model(air_store::settings::ToolCalling::Native));
 }

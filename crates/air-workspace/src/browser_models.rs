@@ -178,7 +178,11 @@ pub enum Action {
     Delete(String),
     /// A file picked from the disk (the page keeps it until it is stored).
     StoreFile,
-    Progress { name: String, got: u64, total: u64 },
+    Progress {
+        name: String,
+        got: u64,
+        total: u64,
+    },
     /// What the page did (its part could not be fetched: `Missing`).
     Done(Result<Done, Missing>),
 }
@@ -187,8 +191,15 @@ pub enum Action {
 #[derive(Debug)]
 pub enum Done {
     /// What is stored, what is offered ([`offered`]), the storage used.
-    Listed { stored: Result<Vec<Stored>, String>, offered: Vec<Offer>, usage: Option<(f64, f64)> },
-    Downloaded { name: String, result: Result<(), String> },
+    Listed {
+        stored: Result<Vec<Stored>, String>,
+        offered: Vec<Offer>,
+        usage: Option<(f64, f64)>,
+    },
+    Downloaded {
+        name: String,
+        result: Result<(), String>,
+    },
     /// A file was stored (its name) or not.
     FileStored(Result<String, String>),
     Deleted(Result<(), String>),

@@ -257,7 +257,7 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
             }
             resume_left(w);
             if why == PageWhy::Open {
-                crate::turn::read_ahead(w);
+                w.read_ahead();
             }
         }
         PageWhy::Older => {
@@ -286,11 +286,7 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
 
 /// The call waiting for approval in the last tool round of `list`.
 fn left_waiting(list: &[MessageRecord]) -> Option<String> {
-    list.iter()
-        .rev()
-        .take_while(|m| m.role == air_chat::Role::Tool)
-        .find(|m| m.tool.as_ref().is_some_and(|t| t.status == air_store::records::ToolStatus::AwaitingApproval))
-        .map(|m| m.id.clone())
+    list.iter().rev().take_while(|m| m.role == air_chat::Role::Tool).find(|m| m.tool.as_ref().is_some_and(|t| t.status == air_store::records::ToolStatus::AwaitingApproval)).map(|m| m.id.clone())
 }
 
 /// A closed tab left a call waiting for approval at the end of the chat
@@ -302,7 +298,7 @@ pub(crate) fn resume_left<P: Platform>(w: &mut Workspace<P>) {
         return;
     }
     w.chat.asked_again = Some(id);
-    w.handle(Command::Turn(crate::turn::Action::Start(crate::platform::Job::Resume)));
+    w.resume_turn();
 }
 
 /// The messages of `list` on the session's branch shown.

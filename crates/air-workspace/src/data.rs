@@ -100,15 +100,24 @@ fn other_app(texts: &[String], now_ms: f64) -> Option<(Export, Option<(air_impor
 pub enum Action {
     /// Download the conversations (or `only` one) as a file; a whole
     /// export carries the settings.
-    Export { only: Option<String>, format: Format },
+    Export {
+        only: Option<String>,
+        format: Format,
+    },
     /// Import an export: its text, or the texts of its parts (a split
     /// one); `left_out`: what the files held that is not among them
     /// (a ZIP's entries not read, each with why), for the summary.
-    Import { texts: Vec<String>, left_out: Vec<String> },
+    Import {
+        texts: Vec<String>,
+        left_out: Vec<String>,
+    },
     /// How much is stored.
     WantStorage,
     /// An export's text (`None`: nothing to export).
-    Collected { format: Format, result: Result<Result<Option<String>, StoreError>, Missing> },
+    Collected {
+        format: Format,
+        result: Result<Result<Option<String>, StoreError>, Missing>,
+    },
     Imported(Result<Result<Imported, ImportFailure>, Missing>),
     Storage(StorageInfo),
 }
@@ -156,9 +165,9 @@ fn imported<P: Platform>(w: &mut Workspace<P>, result: Result<Result<Imported, I
         Ok(Ok(done)) => {
             w.emit(Update::Import(ImportOutcome::Done(done)));
             // What came in shows here and in the other tabs.
-            w.handle(Command::Sessions(crate::sessions::Action::Reload));
+            w.reload_sessions();
             w.emit(Update::SessionsChanged);
-            w.handle(Command::Chat(crate::chat::Action::Reopen));
+            w.reopen();
             storage(w);
         }
         Ok(Err(ImportFailure::Store(StoreError::QuotaExceeded(_)))) => w.emit(Update::Import(ImportOutcome::StorageFull)),

@@ -76,7 +76,9 @@ fn a_file_that_is_not_an_export_is_refused_and_a_full_store_said_so() {
 #[test]
 fn another_apps_export_says_which_app_and_what_it_held_and_its_split_parts_come_in_together() {
     let conversation = |id: &str, text: &str| {
-        format!(r#"{{"id":"{id}","title":"T {id}","create_time":1700000000,"mapping":{{"r":{{"id":"r","message":null,"parent":null}},"s":{{"id":"s","parent":"r","message":{{"author":{{"role":"system"}},"content":{{"content_type":"text","parts":["sys"]}},"weight":0}}}},"u":{{"id":"u","parent":"s","message":{{"author":{{"role":"user"}},"create_time":1700000001,"content":{{"content_type":"text","parts":["{text}"]}}}}}}}},"current_node":"u"}}"#)
+        format!(
+            r#"{{"id":"{id}","title":"T {id}","create_time":1700000000,"mapping":{{"r":{{"id":"r","message":null,"parent":null}},"s":{{"id":"s","parent":"r","message":{{"author":{{"role":"system"}},"content":{{"content_type":"text","parts":["sys"]}},"weight":0}}}},"u":{{"id":"u","parent":"s","message":{{"author":{{"role":"user"}},"create_time":1700000001,"content":{{"content_type":"text","parts":["{text}"]}}}}}}}},"current_node":"u"}}"#
+        )
     };
     let mut h = started();
     h.send(Command::Data(crate::data::Action::Import { texts: vec![format!("[{}]", conversation("a", "first part")), format!("[{}]", conversation("b", "second part"))], left_out: Vec::new() }));

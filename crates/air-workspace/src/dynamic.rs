@@ -15,8 +15,8 @@
 
 use std::rc::Rc;
 
-use air_dynamic::docs::{self, CATALOG, METRICS};
 use air_chat::ChatError;
+use air_dynamic::docs::{self, CATALOG, METRICS};
 use air_dynamic::{Catalog, Loaded, Metrics, SummaryFailure};
 use air_http::HttpClient;
 use air_store::mcp::McpServer;
@@ -87,16 +87,29 @@ pub enum Action {
 pub enum Job {
     /// Bring the catalog up to date with `servers` and check the loaded
     /// tools of `session` against it.
-    Gate { session: Option<String>, servers: Vec<McpServer> },
+    Gate {
+        session: Option<String>,
+        servers: Vec<McpServer>,
+    },
     /// Check every other conversation's loaded tools against the catalog
     /// (after a refresh), but those of `except` (the open one, checked by
     /// `Gate`; the one a turn runs in, which checks before each request).
-    GateOthers { except: Vec<String>, servers: Vec<McpServer> },
+    GateOthers {
+        except: Vec<String>,
+        servers: Vec<McpServer>,
+    },
     /// Have the summarizer (`settings`: its provider and model,
     /// `Settings::summarizer`) summarize the servers the catalog has no
     /// summary for, but those in `skip`.
-    Summarize { settings: Box<Settings>, servers: Vec<McpServer>, skip: Vec<Failed> },
-    Save { session: String, list: Loaded },
+    Summarize {
+        settings: Box<Settings>,
+        servers: Vec<McpServer>,
+        skip: Vec<Failed>,
+    },
+    Save {
+        session: String,
+        list: Loaded,
+    },
     /// Add to the overall metrics.
     AddMetrics(Metrics),
     ReadMetrics,

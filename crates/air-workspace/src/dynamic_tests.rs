@@ -41,7 +41,18 @@ fn gained(requests: u64) -> Metrics {
 }
 
 fn loaded_tool(server: &str, tool: &str) -> LoadedTool {
-    LoadedTool { server: server.into(), server_id: String::new(), tool: tool.into(), schema_hash: "h".into(), epoch: 0, status: Status::Valid, reason: None, source: Source::Manual, loaded_at: 1.0, updated_at: 1.0 }
+    LoadedTool {
+        server: server.into(),
+        server_id: String::new(),
+        tool: tool.into(),
+        schema_hash: "h".into(),
+        epoch: 0,
+        status: Status::Valid,
+        reason: None,
+        source: Source::Manual,
+        loaded_at: 1.0,
+        updated_at: 1.0,
+    }
 }
 
 fn jobs(h: &Harness, kind: &str) -> usize {

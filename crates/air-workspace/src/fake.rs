@@ -7,39 +7,16 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use air_store::kv::MemoryKv;
+use air_agent::conversation::TemplateVars;
+use air_http::Abort;
+use air_http::fake::ScriptedHttp;
 use air_store::search::SearchResults;
 use air_store::{MemoryStore, Store};
 use futures_util::future::LocalBoxFuture;
-use air_http::Abort;
-use air_http::fake::ScriptedHttp;
-use air_agent::conversation::TemplateVars;
 
+pub use crate::fake_kv::FakeKv;
 use crate::platform::Part;
 use crate::{Command, Missing, Platform, Task, Update, Workspace};
-
-/// localStorage in memory; it can be full.
-#[derive(Debug, Default)]
-pub struct FakeKv {
-    pub mem: MemoryKv,
-    /// Writes fail as a full quota does.
-    pub full: Cell<bool>,
-}
-
-impl air_store::KeyValue for FakeKv {
-    fn get(&self, key: &str) -> Option<String> {
-        self.mem.get(key)
-    }
-    fn set(&self, key: &str, value: &str) -> air_store::Result<()> {
-        if self.full.get() {
-            return Err(air_store::StoreError::QuotaExceeded("the quota is full".into()));
-        }
-        self.mem.set(key, value)
-    }
-    fn remove(&self, key: &str) -> air_store::Result<()> {
-        self.mem.remove(key)
-    }
-}
 
 /// What the fake servers offer the composer's pickers: (server, item).
 #[derive(Debug, Clone, Default)]
@@ -376,7 +353,13 @@ impl Platform for FakePlatform {
         self.downloads.borrow_mut().push((name.to_owned(), mime.to_owned(), text.to_owned()));
         Ok(())
     }
-    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
+    fn export(
+        &self,
+        only: Option<String>,
+        format: crate::data::Format,
+        settings: air_store::Settings,
+        http_tools: air_store::http_tools::Saved,
+    ) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
         let (store, now) = (self.store.clone(), self.now.get());
         Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, (&settings, &http_tools), now).await) })
     }

@@ -4,10 +4,10 @@
 
 use std::rc::Rc;
 
+use air_http::fake::Script;
 use air_store::Settings;
 use air_store::mcp::McpServer;
 use air_store::settings::ToolCalling;
-use air_http::fake::Script;
 use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};

@@ -1,8 +1,8 @@
 use air_store::files::Refusal;
 
 use crate::fake::{FakePlatform, Harness};
-use crate::files::{Kind, LocalFile, LocalKind, Prepared, Read, prepare};
 use crate::fake_tools::text as reply;
+use crate::files::{Kind, LocalFile, LocalKind, Prepared, Read, prepare};
 use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
@@ -43,7 +43,12 @@ fn what_a_picked_file_becomes() {
 #[test]
 fn files_are_attached_with_previews_or_refused_with_why() {
     let mut h = harness();
-    h.send(Command::Files(crate::files::Action::Read(vec![png(), read("x.pdf", "application/pdf", b"%PDF\0"), read("notes.md", "text/markdown", b"# Hi"), Prepared::Unreadable { name: "gone.txt".into(), error: "NotFoundError".into() }])));
+    h.send(Command::Files(crate::files::Action::Read(vec![
+        png(),
+        read("x.pdf", "application/pdf", b"%PDF\0"),
+        read("notes.md", "text/markdown", b"# Hi"),
+        Prepared::Unreadable { name: "gone.txt".into(), error: "NotFoundError".into() },
+    ])));
     let ups = h.take();
     assert!(ups.contains(&Update::Notice(Notice::FileRefused { name: "x.pdf".into(), why: Refusal::NotText })));
     assert!(ups.contains(&Update::Notice(Notice::FileUnreadable { name: "gone.txt".into(), error: "NotFoundError".into() })));

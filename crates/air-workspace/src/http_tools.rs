@@ -35,8 +35,14 @@ pub enum Action {
     AddPicked(Vec<HttpTool>),
     /// Replaces the tool named `name` (the new one may be named
     /// otherwise); its switch stays as it was.
-    Edit { name: String, tool: Box<HttpTool> },
-    Switch { name: String, on: bool },
+    Edit {
+        name: String,
+        tool: Box<HttpTool>,
+    },
+    Switch {
+        name: String,
+        on: bool,
+    },
     Remove(String),
     /// Reads an OpenAPI document: pasted text, or fetched from its URL.
     Import(Source),

@@ -202,7 +202,12 @@ fn an_openapi_document_is_fetched_read_and_its_picks_saved() {
 #[test]
 fn what_cannot_be_imported_is_said() {
     let mut h = harness();
-    let failed = |ups: &[Update]| ups.iter().find_map(|u| match u { Update::HttpImport(Importing::Failed(why)) => Some(why.clone()), _ => None });
+    let failed = |ups: &[Update]| {
+        ups.iter().find_map(|u| match u {
+            Update::HttpImport(Importing::Failed(why)) => Some(why.clone()),
+            _ => None,
+        })
+    };
     h.p.http.push(Script::status(404, "no"));
     let ups = act(&mut h, Action::Import(Source::Url("https://x.test/openapi.json".into())));
     assert!(failed(&ups).is_some_and(|w| w.contains("404")), "{ups:?}");
@@ -222,9 +227,6 @@ fn what_cannot_be_imported_is_said() {
     assert_eq!(h.p.http.requests().len(), 2, "it was fetched, and answered late");
     assert!(ready(&h.take()).is_none());
 }
-
-
-
 
 #[test]
 fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {
@@ -255,7 +257,15 @@ fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {
     // POST: asks first; once allowed it runs.
     h.p.http.push(call_reply("add_pet", r#"{"id": 8}"#));
     h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Add 8".into()))));
-    let record = h.take().iter().rev().find_map(|u| match u { Update::Approvals { awaiting, .. } => awaiting.first().cloned(), _ => None }).expect("asked");
+    let record = h
+        .take()
+        .iter()
+        .rev()
+        .find_map(|u| match u {
+            Update::Approvals { awaiting, .. } => awaiting.first().cloned(),
+            _ => None,
+        })
+        .expect("asked");
     assert_eq!(h.p.http.requests().len(), 4, "nothing sent before the yes");
     h.p.http.push(Script::status(201, r#"{"ok": true}"#));
     h.p.http.push(text_reply("Added."));

@@ -28,15 +28,21 @@
 pub mod attach;
 pub mod browser_models;
 pub mod chat;
-pub mod messages;
-pub mod notice;
 pub mod data;
 pub mod dynamic;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake_kv;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake_tools;
 pub mod files;
 pub mod http_tools;
 pub mod later;
 pub mod log;
+pub mod messages;
 pub mod models;
+pub mod notice;
 pub mod pickers;
 pub mod platform;
 pub mod prefs;
@@ -44,25 +50,21 @@ pub mod search;
 pub mod servers;
 pub mod sessions;
 pub mod signin;
+#[cfg(test)]
+#[path = "stored_tests.rs"]
+mod stored_tests;
 pub mod sync;
 pub mod sync_conflicts;
-pub mod sync_form;
-pub mod sync_prefs;
 #[cfg(test)]
 mod sync_device_tests;
+pub mod sync_form;
+pub mod sync_prefs;
 pub mod sync_store;
 pub mod sync_work;
 pub mod tabs;
 pub mod toolbox;
 pub mod turn;
 pub mod viewport;
-#[cfg(any(test, feature = "test-support"))]
-pub mod fake;
-#[cfg(any(test, feature = "test-support"))]
-pub mod fake_tools;
-#[cfg(test)]
-#[path = "stored_tests.rs"]
-mod stored_tests;
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -145,9 +147,14 @@ pub enum Update {
     /// Fetch the conversation view now: there are sessions to show.
     WarmChatView,
     /// The session list, and whether more is stored than read.
-    Sessions { list: Vec<SessionRecord>, has_more: bool },
+    Sessions {
+        list: Vec<SessionRecord>,
+        has_more: bool,
+    },
     /// The first page was read at start: open `first` (the newest), if any.
-    Started { first: Option<String> },
+    Started {
+        first: Option<String>,
+    },
     /// A session left the list (deleted here or elsewhere): it must not
     /// stay open or be written into.
     Removed(String),
@@ -166,11 +173,21 @@ pub enum Update {
     /// The open session (`None`: the session creator).
     Active(Option<String>),
     /// The messages shown, and whether older and later ones exist.
-    Messages { list: Vec<MessageRecord>, has_older: bool, has_newer: bool },
+    Messages {
+        list: Vec<MessageRecord>,
+        has_older: bool,
+        has_newer: bool,
+    },
     /// Older messages, shown before those shown.
-    MessagesPrepended { list: Vec<MessageRecord>, has_older: bool },
+    MessagesPrepended {
+        list: Vec<MessageRecord>,
+        has_older: bool,
+    },
     /// Later messages, shown after those shown.
-    MessagesAppended { list: Vec<MessageRecord>, has_newer: bool },
+    MessagesAppended {
+        list: Vec<MessageRecord>,
+        has_newer: bool,
+    },
     /// A session's first page is shown (what is kept per conversation
     /// follows).
     Opened(String),
@@ -192,7 +209,10 @@ pub enum Update {
     /// The resource asked for (by its label) is attached.
     Attached(String),
     /// The resource could not be read: it is not attached.
-    AttachFailed { label: String, error: String },
+    AttachFailed {
+        label: String,
+        error: String,
+    },
     /// The files attached to the next message.
     Files(Vec<files::LocalFile>),
     /// The composer's message is being sent: the composer empties.
@@ -204,7 +224,10 @@ pub enum Update {
     NotSent(String),
     /// The calls waiting for "may it run?", and of those, the ones whose
     /// tool changed since the user said yes (what was accepted, what it is).
-    Approvals { awaiting: Vec<String>, changes: Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)> },
+    Approvals {
+        awaiting: Vec<String>,
+        changes: Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)>,
+    },
     /// The questions running calls ask, by tool message.
     Questions(Vec<(String, air_tools::Elicitation)>),
     /// The answers other tabs are streaming now.
@@ -218,9 +241,15 @@ pub enum Update {
     /// Where adding a server stands.
     AddFlow(Box<air_servers::add::AddFlow>),
     /// Where a server's session stands.
-    ServerStatus { name: String, status: air_mcp::Connection },
+    ServerStatus {
+        name: String,
+        status: air_mcp::Connection,
+    },
     /// A server's tools were listed again (the counts), or not.
-    Resynced { name: String, result: Result<air_store::mcp::SyncCounts, servers::SyncFailure> },
+    Resynced {
+        name: String,
+        result: Result<air_store::mcp::SyncCounts, servers::SyncFailure>,
+    },
     /// The user changed the saved servers (what is built from them follows).
     ServersEdited,
     /// What the doctor found of the model provider.
@@ -335,7 +364,37 @@ impl<P: Platform> Workspace<P> {
 
     /// A core with preferences read already (and what could not be).
     pub fn with_prefs(p: Rc<P>, prefs: prefs::Prefs, unreadable: Vec<String>) -> Self {
-        Self { p, prefs, unreadable, out: VecDeque::new(), tasks: VecDeque::new(), timers: Vec::new(), sessions: sessions::Sessions::default(), search: search::Search::default(), chat: chat::Chat::default(), turn: turn::Turning::default(), tabs: tabs::Tabs::default(), attach: attach::Attachments::default(), files: files::Files::default(), writing: prefs::Writing::default(), servers: servers::Servers::default(), sign_ins: signin::SignIns::default(), dynamic: dynamic::Dynamic::default(), models: models::Models::default(), browser_models: browser_models::BrowserModels::default(), pickers: pickers::Pickers::default(), log: log::Log::default(), http_tools: http_tools::HttpTools::default(), sync: sync::Sync::default(), watch: Rc::default(), #[cfg(test)] more_kinds: Vec::new(), route: Rc::default(), held: VecDeque::new(), fetching_later: false }
+        Self {
+            p,
+            prefs,
+            unreadable,
+            out: VecDeque::new(),
+            tasks: VecDeque::new(),
+            timers: Vec::new(),
+            sessions: sessions::Sessions::default(),
+            search: search::Search::default(),
+            chat: chat::Chat::default(),
+            turn: turn::Turning::default(),
+            tabs: tabs::Tabs::default(),
+            attach: attach::Attachments::default(),
+            files: files::Files::default(),
+            writing: prefs::Writing::default(),
+            servers: servers::Servers::default(),
+            sign_ins: signin::SignIns::default(),
+            dynamic: dynamic::Dynamic::default(),
+            models: models::Models::default(),
+            browser_models: browser_models::BrowserModels::default(),
+            pickers: pickers::Pickers::default(),
+            log: log::Log::default(),
+            http_tools: http_tools::HttpTools::default(),
+            sync: sync::Sync::default(),
+            watch: Rc::default(),
+            #[cfg(test)]
+            more_kinds: Vec::new(),
+            route: Rc::default(),
+            held: VecDeque::new(),
+            fetching_later: false,
+        }
     }
 
     pub fn platform(&self) -> &Rc<P> {
@@ -444,8 +503,23 @@ impl<P: Platform> Workspace<P> {
         turn::read_ahead(self);
     }
 
+    /// A tool round a closed tab left waiting is picked up.
+    fn resume_turn(&mut self) {
+        turn::handle(self, turn::Action::Start(platform::Job::Resume));
+    }
+
     /// The new chat became session `id`: its choice of servers and
     /// assistant is now the session's (the servers' engine decides).
+    /// The list is read again (what came in shows).
+    fn reload_sessions(&mut self) {
+        sessions::handle(self, sessions::Action::Reload);
+    }
+
+    /// The open session is read again.
+    fn reopen(&mut self) {
+        chat::handle(self, chat::Action::Reopen);
+    }
+
     fn session_began(&mut self, id: &str) {
         servers::handle(self, servers::Action::SessionBegan(id.to_owned()));
     }

@@ -13,10 +13,10 @@
 use std::collections::HashMap;
 
 use air_agent::{Event, ToolMode};
+use air_store::MessageRecord;
 use air_store::StoreError;
 use air_store::log::LOG;
 use air_store::records::ToolStatus;
-use air_store::MessageRecord;
 use air_tools::Registry;
 use air_tools::offer::Offer;
 

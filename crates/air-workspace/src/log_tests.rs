@@ -124,9 +124,6 @@ impl Tool for Echo {
     }
 }
 
-
-
-
 fn with_echo() -> Harness {
     with_echo_in(air_store::settings::ToolCalling::Native)
 }
@@ -206,12 +203,15 @@ fn server_sessions_and_listings_are_traced() {
     h.send(Command::Servers(crate::servers::Action::Resync { name: "files".into(), url: "ftp://files.test".into(), headers: None }));
     let list = shown(&mut h);
     let got: Vec<(Level, Kind, &str)> = list.iter().rev().map(|e| (e.level, e.kind, e.text.as_str())).collect();
-    assert_eq!(got, [
-        (Level::Info, Kind::McpConnect, "files: connected (MCP 2025-06-18)"),
-        (Level::Warn, Kind::McpRetry, "files: the session ended; connecting again"),
-        (Level::Error, Kind::McpError, "files: HTTP 401 for Bearer ***"),
-        (Level::Error, Kind::McpError, "files: tools not listed again: NotHttp"),
-    ]);
+    assert_eq!(
+        got,
+        [
+            (Level::Info, Kind::McpConnect, "files: connected (MCP 2025-06-18)"),
+            (Level::Warn, Kind::McpRetry, "files: the session ended; connecting again"),
+            (Level::Error, Kind::McpError, "files: HTTP 401 for Bearer ***"),
+            (Level::Error, Kind::McpError, "files: tools not listed again: NotHttp"),
+        ]
+    );
 }
 
 fn tool(name: &str, status: Status, at: f64) -> LoadedTool {
@@ -235,7 +235,11 @@ fn tools_loaded_and_invalidated_are_traced_against_what_was_seen() {
     assert_eq!(got, [(Kind::ToolInvalidated, "gh/issues no longer offered: issues was switched off"), (Kind::ToolLoaded, "gh/pulls loaded (Manual)")]);
     // A conversation not seen before: what changed just now is new.
     let fresh = LoadedTool { loaded_at: at, ..tool("labels", Status::Valid, at) };
-    let other = Command::Dynamic(crate::dynamic::Action::Gated { session: Some("t".into()), result: Ok((Loaded { tools: vec![fresh, tool("old", Status::Valid, 1.0)], ..Loaded::default() }, true)), kept: Ok(()) });
+    let other = Command::Dynamic(crate::dynamic::Action::Gated {
+        session: Some("t".into()),
+        result: Ok((Loaded { tools: vec![fresh, tool("old", Status::Valid, 1.0)], ..Loaded::default() }, true)),
+        kept: Ok(()),
+    });
     h.send(other);
     assert_eq!(texts(&shown(&mut h))[0..2], ["gh/labels loaded (Manual)", "gh/pulls loaded (Manual)"]);
 }

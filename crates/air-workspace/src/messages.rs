@@ -9,12 +9,24 @@ use air_store::{MessageRecord, Store};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Read {
     /// The last `limit` messages of `session` before `before`.
-    Page { session: String, before: Option<f64>, limit: usize },
+    Page {
+        session: String,
+        before: Option<f64>,
+        limit: usize,
+    },
     /// The first `limit` messages of `session` after `after`.
-    After { session: String, after: f64, limit: usize },
+    After {
+        session: String,
+        after: f64,
+        limit: usize,
+    },
     /// Message `message` of `session` with up to `limit` messages on each
     /// side (the last `2 * limit` when it is not there any more).
-    Around { session: String, message: String, limit: usize },
+    Around {
+        session: String,
+        message: String,
+        limit: usize,
+    },
     One(String),
 }
 
@@ -23,7 +35,11 @@ pub enum Read {
 pub enum Got {
     Page(Vec<MessageRecord>),
     /// Messages around one, and whether more exist before and after them.
-    Around { list: Vec<MessageRecord>, older: bool, newer: bool },
+    Around {
+        list: Vec<MessageRecord>,
+        older: bool,
+        newer: bool,
+    },
     One(Option<MessageRecord>),
 }
 

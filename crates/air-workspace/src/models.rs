@@ -30,7 +30,10 @@ pub enum Test {
     Running,
     /// The provider listed `models`; the model named is not among them
     /// (`missing`).
-    Listed { models: Vec<String>, missing: Option<String> },
+    Listed {
+        models: Vec<String>,
+        missing: Option<String>,
+    },
     Failed(ChatError),
 }
 

@@ -35,7 +35,10 @@ pub enum Found {
     Prompts(Prompts),
     /// A prompt's text, or why not.
     PromptText(Result<String, String>),
-    Suggestions { argument: String, values: Vec<String> },
+    Suggestions {
+        argument: String,
+        values: Vec<String>,
+    },
     Resources(Resources),
 }
 

@@ -4,9 +4,9 @@
 
 use std::rc::Rc;
 
-use air_store::search::SearchResults;
-use air_http::HttpClient;
 use air_agent::conversation::TemplateVars;
+use air_http::HttpClient;
+use air_store::search::SearchResults;
 use air_store::{KeyValue, Store, StoreError};
 use futures_util::future::LocalBoxFuture;
 
@@ -95,7 +95,13 @@ pub trait Platform: 'static + Sized {
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with
     /// `settings` and the HTTP tools in a whole one ([`crate::data::export_text`]).
-    fn export(&self, only: Option<String>, format: crate::data::Format, settings: air_store::Settings, http_tools: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
+    fn export(
+        &self,
+        only: Option<String>,
+        format: crate::data::Format,
+        settings: air_store::Settings,
+        http_tools: air_store::http_tools::Saved,
+    ) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>>;
     /// Imports an export's text ([`crate::data::import_text`]).
     fn import(&self, texts: Vec<String>) -> LocalBoxFuture<'static, Result<Result<crate::data::Imported, crate::data::ImportFailure>, Missing>>;
     /// How much is stored; asks the browser to keep it.
@@ -208,7 +214,6 @@ pub struct Run {
     pub prefs: Box<crate::prefs::Prefs>,
 }
 
-
 impl Run {
     /// What the turn runs with, decided from the preferences as they were
     /// when it started ([`crate::prefs::Prefs::turn_inputs`]; run in the
@@ -236,7 +241,6 @@ impl<P: Platform> TurnEnv<P> {
         &self.p
     }
 }
-
 
 /// What a running turn sees of the core (it runs outside [`Workspace::handle`]).
 #[derive(Debug, Default)]

@@ -96,22 +96,41 @@ impl Prefs {
 pub enum Change {
     Settings(Box<Settings>),
     /// Chat `chat` uses `server`, or not.
-    ChatServer { chat: String, server: String, on: bool },
+    ChatServer {
+        chat: String,
+        server: String,
+        on: bool,
+    },
     /// No chat mentions `server` any more (removed, or renamed away).
     ForgetServer(String),
     /// Chat `chat` uses assistant `id` (`None`: none).
-    PickAssistant { chat: String, id: Option<String> },
+    PickAssistant {
+        chat: String,
+        id: Option<String>,
+    },
     /// Adds an assistant, or replaces the one with its id.
     PutAssistant(Box<Assistant>),
     DeleteAssistant(String),
     /// The model picked for chat `chat` in the top bar (`None`: the usual).
-    PickModel { chat: String, model: Option<String> },
+    PickModel {
+        chat: String,
+        model: Option<String>,
+    },
     /// The provider profile picked for chat `chat`.
-    PickProfile { chat: String, id: Option<String> },
+    PickProfile {
+        chat: String,
+        id: Option<String>,
+    },
     /// A turn learnt whether a model calls tools natively.
-    ToolCallingLearnt { key: String, calling: ToolCalling },
+    ToolCallingLearnt {
+        key: String,
+        calling: ToolCalling,
+    },
     /// A turn learnt whether a model takes images.
-    VisionLearnt { key: String, vision: bool },
+    VisionLearnt {
+        key: String,
+        vision: bool,
+    },
 }
 
 /// Which of the preferences a change touched (to save, and to show).
@@ -216,7 +235,11 @@ fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
 /// `now` behind it (sync pulled an edit, another tab saved): what the
 /// user has not touched follows, what they changed stays theirs.
 pub fn rebase(draft: &Settings, base: &Settings, now: &Settings) -> Settings {
-    let (Ok(serde_json::Value::Object(mut d)), Ok(serde_json::Value::Object(b)), Ok(serde_json::Value::Object(n))) = (serde_json::to_value(draft), serde_json::to_value(base), serde_json::to_value(now)) else { return draft.clone() };
+    let (Ok(serde_json::Value::Object(mut d)), Ok(serde_json::Value::Object(b)), Ok(serde_json::Value::Object(n))) =
+        (serde_json::to_value(draft), serde_json::to_value(base), serde_json::to_value(now))
+    else {
+        return draft.clone();
+    };
     for (k, v) in &n {
         if d.get(k) == b.get(k) {
             d.insert(k.clone(), v.clone());

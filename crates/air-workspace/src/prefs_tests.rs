@@ -19,7 +19,14 @@ fn unreadable_prefs_are_said_at_start_and_defaults_used() {
     let _ = p.kv.set(air_store::settings::KEY.name, "{not json");
     let _ = p.kv.set(air_store::mcp::SERVERS_KEY.name, "[oops");
     let mut h = harness(p);
-    let said: Vec<_> = h.take().into_iter().filter_map(|u| match u { Update::Notice(Notice::PrefsUnreadable(why)) => Some(why), _ => None }).collect();
+    let said: Vec<_> = h
+        .take()
+        .into_iter()
+        .filter_map(|u| match u {
+            Update::Notice(Notice::PrefsUnreadable(why)) => Some(why),
+            _ => None,
+        })
+        .collect();
     assert_eq!(said.len(), 2, "{said:?}");
     assert!(said[0].contains("settings") && said[1].contains("MCP servers"), "{said:?}");
     assert_eq!(h.ws.prefs().settings, air_store::Settings::default());

@@ -3,8 +3,8 @@
 //! cannot be read is built again (the search asked again once it is), and
 //! a store from before the index gets one shortly after start-up.
 
-use air_store::{Store, StoreError};
 use air_store::search::SearchResults;
+use air_store::{Store, StoreError};
 
 use crate::{Command, Missing, Notice, Platform, StoreOp, Timer, Update, Workspace};
 
@@ -36,8 +36,14 @@ pub struct Search {
 pub enum Action {
     /// The sidebar's search text changed.
     Query(String),
-    Searched { ticket: u64, limit: usize, result: Result<Result<SearchResults, StoreError>, Missing> },
-    IndexChecked { complete: bool },
+    Searched {
+        ticket: u64,
+        limit: usize,
+        result: Result<Result<SearchResults, StoreError>, Missing>,
+    },
+    IndexChecked {
+        complete: bool,
+    },
     IndexRebuilt(Result<Result<(), StoreError>, Missing>),
 }
 

@@ -105,10 +105,14 @@ fn the_best_hits_are_shown_first_and_the_rest_follow() {
     h.advance(SEARCH_DELAY_MS);
     assert_eq!(h.p.searches.get(), 1);
     h.advance(MORE_HITS_DELAY_MS);
-    let shown: Vec<Vec<Option<String>>> = h.take().into_iter().filter_map(|u| match u {
-        Update::SearchResults(Some(r)) => Some(r.hits.into_iter().map(|h| h.message_id).collect()),
-        _ => None,
-    }).collect();
+    let shown: Vec<Vec<Option<String>>> = h
+        .take()
+        .into_iter()
+        .filter_map(|u| match u {
+            Update::SearchResults(Some(r)) => Some(r.hits.into_iter().map(|h| h.message_id).collect()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(shown.iter().map(Vec::len).collect::<Vec<_>>(), [FIRST_HITS, 30], "a screenful, then all");
     assert_eq!(shown[0][..], shown[1][..FIRST_HITS], "the first stay as they were");
     assert_eq!(h.p.searches.get(), 2);

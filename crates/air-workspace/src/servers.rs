@@ -38,37 +38,70 @@ pub enum Action {
     /// The add form: connect to what it describes and list its tools.
     Add(Draft),
     /// Keep a listed tool, or not.
-    Pick { tool: String, on: bool },
+    Pick {
+        tool: String,
+        on: bool,
+    },
     /// Let the new server's read-only hints decide, or not.
     TrustNew(bool),
     /// Save the server with the tools picked.
     Save,
     Cancel,
-    SetEnabled { name: String, on: bool },
-    SetTrustHints { name: String, on: bool },
+    SetEnabled {
+        name: String,
+        on: bool,
+    },
+    SetTrustHints {
+        name: String,
+        on: bool,
+    },
     /// Tool `tool` of server `server` switched on or off (kept, with its
     /// policy, but never offered while off).
-    SetToolEnabled { server: String, tool: String, on: bool },
+    SetToolEnabled {
+        server: String,
+        tool: String,
+        on: bool,
+    },
     Remove(String),
     /// List a saved server's tools again, at `url` (which may have changed),
     /// with `headers` in place of the saved ones if the user edited them;
     /// they are saved once the listing worked.
-    Resync { name: String, url: String, headers: Option<Vec<(String, String)>> },
+    Resync {
+        name: String,
+        url: String,
+        headers: Option<Vec<(String, String)>>,
+    },
     /// The user accepts `tool` of `server` as it is now.
-    Accept { server: String, tool: String },
+    Accept {
+        server: String,
+        tool: String,
+    },
     /// The user allows `tool` always: its policy is saved, and an MCP tool
     /// the user accepted before is accepted as it is now.
     AllowAlways(Box<ToolDef>),
     /// Why can the page not use the model provider at `base_url`?
-    DiagnoseProvider { base_url: String, model: String, has_key: bool },
+    DiagnoseProvider {
+        base_url: String,
+        model: String,
+        has_key: bool,
+    },
     /// A server's session changed state.
-    Status { name: String, status: Connection },
+    Status {
+        name: String,
+        status: Connection,
+    },
     /// A server says its tools changed.
     ToolsChanged(String),
     /// What a listing found (or why it failed).
-    Listed { why: Listing, result: Result<Result<Listed, Failure>, Missing> },
+    Listed {
+        why: Listing,
+        result: Result<Result<Listed, Failure>, Missing>,
+    },
     /// What the doctor found.
-    Diagnosed { who: Patient, finding: Finding },
+    Diagnosed {
+        who: Patient,
+        finding: Finding,
+    },
     /// A change of the preferences that is not the settings'.
     Prefs(crate::prefs::Change),
     /// A turn created session `id` out of the new chat.
@@ -120,9 +153,15 @@ pub enum Out {
     /// The preferences changed: shown and written.
     Prefs(Touched),
     /// List a server's tools.
-    List { server: McpServer, why: Listing },
+    List {
+        server: McpServer,
+        why: Listing,
+    },
     /// Probe, giving up after [`DOCTOR_TIMEOUT_MS`].
-    Diagnose { who: Patient, target: air_doctor::Target },
+    Diagnose {
+        who: Patient,
+        target: air_doctor::Target,
+    },
     /// Connect the enabled servers that are not (the list changed).
     Connect,
     /// Forget the sign-in kept for this URL.

@@ -179,7 +179,17 @@ fn actions_wait_for_the_engine_and_are_dropped_when_it_cannot_be_fetched() {
 #[test]
 fn the_enabled_servers_connect_at_start() {
     let p = FakePlatform::default();
-    let server = |name: &str, enabled| McpServer { id: name.into(), name: name.into(), url: URL.into(), headers: Vec::new(), enabled, tools: Vec::new(), excluded: Vec::new(), protocol: None, trust_hints: false };
+    let server = |name: &str, enabled| McpServer {
+        id: name.into(),
+        name: name.into(),
+        url: URL.into(),
+        headers: Vec::new(),
+        enabled,
+        tools: Vec::new(),
+        excluded: Vec::new(),
+        protocol: None,
+        trust_hints: false,
+    };
     air_store::mcp::save(&*p.kv, &[server("on", true), server("off", false)]).expect("saved");
     let mut h = Harness::new(p);
     h.send(Command::Start);

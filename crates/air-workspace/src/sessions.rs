@@ -50,12 +50,27 @@ pub enum Action {
     /// The user deletes a session (it can be brought back for a while).
     Delete(String),
     UndoDelete,
-    Rename { id: String, title: String },
+    Rename {
+        id: String,
+        title: String,
+    },
     /// The store is open (`fell_back`: it had to fall back, and why).
-    Opened { fell_back: Option<String> },
-    Page { ticket: u64, first: bool, page: Result<Vec<SessionRecord>, StoreError> },
-    Deleted { id: String, result: Result<Result<(), StoreError>, Missing> },
-    Renamed { id: String, result: Result<Option<SessionRecord>, StoreError> },
+    Opened {
+        fell_back: Option<String>,
+    },
+    Page {
+        ticket: u64,
+        first: bool,
+        page: Result<Vec<SessionRecord>, StoreError>,
+    },
+    Deleted {
+        id: String,
+        result: Result<Result<(), StoreError>, Missing>,
+    },
+    Renamed {
+        id: String,
+        result: Result<Option<SessionRecord>, StoreError>,
+    },
 }
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {

@@ -23,11 +23,7 @@ pub enum Action {
     /// Sign in to the server at `url`, with the client id the user entered
     /// (if any); `form`: started from the add form (it is kept, in case
     /// the whole page goes, and connects again after).
-    Start {
-        url: String,
-        client_id: Option<String>,
-        form: Option<Draft>,
-    },
+    Start { url: String, client_id: Option<String>, form: Option<Draft> },
     /// The server at `url` refused its client, which could not refresh
     /// past it: it waits for a sign-in.
     Asked { url: String, asked: Asked },
@@ -37,11 +33,7 @@ pub enum Action {
     /// fetched).
     SignedOut { url: String, result: Result<(), Missing> },
     /// A sign-in ended (`Err`: its part could not be fetched).
-    Ended {
-        url: String,
-        form: Option<Draft>,
-        result: Result<Result<(), SignInError>, Missing>,
-    },
+    Ended { url: String, form: Option<Draft>, result: Result<Result<(), SignInError>, Missing> },
     /// A sign-in that took the whole page came back: its server and its
     /// outcome (`None`: what was kept of it could not be read).
     Returned(Result<Option<(String, Result<(), SignInError>)>, Missing>),
@@ -92,11 +84,7 @@ impl SignIns {
 
 pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     match action {
-        Action::Start {
-            url,
-            client_id,
-            form,
-        } => start(w, url.trim().to_owned(), client_id, form),
+        Action::Start { url, client_id, form } => start(w, url.trim().to_owned(), client_id, form),
         Action::Asked { url, asked } => {
             put(&mut w.sign_ins.asked, url.trim().to_owned(), asked);
             publish(w);
@@ -121,8 +109,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
 /// At start: a sign-in that took the whole page is finished.
 pub(crate) fn resume<P: Platform>(w: &mut Workspace<P>) {
     let kv = w.p.kv();
-    let (Some(pending), Some(callback)) = (OAUTH_PENDING.get_opt(kv), OAUTH_RETURN.get_opt(kv))
-    else {
+    let (Some(pending), Some(callback)) = (OAUTH_PENDING.get_opt(kv), OAUTH_RETURN.get_opt(kv)) else {
         return;
     };
     let _ = OAUTH_PENDING.remove(kv);
@@ -131,44 +118,23 @@ pub(crate) fn resume<P: Platform>(w: &mut Workspace<P>) {
     w.spawn(async move { Some(Command::SignIn(Action::Returned(finishing.await))) });
 }
 
-fn start<P: Platform>(
-    w: &mut Workspace<P>,
-    url: String,
-    client_id: Option<String>,
-    form: Option<Draft>,
-) {
+fn start<P: Platform>(w: &mut Workspace<P>, url: String, client_id: Option<String>, form: Option<Draft>) {
     if w.sign_ins.running(&url) {
         return;
     }
-    let client_id = client_id
-        .map(|c| c.trim().to_owned())
-        .filter(|c| !c.is_empty());
+    let client_id = client_id.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
     if let Some(d) = &form {
         // Kept in case the whole page goes to sign in: the form comes back.
-        let _ = MCP_ADD_DRAFT.set(
-            w.p.kv(),
-            &Some((d.name.clone(), d.url.clone(), d.auth.clone())),
-        );
+        let _ = MCP_ADD_DRAFT.set(w.p.kv(), &Some((d.name.clone(), d.url.clone(), d.auth.clone())));
     }
     let asked = get(&w.sign_ins.asked, &url).cloned().unwrap_or_default();
     put(&mut w.sign_ins.outcomes, url.clone(), Outcome::Running);
     publish(w);
     let signing_in = w.p.sign_in(url.clone(), client_id, asked);
-    w.spawn(async move {
-        Some(Command::SignIn(Action::Ended {
-            url,
-            form,
-            result: signing_in.await,
-        }))
-    });
+    w.spawn(async move { Some(Command::SignIn(Action::Ended { url, form, result: signing_in.await })) });
 }
 
-fn ended<P: Platform>(
-    w: &mut Workspace<P>,
-    url: String,
-    form: Option<Draft>,
-    result: Result<Result<(), SignInError>, Missing>,
-) {
+fn ended<P: Platform>(w: &mut Workspace<P>, url: String, form: Option<Draft>, result: Result<Result<(), SignInError>, Missing>) {
     // The page is on its way to the sign-in: what was kept stays.
     if matches!(result, Ok(Err(SignInError::Redirected))) {
         return;
@@ -196,10 +162,7 @@ fn ended<P: Platform>(
     }
 }
 
-fn returned<P: Platform>(
-    w: &mut Workspace<P>,
-    result: Result<Option<(String, Result<(), SignInError>)>, Missing>,
-) {
+fn returned<P: Platform>(w: &mut Workspace<P>, result: Result<Option<(String, Result<(), SignInError>)>, Missing>) {
     let (url, outcome) = match result {
         Ok(Some(back)) => back,
         Ok(None) => return,

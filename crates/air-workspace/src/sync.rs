@@ -37,7 +37,10 @@ pub enum Failure {
     /// The server answers, but not to this page (the doctor found why:
     /// CORS, mixed content, a private network): what is wrong, and what
     /// to set on the server, `(where, text)`.
-    Refused { explain: String, fixes: Vec<(String, String)> },
+    Refused {
+        explain: String,
+        fixes: Vec<(String, String)>,
+    },
     /// The server answered with an error.
     Server(String),
     /// This device's store failed.
@@ -86,10 +89,19 @@ pub enum Wake {
 /// (`settings`: as kept, JSON of `air_store::sync_meta::SyncSettings`,
 /// read by the part.)
 pub enum Job {
-    Pass { settings: String, abort: Abort },
-    Wait { settings: String, since: (Value, u64), abort: Abort },
+    Pass {
+        settings: String,
+        abort: Abort,
+    },
+    Wait {
+        settings: String,
+        since: (Value, u64),
+        abort: Abort,
+    },
     /// The user has seen what document `wire` kept.
-    Dismiss { wire: String },
+    Dismiss {
+        wire: String,
+    },
 }
 
 /// What the part did.
@@ -129,14 +141,21 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq)]
 pub enum State {
     Off,
-    Syncing { up: u64, down: u64, to_go: Option<u64> },
+    Syncing {
+        up: u64,
+        down: u64,
+        to_go: Option<u64>,
+    },
     /// Up to date; waiting for changes.
     Idle,
     Paused,
     /// Another tab of this browser syncs.
     Elsewhere,
     /// The last pass failed; `retry_s`: tried again in that many seconds.
-    Failed { failure: Failure, retry_s: Option<u64> },
+    Failed {
+        failure: Failure,
+        retry_s: Option<u64>,
+    },
 }
 
 /// What Settings → Sync shows.
@@ -189,7 +208,21 @@ pub struct Sync {
 
 impl Default for Sync {
     fn default() -> Self {
-        Self { state: State::Off, ticket: 0, waiting: None, passing: false, again: false, since: None, retry_ms: 0, last: None, up: 0, down: 0, refused: 0, conflicts: Vec::new(), moved: Tally::default() }
+        Self {
+            state: State::Off,
+            ticket: 0,
+            waiting: None,
+            passing: false,
+            again: false,
+            since: None,
+            retry_ms: 0,
+            last: None,
+            up: 0,
+            down: 0,
+            refused: 0,
+            conflicts: Vec::new(),
+            moved: Tally::default(),
+        }
     }
 }
 
@@ -338,9 +371,9 @@ fn brought<P: Platform>(w: &mut Workspace<P>, mut p: Passed, current: bool) -> P
     if p.down > 0 {
         // As after an import: the list, and the open chat, again.
         w.emit(Update::SessionsChanged);
-        w.handle(Command::Sessions(crate::sessions::Action::Reload));
+        w.reload_sessions();
         if w.active().is_some() && !w.busy() {
-            w.handle(Command::Chat(crate::chat::Action::Reopen));
+            w.reopen();
         }
     }
     p

@@ -109,7 +109,13 @@ pub async fn list<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>,
         let name = now.as_ref().and_then(|v| v.get("title").or(v.get("name"))).and_then(Value::as_str).unwrap_or_default().to_owned();
         // Kept before a version said nothing a user set was not (an older version of the app).
         let worth = |l: &&air_sync_local::records::Leaf| en.kind != "pref" || now.as_ref().is_none_or(|n| crate::sync_prefs::worth_keeping(&l.v, n));
-        let kept: Vec<Kept> = en.superseded.iter().filter(worth).map(|l| Kept { at: (l.at > 0.0).then_some(l.at), here: l.dev == device, changes: changes(&l.v, now.as_ref()) }).filter(|k| !k.changes.is_empty()).collect();
+        let kept: Vec<Kept> = en
+            .superseded
+            .iter()
+            .filter(worth)
+            .map(|l| Kept { at: (l.at > 0.0).then_some(l.at), here: l.dev == device, changes: changes(&l.v, now.as_ref()) })
+            .filter(|k| !k.changes.is_empty())
+            .collect();
         if kept.is_empty() {
             continue;
         }

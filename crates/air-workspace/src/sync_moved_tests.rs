@@ -48,9 +48,22 @@ fn setup() -> (MemoryPeer, Device, Device) {
         s.base_url = "https://api.openai.com/v1".into();
         s.profiles.push(Profile { id: "p1".into(), name: "Groq".into(), base_url: "https://api.groq.com/openai/v1".into(), api_key: String::new(), model: "llama".into() });
     });
-    let server_record = McpServer { id: "srv1".into(), name: "search".into(), url: "https://search.example/mcp".into(), headers: Vec::new(), enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None, trust_hints: false };
+    let server_record = McpServer {
+        id: "srv1".into(),
+        name: "search".into(),
+        url: "https://search.example/mcp".into(),
+        headers: Vec::new(),
+        enabled: true,
+        tools: Vec::new(),
+        excluded: Vec::new(),
+        protocol: None,
+        trust_hints: false,
+    };
     mcp::save(&a.kv, &vec![server_record]).unwrap();
-    let tool: air_http_tools::HttpTool = serde_json::from_value(json!({"name": "weather", "inputSchema": {"type": "object"}, "method": "GET", "url": "https://wx.example/", "headers": [{"name": "X-Key", "value": "", "secret": true}]})).unwrap();
+    let tool: air_http_tools::HttpTool = serde_json::from_value(
+        json!({"name": "weather", "inputSchema": {"type": "object"}, "method": "GET", "url": "https://wx.example/", "headers": [{"name": "X-Key", "value": "", "secret": true}]}),
+    )
+    .unwrap();
     http_tools::KEY.set(&a.kv, &vec![SavedHttpTool::new(tool)]).unwrap();
     a.sync(&server);
     b.sync(&server);

@@ -17,7 +17,17 @@ use crate::sync_store::StoreRecords;
 impl Device {
     fn add_server(&self, id: &str, name: &str, headers: &[(&str, &str)]) {
         let mut list = self.servers();
-        list.push(McpServer { id: id.into(), name: name.into(), url: format!("https://{name}.example/mcp"), headers: headers.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(), enabled: true, tools: Vec::new(), excluded: Vec::new(), protocol: None, trust_hints: false });
+        list.push(McpServer {
+            id: id.into(),
+            name: name.into(),
+            url: format!("https://{name}.example/mcp"),
+            headers: headers.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(),
+            enabled: true,
+            tools: Vec::new(),
+            excluded: Vec::new(),
+            protocol: None,
+            trust_hints: false,
+        });
         mcp::save(&self.kv, &list).unwrap();
     }
 
@@ -58,7 +68,10 @@ fn what_one_device_set_up_reaches_the_other_and_its_secrets_stay_home() {
     });
     a.add_server("srv1", "search", &[("Authorization", "Bearer tok")]);
     a.put_assistant("writer", "Write plainly.");
-    let tool: air_http_tools::HttpTool = serde_json::from_value(serde_json::json!({"name": "weather", "inputSchema": {"type": "object"}, "method": "GET", "url": "https://wx.example/", "headers": [{"name": "X-Key", "value": "wx-secret", "secret": true}]})).unwrap();
+    let tool: air_http_tools::HttpTool = serde_json::from_value(
+        serde_json::json!({"name": "weather", "inputSchema": {"type": "object"}, "method": "GET", "url": "https://wx.example/", "headers": [{"name": "X-Key", "value": "wx-secret", "secret": true}]}),
+    )
+    .unwrap();
     http_tools::KEY.set(&a.kv, &vec![SavedHttpTool::new(tool)]).unwrap();
     b.edit_settings(|s| s.api_key = "sk-phone".into());
 

@@ -13,11 +13,11 @@
 
 use std::collections::BTreeSet;
 
+use air_store::batch::{Batch, Ids};
 use air_store::journal::{Change, Kind};
 use air_store::sync_meta::SYNC_PREFIX;
-use air_store::batch::{Batch, Ids};
 use air_store::{FileRecord, MessageRecord, SessionRecord, Store, SyncMeta, branches};
-use air_sync_local::records::{Entry, Kinds, Leaf, Merged, RevEntry, Records, Rule, Write, newest};
+use air_sync_local::records::{Entry, Kinds, Leaf, Merged, Records, RevEntry, Rule, Write, newest};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};

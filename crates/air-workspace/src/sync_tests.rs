@@ -194,7 +194,15 @@ fn a_tab_that_finds_another_syncing_says_so_and_takes_over_once_that_tab_is_gone
 #[test]
 fn documents_set_aside_are_counted_in_settings_and_said_as_they_come() {
     let mut h = started();
-    let refusing = |n| Outcome::Passed(Ok(Passed { refused: n, ..match passed(0, 1) { Outcome::Passed(Ok(p)) => p, _ => unreachable!() } }));
+    let refusing = |n| {
+        Outcome::Passed(Ok(Passed {
+            refused: n,
+            ..match passed(0, 1) {
+                Outcome::Passed(Ok(p)) => p,
+                _ => unreachable!(),
+            }
+        }))
+    };
     h.p.sync_outcomes.borrow_mut().extend([refusing(2), Outcome::Woke(Wake::Remote), refusing(1)]);
     h.send(save(on()));
     let updates = h.take();

@@ -10,9 +10,9 @@ use air_store::sync_meta::SyncSettings;
 use air_store::{KeyValue, Store, SyncMeta};
 use air_sync::{Auth, CouchPeer, Error, Options, Peer, replicate_watching};
 use air_sync_local::StorePeer;
-use air_sync_local::records::Kinds;
 use air_sync_local::crypto::Crypto;
 use air_sync_local::envelope::{self, CONFIG_ID, EnvelopeError, ITERATIONS};
+use air_sync_local::records::Kinds;
 use futures_util::future::{Either, LocalBoxFuture, select};
 use serde_json::Value;
 
@@ -305,7 +305,11 @@ mod tests {
         assert_eq!(woke, Wake::Remote);
     }
 
-    fn tools_for_test<'a>(crypto: &'a air_sync_local::soft::SoftCrypto, keys: &'a std::cell::RefCell<Option<(String, std::rc::Rc<air_sync_local::soft::SoftKeys>)>>, sleep: &'a dyn Fn(u64) -> LocalBoxFuture<'static, ()>) -> Tools<'a, air_sync_local::soft::SoftCrypto> {
+    fn tools_for_test<'a>(
+        crypto: &'a air_sync_local::soft::SoftCrypto,
+        keys: &'a std::cell::RefCell<Option<(String, std::rc::Rc<air_sync_local::soft::SoftKeys>)>>,
+        sleep: &'a dyn Fn(u64) -> LocalBoxFuture<'static, ()>,
+    ) -> Tools<'a, air_sync_local::soft::SoftCrypto> {
         Tools { crypto, keys, now: &|| 0.0, sleep, progress: &|_, _, _| {}, iterations: 1_000, origin: None }
     }
 

@@ -20,10 +20,10 @@ use std::rc::Rc;
 
 use air_tools::ToolDef;
 
-pub use crate::platform::tools::{Kinds, Snapshot, ToolKind, Toolbox};
-use crate::platform::TurnEnv;
-use crate::prefs::Prefs;
 use crate::Platform;
+use crate::platform::TurnEnv;
+pub use crate::platform::tools::{Kinds, Snapshot, ToolKind, Toolbox};
+use crate::prefs::Prefs;
 
 impl<P: Platform> crate::Workspace<P> {
     /// Every tool a user can set a policy for, as a turn would be offered
@@ -35,7 +35,6 @@ impl<P: Platform> crate::Workspace<P> {
         let kinds: Kinds<P> = kinds().into_iter().chain(self.more_kinds.iter().cloned()).collect();
         policy_defs(&*self.p, &kinds, &self.prefs)
     }
-
 }
 
 /// Every kind of tool, in order: the built-ins first (their names win),

@@ -46,7 +46,6 @@ impl<P: Platform> ToolKind<P> for Notes {
     }
 }
 
-
 #[test]
 fn a_new_kind_of_tool_is_one_file_and_one_line() {
     let mut h = Harness::new(FakePlatform::default());

@@ -7,7 +7,6 @@ use crate::platform::Part;
 use crate::turn::Job;
 use crate::{Command, Notice, Update};
 
-
 fn docs() -> air_store::mcp::McpServer {
     server("docs", "http://127.0.0.1:9/docs", &[json!({"name": "search", "description": "Searches the docs.", "inputSchema": {"type": "object"}})])
 }

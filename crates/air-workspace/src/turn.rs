@@ -12,10 +12,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use air_agent::conversation::TemplateVars;
 use air_agent::{Approval, Env, Event, ToolMode, Turn};
 use air_chat::Lang;
 use air_http::Abort;
-use air_agent::conversation::TemplateVars;
 use air_store::settings::ToolCalling;
 use air_store::{MessageRecord, StoreError};
 use air_tools::face::Face;
@@ -181,7 +181,15 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
 /// Hands the platform `run` (a turn, or a read-ahead) with the store, the
 /// watch and `abort`, and the policies it starts with.
 fn run_turn<P: Platform>(w: &Workspace<P>, store: Rc<P::Store>, abort: Abort, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
-    let env = TurnEnv { p: w.p.clone(), store, watch: w.watch.clone(), abort, policies: RefCell::default(), #[cfg(test)] more_kinds: w.more_kinds.clone() };
+    let env = TurnEnv {
+        p: w.p.clone(),
+        store,
+        watch: w.watch.clone(),
+        abort,
+        policies: RefCell::default(),
+        #[cfg(test)]
+        more_kinds: w.more_kinds.clone(),
+    };
     w.p.run_turn(env, run)
 }
 
@@ -356,15 +364,16 @@ impl<P: Platform> Env for TurnEnv<P> {
                 self.p.feed(Command::Turn(Action::Event(event.clone())));
                 self.p.show_live(event);
             }
-            Event::StreamDelta { .. }
-            | Event::StreamModel(_)
-            | Event::StreamStatus(_)
-            | Event::StreamEnded { .. }
-            | Event::ToolProgress { .. }
-            | Event::Broadcast(_) => self.p.show_live(event),
+            Event::StreamDelta { .. } | Event::StreamModel(_) | Event::StreamStatus(_) | Event::StreamEnded { .. } | Event::ToolProgress { .. } | Event::Broadcast(_) => self.p.show_live(event),
             // What the new chat chose (servers, assistant) becomes the
             // session's before it opens; what was learnt is kept.
-            Event::SessionCreated(_) | Event::ToolCallingLearnt { .. } | Event::VisionLearnt { .. } | Event::SessionSaved(_) | Event::MessageSaved(_) | Event::MessagesRemoved { .. } | Event::StoreFailed { .. } => {
+            Event::SessionCreated(_)
+            | Event::ToolCallingLearnt { .. }
+            | Event::VisionLearnt { .. }
+            | Event::SessionSaved(_)
+            | Event::MessageSaved(_)
+            | Event::MessagesRemoved { .. }
+            | Event::StoreFailed { .. } => {
                 self.p.feed(Command::Turn(Action::Event(event)));
             }
         }

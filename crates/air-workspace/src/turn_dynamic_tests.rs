@@ -4,8 +4,8 @@
 use std::rc::Rc;
 
 use air_agent::Approval;
-use air_dynamic::docs;
 use air_dynamic::Loaded;
+use air_dynamic::docs;
 use air_http::fake::Script;
 use air_store::mcp::McpServer;
 use air_store::{SessionRecord, Settings, Store};
@@ -22,11 +22,11 @@ fn call(id: &str, name: &str, args: Value) -> Script {
 use crate::turn::Job;
 use crate::{Command, Update};
 
-
-
-
 fn server() -> McpServer {
-    let tools = [json!({"name": "search", "description": "Searches the docs.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}), json!({"name": "fetch", "description": "Fetches a page.", "inputSchema": {"type": "object"}})];
+    let tools = [
+        json!({"name": "search", "description": "Searches the docs.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}),
+        json!({"name": "fetch", "description": "Fetches a page.", "inputSchema": {"type": "object"}}),
+    ];
     let mut s: McpServer = serde_json::from_value(json!({"id": "docs", "name": "docs", "url": "http://127.0.0.1:9/docs"})).expect("a server");
     s.tools = air_servers::list::saved_tools(&tools);
     s

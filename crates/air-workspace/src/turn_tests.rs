@@ -1,8 +1,8 @@
 use std::rc::Rc;
 
 use air_agent::{Approval, Event};
-use air_http::fake::{Script, Step};
 use air_chat::Role;
+use air_http::fake::{Script, Step};
 use air_store::{MessageRecord, SessionRecord, Settings, Store};
 use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use futures_util::future::LocalBoxFuture;
@@ -12,9 +12,6 @@ use crate::fake::{FakePlatform, Harness, now};
 use crate::fake_tools::{call as call_reply, chunk, text as text_reply};
 use crate::turn::Job;
 use crate::{Command, Notice, Update};
-
-
-
 
 /// An MCP tool with no policy of the user's: it asks first.
 struct Remove(ToolDef);
@@ -29,12 +26,20 @@ impl Tool for Remove {
 }
 
 fn settings() -> Settings {
-    Settings { provider: "custom".into(), base_url: "http://model.test/v1".into(), model: "scripted".into(), api_key: "sk-test".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() }
+    Settings {
+        provider: "custom".into(),
+        base_url: "http://model.test/v1".into(),
+        model: "scripted".into(),
+        api_key: "sk-test".into(),
+        tool_calling: air_store::settings::ToolCalling::Native,
+        ..Settings::default()
+    }
 }
 
 /// The server `files`, whose `remove_file` says it is destructive.
 fn files_server() -> air_store::mcp::McpServer {
-    let remove = json!({"name": "remove_file", "description": "Removes a file.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}, "annotations": {"destructiveHint": true}});
+    let remove =
+        json!({"name": "remove_file", "description": "Removes a file.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}, "annotations": {"destructiveHint": true}});
     crate::fake_tools::server("files", "http://127.0.0.1:9/files", &[remove])
 }
 
@@ -81,8 +86,16 @@ fn a_message_is_sent_answered_and_shown_in_a_new_session() {
     assert_eq!(h.ws.sessions()[0].id, id);
     // The answer streamed live, then its record took its place.
     assert!(h.p.live.borrow().iter().any(|e| matches!(e, Event::StreamStarted { .. })));
-    assert!(ups.contains(&Update::MessagesRemoved(vec![h.p.live.borrow().iter().find_map(|e| match e { Event::StreamStarted { message_id, .. } => Some(message_id.clone()), _ => None }).unwrap_or_default()])));
-    let saved: Vec<&str> = ups.iter().filter_map(|u| match u { Update::MessageSaved(m) if !m.incomplete => Some(m.content.as_str()), _ => None }).collect();
+    assert!(ups.contains(&Update::MessagesRemoved(
+        vec![h.p.live.borrow().iter().find_map(|e| match e { Event::StreamStarted { message_id, .. } => Some(message_id.clone()), _ => None }).unwrap_or_default()]
+    )));
+    let saved: Vec<&str> = ups
+        .iter()
+        .filter_map(|u| match u {
+            Update::MessageSaved(m) if !m.incomplete => Some(m.content.as_str()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(saved.last(), Some(&"Hello there."));
     let all = stored(&h);
     assert_eq!(all.iter().map(|m| (m.role, m.content.as_str())).collect::<Vec<_>>(), [(Role::User, "Hi"), (Role::Assistant, "Hello there.")]);
@@ -206,7 +219,15 @@ fn stop_denies_the_calls_waiting_for_approval() {
 #[test]
 fn always_is_remembered_through_the_page() {
     let mut h = asked_to_remove(Some("Removed."));
-    let record = h.take().iter().rev().find_map(|u| match u { Update::Approvals { awaiting, .. } => awaiting.first().cloned(), _ => None }).expect("asked");
+    let record = h
+        .take()
+        .iter()
+        .rev()
+        .find_map(|u| match u {
+            Update::Approvals { awaiting, .. } => awaiting.first().cloned(),
+            _ => None,
+        })
+        .expect("asked");
     h.send(Command::Turn(crate::turn::Action::Approve { record, approval: Approval::Always }));
     let ups = h.take();
     assert!(ups.contains(&Update::Sent));
@@ -378,7 +399,8 @@ fn a_session_waiting_for_its_undo_is_not_touched_by_the_turn() {
 fn a_model_in_this_page_reads_the_next_request_ahead_and_no_other_does() {
     use air_store::settings::{BROWSER_BASE_URL, BROWSER_PRESET};
     // Native calls: no probe of whether the model calls tools goes first.
-    let in_browser = || Settings { provider: BROWSER_PRESET.into(), base_url: BROWSER_BASE_URL.into(), model: "tiny.gguf".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() };
+    let in_browser =
+        || Settings { provider: BROWSER_PRESET.into(), base_url: BROWSER_BASE_URL.into(), model: "tiny.gguf".into(), tool_calling: air_store::settings::ToolCalling::Native, ..Settings::default() };
     let p = FakePlatform::default();
     p.http.push(text_reply(""));
     let mut h = Harness::new(p);

@@ -78,4 +78,3 @@ pub struct Ask {
     /// The MCP tools registered: (server, tool, registry name).
     pub names: Vec<(String, String, String)>,
 }
-
