@@ -168,12 +168,15 @@ fn from_app(t: &air_i18n::Later, done: &Imported, source: air_import::Source, su
     text
 }
 
+/// An export's texts (one per part), and what its files held that was left out.
+type Exports = (Vec<String>, Vec<String>);
+
 /// The texts of the export files chosen: a JSON file's text, a ZIP's
 /// conversations files (ChatGPT's and Claude's, split ones in order), the
 /// ZIP read by slices, never whole; and what the ZIPs held that is not
 /// read, each with why: fetched with the first import.
 #[super::lazy::split(data_read, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Result<(Vec<String>, Vec<String>), String>>, super::lazy::Missing> {
+pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Result<Exports, String>>, super::lazy::Missing> {
     Ok(Box::pin(async move {
         let (mut texts, mut left_out) = (Vec::new(), Vec::new());
         for file in &files {

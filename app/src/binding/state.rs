@@ -14,6 +14,13 @@ use air_store::sync::SyncEvent;
 /// The answer being streamed right now. The view keeps no copy of its
 /// text: it renders what arrived since its last frame (`text_new`,
 /// `reasoning_new`, which it takes) and keeps only the unfinished tail.
+/// Hands the workspace core a command.
+type Dispatch = fn(AppState, air_workspace::Command);
+
+/// A tool whose face changed since the user approved it: its name, the
+/// face approved (where still known) and the face now.
+pub type FaceChange = (String, Option<Box<air_tools::face::Face>>, air_tools::face::Face);
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Streaming {
     /// Tells one stream from the next (a continued answer streams again
@@ -57,7 +64,7 @@ pub struct Shell {
     /// A new version of the app is installed and waits for a reload.
     pub update_ready: RwSignal<bool>,
     /// Hands the workspace core a command (the binding, once started).
-    dispatcher: StoredValue<Option<fn(AppState, air_workspace::Command)>>,
+    dispatcher: StoredValue<Option<Dispatch>>,
 }
 
 /// Settings (saved in localStorage) and how the page is laid out.
@@ -136,7 +143,7 @@ pub struct Conversation {
     /// Of those, the ones that ask because the server changed the tool
     /// since the user approved it: the face approved (where still known)
     /// and the face now, compared where shown.
-    pub changes: RwSignal<Vec<(String, Option<Box<air_tools::face::Face>>, air_tools::face::Face)>>,
+    pub changes: RwSignal<Vec<FaceChange>>,
     /// How far running calls have come, by tool message id.
     pub progress: RwSignal<std::collections::HashMap<String, air_tools::Progress>>,
     /// Questions running calls ask the user (MCP elicitation), by tool

@@ -114,10 +114,10 @@ fn drive(card: Card, record: Memo<Option<MessageRecord>>, server: McpServer, too
     });
     Effect::new(move |prev: Option<()>| {
         state.prefs.settings.with(|s| (s.theme, s.language));
-        if prev.is_some() {
-            if let Some(l) = live.get_value() {
-                l.refresh_context();
-            }
+        if prev.is_some()
+            && let Some(l) = live.get_value()
+        {
+            l.refresh_context();
         }
     });
     // Closed: the frame goes, and can be opened again.

@@ -69,9 +69,12 @@ fn explain(f: &air_doctor::Finding) -> String {
     }
 }
 
+/// The snippets to paste for a finding (the server's address, its headers).
+pub(crate) type Snippets = fn(&air_doctor::Finding, &str, &[String]) -> Vec<(&'static str, String)>;
+
 /// What the connectivity doctor found, with the snippets to paste; `fix`
 /// picks the snippets for the kind of server (MCP or model provider).
-pub(crate) fn doctor_report(doctor: Doctor, fix: fn(&air_doctor::Finding, &str, &[String]) -> Vec<(&'static str, String)>, headers: Vec<String>) -> Option<AnyView> {
+pub(crate) fn doctor_report(doctor: Doctor, fix: Snippets, headers: Vec<String>) -> Option<AnyView> {
     match doctor {
         Doctor::Idle => None,
         Doctor::Probing => Some(view! { <p class="muted" data-testid="doctor-probing">{move || tl().doctor_probing}</p> }.into_any()),

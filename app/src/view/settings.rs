@@ -130,7 +130,7 @@ fn ProviderSection(draft: RwSignal<Settings>) -> impl IntoView {
         view! {
             <label>{move || label(t())}
                 <input type=kind data-testid=testid autocomplete="off"
-                    prop:value=move || draft.with(|d| get(d))
+                    prop:value=move || draft.with(get)
                     on:input=move |ev| { let v = event_target_value(&ev); edit(&|d| set(d, v.clone())) }/>
             </label>
         }

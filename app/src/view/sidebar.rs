@@ -226,18 +226,17 @@ fn SessionItem(id: String) -> impl IntoView {
             <Show
                 when=move || renaming.get()
                 fallback={
-                    let shown = shown.clone();
                     let id_select = id_select.clone();
                     move || view! {
                         <button
                             class="session-title"
-                            title=shown.clone()
+                            title=shown
                             on:click={
                                 let id = id_select.clone();
                                 move |_| state.select_session(id.clone())
                             }
                             on:dblclick=move |_| renaming.set(true)
-                        >{shown.clone()}</button>
+                        >{shown}</button>
                     }
                 }
             >

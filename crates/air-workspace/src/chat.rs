@@ -221,10 +221,12 @@ fn paged<P: Platform>(w: &mut Workspace<P>, ticket: u64, why: PageWhy, page: Res
     // it is read again, with the message (a stretch from the middle does
     // not end where it goes).
     let replacing = matches!(why, PageWhy::Open | PageWhy::Refresh | PageWhy::Around { .. });
-    if replacing && w.chat.saved_meanwhile.take() == Some(true) && !matches!(why, PageWhy::Around { newer: true, .. }) {
-        if let Some(id) = w.chat.active.clone() {
-            return open(w, id);
-        }
+    if replacing
+        && w.chat.saved_meanwhile.take() == Some(true)
+        && !matches!(why, PageWhy::Around { newer: true, .. })
+        && let Some(id) = w.chat.active.clone()
+    {
+        return open(w, id);
     }
     if why == PageWhy::Refresh && w.chat.busy {
         return;

@@ -355,7 +355,7 @@ pub struct Env<'a, S, H> {
 
 /// Does `job`; what it found, for the core (`None`: nothing to say).
 pub async fn run<S: Store, H: HttpClient>(env: Env<'_, S, H>, job: Job) -> Option<Action> {
-    let Some(store) = env.store.clone() else { return None };
+    let store = env.store.clone()?;
     let store = &*store;
     match job {
         Job::Gate { session, servers } => {

@@ -155,12 +155,12 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
 /// The saved tools' text is read, once (after start-up, or when a change
 /// needs them).
 pub(crate) fn loading<P: Platform>(w: &mut Workspace<P>) {
-    if let Saved::Text(text) = &w.prefs.http_tools {
-        if !w.http_tools.loading {
-            w.http_tools.loading = true;
-            let job = Job::Load(text.clone());
-            work(w, job);
-        }
+    if let Saved::Text(text) = &w.prefs.http_tools
+        && !w.http_tools.loading
+    {
+        w.http_tools.loading = true;
+        let job = Job::Load(text.clone());
+        work(w, job);
     }
 }
 

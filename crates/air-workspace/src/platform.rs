@@ -20,6 +20,9 @@ use crate::Command;
 
 pub mod tools;
 
+/// A sign-in that took the whole page, come back: its server and outcome.
+pub type SignInReturn = (String, Result<(), air_servers::credentials::SignInError>);
+
 pub trait Platform: 'static + Sized {
     type Store: Store + 'static;
     type Kv: KeyValue;
@@ -65,7 +68,7 @@ pub trait Platform: 'static + Sized {
     /// Finishes a sign-in that took the whole page: `pending` was kept
     /// before it left, `callback` is the address it came back to. Its
     /// server and outcome (`None`: `pending` cannot be read).
-    fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>>;
+    fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<SignInReturn>, Missing>>;
     /// Lists the models of the provider `settings` name (the code that
     /// talks to providers is fetched on first use).
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>>;

@@ -96,7 +96,7 @@ fn the_best_hits_are_shown_first_and_the_rest_follow() {
     let p = FakePlatform::default();
     ready(&p, p.store.put_session(&SessionRecord::new("s", 1.0)));
     for i in 0..30 {
-        let mut m = MessageRecord::new(&format!("m{i:02}"), "s", f64::from(i), Role::User, &format!("a lighthouse, note {i}"));
+        let mut m = MessageRecord::new(format!("m{i:02}"), "s", f64::from(i), Role::User, format!("a lighthouse, note {i}"));
         m.timestamp = f64::from(i);
         ready(&p, p.store.put_message(&m));
     }

@@ -36,7 +36,7 @@ pub enum Action {
     Ended { url: String, form: Option<Draft>, result: Result<Result<(), SignInError>, Missing> },
     /// A sign-in that took the whole page came back: its server and its
     /// outcome (`None`: what was kept of it could not be read).
-    Returned(Result<Option<(String, Result<(), SignInError>)>, Missing>),
+    Returned(Result<Option<crate::platform::SignInReturn>, Missing>),
 }
 
 /// Where a sign-in started here stands.
@@ -162,7 +162,7 @@ fn ended<P: Platform>(w: &mut Workspace<P>, url: String, form: Option<Draft>, re
     }
 }
 
-fn returned<P: Platform>(w: &mut Workspace<P>, result: Result<Option<(String, Result<(), SignInError>)>, Missing>) {
+fn returned<P: Platform>(w: &mut Workspace<P>, result: Result<Option<crate::platform::SignInReturn>, Missing>) {
     let (url, outcome) = match result {
         Ok(Some(back)) => back,
         Ok(None) => return,

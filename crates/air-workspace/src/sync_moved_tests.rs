@@ -59,7 +59,7 @@ fn setup() -> (MemoryPeer, Device, Device) {
         protocol: None,
         trust_hints: false,
     };
-    mcp::save(&a.kv, &vec![server_record]).unwrap();
+    mcp::save(&a.kv, &[server_record]).unwrap();
     let tool: air_http_tools::HttpTool = serde_json::from_value(
         json!({"name": "weather", "inputSchema": {"type": "object"}, "method": "GET", "url": "https://wx.example/", "headers": [{"name": "X-Key", "value": "", "secret": true}]}),
     )

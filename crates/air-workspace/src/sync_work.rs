@@ -19,11 +19,14 @@ use serde_json::Value;
 use crate::sync::{Failure, Passed, Wake};
 use crate::sync_store::{AppKinds, StoreRecords, mark};
 
+/// The keys of the database last opened, and what they were made from.
+pub type KeysCache<K> = std::cell::RefCell<Option<(String, std::rc::Rc<K>)>>;
+
 /// What a pass needs besides the store and the network.
 pub struct Tools<'a, C: Crypto> {
     pub crypto: &'a C,
     /// The keys of the database last opened, and what they were made from.
-    pub keys: &'a std::cell::RefCell<Option<(String, std::rc::Rc<C::Keys>)>>,
+    pub keys: &'a KeysCache<C::Keys>,
     pub now: &'a dyn Fn() -> f64,
     pub sleep: &'a dyn Fn(u64) -> LocalBoxFuture<'static, ()>,
     /// Told the documents sent and received so far.

@@ -37,6 +37,10 @@ pub enum Ask {
     Question { record: String, request: Elicitation, reply: oneshot::Sender<ElicitAnswer> },
 }
 
+/// A question "may this tool run?" open on a card: the card's record,
+/// what changed since the user last said yes, and where the answer goes.
+type Pending = (String, Option<(Option<Box<Face>>, Face)>, oneshot::Sender<Approval>);
+
 /// The turn's state in the core.
 #[derive(Debug, Default)]
 pub struct Turning {
@@ -49,7 +53,7 @@ pub struct Turning {
     abort: Option<Abort>,
     /// Whether a read-ahead ([`Job::Warm`]) runs.
     warming: Rc<std::cell::Cell<Warming>>,
-    approvals: Vec<(String, Option<(Option<Box<Face>>, Face)>, oneshot::Sender<Approval>)>,
+    approvals: Vec<Pending>,
     questions: Vec<(String, Elicitation, oneshot::Sender<ElicitAnswer>)>,
 }
 

@@ -39,7 +39,9 @@ fn no_behaviour_decided_by_comparing_text_the_user_reads() {
     for (rel, text) in app_files() {
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim_start().starts_with("//")) {
             let compares = line.contains("== ") || line.contains("!= ");
-            let worded = line.contains("t()") && compares && (line.contains("== Some(state.t()") || line.contains("!= Some(state.t()") || line.contains(".t().") && (line.contains(" == ") || line.contains(" != ")) && !line.contains("lang"));
+            let worded = line.contains("t()")
+                && compares
+                && (line.contains("== Some(state.t()") || line.contains("!= Some(state.t()") || line.contains(".t().") && (line.contains(" == ") || line.contains(" != ")) && !line.contains("lang"));
             if worded {
                 hits.push(format!("{rel}:{}: {}", i + 1, line.trim()));
             }

@@ -216,10 +216,7 @@ fn the_cycle_finder_finds_cycles() {
     assert_eq!(crate_refs(&code).into_iter().collect::<Vec<_>>(), ["a", "after"]);
     let refs = crate_refs("use crate::{a::B, b};\nuse crate::c::d;\nlet x = $crate::z; foo_crate::y;");
     assert_eq!(refs.into_iter().collect::<Vec<_>>(), ["a", "b", "c"]);
-    let g: BTreeMap<String, BTreeSet<String>> = [("a", &["b"][..]), ("b", &["c"]), ("c", &["a"]), ("d", &[])]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
-        .collect();
+    let g: BTreeMap<String, BTreeSet<String>> = [("a", &["b"][..]), ("b", &["c"]), ("c", &["a"]), ("d", &[])].iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect();
     assert_eq!(find_cycle(&g), Some(vec!["a".into(), "b".into(), "c".into(), "a".into()]));
     let mut g = g;
     g.insert("c".into(), BTreeSet::new());

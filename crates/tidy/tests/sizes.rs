@@ -150,4 +150,3 @@ fn the_counter_counts_functions_and_skips_tests() {
     assert_eq!(lines.len(), 6);
     assert_eq!(functions(&lines), vec![("a".to_owned(), 4), ("b".to_owned(), 1)]);
 }
-

@@ -6,11 +6,7 @@ use serde_json::Value;
 use tidy::root;
 
 fn metadata() -> Value {
-    let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
-        .current_dir(root())
-        .output()
-        .unwrap_or_else(|e| panic!("cargo metadata: {e}"));
+    let out = Command::new(env!("CARGO")).args(["metadata", "--format-version", "1", "--no-deps", "--offline"]).current_dir(root()).output().unwrap_or_else(|e| panic!("cargo metadata: {e}"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("metadata json: {e}"))
 }
@@ -25,17 +21,13 @@ fn packages() -> Vec<(String, PathBuf, Vec<String>)> {
             let name = p["name"].as_str().unwrap_or_default().to_owned();
             let manifest = PathBuf::from(p["manifest_path"].as_str().unwrap_or_default());
             let dir = manifest.parent().and_then(|d| d.strip_prefix(&root).ok()).map(Path::to_path_buf).unwrap_or_default();
-            let deps = p["dependencies"]
-                .as_array()
-                .map(|d| d.iter().filter_map(|d| d["name"].as_str().map(str::to_owned)).collect())
-                .unwrap_or_default();
+            let deps = p["dependencies"].as_array().map(|d| d.iter().filter_map(|d| d["name"].as_str().map(str::to_owned)).collect()).unwrap_or_default();
             (name, dir, deps)
         })
         .collect()
 }
 
-const BROWSER_CRATES: &[&str] =
-    &["web-sys", "js-sys", "wasm-bindgen", "wasm-bindgen-futures", "rexie", "idb", "serde-wasm-bindgen", "gloo-net", "gloo-utils"];
+const BROWSER_CRATES: &[&str] = &["web-sys", "js-sys", "wasm-bindgen", "wasm-bindgen-futures", "rexie", "idb", "serde-wasm-bindgen", "gloo-net", "gloo-utils"];
 
 #[test]
 fn only_air_web_touches_browser_apis() {
@@ -131,8 +123,33 @@ fn dependencies_follow_the_crate_map() {
         ("air-servers", &["air-apps", "air-doctor", "air-http", "air-mcp", "air-oauth", "air-store", "air-tools"]),
         // (air-workspace runs air-agent's turn only in a part fetched with the first message,
         // and air-servers' flows in the servers' engine, fetched with the first server action)
-        ("air-workspace", &["air-agent", "air-chat", "air-doctor", "air-dynamic", "air-http", "air-http-tools", "air-import", "air-mcp", "air-servers", "air-store", "air-sync", "air-sync-local", "air-tools"]),
-        ("app", &["air-agent", "air-apps", "air-dynamic", "air-chat", "air-http", "air-http-tools", "air-i18n", "air-import", "air-mcp", "air-mcp-config", "air-oauth", "air-doctor", "air-render", "air-servers", "air-store", "air-tools", "air-web", "air-workspace"]),
+        (
+            "air-workspace",
+            &["air-agent", "air-chat", "air-doctor", "air-dynamic", "air-http", "air-http-tools", "air-import", "air-mcp", "air-servers", "air-store", "air-sync", "air-sync-local", "air-tools"],
+        ),
+        (
+            "app",
+            &[
+                "air-agent",
+                "air-apps",
+                "air-dynamic",
+                "air-chat",
+                "air-http",
+                "air-http-tools",
+                "air-i18n",
+                "air-import",
+                "air-mcp",
+                "air-mcp-config",
+                "air-oauth",
+                "air-doctor",
+                "air-render",
+                "air-servers",
+                "air-store",
+                "air-tools",
+                "air-web",
+                "air-workspace",
+            ],
+        ),
         ("air-oauth", &["air-http"]),
         ("air-doctor", &["air-http"]),
         ("air-mcp-config", &["air-http"]),
@@ -146,9 +163,7 @@ fn dependencies_follow_the_crate_map() {
     let all = packages();
     let ours: Vec<&str> = all.iter().map(|(n, _, _)| n.as_str()).collect();
     for (name, _, deps) in &all {
-        let Some((_, ok)) = allowed.iter().find(|(n, _)| n == name) else {
-            panic!("crate {name} is not in the crate map of this test (and ARCHITECTURE.md)")
-        };
+        let Some((_, ok)) = allowed.iter().find(|(n, _)| n == name) else { panic!("crate {name} is not in the crate map of this test (and ARCHITECTURE.md)") };
         for d in deps.iter().filter(|d| ours.contains(&d.as_str()) && *d != name) {
             assert!(ok.contains(&d.as_str()), "{name} must not depend on {d} (see the crate map in ARCHITECTURE.md)");
         }
