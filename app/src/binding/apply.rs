@@ -240,7 +240,7 @@ fn notice(state: AppState, n: Notice) {
         Notice::NewTools { server, added } => state.shell.notice.set(Some(t.mcp_new_tools_notice.replace("{s}", &server).replace("{n}", &added.to_string()))),
         Notice::PrefsUnreadable(why) => state.shell.notice.update(|n| *n = Some(n.take().map_or(why.clone(), |before| format!("{before} {why}")))),
         Notice::StoreFellBack(e) => state.shell.notice.set(Some(t.err_open_store.replace("{e}", &e))),
-        Notice::PartMissing => super::lazy::report(state, super::lazy::Missing),
+        Notice::PartMissing => super::lazy::report(state, super::lazy::NotFetched),
         Notice::SyncRefused(n) => state.shell.notice.set(Some(t.sync_refused.replace("{n}", &n.to_string()))),
         Notice::HttpToolRefused(why) => super::http_tools::refused(state, why),
         Notice::DownloadFailed(e) => state.shell.notice.set(Some(t.import_failed.replace("{e}", &e))),

@@ -76,13 +76,13 @@ impl Platform for Browser {
     fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
         Box::pin(part(provider_models(settings)))
     }
-    fn browser_models(&self, job: air_workspace::browser_models::Job) -> LocalBoxFuture<'static, Result<air_workspace::browser_models::Done, Missing>> {
+    fn browser_models(&self, job: air_workspace::browser_models::Job) -> LocalBoxFuture<'static, Result<air_workspace::browser_models::Reply, Missing>> {
         Box::pin(part(super::inpage::work(self.state, job)))
     }
     fn run_picker(&self, job: air_workspace::pickers::Job) -> LocalBoxFuture<'static, Result<air_workspace::pickers::Found, Missing>> {
         Box::pin(part(picker(self.state, job)))
     }
-    fn run_http_tools(&self, job: air_workspace::http_tools::Job) -> LocalBoxFuture<'static, Result<air_workspace::http_tools::Done, Missing>> {
+    fn run_http_tools(&self, job: air_workspace::http_tools::Job) -> LocalBoxFuture<'static, Result<air_workspace::http_tools::Found, Missing>> {
         Box::pin(part(http_tools(job)))
     }
     fn run_dynamic(&self, job: air_workspace::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<air_workspace::dynamic::Action>, Missing>> {
@@ -98,7 +98,7 @@ impl Platform for Browser {
     fn run_sync(&self, job: air_workspace::sync::Job) -> LocalBoxFuture<'static, Result<air_workspace::sync::Outcome, Missing>> {
         Box::pin(part(super::sync::sync_work(self.state, self.store(), job)))
     }
-    fn log_work(&self, job: air_workspace::log::Job) -> LocalBoxFuture<'static, Result<air_workspace::log::Done, Missing>> {
+    fn log_work(&self, job: air_workspace::log::Job) -> LocalBoxFuture<'static, Result<air_workspace::log::Kept, Missing>> {
         Box::pin(part(event_log(self.store(), job)))
     }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
@@ -261,9 +261,9 @@ async fn open_idb() -> Result<IdbStore, StoreError> {
 }
 
 /// Fetches a lazily loaded part (`fetching`) and runs the work it gives.
-pub(super) async fn part<T>(fetching: impl std::future::Future<Output = Result<LocalBoxFuture<'static, T>, super::lazy::Missing>>) -> Result<T, Missing> {
+pub(super) async fn part<T>(fetching: impl std::future::Future<Output = Result<LocalBoxFuture<'static, T>, super::lazy::NotFetched>>) -> Result<T, Missing> {
     match fetching.await {
         Ok(work) => Ok(work.await),
-        Err(super::lazy::Missing) => Err(Missing),
+        Err(super::lazy::NotFetched) => Err(Missing),
     }
 }

@@ -113,7 +113,7 @@ pub fn typeset(el: &leptos::web_sys::Element) {
 }
 
 #[super::lazy::split(math, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn typeset_now(el: leptos::web_sys::Element) -> Result<(), super::lazy::Missing> {
+fn typeset_now(el: leptos::web_sys::Element) -> Result<(), super::lazy::NotFetched> {
     air_web::typeset_math(&el, air_render::mathml);
     Ok(())
 }

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use air_workspace::Command;
-use air_workspace::browser_models::{Action, Done, Job, Stored};
+use air_workspace::browser_models::{Action, Job, Reply, Stored};
 use futures_util::future::LocalBoxFuture;
 
 use super::state::AppState;
@@ -23,19 +23,19 @@ pub fn pick_file(state: AppState, file: leptos::web_sys::File) {
 
 /// Does `job`, in a part fetched when Settings first shows the section.
 #[super::lazy::split(browser_models, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn work(state: AppState, job: Job) -> Result<LocalBoxFuture<'static, Done>, super::lazy::Missing> {
+pub(super) fn work(state: AppState, job: Job) -> Result<LocalBoxFuture<'static, Reply>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         match job {
             Job::List => {
                 let stored = air_web::inpage::list().await.map(|l| l.into_iter().map(stored).collect());
                 let offered = air_workspace::browser_models::offered(site().await);
-                Done::Listed { stored, offered, usage: air_web::storage_estimate().await }
+                Reply::Listed { stored, offered, usage: air_web::storage_estimate().await }
             }
             Job::Download(offer, abort) => {
                 // A model is large: asked to be kept when space runs short.
                 let _ = air_web::request_persistent_storage().await;
                 let Ok(web) = air_web::Abort::new() else {
-                    return Done::Downloaded { name: offer.name, result: Err("cannot be stopped".into()) };
+                    return Reply::Downloaded { name: offer.name, result: Err("cannot be stopped".into()) };
                 };
                 let a = web.clone();
                 abort.on_abort(move || a.abort());
@@ -45,13 +45,13 @@ pub(super) fn work(state: AppState, job: Job) -> Result<LocalBoxFuture<'static, 
                     super::dispatch(state, Command::BrowserModels(Action::Progress { name: name.clone(), got, total }));
                 };
                 let result = air_web::inpage::download(&offer.name, &offer.url, offer.size, offer.sha256.as_deref(), progress, &web.signal()).await;
-                Done::Downloaded { name: offer.name, result }
+                Reply::Downloaded { name: offer.name, result }
             }
             Job::StoreFile => match PICKED.with(|p| p.borrow_mut().take()) {
-                Some(file) => Done::FileStored(air_web::inpage::store_file(&file).await),
-                None => Done::FileStored(Err("no file was picked".into())),
+                Some(file) => Reply::FileStored(air_web::inpage::store_file(&file).await),
+                None => Reply::FileStored(Err("no file was picked".into())),
             },
-            Job::Delete(name) => Done::Deleted(air_web::inpage::remove(&name).await),
+            Job::Delete(name) => Reply::Deleted(air_web::inpage::remove(&name).await),
         }
     }))
 }

@@ -1,7 +1,7 @@
 //! The parts of the app fetched on first use. A function marked
 //! `#[split(name, wasm_split_path = ::leptos::wasm_split, fallible)]` is cut
 //! into a wasm module of its own by app/split.sh; calling it fetches that
-//! module first (once). Its result is `Result<_, Missing>`: offline before
+//! module first (once). Its result is `Result<_, NotFetched>`: offline before
 //! the part was ever fetched, or after a new version replaced the files of
 //! the one running, the part is missing and the page says so instead of
 //! failing.
@@ -12,15 +12,15 @@ pub use leptos::wasm_split::wasm_split as split;
 
 /// A lazily loaded part could not be fetched.
 #[derive(Debug, Clone, Copy)]
-pub struct Missing;
+pub struct NotFetched;
 
-impl From<leptos::wasm_split::SplitLoaderError> for Missing {
+impl From<leptos::wasm_split::SplitLoaderError> for NotFetched {
     fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
-        Missing
+        NotFetched
     }
 }
 
-impl Missing {
+impl NotFetched {
     pub fn message(self) -> &'static str {
         let prefs = super::state::use_prefs();
         air_i18n::text(prefs.settings.with(|s| s.language.into())).part_missing
@@ -28,13 +28,13 @@ impl Missing {
 }
 
 /// What a lazily built view shows: the view, or why it is not there.
-pub fn show(view: Result<AnyView, Missing>) -> AnyView {
+pub fn show(view: Result<AnyView, NotFetched>) -> AnyView {
     view.unwrap_or_else(|missing| view! { <p class="part-missing" role="alert" data-testid="part-missing">{missing.message()}</p> }.into_any())
 }
 
 /// Where a background job's part is missing: said in the notice line (in
 /// the state's language: a job may run where no context is).
-pub fn report(state: super::state::AppState, _: Missing) {
+pub fn report(state: super::state::AppState, _: NotFetched) {
     state.shell.notice.set(Some(state.t().part_missing.to_owned()));
 }
 

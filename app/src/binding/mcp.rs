@@ -113,7 +113,7 @@ pub fn connect(state: AppState, servers: Vec<McpServer>) {
 
 /// The MCP client comes with the first enabled server, not with the page.
 #[super::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::lazy::Missing> {
+fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::lazy::NotFetched> {
     for server in &servers {
         let client = client_for(state, server);
         if client.protocol_version().is_some() {
@@ -130,7 +130,7 @@ fn connect_all(state: AppState, servers: Vec<McpServer>) -> Result<(), super::la
 /// the MCP client's code, so in its part (here already once a server is
 /// enabled; a turn with no server never fetches it).
 #[super::lazy::split(mcp, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn mcp_tools(state: AppState, wanted: Vec<air_workspace::toolbox::mcp::Wanted>) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::Missing> {
+pub(super) fn mcp_tools(state: AppState, wanted: Vec<air_workspace::toolbox::mcp::Wanted>) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::NotFetched> {
     Ok(wanted.into_iter().map(|w| Rc::new(McpTool::new(w.def, w.tool, client_for(state, &w.server)).with_output_schema(w.output_schema)) as Rc<dyn air_tools::Tool>).collect())
 }
 

@@ -138,7 +138,7 @@ pub fn failure_text(state: AppState, e: &SignInError) -> String {
 /// code that signs in is fetched meanwhile (the platform awaits both).
 /// `client_id`: one the user entered for this server (it then takes the
 /// place of any other).
-pub fn sign_in(url: String, client_id: Option<String>, asked: Asked) -> impl std::future::Future<Output = Result<LocalBoxFuture<'static, Result<(), SignInError>>, super::lazy::Missing>> {
+pub fn sign_in(url: String, client_id: Option<String>, asked: Asked) -> impl std::future::Future<Output = Result<LocalBoxFuture<'static, Result<(), SignInError>>, super::lazy::NotFetched>> {
     let popup = air_web::popup::open("air-agent-sign-in");
     sign_in_flow(url, client_id, asked, popup)
 }
@@ -187,7 +187,7 @@ impl Authorize for Page {
 /// The sign-in itself, with OAuth's code: fetched on the first sign-in
 /// (the popup is opened before, while the click still counts).
 #[super::lazy::split(sign_in, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn sign_in_flow(url: String, client_id: Option<String>, asked: Asked, popup: Option<air_web::popup::Popup>) -> Result<LocalBoxFuture<'static, Result<(), SignInError>>, super::lazy::Missing> {
+fn sign_in_flow(url: String, client_id: Option<String>, asked: Asked, popup: Option<air_web::popup::Popup>) -> Result<LocalBoxFuture<'static, Result<(), SignInError>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         // Who this client is: the id the user entered, else this deployment's
         // metadata document (where the server takes one), else registration.
@@ -210,7 +210,7 @@ fn sign_in_flow(url: String, client_id: Option<String>, asked: Asked, popup: Opt
 /// OAuth's code is fetched when a sign-in comes back, not with the page.
 /// None: the saved sign-in could not be read.
 #[super::lazy::split(sign_in_return, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub fn finish_redirect(pending: String, callback: String) -> Result<LocalBoxFuture<'static, Option<air_workspace::platform::SignInReturn>>, super::lazy::Missing> {
+pub fn finish_redirect(pending: String, callback: String) -> Result<LocalBoxFuture<'static, Option<air_workspace::platform::SignInReturn>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         let (url, pending) = serde_json::from_str::<(String, Pending)>(&pending).ok()?;
         let o = oauth();

@@ -23,21 +23,21 @@ use super::store::AnyStore;
 /// (`air_workspace::toolbox`); the MCP clients, the HTTP tools and dynamic
 /// loading come with their own parts, fetched only when a turn has some.
 #[super::lazy::split(turn, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
+pub(super) fn turn(env: TurnEnv<Browser>, run: Run) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_workspace::turn::run(&env, run).await }))
 }
 
 /// A turn's dynamic loading session: dynamic loading's code (off by
 /// default), in its part.
 #[super::lazy::split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn dynamic_session(p: Rc<Browser>, store: Rc<AnyStore>, ask: air_workspace::toolbox::loaders::Ask) -> Result<LocalBoxFuture<'static, Rc<air_dynamic::Session>>, super::lazy::Missing> {
+pub(super) fn dynamic_session(p: Rc<Browser>, store: Rc<AnyStore>, ask: air_workspace::toolbox::loaders::Ask) -> Result<LocalBoxFuture<'static, Rc<air_dynamic::Session>>, super::lazy::NotFetched> {
     Ok(Box::pin(air_workspace::toolbox::loaders::session(p, store, ask)))
 }
 
 /// The features a first visit does not use (`air_workspace::later`):
 /// fetched with the first command for one of them.
 #[super::lazy::split(later, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn later() -> Result<air_workspace::Route<Browser>, super::lazy::Missing> {
+pub(super) fn later() -> Result<air_workspace::Route<Browser>, super::lazy::NotFetched> {
     Ok(air_workspace::later::route::<Browser>)
 }
 
@@ -66,26 +66,26 @@ pub fn warm_prefs() {
 /// Reading an MCP resource to attach it: with the MCP clients, fetched
 /// with the first one.
 #[super::lazy::split(resource_read, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn read_resource(state: AppState, server: String, uri: String) -> Result<LocalBoxFuture<'static, Result<String, String>>, super::lazy::Missing> {
+pub(super) fn read_resource(state: AppState, server: String, uri: String) -> Result<LocalBoxFuture<'static, Result<String, String>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { super::mcp::read_resource(state, &server, &uri).await }))
 }
 
 /// What a composer's picker asks of the servers: with the MCP clients.
 #[super::lazy::split(picker, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn picker(state: AppState, job: air_workspace::pickers::Job) -> Result<LocalBoxFuture<'static, air_workspace::pickers::Found>, super::lazy::Missing> {
+pub(super) fn picker(state: AppState, job: air_workspace::pickers::Job) -> Result<LocalBoxFuture<'static, air_workspace::pickers::Found>, super::lazy::NotFetched> {
     Ok(Box::pin(super::mcp::picker(state, job)))
 }
 
 /// Subscribing to an attached resource's changes, or ending it.
 #[super::lazy::split(resource_watch, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, super::lazy::Missing> {
+pub(super) fn subscribe_resource(state: AppState, server: String, uri: String, on: bool) -> Result<LocalBoxFuture<'static, bool>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { super::mcp::subscribe_resource(state, &server, &uri, on).await }))
 }
 
 /// Deleting a session with its messages, files and index entries:
 /// fetched with the first delete.
 #[super::lazy::split(session_delete, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, super::lazy::Missing> {
+pub(super) fn delete_session(store: Rc<AnyStore>, id: String) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, super::lazy::NotFetched> {
     use air_store::Store;
     Ok(Box::pin(async move { store.delete_session(&id).await }))
 }
@@ -98,13 +98,13 @@ pub(super) fn export_file(
     format: Format,
     kept: (air_store::Settings, air_store::http_tools::Saved),
     now: f64,
-) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::Missing> {
+) -> Result<LocalBoxFuture<'static, Result<Option<String>, StoreError>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_workspace::data::export_text(&*store, only.as_deref(), format, (&kept.0, &kept.1), now).await }))
 }
 
 /// Reading an export into the store: fetched with the first import.
 #[super::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn import_file(state: AppState, store: Rc<AnyStore>, texts: Vec<String>) -> Result<LocalBoxFuture<'static, Result<Imported, ImportFailure>>, super::lazy::Missing> {
+pub(super) fn import_file(state: AppState, store: Rc<AnyStore>, texts: Vec<String>) -> Result<LocalBoxFuture<'static, Result<Imported, ImportFailure>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         // Said every 1 % (a large import is thousands of conversations).
         let mut said = usize::MAX;
@@ -130,7 +130,7 @@ pub(super) fn tell_imported(state: AppState, done: Imported) {
 }
 
 #[super::lazy::split(data_import, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn import_summary(state: AppState, done: Imported) -> Result<String, super::lazy::Missing> {
+fn import_summary(state: AppState, done: Imported) -> Result<String, super::lazy::NotFetched> {
     let t = state.tl();
     let mut text = match &done.from {
         None => state.t().imported.replace("{s}", &done.sessions.to_string()).replace("{m}", &done.messages.to_string()),
@@ -176,7 +176,7 @@ type Exports = (Vec<String>, Vec<String>);
 /// ZIP read by slices, never whole; and what the ZIPs held that is not
 /// read, each with why: fetched with the first import.
 #[super::lazy::split(data_read, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Result<Exports, String>>, super::lazy::Missing> {
+pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Result<Exports, String>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         let (mut texts, mut left_out) = (Vec::new(), Vec::new());
         for file in &files {
@@ -228,7 +228,7 @@ async fn zip_texts(file: &leptos::web_sys::File) -> Result<(Vec<String>, Vec<Str
 /// Writing the preferences (their encoding): fetched with the first
 /// change.
 #[super::lazy::split(prefs_write, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn write_prefs(prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
+pub(super) fn write_prefs(prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_workspace::prefs::write(&air_web::LocalStorageKv, &prefs, touched) }))
 }
 
@@ -239,12 +239,12 @@ pub(super) async fn decide_servers(job: air_workspace::servers::Job) -> Result<a
     let held = std::rc::Rc::new(std::cell::RefCell::new(Some(job)));
     match servers_engine(held.clone()).await {
         Ok(job) => job.ok_or((air_workspace::servers::State::default(), Missing)),
-        Err(super::lazy::Missing) => Err((held.borrow_mut().take().map(|j| j.state).unwrap_or_default(), Missing)),
+        Err(super::lazy::NotFetched) => Err((held.borrow_mut().take().map(|j| j.state).unwrap_or_default(), Missing)),
     }
 }
 
 #[super::lazy::split(servers, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::servers::Job>>>) -> Result<Option<air_workspace::servers::Job>, super::lazy::Missing> {
+fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::servers::Job>>>) -> Result<Option<air_workspace::servers::Job>, super::lazy::NotFetched> {
     Ok(held.borrow_mut().take().map(air_workspace::servers::decide))
 }
 
@@ -254,55 +254,55 @@ fn servers_engine(held: std::rc::Rc<std::cell::RefCell<Option<air_workspace::ser
 pub(super) fn list_tools(
     state: AppState,
     server: air_store::mcp::McpServer,
-) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, super::lazy::Missing> {
+) -> Result<LocalBoxFuture<'static, Result<air_workspace::servers::Listed, air_servers::add::Failure>>, super::lazy::NotFetched> {
     Ok(Box::pin(super::mcp::list_tools(state, server)))
 }
 
 /// Forgetting a removed server's sign-in (its vault is read and written).
 #[super::lazy::split(sign_out, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn forget_sign_in(url: String) -> Result<(), super::lazy::Missing> {
+pub(super) fn forget_sign_in(url: String) -> Result<(), super::lazy::NotFetched> {
     super::oauth::forget(&url);
     Ok(())
 }
 
 /// The connectivity doctor's probes.
 #[super::lazy::split(doctor, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Result<LocalBoxFuture<'static, air_doctor::Finding>, super::lazy::Missing> {
+pub(super) fn diagnose(target: air_doctor::Target, abort: air_http::Abort) -> Result<LocalBoxFuture<'static, air_doctor::Finding>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_doctor::diagnose(&super::env::Http::default(), &target, &abort).await }))
 }
 
 /// The enabled HTTP tools, over the page's fetch: their code comes with
 /// their part, fetched by a turn only when some are saved.
 #[super::lazy::split(http_tools_work, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn http_tools_of(saved: air_store::http_tools::Saved) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::Missing> {
+pub(super) fn http_tools_of(saved: air_store::http_tools::Saved) -> Result<Vec<Rc<dyn air_tools::Tool>>, super::lazy::NotFetched> {
     Ok(air_workspace::http_tools::tools(&saved, Rc::new(super::env::Http::default())))
 }
 
 /// Checking HTTP tools and reading OpenAPI documents: fetched with the
 /// first change of the HTTP tools.
 #[super::lazy::split(http_tools_work, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn http_tools(job: air_workspace::http_tools::Job) -> Result<LocalBoxFuture<'static, air_workspace::http_tools::Done>, super::lazy::Missing> {
+pub(super) fn http_tools(job: air_workspace::http_tools::Job) -> Result<LocalBoxFuture<'static, air_workspace::http_tools::Found>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_workspace::http_tools::run(&super::env::Http::default(), job).await }))
 }
 
 /// The stored messages' reader: fetched with the first conversation
 /// opened.
 #[super::lazy::split(messages, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn read_messages(store: Rc<AnyStore>, what: air_workspace::messages::Read) -> Result<LocalBoxFuture<'static, Result<air_workspace::messages::Got, StoreError>>, super::lazy::Missing> {
+pub(super) fn read_messages(store: Rc<AnyStore>, what: air_workspace::messages::Read) -> Result<LocalBoxFuture<'static, Result<air_workspace::messages::Got, StoreError>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_workspace::messages::read(&*store, what).await }))
 }
 
 /// The event log's redaction, reading and writing: fetched with the first
 /// batch of entries (or when Settings shows the log).
 #[super::lazy::split(log_work, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn event_log(store: Option<Rc<AnyStore>>, job: air_workspace::log::Job) -> Result<LocalBoxFuture<'static, air_workspace::log::Done>, super::lazy::Missing> {
+pub(super) fn event_log(store: Option<Rc<AnyStore>>, job: air_workspace::log::Job) -> Result<LocalBoxFuture<'static, air_workspace::log::Kept>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_workspace::log::work(store.as_deref(), job).await }))
 }
 
 /// Dynamic loading's work (the catalog, loaded tools, the summarizer,
 /// the metrics): fetched when it is first needed.
 #[super::lazy::split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn dynamic(store: Option<Rc<AnyStore>>, job: air_workspace::dynamic::Job) -> Result<LocalBoxFuture<'static, Option<air_workspace::dynamic::Action>>, super::lazy::Missing> {
+pub(super) fn dynamic(store: Option<Rc<AnyStore>>, job: air_workspace::dynamic::Job) -> Result<LocalBoxFuture<'static, Option<air_workspace::dynamic::Action>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         let sleep = |ms: u64| -> LocalBoxFuture<'static, ()> { Box::pin(super::env::sleep(ms)) };
         let env = air_workspace::dynamic::Env { store, http: &super::env::Http::default(), now_ms: super::env::now_ms(), sleep: &sleep };
@@ -313,21 +313,21 @@ pub(super) fn dynamic(store: Option<Rc<AnyStore>>, job: air_workspace::dynamic::
 /// The provider's models, asked with the code that sends requests (a part
 /// of its own: the first screen sends none).
 #[super::lazy::split(provider_models, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn provider_models(settings: air_store::Settings) -> Result<LocalBoxFuture<'static, Result<Vec<String>, air_chat::ChatError>>, super::lazy::Missing> {
+pub(super) fn provider_models(settings: air_store::Settings) -> Result<LocalBoxFuture<'static, Result<Vec<String>, air_chat::ChatError>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { super::env::list_models(&settings).await }))
 }
 
 /// Searching, with the index's ranking and snippets: fetched with the
 /// first search.
 #[super::lazy::split(search, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn search(store: Rc<AnyStore>, query: String, limit: usize) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, super::lazy::Missing> {
+pub(super) fn search(store: Rc<AnyStore>, query: String, limit: usize) -> Result<LocalBoxFuture<'static, air_store::Result<SearchResults>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { air_store::search::run(&*store, &query, limit).await }))
 }
 
 /// Building the search index from every message (a store from before it,
 /// or one that cannot be read).
 #[super::lazy::split(index_rebuild, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, super::lazy::Missing> {
+pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air_store::Result<()>>, super::lazy::NotFetched> {
     use air_store::Store;
     Ok(Box::pin(async move { store.rebuild_index().await }))
 }
@@ -337,7 +337,7 @@ pub(super) fn rebuild(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, air
 /// the browser does it (the others' writes are merged by it, or by the
 /// next tab that starts).
 #[super::lazy::split(index_compact, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn compact(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, ()>, super::lazy::Missing> {
+pub(super) fn compact(store: Rc<AnyStore>) -> Result<LocalBoxFuture<'static, ()>, super::lazy::NotFetched> {
     use air_store::Store;
     Ok(Box::pin(async move {
         if !air_web::lock::hold("air-search-compact").await {
@@ -369,7 +369,7 @@ pub fn attach_files(state: AppState, files: Vec<leptos::web_sys::File>) {
 }
 
 #[super::lazy::split(read_files, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn read_files(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Vec<Prepared>>, super::lazy::Missing> {
+fn read_files(files: Vec<leptos::web_sys::File>) -> Result<LocalBoxFuture<'static, Vec<Prepared>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         let mut read = Vec::new();
         for file in files {
@@ -397,13 +397,13 @@ async fn read_file(file: &leptos::web_sys::File) -> Result<Read, String> {
 /// Rewrites the records an older version stored in the current format:
 /// fetched only for such a database.
 #[super::lazy::split(migrate_store, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn migrate_store(db: Rc<air_web::idb::IdbStore>) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::Missing> {
+pub(super) fn migrate_store(db: Rc<air_web::idb::IdbStore>) -> Result<LocalBoxFuture<'static, Result<(), StoreError>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move { db.migrate().await }))
 }
 
 /// The store in memory, for a browser that refuses IndexedDB: its code is
 /// fetched only then.
 #[super::lazy::split(memory_store, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn memory_store() -> Result<Rc<dyn super::store::InMemory>, super::lazy::Missing> {
+pub(super) fn memory_store() -> Result<Rc<dyn super::store::InMemory>, super::lazy::NotFetched> {
     Ok(Rc::new(air_store::MemoryStore::new()))
 }

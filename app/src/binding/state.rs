@@ -1,5 +1,5 @@
 //! Application state: small `Copy` bundles of signals, one per concern
-//! ([`Shell`], [`Prefs`], [`SessionList`], [`Conversation`]), each in
+//! ([`Shell`], [`PrefSignals`], [`SessionList`], [`Conversation`]), each in
 //! context, and [`AppState`], all four, for the actions that span them.
 
 use std::rc::Rc;
@@ -69,7 +69,7 @@ pub struct Shell {
 
 /// Settings (saved in localStorage) and how the page is laid out.
 #[derive(Clone, Copy)]
-pub struct Prefs {
+pub struct PrefSignals {
     pub settings: RwSignal<Settings>,
     /// The MCP servers the user added (localStorage, saved as they change).
     pub mcp_servers: RwSignal<Vec<air_store::mcp::McpServer>>,
@@ -177,7 +177,7 @@ pub use air_workspace::files::{LocalFile, LocalKind};
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub shell: Shell,
-    pub prefs: Prefs,
+    pub prefs: PrefSignals,
     pub sessions: SessionList,
     pub chat: Conversation,
 }
@@ -216,8 +216,8 @@ pub fn use_app() -> AppState {
     expect_context::<AppState>()
 }
 
-pub fn use_prefs() -> Prefs {
-    expect_context::<Prefs>()
+pub fn use_prefs() -> PrefSignals {
+    expect_context::<PrefSignals>()
 }
 
 pub fn use_sessions() -> SessionList {
@@ -250,7 +250,7 @@ impl AppState {
                 update_ready: RwSignal::new(false),
                 dispatcher: StoredValue::new(None),
             },
-            prefs: Prefs {
+            prefs: PrefSignals {
                 settings: RwSignal::new(prefs.settings.clone()),
                 mcp_servers: RwSignal::new(prefs.servers.clone()),
                 mcp_chat: RwSignal::new(prefs.chat_servers.clone()),

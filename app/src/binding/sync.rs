@@ -23,7 +23,7 @@ thread_local! {
 }
 
 #[super::lazy::split(sync_work, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn sync_work(state: AppState, store: Option<Rc<AnyStore>>, job: Job) -> Result<LocalBoxFuture<'static, Outcome>, super::lazy::Missing> {
+pub(super) fn sync_work(state: AppState, store: Option<Rc<AnyStore>>, job: Job) -> Result<LocalBoxFuture<'static, Outcome>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         let Some(store) = store else {
             return Outcome::Passed(Err(Failure::Store("the store is not open".into())));

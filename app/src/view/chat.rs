@@ -54,7 +54,7 @@ pub fn SessionCreator() -> impl IntoView {
 /// fetched when the first conversation is shown (a first visit starts on
 /// the session creator).
 #[crate::binding::lazy::split(chat_view, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub fn chat_view() -> Result<AnyView, crate::binding::lazy::Missing> {
+pub fn chat_view() -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <ChatView/> }.into_any())
 }
 

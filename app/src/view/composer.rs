@@ -35,12 +35,12 @@ fn McpToggle() -> impl IntoView {
 /// The MCP bar's contents, with the MCP client: fetched once a server is
 /// enabled.
 #[crate::binding::lazy::split(mcp_bar, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn mcp_bar() -> Result<AnyView, crate::binding::lazy::Missing> {
+fn mcp_bar() -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <McpBar/> }.into_any())
 }
 
 #[crate::binding::lazy::split(attachments, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn attachments() -> Result<AnyView, crate::binding::lazy::Missing> {
+fn attachments() -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <crate::view::resources::Attachments/> }.into_any())
 }
 
@@ -258,7 +258,7 @@ fn AttachButton() -> impl IntoView {
 /// The chips of attached files: a part of its own, fetched with the first
 /// file.
 #[crate::binding::lazy::split(file_chips, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn file_chips() -> Result<AnyView, crate::binding::lazy::Missing> {
+fn file_chips() -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <FileChips/> }.into_any())
 }
 

@@ -18,7 +18,7 @@ pub fn wanted(state: crate::binding::state::AppState) -> bool {
 }
 
 #[crate::binding::lazy::split(first_run, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub fn offer() -> Result<AnyView, crate::binding::lazy::Missing> {
+pub fn offer() -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <Offer/> }.into_any())
 }
 

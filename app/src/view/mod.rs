@@ -144,7 +144,7 @@ fn ProfilePicker() -> impl IntoView {
 }
 
 #[crate::binding::lazy::split(profile_picker, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn profile_picker() -> Result<AnyView, crate::binding::lazy::Missing> {
+fn profile_picker() -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <ProfileList/> }.into_any())
 }
 

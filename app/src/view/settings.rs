@@ -47,7 +47,7 @@ pub fn SettingsPanel() -> impl IntoView {
 }
 
 #[crate::binding::lazy::split(settings, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn settings_drawer() -> Result<AnyView, crate::binding::lazy::Missing> {
+fn settings_drawer() -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <SettingsDrawer/> }.into_any())
 }
 

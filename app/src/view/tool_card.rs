@@ -28,14 +28,14 @@ pub(super) fn ToolSlot(id: String) -> impl IntoView {
 
 /// An MCP App's View, with the host's code: fetched when one is shown.
 #[crate::binding::lazy::split(app_frame, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn app_frame(record: Memo<Option<MessageRecord>>, server: air_store::mcp::McpServer, tool: air_store::mcp::SavedTool) -> Result<AnyView, crate::binding::lazy::Missing> {
+fn app_frame(record: Memo<Option<MessageRecord>>, server: air_store::mcp::McpServer, tool: air_store::mcp::SavedTool) -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <crate::view::app_frame::AppFrame record=record server=server tool=tool/> }.into_any())
 }
 
 /// A running call's question (MCP elicitation): its form is fetched when
 /// one is asked.
 #[crate::binding::lazy::split(question_form, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn question_form(record_id: String, request: air_tools::Elicitation) -> Result<AnyView, crate::binding::lazy::Missing> {
+fn question_form(record_id: String, request: air_tools::Elicitation) -> Result<AnyView, crate::binding::lazy::NotFetched> {
     Ok(view! { <crate::view::question::Question record_id=record_id request=request/> }.into_any())
 }
 

@@ -184,12 +184,12 @@ pub enum Action {
         total: u64,
     },
     /// What the page did (its part could not be fetched: `Missing`).
-    Done(Result<Done, Missing>),
+    Done(Result<Reply, Missing>),
 }
 
 /// What the page did.
 #[derive(Debug)]
-pub enum Done {
+pub enum Reply {
     /// What is stored, what is offered ([`offered`]), the storage used.
     Listed {
         stored: Result<Vec<Stored>, String>,
@@ -261,7 +261,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     }
 }
 
-fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Done, Missing>) {
+fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Reply, Missing>) {
     let m = &mut w.browser_models;
     let Ok(done) = done else {
         m.abort = None;
@@ -269,10 +269,10 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Done, Missing>) {
         emit(w);
         return w.emit(Update::Notice(Notice::PartMissing));
     };
-    let listed = matches!(done, Done::Listed { .. });
-    let downloaded = matches!(done, Done::Downloaded { result: Ok(_), .. });
+    let listed = matches!(done, Reply::Listed { .. });
+    let downloaded = matches!(done, Reply::Downloaded { result: Ok(_), .. });
     match done {
-        Done::Listed { stored, offered, usage } => {
+        Reply::Listed { stored, offered, usage } => {
             match stored {
                 Ok(stored) => m.state.stored = stored,
                 Err(e) => m.state.error = Some(e),
@@ -280,15 +280,15 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Result<Done, Missing>) {
             m.state.offered = offered;
             m.state.usage = usage;
         }
-        Done::Downloaded { name, result } => {
+        Reply::Downloaded { name, result } => {
             m.abort = None;
             if m.state.downloading.as_ref().is_some_and(|p| p.name == name) {
                 m.state.downloading = None;
             }
             m.state.error = result.err().filter(|e| e != "stopped").map(|e| format!("{name}: {e}"));
         }
-        Done::FileStored(result) => m.state.error = result.err(),
-        Done::Deleted(result) => m.state.error = result.err(),
+        Reply::FileStored(result) => m.state.error = result.err(),
+        Reply::Deleted(result) => m.state.error = result.err(),
     }
     emit(w);
     if downloaded {

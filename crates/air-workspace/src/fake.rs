@@ -242,8 +242,8 @@ impl Platform for FakePlatform {
         let http = self.http.clone();
         Box::pin(async move { Ok(air_agent::provider::list_models(&*http, &settings).await) })
     }
-    fn browser_models(&self, job: crate::browser_models::Job) -> LocalBoxFuture<'static, Result<crate::browser_models::Done, Missing>> {
-        use crate::browser_models::{Done, Job, Stored};
+    fn browser_models(&self, job: crate::browser_models::Job) -> LocalBoxFuture<'static, Result<crate::browser_models::Reply, Missing>> {
+        use crate::browser_models::{Job, Reply, Stored};
         if self.parts_missing.get() {
             return Box::pin(async { Err(Missing) });
         }
@@ -251,30 +251,30 @@ impl Platform for FakePlatform {
         match job {
             Job::List => {
                 let offered = crate::browser_models::offered(self.browser_site.borrow().clone());
-                let done = Done::Listed { stored: Ok(stored.borrow().clone()), offered, usage: Some((1024.0, 1_048_576.0)) };
+                let done = Reply::Listed { stored: Ok(stored.borrow().clone()), offered, usage: Some((1024.0, 1_048_576.0)) };
                 Box::pin(async move { Ok(done) })
             }
             Job::Download(offer, abort) => {
                 let end = self.browser_download.clone();
                 Box::pin(futures_util::future::poll_fn(move |_| {
                     if abort.is_aborted() {
-                        return Poll::Ready(Ok(Done::Downloaded { name: offer.name.clone(), result: Err("stopped".into()) }));
+                        return Poll::Ready(Ok(Reply::Downloaded { name: offer.name.clone(), result: Err("stopped".into()) }));
                     }
                     let Some(result) = end.borrow_mut().take() else { return Poll::Pending };
                     if result.is_ok() {
                         let size = offer.size.unwrap_or(1);
                         stored.borrow_mut().push(Stored { name: offer.name.clone(), url: offer.url.clone(), size, stored: size, complete: true });
                     }
-                    Poll::Ready(Ok(Done::Downloaded { name: offer.name.clone(), result }))
+                    Poll::Ready(Ok(Reply::Downloaded { name: offer.name.clone(), result }))
                 }))
             }
             Job::StoreFile => {
                 stored.borrow_mut().push(Stored { name: "picked.gguf".into(), url: String::new(), size: 10, stored: 10, complete: true });
-                Box::pin(async { Ok(Done::FileStored(Ok("picked.gguf".into()))) })
+                Box::pin(async { Ok(Reply::FileStored(Ok("picked.gguf".into()))) })
             }
             Job::Delete(name) => {
                 stored.borrow_mut().retain(|m| m.name != name);
-                Box::pin(async { Ok(Done::Deleted(Ok(()))) })
+                Box::pin(async { Ok(Reply::Deleted(Ok(()))) })
             }
         }
     }
@@ -298,7 +298,7 @@ impl Platform for FakePlatform {
         let held = self.hold_pickers.clone();
         Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(found.clone())) }))
     }
-    fn run_http_tools(&self, job: crate::http_tools::Job) -> LocalBoxFuture<'static, Result<crate::http_tools::Done, Missing>> {
+    fn run_http_tools(&self, job: crate::http_tools::Job) -> LocalBoxFuture<'static, Result<crate::http_tools::Found, Missing>> {
         if self.parts_missing.get() {
             return Box::pin(async { Err(Missing) });
         }
@@ -339,7 +339,7 @@ impl Platform for FakePlatform {
             None => Box::pin(futures_util::future::pending()),
         }
     }
-    fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Done, Missing>> {
+    fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Kept, Missing>> {
         if self.parts_missing.get() {
             return Box::pin(async { Err(Missing) });
         }

@@ -49,7 +49,7 @@ pub enum Action {
     /// The import is closed.
     CloseImport,
     /// The platform's work is done ([`run`]), or its part is missing.
-    Done(Result<Done, Missing>),
+    Done(Result<Found, Missing>),
 }
 
 /// Where an OpenAPI document comes from.
@@ -107,7 +107,7 @@ pub enum Job {
 
 /// What the work found.
 #[derive(Debug)]
-pub enum Done {
+pub enum Found {
     Loaded(Result<Vec<SavedHttpTool>, String>),
     Checked { result: Result<Vec<SavedHttpTool>, String>, picked: bool },
     Read { ticket: u64, state: Importing },
@@ -164,9 +164,9 @@ pub(crate) fn loading<P: Platform>(w: &mut Workspace<P>) {
     }
 }
 
-fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
+fn finished<P: Platform>(w: &mut Workspace<P>, done: Found) {
     match done {
-        Done::Loaded(result) => {
+        Found::Loaded(result) => {
             w.http_tools.loading = false;
             let Saved::Text(text) = w.prefs.http_tools.clone() else { return };
             let list = result.unwrap_or_else(|why| {
@@ -182,9 +182,9 @@ fn finished<P: Platform>(w: &mut Workspace<P>, done: Done) {
             w.emit(Update::HttpTools(list));
             next(w);
         }
-        Done::Read { ticket, state } if ticket == w.http_tools.ticket => w.emit(Update::HttpImport(state)),
-        Done::Read { .. } => {}
-        Done::Checked { result, picked } => {
+        Found::Read { ticket, state } if ticket == w.http_tools.ticket => w.emit(Update::HttpImport(state)),
+        Found::Read { .. } => {}
+        Found::Checked { result, picked } => {
             w.http_tools.checking = false;
             match result {
                 Ok(all) => {
@@ -266,22 +266,22 @@ fn import<P: Platform>(w: &mut Workspace<P>, source: Source) {
 /// Does `job` (the platform's part): a change checked with the tools kept
 /// ([`air_http_tools::validate_set`], and no built-in's name), a document
 /// fetched and read.
-pub async fn run<C: HttpClient>(http: &C, job: Job) -> Done {
+pub async fn run<C: HttpClient>(http: &C, job: Job) -> Found {
     match job {
-        Job::Load(text) => Done::Loaded(air_store::http_tools::read(&text)),
+        Job::Load(text) => Found::Loaded(air_store::http_tools::read(&text)),
         Job::Check { tools, picked } => {
             let defs: Vec<HttpTool> = tools.iter().map(|t| t.tool.clone()).collect();
             let why = validate_set(&defs).err().map(|e| e.to_string()).or_else(|| builtin_clash(&defs));
-            Done::Checked { result: why.map_or(Ok(tools), Err), picked }
+            Found::Checked { result: why.map_or(Ok(tools), Err), picked }
         }
-        Job::Read { ticket, text: Some(text), url } => Done::Read { ticket, state: read(&text, url.as_deref()) },
+        Job::Read { ticket, text: Some(text), url } => Found::Read { ticket, state: read(&text, url.as_deref()) },
         Job::Read { ticket, text: None, url } => {
             let url = url.unwrap_or_default();
             let state = match fetch(http, &url).await {
                 Ok(text) => read(&text, Some(&url)),
                 Err(why) => Importing::Failed(why),
             };
-            Done::Read { ticket, state }
+            Found::Read { ticket, state }
         }
     }
 }

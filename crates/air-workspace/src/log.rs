@@ -45,7 +45,7 @@ pub enum Action {
     /// An event the core does not see itself (a running turn, the page).
     Note { level: Level, kind: Kind, text: String },
     /// The log's work is done, or its part is missing.
-    Worked(Result<Done, Missing>),
+    Worked(Result<Kept, Missing>),
 }
 
 /// An entry as noted: its text is not redacted yet.
@@ -76,7 +76,7 @@ pub struct Job {
 
 /// What the work did.
 #[derive(Debug)]
-pub struct Done {
+pub struct Kept {
     pub ring: EventLog,
     /// The stored log was read (and is in the ring now).
     pub read: bool,
@@ -86,7 +86,7 @@ pub struct Done {
 }
 
 /// Does `job` over `store` (`None`: not open yet).
-pub async fn work<S: air_store::Store>(store: Option<&S>, job: Job) -> Done {
+pub async fn work<S: air_store::Store>(store: Option<&S>, job: Job) -> Kept {
     let mut ring = job.ring;
     let read = match store {
         Some(store) if job.read => {
@@ -103,7 +103,7 @@ pub async fn work<S: air_store::Store>(store: Option<&S>, job: Job) -> Done {
         _ => None,
     };
     let jsonl = job.jsonl.then(|| ring.to_jsonl());
-    Done { ring, read, written, jsonl }
+    Kept { ring, read, written, jsonl }
 }
 
 /// The core's part.
@@ -159,7 +159,7 @@ pub(crate) fn handle<P: Platform>(w: &mut Workspace<P>, action: Action) {
     }
 }
 
-fn worked<P: Platform>(w: &mut Workspace<P>, done: Done) {
+fn worked<P: Platform>(w: &mut Workspace<P>, done: Kept) {
     let sent = std::mem::take(&mut w.log.sent);
     w.log.working = false;
     w.log.noted.drain(..sent.min(w.log.noted.len()));

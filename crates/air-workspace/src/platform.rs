@@ -75,13 +75,13 @@ pub trait Platform: 'static + Sized {
     /// The models the page runs itself: listing, downloading (progress
     /// goes to [`Platform::feed`] as `browser_models::Action::Progress`),
     /// storing a picked file, deleting.
-    fn browser_models(&self, job: crate::browser_models::Job) -> LocalBoxFuture<'static, Result<crate::browser_models::Done, Missing>>;
+    fn browser_models(&self, job: crate::browser_models::Job) -> LocalBoxFuture<'static, Result<crate::browser_models::Reply, Missing>>;
     /// Does what a composer's picker asks of the servers (with the MCP
     /// clients, fetched on first use).
     fn run_picker(&self, job: crate::pickers::Job) -> LocalBoxFuture<'static, Result<crate::pickers::Found, Missing>>;
     /// Checks HTTP tools or reads an OpenAPI document
     /// ([`crate::http_tools::run`]; the page fetches it on first use).
-    fn run_http_tools(&self, job: crate::http_tools::Job) -> LocalBoxFuture<'static, Result<crate::http_tools::Done, Missing>>;
+    fn run_http_tools(&self, job: crate::http_tools::Job) -> LocalBoxFuture<'static, Result<crate::http_tools::Found, Missing>>;
     /// Runs dynamic loading's work ([`crate::dynamic::run`]; the page
     /// fetches it on first use).
     fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>>;
@@ -93,7 +93,7 @@ pub trait Platform: 'static + Sized {
     fn run_sync(&self, job: crate::sync::Job) -> LocalBoxFuture<'static, Result<crate::sync::Outcome, Missing>>;
     /// Does the event log's work ([`crate::log::work`] over the store, if
     /// open; the page fetches it on first use).
-    fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Done, Missing>>;
+    fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Kept, Missing>>;
     /// Hands a file to the browser to save.
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String>;
     /// The text of an export of the conversations (or `only` one), with
