@@ -1,4 +1,4 @@
-//! Sync's part: a pass, or the wait after one (`air_workspace::sync_work`),
+//! Sync's part: a pass, or the wait after one (`air_workspace::sync::work`),
 //! over the store, `fetch` and WebCrypto. Fetched when sync is on.
 
 use std::cell::RefCell;
@@ -7,8 +7,8 @@ use std::rc::Rc;
 use air_store::sync_meta::SyncSettings;
 use air_web::crypto::{WebCrypto, WebKeys};
 use air_workspace::Command;
+use air_workspace::sync::work::{self as sync_work, Tools};
 use air_workspace::sync::{Action, Failure, Job, Outcome};
-use air_workspace::sync_work::{self, Tools};
 use futures_util::future::LocalBoxFuture;
 
 use super::state::AppState;

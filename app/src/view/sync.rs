@@ -5,9 +5,9 @@
 
 use air_store::sync_meta::SyncSettings;
 use air_workspace::Command;
+use air_workspace::sync::conflicts::Conflict;
+use air_workspace::sync::form::{self as sync_form, Problem};
 use air_workspace::sync::{Action, Failure, State, Status};
-use air_workspace::sync_conflicts::Conflict;
-use air_workspace::sync_form::{self, Problem};
 use leptos::prelude::*;
 
 use crate::binding::state::use_app;

@@ -21,7 +21,7 @@
 //!
 //! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
 //! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
-//! `signin`, `toolbox`, `turn`, `http_tools`, `sync_prefs`, `tabs`, `sync_store`, `sync_conflicts`, `sync`, `sync_work`, `later`.
+//! `signin`, `toolbox`, `turn`, `http_tools`, `sync` (its folder: `prefs`, `store`, `conflicts`, `work`), `tabs`, `later`.
 //! `browser_models` (the models the page runs itself) uses `prefs`. `models`, `pickers` and
 //! `viewport` (the arithmetic of a long list shown a few rows at a time) use none of them.
 
@@ -54,13 +54,6 @@ pub mod signin;
 #[path = "stored_tests.rs"]
 mod stored_tests;
 pub mod sync;
-pub mod sync_conflicts;
-#[cfg(test)]
-mod sync_device_tests;
-pub mod sync_form;
-pub mod sync_prefs;
-pub mod sync_store;
-pub mod sync_work;
 pub mod tabs;
 pub mod toolbox;
 pub mod turn;

@@ -88,7 +88,7 @@ pub trait Platform: 'static + Sized {
     /// Reads stored messages ([`crate::messages::read`] over the store; the
     /// page fetches it with the first conversation opened).
     fn read_messages(&self, what: crate::messages::Read) -> LocalBoxFuture<'static, Result<Result<crate::messages::Got, StoreError>, Missing>>;
-    /// Sync's work (a pass, or the wait after one: [`crate::sync_work`]
+    /// Sync's work (a pass, or the wait after one: [`crate::sync::work`]
     /// over the store; the page fetches it when sync is on).
     fn run_sync(&self, job: crate::sync::Job) -> LocalBoxFuture<'static, Result<crate::sync::Outcome, Missing>>;
     /// Does the event log's work ([`crate::log::work`] over the store, if

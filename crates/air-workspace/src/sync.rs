@@ -1,5 +1,5 @@
 //! Sync with the user's own CouchDB (`Command::Sync`): when to run a pass
-//! and what the user is told. The work itself (`sync_work`) runs in a part
+//! and what the user is told. The work itself (`work`) runs in a part
 //! fetched when sync is on (`Platform::run_sync`).
 //!
 //! While the page is open and sync is on, passes follow each other: a
@@ -9,6 +9,14 @@
 //! (the server unreachable, or answering 5xx) is tried again after 5 s,
 //! then 10, 20, up to a minute; one only the user can mend (the password,
 //! the passphrase) waits for them.
+
+pub mod conflicts;
+#[cfg(test)]
+mod device_tests;
+pub mod form;
+pub mod prefs;
+pub mod store;
+pub mod work;
 
 use air_http::Abort;
 use air_store::sync_meta::{ON_KEY, SETTINGS_KEY};
@@ -70,7 +78,7 @@ pub struct Passed {
     /// A preference pulled was written: they are read again.
     pub prefs: bool,
     /// The records whose versions written apart are kept to see.
-    pub conflicts: Vec<crate::sync_conflicts::Conflict>,
+    pub conflicts: Vec<crate::sync::conflicts::Conflict>,
     /// What the documents sent and received were.
     pub moved: Tally,
 }
@@ -175,7 +183,7 @@ pub struct Status {
     /// another branch).
     pub refused: u64,
     /// The records whose versions written apart are kept to see.
-    pub conflicts: Vec<crate::sync_conflicts::Conflict>,
+    pub conflicts: Vec<crate::sync::conflicts::Conflict>,
     /// What was sent and received since the page opened, by what it is
     /// (a conversation, a message, the settings, a server…).
     pub moved: Tally,
@@ -202,7 +210,7 @@ pub struct Sync {
     up: u64,
     down: u64,
     refused: u64,
-    conflicts: Vec<crate::sync_conflicts::Conflict>,
+    conflicts: Vec<crate::sync::conflicts::Conflict>,
     moved: Tally,
 }
 
@@ -363,7 +371,7 @@ fn brought<P: Platform>(w: &mut Workspace<P>, mut p: Passed, current: bool) -> P
         w.sync.conflicts = std::mem::take(&mut p.conflicts);
     }
     if p.prefs {
-        crate::sync_prefs::reload(w, true);
+        crate::sync::prefs::reload(w, true);
     }
     if p.refused > 0 {
         w.emit(Update::Notice(crate::Notice::SyncRefused(p.refused)));
@@ -421,5 +429,5 @@ fn failed<P: Platform>(w: &mut Workspace<P>, failure: Failure) {
 }
 
 #[cfg(test)]
-#[path = "sync_tests.rs"]
+#[path = "sync/tests.rs"]
 mod tests;

@@ -29,7 +29,7 @@ pub(crate) fn heard<P: Platform>(w: &mut Workspace<P>, event: SyncEvent) {
         }
         SyncEvent::SessionChanged { session_id } => w.handle(Command::Chat(crate::chat::Action::Changed(session_id))),
         SyncEvent::SessionDeleted { session_id } => w.handle(Command::Sessions(crate::sessions::Action::Gone(session_id))),
-        SyncEvent::PrefsChanged => crate::sync_prefs::reload(w, false),
+        SyncEvent::PrefsChanged => crate::sync::prefs::reload(w, false),
         SyncEvent::SessionsChanged => {
             w.handle(Command::Sessions(crate::sessions::Action::Reload));
             if !w.busy() {

@@ -85,7 +85,7 @@ pub fn crate_refs(code: &str) -> BTreeSet<String> {
 /// The module graph of one crate's `src`: module → modules it names.
 fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in rust_files(src) {
+    for file in rust_files(src).into_iter().filter(|f| !is_test_file(f)) {
         let Some(module) = module_of(src, &file) else { continue };
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         let refs = crate_refs(&code_of(&text));
@@ -96,6 +96,12 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         edges.retain(|e| nodes.contains(e));
     }
     g
+}
+
+/// A file of tests (`tests.rs`, `*_tests.rs`): left out of the graph, as
+/// [`code_of`] leaves out a file's own test module.
+fn is_test_file(file: &Path) -> bool {
+    file.file_stem().and_then(|s| s.to_str()).is_some_and(|s| s == "tests" || s.ends_with("_tests"))
 }
 
 /// One cycle of `g`, if there is one, as the path that closes it.

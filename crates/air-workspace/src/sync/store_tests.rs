@@ -15,7 +15,7 @@ use pollster::block_on as run;
 
 use super::*;
 
-use crate::sync_device_tests::{Device, two_devices as setup};
+use crate::sync::device_tests::{Device, two_devices as setup};
 
 #[test]
 fn answers_written_apart_in_one_conversation_become_branches_on_both_devices() {

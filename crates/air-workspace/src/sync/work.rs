@@ -16,8 +16,8 @@ use air_sync_local::records::Kinds;
 use futures_util::future::{Either, LocalBoxFuture, select};
 use serde_json::Value;
 
+use crate::sync::store::{AppKinds, StoreRecords, mark};
 use crate::sync::{Failure, Passed, Wake};
-use crate::sync_store::{AppKinds, StoreRecords, mark};
 
 /// The keys of the database last opened, and what they were made from.
 pub type KeysCache<K> = std::cell::RefCell<Option<(String, std::rc::Rc<K>)>>;
@@ -82,7 +82,7 @@ pub fn with_device(kv: &impl KeyValue, text: &str, new_id: impl FnOnce() -> Stri
 /// fields' are, never in the URL (a browser refuses such a request, and
 /// its error repeats the password).
 pub fn remote<H: HttpClient>(http: H, settings: &SyncSettings) -> Result<CouchPeer<H>, Failure> {
-    let (url, written) = crate::sync_form::split_credentials(&settings.url);
+    let (url, written) = crate::sync::form::split_credentials(&settings.url);
     let (user, password) = match written {
         Some(w) if settings.user.is_empty() => w,
         _ => (settings.user.clone(), settings.password.clone()),
@@ -93,7 +93,7 @@ pub fn remote<H: HttpClient>(http: H, settings: &SyncSettings) -> Result<CouchPe
 
 /// `f` with the password and passphrase of `settings` never in its words.
 fn hidden(f: Failure, settings: &SyncSettings) -> Failure {
-    let (_, written) = crate::sync_form::split_credentials(&settings.url);
+    let (_, written) = crate::sync::form::split_credentials(&settings.url);
     let secrets: Vec<String> = [settings.password.clone(), settings.passphrase.clone()].into_iter().chain(written.map(|(_, p)| p)).filter(|s| !s.is_empty()).collect();
     let clean = |mut t: String| {
         for s in &secrets {
@@ -187,8 +187,8 @@ pub async fn pass<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
 async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &dyn KeyValue, http: H, settings: &SyncSettings, tools: &Tools<'_, C>, abort: &Abort) -> Result<Passed, Failure> {
     let kinds = kinds(kv, settings);
     // Dated when a pass is tried, reached or not: an edit made offline is dated within a retry.
-    if kinds.prefs && crate::sync_prefs::started(store).await {
-        crate::sync_prefs::notice(store, kv, (tools.now)(), false).await.map_err(Failure::Store)?;
+    if kinds.prefs && crate::sync::prefs::started(store).await {
+        crate::sync::prefs::notice(store, kv, (tools.now)(), false).await.map_err(Failure::Store)?;
     }
     let remote = remote(http, settings)?.with_abort(abort.clone());
     let docs = match remote.info().await {
@@ -202,7 +202,7 @@ async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &
     let (keys, mark) = keys(&remote, settings, tools, docs).await?;
     if kinds.prefs {
         // A device whose first pass meets a database in use (more than its configuration) joins it.
-        crate::sync_prefs::notice(store, kv, (tools.now)(), docs.is_some_and(|n| n > 1)).await.map_err(Failure::Store)?;
+        crate::sync::prefs::notice(store, kv, (tools.now)(), docs.is_some_and(|n| n > 1)).await.map_err(Failure::Store)?;
     }
     let local_seq = store.journal_last().await.map_err(|e| Failure::Store(e.to_string()))?;
     let records = StoreRecords::new(store, Some(kv)).marked(mark);
@@ -210,7 +210,7 @@ async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &
     let options = Options { batch_size: 100, ..Options::default() };
     let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0, r.pending)).await.map_err(failure)?;
     let down = replicate_watching(&remote, &local, &options, &mut |r| (tools.progress)(up.docs_written, r.docs_written, r.pending)).await.map_err(failure)?;
-    let conflicts = crate::sync_conflicts::list(&records, &settings.device).await.map_err(Failure::Store)?;
+    let conflicts = crate::sync::conflicts::list(&records, &settings.device).await.map_err(Failure::Store)?;
     Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq: down.last_seq, local_seq, refused: local.refused(), prefs: records.prefs_written.get(), conflicts, moved: local.tally() })
 }
 
@@ -218,14 +218,14 @@ async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &
 /// database, their secrets as the settings say.
 fn kinds(kv: &dyn KeyValue, settings: &SyncSettings) -> AppKinds {
     let prefs = !settings.passphrase.is_empty();
-    let secrets = if prefs { crate::sync_prefs::settings(kv).map(|s| crate::sync_prefs::Secrets::of(&s)).unwrap_or_default() } else { Default::default() };
+    let secrets = if prefs { crate::sync::prefs::settings(kv).map(|s| crate::sync::prefs::Secrets::of(&s)).unwrap_or_default() } else { Default::default() };
     AppKinds { prefs, secrets }
 }
 
 /// The user has seen what document `wire` kept.
 pub async fn dismiss<S: Store + SyncMeta>(store: &S, kv: &dyn KeyValue, wire: &str) {
     let records = StoreRecords::new(store, Some(kv));
-    let _ = crate::sync_conflicts::dismiss(&records, wire).await;
+    let _ = crate::sync::conflicts::dismiss(&records, wire).await;
 }
 
 /// How long a wait lasts before the core is told all is quiet (and waits
@@ -250,7 +250,7 @@ pub async fn wait<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: 
             }
             // An edit of something that syncs (the event log's writes do not count).
             let written = store.journal_since(since.1, 1000).await.unwrap_or_default();
-            if written.iter().any(|e| kinds.syncs(e.change.kind.as_str(), &e.change.id)) || (kinds.prefs && crate::sync_prefs::moved(store, kv).await) {
+            if written.iter().any(|e| kinds.syncs(e.change.kind.as_str(), &e.change.id)) || (kinds.prefs && crate::sync::prefs::moved(store, kv).await) {
                 return Wake::Local;
             }
         }

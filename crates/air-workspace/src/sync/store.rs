@@ -5,7 +5,7 @@
 //!
 //! What syncs: sessions, messages (their tool calls, results and
 //! branches) and attached files; with encryption, the preferences too
-//! (`crate::sync_prefs`). What stays: the documents (the event
+//! (`crate::sync::prefs`). What stays: the documents (the event
 //! log, dynamic loading's catalog, loaded sets and metrics: derived or this
 //! device's own), a message's place among the branches on screen
 //! (`branch`, `rev`: made again from the parent links after a pull) and a
@@ -79,8 +79,8 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
     async fn pref(&self, id: &str, value: Option<&Value>) -> Result<(), String> {
         let Some(kv) = self.kv else { return Ok(()) };
         let written = match value {
-            Some(v) => crate::sync_prefs::put(self.store, kv, id, v).await?,
-            None => crate::sync_prefs::remove(self.store, kv, id).await?,
+            Some(v) => crate::sync::prefs::put(self.store, kv, id, v).await?,
+            None => crate::sync::prefs::remove(self.store, kv, id).await?,
         };
         self.prefs_written.set(self.prefs_written.get() || written);
         Ok(())
@@ -138,7 +138,7 @@ fn file_from(v: &Value) -> Option<FileRecord> {
 }
 
 /// Where the list of records with versions kept for the user is
-/// (`crate::sync_conflicts`).
+/// (`crate::sync::conflicts`).
 pub(crate) fn conflicts_key() -> String {
     format!("{SYNC_PREFIX}conflicts")
 }
@@ -187,7 +187,7 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
             "message" => self.store.get_message(id).await.map_err(text)?.map(|m| serde_json::to_value(m).map_err(text)).transpose()?,
             "file" => self.store.get_file(id).await.map_err(text)?.map(|f| file_to(&f)),
             "pref" => match self.kv {
-                Some(kv) => crate::sync_prefs::read(self.store, kv, id).await?,
+                Some(kv) => crate::sync::prefs::read(self.store, kv, id).await?,
                 None => None,
             },
             _ => None,
@@ -295,7 +295,7 @@ pub struct AppKinds {
     /// anyone able to write to the database could have written it: a tool
     /// call pulled is marked imported ([`unvouched`]).
     pub prefs: bool,
-    pub secrets: crate::sync_prefs::Secrets,
+    pub secrets: crate::sync::prefs::Secrets,
 }
 
 /// A message's tool call from a database without a passphrase (`plain`):
@@ -339,7 +339,7 @@ impl Kinds for AppKinds {
 
     fn to_wire(&self, kind: &str, id: &str, record: &Value) -> Value {
         if kind == "pref" {
-            return crate::sync_prefs::to_wire(id, record, self.secrets);
+            return crate::sync::prefs::to_wire(id, record, self.secrets);
         }
         let mut v = record.clone();
         if let Some(o) = v.as_object_mut() {
@@ -353,7 +353,7 @@ impl Kinds for AppKinds {
 
     fn from_wire(&self, kind: &str, id: &str, wire: &Value, local: Option<&Value>) -> Value {
         if kind == "pref" {
-            return crate::sync_prefs::from_wire(id, wire, local);
+            return crate::sync::prefs::from_wire(id, wire, local);
         }
         let mut v = wire.clone();
         unvouched(kind, &mut v, !self.prefs, true);
@@ -383,7 +383,7 @@ impl Kinds for AppKinds {
         match kind {
             "session" => record.get("titleAt").or(record.get("updatedAt")).and_then(Value::as_f64),
             "message" => record.get("timestamp").and_then(Value::as_f64),
-            "pref" => record.get(crate::sync_prefs::AT).and_then(Value::as_f64),
+            "pref" => record.get(crate::sync::prefs::AT).and_then(Value::as_f64),
             _ => None,
         }
     }
@@ -411,7 +411,7 @@ impl Kinds for AppKinds {
     }
 
     /// A preference: the newest edit, the others kept where they hold
-    /// something a user set ([`crate::sync_prefs::worth_keeping`]).
+    /// something a user set ([`crate::sync::prefs::worth_keeping`]).
     /// A session: its title from the version renamed last (a title the
     /// user gave beats an automatic one), first made and last active over
     /// all; a title given on another device and not kept is shown to the
@@ -419,7 +419,7 @@ impl Kinds for AppKinds {
     fn merge(&self, kind: &str, versions: &[Leaf]) -> Merged {
         if kind == "pref" {
             let mut m = newest(versions);
-            m.superseded.retain(|l| crate::sync_prefs::worth_keeping(&l.v, &m.value));
+            m.superseded.retain(|l| crate::sync::prefs::worth_keeping(&l.v, &m.value));
             return m;
         }
         if kind != "session" {
@@ -443,5 +443,5 @@ impl Kinds for AppKinds {
 }
 
 #[cfg(test)]
-#[path = "sync_store_tests.rs"]
+#[path = "store_tests.rs"]
 mod tests;

@@ -4,14 +4,14 @@
 //! beside it (`RevEntry::superseded`) until the user dismisses them.
 //!
 //! The store keeps the list of such records under `sync:conflicts`
-//! (updated with the bookkeeping itself, `sync_store::conflicts_note`),
+//! (updated with the bookkeeping itself, `store::conflicts_note`),
 //! so finding them never reads every record's.
 
 use air_store::SyncMeta;
 use air_sync_local::records::Records;
 use serde_json::Value;
 
-use crate::sync_store::{StoreRecords, conflicts_key, conflicts_read, subject};
+use crate::sync::store::{StoreRecords, conflicts_key, conflicts_read, subject};
 
 /// One record whose other versions are kept.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,7 +40,7 @@ pub struct Kept {
 
 /// Fields that change with every edit, are this device's own, or what
 /// the app learned of a model.
-const SKIP: [&str; 9] = [crate::sync_prefs::AT, "updatedAt", "createdAt", "titleAt", "timestamp", "tools", "protocol", crate::sync_prefs::LEARNED[0], crate::sync_prefs::LEARNED[1]];
+const SKIP: [&str; 9] = [crate::sync::prefs::AT, "updatedAt", "createdAt", "titleAt", "timestamp", "tools", "protocol", crate::sync::prefs::LEARNED[0], crate::sync::prefs::LEARNED[1]];
 
 fn short(v: &Value) -> String {
     let text = match v {
@@ -108,7 +108,7 @@ pub async fn list<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>,
         let now = records.read(&en.kind, &en.id).await?;
         let name = now.as_ref().and_then(|v| v.get("title").or(v.get("name"))).and_then(Value::as_str).unwrap_or_default().to_owned();
         // Kept before a version said nothing a user set was not (an older version of the app).
-        let worth = |l: &&air_sync_local::records::Leaf| en.kind != "pref" || now.as_ref().is_none_or(|n| crate::sync_prefs::worth_keeping(&l.v, n));
+        let worth = |l: &&air_sync_local::records::Leaf| en.kind != "pref" || now.as_ref().is_none_or(|n| crate::sync::prefs::worth_keeping(&l.v, n));
         let kept: Vec<Kept> = en
             .superseded
             .iter()

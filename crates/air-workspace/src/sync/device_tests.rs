@@ -15,8 +15,8 @@ use air_sync_local::soft::{SoftCrypto, SoftKeys};
 use air_sync_local::store_peer::Tally;
 use pollster::block_on as run;
 
-use crate::sync_prefs::{Secrets, notice};
-use crate::sync_store::{AppKinds, StoreRecords};
+use crate::sync::prefs::{Secrets, notice};
+use crate::sync::store::{AppKinds, StoreRecords};
 
 pub(crate) struct Device {
     pub name: &'static str,

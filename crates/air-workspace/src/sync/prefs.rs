@@ -463,9 +463,9 @@ pub(crate) fn reload<P: crate::Platform>(w: &mut crate::Workspace<P>, pulled: bo
 }
 
 #[cfg(test)]
-#[path = "sync_prefs_tests.rs"]
+#[path = "prefs_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "sync_moved_tests.rs"]
+#[path = "moved_tests.rs"]
 mod moved_tests;

@@ -8,7 +8,7 @@ use air_store::settings::{self, Profile};
 use air_sync::MemoryPeer;
 use serde_json::json;
 
-use crate::sync_device_tests::{Device, two_devices};
+use crate::sync::device_tests::{Device, two_devices};
 
 impl Device {
     fn edit_server(&self, f: impl FnOnce(&mut McpServer)) {

@@ -11,8 +11,8 @@ use air_sync::MemoryPeer;
 use pollster::block_on as run;
 
 use super::*;
-use crate::sync_device_tests::{Device, two_devices as setup};
-use crate::sync_store::StoreRecords;
+use crate::sync::device_tests::{Device, two_devices as setup};
+use crate::sync::store::StoreRecords;
 
 impl Device {
     fn add_server(&self, id: &str, name: &str, headers: &[(&str, &str)]) {
@@ -137,13 +137,13 @@ fn edits_made_apart_end_the_same_on_both_and_the_loser_is_kept() {
     let superseded = superseded_settings(&a).into_iter().chain(superseded_settings(&b)).any(|v| v.get("systemPrompt").and_then(serde_json::Value::as_str) == Some("from the laptop"));
     assert!(superseded, "the laptop's prompt is kept as a conflict to see");
     // As the user sees it: on the device that kept it, what it had; dismissed, it goes.
-    let (d, list) = [&a, &b].into_iter().map(|d| (d, run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap())).find(|(_, l)| !l.is_empty()).unwrap();
+    let (d, list) = [&a, &b].into_iter().map(|d| (d, run(crate::sync::conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap())).find(|(_, l)| !l.is_empty()).unwrap();
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].subject, "settings");
     let laptops = list[0].kept.iter().find(|k| k.changes.contains(&("systemPrompt".to_owned(), "from the laptop".to_owned()))).expect("the laptop's version");
     assert_eq!(laptops.here, d.name == "laptop");
-    run(crate::sync_conflicts::dismiss(&StoreRecords::new(&d.store, Some(&d.kv)), &list[0].wire)).unwrap();
-    assert!(run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap().is_empty());
+    run(crate::sync::conflicts::dismiss(&StoreRecords::new(&d.store, Some(&d.kv)), &list[0].wire)).unwrap();
+    assert!(run(crate::sync::conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap().is_empty());
 }
 
 /// The versions of the settings that lost, as kept by sync on `d`.
@@ -240,7 +240,7 @@ fn a_joining_device_makes_no_conflict_of_its_defaults_nor_of_what_the_app_learne
     settle(&server, &a, &b);
     assert_eq!(b.settings().system_prompt, "Answer in haiku.");
     for d in [&a, &b] {
-        let list = run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap();
+        let list = run(crate::sync::conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap();
         assert!(list.is_empty(), "{}: {list:?}", d.name);
     }
 }
@@ -253,7 +253,7 @@ fn a_version_kept_from_before_a_device_joined_is_not_dated() {
     b.edit_settings(|s| s.system_prompt = "The phone's own prompt.".into());
     settle(&server, &a, &b);
     assert_eq!(b.settings().system_prompt, "Answer in haiku.", "the database's settings win over a joining device's");
-    let list = run(crate::sync_conflicts::list(&StoreRecords::new(&b.store, Some(&b.kv)), b.name)).unwrap();
+    let list = run(crate::sync::conflicts::list(&StoreRecords::new(&b.store, Some(&b.kv)), b.name)).unwrap();
     let kept = list.iter().flat_map(|c| &c.kept).find(|k| k.changes.iter().any(|(_, v)| v == "The phone's own prompt.")).expect("what the phone had is kept to see");
     assert_eq!(kept.at, None, "a time never set is not a date");
     assert!(kept.changes.iter().all(|(f, _)| f == "systemPrompt"), "{:?}", kept.changes);
@@ -274,7 +274,7 @@ fn what_the_app_learns_of_a_model_after_an_edit_elsewhere_does_not_beat_that_edi
     settle(&server, &a, &b);
     for d in [&a, &b] {
         assert_eq!(d.settings().system_prompt, "Answer in prose.", "{}: the user's edit holds", d.name);
-        let list = run(crate::sync_conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap();
+        let list = run(crate::sync::conflicts::list(&StoreRecords::new(&d.store, Some(&d.kv)), d.name)).unwrap();
         assert!(list.is_empty(), "{}: {list:?}", d.name);
     }
 }
