@@ -21,11 +21,7 @@ pub struct TemplateVars {
 /// Expands `{{date}}`, `{{time}}`, `{{model}}` and `{{locale}}`. Unknown
 /// placeholders are left as they are.
 pub fn expand_template(template: &str, vars: &TemplateVars, model: &str) -> String {
-    template
-        .replace("{{date}}", &vars.date)
-        .replace("{{time}}", &vars.time)
-        .replace("{{model}}", model)
-        .replace("{{locale}}", &vars.locale)
+    template.replace("{{date}}", &vars.date).replace("{{time}}", &vars.time).replace("{{model}}", model).replace("{{locale}}", &vars.locale)
 }
 
 /// What the extra Transitive Thinking request asks for.
@@ -39,14 +35,14 @@ pub const THOUGHT_INSTRUCTION: &str = "Before anyone answers, think through the 
 pub fn build_request(settings: &Settings, history: &[MessageRecord], vars: &TemplateVars) -> ChatRequest {
     let mut messages = Vec::with_capacity(history.len() + 1);
     let mut system = expand_template(settings.system_prompt.trim(), vars, &settings.model);
-    if let Some(thought) = history.last().filter(|m| m.is_thought()) {
-        if !thought.content.trim().is_empty() {
-            if !system.is_empty() {
-                system.push_str("\n\n");
-            }
-            system.push_str("A reasoning chain prepared for the user's last message (use it, do not repeat it):\n");
-            system.push_str(thought.content.trim());
+    if let Some(thought) = history.last().filter(|m| m.is_thought())
+        && !thought.content.trim().is_empty()
+    {
+        if !system.is_empty() {
+            system.push_str("\n\n");
         }
+        system.push_str("A reasoning chain prepared for the user's last message (use it, do not repeat it):\n");
+        system.push_str(thought.content.trim());
     }
     if !system.is_empty() {
         messages.push(ChatMessage::text(Role::System, system));
@@ -192,8 +188,7 @@ pub fn build_prompt_mode_request(settings: &Settings, history: &[MessageRecord],
     let mut results: Vec<(String, String, bool)> = Vec::new();
     let flush = |messages: &mut Vec<ChatMessage>, results: &mut Vec<(String, String, bool)>| {
         if !results.is_empty() {
-            let list: Vec<ToolResult<'_>> =
-                results.iter().map(|(name, output, is_error)| ToolResult { name, output, is_error: *is_error }).collect();
+            let list: Vec<ToolResult<'_>> = results.iter().map(|(name, output, is_error)| ToolResult { name, output, is_error: *is_error }).collect();
             messages.push(ChatMessage::text(Role::User, tool_results_message(&list)));
             results.clear();
         }
@@ -290,9 +285,7 @@ mod tests {
 
     #[test]
     fn request_has_system_prompt_then_history_without_failed_answers() {
-        let mut settings = Settings::default();
-        settings.system_prompt = "You are {{model}}.".into();
-        settings.temperature = Some(0.5);
+        let mut settings = Settings { system_prompt: "You are {{model}}.".into(), temperature: Some(0.5), ..Settings::default() };
         let user = MessageRecord::new("u", "s", 1.0, Role::User, "hi");
         let mut failed = MessageRecord::new("a", "s", 2.0, Role::Assistant, "");
         failed.error = Some(air_store::records::AnswerError::new(air_chat::ChatError::Other { text: "HTTP 500".into() }));
@@ -344,11 +337,8 @@ mod tests {
     #[test]
     fn the_thought_request_has_one_system_message_and_it_is_first() {
         let settings = Settings { system_prompt: "You are {{model}}. Be brief.".into(), ..Settings::default() };
-        let history = [
-            MessageRecord::new("u", "s", 1.0, Role::User, "Hi"),
-            MessageRecord::new("a", "s", 2.0, Role::Assistant, "Hello."),
-            MessageRecord::new("u2", "s", 3.0, Role::User, "Is 91 prime?"),
-        ];
+        let history =
+            [MessageRecord::new("u", "s", 1.0, Role::User, "Hi"), MessageRecord::new("a", "s", 2.0, Role::Assistant, "Hello."), MessageRecord::new("u2", "s", 3.0, Role::User, "Is 91 prime?")];
         let req = build_thought_request(&settings, &history, &TemplateVars::default());
         let json = serde_json::to_value(&req).unwrap_or_default();
         let messages = json["messages"].as_array().cloned().unwrap_or_default();
@@ -363,14 +353,7 @@ mod tests {
     }
 
     fn tool_def(schema: Value) -> air_tools::ToolDef {
-        air_tools::ToolDef {
-            name: "lookup".into(),
-            description: "Looks up.".into(),
-            input_schema: schema,
-            annotations: Default::default(),
-            source: air_tools::ToolSource::BuiltIn,
-            mcp: None,
-        }
+        air_tools::ToolDef { name: "lookup".into(), description: "Looks up.".into(), input_schema: schema, annotations: Default::default(), source: air_tools::ToolSource::BuiltIn, mcp: None }
     }
 
     #[test]
@@ -385,23 +368,13 @@ mod tests {
         };
         // No type: the object type, and empty properties where there were none.
         assert_eq!(sent(json!({})), json!({"type": "object", "properties": {}}));
-        assert_eq!(
-            serde_json::to_string(&sent(json!({}))).unwrap_or_default(),
-            r#"{"type":"object","properties":{}}"#
-        );
+        assert_eq!(serde_json::to_string(&sent(json!({}))).unwrap_or_default(), r#"{"type":"object","properties":{}}"#);
         let props = json!({"q": {"type": "string"}});
-        assert_eq!(
-            sent(json!({"properties": props, "required": ["q"]})),
-            json!({"type": "object", "properties": props, "required": ["q"]})
-        );
+        assert_eq!(sent(json!({"properties": props, "required": ["q"]})), json!({"type": "object", "properties": props, "required": ["q"]}));
         assert_eq!(sent(json!({"type": null})), json!({"type": "object", "properties": {}}));
         assert_eq!(sent(Value::Null), json!({"type": "object", "properties": {}}));
         // A type: as it is, even without properties.
-        for typed in [
-            json!({"type": "object"}),
-            json!({"type": "object", "properties": props, "additionalProperties": false}),
-            json!({"type": ["object", "null"]}),
-        ] {
+        for typed in [json!({"type": "object"}), json!({"type": "object", "properties": props, "additionalProperties": false}), json!({"type": ["object", "null"]})] {
             assert_eq!(sent(typed.clone()), typed);
         }
     }
@@ -506,8 +479,7 @@ mod tests {
             MessageRecord::new("u2", "s", 9.0, Role::User, "and?"),
         ];
         let req = build_request(&Settings::default(), &history, &TemplateVars::default());
-        let got: Vec<(Role, Option<&str>, Option<&str>)> =
-            req.messages.iter().map(|m| (m.role, m.tool_call_id.as_deref(), m.content.as_deref())).collect();
+        let got: Vec<(Role, Option<&str>, Option<&str>)> = req.messages.iter().map(|m| (m.role, m.tool_call_id.as_deref(), m.content.as_deref())).collect();
         assert_eq!(
             got,
             [
@@ -524,8 +496,7 @@ mod tests {
     #[test]
     fn prompt_mode_writes_calls_and_results_as_text() {
         use air_store::records::{ToolRun, ToolStatus};
-        let mut settings = Settings::default();
-        settings.system_prompt = "Be brief.".into();
+        let settings = Settings { system_prompt: "Be brief.".into(), ..Settings::default() };
         let user = MessageRecord::new("u", "s", 1.0, Role::User, "2+2 and the time?");
         let mut asks = MessageRecord::new("a", "s", 2.0, Role::Assistant, "Let me check.");
         asks.tool_calls = vec![
@@ -546,8 +517,14 @@ mod tests {
             [
                 (Role::System, "Be brief.\n\n# Tools\n..."),
                 (Role::User, "2+2 and the time?"),
-                (Role::Assistant, "Let me check.\n<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2+2\"}}</tool_call>\n<tool_call>{\"name\": \"get_current_time\", \"arguments\": {}}</tool_call>"),
-                (Role::User, "<tool_response name=\"calculator\" call=\"1\">\n2+2 = 4\n</tool_response>\n<tool_response name=\"get_current_time\" call=\"2\">\nSunday 10:00\n</tool_response>\nContinue: use these results to answer the user."),
+                (
+                    Role::Assistant,
+                    "Let me check.\n<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2+2\"}}</tool_call>\n<tool_call>{\"name\": \"get_current_time\", \"arguments\": {}}</tool_call>"
+                ),
+                (
+                    Role::User,
+                    "<tool_response name=\"calculator\" call=\"1\">\n2+2 = 4\n</tool_response>\n<tool_response name=\"get_current_time\" call=\"2\">\nSunday 10:00\n</tool_response>\nContinue: use these results to answer the user."
+                ),
             ]
         );
         assert!(req.tools.is_empty() && req.messages.iter().all(|m| m.tool_calls.is_empty() && m.tool_call_id.is_none()));
@@ -556,10 +533,7 @@ mod tests {
     #[test]
     fn checkpoints_at_most_every_interval() {
         let mut c = Checkpoint::new(500.0);
-        let saves: Vec<f64> = [0.0, 100.0, 499.0, 500.0, 700.0, 1100.0, 1200.0]
-            .into_iter()
-            .filter(|t| c.due(*t))
-            .collect();
+        let saves: Vec<f64> = [0.0, 100.0, 499.0, 500.0, 700.0, 1100.0, 1200.0].into_iter().filter(|t| c.due(*t)).collect();
         assert_eq!(saves, [0.0, 500.0, 1100.0]);
     }
 }

@@ -1,7 +1,7 @@
 //! What a turn needs from outside, and what it tells the outside.
 
-use air_http::HttpClient;
 use crate::conversation::TemplateVars;
+use air_http::HttpClient;
 use air_store::sync::SyncEvent;
 use air_store::{MessageRecord, SessionRecord, Store, StoreError};
 use air_tools::{ElicitAnswer, Elicitation, Progress, ToolDef};

@@ -90,8 +90,8 @@
 //! Architecture invariant: a turn reads no clock, makes no ids and does no
 //! IO except through its [`Env`].
 
-mod env;
 pub mod conversation;
+mod env;
 pub mod provider;
 mod stream;
 pub mod text;
@@ -99,6 +99,6 @@ mod tools;
 mod turn;
 
 pub use env::{Approval, Env, Event, Status};
-pub use tools::MAX_TOOL_TEXT;
 pub use provider::auth_header;
+pub use tools::MAX_TOOL_TEXT;
 pub use turn::{NewFile, ToolMode, Turn};

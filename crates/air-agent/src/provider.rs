@@ -6,12 +6,12 @@
 
 use std::pin::pin;
 
-use air_chat::{ChatError, ReplyStream};
-use futures_util::future::{Either, select};
 use air_chat::error::{classify_http, parse_model_list};
+use air_chat::{ChatError, ReplyStream};
 use air_http::{Abort, Body, HttpClient, HttpError, Request, Response};
 use air_store::Settings;
 use air_store::settings::ToolCalling;
+use futures_util::future::{Either, select};
 
 /// How much of a probe's answer is read at most.
 const PROBE_READ_MAX: usize = 64 * 1024;
@@ -106,11 +106,7 @@ pub async fn probe_tool_calling<H: HttpClient>(http: &H, settings: &Settings, ab
         if let Some(mut s) = stream {
             s.finish();
             let reply = s.reply();
-            return if !reply.tool_calls.is_empty() {
-                Some(ToolCalling::Native)
-            } else {
-                (!reply.content.is_empty()).then_some(ToolCalling::Prompt)
-            };
+            return if !reply.tool_calls.is_empty() { Some(ToolCalling::Native) } else { (!reply.content.is_empty()).then_some(ToolCalling::Prompt) };
         }
         let v: serde_json::Value = serde_json::from_slice(&head).ok()?;
         let calls = &v["choices"][0]["message"]["tool_calls"];
@@ -119,18 +115,13 @@ pub async fn probe_tool_calling<H: HttpClient>(http: &H, settings: &Settings, ab
     let text = response.body.text().await.ok()?;
     // "tools are not supported", "tool_choice", "--jinja"…
     let lower = text.to_lowercase();
-    ((400..500).contains(&status) && (lower.contains("tool") || lower.contains("function") || lower.contains("jinja")))
-        .then_some(ToolCalling::Prompt)
+    ((400..500).contains(&status) && (lower.contains("tool") || lower.contains("function") || lower.contains("jinja"))).then_some(ToolCalling::Prompt)
 }
 
 /// A failed `fetch` is CORS if the server answers when CORS is not asked
 /// for, a network failure otherwise.
 async fn network_error<H: HttpClient>(http: &H, url: &str, detail: String) -> ChatError {
-    if http.answers_without_cors(url).await {
-        ChatError::Cors { url: url.to_owned() }
-    } else {
-        ChatError::Network { url: url.to_owned(), detail }
-    }
+    if http.answers_without_cors(url).await { ChatError::Cors { url: url.to_owned() } } else { ChatError::Network { url: url.to_owned(), detail } }
 }
 
 /// One non-streamed answer of `model` at the configured provider to a

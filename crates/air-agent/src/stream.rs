@@ -3,12 +3,12 @@
 
 use std::pin::pin;
 
+use crate::conversation::Checkpoint;
 use air_chat::prompt_calls::{PromptCall, PromptCallParser, PromptEvent};
 use air_chat::{ChatError, ChatRequest, Reply, ReplyStream, ToolCall};
 use air_http::{Body, HttpClient, HttpError, Request, Response};
-use crate::conversation::Checkpoint;
-use air_store::sync::SyncEvent;
 use air_store::records::AnswerError;
+use air_store::sync::SyncEvent;
 use air_store::{MessageRecord, Store};
 use futures_util::future::{Either, select};
 
@@ -121,11 +121,7 @@ impl<E: Env> Turn<'_, E> {
         record.error = None;
         record.finish = None;
         self.save_quietly(record).await;
-        env.emit(Event::Broadcast(SyncEvent::Streaming {
-            session_id: session_id.clone(),
-            message_id: record.id.clone(),
-            active: true,
-        }));
+        env.emit(Event::Broadcast(SyncEvent::Streaming { session_id: session_id.clone(), message_id: record.id.clone(), active: true }));
         env.emit(Event::StreamStarted {
             session_id: session_id.clone(),
             message_id: record.id.clone(),
@@ -173,9 +169,7 @@ impl<E: Env> Turn<'_, E> {
                 false
             }
             Outcome::Failed(error) => {
-                let local_model_down = self.settings.is_local_default()
-                    && record.content.is_empty()
-                    && matches!(error, ChatError::Network { .. } | ChatError::Cors { .. });
+                let local_model_down = self.settings.is_local_default() && record.content.is_empty() && matches!(error, ChatError::Network { .. } | ChatError::Cors { .. });
                 record.error = Some(AnswerError { error, local_model_down });
                 false
             }
@@ -223,10 +217,7 @@ impl<E: Env> Turn<'_, E> {
             fed = r.content.len();
             let visible = text.visible(&r.content);
             if visible.len() > shown_text || r.reasoning.len() > shown_reasoning {
-                env.emit(Event::StreamDelta {
-                    text: visible[shown_text..].to_owned(),
-                    reasoning: r.reasoning[shown_reasoning..].to_owned(),
-                });
+                env.emit(Event::StreamDelta { text: visible[shown_text..].to_owned(), reasoning: r.reasoning[shown_reasoning..].to_owned() });
                 (shown_text, shown_reasoning) = (visible.len(), r.reasoning.len());
             }
             if r.model.is_some() && r.model != model {
@@ -246,11 +237,7 @@ impl<E: Env> Turn<'_, E> {
             if checkpoint.due(env.now_ms()) {
                 self.checkpoint(record, (reply.reply_mut(), pieces), text, (prefix, reasoning_prefix), lent).await;
                 // Also a heartbeat: other tabs know this answer is alive.
-                env.emit(Event::Broadcast(SyncEvent::Streaming {
-                    session_id: record.session_id.clone(),
-                    message_id: record.id.clone(),
-                    active: true,
-                }));
+                env.emit(Event::Broadcast(SyncEvent::Streaming { session_id: record.session_id.clone(), message_id: record.id.clone(), active: true }));
             }
         };
         reply.finish();
@@ -288,10 +275,7 @@ impl<E: Env> Turn<'_, E> {
         }
     }
 
-    async fn send_with_retries(
-        &self,
-        request: &ChatRequest,
-    ) -> Result<Response<<E::Http as HttpClient>::Body>, Outcome> {
+    async fn send_with_retries(&self, request: &ChatRequest) -> Result<Response<<E::Http as HttpClient>::Body>, Outcome> {
         let env = self.env;
         let url = self.settings.chat_url();
         let body = request.to_json();
@@ -313,12 +297,7 @@ impl<E: Env> Turn<'_, E> {
             }
             let Some(wait_ms) = error.retry_delay_ms(attempt) else { return Err(Outcome::Failed(error)) };
             attempt += 1;
-            env.emit(Event::StreamStatus(Some(Status::Retrying {
-                message: error.message(self.lang),
-                wait_ms,
-                attempt,
-                max: air_chat::error::MAX_ATTEMPTS,
-            })));
+            env.emit(Event::StreamStatus(Some(Status::Retrying { message: error.message(self.lang), wait_ms, attempt, max: air_chat::error::MAX_ATTEMPTS })));
             // Stop ends the wait at once.
             let sleep = pin!(env.sleep(wait_ms));
             if let Either::Right(_) = select(sleep, self.abort.aborted()).await {
@@ -421,12 +400,7 @@ fn take_reply(record: &mut MessageRecord, (r, pieces): (&mut Reply, Vec<String>)
     }
     let mut calls = r.finished_tool_calls();
     // Calls written as text get ids of their own, unique in the session.
-    calls.extend(text.calls.iter().enumerate().map(|(i, c)| ToolCall {
-        id: format!("{}-{i}", record.id),
-        name: c.name.clone(),
-        arguments: c.arguments.clone(),
-        extra: None,
-    }));
+    calls.extend(text.calls.iter().enumerate().map(|(i, c)| ToolCall { id: format!("{}-{i}", record.id), name: c.name.clone(), arguments: c.arguments.clone(), extra: None }));
     record.tool_calls.extend(calls.iter().cloned());
     record.finish = r.finish.clone();
     record.incomplete = false;

@@ -5,8 +5,8 @@ use std::pin::pin;
 use std::rc::Rc;
 
 use air_chat::{Role, ToolCall};
-use air_store::{MessageRecord, Store};
 use air_store::records::{ToolRun, ToolStatus, next_seq};
+use air_store::{MessageRecord, Store};
 use air_tools::policy::Policy;
 use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, Tool, ToolDef, ToolOutput, ToolSource, args, schema};
 use futures_util::future::LocalBoxFuture;
@@ -264,7 +264,6 @@ impl<E: Env> Turn<'_, E> {
         self.finish(record, status, output).await;
     }
 
-
     /// Saves a tool record, shows it, and tells other tabs: while it waits
     /// or runs, a heartbeat like a streaming answer's (so another tab shows
     /// it as live, not interrupted, and does not pick it up); then that it
@@ -272,11 +271,7 @@ impl<E: Env> Turn<'_, E> {
     async fn save_tool(&self, record: &mut MessageRecord) {
         self.save(record, "tool").await;
         let live = record.tool.as_ref().is_some_and(|t| !t.status.is_final());
-        self.env.emit(Event::Broadcast(SyncEvent::Streaming {
-            session_id: record.session_id.clone(),
-            message_id: record.id.clone(),
-            active: live,
-        }));
+        self.env.emit(Event::Broadcast(SyncEvent::Streaming { session_id: record.session_id.clone(), message_id: record.id.clone(), active: live }));
     }
 
     /// Whether the stored copy of `record` already has a result (another

@@ -1,9 +1,9 @@
 //! The user's actions that start a turn, and the loop of a turn.
 
+use crate::conversation::{TemplateVars, add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request, tool_entry};
+use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
 use air_chat::{ChatRequest, Lang, Role};
 use air_http::Abort;
-use air_chat::prompt_tools::{PromptTool, tools_system_prompt};
-use crate::conversation::{TemplateVars, add_to_system_prompt, build_prompt_mode_request, build_request, build_thought_request, tool_entry};
 use air_store::branches::{self, Step};
 use air_store::records::{MessageKind, ToolStatus, next_seq};
 use air_store::sync::SyncEvent;

@@ -4,6 +4,7 @@
 //! Compared with golden files in `transcripts/` (`UPDATE_EXPECT=1 cargo
 //! test -p air-agent` rewrites them after a deliberate change; read the
 //! diff).
+#![allow(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 mod common;
 

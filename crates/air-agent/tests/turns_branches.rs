@@ -117,10 +117,7 @@ fn the_next_request_is_the_same_after_a_reload() {
     let session = run(s.turn().send(None, "Tools please")).unwrap();
     let before = run(s.stored(&session));
     // Storage keeps JSON: round-trip every record.
-    let reloaded: Vec<MessageRecord> = before
-        .iter()
-        .map(|m| serde_json::from_str(&serde_json::to_string(m).unwrap()).unwrap())
-        .collect();
+    let reloaded: Vec<MessageRecord> = before.iter().map(|m| serde_json::from_str(&serde_json::to_string(m).unwrap()).unwrap()).collect();
     assert_eq!(reloaded, before);
     let vars = s.world.template_vars();
     let a = build_request(&s.settings, &before, &vars).to_json();

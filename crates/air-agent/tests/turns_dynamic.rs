@@ -102,9 +102,8 @@ fn dynamic_loading_with_no_server_offers_no_loaders() {
             servers.clear();
         }
         let catalog = air_dynamic::Catalog::default().refresh(&servers, 0.0);
-        let offer = air_dynamic::prepare(true, None, &mut s.tools, || {
-            air_dynamic::Session::new(catalog, servers, air_dynamic::Loaded::default(), Vec::new(), false, Box::new(|| 1.0), Box::new(|_| {}))
-        });
+        let offer =
+            air_dynamic::prepare(true, None, &mut s.tools, || air_dynamic::Session::new(catalog, servers, air_dynamic::Loaded::default(), Vec::new(), false, Box::new(|| 1.0), Box::new(|_| {})));
         assert!(offer.is_none(), "switched off: {switched_off}");
         assert!(s.tools.get("load_mcp_tool").is_none() && s.tools.get("load_mcp_server").is_none());
         run(s.turn().with_offer(offer).send(None, "Echo hi")).unwrap();

@@ -55,10 +55,9 @@ fn images_go_as_parts_and_a_model_without_vision_is_told_once() {
     let png = |b: u8| NewFile { name: "dot.png".into(), mime: "image/png".into(), bytes: vec![0x89, b'P', b'N', b'G', b] };
     let session = run(s.turn().send_with_files(None, "What is this?", "File `a.txt`:\n```txt\nhello\n```", vec![png(1), png(2)])).unwrap();
     // Recorded from llama.cpp's server with a model that has no mmproj.
-    s.world.http.push(Script::status(
-        500,
-        r#"{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}"#,
-    ));
+    s.world
+        .http
+        .push(Script::status(500, r#"{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}"#));
     run(s.turn().send_with_files(Some(session.clone()), "", "", vec![png(3)])).unwrap();
     assert_eq!(s.world.http.requests().len(), 2, "a refusal of images is not retried");
     let stored = run(s.stored(&session));
@@ -73,7 +72,10 @@ fn an_imported_text_file_goes_to_the_model_as_a_text_file_attached_here_does() {
     use air_store::{Attachment, MessageRecord, SessionRecord};
     let s = setup();
     let mut question = MessageRecord::new("q", "imported", 1.0, air_chat::Role::User, "Weather in Lyon?");
-    question.attachments = vec![Attachment { id: "f".into(), name: "trip.txt".into(), mime: "text/plain".into(), size: 1000 }, Attachment { id: "gone".into(), name: "old.txt".into(), mime: "text/plain".into(), size: 3 }];
+    question.attachments = vec![
+        Attachment { id: "f".into(), name: "trip.txt".into(), mime: "text/plain".into(), size: 1000 },
+        Attachment { id: "gone".into(), name: "old.txt".into(), mime: "text/plain".into(), size: 3 },
+    ];
     let file = ExportedFile { id: "f".into(), mime: "text/plain".into(), data: b"Lyon, 3 days".to_vec() };
     let export = Export::new(vec![ExportedSession { session: SessionRecord::new("imported", 1.0), messages: vec![question], files: vec![file] }], 1.0);
     let mut n = 0;
@@ -96,14 +98,9 @@ fn an_imported_text_file_goes_to_the_model_as_a_text_file_attached_here_does() {
 fn checkpoints_while_streaming_then_stop_keeps_what_arrived() {
     let s = setup();
     s.world.tick.set(300.0);
-    let slow = Script::sse([
-        chunk(json!({"content": "one "}), None),
-        chunk(json!({"content": "two "}), None),
-        chunk(json!({"content": "three "}), None),
-        chunk(json!({"content": "four"}), None),
-    ])
-    .then(Step::Abort)
-    .then(Step::Hang);
+    let slow = Script::sse([chunk(json!({"content": "one "}), None), chunk(json!({"content": "two "}), None), chunk(json!({"content": "three "}), None), chunk(json!({"content": "four"}), None)])
+        .then(Step::Abort)
+        .then(Step::Hang);
     s.world.http.push(slow);
     run(s.turn().send(None, "Count")).unwrap();
     s.check(expect_file!["transcripts/checkpoint_stop.txt"]);
@@ -124,11 +121,7 @@ fn transitive_thinking_streams_a_chain_first() {
 /// none, says `text`.
 fn thinking_reply(field: &str, reasoning: &str, calls: &[(&str, &str, &str)], text: &str) -> Script {
     let mid = reasoning.len() / 2;
-    let mut events = vec![
-        chunk(json!({"role": "assistant", "content": null}), None),
-        chunk(json!({ field: &reasoning[..mid] }), None),
-        chunk(json!({ field: &reasoning[mid..] }), None),
-    ];
+    let mut events = vec![chunk(json!({"role": "assistant", "content": null}), None), chunk(json!({ field: &reasoning[..mid] }), None), chunk(json!({ field: &reasoning[mid..] }), None)];
     for (i, (id, name, args)) in calls.iter().enumerate() {
         events.push(chunk(json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args}}]}), None));
     }
@@ -166,27 +159,13 @@ fn the_reasoning_of_every_round_is_kept_and_sent_back_within_the_turn() {
     s.world.http.push(thinking_reply("reasoning", "Then two.", &[("c2", "echo", r#"{"text":"two"}"#)], ""));
     s.world.http.push(thinking_reply("reasoning_content", "Both are in.", &[], "Done."));
     let session = run(s.turn().send(None, "Look twice")).unwrap();
-    let answers: Vec<(String, Option<String>)> = run(s.stored(&session))
-        .into_iter()
-        .filter(|m| m.role == air_chat::Role::Assistant)
-        .map(|m| (m.tool_calls.first().map_or("-".to_owned(), |c| c.id.clone()), m.reasoning))
-        .collect();
+    let answers: Vec<(String, Option<String>)> =
+        run(s.stored(&session)).into_iter().filter(|m| m.role == air_chat::Role::Assistant).map(|m| (m.tool_calls.first().map_or("-".to_owned(), |c| c.id.clone()), m.reasoning)).collect();
     let some = |t: &str| Some(t.to_owned());
     let pair = |call: &str, r: Option<String>| (call.to_owned(), r);
-    assert_eq!(
-        answers,
-        [pair("c1", some("First I look up one.")), pair("c2", some("Then two.")), pair("-", some("Both are in."))],
-        "every round keeps its own reasoning"
-    );
+    assert_eq!(answers, [pair("c1", some("First I look up one.")), pair("c2", some("Then two.")), pair("-", some("Both are in."))], "every round keeps its own reasoning");
     let sent: Vec<Vec<(String, Option<String>)>> = bodies(&s).iter().map(|b| reasoning_sent(b)).collect();
-    assert_eq!(
-        sent,
-        [
-            vec![],
-            vec![pair("c1", some("First I look up one."))],
-            vec![pair("c1", some("First I look up one.")), pair("c2", some("Then two."))],
-        ]
-    );
+    assert_eq!(sent, [vec![], vec![pair("c1", some("First I look up one."))], vec![pair("c1", some("First I look up one.")), pair("c2", some("Then two."))],]);
     // The next turn: the finished one's messages go without their reasoning.
     s.world.http.push(text_reply("Sure."));
     run(s.turn().send(Some(session), "Thanks")).unwrap();

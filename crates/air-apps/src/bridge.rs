@@ -296,9 +296,7 @@ impl Bridge {
                 Some(url) if air_http::url::is_http(&url) => ask(Ask::OpenLink { url }),
                 _ => Out::Post(error(&id, INVALID_PARAMS, "ui/open-link needs an http or https URL")),
             },
-            "ui/update-model-context" => {
-                ask(Ask::UpdateContext { text: text_of(params.get("content")), structured: params.get("structuredContent").filter(|v| !v.is_null()).cloned() })
-            }
+            "ui/update-model-context" => ask(Ask::UpdateContext { text: text_of(params.get("content")), structured: params.get("structuredContent").filter(|v| !v.is_null()).cloned() }),
             "ui/request-display-mode" => ask(Ask::DisplayMode { mode: s("mode").unwrap_or_default() }),
             _ => Out::Post(error(&id, METHOD_NOT_FOUND, &format!("Method not found: {method}"))),
         }
@@ -337,12 +335,7 @@ fn error(id: &Value, code: i64, message: &str) -> Value {
 
 /// The text blocks of a content list, joined by blank lines.
 fn text_of(content: Option<&Value>) -> String {
-    let texts: Vec<&str> = content
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect();
+    let texts: Vec<&str> =
+        content.and_then(Value::as_array).into_iter().flatten().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
     texts.join("\n\n")
 }

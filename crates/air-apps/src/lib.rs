@@ -72,16 +72,8 @@ pub struct ToolUi {
 /// URIs count.
 pub fn tool_ui(tool: &Value) -> ToolUi {
     let meta = tool.get("_meta");
-    let uri = meta
-        .and_then(|m| m.pointer("/ui/resourceUri"))
-        .or_else(|| meta.and_then(|m| m.get("ui/resourceUri")))
-        .and_then(Value::as_str)
-        .filter(|u| u.starts_with("ui://"))
-        .map(str::to_owned);
-    let listed: Option<Vec<String>> = meta
-        .and_then(|m| m.pointer("/ui/visibility"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect());
+    let uri = meta.and_then(|m| m.pointer("/ui/resourceUri")).or_else(|| meta.and_then(|m| m.get("ui/resourceUri"))).and_then(Value::as_str).filter(|u| u.starts_with("ui://")).map(str::to_owned);
+    let listed: Option<Vec<String>> = meta.and_then(|m| m.pointer("/ui/visibility")).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect());
     let (model, app) = visibility(listed.as_deref());
     ToolUi { resource_uri: uri, model, app }
 }
@@ -171,8 +163,7 @@ fn source_ok(s: &str) -> bool {
         None => (authority, None),
     };
     let host = host.strip_prefix("*.").unwrap_or(host);
-    let host_ok = !host.is_empty()
-        && host.split('.').all(|label| !label.is_empty() && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    let host_ok = !host.is_empty() && host.split('.').all(|label| !label.is_empty() && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
     let port_ok = port.is_none_or(|p| p == "*" || (!p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())));
     let path_ok = path.bytes().all(|b| b.is_ascii_graphic() && !matches!(b, b';' | b',' | b'\'' | b'"' | b'<' | b'>' | b'\\'));
     host_ok && port_ok && path_ok
@@ -328,9 +319,7 @@ pub fn preview_document(lang: &str, code: &str) -> Option<String> {
     let lang = lang.to_ascii_lowercase();
     let page = match lang.as_str() {
         "html" | "htm" | "xhtml" => code.to_owned(),
-        "svg" => format!(
-            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>html,body{{margin:0}}svg{{max-width:100%;height:auto}}</style></head><body>{code}</body></html>"
-        ),
+        "svg" => format!("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>html,body{{margin:0}}svg{{max-width:100%;height:auto}}</style></head><body>{code}</body></html>"),
         _ => return None,
     };
     Some(with_policy(&page, &Csp::default().policy()))

@@ -127,7 +127,9 @@ fn nothing_is_sent_before_initialized_then_input_comes_before_result() {
     let mut b = Bridge::new(context(), "1.0.0", vec![basic_tool()]);
     assert!(b.tool_input(json!({})).is_empty());
     assert!(b.tool_result(json!({"content": []})).is_empty());
-    let init = b.receive(&json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {"appInfo": {"name": "Get Time App", "version": "1.0.0"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"}}));
+    let init = b.receive(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {"appInfo": {"name": "Get Time App", "version": "1.0.0"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"}}),
+    );
     let answer = &posts(&init)[0];
     assert_eq!(answer["id"], 1);
     assert_eq!(answer["result"]["protocolVersion"], PROTOCOL_VERSION);
@@ -179,7 +181,10 @@ fn the_views_requests_and_notifications() {
         ask(&mut b, json!({"jsonrpc": "2.0", "id": 1, "method": "ui/message", "params": {"role": "user", "content": [{"type": "text", "text": "This is message text."}]}})),
         Some(Ask::Message { text: "This is message text.".into() })
     );
-    assert_eq!(ask(&mut b, json!({"jsonrpc": "2.0", "id": 2, "method": "ui/open-link", "params": {"url": "https://modelcontextprotocol.io/"}})), Some(Ask::OpenLink { url: "https://modelcontextprotocol.io/".into() }));
+    assert_eq!(
+        ask(&mut b, json!({"jsonrpc": "2.0", "id": 2, "method": "ui/open-link", "params": {"url": "https://modelcontextprotocol.io/"}})),
+        Some(Ask::OpenLink { url: "https://modelcontextprotocol.io/".into() })
+    );
     assert_eq!(ask(&mut b, json!({"jsonrpc": "2.0", "id": 3, "method": "ui/open-link", "params": {"url": "javascript:alert(1)"}})), None);
     assert_eq!(
         ask(&mut b, json!({"jsonrpc": "2.0", "id": 4, "method": "ui/update-model-context", "params": {"content": [{"type": "text", "text": "picked: 3"}], "structuredContent": {"n": 3}}})),
@@ -190,7 +195,10 @@ fn the_views_requests_and_notifications() {
     let unknown = posts(&b.receive(&json!({"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage", "params": {}})));
     assert_eq!(unknown[0]["error"]["code"], METHOD_NOT_FOUND);
     assert_eq!(posts(&b.receive(&json!({"jsonrpc": "2.0", "id": 8, "method": "ping"})))[0]["result"], json!({}));
-    assert_eq!(b.receive(&json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"width": 400, "height": 312}})), vec![Out::Resize { width: Some(400.0), height: Some(312.0) }]);
+    assert_eq!(
+        b.receive(&json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"width": 400, "height": 312}})),
+        vec![Out::Resize { width: Some(400.0), height: Some(312.0) }]
+    );
     assert_eq!(b.receive(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hello"}})), vec![Out::Log { level: "info".into(), text: "hello".into() }]);
     // Not JSON-RPC 2.0: ignored.
     assert!(b.receive(&json!({"method": "ping", "id": 9})).is_empty());

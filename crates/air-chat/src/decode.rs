@@ -74,11 +74,11 @@ impl ChunkDecoder {
             out.push(StreamEvent::Error(ProviderError { code, message }));
         }
 
-        if let Some(model) = chunk.model.filter(|m| !m.is_empty()) {
-            if self.model.as_deref() != Some(model.as_str()) {
-                self.model = Some(model.clone());
-                out.push(StreamEvent::Model(model));
-            }
+        if let Some(model) = chunk.model.filter(|m| !m.is_empty())
+            && self.model.as_deref() != Some(model.as_str())
+        {
+            self.model = Some(model.clone());
+            out.push(StreamEvent::Model(model));
         }
 
         for choice in chunk.choices.unwrap_or_default() {
@@ -90,11 +90,7 @@ impl ChunkDecoder {
                 Some("error") => {
                     if !self.errored {
                         self.errored = true;
-                        let message = choice
-                            .error
-                            .as_ref()
-                            .map(|e| provider_error(e).message)
-                            .unwrap_or_else(|| "the provider ended the answer with an error".into());
+                        let message = choice.error.as_ref().map(|e| provider_error(e).message).unwrap_or_else(|| "the provider ended the answer with an error".into());
                         out.push(StreamEvent::Error(ProviderError { code: None, message }));
                     }
                 }
@@ -158,10 +154,7 @@ impl ChunkDecoder {
 fn content_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
-            .collect(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str())).collect(),
         _ => String::new(),
     }
 }
@@ -185,10 +178,9 @@ fn value_text(v: &Value) -> String {
 
 fn provider_error(err: &Value) -> ProviderError {
     match err {
-        Value::Object(map) => ProviderError {
-            code: map.get("code").or_else(|| map.get("type")).filter(|c| !c.is_null()).map(value_text),
-            message: map.get("message").map(value_text).unwrap_or_else(|| err.to_string()),
-        },
+        Value::Object(map) => {
+            ProviderError { code: map.get("code").or_else(|| map.get("type")).filter(|c| !c.is_null()).map(value_text), message: map.get("message").map(value_text).unwrap_or_else(|| err.to_string()) }
+        }
         other => ProviderError { code: None, message: value_text(other) },
     }
 }

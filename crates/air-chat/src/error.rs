@@ -124,9 +124,7 @@ impl ChatError {
             ChatError::Network { url, detail } if zh => {
                 format!("无法连接 {url}：服务器未运行、地址错误，或不允许来自本页面的请求（CORS）。{detail}")
             }
-            ChatError::Network { url, detail } => format!(
-                "Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS). {detail}"
-            ),
+            ChatError::Network { url, detail } => format!("Could not reach {url}: the server is down, the address is wrong, or it does not allow requests from this page (CORS). {detail}"),
             ChatError::Cors { url } if zh => format!(
                 "{url} 有应答，但不允许来自本页面的请求（CORS）。服务器需要发送 `Access-Control-Allow-Origin`（本页面的源或 `*`），并允许 `Content-Type` 和 `Authorization` 请求头；`Access-Control-Allow-Headers: *` 不包括 `Authorization`。"
             ),
@@ -138,23 +136,15 @@ impl ChatError {
             ChatError::Unexpected(m) => format!("The server answered, but not with what was expected: {m}"),
             ChatError::Provider(e) if zh => format!("服务商报告了错误：{e}"),
             ChatError::Provider(e) => format!("The provider reported an error: {e}"),
-            ChatError::Interrupted { detail } if zh => format!(
-                "回答完成前连接中断：{}",
-                detail.as_deref().unwrap_or("数据流在没有结束标记的情况下中断")
-            ),
-            ChatError::Interrupted { detail } => format!(
-                "The connection was lost before the answer was complete: {}",
-                detail.as_deref().unwrap_or("the stream ended without a finish marker")
-            ),
+            ChatError::Interrupted { detail } if zh => format!("回答完成前连接中断：{}", detail.as_deref().unwrap_or("数据流在没有结束标记的情况下中断")),
+            ChatError::Interrupted { detail } => format!("The connection was lost before the answer was complete: {}", detail.as_deref().unwrap_or("the stream ended without a finish marker")),
         }
     }
 }
 
 fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>, lang: Lang) -> String {
     let what = match (kind, lang) {
-        (HttpErrorKind::ContextOverflow, Lang::En) => {
-            "The conversation is too long for this model's context window. Start a new session, delete some messages, or pick a model with a larger context."
-        }
+        (HttpErrorKind::ContextOverflow, Lang::En) => "The conversation is too long for this model's context window. Start a new session, delete some messages, or pick a model with a larger context.",
         (HttpErrorKind::ContextOverflow, Lang::Zh) => "对话超出了该模型的上下文窗口。请新建会话、删除部分消息，或换用上下文更大的模型。",
         (HttpErrorKind::BadRequest, Lang::En) => "The provider rejected the request.",
         (HttpErrorKind::BadRequest, Lang::Zh) => "服务商拒绝了该请求。",
@@ -168,9 +158,7 @@ fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>, lang
         (HttpErrorKind::RateLimited, Lang::Zh) => "已被服务商限流。",
         (HttpErrorKind::Server, Lang::En) => "The provider had a server error.",
         (HttpErrorKind::Server, Lang::Zh) => "服务商出现服务器错误。",
-        (HttpErrorKind::ImagesRefused, Lang::En) => {
-            "This model does not accept images. Your message is kept: pick a model that can see images and press Regenerate, or ask without the image."
-        }
+        (HttpErrorKind::ImagesRefused, Lang::En) => "This model does not accept images. Your message is kept: pick a model that can see images and press Regenerate, or ask without the image.",
         (HttpErrorKind::ImagesRefused, Lang::Zh) => "该模型不接受图片。你的消息已保留：请换用能识别图片的模型后点“重新生成”，或去掉图片再问。",
         (HttpErrorKind::Other, Lang::En) => "The request failed.",
         (HttpErrorKind::Other, Lang::Zh) => "请求失败。",
@@ -185,11 +173,7 @@ fn http_message(kind: HttpErrorKind, status: u16, message: &Option<String>, lang
 /// Ollama's `models[].name`), sorted.
 pub fn parse_model_list(body: &str) -> Result<Vec<String>, String> {
     let v: Value = serde_json::from_str(body).map_err(|e| format!("the model list is not JSON: {e}"))?;
-    let from = |key: &str, field: &str| {
-        v.get(key).and_then(Value::as_array).map(|a| {
-            a.iter().filter_map(|m| m.get(field).and_then(Value::as_str).map(str::to_owned)).collect::<Vec<_>>()
-        })
-    };
+    let from = |key: &str, field: &str| v.get(key).and_then(Value::as_array).map(|a| a.iter().filter_map(|m| m.get(field).and_then(Value::as_str).map(str::to_owned)).collect::<Vec<_>>());
     let mut ids = from("data", "id").or_else(|| from("models", "name")).ok_or("the answer has no model list")?;
     ids.sort();
     ids.dedup();
@@ -201,23 +185,18 @@ pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>) -> Chat
     let json: Option<Value> = serde_json::from_str(body).ok();
     let err = json.as_ref().map(|v| v.get("error").unwrap_or(v));
     let field = |k: &str| err.and_then(|e| e.get(k)).and_then(Value::as_str).map(str::to_owned);
-    let message = field("message")
-        .or_else(|| err.and_then(Value::as_str).map(str::to_owned))
-        .or_else(|| {
-            let t = body.trim();
-            (!t.is_empty() && json.is_none() && t.len() <= 300 && !t.starts_with('<')).then(|| t.to_owned())
-        });
+    let message = field("message").or_else(|| err.and_then(Value::as_str).map(str::to_owned)).or_else(|| {
+        let t = body.trim();
+        (!t.is_empty() && json.is_none() && t.len() <= 300 && !t.starts_with('<')).then(|| t.to_owned())
+    });
     let code = field("type").or_else(|| field("code")).unwrap_or_default();
     let lower = format!("{code} {}", message.as_deref().unwrap_or("")).to_lowercase();
-    let overflow = ["context", "too long", "maximum context", "exceed"].iter().any(|k| lower.contains(k))
-        && (lower.contains("token") || lower.contains("context"));
+    let overflow = ["context", "too long", "maximum context", "exceed"].iter().any(|k| lower.contains(k)) && (lower.contains("token") || lower.contains("context"));
     // A model without vision: llama.cpp answers 500 "image input is not
     // supported … mmproj", OpenAI 400 "image_url is only supported by
     // certain models", DeepSeek 422 "unknown variant `image_url`".
     let images = ["image", "vision", "multimodal", "mmproj"].iter().any(|k| lower.contains(k))
-        && ["not support", "unsupported", "only supported", "unknown variant", "does not", "doesn't", "cannot", "can't"]
-            .iter()
-            .any(|k| lower.contains(k));
+        && ["not support", "unsupported", "only supported", "unknown variant", "does not", "doesn't", "cannot", "can't"].iter().any(|k| lower.contains(k));
     let kind = match status {
         400 | 415 | 422 | 500 if images => HttpErrorKind::ImagesRefused,
         400 | 413 if overflow => HttpErrorKind::ContextOverflow,
@@ -281,7 +260,8 @@ mod tests {
         assert_eq!(e.retry_delay_ms(1), None, "asking again cannot help");
         assert!(e.to_string().contains("does not accept images"), "{e}");
         assert!(e.to_string().contains("mmproj"), "the provider's words are kept: {e}");
-        let openai = r#"{"error":{"message":"Invalid content type. image_url is only supported by certain models.","type":"invalid_request_error","param":"messages.[0].content.[1].type","code":null}}"#;
+        let openai =
+            r#"{"error":{"message":"Invalid content type. image_url is only supported by certain models.","type":"invalid_request_error","param":"messages.[0].content.[1].type","code":null}}"#;
         assert_eq!(kind(&classify_http(400, openai, None)), HttpErrorKind::ImagesRefused);
         let deepseek = r#"{"error":{"message":"Failed to deserialize the JSON body into the target type: messages[0]: unknown variant `image_url`, expected `text` at line 1 column 120","type":"invalid_request_error"}}"#;
         assert_eq!(kind(&classify_http(422, deepseek, None)), HttpErrorKind::ImagesRefused);

@@ -67,10 +67,7 @@ pub fn tools_system_prompt(tools: &[PromptTool<'_>]) -> String {
     }
     if let Some(first) = tools.first() {
         s.push_str("\nExample:\n");
-        s.push_str(&tool_call_text(
-            first.name,
-            &example_arguments(first.parameters).to_string(),
-        ));
+        s.push_str(&tool_call_text(first.name, &example_arguments(first.parameters).to_string()));
         s.push('\n');
     }
     s.push('\n');
@@ -99,39 +96,15 @@ fn parameter_lines(schema: &Value) -> Vec<String> {
         .into_iter()
         .map(|name| {
             let p = &props[name];
-            let mut facts = vec![
-                type_name(p),
-                if required.contains(&name.as_str()) {
-                    "required"
-                } else {
-                    "optional"
-                }
-                .to_owned(),
-            ];
-            if let Some(values) = p
-                .get("enum")
-                .and_then(Value::as_array)
-                .filter(|v| !v.is_empty())
-            {
-                facts.push(format!(
-                    "one of {}",
-                    values
-                        .iter()
-                        .map(Value::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+            let mut facts = vec![type_name(p), if required.contains(&name.as_str()) { "required" } else { "optional" }.to_owned()];
+            if let Some(values) = p.get("enum").and_then(Value::as_array).filter(|v| !v.is_empty()) {
+                facts.push(format!("one of {}", values.iter().map(Value::to_string).collect::<Vec<_>>().join(", ")));
             }
             if let Some(default) = p.get("default") {
                 facts.push(format!("default {default}"));
             }
             let mut line = format!("- {name} ({})", facts.join(", "));
-            if let Some(d) = p
-                .get("description")
-                .and_then(Value::as_str)
-                .map(one_line)
-                .filter(|d| !d.is_empty())
-            {
+            if let Some(d) = p.get("description").and_then(Value::as_str).map(one_line).filter(|d| !d.is_empty()) {
                 line.push_str(": ");
                 line.push_str(&d);
             }
@@ -141,11 +114,7 @@ fn parameter_lines(schema: &Value) -> Vec<String> {
 }
 
 fn required_names(schema: &Value) -> Vec<&str> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
+    schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
 }
 
 /// A short type: `string`, `string or null`, `array of integer`, `object`
@@ -164,27 +133,15 @@ fn type_name(schema: &Value) -> String {
         .or_else(|| {
             // `anyOf`/`oneOf` of simple types, as generated for optional
             // fields (`anyOf: [{type: string}, {type: null}]`).
-            let alts = schema
-                .get("anyOf")
-                .or_else(|| schema.get("oneOf"))?
-                .as_array()?;
+            let alts = schema.get("anyOf").or_else(|| schema.get("oneOf"))?.as_array()?;
             let names: Vec<String> = alts.iter().map(type_name).collect();
             (!names.is_empty()).then(|| names.join(" or "))
         })
-        .or_else(|| {
-            schema
-                .get("enum")
-                .and_then(Value::as_array)
-                .and_then(|v| v.first())
-                .map(|v| air_tools::schema::json_type(v).to_owned())
-        })
+        .or_else(|| schema.get("enum").and_then(Value::as_array).and_then(|v| v.first()).map(|v| air_tools::schema::json_type(v).to_owned()))
         .or_else(|| schema.get("const").map(|v| air_tools::schema::json_type(v).to_owned()))
         .or_else(|| schema.get("properties").map(|_| "object".to_owned()))
         .unwrap_or_else(|| "any".to_owned());
-    match schema
-        .get("items")
-        .filter(|i| name == "array" && i.is_object())
-    {
+    match schema.get("items").filter(|i| name == "array" && i.is_object()) {
         Some(items) => format!("array of {}", type_name(items)),
         None => name,
     }
@@ -202,20 +159,9 @@ fn example_arguments(schema: &Value) -> Value {
     let mut args = serde_json::Map::new();
     let props = schema.get("properties").and_then(Value::as_object);
     for name in required_names(schema) {
-        let p = props
-            .and_then(|props| props.get(name))
-            .unwrap_or(&Value::Null);
-        let offered = p
-            .get("examples")
-            .and_then(Value::as_array)
-            .and_then(|e| e.first())
-            .or_else(|| p.get("default"))
-            .or_else(|| {
-                p.get("enum")
-                    .and_then(Value::as_array)
-                    .and_then(|e| e.first())
-            })
-            .cloned();
+        let p = props.and_then(|props| props.get(name)).unwrap_or(&Value::Null);
+        let offered =
+            p.get("examples").and_then(Value::as_array).and_then(|e| e.first()).or_else(|| p.get("default")).or_else(|| p.get("enum").and_then(Value::as_array).and_then(|e| e.first())).cloned();
         let value = offered.unwrap_or_else(|| match type_name(p).split(' ').next() {
             Some("integer" | "number") => Value::from(1),
             Some("boolean") => Value::Bool(true),
@@ -237,10 +183,7 @@ pub fn tool_call_text(name: &str, arguments: &str) -> String {
         Err(_) if arguments.trim().is_empty() => "{}".to_owned(),
         Err(_) => Value::String(arguments.to_owned()).to_string(),
     };
-    format!(
-        "<tool_call>{{\"name\": {}, \"arguments\": {args}}}</tool_call>",
-        Value::String(name.to_owned())
-    )
+    format!("<tool_call>{{\"name\": {}, \"arguments\": {args}}}</tool_call>", Value::String(name.to_owned()))
 }
 
 /// JSON on one line with a space after `:` and `,`, as the format line of
@@ -248,16 +191,10 @@ pub fn tool_call_text(name: &str, arguments: &str) -> String {
 fn spaced(v: &Value) -> String {
     match v {
         Value::Object(map) => {
-            let items: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), spaced(v)))
-                .collect();
+            let items: Vec<String> = map.iter().map(|(k, v)| format!("{}: {}", Value::String(k.clone()), spaced(v))).collect();
             format!("{{{}}}", items.join(", "))
         }
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(spaced).collect::<Vec<_>>().join(", ")
-        ),
+        Value::Array(items) => format!("[{}]", items.iter().map(spaced).collect::<Vec<_>>().join(", ")),
         other => other.to_string(),
     }
 }
@@ -270,26 +207,14 @@ fn spaced(v: &Value) -> String {
 /// and with `Error:` in front, because small models read the text, not the
 /// attributes.
 pub fn tool_result_text(name: &str, call_index: usize, output: &str, is_error: bool) -> String {
-    let name = name
-        .replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;");
+    let name = name.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
     // An output that contains the closing tag would end the block early.
-    let mut body = output
-        .trim()
-        .replace("</tool_response>", "<\\/tool_response>");
-    if is_error
-        && !body
-            .get(..6)
-            .is_some_and(|s| s.eq_ignore_ascii_case("error:"))
-    {
+    let mut body = output.trim().replace("</tool_response>", "<\\/tool_response>");
+    if is_error && !body.get(..6).is_some_and(|s| s.eq_ignore_ascii_case("error:")) {
         body.insert_str(0, "Error: ");
     }
     let error = if is_error { " error=\"true\"" } else { "" };
-    format!(
-        "<tool_response name=\"{name}\" call=\"{}\"{error}>\n{body}\n</tool_response>",
-        call_index + 1
-    )
+    format!("<tool_response name=\"{name}\" call=\"{}\"{error}>\n{body}\n</tool_response>", call_index + 1)
 }
 
 /// One result for [`tool_results_message`].

@@ -118,15 +118,15 @@ impl Reply {
             self.tool_calls.resize_with(d.slot + 1, ToolCall::default);
         }
         let call = &mut self.tool_calls[d.slot];
-        if let Some(id) = d.id {
-            if call.id.is_empty() {
-                call.id = id;
-            }
+        if let Some(id) = d.id
+            && call.id.is_empty()
+        {
+            call.id = id;
         }
-        if let Some(name) = d.name {
-            if call.name.is_empty() {
-                call.name = name;
-            }
+        if let Some(name) = d.name
+            && call.name.is_empty()
+        {
+            call.name = name;
         }
         call.arguments.push_str(&d.arguments);
         if d.extra.is_some() {

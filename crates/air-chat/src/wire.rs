@@ -91,14 +91,7 @@ impl ChatMessage {
             parts.extend(self.images.iter().filter_map(|i| i.url.as_deref()).map(|url| Part::ImageUrl { image_url: Url { url } }));
             if parts.is_empty() { Content::Text(Some("")) } else { Content::Parts(parts) }
         };
-        MessageWire {
-            role: self.role,
-            content,
-            reasoning_content: reasoning,
-            tool_calls: &self.tool_calls,
-            tool_call_id: self.tool_call_id.as_deref(),
-            name: self.name.as_deref(),
-        }
+        MessageWire { role: self.role, content, reasoning_content: reasoning, tool_calls: &self.tool_calls, tool_call_id: self.tool_call_id.as_deref(), name: self.name.as_deref() }
     }
 }
 
@@ -127,12 +120,7 @@ pub struct WireFunction {
 
 impl From<&ToolCall> for WireToolCall {
     fn from(call: &ToolCall) -> Self {
-        Self {
-            id: call.id.clone(),
-            kind: "function",
-            function: WireFunction { name: call.name.clone(), arguments: call.arguments.clone() },
-            extra_content: call.extra.clone(),
-        }
+        Self { id: call.id.clone(), kind: "function", function: WireFunction { name: call.name.clone(), arguments: call.arguments.clone() }, extra_content: call.extra.clone() }
     }
 }
 

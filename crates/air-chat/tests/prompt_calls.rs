@@ -24,11 +24,7 @@ fn corpus_files() -> Vec<PathBuf> {
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                dirs.push(path)
-            } else {
-                files.push(path)
-            }
+            if path.is_dir() { dirs.push(path) } else { files.push(path) }
         }
     }
     files.sort();
@@ -36,10 +32,7 @@ fn corpus_files() -> Vec<PathBuf> {
 }
 
 fn label(path: &Path) -> String {
-    path.strip_prefix(corpus_dir())
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
+    path.strip_prefix(corpus_dir()).unwrap_or(path).to_string_lossy().into_owned()
 }
 
 /// The golden form: what the user sees, then each call (`(unreadable)`
@@ -47,15 +40,7 @@ fn label(path: &Path) -> String {
 fn render(text: &str, calls: &[PromptCall]) -> String {
     let mut out = format!("text: {text:?}\n");
     for c in calls {
-        out.push_str(&format!(
-            "call: {} {}\n",
-            if c.name.is_empty() {
-                "(unreadable)"
-            } else {
-                &c.name
-            },
-            c.arguments
-        ));
+        out.push_str(&format!("call: {} {}\n", if c.name.is_empty() { "(unreadable)" } else { &c.name }, c.arguments));
     }
     out
 }
@@ -63,15 +48,10 @@ fn render(text: &str, calls: &[PromptCall]) -> String {
 #[test]
 fn corpus_of_real_outputs() {
     let mut samples = 0;
-    for path in corpus_files()
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-    {
-        let input =
-            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for path in corpus_files().iter().filter(|p| p.extension().is_some_and(|e| e == "txt")) {
+        let input = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let (text, calls) = parse_every_way(&label(path), &input);
-        expect_test::expect_file![path.with_extension("expected")]
-            .assert_eq(&render(&text, &calls));
+        expect_test::expect_file![path.with_extension("expected")].assert_eq(&render(&text, &calls));
         samples += 1;
     }
     assert!(samples >= 30, "the corpus is there ({samples} samples)");
@@ -84,10 +64,7 @@ fn every_corpus_file_is_used() {
     for path in corpus_files() {
         let name = label(&path);
         match path.extension().and_then(|e| e.to_str()) {
-            Some("txt") => assert!(
-                path.with_extension("expected").exists(),
-                "{name} has no .expected (run with UPDATE_EXPECT=1)"
-            ),
+            Some("txt") => assert!(path.with_extension("expected").exists(), "{name} has no .expected (run with UPDATE_EXPECT=1)"),
             Some("expected") => assert!(path.with_extension("txt").exists(), "{name} has no .txt"),
             _ => assert_eq!(name, "README.md", "{name} is not part of the corpus"),
         }

@@ -60,23 +60,14 @@ fn openai_text_with_null_usage_then_usage_chunk() {
 #[test]
 fn ollama_older_calls_without_index_are_separate_by_id() {
     let r = check("ollama_no_index");
-    assert_eq!(
-        r.finished_tool_calls(),
-        vec![call("call_a1", "get_weather", r#"{"city":"Paris"}"#), call("call_b2", "get_weather", r#"{"city":"Rome"}"#)]
-    );
+    assert_eq!(r.finished_tool_calls(), vec![call("call_a1", "get_weather", r#"{"city":"Paris"}"#), call("call_b2", "get_weather", r#"{"city":"Rome"}"#)]);
     assert!(r.is_tool_turn(), "finish_reason stop, but calls arrived");
 }
 
 #[test]
 fn openai_parallel_tool_calls_with_split_arguments() {
     let r = check("openai_parallel_tools");
-    assert_eq!(
-        r.finished_tool_calls(),
-        vec![
-            call("call_a", "get_weather", r#"{"city": "Paris"}"#),
-            call("call_b", "get_weather", r#"{"city": "Tokyo"}"#),
-        ]
-    );
+    assert_eq!(r.finished_tool_calls(), vec![call("call_a", "get_weather", r#"{"city": "Paris"}"#), call("call_b", "get_weather", r#"{"city": "Tokyo"}"#),]);
     assert_eq!(r.content, "");
     assert_eq!(r.finish, Some(FinishReason::ToolCalls));
     let u = r.usage.unwrap_or_default();
@@ -219,9 +210,26 @@ fn random_bytes_never_panic() {
     };
     // Pieces of real chunks recombined at random: valid framing, broken JSON.
     let pieces: &[&[u8]] = &[
-        b"data: ", b"{", b"}", b"\"choices\":[", b"]", b"{\"delta\":", b"\"tool_calls\":[{\"index\":", b"0", b"null",
-        b",", b"\"content\":\"x\"", b"\n\n", b"\r", b"event: error\n", b"[DONE]", b"\xFF", b"\"function\":{\"arguments\":",
-        b"\"error\":", b"\"usage\":{\"prompt_tokens\":1}", b"\"finish_reason\":\"error\"",
+        b"data: ",
+        b"{",
+        b"}",
+        b"\"choices\":[",
+        b"]",
+        b"{\"delta\":",
+        b"\"tool_calls\":[{\"index\":",
+        b"0",
+        b"null",
+        b",",
+        b"\"content\":\"x\"",
+        b"\n\n",
+        b"\r",
+        b"event: error\n",
+        b"[DONE]",
+        b"\xFF",
+        b"\"function\":{\"arguments\":",
+        b"\"error\":",
+        b"\"usage\":{\"prompt_tokens\":1}",
+        b"\"finish_reason\":\"error\"",
     ];
     for _ in 0..3000 {
         let n = (next() % 40) as usize;

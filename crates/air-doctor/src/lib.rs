@@ -80,7 +80,9 @@ impl Finding {
         match self {
             Finding::MixedContent => "This page is served over https and the server over http: browsers block such requests (mixed content).".into(),
             Finding::PrivateNetwork => "The server is on a private network and this page is not: the browser's private-network protection blocked the request.".into(),
-            Finding::Unreachable { detail } => format!("Nothing answers at this address: the server is down, the address or port is wrong, the name does not resolve, or its certificate is not trusted ({detail})."),
+            Finding::Unreachable { detail } => {
+                format!("Nothing answers at this address: the server is down, the address or port is wrong, the name does not resolve, or its certificate is not trusted ({detail}).")
+            }
             Finding::OriginRefused => "The server answers, but not to this page: its CORS settings do not allow this origin.".into(),
             Finding::PreflightRefused => "The server refuses the browser's preflight (OPTIONS) for a JSON POST: CORS is not set up for POST with Content-Type: application/json.".into(),
             Finding::HeaderNotAllowed(h) => format!("The server's CORS settings do not allow the request header {h}."),
@@ -124,10 +126,7 @@ pub fn couchdb_fix(finding: &Finding, page_origin: &str) -> Vec<(&'static str, S
         ("cors", "headers", "accept, authorization, content-type, origin, referer".to_owned()),
         ("cors", "methods", "GET, PUT, POST, HEAD, DELETE".to_owned()),
     ];
-    let ini = format!(
-        "[chttpd]\nenable_cors = true\n\n[cors]\n{}",
-        settings.iter().filter(|(s, _, _)| *s == "cors").map(|(_, k, v)| format!("{k} = {v}\n")).collect::<String>()
-    );
+    let ini = format!("[chttpd]\nenable_cors = true\n\n[cors]\n{}", settings.iter().filter(|(s, _, _)| *s == "cors").map(|(_, k, v)| format!("{k} = {v}\n")).collect::<String>());
     let api = settings.iter().map(|(s, k, v)| format!("curl -X PUT \"$COUCH/_node/_local/_config/{s}/{k}\" -d '\"{v}\"'")).collect::<Vec<_>>().join("\n");
     vec![("CouchDB (local.ini)", ini), ("CouchDB (configuration API)", api)]
 }

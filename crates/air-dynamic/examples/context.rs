@@ -59,7 +59,7 @@ const ACTIONS: [(&str, &str); 30] = [
 fn schema(noun: &str, i: usize) -> Value {
     let mut props = serde_json::Map::new();
     props.insert("id".into(), json!({"type": "string", "description": format!("The {noun}'s id")}));
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         props.insert("fields".into(), json!({"type": "object", "description": "Field names and values", "additionalProperties": true}));
     }
     if i % 4 == 1 {
@@ -84,11 +84,7 @@ fn main() {
             url: format!("https://{server}.example/mcp"),
             headers: Vec::new(),
             enabled: true,
-            tools: ACTIONS
-                .iter()
-                .enumerate()
-                .map(|(i, (verb, text))| SavedTool::new(format!("{verb}_{noun}"), text.replace("{n}", noun), schema(noun, i)))
-                .collect(),
+            tools: ACTIONS.iter().enumerate().map(|(i, (verb, text))| SavedTool::new(format!("{verb}_{noun}"), text.replace("{n}", noun), schema(noun, i))).collect(),
             excluded: Vec::new(),
             protocol: None,
             trust_hints: false,

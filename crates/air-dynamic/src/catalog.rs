@@ -38,7 +38,8 @@ pub fn keywords(name: &str, description: &str) -> Vec<String> {
 /// summary until the summarizer writes a better one.
 pub fn first_sentence(text: &str, max: usize) -> String {
     let text = text.trim();
-    let end = text.char_indices().find(|(i, c)| matches!(c, '.' | '。' | '\n' | '！' | '？') && (*c != '.' || text[i + 1..].starts_with([' ', '\n']) || i + 1 == text.len())).map(|(i, c)| i + c.len_utf8());
+    let end =
+        text.char_indices().find(|(i, c)| matches!(c, '.' | '。' | '\n' | '！' | '？') && (*c != '.' || text[i + 1..].starts_with([' ', '\n']) || i + 1 == text.len())).map(|(i, c)| i + c.len_utf8());
     let s = end.map_or(text, |e| &text[..e]);
     if s.chars().count() <= max {
         s.trim().to_owned()

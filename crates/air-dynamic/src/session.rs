@@ -4,10 +4,7 @@
 use air_store::mcp::McpServer;
 use serde_json::Value;
 
-use crate::{
-    Catalog, Finder, LOAD_SERVER, LOAD_TOOL, Loaded, Source, answer_load_server, answer_load_tools, enabled, estimate_tokens, loader_defs,
-    not_loaded_error, prompt_section,
-};
+use crate::{Catalog, Finder, LOAD_SERVER, LOAD_TOOL, Loaded, Source, answer_load_server, answer_load_tools, enabled, estimate_tokens, loader_defs, not_loaded_error, prompt_section};
 
 /// One conversation's dynamic loading for a turn: the catalog, its index,
 /// the saved servers, the conversation's loaded set, and the registry
@@ -51,10 +48,7 @@ impl Session {
 
     /// The two loader tools, to register with the turn's tools.
     pub fn loaders(self: &std::rc::Rc<Self>) -> Vec<std::rc::Rc<dyn air_tools::Tool>> {
-        loader_defs()
-            .into_iter()
-            .map(|def| std::rc::Rc::new(Loader { def, session: self.clone() }) as std::rc::Rc<dyn air_tools::Tool>)
-            .collect()
+        loader_defs().into_iter().map(|def| std::rc::Rc::new(Loader { def, session: self.clone() }) as std::rc::Rc<dyn air_tools::Tool>).collect()
     }
 
     /// Loads what the conversation's assistant preloads (server, tool)
@@ -226,12 +220,7 @@ impl air_tools::Tool for Loader {
 /// turn's offer. Off, nothing is touched and the turn is as it always was;
 /// so too with no server switched on that offers a tool (there is nothing
 /// to load: the loaders are not offered).
-pub fn prepare(
-    global: bool,
-    assistant: Option<bool>,
-    registry: &mut air_tools::Registry,
-    session: impl FnOnce() -> std::rc::Rc<Session>,
-) -> Option<std::rc::Rc<dyn air_tools::offer::Offer>> {
+pub fn prepare(global: bool, assistant: Option<bool>, registry: &mut air_tools::Registry, session: impl FnOnce() -> std::rc::Rc<Session>) -> Option<std::rc::Rc<dyn air_tools::offer::Offer>> {
     if !enabled(global, assistant) {
         return None;
     }

@@ -31,11 +31,7 @@ pub fn parse_summaries(answer: &str) -> Option<(String, Vec<(String, String)>)> 
     let end = answer.rfind('}')?;
     let v: Value = serde_json::from_str(answer.get(start..=end)?).ok()?;
     let server = v.get("server").and_then(Value::as_str).unwrap_or_default().trim().to_owned();
-    let tools = v
-        .get("tools")
-        .and_then(Value::as_object)
-        .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.trim().chars().take(160).collect()))).collect())
-        .unwrap_or_default();
+    let tools = v.get("tools").and_then(Value::as_object).map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.trim().chars().take(160).collect()))).collect()).unwrap_or_default();
     Some((server.chars().take(200).collect(), tools))
 }
 

@@ -229,7 +229,9 @@ fn another_server_added_under_a_removed_ones_name_inherits_nothing() {
     let t = loaded.tools.iter().find(|t| t.tool == "weather").cloned();
     assert_eq!(t.map(|t| (t.status, t.server_id)), Some((Status::Valid, "amap-2".into())));
     // A loaded set and a catalog stored before ids were kept read as they were.
-    let old: Loaded = serde_json::from_value(json!({"tools": [{"server": "amap", "tool": "weather", "schemaHash": "h", "epoch": 1, "status": "valid", "source": "manual", "loadedAt": 1.0, "updatedAt": 1.0}]})).unwrap();
+    let old: Loaded =
+        serde_json::from_value(json!({"tools": [{"server": "amap", "tool": "weather", "schemaHash": "h", "epoch": 1, "status": "valid", "source": "manual", "loadedAt": 1.0, "updatedAt": 1.0}]}))
+            .unwrap();
     assert_eq!(old.tools[0].server_id, "");
     let mut c = Catalog::default().refresh(&servers(), 1.0);
     c.servers.iter_mut().for_each(|s| s.id.clear());
@@ -400,10 +402,7 @@ fn an_assistants_preloaded_tools_are_loaded_from_the_first_message() {
     let catalog = Catalog::default().refresh(&list, 0.0);
     let mut loaded = Loaded::default();
     assert!(loaded.load(&catalog, "github", "create_issue", Source::Manual, 1.0));
-    let names = vec![
-        ("github".to_owned(), "create_issue".to_owned(), "mcp_github_create_issue".to_owned()),
-        ("github".to_owned(), "list_issues".to_owned(), "mcp_github_list_issues".to_owned()),
-    ];
+    let names = vec![("github".to_owned(), "create_issue".to_owned(), "mcp_github_create_issue".to_owned()), ("github".to_owned(), "list_issues".to_owned(), "mcp_github_list_issues".to_owned())];
     let changes = std::rc::Rc::new(std::cell::RefCell::new(Vec::<Loaded>::new()));
     let seen = changes.clone();
     let session = Session::new(catalog, list, loaded, names, false, Box::new(|| 7.0), Box::new(move |l| seen.borrow_mut().push(l.clone())));

@@ -70,11 +70,7 @@ impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SkipReason::Ref(e) => write!(f, "{e}"),
-            SkipReason::Body(types) => write!(
-                f,
-                "it takes a {} body; HTTP tools send JSON bodies only",
-                if types.is_empty() { "non-JSON".to_owned() } else { types.join(" or ") }
-            ),
+            SkipReason::Body(types) => write!(f, "it takes a {} body; HTTP tools send JSON bodies only", if types.is_empty() { "non-JSON".to_owned() } else { types.join(" or ") }),
             SkipReason::Method(m) => write!(f, "{m} requests are not offered as tools"),
             SkipReason::Clash(n) => write!(f, "two of its parameters are named \"{n}\""),
             SkipReason::Server(e) => write!(f, "its own server: {e}"),
@@ -87,12 +83,19 @@ impl fmt::Display for SkipReason {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
     /// A header parameter: give it as one of the tool's headers.
-    HeaderParam { name: String, required: bool },
+    HeaderParam {
+        name: String,
+        required: bool,
+    },
     /// A cookie parameter: a page cannot set cookies.
-    CookieParam { name: String },
+    CookieParam {
+        name: String,
+    },
     /// A query parameter of another style than repeated keys (`explode:
     /// false`, `deepObject`…): sent as repeated keys all the same.
-    QueryStyle { name: String },
+    QueryStyle {
+        name: String,
+    },
     /// A GET or HEAD with a request body, which `fetch` cannot send.
     BodyIgnored,
     /// A schema that contains itself, cut where it does.
@@ -150,26 +153,26 @@ pub enum ImportError {
     RelativeServer(String),
     /// A server variable without a default.
     ServerVariable(String),
-    Server { url: String, why: UrlError },
+    Server {
+        url: String,
+        why: UrlError,
+    },
 }
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ImportError::Json(e) => write!(f, "the document is not valid JSON: {e}"),
-            ImportError::Yaml => f.write_str(
-                "the document looks like YAML; only JSON is read: convert it to JSON first (for example with `yq -o=json`, or Swagger Editor's File → Save as JSON)",
-            ),
+            ImportError::Yaml => f.write_str("the document looks like YAML; only JSON is read: convert it to JSON first (for example with `yq -o=json`, or Swagger Editor's File → Save as JSON)"),
             ImportError::NotObject => f.write_str("the document is not a JSON object"),
-            ImportError::Swagger2 => f.write_str(
-                "this is a Swagger 2.0 document; only OpenAPI 3 is read: convert it first (for example with swagger2openapi, or Swagger Editor's Edit → Convert to OpenAPI 3)",
-            ),
+            ImportError::Swagger2 => {
+                f.write_str("this is a Swagger 2.0 document; only OpenAPI 3 is read: convert it first (for example with swagger2openapi, or Swagger Editor's Edit → Convert to OpenAPI 3)")
+            }
             ImportError::NotOpenApi => f.write_str("the document has no \"openapi\" field, so it is not an OpenAPI 3 document"),
             ImportError::Version(v) => write!(f, "OpenAPI {v} is not read; only 3.0 and 3.1 are"),
-            ImportError::RelativeServer(u) => write!(
-                f,
-                "the API's server URL \"{u}\" is relative to where the document was loaded from, which is not known: import it from its URL, or put an absolute URL in servers"
-            ),
+            ImportError::RelativeServer(u) => {
+                write!(f, "the API's server URL \"{u}\" is relative to where the document was loaded from, which is not known: import it from its URL, or put an absolute URL in servers")
+            }
             ImportError::ServerVariable(v) => write!(f, "the server variable \"{v}\" has no default value"),
             ImportError::Server { url, why } => write!(f, "the API's server URL \"{url}\" cannot be used: {why}"),
         }
@@ -217,13 +220,7 @@ pub fn import_at(doc: &Value, document_url: Option<&str>) -> Result<Imported, Im
         return Err(ImportError::Version(version));
     }
     let base_url = server_url(obj.get("servers"), document_url)?;
-    let mut out = Imported {
-        title: doc.pointer("/info/title").and_then(Value::as_str).map(str::to_owned),
-        base_url,
-        tools: Vec::new(),
-        skipped: Vec::new(),
-        auth: Vec::new(),
-    };
+    let mut out = Imported { title: doc.pointer("/info/title").and_then(Value::as_str).map(str::to_owned), base_url, tools: Vec::new(), skipped: Vec::new(), auth: Vec::new() };
     let resolver = refs::Resolver::new(doc);
     for (path, item) in obj.get("paths").and_then(Value::as_object).into_iter().flatten() {
         let item = match resolver.follow(item) {
@@ -345,11 +342,8 @@ fn server_url(servers: Option<&Value>, document_url: Option<&str>) -> Result<Str
         rest = &after[close + 1..];
     }
     filled.push_str(rest);
-    let absolute = if url::split(&filled).is_ok() || filled.contains("://") {
-        filled
-    } else {
-        document_url.and_then(|d| url::resolve(d, &filled)).ok_or_else(|| ImportError::RelativeServer(filled.clone()))?
-    };
+    let absolute =
+        if url::split(&filled).is_ok() || filled.contains("://") { filled } else { document_url.and_then(|d| url::resolve(d, &filled)).ok_or_else(|| ImportError::RelativeServer(filled.clone()))? };
     match url::check(&absolute) {
         Ok(_) => Ok(absolute.trim_end_matches('/').to_owned()),
         Err(why) => Err(ImportError::Server { url: absolute, why }),

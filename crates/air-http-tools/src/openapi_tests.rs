@@ -207,15 +207,9 @@ fn skipped<'a>(imported: &'a Imported, operation: &str) -> &'a SkipReason {
 fn every_operation_is_a_candidate_or_skipped_with_a_reason() {
     let imported = petstore();
     assert_eq!(imported.title.as_deref(), Some("Swagger Petstore"));
-    assert_eq!(
-        names(&imported),
-        ["listPets", "createPet", "showPetById", "updatePet", "delete_pets_petId", "store_placeOrders", "createCategory"]
-    );
+    assert_eq!(names(&imported), ["listPets", "createPet", "showPetById", "updatePet", "delete_pets_petId", "store_placeOrders", "createCategory"]);
     let skipped: Vec<&str> = imported.skipped.iter().map(|s| s.operation.as_str()).collect();
-    assert_eq!(
-        skipped,
-        ["OPTIONS /pets", "POST /pets/{petId}/uploadImage", "POST /pets/{petId}/form", "GET /remote", "POST /loop", "GET /missing"]
-    );
+    assert_eq!(skipped, ["OPTIONS /pets", "POST /pets/{petId}/uploadImage", "POST /pets/{petId}/form", "GET /remote", "POST /loop", "GET /missing"]);
     assert_eq!(tool(&imported, "showPetById").operation, "GET /pets/{petId}");
     for c in &imported.tools {
         assert_eq!(c.tool.validate(), Ok(()), "{}", c.operation);
@@ -336,14 +330,7 @@ fn what_cannot_be_a_tool_says_why() {
     assert_eq!(remote, &SkipReason::Ref(RefError::External("https://example.com/common.json#/parameters/page".into())));
     assert!(remote.to_string().contains("another document"), "{remote}");
     let cycle = skipped(&imported, "POST /loop");
-    assert_eq!(
-        cycle,
-        &SkipReason::Ref(RefError::Cycle(vec![
-            "#/components/schemas/A".into(),
-            "#/components/schemas/B".into(),
-            "#/components/schemas/A".into()
-        ]))
-    );
+    assert_eq!(cycle, &SkipReason::Ref(RefError::Cycle(vec!["#/components/schemas/A".into(), "#/components/schemas/B".into(), "#/components/schemas/A".into()])));
     assert!(cycle.to_string().contains("#/components/schemas/A → #/components/schemas/B → #/components/schemas/A"));
     assert_eq!(skipped(&imported, "GET /missing"), &SkipReason::Ref(RefError::Missing("#/components/parameters/nope".into())));
     assert_eq!(skipped(&imported, "OPTIONS /pets"), &SkipReason::Method("OPTIONS".into()));
@@ -352,10 +339,7 @@ fn what_cannot_be_a_tool_says_why() {
 #[test]
 fn credentials_the_api_asks_for_are_listed_once() {
     let imported = petstore();
-    assert_eq!(
-        imported.auth,
-        [Auth::Header { scheme: "api_key".into(), name: "X-API-Key".into() }, Auth::OAuth { scheme: "petstore_auth".into() }]
-    );
+    assert_eq!(imported.auth, [Auth::Header { scheme: "api_key".into(), name: "X-API-Key".into() }, Auth::OAuth { scheme: "petstore_auth".into() }]);
 }
 
 /// The Swagger Petstore 3 as served: a relative server, JSON beside XML

@@ -31,18 +31,8 @@ impl Built {
 
 impl fmt::Debug for Built {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .request
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), if self.secret.iter().any(|s| s.eq_ignore_ascii_case(n)) { "<secret>" } else { v.as_str() }))
-            .collect();
-        f.debug_struct("Request")
-            .field("method", &self.request.method)
-            .field("url", &self.request.url)
-            .field("headers", &headers)
-            .field("body", &self.request.body)
-            .finish()
+        let headers: Vec<(&str, &str)> = self.request.headers.iter().map(|(n, v)| (n.as_str(), if self.secret.iter().any(|s| s.eq_ignore_ascii_case(n)) { "<secret>" } else { v.as_str() })).collect();
+        f.debug_struct("Request").field("method", &self.request.method).field("url", &self.request.url).field("headers", &headers).field("body", &self.request.body).finish()
     }
 }
 

@@ -50,26 +50,16 @@ fn path_parameters_are_filled_and_the_rest_is_the_query() {
     let built = build_request(&issues(), &args).unwrap();
     let r = built.request();
     assert_eq!(r.method, "GET");
-    assert_eq!(
-        r.url,
-        "https://api.github.example/repos/rust-lang/rust/issues?state=open&labels=A-diagnostics&labels=E-easy&per_page=50"
-    );
+    assert_eq!(r.url, "https://api.github.example/repos/rust-lang/rust/issues?state=open&labels=A-diagnostics&labels=E-easy&per_page=50");
     assert_eq!(r.body, None);
-    assert_eq!(
-        r.headers,
-        [("Authorization".to_owned(), "Bearer ghp_secret".to_owned()), ("Accept".to_owned(), "application/vnd.github+json".to_owned())],
-        "secrets go in the request itself"
-    );
+    assert_eq!(r.headers, [("Authorization".to_owned(), "Bearer ghp_secret".to_owned()), ("Accept".to_owned(), "application/vnd.github+json".to_owned())], "secrets go in the request itself");
 }
 
 #[test]
 fn values_are_percent_encoded() {
     let args = json!({"owner": "a b/c", "repo": "上海?#", "state": "open&closed=1", "labels": ["x=y"]});
     let r = build_request(&issues(), &args).unwrap().into_request();
-    assert_eq!(
-        r.url,
-        "https://api.github.example/repos/a%20b%2Fc/%E4%B8%8A%E6%B5%B7%3F%23/issues?state=open%26closed%3D1&labels=x%3Dy"
-    );
+    assert_eq!(r.url, "https://api.github.example/repos/a%20b%2Fc/%E4%B8%8A%E6%B5%B7%3F%23/issues?state=open%26closed%3D1&labels=x%3Dy");
 }
 
 #[test]

@@ -66,9 +66,7 @@ pub async fn run<C: HttpClient>(http: &C, tool: &HttpTool, args: &Value, abort: 
 fn failure(e: &HttpError, host: &str) -> String {
     match e {
         HttpError::Aborted => "Stopped by the user before the API answered.".to_owned(),
-        HttpError::Network(d) => format!(
-            "Could not reach {host} ({d}). The API may be down, or it does not allow requests from a web page (CORS)."
-        ),
+        HttpError::Network(d) => format!("Could not reach {host} ({d}). The API may be down, or it does not allow requests from a web page (CORS)."),
         HttpError::Other(d) => format!("The request to {host} failed: {d}"),
     }
 }

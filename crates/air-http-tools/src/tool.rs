@@ -37,9 +37,7 @@ impl Method {
 
     /// The method named `s`, in any case (`get`, as OpenAPI writes it).
     pub fn parse(s: &str) -> Option<Method> {
-        [Method::Get, Method::Head, Method::Post, Method::Put, Method::Patch, Method::Delete]
-            .into_iter()
-            .find(|m| m.as_str().eq_ignore_ascii_case(s))
+        [Method::Get, Method::Head, Method::Post, Method::Put, Method::Patch, Method::Delete].into_iter().find(|m| m.as_str().eq_ignore_ascii_case(s))
     }
 
     /// GET and HEAD change nothing (RFC 9110 §9.2.1: "safe").
@@ -153,15 +151,24 @@ pub enum DefError {
     Name(String),
     /// Two tools of one name.
     Duplicate(String),
-    Url { url: String, why: UrlError },
+    Url {
+        url: String,
+        why: UrlError,
+    },
     /// The input schema is not an object schema; says what is wrong.
     Schema(&'static str),
     /// `{name}` in the URL, in `query` or `bodyArg` is not a property of
     /// the input schema.
-    Unknown { name: String, role: &'static str },
+    Unknown {
+        name: String,
+        role: &'static str,
+    },
     /// A header the browser refuses to set, or that would break the
     /// request.
-    Header { name: String, why: &'static str },
+    Header {
+        name: String,
+        why: &'static str,
+    },
     /// A JSON body asked of a method that has none.
     BodyOn(Method),
 }
@@ -169,10 +176,7 @@ pub enum DefError {
 impl fmt::Display for DefError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DefError::Name(n) => write!(
-                f,
-                "the tool name \"{n}\" is not allowed: use 1 to {MAX_NAME} letters (a-z, A-Z), digits, _ or -"
-            ),
+            DefError::Name(n) => write!(f, "the tool name \"{n}\" is not allowed: use 1 to {MAX_NAME} letters (a-z, A-Z), digits, _ or -"),
             DefError::Duplicate(n) => write!(f, "two tools are named \"{n}\"; each needs a name of its own"),
             DefError::Url { url, why } => write!(f, "the URL \"{url}\" cannot be used: {why}"),
             DefError::Schema(why) => write!(f, "the input schema must be a JSON Schema object ({why})"),
@@ -238,27 +242,14 @@ impl HttpTool {
     /// The hints its method gives, as MCP annotations (hints, not
     /// guarantees: the API decides what a request does).
     pub fn annotations(&self) -> Annotations {
-        Annotations {
-            title: None,
-            read_only_hint: Some(self.read_only()),
-            destructive_hint: Some(self.destructive()),
-            idempotent_hint: Some(self.method.idempotent()),
-            open_world_hint: Some(true),
-        }
+        Annotations { title: None, read_only_hint: Some(self.read_only()), destructive_hint: Some(self.destructive()), idempotent_hint: Some(self.method.idempotent()), open_world_hint: Some(true) }
     }
 
     /// What the model is told about it: an HTTP tool
     /// (`ToolSource::Http`), whose method's hints decide whether a call
     /// asks first (`air_tools::policy::default_policy`).
     pub fn def(&self) -> ToolDef {
-        ToolDef {
-            name: self.name.clone(),
-            description: self.description.clone(),
-            input_schema: self.input_schema.clone(),
-            annotations: self.annotations(),
-            source: ToolSource::Http,
-            mcp: None,
-        }
+        ToolDef { name: self.name.clone(), description: self.description.clone(), input_schema: self.input_schema.clone(), annotations: self.annotations(), source: ToolSource::Http, mcp: None }
     }
 
     /// Checks everything that can be checked before a call: the name, the

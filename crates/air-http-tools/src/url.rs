@@ -57,9 +57,7 @@ impl fmt::Display for UrlError {
             UrlError::BadHost => f.write_str("the URL's host is not a valid host name or address"),
             UrlError::BadPort => f.write_str("the URL's port is not a number"),
             UrlError::Fragment => f.write_str("the URL may not have a #fragment (it is never sent)"),
-            UrlError::Insecure => {
-                f.write_str("plain http is allowed only for localhost, 127.0.0.1 and [::1]; use https for any other host")
-            }
+            UrlError::Insecure => f.write_str("plain http is allowed only for localhost, 127.0.0.1 and [::1]; use https for any other host"),
             UrlError::ParamInHost => f.write_str("a {parameter} may stand in the path or the query, not in the host or port"),
             UrlError::Braces => f.write_str("the URL has an unmatched or empty { } placeholder"),
         }

@@ -3,10 +3,7 @@ use super::*;
 #[test]
 fn urls_are_taken_apart() {
     let p = split("HTTPS://api.example.com:8443/v1/pets?limit=1").unwrap();
-    assert_eq!(
-        p,
-        Parts { scheme: "https", host: "api.example.com", port: Some("8443"), path: "/v1/pets", query: Some("limit=1") }
-    );
+    assert_eq!(p, Parts { scheme: "https", host: "api.example.com", port: Some("8443"), path: "/v1/pets", query: Some("limit=1") });
     let p = split("http://[::1]:3000").unwrap();
     assert_eq!((p.host, p.port, p.path, p.query), ("[::1]", Some("3000"), "", None));
     assert_eq!(split("https://x.test?q").unwrap().query, Some("q"));

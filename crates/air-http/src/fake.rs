@@ -29,7 +29,11 @@ pub enum Step {
 /// What the next request gets.
 #[derive(Debug, Clone)]
 pub enum Script {
-    Respond { status: u16, headers: Vec<(String, String)>, steps: Vec<Step> },
+    Respond {
+        status: u16,
+        headers: Vec<(String, String)>,
+        steps: Vec<Step>,
+    },
     /// `fetch` itself fails.
     Fail(HttpError),
 }
@@ -43,11 +47,7 @@ impl Script {
 
     /// A response with `status` and a whole body.
     pub fn status(status: u16, body: &str) -> Self {
-        Script::Respond {
-            status,
-            headers: vec![("content-type".into(), "application/json".into())],
-            steps: vec![Step::Chunk(body.as_bytes().to_vec())],
-        }
+        Script::Respond { status, headers: vec![("content-type".into(), "application/json".into())], steps: vec![Step::Chunk(body.as_bytes().to_vec())] }
     }
 
     pub fn with_header(mut self, name: &str, value: &str) -> Self {
@@ -158,21 +158,13 @@ impl HttpClient for ScriptedHttp {
             None => Ok(Response {
                 status: 500,
                 headers: Vec::new(),
-                body: ScriptedBody {
-                    steps: [Step::Chunk(b"no scripted response left".to_vec())].into(),
-                    abort: abort.clone(),
-                    read: self.read.clone(),
-                },
+                body: ScriptedBody { steps: [Step::Chunk(b"no scripted response left".to_vec())].into(), abort: abort.clone(), read: self.read.clone() },
             }),
             Some(Script::Fail(e)) => Err(e),
             // As the page's `fetch` does: a request carrying a key follows
             // no redirect (`Request::redirect`).
-            Some(Script::Respond { status: 301 | 302 | 303 | 307 | 308, .. }) if request_redirect == crate::Redirect::Manual => {
-                Err(HttpError::Other(crate::REDIRECT_REFUSED.into()))
-            }
-            Some(Script::Respond { status, headers, steps }) => {
-                Ok(Response { status, headers, body: ScriptedBody { steps: steps.into(), abort: abort.clone(), read: self.read.clone() } })
-            }
+            Some(Script::Respond { status: 301 | 302 | 303 | 307 | 308, .. }) if request_redirect == crate::Redirect::Manual => Err(HttpError::Other(crate::REDIRECT_REFUSED.into())),
+            Some(Script::Respond { status, headers, steps }) => Ok(Response { status, headers, body: ScriptedBody { steps: steps.into(), abort: abort.clone(), read: self.read.clone() } }),
         }
     }
 

@@ -39,12 +39,12 @@
 //! No IO, no clock, no dependencies but the `native` feature's.
 
 pub mod abort;
-pub mod retry;
-pub mod url;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
 #[cfg(feature = "native")]
 pub mod native;
+pub mod retry;
+pub mod url;
 
 pub use abort::Abort;
 pub use retry::RetryPolicy;
@@ -65,12 +65,7 @@ impl Request {
 
     /// A POST with a JSON body (`Content-Type: application/json`).
     pub fn post_json(url: impl Into<String>, body: impl Into<String>) -> Self {
-        Self {
-            method: "POST".into(),
-            url: url.into(),
-            headers: vec![("Content-Type".into(), "application/json".into())],
-            body: Some(body.into()),
-        }
+        Self { method: "POST".into(), url: url.into(), headers: vec![("Content-Type".into(), "application/json".into())], body: Some(body.into()) }
     }
 
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {

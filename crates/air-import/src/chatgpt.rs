@@ -119,7 +119,11 @@ fn message(m: &Value, summary: &mut Summary) -> Read {
         return Read::Hidden;
     }
     let text = match kind {
-        "thoughts" => return Read::Thinking(content.get("thoughts").and_then(Value::as_array).map(|t| t.iter().filter_map(|x| x.get("content").and_then(Value::as_str)).collect::<Vec<_>>().join("\n\n")).unwrap_or_default()),
+        "thoughts" => {
+            return Read::Thinking(
+                content.get("thoughts").and_then(Value::as_array).map(|t| t.iter().filter_map(|x| x.get("content").and_then(Value::as_str)).collect::<Vec<_>>().join("\n\n")).unwrap_or_default(),
+            );
+        }
         "reasoning_recap" => return Read::Thinking(content.get("content").and_then(Value::as_str).unwrap_or_default().to_owned()),
         "text" | "multimodal_text" => parts(&content, summary),
         "code" => {

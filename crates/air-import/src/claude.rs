@@ -139,7 +139,11 @@ fn message(m: &Value, summary: &mut Summary) -> Vec<Kept> {
     let calls = std::mem::take(&mut parts.calls);
     // A call the file has no result of is answered as interrupted here,
     // its card naming its server.
-    let open: Vec<Kept> = calls.iter().filter_map(|c| parts.runs.remove_entry(&c.id)).map(|(id, run)| Kept { tool: Some((id, run.with_text(INTERRUPTED))), ..Kept::new(String::new(), None, Role::Tool, INTERRUPTED.to_owned(), 0.0) }).collect();
+    let open: Vec<Kept> = calls
+        .iter()
+        .filter_map(|c| parts.runs.remove_entry(&c.id))
+        .map(|(id, run)| Kept { tool: Some((id, run.with_text(INTERRUPTED))), ..Kept::new(String::new(), None, Role::Tool, INTERRUPTED.to_owned(), 0.0) })
+        .collect();
     if !text.is_empty() || !calls.is_empty() || !files.is_empty() || (pieces.is_empty() && reasoning.is_some()) {
         pieces.push(Kept { files, tool_calls: calls, ..Kept::new(String::new(), None, role, text, 0.0) });
     }

@@ -309,11 +309,7 @@ fn result(function: bool, v: &Value, plugin: Option<&Value>, content: &str) -> S
         Ok(j) if j.is_object() || j.is_array() => fence("json", content),
         _ => content.to_owned(),
     };
-    if function && !args.trim().is_empty() {
-        format!("**Tool {name}** called with\n{}\n\nIt returned:\n\n{body}", fence("json", &args))
-    } else {
-        format!("**Tool {name}** returned:\n\n{body}")
-    }
+    if function && !args.trim().is_empty() { format!("**Tool {name}** called with\n{}\n\nIt returned:\n\n{body}", fence("json", &args)) } else { format!("**Tool {name}** returned:\n\n{body}") }
 }
 
 /// `identifier.apiName`, or whichever of them there is (once when the

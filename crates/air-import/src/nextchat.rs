@@ -24,9 +24,9 @@ use air_chat::Role;
 use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
-use crate::{Collected, Summary};
 use crate::lobechat::{civil_ms, fence, holds_keys, id_of, iso_ms, unique};
 use crate::tree::{self, Conversation, Kept};
+use crate::{Collected, Summary};
 
 /// The store that holds the conversations.
 const CHATS: &str = "chat-next-web-store";

@@ -118,51 +118,21 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::NotZip => write!(
-                f,
-                "This file is not a ZIP archive, or its end is missing (was the download complete?)."
-            ),
-            Error::Truncated => write!(
-                f,
-                "The ZIP file is incomplete: part of it is missing (was the download complete?)."
-            ),
+            Error::NotZip => write!(f, "This file is not a ZIP archive, or its end is missing (was the download complete?)."),
+            Error::Truncated => write!(f, "The ZIP file is incomplete: part of it is missing (was the download complete?)."),
             Error::Damaged(what) => write!(f, "The ZIP file is damaged: {what}."),
-            Error::MultiDisk => write!(
-                f,
-                "This ZIP is split into several parts, which is not supported: join the parts into one ZIP first."
-            ),
-            Error::Encrypted { name } => write!(
-                f,
-                "“{name}” in the ZIP is encrypted, which is not supported: unzip it yourself and import the file inside."
-            ),
-            Error::Method { name, method } => write!(
-                f,
-                "“{name}” in the ZIP is compressed with method {method}, which is not supported (only stored and deflate are): unzip it yourself and import the file inside."
-            ),
-            Error::Crc { name } => write!(
-                f,
-                "“{name}” in the ZIP is damaged: its content does not match its CRC-32 checksum."
-            ),
-            Error::TooLarge { name, size, limit } => write!(
-                f,
-                "“{name}” in the ZIP is too large to import: {} once unzipped, more than the {} allowed.",
-                megabytes(*size),
-                megabytes(*limit)
-            ),
-            Error::NoConversations => write!(
-                f,
-                "This ZIP has no conversations.json (an export of ChatGPT or Claude has one): import the file of conversations itself."
-            ),
-            Error::TooLargeInAll { size, limit } => write!(
-                f,
-                "The conversations in this ZIP are too large to import: {} once unzipped, more than the {} allowed in all.",
-                megabytes(*size),
-                megabytes(*limit)
-            ),
-            Error::SameBytes { name, other } => write!(
-                f,
-                "The ZIP file is damaged: “{name}” and “{other}” are the same bytes."
-            ),
+            Error::MultiDisk => write!(f, "This ZIP is split into several parts, which is not supported: join the parts into one ZIP first."),
+            Error::Encrypted { name } => write!(f, "“{name}” in the ZIP is encrypted, which is not supported: unzip it yourself and import the file inside."),
+            Error::Method { name, method } => {
+                write!(f, "“{name}” in the ZIP is compressed with method {method}, which is not supported (only stored and deflate are): unzip it yourself and import the file inside.")
+            }
+            Error::Crc { name } => write!(f, "“{name}” in the ZIP is damaged: its content does not match its CRC-32 checksum."),
+            Error::TooLarge { name, size, limit } => write!(f, "“{name}” in the ZIP is too large to import: {} once unzipped, more than the {} allowed.", megabytes(*size), megabytes(*limit)),
+            Error::NoConversations => write!(f, "This ZIP has no conversations.json (an export of ChatGPT or Claude has one): import the file of conversations itself."),
+            Error::TooLargeInAll { size, limit } => {
+                write!(f, "The conversations in this ZIP are too large to import: {} once unzipped, more than the {} allowed in all.", megabytes(*size), megabytes(*limit))
+            }
+            Error::SameBytes { name, other } => write!(f, "The ZIP file is damaged: “{name}” and “{other}” are the same bytes."),
         }
     }
 }
@@ -209,9 +179,7 @@ struct End {
 /// `min(TAIL, file_len)` bytes of a file of `file_len` bytes).
 pub fn directory(tail: &[u8], file_len: u64) -> Result<Directory, Error> {
     let tail_len = u64::try_from(tail.len()).map_err(|_| damaged("its end is too large"))?;
-    let tail_start = file_len
-        .checked_sub(tail_len)
-        .ok_or_else(|| damaged("it is shorter than the part read from its end"))?;
+    let tail_start = file_len.checked_sub(tail_len).ok_or_else(|| damaged("it is shorter than the part read from its end"))?;
     let eocd = find_eocd(tail).ok_or_else(|| not_zip(tail))?;
     let end = end_records(tail, eocd, tail_start)?;
     let cd_end = end.offset.checked_add(end.size).ok_or_else(|| damaged("its directory is out of place"))?;
@@ -234,11 +202,7 @@ pub fn directory(tail: &[u8], file_len: u64) -> Result<Directory, Error> {
 /// not a ZIP at all.
 fn not_zip(tail: &[u8]) -> Error {
     let headers = [LOCAL_SIG.to_le_bytes(), CENTRAL_SIG.to_le_bytes()];
-    if tail.windows(4).any(|w| headers.iter().any(|h| w == h)) {
-        Error::Truncated
-    } else {
-        Error::NotZip
-    }
+    if tail.windows(4).any(|w| headers.iter().any(|h| w == h)) { Error::Truncated } else { Error::NotZip }
 }
 
 /// Where in `tail` the end of central directory record starts: the
@@ -275,11 +239,8 @@ fn end_records(tail: &[u8], eocd: usize, tail_start: u64) -> Result<End, Error> 
         return Err(Error::MultiDisk);
     }
     let at = le64(tail, locator + 8).ok_or(Error::Truncated)?;
-    let rel = at
-        .checked_sub(tail_start)
-        .and_then(|r| usize::try_from(r).ok())
-        .filter(|&r| r.checked_add(56).is_some_and(|e| e <= locator))
-        .ok_or_else(|| damaged("its ZIP64 end record is out of place"))?;
+    let rel =
+        at.checked_sub(tail_start).and_then(|r| usize::try_from(r).ok()).filter(|&r| r.checked_add(56).is_some_and(|e| e <= locator)).ok_or_else(|| damaged("its ZIP64 end record is out of place"))?;
     if le32(tail, rel) != Some(EOCD64_SIG) {
         return Err(damaged("its ZIP64 end record is missing"));
     }
@@ -444,10 +405,7 @@ fn local_data<'a>(local: &'a [u8], item: &Item) -> Result<&'a [u8], Error> {
 /// (already checked against the limit).
 fn inflate(data: &[u8], item: &Item) -> Result<Vec<u8>, Error> {
     use miniz_oxide::inflate::{TINFLStatus, decompress_to_vec_with_limit};
-    let cap = usize::try_from(item.size)
-        .ok()
-        .and_then(|s| s.checked_add(1))
-        .ok_or_else(|| damaged(&format!("the size of “{}” is out of range", item.name)))?;
+    let cap = usize::try_from(item.size).ok().and_then(|s| s.checked_add(1)).ok_or_else(|| damaged(&format!("the size of “{}” is out of range", item.name)))?;
     decompress_to_vec_with_limit(data, cap).map_err(|e| match e.status {
         TINFLStatus::HasMoreOutput => damaged(&format!("“{}” holds more than its recorded size", item.name)),
         _ => damaged(&format!("the compressed data of “{}” is invalid", item.name)),

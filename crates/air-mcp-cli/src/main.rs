@@ -101,9 +101,7 @@ impl CallHost for Watcher {
     fn elicit(&self, request: Elicitation) -> LocalBoxFuture<'_, ElicitAnswer> {
         eprintln!("question: {}", request.message());
         let answer = match request {
-            Elicitation::Form { schema, .. } if self.accept_defaults => {
-                ElicitAnswer::Accept { content: Value::Object(elicit::with_defaults(&elicit::fields(&schema), Default::default())) }
-            }
+            Elicitation::Form { schema, .. } if self.accept_defaults => ElicitAnswer::Accept { content: Value::Object(elicit::with_defaults(&elicit::fields(&schema), Default::default())) },
             _ => ElicitAnswer::Decline,
         };
         Box::pin(async move { answer })
@@ -115,11 +113,21 @@ enum Command {
     /// Every resource, page by page.
     Resources,
     /// Any request, by method and params.
-    Request { method: String, params: Value },
-    Call { tool: String, arguments: Value },
+    Request {
+        method: String,
+        params: Value,
+    },
+    Call {
+        tool: String,
+        arguments: Value,
+    },
     /// Times `n` calls through the client against `n` raw POSTs of the
     /// same message on the same session.
-    Bench { tool: String, arguments: Value, n: usize },
+    Bench {
+        tool: String,
+        arguments: Value,
+        n: usize,
+    },
     /// Commands read from stdin, one per line (`tools`, `call TOOL JSON`,
     /// `request METHOD JSON`, `resources`; `abort MS` before one stops it
     /// after MS milliseconds), run one after another on the same client;

@@ -64,7 +64,8 @@ pub fn line_hiding(server: &Stdio, hidden: &[String], bridge: Bridge, shell: She
         Bridge::Supergateway => supergateway(&mut w, server, origin, port),
     }
     let (text, shown) = w.done();
-    let warning = (bridge == Bridge::Supergateway).then_some("supergateway listens on every network interface of this computer, not only 127.0.0.1: anyone on your network can reach the server while it runs.");
+    let warning =
+        (bridge == Bridge::Supergateway).then_some("supergateway listens on every network interface of this computer, not only 127.0.0.1: anyone on your network can reach the server while it runs.");
     Ok(Line { text, shown, url, warning })
 }
 
@@ -138,7 +139,9 @@ fn cmd_word(word: &str, program: &str) -> Result<(), String> {
         _ => "the end of the command",
     };
     let c = if matches!(c, '\r' | '\n') { "a line break".to_owned() } else { format!("{c:?}") };
-    Err(format!("the word {word:?} holds {c}, which cmd.exe takes as {what}: Windows starts {program:?} through cmd.exe, which would run something else than the line shows. Use the line for sh (WSL, Git Bash) or change the configuration"))
+    Err(format!(
+        "the word {word:?} holds {c}, which cmd.exe takes as {what}: Windows starts {program:?} through cmd.exe, which would run something else than the line shows. Use the line for sh (WSL, Git Bash) or change the configuration"
+    ))
 }
 
 /// Programs Windows starts as themselves (`.exe`), not through cmd.exe.
@@ -322,12 +325,21 @@ mod tests {
         assert_eq!(l.url, "http://127.0.0.1:8096/mcp");
         assert_eq!(l.warning, None);
         let ps = line(&memory(), Bridge::McpProxy, Shell::PowerShell, "https://air.example", 8096).expect("a line");
-        assert_eq!(ps.text, "$env:MEMORY_FILE_PATH='/tmp/my memory.json'; uvx mcp-proxy@0.13.0 --port 8096 --allow-origin https://air.example --pass-environment '--' npx -y '@modelcontextprotocol/server-memory'", "PowerShell sets the environment itself");
+        assert_eq!(
+            ps.text,
+            "$env:MEMORY_FILE_PATH='/tmp/my memory.json'; uvx mcp-proxy@0.13.0 --port 8096 --allow-origin https://air.example --pass-environment '--' npx -y '@modelcontextprotocol/server-memory'",
+            "PowerShell sets the environment itself"
+        );
     }
 
     #[test]
     fn secrets_are_in_the_line_copied_and_masked_in_the_line_shown() {
-        let s = Stdio { command: "npx".into(), args: vec!["-y".into(), "@modelcontextprotocol/server-github".into()], env: vec![("GITHUB_TOKEN".into(), "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB".into())], cwd: Some("C:\\Users\\me".into()) };
+        let s = Stdio {
+            command: "npx".into(),
+            args: vec!["-y".into(), "@modelcontextprotocol/server-github".into()],
+            env: vec![("GITHUB_TOKEN".into(), "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB".into())],
+            cwd: Some("C:\\Users\\me".into()),
+        };
         let l = line(&s, Bridge::McpProxy, Shell::PowerShell, "https://air.example", 8097).expect("a line");
         assert!(l.text.starts_with("Set-Location 'C:\\Users\\me' ; $env:GITHUB_TOKEN='ghp_"), "{}", l.text);
         assert!(l.text.contains("ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"));
@@ -336,7 +348,12 @@ mod tests {
 
     #[test]
     fn a_secret_in_the_arguments_is_masked_where_shown() {
-        let s = Stdio { command: "npx".into(), args: vec!["-y".into(), "mcp-remote".into(), "--api-key".into(), "plainlooking".into(), "--header".into(), "Authorization: Bearer abcdef".into(), "sk-live-0123456789".into()], env: Vec::new(), cwd: None };
+        let s = Stdio {
+            command: "npx".into(),
+            args: vec!["-y".into(), "mcp-remote".into(), "--api-key".into(), "plainlooking".into(), "--header".into(), "Authorization: Bearer abcdef".into(), "sk-live-0123456789".into()],
+            env: Vec::new(),
+            cwd: None,
+        };
         let l = line(&s, Bridge::McpProxy, Shell::Posix, "https://air.example", 8100).expect("a line");
         assert!(l.text.contains("plainlooking") && l.text.contains("'Authorization: Bearer abcdef'") && l.text.contains("sk-live-0123456789"));
         assert!(!l.shown.contains("plainlooking") && !l.shown.contains("abcdef") && !l.shown.contains("0123456789"), "{}", l.shown);
@@ -346,7 +363,10 @@ mod tests {
     #[test]
     fn supergateway_says_it_listens_everywhere_and_quotes_the_server_twice() {
         let l = line(&memory(), Bridge::Supergateway, Shell::Posix, "https://air.example", 8000).expect("a line");
-        assert_eq!(l.text, "MEMORY_FILE_PATH='/tmp/my memory.json' npx -y supergateway@4.0.0 --stdio 'npx -y @modelcontextprotocol/server-memory' --outputTransport streamableHttp --stateful --port 8000 --cors https://air.example");
+        assert_eq!(
+            l.text,
+            "MEMORY_FILE_PATH='/tmp/my memory.json' npx -y supergateway@4.0.0 --stdio 'npx -y @modelcontextprotocol/server-memory' --outputTransport streamableHttp --stateful --port 8000 --cors https://air.example"
+        );
         assert!(l.warning.is_some_and(|w| w.contains("every network interface")));
         let ps = line(&memory(), Bridge::Supergateway, Shell::PowerShell, "https://air.example", 8000).expect("a line");
         assert!(ps.text.starts_with("$env:MEMORY_FILE_PATH='/tmp/my memory.json'; npx -y"), "{}", ps.text);
@@ -359,7 +379,9 @@ mod tests {
         assert_eq!(l.url, "http://127.0.0.1:8101/mcp");
         assert!(relay("http://127.0.0.1/mcp", Shell::Posix, "o", 1).is_some());
         assert!(relay("http://[::1]:9/mcp", Shell::Posix, "o", 1).is_some());
-        for far in ["http://localhost:1@evil.example/mcp", "https://localhost:8931/mcp", "http://mcp.example/mcp", "http://localhost.evil.example/mcp", "http://127.0.0.1.nip.io/mcp", "ftp://localhost/"] {
+        for far in
+            ["http://localhost:1@evil.example/mcp", "https://localhost:8931/mcp", "http://mcp.example/mcp", "http://localhost.evil.example/mcp", "http://127.0.0.1.nip.io/mcp", "ftp://localhost/"]
+        {
             assert!(relay(far, Shell::Posix, "o", 1).is_none(), "{far}");
         }
     }
@@ -396,7 +418,9 @@ mod tests {
 
     #[test]
     fn words_reaching_cmd_exe_are_refused_with_which_and_why() {
-        for (word, what) in [("a&calc", "command separator"), ("a|b", "command separator"), ("<in", "redirection"), ("%PATH%", "variable"), ("a!x!", "variable"), ("a^b", "escape"), ("a\nb", "line break")] {
+        for (word, what) in
+            [("a&calc", "command separator"), ("a|b", "command separator"), ("<in", "redirection"), ("%PATH%", "variable"), ("a!x!", "variable"), ("a^b", "escape"), ("a\nb", "line break")]
+        {
             let s = Stdio { args: vec![word.into()], ..memory() };
             let why = line(&s, Bridge::McpProxy, Shell::PowerShell, "https://air.example", 8100).expect_err(word);
             assert!(why.contains(&format!("{word:?}")) && why.contains(what) && why.contains("\"npx\""), "{word}: {why}");

@@ -49,7 +49,10 @@ mod tests {
         assert!(!text.contains("s3cret"));
         let back = crate::parse(&text).expect("reads back");
         assert_eq!(back.entries[0].name, "docs");
-        assert_eq!(back.entries[0].server, crate::Server::Remote { url: "https://mcp.example/mcp".into(), transport: crate::Transport::StreamableHttp, headers: vec![("X-Team".into(), "blue".into())] });
+        assert_eq!(
+            back.entries[0].server,
+            crate::Server::Remote { url: "https://mcp.example/mcp".into(), transport: crate::Transport::StreamableHttp, headers: vec![("X-Team".into(), "blue".into())] }
+        );
         let (with, none) = export(&saved, true);
         assert_eq!(none, 0);
         assert!(with.contains("Bearer s3cret-token"));

@@ -118,7 +118,11 @@ pub struct Stdio {
 /// What an entry is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Server {
-    Remote { url: String, transport: Transport, headers: Vec<(String, String)> },
+    Remote {
+        url: String,
+        transport: Transport,
+        headers: Vec<(String, String)>,
+    },
     Stdio(Stdio),
     /// Cannot be used from a page, and why.
     Unusable(String),
@@ -182,7 +186,8 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
         _ => format!("This cannot be read: {e}."),
     })?;
     let Some(top) = value.as_object() else { return Err("Not a configuration: expected a JSON object with mcpServers, servers or context_servers.".into()) };
-    let (dialect, servers) = servers_of(&value, top).ok_or("No MCP servers in this: expected mcpServers (Claude Desktop, Cursor, Windsurf, Claude Code), servers (VS Code) or context_servers (Zed).")?;
+    let (dialect, servers) =
+        servers_of(&value, top).ok_or("No MCP servers in this: expected mcpServers (Claude Desktop, Cursor, Windsurf, Claude Code), servers (VS Code) or context_servers (Zed).")?;
     if servers.len() > MAX_ENTRIES {
         return Err(format!("{} servers: more than {MAX_ENTRIES} is not a configuration.", servers.len()));
     }

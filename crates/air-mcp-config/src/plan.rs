@@ -22,7 +22,11 @@ pub struct Choice {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {
     /// A remote server: connect to it as to a typed address.
-    Connect { url: String, transport: Transport, headers: Vec<(String, String)> },
+    Connect {
+        url: String,
+        transport: Transport,
+        headers: Vec<(String, String)>,
+    },
     /// A local server: run `line`, then connect to its address.
     Bridge(Line),
     /// These are still to be answered (nothing is used half-filled).
@@ -136,12 +140,16 @@ mod tests {
         let empty = BTreeMap::from([("input:pat".to_owned(), String::new())]);
         assert!(matches!(plan(entry, &empty, &parsed.inputs, choice(), ORIGIN), Plan::Ask(_)), "an empty answer is none");
         let answered = BTreeMap::from([("input:pat".to_owned(), "ghp_x".to_owned())]);
-        assert_eq!(plan(entry, &answered, &parsed.inputs, choice(), ORIGIN), Plan::Connect { url: "https://api.example/mcp".into(), transport: Transport::StreamableHttp, headers: vec![("Authorization".into(), "Bearer ghp_x".into())] });
+        assert_eq!(
+            plan(entry, &answered, &parsed.inputs, choice(), ORIGIN),
+            Plan::Connect { url: "https://api.example/mcp".into(), transport: Transport::StreamableHttp, headers: vec![("Authorization".into(), "Bearer ghp_x".into())] }
+        );
     }
 
     #[test]
     fn a_local_entry_gets_its_bridge_line_with_answers_and_defaults_filled() {
-        let parsed = crate::parse(r#"{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","${DIR:-/home/me}"],"env":{"TOKEN":"${env:TOKEN}"}}}}"#).expect("reads");
+        let parsed =
+            crate::parse(r#"{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","${DIR:-/home/me}"],"env":{"TOKEN":"${env:TOKEN}"}}}}"#).expect("reads");
         let entry = &parsed.entries[0];
         assert!(matches!(plan(entry, &BTreeMap::new(), &parsed.inputs, choice(), ORIGIN), Plan::Ask(ps) if ps.len() == 1 && ps[0].key == "env:TOKEN"), "the default needs no answer");
         let answers = BTreeMap::from([("env:TOKEN".to_owned(), "abc".to_owned())]);

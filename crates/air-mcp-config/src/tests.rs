@@ -96,19 +96,26 @@ fn an_entry_that_cannot_work_says_why_and_the_others_go_on() {
         "ok": {"command": "uvx", "args": ["mcp-server-fetch", 8080, true]}
     }}"#;
     let p = parse(text).expect("parses");
-    let why: Vec<String> = p.entries.iter().map(|e| match &e.server {
-        Server::Unusable(w) => w.clone(),
-        _ => "usable".into(),
-    }).collect();
-    assert_eq!(why, [
-        "ws://localhost:9000 is not an http(s) address; a page reaches servers over HTTP only",
-        "neither a url nor a command",
-        "not an object",
-        "its args are not a list",
-        "its environment value A is not text",
-        "a stdio server without a command",
-        "usable",
-    ]);
+    let why: Vec<String> = p
+        .entries
+        .iter()
+        .map(|e| match &e.server {
+            Server::Unusable(w) => w.clone(),
+            _ => "usable".into(),
+        })
+        .collect();
+    assert_eq!(
+        why,
+        [
+            "ws://localhost:9000 is not an http(s) address; a page reaches servers over HTTP only",
+            "neither a url nor a command",
+            "not an object",
+            "its args are not a list",
+            "its environment value A is not text",
+            "a stdio server without a command",
+            "usable",
+        ]
+    );
     assert_eq!(p.entries[6].server, stdio("uvx", &["mcp-server-fetch", "8080", "true"], &[]));
 }
 

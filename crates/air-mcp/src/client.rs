@@ -15,8 +15,7 @@ use crate::elicit;
 use crate::host::Immediate;
 use crate::jsonrpc;
 use crate::requests::{
-    self, CallTool, Complete, GetPrompt, Initialize, Initialized, ListPrompts, ListResourceTemplates, ListResources, ListTools, Paged, ReadResource,
-    Request, Subscribe, Unsubscribe,
+    self, CallTool, Complete, GetPrompt, Initialize, Initialized, ListPrompts, ListResourceTemplates, ListResources, ListTools, Paged, ReadResource, Request, Subscribe, Unsubscribe,
 };
 use crate::session::{Attempt, Outcome, Outgoing, Step};
 use crate::transport::legacy::Legacy;

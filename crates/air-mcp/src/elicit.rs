@@ -38,8 +38,16 @@ pub fn answer_json(answer: &ElicitAnswer) -> Value {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     /// `format`: email, uri, date, date-time (or none).
-    Text { format: Option<String>, min_len: Option<u64>, max_len: Option<u64> },
-    Number { integer: bool, min: Option<f64>, max: Option<f64> },
+    Text {
+        format: Option<String>,
+        min_len: Option<u64>,
+        max_len: Option<u64>,
+    },
+    Number {
+        integer: bool,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
     Bool,
     /// One of these values (with their labels).
     Choice(Vec<(String, String)>),

@@ -81,7 +81,12 @@ mod tests {
 
     #[test]
     fn valid_headers_keep_the_tool() {
-        assert_eq!(invalid_headers(&tool(json!({"region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "Count"}, "b": {"type": "boolean", "x-mcp-header": "Flag_1"}}))), None);
+        assert_eq!(
+            invalid_headers(&tool(
+                json!({"region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "Count"}, "b": {"type": "boolean", "x-mcp-header": "Flag_1"}})
+            )),
+            None
+        );
         assert_eq!(invalid_headers(&tool(json!({"a": {"type": "object", "properties": {"b": {"type": "string", "x-mcp-header": "Deep"}}}}))), None, "a chain of properties");
         assert_eq!(invalid_headers(&json!({"name": "t"})), None, "no schema, nothing to check");
     }

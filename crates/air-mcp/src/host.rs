@@ -11,11 +11,20 @@ pub enum Notice {
     PromptsChanged,
     ResourcesChanged,
     /// `notifications/resources/updated` for a subscribed resource.
-    ResourceUpdated { uri: String },
+    ResourceUpdated {
+        uri: String,
+    },
     /// `notifications/message`: a log line.
-    Log { level: String, logger: Option<String>, data: Value },
+    Log {
+        level: String,
+        logger: Option<String>,
+        data: Value,
+    },
     /// A listed tool was left out: it could not be called as described.
-    ToolRefused { tool: String, reason: String },
+    ToolRefused {
+        tool: String,
+        reason: String,
+    },
 }
 
 /// Where the session with a server stands, for the user to see.
@@ -25,8 +34,12 @@ pub enum Connection {
     /// A session existed and is being started again (it expired, or the
     /// server restarted).
     Reconnecting,
-    Connected { version: String },
-    Failed { reason: String },
+    Connected {
+        version: String,
+    },
+    Failed {
+        reason: String,
+    },
 }
 
 /// What the client needs from where it runs: a timer, and someone to tell

@@ -32,10 +32,19 @@ pub(crate) fn reply(id: &Value, answer: Result<Value, (i64, String)>) -> Value {
 #[derive(Debug, PartialEq)]
 pub(crate) enum Message<'a> {
     /// A request of the server's own: to be answered.
-    Request { id: &'a Value, method: &'a str, params: &'a Value },
-    Notification { method: &'a str, params: &'a Value },
+    Request {
+        id: &'a Value,
+        method: &'a str,
+        params: &'a Value,
+    },
+    Notification {
+        method: &'a str,
+        params: &'a Value,
+    },
     /// A response (its result or error: [`response_of`]).
-    Response { id: &'a Value },
+    Response {
+        id: &'a Value,
+    },
     /// Neither a method nor an id.
     Other,
 }
@@ -81,10 +90,7 @@ pub(crate) fn rpc_error(e: &Value) -> McpError {
         let supported = e.pointer("/data/supported").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
         return McpError::VersionRefused { supported };
     }
-    McpError::Rpc {
-        code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: e.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_owned(),
-    }
+    McpError::Rpc { code: e.get("code").and_then(Value::as_i64).unwrap_or(0), message: e.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_owned() }
 }
 
 /// A JSON-RPC error inside an HTTP error body.

@@ -126,7 +126,13 @@ fn punycode(input: &str) -> Option<String> {
                 let mut q = delta;
                 let mut k = BASE;
                 loop {
-                    let t = if k <= bias { 1 } else if k >= bias + 26 { 26 } else { k - bias };
+                    let t = if k <= bias {
+                        1
+                    } else if k >= bias + 26 {
+                        26
+                    } else {
+                        k - bias
+                    };
                     if q < t {
                         break;
                     }

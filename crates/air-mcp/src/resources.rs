@@ -65,10 +65,7 @@ pub fn expand(template: &str, values: &[(String, String)]) -> String {
         let inner = &rest[start + 1..start + end];
         let reserved = inner.starts_with('+');
         let names = inner.trim_start_matches(['+', '#', '/', '.', ';', '?', '&']);
-        let parts: Vec<String> = names
-            .split(',')
-            .filter_map(|n| values.iter().find(|(k, _)| k == n.trim_end_matches('*').trim()).map(|(_, v)| encode(v, reserved)))
-            .collect();
+        let parts: Vec<String> = names.split(',').filter_map(|n| values.iter().find(|(k, _)| k == n.trim_end_matches('*').trim()).map(|(_, v)| encode(v, reserved))).collect();
         out.push_str(&parts.join(","));
         rest = &rest[start + end + 1..];
     }

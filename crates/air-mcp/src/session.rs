@@ -207,11 +207,7 @@ impl Session {
                 self.forget(ReadResource::METHOD, &uri);
                 Notice::ResourceUpdated { uri }
             }
-            requests::LOG_MESSAGE => Notice::Log {
-                level: s("level").unwrap_or_else(|| "info".into()),
-                logger: s("logger"),
-                data: params.get("data").cloned().unwrap_or(Value::Null),
-            },
+            requests::LOG_MESSAGE => Notice::Log { level: s("level").unwrap_or_else(|| "info".into()), logger: s("logger"), data: params.get("data").cloned().unwrap_or(Value::Null) },
             _ => return Heard::Nothing,
         };
         Heard::Notice(notice)
@@ -299,10 +295,16 @@ pub(crate) enum Step {
     Again,
     /// Ask the user to open these pages (URL, what to tell); once all are
     /// opened, send again.
-    OpenPages { message: String, pages: Vec<(String, String)> },
+    OpenPages {
+        message: String,
+        pages: Vec<(String, String)>,
+    },
     /// Stopped or timed out: tell the server (when there is something to
     /// tell), then fail.
-    Cancel { notice: Option<Cancelled>, error: McpError },
+    Cancel {
+        notice: Option<Cancelled>,
+        error: McpError,
+    },
     /// The server could not be reached: say so, then fail.
     Unreachable(McpError),
 }
@@ -388,11 +390,7 @@ impl<'a> Attempt<'a> {
         }
         self.request_state = r.get("requestState").cloned();
         let asked = r.get("inputRequests").and_then(Value::as_object).into_iter().flatten();
-        Step::Input(
-            asked
-                .map(|(key, req)| (key.clone(), req.get("method").and_then(Value::as_str).unwrap_or_default().to_owned(), req.get("params").cloned().unwrap_or(Value::Null)))
-                .collect(),
-        )
+        Step::Input(asked.map(|(key, req)| (key.clone(), req.get("method").and_then(Value::as_str).unwrap_or_default().to_owned(), req.get("params").cloned().unwrap_or(Value::Null))).collect())
     }
 
     /// The answers to [`Step::Input`], by key, for the next send.

@@ -21,12 +21,7 @@ pub fn callable(tool: &Value) -> bool {
 /// `None` for an entry without a name.
 pub fn def_from(server: &str, registry_name: String, tool: &Value) -> Option<ToolDef> {
     let name = tool.get("name").and_then(Value::as_str)?;
-    let description = tool
-        .get("description")
-        .and_then(Value::as_str)
-        .or_else(|| tool.get("title").and_then(Value::as_str))
-        .unwrap_or(name)
-        .to_owned();
+    let description = tool.get("description").and_then(Value::as_str).or_else(|| tool.get("title").and_then(Value::as_str)).unwrap_or(name).to_owned();
     let input_schema = tool.get("inputSchema").filter(|s| s.is_object()).cloned().unwrap_or_else(|| serde_json::json!({"type": "object"}));
     let annotations: Annotations = tool.get("annotations").and_then(|a| serde_json::from_value(a.clone()).ok()).unwrap_or_default();
     Some(ToolDef { name: registry_name, description, input_schema, annotations, source: ToolSource::Mcp { server: server.to_owned() }, mcp: None })
@@ -59,11 +54,7 @@ pub fn output_from(result: &Value) -> ToolOutput {
     {
         content.push(Content::Text { text: structured.to_string() });
     }
-    ToolOutput {
-        content,
-        is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false),
-        structured: result.get("structuredContent").filter(|v| !v.is_null()).cloned(),
-    }
+    ToolOutput { content, is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false), structured: result.get("structuredContent").filter(|v| !v.is_null()).cloned() }
 }
 
 /// [`output_from`], with `structuredContent` checked against the tool's
@@ -75,9 +66,7 @@ pub fn checked_output(result: &Value, output_schema: Option<&Value>) -> ToolOutp
         && let Err(violations) = air_tools::schema::validate(schema, structured)
     {
         out.is_error = true;
-        out.content.push(Content::Text {
-            text: format!("The server's structured result does not match the tool's output schema: {}", air_tools::schema::describe(&violations)),
-        });
+        out.content.push(Content::Text { text: format!("The server's structured result does not match the tool's output schema: {}", air_tools::schema::describe(&violations)) });
     }
     out
 }

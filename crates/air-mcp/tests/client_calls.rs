@@ -21,10 +21,7 @@ use common::{Host, Watcher, accepted, body, config, fixture, header, initialized
 
 #[test]
 fn tools_become_registry_entries() {
-    let list: Value = serde_json::from_str(
-        fixture("everything-list.sse").lines().find_map(|l| l.strip_prefix("data: {")).map(|rest| format!("{{{rest}")).as_deref().unwrap(),
-    )
-    .unwrap();
+    let list: Value = serde_json::from_str(fixture("everything-list.sse").lines().find_map(|l| l.strip_prefix("data: {")).map(|rest| format!("{{{rest}")).as_deref().unwrap()).unwrap();
     let echo = &list["result"]["tools"][0];
     let def = def_from("everything", "mcp_everything_echo".into(), echo).unwrap();
     assert_eq!(def.name, "mcp_everything_echo");
@@ -94,10 +91,7 @@ fn a_call_reports_progress_asks_the_user_and_hears_list_changes() {
     assert_eq!(*watcher.progress.borrow(), [Progress { progress: 1.0, total: Some(4.0), message: Some("step 1".into()) }], "progress of other requests is not ours");
     assert_eq!(watcher.asked.borrow()[0].message(), "Defaults?");
     let sent = client.http().requests();
-    assert_eq!(
-        body(&sent[1])["params"]["capabilities"],
-        json!({"elicitation": {"form": {}, "url": {}}, "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
-    );
+    assert_eq!(body(&sent[1])["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}, "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}));
     assert_eq!(body(&sent[3])["params"]["_meta"]["progressToken"], 2);
     assert_eq!(body(&sent[4]), json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"name": "John Doe", "age": 30, "verified": true}}}));
     assert_eq!(*host.notices.borrow(), [Notice::ToolsChanged, Notice::Log { level: "info".into(), logger: None, data: json!("hello") }]);
@@ -119,10 +113,15 @@ fn tools_with_headers_that_cannot_be_sent_are_left_out_when_listed() {
     let tools = run(client.list_tools(&Abort::new())).unwrap();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(names, ["good", "plain"]);
-    let refused: Vec<String> = host.notices.borrow().iter().filter_map(|n| match n {
-        Notice::ToolRefused { tool, .. } => Some(tool.clone()),
-        _ => None,
-    }).collect();
+    let refused: Vec<String> = host
+        .notices
+        .borrow()
+        .iter()
+        .filter_map(|n| match n {
+            Notice::ToolRefused { tool, .. } => Some(tool.clone()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(refused, ["spaced", "number"], "each named, with why");
 }
 
@@ -137,11 +136,7 @@ fn x_mcp_header_arguments_are_mirrored_as_headers() {
     let headers = air_mcp::client::param_headers(&schema, &json!({"tenant": "acme", "region": "ünï côde", "n": 3, "plain": "x"}));
     assert_eq!(
         headers,
-        [
-            ("Mcp-Param-Tenant".to_owned(), "acme".to_owned()),
-            ("Mcp-Param-Region".to_owned(), "=?base64?w7xuw68gY8O0ZGU=?=".to_owned()),
-            ("Mcp-Param-Count".to_owned(), "3".to_owned()),
-        ]
+        [("Mcp-Param-Tenant".to_owned(), "acme".to_owned()), ("Mcp-Param-Region".to_owned(), "=?base64?w7xuw68gY8O0ZGU=?=".to_owned()), ("Mcp-Param-Count".to_owned(), "3".to_owned()),]
     );
 }
 

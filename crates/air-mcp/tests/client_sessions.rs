@@ -332,7 +332,18 @@ fn resources_are_subscribed_in_a_session_and_again_when_it_is_renewed() {
     assert!(client.subscriptions().is_empty());
     assert_eq!(
         methods(&client),
-        ["server/discover", "initialize", "notifications/initialized", "resources/subscribe", "resources/list", "initialize", "notifications/initialized", "resources/subscribe", "resources/list", "resources/unsubscribe"]
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "resources/subscribe",
+            "resources/list",
+            "initialize",
+            "notifications/initialized",
+            "resources/subscribe",
+            "resources/list",
+            "resources/unsubscribe"
+        ]
     );
     let sent = client.http().requests();
     assert_eq!(body(&sent[3])["params"], json!({"uri": "test://static/resource/1"}));

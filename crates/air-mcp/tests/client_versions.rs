@@ -73,7 +73,12 @@ fn a_legacy_endpoint_on_another_origin_gets_nothing() {
 #[test]
 fn a_2026_07_28_server_refusing_the_first_version_is_asked_again() {
     // As the conformance scenario `request-metadata` answers the first POST.
-    let refused = || Script::status(400, &json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"}}}).to_string());
+    let refused = || {
+        Script::status(
+            400,
+            &json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"}}}).to_string(),
+        )
+    };
     let http = ScriptedHttp::new();
     http.push(refused());
     let discovered = fixture("py-discover.json").replacen("\"id\": 0", "\"id\": 1", 1);
@@ -182,13 +187,12 @@ fn a_2026_07_28_server_announces_list_changes_on_a_subscription_stream() {
 fn results_are_kept_for_their_ttl_and_forgotten_when_the_server_says_they_changed() {
     let http = ScriptedHttp::new();
     http.push(py_answer("py-discover.json"));
-    let tools = |id: u64, name: &str| json_answer(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": name, "inputSchema": {"type": "object"}}], "ttlMs": 60000, "cacheScope": "private", "resultType": "complete"}}));
+    let tools = |id: u64, name: &str| {
+        json_answer(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": name, "inputSchema": {"type": "object"}}], "ttlMs": 60000, "cacheScope": "private", "resultType": "complete"}}))
+    };
     http.push(tools(1, "a"));
     http.push(tools(2, "b"));
-    let stream = [
-        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
-        json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [], "resultType": "complete"}}),
-    ];
+    let stream = [json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}), json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [], "resultType": "complete"}})];
     http.push(Script::sse(stream.iter().map(Value::to_string)));
     http.push(tools(4, "c"));
     // A read without ttlMs is not kept.
@@ -223,7 +227,8 @@ fn results_are_kept_for_their_ttl_and_forgotten_when_the_server_says_they_change
 #[test]
 fn a_server_that_refuses_2026_07_28_is_spoken_to_in_a_revision_it_names() {
     // -32022 as the Python SDK words it, with the revisions it speaks.
-    let refused = |supported: Value| Script::status(400, &json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": supported}}}).to_string());
+    let refused =
+        |supported: Value| Script::status(400, &json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": supported}}}).to_string());
     let http = ScriptedHttp::new();
     http.push(py_answer("py-discover.json"));
     http.push(refused(json!(["2025-06-18", "2025-11-25"])));

@@ -13,6 +13,7 @@
 //! stopped where it was stopped. Every command must return what it
 //! returned against the real server, and every request the real server
 //! got must have been sent again.
+#![allow(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -284,9 +285,7 @@ impl HttpClient for Replay {
             Some((None, status, headers, pieces)) => Ok(Response { status, headers, body: body(pieces) }),
             // A stream opened again more often than in the recording: it
             // stays open, silent.
-            None if request.method.as_str() == "GET" => {
-                Ok(Response { status: 200, headers: vec![("content-type".into(), "text/event-stream".into())], body: body(Vec::new()) })
-            }
+            None if request.method.as_str() == "GET" => Ok(Response { status: 200, headers: vec![("content-type".into(), "text/event-stream".into())], body: body(Vec::new()) }),
             None => {
                 self.unrecorded.borrow_mut().push(request);
                 Err(HttpError::Network("not in the recording".into()))

@@ -49,11 +49,10 @@ proptest! {
     #[test]
     fn tools_and_results_never_panic(v in json(), schema in proptest::option::of(json())) {
         let size = v.to_string().len();
-        if callable(&v) {
-            if let Some(def) = def_from("server", "mcp_server_tool".into(), &v) {
+        if callable(&v)
+            && let Some(def) = def_from("server", "mcp_server_tool".into(), &v) {
                 prop_assert!(def.description.len() <= size);
             }
-        }
         let out = output_from(&v);
         prop_assert!(out.model_text().len() <= size * 4 + 64);
         let _ = checked_output(&v, schema.as_ref());

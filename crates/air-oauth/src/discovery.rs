@@ -30,11 +30,7 @@ pub fn auth_server_urls(issuer: &str) -> Vec<String> {
     if path.is_empty() {
         return vec![format!("{origin}/.well-known/oauth-authorization-server"), format!("{origin}/.well-known/openid-configuration")];
     }
-    vec![
-        format!("{origin}/.well-known/oauth-authorization-server{path}"),
-        format!("{origin}/.well-known/openid-configuration{path}"),
-        format!("{origin}{path}/.well-known/openid-configuration"),
-    ]
+    vec![format!("{origin}/.well-known/oauth-authorization-server{path}"), format!("{origin}/.well-known/openid-configuration{path}"), format!("{origin}{path}/.well-known/openid-configuration")]
 }
 
 fn strings(v: &Value, key: &str) -> Vec<String> {
@@ -151,10 +147,7 @@ mod tests {
                 "https://auth.example.com/tenant1/.well-known/openid-configuration",
             ]
         );
-        assert_eq!(
-            auth_server_urls("https://auth.example.com"),
-            ["https://auth.example.com/.well-known/oauth-authorization-server", "https://auth.example.com/.well-known/openid-configuration"]
-        );
+        assert_eq!(auth_server_urls("https://auth.example.com"), ["https://auth.example.com/.well-known/oauth-authorization-server", "https://auth.example.com/.well-known/openid-configuration"]);
     }
 
     #[test]

@@ -17,18 +17,28 @@ use crate::url::{canonical_resource, is_secure, origin, query_pairs, resource_co
 pub enum OAuthError {
     /// A request got no answer (down, or no CORS for this page): which
     /// endpoint, and what the network said.
-    Network { url: String, detail: String },
+    Network {
+        url: String,
+        detail: String,
+    },
     Aborted,
     /// Metadata missing or unusable.
     Metadata(String),
     /// No client id could be had.
     Client(String),
     /// The user or the authorization server said no.
-    Denied { error: String, description: Option<String> },
+    Denied {
+        error: String,
+        description: Option<String>,
+    },
     /// The redirect back does not belong to this request.
     Callback(String),
     /// The token endpoint refused.
-    Token { status: u16, error: Option<String>, description: Option<String> },
+    Token {
+        status: u16,
+        error: Option<String>,
+        description: Option<String>,
+    },
 }
 
 impl std::fmt::Display for OAuthError {
@@ -248,10 +258,7 @@ impl<H: HttpClient> OAuth<H> {
             Some(r) => r,
             None => canonical,
         };
-        let scope = challenge
-            .and_then(Challenge::scope)
-            .map(str::to_owned)
-            .or_else(|| resource_meta.as_ref().filter(|m| !m.scopes_supported.is_empty()).map(|m| m.scopes_supported.join(" ")));
+        let scope = challenge.and_then(Challenge::scope).map(str::to_owned).or_else(|| resource_meta.as_ref().filter(|m| !m.scopes_supported.is_empty()).map(|m| m.scopes_supported.join(" ")));
         Ok(Discovery { resource, server, scope })
     }
 
@@ -382,9 +389,8 @@ impl<H: HttpClient> OAuth<H> {
         for (k, v) in params {
             form.append_pair(k, v);
         }
-        let mut request = Request { method: "POST".into(), url: endpoint.clone(), headers: Vec::new(), body: None }
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .header("Accept", "application/json");
+        let mut request =
+            Request { method: "POST".into(), url: endpoint.clone(), headers: Vec::new(), body: None }.header("Content-Type", "application/x-www-form-urlencoded").header("Accept", "application/json");
         match (client.auth_method.as_str(), &client.client_secret) {
             ("client_secret_basic", Some(secret)) => {
                 use base64::Engine;

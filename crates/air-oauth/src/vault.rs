@@ -25,8 +25,7 @@ impl Vault {
     /// Reads stored JSON; anything unreadable is an empty vault (signing
     /// in again is the cure, and nothing else depends on it).
     pub fn from_json(text: Option<&str>) -> Self {
-        text.and_then(|t| serde_json::from_str(t).ok())
-            .unwrap_or_default()
+        text.and_then(|t| serde_json::from_str(t).ok()).unwrap_or_default()
     }
 
     pub fn to_json(&self) -> String {
@@ -44,8 +43,7 @@ impl Vault {
     }
 
     pub fn put_grant(&mut self, server_url: &str, discovery: Discovery, tokens: Tokens) {
-        self.grants
-            .insert(server_url.trim().to_owned(), Grant { discovery, tokens });
+        self.grants.insert(server_url.trim().to_owned(), Grant { discovery, tokens });
     }
 
     pub fn forget(&mut self, server_url: &str) {
@@ -70,36 +68,14 @@ mod tests {
             client_id_metadata_document_supported: false,
             authorization_response_iss_parameter_supported: false,
         };
-        let d = Discovery {
-            resource: "https://mcp.example/mcp".into(),
-            server,
-            scope: None,
-        };
-        let t = Tokens {
-            access_token: "a".into(),
-            token_type: "Bearer".into(),
-            refresh_token: None,
-            expires_at: None,
-            scope: None,
-            obtained_at: None,
-        };
+        let d = Discovery { resource: "https://mcp.example/mcp".into(), server, scope: None };
+        let t = Tokens { access_token: "a".into(), token_type: "Bearer".into(), refresh_token: None, expires_at: None, scope: None, obtained_at: None };
         let mut v = Vault::default();
-        v.clients.insert(
-            "https://as.example".into(),
-            Client {
-                client_id: "c".into(),
-                client_secret: None,
-                auth_method: "none".into(),
-            },
-        );
+        v.clients.insert("https://as.example".into(), Client { client_id: "c".into(), client_secret: None, auth_method: "none".into() });
         v.put_grant(" https://mcp.example/mcp ", d, t);
         let back = Vault::from_json(Some(&v.to_json()));
         assert_eq!(back, v);
-        assert_eq!(
-            back.grant_and_client("https://mcp.example/mcp")
-                .map(|(_, c)| c.client_id.as_str()),
-            Some("c")
-        );
+        assert_eq!(back.grant_and_client("https://mcp.example/mcp").map(|(_, c)| c.client_id.as_str()), Some("c"));
         let mut v = back;
         v.forget("https://mcp.example/mcp");
         assert!(v.grant("https://mcp.example/mcp").is_none());

@@ -48,7 +48,10 @@ fn discovery_registration_authorization_and_the_code_exchanged() {
     let http = ScriptedHttp::new();
     // The 401 named no metadata: at the path first (absent), then the root.
     http.push(Script::status(404, "not here"));
-    http.push(Script::status(200, &json!({"resource": "https://mcp.example.com/mcp", "authorization_servers": ["https://auth.example.com/tenant1"], "scopes_supported": ["files:read", "files:write"]}).to_string()));
+    http.push(Script::status(
+        200,
+        &json!({"resource": "https://mcp.example.com/mcp", "authorization_servers": ["https://auth.example.com/tenant1"], "scopes_supported": ["files:read", "files:write"]}).to_string(),
+    ));
     // RFC 8414 with path insertion: absent; OpenID with path insertion: found.
     http.push(Script::status(404, ""));
     http.push(Script::status(200, &as_metadata(json!({})).to_string()));
@@ -116,10 +119,14 @@ fn discovery_registration_authorization_and_the_code_exchanged() {
 fn the_401s_metadata_and_scope_a_metadata_document_client_and_a_refresh() {
     let http = ScriptedHttp::new();
     http.push(Script::status(200, &json!({"authorization_servers": ["https://auth.example.com"]}).to_string()));
-    http.push(Script::status(200, &json!({
-        "issuer": "https://auth.example.com", "authorization_endpoint": "https://auth.example.com/authorize", "token_endpoint": "https://auth.example.com/token",
-        "code_challenge_methods_supported": ["S256"], "client_id_metadata_document_supported": true, "authorization_response_iss_parameter_supported": true,
-    }).to_string()));
+    http.push(Script::status(
+        200,
+        &json!({
+            "issuer": "https://auth.example.com", "authorization_endpoint": "https://auth.example.com/authorize", "token_endpoint": "https://auth.example.com/token",
+            "code_challenge_methods_supported": ["S256"], "client_id_metadata_document_supported": true, "authorization_response_iss_parameter_supported": true,
+        })
+        .to_string(),
+    ));
     http.push(Script::status(200, &json!({"access_token": "at-2", "expires_in": 60, "scope": "admin"}).to_string()));
     let oauth = OAuth::new(http, Settings { metadata_document: Some("https://app.example/oauth/client.json".into()), ..settings() });
     let abort = Abort::new();

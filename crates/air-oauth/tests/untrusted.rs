@@ -2,10 +2,10 @@
 //! of its metadata, challenges and answers do not panic, and what they
 //! keep is no bigger than what came.
 
+use air_oauth::AuthServer;
 use air_oauth::challenge::bearer;
 use air_oauth::discovery::ProtectedResource;
 use air_oauth::url::{canonical_resource, query_pairs, resource_covers, split};
-use air_oauth::AuthServer;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 

@@ -196,11 +196,7 @@ impl Writer {
             // The item's text labels its box (up to the end of its paragraph
             // or item, or the next block inside it).
             Event::TaskListMarker(done) => {
-                self.out.push_str(if done {
-                    "<label class=\"task\"><input type=\"checkbox\" disabled checked> "
-                } else {
-                    "<label class=\"task\"><input type=\"checkbox\" disabled> "
-                });
+                self.out.push_str(if done { "<label class=\"task\"><input type=\"checkbox\" disabled checked> " } else { "<label class=\"task\"><input type=\"checkbox\" disabled> " });
                 self.task_label = true;
             }
         }
@@ -214,10 +210,7 @@ impl Writer {
     }
 
     fn start(&mut self, tag: Tag<'_>) {
-        if !matches!(
-            tag,
-            Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. } | Tag::Superscript | Tag::Subscript
-        ) {
+        if !matches!(tag, Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. } | Tag::Superscript | Tag::Subscript) {
             self.end_task_label();
         }
         match tag {
@@ -257,11 +250,7 @@ impl Writer {
             Tag::Subscript => self.out.push_str("<sub>"),
             Tag::Link { dest_url, title, .. } => self.start_link(&dest_url, &title),
             Tag::Image { dest_url, .. } => self.image = Some((safe_url(&dest_url), String::new())),
-            Tag::FootnoteDefinition(_)
-            | Tag::DefinitionList
-            | Tag::DefinitionListTitle
-            | Tag::DefinitionListDefinition
-            | Tag::MetadataBlock(_) => self.out.push_str("<div>"),
+            Tag::FootnoteDefinition(_) | Tag::DefinitionList | Tag::DefinitionListTitle | Tag::DefinitionListDefinition | Tag::MetadataBlock(_) => self.out.push_str("<div>"),
         }
     }
 
@@ -353,11 +342,7 @@ impl Writer {
                     }
                 }
             }
-            TagEnd::FootnoteDefinition
-            | TagEnd::DefinitionList
-            | TagEnd::DefinitionListTitle
-            | TagEnd::DefinitionListDefinition
-            | TagEnd::MetadataBlock(_) => self.out.push_str("</div>"),
+            TagEnd::FootnoteDefinition | TagEnd::DefinitionList | TagEnd::DefinitionListTitle | TagEnd::DefinitionListDefinition | TagEnd::MetadataBlock(_) => self.out.push_str("</div>"),
         }
     }
 
@@ -388,14 +373,9 @@ impl Writer {
 /// string, kept to safe characters; none for an indented block.
 fn code_lang(kind: CodeBlockKind<'_>) -> String {
     match kind {
-        CodeBlockKind::Fenced(info) => info
-            .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-            .next()
-            .unwrap_or("")
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || "+-#._".contains(*c))
-            .take(20)
-            .collect(),
+        CodeBlockKind::Fenced(info) => {
+            info.split(|c: char| c.is_whitespace() || c == ',' || c == '{').next().unwrap_or("").chars().filter(|c| c.is_ascii_alphanumeric() || "+-#._".contains(*c)).take(20).collect()
+        }
         CodeBlockKind::Indented => String::new(),
     }
 }

@@ -18,11 +18,7 @@ pub fn mathml(tex: &str, display: bool) -> Option<String> {
     }
     let storage = Storage::new();
     let events: Vec<_> = Parser::new(tex, &storage).collect::<Result<_, _>>().ok()?;
-    let config = RenderConfig {
-        display_mode: if display { DisplayMode::Block } else { DisplayMode::Inline },
-        annotation: None,
-        ..RenderConfig::default()
-    };
+    let config = RenderConfig { display_mode: if display { DisplayMode::Block } else { DisplayMode::Inline }, annotation: None, ..RenderConfig::default() };
     let mut out = String::new();
     push_mathml(&mut out, events.into_iter().map(Ok::<_, pulldown_latex::ParserError>), config).ok()?;
     clean(&out)
@@ -30,17 +26,76 @@ pub fn mathml(tex: &str, display: bool) -> Option<String> {
 
 /// The MathML elements the renderer writes.
 const ELEMENTS: &[&str] = &[
-    "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "mfrac", "msqrt", "mroot", "mstyle", "merror", "mpadded",
-    "mphantom", "msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts", "mprescripts", "none", "mtable",
-    "mtr", "mtd", "mlabeledtr", "semantics", "annotation", "menclose",
+    "math",
+    "mi",
+    "mn",
+    "mo",
+    "ms",
+    "mtext",
+    "mspace",
+    "mrow",
+    "mfrac",
+    "msqrt",
+    "mroot",
+    "mstyle",
+    "merror",
+    "mpadded",
+    "mphantom",
+    "msub",
+    "msup",
+    "msubsup",
+    "munder",
+    "mover",
+    "munderover",
+    "mmultiscripts",
+    "mprescripts",
+    "none",
+    "mtable",
+    "mtr",
+    "mtd",
+    "mlabeledtr",
+    "semantics",
+    "annotation",
+    "menclose",
 ];
 
 /// The attributes it writes.
 const ATTRIBUTES: &[&str] = &[
-    "display", "displaystyle", "scriptlevel", "mathvariant", "stretchy", "symmetric", "fence", "separator", "lspace", "rspace",
-    "width", "height", "depth", "voffset", "minsize", "maxsize", "movablelimits", "largeop", "accent", "accentunder",
-    "linethickness", "columnalign", "rowalign", "columnspacing", "rowspacing", "columnlines", "rowlines", "frame",
-    "framespacing", "notation", "class", "style", "form", "encoding", "xmlns",
+    "display",
+    "displaystyle",
+    "scriptlevel",
+    "mathvariant",
+    "stretchy",
+    "symmetric",
+    "fence",
+    "separator",
+    "lspace",
+    "rspace",
+    "width",
+    "height",
+    "depth",
+    "voffset",
+    "minsize",
+    "maxsize",
+    "movablelimits",
+    "largeop",
+    "accent",
+    "accentunder",
+    "linethickness",
+    "columnalign",
+    "rowalign",
+    "columnspacing",
+    "rowspacing",
+    "columnlines",
+    "rowlines",
+    "frame",
+    "framespacing",
+    "notation",
+    "class",
+    "style",
+    "form",
+    "encoding",
+    "xmlns",
 ];
 
 /// The renderer's output, checked and written again to be safe to put in
@@ -163,11 +218,7 @@ fn tag(text: &str, out: &mut String) -> Option<usize> {
 fn style(value: &str) -> Option<String> {
     let (mut text, mut background, mut rest) = (None, None, Vec::new());
     for part in value.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let slot = if let Some(v) = part.strip_prefix("color: ") {
-            Some((&mut text, v))
-        } else {
-            part.strip_prefix("background-color: ").map(|v| (&mut background, v))
-        };
+        let slot = if let Some(v) = part.strip_prefix("color: ") { Some((&mut text, v)) } else { part.strip_prefix("background-color: ").map(|v| (&mut background, v)) };
         match slot {
             // Twice would be an attribute written twice: refused.
             Some((Some(_), _)) => return None,
@@ -175,11 +226,7 @@ fn style(value: &str) -> Option<String> {
             None => rest.push(part),
         }
     }
-    let attrs = [
-        text.map(|c| format!("mathcolor=\"{c}\"")),
-        background.map(|c| format!("mathbackground=\"{c}\"")),
-        (!rest.is_empty()).then(|| format!("style=\"{}\"", rest.join("; "))),
-    ];
+    let attrs = [text.map(|c| format!("mathcolor=\"{c}\"")), background.map(|c| format!("mathbackground=\"{c}\"")), (!rest.is_empty()).then(|| format!("style=\"{}\"", rest.join("; ")))];
     Some(attrs.into_iter().flatten().collect::<Vec<_>>().join(" "))
 }
 

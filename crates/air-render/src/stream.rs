@@ -69,10 +69,11 @@ impl Cuts {
             if self.fence.is_none() && !blank {
                 let column_one = !line.starts_with([' ', '\t']);
                 let item = column_one && list_item(line);
-                if let Some(b) = self.pending_blank.take() {
-                    if column_one && !(item && self.in_list) {
-                        cut(b);
-                    }
+                if let Some(b) = self.pending_blank.take()
+                    && column_one
+                    && !(item && self.in_list)
+                {
+                    cut(b);
                 }
                 if column_one {
                     self.in_list = item;
@@ -82,15 +83,13 @@ impl Cuts {
                 self.pending_blank = Some(line_end);
             }
             let trimmed = line.trim_start();
-            if line.len() - trimmed.len() < 4 {
-                if let Some((c, n)) = fence_marker(trimmed) {
-                    match self.fence {
-                        None => self.fence = Some((c, n)),
-                        Some((open_c, open_n)) if c == open_c && n >= open_n && trimmed[n * c.len_utf8()..].trim().is_empty() => {
-                            self.fence = None
-                        }
-                        Some(_) => {}
-                    }
+            if line.len() - trimmed.len() < 4
+                && let Some((c, n)) = fence_marker(trimmed)
+            {
+                match self.fence {
+                    None => self.fence = Some((c, n)),
+                    Some((open_c, open_n)) if c == open_c && n >= open_n && trimmed[n * c.len_utf8()..].trim().is_empty() => self.fence = None,
+                    Some(_) => {}
                 }
             }
             self.scan = line_end;

@@ -9,11 +9,13 @@ fn gfm_tables_task_lists_strikethrough() {
     assert!(html.contains("<li><label class=\"task\"><input type=\"checkbox\" disabled> todo</label></li>"), "{html}");
     assert!(html.contains("<del>gone</del>"), "{html}");
     // In a loose list the label ends with the paragraph, before a nested list.
-    let loose = render("- [ ] **one** two
+    let loose = render(
+        "- [ ] **one** two
 
   more
 - [x] three
-  - nested");
+  - nested",
+    );
     assert!(loose.contains("<p><label class=\"task\"><input type=\"checkbox\" disabled> <strong>one</strong> two</label></p>"), "{loose}");
     assert!(loose.contains("<p><label class=\"task\"><input type=\"checkbox\" disabled checked> three</label></p><ul>"), "{loose}");
     let tight = render("- [x] three\n  - nested");
@@ -51,7 +53,25 @@ fn xss_corpus_never_produces_live_markup() {
     for payload in corpus {
         let html = render(payload);
         let lower = html.to_ascii_lowercase();
-        for bad in ["<script", "<img", "<svg", "<iframe", "<object", "<style", "<base", "<form", "<math", "<details", "<video", "<body", "<animate", "<div style", "<a href=\"javascript", "<a href=\"data", "<a href=\"vbscript"] {
+        for bad in [
+            "<script",
+            "<img",
+            "<svg",
+            "<iframe",
+            "<object",
+            "<style",
+            "<base",
+            "<form",
+            "<math",
+            "<details",
+            "<video",
+            "<body",
+            "<animate",
+            "<div style",
+            "<a href=\"javascript",
+            "<a href=\"data",
+            "<a href=\"vbscript",
+        ] {
             assert!(!lower.contains(bad), "{payload:?} rendered as {html}");
         }
         // Event handler attributes can only appear inside escaped text.
@@ -69,10 +89,7 @@ fn xss_corpus_never_produces_live_markup() {
 #[test]
 fn safe_links_open_in_a_new_tab_without_referrer() {
     let html = render("[docs](https://example.com/a?b=1&c=\"2\")");
-    assert_eq!(
-        html,
-        "<p><a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\" target=\"_blank\" rel=\"noopener noreferrer\">docs</a></p>"
-    );
+    assert_eq!(html, "<p><a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\" target=\"_blank\" rel=\"noopener noreferrer\">docs</a></p>");
     let unsafe_link = render("[docs](javascript:alert(1))");
     assert_eq!(unsafe_link, "<p>docs</p>");
 }
@@ -305,10 +322,7 @@ fn colours_are_mathml_attributes_not_styles() {
         ("\\color{#1A2b3C}{x}", "<math display=\"inline\"><mrow mathcolor=\"#1a2b3c\"><mi>x</mi></mrow></math>"),
         ("\\colorbox{yellow}{z}", "<math display=\"inline\"><mrow mathbackground=\"#ffff00\"><mtext>z</mtext></mrow></math>"),
         // A border has no MathML attribute: it stays a style (which the page ignores).
-        (
-            "\\fcolorbox{red}{yellow}{z}",
-            "<math display=\"inline\"><mrow mathbackground=\"#ffff00\" style=\"border: 0.06em solid rgb(255 0 0)\"><mtext>z</mtext></mrow></math>",
-        ),
+        ("\\fcolorbox{red}{yellow}{z}", "<math display=\"inline\"><mrow mathbackground=\"#ffff00\" style=\"border: 0.06em solid rgb(255 0 0)\"><mtext>z</mtext></mrow></math>"),
     ] {
         assert_eq!(mathml(tex, false).as_deref(), Some(expected), "{tex}");
     }

@@ -10,8 +10,36 @@ use air_search::Index;
 
 const VERBS: &[&str] = &["create", "list", "get", "update", "delete", "search", "read", "write", "send", "query"];
 const NOUNS: &[&str] = &[
-    "issue", "file", "event", "message", "record", "user", "project", "ticket", "note", "page", "invoice", "order", "image", "document", "task",
-    "branch", "channel", "table", "report", "contact", "forecast", "route", "calendar", "repository", "comment", "label", "folder", "dataset", "model", "secret",
+    "issue",
+    "file",
+    "event",
+    "message",
+    "record",
+    "user",
+    "project",
+    "ticket",
+    "note",
+    "page",
+    "invoice",
+    "order",
+    "image",
+    "document",
+    "task",
+    "branch",
+    "channel",
+    "table",
+    "report",
+    "contact",
+    "forecast",
+    "route",
+    "calendar",
+    "repository",
+    "comment",
+    "label",
+    "folder",
+    "dataset",
+    "model",
+    "secret",
 ];
 const ZH: &[&str] = &["创建", "查询", "删除", "更新", "搜索", "读取", "写入", "发送", "列出", "获取"];
 const ZH_NOUNS: &[&str] = &["文件", "笔记", "天气", "订单", "日程", "消息", "用户", "路线", "图片", "报告"];
@@ -37,7 +65,8 @@ fn main() {
         index.upsert(id, &[(name, 2.0), (description, 1.0)]);
     }
     let build_us = started.elapsed().as_secs_f64() * 1e6;
-    let queries = ["open a new ticket", "read the file contents", "send a message to the channel", "weather forecast for tomorrow", "delete an old branch", "查询天气", "创建一条笔记", "发送消息给用户"];
+    let queries =
+        ["open a new ticket", "read the file contents", "send a message to the channel", "weather forecast for tomorrow", "delete an old branch", "查询天气", "创建一条笔记", "发送消息给用户"];
     let mut times = Vec::new();
     let mut found = 0;
     for _ in 0..200 {
@@ -53,9 +82,5 @@ fn main() {
     let p95 = times[times.len() * 95 / 100];
     println!("| what | build | query median | query p95 |");
     println!("|---|---|---|---|");
-    println!(
-        "| 300-tool catalog (30 servers, a third described in Chinese), {} English and Chinese queries, top 10 ({} hits) | {build_us:.0} µs | {median:.1} µs | {p95:.1} µs |",
-        times.len(),
-        found
-    );
+    println!("| 300-tool catalog (30 servers, a third described in Chinese), {} English and Chinese queries, top 10 ({} hits) | {build_us:.0} µs | {median:.1} µs | {p95:.1} µs |", times.len(), found);
 }

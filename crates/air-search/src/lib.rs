@@ -30,8 +30,8 @@ const B: f32 = 0.75;
 const CJK_UNIGRAM: f32 = 0.4;
 
 const STOP: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "with", "me", "my", "i",
-    "you", "your", "please", "can", "could", "would", "some", "what", "which", "how",
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "with", "me", "my", "i", "you", "your", "please", "can", "could",
+    "would", "some", "what", "which", "how",
 ];
 
 /// Chinese characters too common to mean anything alone.
@@ -206,9 +206,7 @@ fn split_identifier(word: &str) -> Vec<&str> {
         let (at, c) = chars[i];
         let prev = chars[i - 1].1;
         let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
-        let boundary = (prev.is_lowercase() && c.is_uppercase())
-            || (prev.is_uppercase() && c.is_uppercase() && next_lower)
-            || (prev.is_alphabetic() != c.is_alphabetic());
+        let boundary = (prev.is_lowercase() && c.is_uppercase()) || (prev.is_uppercase() && c.is_uppercase() && next_lower) || (prev.is_alphabetic() != c.is_alphabetic());
         if boundary {
             parts.push(&word[start..at]);
             start = at;
@@ -225,9 +223,7 @@ fn stem(w: &str) -> String {
     if !w.is_ascii() || w.len() <= 3 {
         return w.to_owned();
     }
-    let strip = |suffix: &str, keep: usize, add: &str| -> Option<String> {
-        w.strip_suffix(suffix).filter(|base| base.len() >= keep).map(|base| format!("{base}{add}"))
-    };
+    let strip = |suffix: &str, keep: usize, add: &str| -> Option<String> { w.strip_suffix(suffix).filter(|base| base.len() >= keep).map(|base| format!("{base}{add}")) };
     let s = strip("sses", 2, "ss")
         .or_else(|| strip("ies", 3, "y"))
         .or_else(|| strip("ing", 4, ""))
@@ -367,10 +363,7 @@ impl Index {
                 *scores.entry(*doc).or_default() += qw * s;
             }
         }
-        let mut hits: Vec<Hit> = scores
-            .into_iter()
-            .filter_map(|(doc, score)| self.docs[doc as usize].as_ref().map(|d| Hit { id: d.id.clone(), score }))
-            .collect();
+        let mut hits: Vec<Hit> = scores.into_iter().filter_map(|(doc, score)| self.docs[doc as usize].as_ref().map(|d| Hit { id: d.id.clone(), score })).collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         hits.truncate(limit);
         hits

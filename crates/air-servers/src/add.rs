@@ -89,7 +89,10 @@ pub enum Stage {
     /// Connected: the user picks the tools to keep.
     Picking,
     /// Saved as `name`, with `kept` tools.
-    Added { name: String, kept: usize },
+    Added {
+        name: String,
+        kept: usize,
+    },
     /// The form lacks a name or an http(s) URL.
     Incomplete,
     Failed(String),

@@ -94,11 +94,7 @@ pub struct Env<'a> {
 pub fn app_of(servers: &[McpServer], run: &ToolRun) -> Option<(McpServer, SavedTool)> {
     let server_name = run.server.as_deref()?;
     let server = servers.iter().find(|s| s.name == server_name)?;
-    let registration = if server.enabled {
-        Registration::of(servers)
-    } else {
-        Registration::of(&[McpServer { enabled: true, ..server.clone() }])
-    };
+    let registration = if server.enabled { Registration::of(servers) } else { Registration::of(&[McpServer { enabled: true, ..server.clone() }]) };
     let entry = registration.app_of(server_name, &run.name)?;
     Some((server.clone(), server.tools.iter().find(|t| t.name == entry.tool)?.clone()))
 }
@@ -374,9 +370,7 @@ impl Host {
         }
         if run.status.is_final() && !std::mem::replace(&mut self.end_sent, true) {
             out.extend(match run.status {
-                ToolStatus::Done | ToolStatus::Error => {
-                    self.bridge.tool_result(air_apps::call_result(&run.output, run.structured.as_ref(), run.status == ToolStatus::Error))
-                }
+                ToolStatus::Done | ToolStatus::Error => self.bridge.tool_result(air_apps::call_result(&run.output, run.structured.as_ref(), run.status == ToolStatus::Error)),
                 _ => self.bridge.tool_cancelled(&format!("{:?}", run.status)),
             });
         }

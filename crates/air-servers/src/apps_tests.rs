@@ -54,13 +54,7 @@ fn server() -> McpServer {
 }
 
 fn host() -> Host {
-    let resource = UiResource {
-        uri: "ui://chart".into(),
-        html: "<p>chart</p>".into(),
-        csp: Csp::default(),
-        permissions: Permissions::default(),
-        prefers_border: None,
-    };
+    let resource = UiResource { uri: "ui://chart".into(), html: "<p>chart</p>".into(), csp: Csp::default(), permissions: Permissions::default(), prefers_border: None };
     let s = server();
     let t = s.tools[0].clone();
     Host::new(s, t, "rec-1".into(), Rc::new(resource), "clipboard-write".into(), Look { dark: true, locale: "en".into() }, 640)

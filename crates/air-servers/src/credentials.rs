@@ -55,7 +55,9 @@ pub enum SignInError {
     /// There is no source of random numbers.
     NoRandom,
     /// An endpoint the sign-in needs answers, but not to this page (CORS).
-    NoCors { url: String },
+    NoCors {
+        url: String,
+    },
     OAuth(OAuthError),
     /// The user's step failed otherwise.
     Other(String),
@@ -101,7 +103,16 @@ impl Asked {
 /// is (an id the user entered takes the place of the one kept for the
 /// authorization server: `entered`).
 #[allow(clippy::too_many_arguments)]
-pub async fn sign_in<H: HttpClient>(oauth: &OAuth<H>, vault: &dyn VaultStore, url: &str, asked: &Asked, entered: bool, user: &dyn Authorize, now_ms: u64, random: Option<[u8; 48]>) -> Result<(), SignInError> {
+pub async fn sign_in<H: HttpClient>(
+    oauth: &OAuth<H>,
+    vault: &dyn VaultStore,
+    url: &str,
+    asked: &Asked,
+    entered: bool,
+    user: &dyn Authorize,
+    now_ms: u64,
+    random: Option<[u8; 48]>,
+) -> Result<(), SignInError> {
     let abort = Abort::new();
     let challenge = asked.challenge.as_deref().and_then(bearer);
     let mut discovery = oauth.discover(url, challenge.as_ref(), &abort).await?;
@@ -157,12 +168,18 @@ impl From<OAuthError> for SignInError {
     }
 }
 
+/// Tells the user server `url` asks for a sign-in.
+pub type AskUser = Rc<dyn Fn(&str, Asked)>;
+
+/// Random bytes for a sign-in's verifier and state (`None`: none to be had).
+pub type Random = Rc<dyn Fn() -> Option<[u8; 48]>>;
+
 /// What a server's refusal does.
 pub enum OnRefused {
     /// Tell the user a sign-in is needed (the page: the button shows).
-    Ask(Rc<dyn Fn(&str, Asked)>),
+    Ask(AskUser),
     /// Sign in at once (the command line), reporting failures.
-    SignIn { user: Rc<dyn Authorize>, random: Rc<dyn Fn() -> Option<[u8; 48]>>, report: Rc<dyn Fn(&SignInError)> },
+    SignIn { user: Rc<dyn Authorize>, random: Random, report: Rc<dyn Fn(&SignInError)> },
 }
 
 /// The vault and the sign-ins of every server.

@@ -47,11 +47,7 @@ impl Registration {
         for server in servers.iter().filter(|s| s.enabled) {
             for tool in server.tools.iter().filter(|t| t.offered()) {
                 let (for_model, for_app) = air_apps::visibility(tool.visibility.as_deref());
-                let name = if for_model {
-                    tool_name(&server.name, &tool.name, |n| entries.iter().any(|e| e.for_model && e.def.name == n))
-                } else {
-                    tool_name(&server.name, &tool.name, |_| false)
-                };
+                let name = if for_model { tool_name(&server.name, &tool.name, |n| entries.iter().any(|e| e.for_model && e.def.name == n)) } else { tool_name(&server.name, &tool.name, |_| false) };
                 entries.push(entry(server, tool, name, for_model, for_app));
             }
         }

@@ -13,11 +13,15 @@ pub enum ServerState {
     /// Its session is being started again (expired, or the server restarted).
     Reconnecting,
     /// Ready, speaking this protocol revision.
-    Ready { version: String },
+    Ready {
+        version: String,
+    },
     /// It refused the page until the user signs in (a sign-in waits to be started).
     NeedsSignIn,
     /// It could not be reached or refused the session, with why.
-    Failed { reason: String },
+    Failed {
+        reason: String,
+    },
 }
 
 impl ServerState {
@@ -80,10 +84,17 @@ mod tests {
         for (enabled, connection, sign_in, want) in table {
             assert_eq!(ServerState::of(enabled, connection, sign_in), want, "{enabled} {connection:?} {sign_in}");
         }
-        let keys: Vec<&str> = [ServerState::Off, ServerState::Connecting, ServerState::Reconnecting, ServerState::Ready { version: String::new() }, ServerState::NeedsSignIn, ServerState::Failed { reason: String::new() }]
-            .iter()
-            .map(ServerState::key)
-            .collect();
+        let keys: Vec<&str> = [
+            ServerState::Off,
+            ServerState::Connecting,
+            ServerState::Reconnecting,
+            ServerState::Ready { version: String::new() },
+            ServerState::NeedsSignIn,
+            ServerState::Failed { reason: String::new() },
+        ]
+        .iter()
+        .map(ServerState::key)
+        .collect();
         assert_eq!(keys, ["off", "connecting", "reconnecting", "connected", "sign-in", "failed"]);
         assert!(ServerState::of(true, Some(&ready), false).is_ready());
         assert!(!ServerState::NeedsSignIn.is_ready());

@@ -243,11 +243,7 @@ impl Decoder {
         if data.ends_with('\n') {
             data.pop();
         }
-        out.push(Frame::Event(Event {
-            event: event_type.filter(|t| !t.is_empty()),
-            data,
-            id: self.last_event_id.clone(),
-        }));
+        out.push(Frame::Event(Event { event: event_type.filter(|t| !t.is_empty()), data, id: self.last_event_id.clone() }));
     }
 }
 

@@ -49,10 +49,7 @@ fn lf_crlf_and_lone_cr_terminate_lines() {
 #[test]
 fn comments_are_reported_and_carry_no_data() {
     let input = b": OPENROUTER PROCESSING\n\ndata: x\n\n:\n\n";
-    assert_eq!(
-        frames_every_split(input),
-        vec![Frame::Comment("OPENROUTER PROCESSING".into()), ev("x"), Frame::Comment(String::new())]
-    );
+    assert_eq!(frames_every_split(input), vec![Frame::Comment("OPENROUTER PROCESSING".into()), ev("x"), Frame::Comment(String::new())]);
 }
 
 #[test]

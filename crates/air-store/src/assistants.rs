@@ -6,12 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Settings;
-use crate::mcp::NEW_CHAT;
 use crate::kv::{Key, KeyValue};
+use crate::mcp::NEW_CHAT;
 
 /// Where the assistants are kept.
 pub const KEY: Key<Assistants> = Key::new("air-agent-assistants");
-
 
 fn yes() -> bool {
     true

@@ -176,11 +176,7 @@ pub fn derive(all: &mut [MessageRecord], forks: &mut Forks) -> Vec<usize> {
         rank[i] = r;
     }
     let at: HashMap<&str, usize> = all.iter().enumerate().map(|(i, m)| (m.id.as_str(), i)).collect();
-    let parent: Vec<Option<usize>> = all
-        .iter()
-        .enumerate()
-        .map(|(i, m)| m.parent.as_deref().and_then(|p| at.get(p).copied()).filter(|&p| rank[p] < rank[i]))
-        .collect();
+    let parent: Vec<Option<usize>> = all.iter().enumerate().map(|(i, m)| m.parent.as_deref().and_then(|p| at.get(p).copied()).filter(|&p| rank[p] < rank[i])).collect();
     // Each node's children, in order; and each message's place among its siblings.
     let mut children: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
     let mut alt = vec![0u32; all.len()];

@@ -139,7 +139,7 @@ async fn session_pages<S: Store>(store: &S) {
     // together the whole list exactly once.
     ok(store.delete_session("sess-b").await, "delete b");
     for (i, at) in [5.0, 9.0, 7.0, 7.0, 7.0, 1.0, 9.0].into_iter().enumerate() {
-        ok(store.put_session(&SessionRecord::new(&format!("p{i}"), at)).await, "put a paged session");
+        ok(store.put_session(&SessionRecord::new(format!("p{i}"), at)).await, "put a paged session");
     }
     let whole = store.list_sessions().await.map(ids).ok();
     let expected: Vec<String> = ["p6", "p1", "p4", "p3", "p2", "p0", "p5"].map(String::from).to_vec();
@@ -161,9 +161,7 @@ async fn session_pages<S: Store>(store: &S) {
 
 /// The search index follows every write.
 async fn search<S: Store>(store: &S) {
-    let found = |q: &'static str| async move {
-        crate::search::run(store, q, 10).await.map(|r| r.hits.into_iter().map(|h| (h.session_id, h.message_id)).collect::<Vec<_>>()).ok()
-    };
+    let found = |q: &'static str| async move { crate::search::run(store, q, 10).await.map(|r| r.hits.into_iter().map(|h| (h.session_id, h.message_id)).collect::<Vec<_>>()).ok() };
     let mut titled = SessionRecord::new("p1", 9.0);
     titled.rename("Holiday planning", 9.0);
     ok(store.put_session(&titled).await, "rename p1");
@@ -300,8 +298,8 @@ async fn shared_files<S: Store>(store: &S) {
 /// change, in strictly increasing order; a tombstone for each record a
 /// delete removed (a session's messages and files with it).
 async fn journal<S: Store>(store: &S) {
-    use crate::journal::{Change, Kind};
     use crate::FileRecord;
+    use crate::journal::{Change, Kind};
     let all = || async { store.journal_since(0, usize::MAX).await.unwrap_or_else(|e| panic!("journal: {e}")) };
     let so_far = all().await;
     assert!(so_far.windows(2).all(|w| w[0].seq < w[1].seq), "strictly increasing: {so_far:?}");
@@ -309,9 +307,7 @@ async fn journal<S: Store>(store: &S) {
     records.sort();
     assert!(records.windows(2).all(|w| w[0] != w[1]), "one entry per record: {so_far:?}");
     let start = so_far.last().map_or(0, |e| e.seq);
-    let since = |after| async move {
-        store.journal_since(after, usize::MAX).await.unwrap_or_else(|e| panic!("journal: {e}")).into_iter().map(|e| e.change).collect::<Vec<_>>()
-    };
+    let since = |after| async move { store.journal_since(after, usize::MAX).await.unwrap_or_else(|e| panic!("journal: {e}")).into_iter().map(|e| e.change).collect::<Vec<_>>() };
     let step = |r: crate::Result<()>, what: &str| r.unwrap_or_else(|e| panic!("{what}: {e}"));
 
     step(store.put_session(&SessionRecord::new("j-会话", 1.0)).await, "put session");
@@ -336,12 +332,8 @@ async fn journal<S: Store>(store: &S) {
     let before_delete = all().await.last().map_or(0, |e| e.seq);
     step(store.delete_session("j-会话").await, "delete session");
     let mut gone = since(before_delete).await;
-    gone.sort_by(|a, b| a.kind.cmp(&b.kind));
-    assert_eq!(
-        gone,
-        vec![Change::deleted(Kind::Session, "j-会话"), Change::deleted(Kind::Message, "jm1"), Change::deleted(Kind::File, "jf1")],
-        "a tombstone for the session and each of its records"
-    );
+    gone.sort_by_key(|a| a.kind);
+    assert_eq!(gone, vec![Change::deleted(Kind::Session, "j-会话"), Change::deleted(Kind::Message, "jm1"), Change::deleted(Kind::File, "jf1")], "a tombstone for the session and each of its records");
     let after = all().await;
     assert!(after.windows(2).all(|w| w[0].seq < w[1].seq) && after.last().map_or(0, |e| e.seq) > before_delete);
 }
@@ -350,9 +342,9 @@ async fn journal<S: Store>(store: &S) {
 /// once, its words indexed (a replaced message's old ones gone); a batch
 /// read gives what exists.
 async fn batch<S: Store>(store: &S) {
+    use crate::FileRecord;
     use crate::batch::{Batch, Ids};
     use crate::journal::{Change, Kind};
-    use crate::FileRecord;
     let last = || async { store.journal_since(0, usize::MAX).await.unwrap_or_default().last().map_or(0, |e| e.seq) };
     let found = |q: &'static str| async move { crate::search::run(store, q, 10).await.map(|r| r.hits.into_iter().filter_map(|h| h.message_id).collect::<Vec<_>>()).ok() };
     ok(store.put_message(&msg("bm1", "b-s", 1.0, Role::User, "pelican harbour")).await, "put bm1");
@@ -368,7 +360,11 @@ async fn batch<S: Store>(store: &S) {
     };
     ok(store.put_batch(&batch).await, "put a batch");
     let changes: Vec<Change> = store.journal_since(start, usize::MAX).await.unwrap_or_default().into_iter().map(|e| e.change).collect();
-    assert_eq!(changes, vec![Change::put(Kind::Session, "b-s"), Change::put(Kind::File, "bf1"), Change::put(Kind::Message, "bm1"), Change::put(Kind::Message, "bm2")], "each record once, sessions, files, messages");
+    assert_eq!(
+        changes,
+        vec![Change::put(Kind::Session, "b-s"), Change::put(Kind::File, "bf1"), Change::put(Kind::Message, "bm1"), Change::put(Kind::Message, "bm2")],
+        "each record once, sessions, files, messages"
+    );
     assert_eq!(found("albatross").await, Some(vec!["bm1".to_owned()]), "a replaced message's new words");
     assert_eq!(found("pelican").await, Some(vec![]), "and not its old ones");
     assert_eq!(found("walrus").await, Some(vec!["bm2".to_owned()]), "the later of two with one id");

@@ -139,8 +139,8 @@ pub async fn collect<S: Store>(store: &S, only: Option<&str>) -> Result<Vec<Expo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FileRecord, MemoryStore};
     use crate::import::import;
+    use crate::{FileRecord, MemoryStore};
     use air_chat::{Role, ToolCall, Usage};
 
     async fn sample(store: &MemoryStore) {
@@ -195,8 +195,7 @@ mod tests {
             sample(&store).await;
             let one = collect(&store, Some("s1")).await.unwrap_or_default();
             assert_eq!(one.len(), 1);
-            let mut settings = Settings::default();
-            settings.api_key = "sk-secret".into();
+            let mut settings = Settings { api_key: "sk-secret".into(), ..Settings::default() };
             settings.profiles.push(crate::settings::Profile { id: "p".into(), api_key: "sk-profile".into(), ..Default::default() });
             let json = Export::new(one.clone(), 1.0).with_settings(&settings, false).to_json();
             assert!(!json.contains("sk-secret") && !json.contains("sk-profile"));

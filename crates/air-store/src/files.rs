@@ -97,11 +97,7 @@ pub fn text_block(name: &str, text: &str, limit: usize) -> (String, bool) {
     let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let lang = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).filter(|e| e.len() <= 10 && e.chars().all(|c| c.is_ascii_alphanumeric())).unwrap_or_default();
-    let head = if cut {
-        format!("File `{name}` (cut: the first {limit} of {total} characters):")
-    } else {
-        format!("File `{name}`:")
-    };
+    let head = if cut { format!("File `{name}` (cut: the first {limit} of {total} characters):") } else { format!("File `{name}`:") };
     let newline = if body.ends_with('\n') { "" } else { "\n" };
     (format!("{head}\n{fence}{lang}\n{body}{newline}{fence}"), cut)
 }

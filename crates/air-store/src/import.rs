@@ -67,7 +67,8 @@ pub async fn import_with<S: Store>(store: &S, export: &Export, new_id: &mut dyn 
             messages: group.iter().flat_map(|s| s.messages.iter().map(|m| m.id.clone())).collect(),
         };
         let found = store.get_batch(&ids).await?;
-        let stored: std::collections::HashSet<&str> = (found.sessions.iter().map(|s| s.id.as_str())).chain(found.files.iter().map(|f| f.id.as_str())).chain(found.messages.iter().map(|m| m.id.as_str())).collect();
+        let stored: std::collections::HashSet<&str> =
+            (found.sessions.iter().map(|s| s.id.as_str())).chain(found.files.iter().map(|f| f.id.as_str())).chain(found.messages.iter().map(|m| m.id.as_str())).collect();
         // Ids the group's earlier conversations take (a file may hold one
         // twice: the later gets new ids, or is left out if the same).
         let mut taken: HashMap<String, usize> = HashMap::new();
@@ -171,7 +172,11 @@ fn settle(mut s: ExportedSession) -> ExportedSession {
             r.name = Some(call.name.clone());
             r.branch = m.branch.clone();
             r.parent = Some(std::mem::replace(&mut last, r.id.clone()));
-            r.tool = Some(ToolRun { output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }], imported: true, ..ToolRun::new(call.name.clone(), servers.get(&call.name).cloned(), call.arguments.clone(), ToolStatus::Interrupted) });
+            r.tool = Some(ToolRun {
+                output: vec![air_tools::Content::Text { text: INTERRUPTED.into() }],
+                imported: true,
+                ..ToolRun::new(call.name.clone(), servers.get(&call.name).cloned(), call.arguments.clone(), ToolStatus::Interrupted)
+            });
             added.push(r);
         }
         if !open.is_empty() {

@@ -53,11 +53,7 @@ fn unfinished_calls_come_in_finished_and_marked() {
         let messages = store.messages("s1").await.unwrap_or_default();
         let mut tools: Vec<_> = messages.iter().filter_map(|m| m.tool.as_ref().map(|t| (m.tool_call_id.clone(), t.status, t.imported))).collect();
         tools.sort_by(|a, b| a.0.cmp(&b.0));
-        assert_eq!(
-            tools,
-            [(Some("c1".into()), ToolStatus::Interrupted, true), (Some("c2".into()), ToolStatus::Interrupted, true)],
-            "the waiting call and the one with no result are both interrupted"
-        );
+        assert_eq!(tools, [(Some("c1".into()), ToolStatus::Interrupted, true), (Some("c2".into()), ToolStatus::Interrupted, true)], "the waiting call and the one with no result are both interrupted");
         assert!(messages.iter().filter(|m| m.role == Role::Tool).all(|m| m.content == INTERRUPTED));
         assert!(messages.windows(2).all(|w| w[0].seq < w[1].seq), "the added result sits after its answer");
         let added = messages.iter().find(|m| m.id == "a1-interrupted-0").map(|m| m.seq);

@@ -11,7 +11,6 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-
 /// How a key's value is written as text.
 pub trait Codec<T> {
     fn decode(text: &str) -> Result<T, String>;

@@ -115,8 +115,8 @@ impl<'de> Deserialize<'de> for UiLanguage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::{KEY, MemoryKv, Settings, load, save};
     use crate::KeyValue;
+    use crate::settings::{KEY, MemoryKv, Settings, load, save};
 
     const ZH_BROWSER: &[&str] = &["zh-CN", "zh", "en-US"];
     const EN_BROWSER: &[&str] = &["en-US", "zh-CN"];

@@ -197,6 +197,8 @@
 pub mod assistants;
 pub mod batch;
 pub mod branches;
+#[cfg(any(test, feature = "test-support"))]
+pub mod conformance;
 pub mod doc;
 pub mod export;
 pub mod files;
@@ -212,19 +214,17 @@ pub mod memory;
 pub mod migrate;
 pub mod providers;
 pub mod records;
-pub mod settings;
 pub mod search;
 pub mod segments;
+pub mod settings;
 pub mod sync;
 pub mod sync_meta;
-#[cfg(any(test, feature = "test-support"))]
-pub mod conformance;
 
+pub use kv::KeyValue;
 pub use memory::MemoryStore;
 pub use records::{Attachment, FileRecord, MessageRecord, SessionRecord, TITLE_CHARS};
-pub use kv::KeyValue;
-pub use sync_meta::SyncMeta;
 pub use settings::Settings;
+pub use sync_meta::SyncMeta;
 
 /// Name and version of the database. Bump the version together with a
 /// migration step in the browser store.

@@ -202,7 +202,8 @@ fn is_api_key(word: &str) -> bool {
 /// secret.
 fn secret_name(word: &str) -> Option<String> {
     let n: String = word.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect();
-    let secret = ["apikey", "token", "password", "passwd", "secret", "authorization", "accesskey", "credential", "credentials"].iter().any(|s| n.ends_with(s)) || matches!(n.as_str(), "key" | "auth" | "pwd" | "sig" | "signature");
+    let secret = ["apikey", "token", "password", "passwd", "secret", "authorization", "accesskey", "credential", "credentials"].iter().any(|s| n.ends_with(s))
+        || matches!(n.as_str(), "key" | "auth" | "pwd" | "sig" | "signature");
     secret.then_some(n)
 }
 

@@ -15,7 +15,6 @@ pub const SERVERS_KEY: Key<Vec<McpServer>> = Key::new("air-agent-mcp-servers");
 /// Where the choice of servers per chat is kept.
 pub const CHAT_KEY: Key<ChatServers> = Key::new("air-agent-mcp-chat-settings");
 
-
 /// One server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -100,7 +99,19 @@ impl SavedTool {
     /// A tool as a server lists it (no hints, nothing more said of it),
     /// offered and accepted as it is.
     pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: serde_json::Value) -> Self {
-        Self { name: name.into(), description: description.into(), input_schema, annotations: Annotations::default(), output_schema: None, ui: None, visibility: None, gone: false, accepted: None, pending: false, disabled: false }
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            annotations: Annotations::default(),
+            output_schema: None,
+            ui: None,
+            visibility: None,
+            gone: false,
+            accepted: None,
+            pending: false,
+            disabled: false,
+        }
     }
 
     /// What the user judges the tool by.
@@ -171,7 +182,11 @@ pub fn resync(saved: &[SavedTool], excluded: &[String], listed: &[SavedTool]) ->
             Some(new) => {
                 let face = new.face();
                 let same = face == old.face() && new.output_schema == old.output_schema && !old.gone;
-                if same { counts.unchanged += 1 } else { counts.updated += 1 }
+                if same {
+                    counts.unchanged += 1
+                } else {
+                    counts.updated += 1
+                }
                 let accepted = match &old.accepted {
                     Some(a) => Some(a.clone()),
                     None if old.face() != face => Some(Box::new(old.face())),
@@ -413,17 +428,8 @@ mod tests {
 
     #[test]
     fn a_tools_definition_carries_its_place() {
-        let server = McpServer {
-            id: "id-7".into(),
-            name: "files".into(),
-            url: "https://x/mcp".into(),
-            headers: vec![],
-            enabled: true,
-            tools: vec![],
-            excluded: vec![],
-            protocol: None,
-            trust_hints: true,
-        };
+        let server =
+            McpServer { id: "id-7".into(), name: "files".into(), url: "https://x/mcp".into(), headers: vec![], enabled: true, tools: vec![], excluded: vec![], protocol: None, trust_hints: true };
         let mut t = tool("read", "Reads.");
         t.accepted = Some(Box::new(tool("read", "Read.").face()));
         let def = t.def(&server, "mcp_files_read".into());

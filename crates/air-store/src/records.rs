@@ -24,9 +24,7 @@ impl AnswerError {
         let mut text = self.error.message(lang);
         if self.local_model_down {
             text.push_str(match lang {
-                Lang::En => {
-                    " The built-in local model does not seem to be running: start it with `./dev serve`, or open Settings and choose a provider."
-                }
+                Lang::En => " The built-in local model does not seem to be running: start it with `./dev serve`, or open Settings and choose a provider.",
                 Lang::Zh => " 内置本地模型似乎没有运行：请用 `./dev serve` 启动，或在设置中选择其他服务商。",
             });
         }
@@ -136,7 +134,19 @@ impl ToolRun {
     /// A call of `name` (of `server`, for an MCP tool) with `arguments`,
     /// at `status`, with nothing else known yet.
     pub fn new(name: impl Into<String>, server: Option<String>, arguments: impl Into<String>, status: ToolStatus) -> Self {
-        Self { name: name.into(), server, arguments: arguments.into(), status, output: Vec::new(), structured: None, full_chars: None, started_at: None, duration_ms: None, imported: false, http: false }
+        Self {
+            name: name.into(),
+            server,
+            arguments: arguments.into(),
+            status,
+            output: Vec::new(),
+            structured: None,
+            full_chars: None,
+            started_at: None,
+            duration_ms: None,
+            imported: false,
+            http: false,
+        }
     }
 
     /// The run with `text` as its whole output.
@@ -466,12 +476,7 @@ mod tests {
     #[test]
     fn gemini_thought_signature_travels_from_storage_back_to_the_wire() {
         let mut m = MessageRecord::new("a", "s", 1.0, Role::Assistant, "");
-        m.tool_calls = vec![ToolCall {
-            id: "call_0".into(),
-            name: "get_weather".into(),
-            arguments: "{}".into(),
-            extra: Some(serde_json::json!({"google": {"thought_signature": "c2ln"}})),
-        }];
+        m.tool_calls = vec![ToolCall { id: "call_0".into(), name: "get_weather".into(), arguments: "{}".into(), extra: Some(serde_json::json!({"google": {"thought_signature": "c2ln"}})) }];
         // Through storage (JSON) and back into a request message.
         let stored: MessageRecord = serde_json::from_str(&serde_json::to_string(&m).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
         let wire = serde_json::to_value(stored.to_chat()).unwrap_or_default();

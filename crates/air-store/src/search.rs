@@ -208,14 +208,9 @@ pub fn rank(query: &[(String, f32)], postings: &BTreeMap<String, Vec<Entry>>, st
             }
         }
     }
-    let mut hits: Vec<(Hit, f64)> = scores
-        .into_iter()
-        .filter(|(_, (_, matched, _))| required == 0 || *matched == required)
-        .map(|(doc, (score, matched, at))| (Hit { doc, score, matched }, at))
-        .collect();
-    hits.sort_by(|(a, at_a), (b, at_b)| {
-        b.score.total_cmp(&a.score).then_with(|| at_b.total_cmp(at_a)).then_with(|| b.doc.cmp(&a.doc))
-    });
+    let mut hits: Vec<(Hit, f64)> =
+        scores.into_iter().filter(|(_, (_, matched, _))| required == 0 || *matched == required).map(|(doc, (score, matched, at))| (Hit { doc, score, matched }, at)).collect();
+    hits.sort_by(|(a, at_a), (b, at_b)| b.score.total_cmp(&a.score).then_with(|| at_b.total_cmp(at_a)).then_with(|| b.doc.cmp(&a.doc)));
     hits.truncate(limit);
     hits.into_iter().map(|(h, _)| h).collect()
 }
@@ -283,7 +278,14 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
         if is_title_doc(doc) {
             hits.push(SearchHit { session_id: session.clone(), snippet: snippet(title, query, 120), title: (*title).to_owned(), message_id: None, seq: None, score: *score });
         } else if let Some(m) = by_id.get(doc.as_str()) {
-            hits.push(SearchHit { session_id: m.session_id.clone(), title: (*title).to_owned(), message_id: Some(m.id.clone()), seq: Some(m.seq), snippet: snippet(&m.content, query, 120), score: *score });
+            hits.push(SearchHit {
+                session_id: m.session_id.clone(),
+                title: (*title).to_owned(),
+                message_id: Some(m.id.clone()),
+                seq: Some(m.seq),
+                snippet: snippet(&m.content, query, 120),
+                score: *score,
+            });
         }
     }
     Ok(SearchResults { hits, partial: !stats.complete, more })
@@ -405,15 +407,8 @@ mod tests {
         let stats = IndexStats { docs: 3, total_len: 12.0, ..IndexStats::default() };
         let q = query_terms("rust lifetimes");
         let mut postings = BTreeMap::new();
-        postings.insert("rust".to_owned(), vec![
-            entry(1, "rust lifetimes explained", "rust", 1.0),
-            entry(2, "rust only here", "rust", 2.0),
-            entry(3, "rust lifetimes rust lifetimes", "rust", 3.0),
-        ]);
-        postings.insert("lifetim".to_owned(), vec![
-            entry(1, "rust lifetimes explained", "lifetim", 1.0),
-            entry(3, "rust lifetimes rust lifetimes", "lifetim", 3.0),
-        ]);
+        postings.insert("rust".to_owned(), vec![entry(1, "rust lifetimes explained", "rust", 1.0), entry(2, "rust only here", "rust", 2.0), entry(3, "rust lifetimes rust lifetimes", "rust", 3.0)]);
+        postings.insert("lifetim".to_owned(), vec![entry(1, "rust lifetimes explained", "lifetim", 1.0), entry(3, "rust lifetimes rust lifetimes", "lifetim", 3.0)]);
         let hits = rank(&q, &postings, &stats, 10);
         let docs: Vec<DocNo> = hits.iter().map(|h| h.doc).collect();
         assert_eq!(docs, vec![3, 1], "2 lacks a word; 3 says it twice");

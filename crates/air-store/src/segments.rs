@@ -155,7 +155,7 @@ impl Entry {
 /// A weight to the nearest twentieth (unchanged when out of range).
 pub fn quantize(x: f32) -> f32 {
     let k = (x * 20.0).round();
-    if k >= 0.0 && k < 2_147_483_648.0 { (k as u32) as f32 / 20.0 } else { x }
+    if (0.0..2_147_483_648.0).contains(&k) { (k as u32) as f32 / 20.0 } else { x }
 }
 
 /// The order of a list: most recent first, then the later document first.
@@ -513,6 +513,6 @@ pub fn recent(term: &str, segments: &[&[u8]], dead: impl Fn(DocNo) -> bool, max:
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod model_tests;
+#[cfg(test)]
+mod tests;

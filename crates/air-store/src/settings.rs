@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::kv::Key;
 pub use crate::kv::{KeyValue, MemoryKv};
 pub use crate::language::{Language, UiLanguage};
-use crate::kv::Key;
 
 /// Where the settings are kept.
 pub const KEY: Key<Settings> = Key::new("air-agent-settings");
@@ -442,11 +442,7 @@ mod tests {
     #[test]
     fn round_trip_and_partial_records() {
         let kv = MemoryKv::default();
-        let mut s = Settings::default();
-        s.base_url = "https://api.example.com/v1/".into();
-        s.api_key = "sk-test".into();
-        s.temperature = Some(0.2);
-        s.theme = Theme::Dark;
+        let mut s = Settings { base_url: "https://api.example.com/v1/".into(), api_key: "sk-test".into(), temperature: Some(0.2), theme: Theme::Dark, ..Settings::default() };
         s.language.choose(Language::Chinese);
         assert!(save(&kv, &s).is_ok());
         assert_eq!(load(&kv).settings, s);

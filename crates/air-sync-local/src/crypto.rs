@@ -41,6 +41,7 @@ pub trait Crypto {
     fn random(&self, n: usize) -> Vec<u8>;
 
     /// Both keys from a passphrase (see the module's scheme).
+    #[allow(clippy::wrong_self_convention, reason = "the provider makes keys from a passphrase: not a constructor of the provider")]
     async fn from_passphrase(&self, passphrase: &str, salt: &[u8], iterations: u32) -> Result<Self::Keys, CryptoError>;
 
     /// Only the HMAC key, `raw` as it is (a database without a passphrase).

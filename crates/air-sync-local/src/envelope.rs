@@ -56,11 +56,15 @@ pub enum EnvelopeError {
     WrongPassphrase,
     #[error("this sync database is encrypted: enter its passphrase")]
     PassphraseNeeded,
-    #[error("this sync database is not encrypted, but a passphrase was given: nothing was sent. If it was encrypted before, its configuration was replaced on the server; to sync encrypted, use a new, empty database")]
+    #[error(
+        "this sync database is not encrypted, but a passphrase was given: nothing was sent. If it was encrypted before, its configuration was replaced on the server; to sync encrypted, use a new, empty database"
+    )]
     NotEncrypted,
     #[error("this sync database was set up by a newer version of the app (format {0})")]
     Newer(u32),
-    #[error("this sync database was set up by an older version of the app (format {0}), whose records anyone able to write to it could delete: sync with a new, empty database (this device sends everything it has there); nothing was changed")]
+    #[error(
+        "this sync database was set up by an older version of the app (format {0}), whose records anyone able to write to it could delete: sync with a new, empty database (this device sends everything it has there); nothing was changed"
+    )]
     Older(u32),
     #[error("this sync database asks for {0} key derivation rounds, outside {MIN_ITERATIONS}..={MAX_ITERATIONS}: its configuration is not one this app wrote; nothing was changed")]
     Cost(u32),
@@ -296,7 +300,6 @@ pub async fn open<K: Keys>(keys: &K, doc: &Value) -> Result<Body, EnvelopeError>
 // body keeps, in its place, an HMAC of it (`{"attachment": "…"}`), so
 // the server can neither swap an attachment for another nor an old one
 // for the new.
-
 
 /// The longest text field kept in the body.
 pub const INLINE_MAX: usize = 64 * 1024;

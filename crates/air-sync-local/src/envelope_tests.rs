@@ -61,7 +61,10 @@ fn a_body_changed_or_moved_on_the_server_is_refused() {
     // One character of the ciphertext changed.
     let mut changed = doc.clone();
     let e = doc["e"].as_str().unwrap();
-    let flipped = if e.starts_with('A') { format!("B{}", &e[1..]) } else { format!("A{}", &e[1..]) };
+    let flipped = match e.strip_prefix('A') {
+        Some(rest) => format!("B{rest}"),
+        None => format!("A{}", &e[1..]),
+    };
     changed["e"] = json!(flipped);
     assert_eq!(run(open(&keys, &changed)).err(), Some(EnvelopeError::Crypto(CryptoError::Open)));
     // Not base64, not there: clear errors, no panic.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::records::{Entry, RevEntry, Records, Write};
+use crate::records::{Entry, Records, RevEntry, Write};
 
 #[derive(Debug, Default)]
 pub struct MemoryRecords {

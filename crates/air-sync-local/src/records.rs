@@ -29,12 +29,22 @@ pub struct Entry {
 /// A write the peer asks of the store, for what it pulled.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Write {
-    Put { kind: String, id: String, value: Value },
-    Delete { kind: String, id: String },
+    Put {
+        kind: String,
+        id: String,
+        value: Value,
+    },
+    Delete {
+        kind: String,
+        id: String,
+    },
     /// Journals the record again without changing it, after the other
     /// writes: its revisions grew here (an edit made a revision, a
     /// conflict settled, a branch made) and must be sent.
-    Touch { kind: String, id: String },
+    Touch {
+        kind: String,
+        id: String,
+    },
 }
 
 /// What the peer keeps per synced record, beside it in the store (never in
@@ -140,6 +150,7 @@ pub trait Kinds {
     fn to_wire(&self, kind: &str, id: &str, record: &Value) -> Value;
     /// The record to store for `wire`, keeping what only this device has
     /// of `local` (its version before).
+    #[allow(clippy::wrong_self_convention, reason = "the app's kinds make a stored record from a wire one: not a constructor of the kinds")]
     fn from_wire(&self, kind: &str, id: &str, wire: &Value, local: Option<&Value>) -> Value;
     fn rule(&self, kind: &str) -> Rule;
     /// When the user last edited `record` (for [`Rule::Newest`]), if it says.

@@ -17,9 +17,8 @@ use air_sync::{DocMeta, Error, REVS_LIMIT, Rev, RevTree};
 
 use crate::crypto::Keys;
 use crate::envelope::Body;
-use crate::records::{Kinds, Leaf, RevEntry, Records, Rule, Write};
+use crate::records::{Kinds, Leaf, Records, RevEntry, Rule, Write};
 use crate::store_peer::{Local, StorePeer, leaf_of};
-
 
 impl<R: Records, K: Keys, N: Kinds> StorePeer<'_, R, K, N> {
     /// The entry pulled revisions `revs` of one document go into: the

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::crypto::{Keys, hex};
 use crate::envelope::{self, Body, CONFIG_ID, EnvelopeError};
-use crate::records::{Entry, Kinds, Leaf, RevEntry, Records};
+use crate::records::{Entry, Kinds, Leaf, Records, RevEntry};
 
 /// The record as stored here: as it is, and as it travels.
 pub(crate) struct Local {

@@ -158,13 +158,7 @@ impl<H: HttpClient> CouchPeer<H> {
     /// long-poll (PouchDB Server never does), so the caller bounds the
     /// wait by aborting `abort`: the answer is then [`Error::Aborted`].
     pub async fn changes_longpoll(&self, since: &Seq, limit: usize, heartbeat_ms: u32, abort: &Abort) -> Result<ChangesBatch, Error> {
-        let q = query(&[
-            ("style", "all_docs".into()),
-            ("feed", "longpoll".into()),
-            ("since", wire::seq_param(since)),
-            ("limit", limit.max(1).to_string()),
-            ("heartbeat", heartbeat_ms.to_string()),
-        ]);
+        let q = query(&[("style", "all_docs".into()), ("feed", "longpoll".into()), ("since", wire::seq_param(since)), ("limit", limit.max(1).to_string()), ("heartbeat", heartbeat_ms.to_string())]);
         let answer = self.send(self.request("GET", &format!("/_changes{q}"), None), abort).await?;
         wire::changes(&answer.json()?, &answer.what)
     }
@@ -219,8 +213,7 @@ impl<H: HttpClient> Peer for CouchPeer<H> {
         if revs.is_empty() {
             return Ok(BTreeMap::new());
         }
-        let body: serde_json::Map<String, Value> =
-            revs.iter().map(|(id, revs)| (id.clone(), revs.iter().map(|r| Value::from(r.to_string())).collect())).collect();
+        let body: serde_json::Map<String, Value> = revs.iter().map(|(id, revs)| (id.clone(), revs.iter().map(|r| Value::from(r.to_string())).collect())).collect();
         let answer = self.exchange("POST", "/_revs_diff", Some(&Value::Object(body))).await?;
         wire::revs_diff(&answer.json()?, &answer.what)
     }

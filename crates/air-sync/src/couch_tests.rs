@@ -34,11 +34,7 @@ fn ok(body: &str) -> Script {
 
 /// (method, URL, JSON body) of every request sent.
 fn sent(p: &CouchPeer<ScriptedHttp>) -> Vec<(String, String, Value)> {
-    p.http()
-        .requests()
-        .into_iter()
-        .map(|r| (r.method, r.url, r.body.map(|b| serde_json::from_str(&b).unwrap_or_else(|e| panic!("{b}: {e}"))).unwrap_or(Value::Null)))
-        .collect()
+    p.http().requests().into_iter().map(|r| (r.method, r.url, r.body.map(|b| serde_json::from_str(&b).unwrap_or_else(|e| panic!("{b}: {e}"))).unwrap_or(Value::Null))).collect()
 }
 
 fn req(method: &str, url: &str, body: Value) -> (String, String, Value) {
@@ -109,21 +105,13 @@ fn changes_with_string_sequences_from_couchdb_3() {
 
 #[test]
 fn changes_with_integer_sequences_from_pouchdb_server() {
-    let p = peer(vec![
-        ok(r#"{"results":[{"id":"chat:1","changes":[{"rev":"1-abc"}],"seq":1},{"id":"chat:2","changes":[{"rev":"1-def"}],"seq":2}],"last_seq":2}"#),
-        ok(r#"{"results":[],"last_seq":2}"#),
-    ]);
+    let p =
+        peer(vec![ok(r#"{"results":[{"id":"chat:1","changes":[{"rev":"1-abc"}],"seq":1},{"id":"chat:2","changes":[{"rev":"1-def"}],"seq":2}],"last_seq":2}"#), ok(r#"{"results":[],"last_seq":2}"#)]);
     let batch = block_on(p.changes(&json!(0), 2)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((batch.results.len(), batch.results[1].seq.clone(), batch.last_seq), (2, json!(2), json!(2)));
     let empty = block_on(p.changes(&json!(2), 2)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((empty.results.len(), empty.last_seq), (0, json!(2)));
-    assert_eq!(
-        sent(&p),
-        [
-            req("GET", &format!("{DB}/_changes?style=all_docs&since=0&limit=2"), Value::Null),
-            req("GET", &format!("{DB}/_changes?style=all_docs&since=2&limit=2"), Value::Null)
-        ]
-    );
+    assert_eq!(sent(&p), [req("GET", &format!("{DB}/_changes?style=all_docs&since=0&limit=2"), Value::Null), req("GET", &format!("{DB}/_changes?style=all_docs&since=2&limit=2"), Value::Null)]);
 }
 
 #[test]
@@ -133,26 +121,17 @@ fn revs_diff_sends_revisions_and_reads_both_answer_shapes() {
         ok(r#"{"chat:3":{"missing":["1-abc"]}}"#),
         ok("{}"),
     ]);
-    let ask = BTreeMap::from([
-        ("chat:1".to_owned(), vec![rev("1-967a00dff5e02add41819138abb3284d")]),
-        ("chat:2".to_owned(), vec![rev("2-65db2a11b5172bf928e3bcf59f728970")]),
-    ]);
+    let ask = BTreeMap::from([("chat:1".to_owned(), vec![rev("1-967a00dff5e02add41819138abb3284d")]), ("chat:2".to_owned(), vec![rev("2-65db2a11b5172bf928e3bcf59f728970")])]);
     let diff = block_on(p.revs_diff(ask)).unwrap_or_default();
     assert_eq!(
         diff,
-        BTreeMap::from([(
-            "chat:2".to_owned(),
-            Missing { missing: vec![rev("2-65db2a11b5172bf928e3bcf59f728970")], possible_ancestors: vec![rev("1-967a00dff5e02add41819138abb3284d")] }
-        )])
+        BTreeMap::from([("chat:2".to_owned(), Missing { missing: vec![rev("2-65db2a11b5172bf928e3bcf59f728970")], possible_ancestors: vec![rev("1-967a00dff5e02add41819138abb3284d")] })])
     );
     let pouch = block_on(p.revs_diff(BTreeMap::from([("chat:3".to_owned(), vec![rev("1-abc")])]))).unwrap_or_default();
     assert_eq!(pouch["chat:3"], Missing { missing: vec![rev("1-abc")], possible_ancestors: vec![] });
     assert_eq!(block_on(p.revs_diff(BTreeMap::from([("x".to_owned(), vec![rev("1-x")])]))), Ok(BTreeMap::new()));
     assert_eq!(block_on(p.revs_diff(BTreeMap::new())), Ok(BTreeMap::new()), "nothing to ask: no request");
-    assert_eq!(
-        sent(&p)[0],
-        req("POST", &format!("{DB}/_revs_diff"), json!({"chat:1": ["1-967a00dff5e02add41819138abb3284d"], "chat:2": ["2-65db2a11b5172bf928e3bcf59f728970"]}))
-    );
+    assert_eq!(sent(&p)[0], req("POST", &format!("{DB}/_revs_diff"), json!({"chat:1": ["1-967a00dff5e02add41819138abb3284d"], "chat:2": ["2-65db2a11b5172bf928e3bcf59f728970"]})));
     assert_eq!(sent(&p).len(), 3);
 }
 
@@ -231,10 +210,7 @@ fn bulk_docs_writes_as_given_and_reads_both_answer_shapes() {
     ]);
     assert_eq!(block_on(p.put_revs(vec![doc.clone()])), Ok(()), "CouchDB");
     assert_eq!(block_on(p.put_revs(vec![doc.clone()])), Ok(()), "PouchDB Server");
-    assert_eq!(
-        block_on(p.put_revs(vec![doc.clone()])),
-        Err(Error::Refused { id: "chat:1".into(), reason: "forbidden: only admins may write (and 1 more documents)".into() })
-    );
+    assert_eq!(block_on(p.put_revs(vec![doc.clone()])), Err(Error::Refused { id: "chat:1".into(), reason: "forbidden: only admins may write (and 1 more documents)".into() }));
     assert_eq!(block_on(p.put_revs(Vec::new())), Ok(()), "nothing to write: no request");
     assert_eq!(sent(&p)[0], req("POST", &format!("{DB}/_bulk_docs"), json!({"docs": [doc], "new_edits": false})));
     assert_eq!(sent(&p).len(), 3);
@@ -258,12 +234,7 @@ fn local_documents_are_read_and_written_with_their_rev() {
     let url = format!("{DB}/_local/r1");
     assert_eq!(
         sent(&p)[..4],
-        [
-            req("GET", &url, Value::Null),
-            req("PUT", &url, json!({"session_id": "s"})),
-            req("GET", &url, Value::Null),
-            req("PUT", &url, json!({"_rev": "0-1", "session_id": "t"}))
-        ]
+        [req("GET", &url, Value::Null), req("PUT", &url, json!({"session_id": "s"})), req("GET", &url, Value::Null), req("PUT", &url, json!({"_rev": "0-1", "session_id": "t"}))]
     );
     let odd = peer(vec![ok("{}")]);
     block_on(odd.get_local("a/b")).ok();

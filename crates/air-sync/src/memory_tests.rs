@@ -104,11 +104,7 @@ fn written_revisions_are_kept_with_their_conflicts() {
 fn revs_diff_names_what_is_missing_and_its_possible_ancestors() {
     let db = MemoryPeer::new("a");
     let r1 = put(&db, json!({"_id": "x"}));
-    let ask = BTreeMap::from([
-        ("x".to_owned(), vec![r1.clone(), rev("3-new")]),
-        ("unknown".to_owned(), vec![rev("1-u"), rev("1-u")]),
-        ("same".to_owned(), Vec::new()),
-    ]);
+    let ask = BTreeMap::from([("x".to_owned(), vec![r1.clone(), rev("3-new")]), ("unknown".to_owned(), vec![rev("1-u"), rev("1-u")]), ("same".to_owned(), Vec::new())]);
     let diff = block_on(db.revs_diff(ask)).unwrap_or_default();
     assert_eq!(
         diff,

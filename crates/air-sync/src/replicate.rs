@@ -85,13 +85,8 @@ impl Checkpoints {
     /// refuses (read-only for this user) is left without one: the next
     /// pass starts over, and `_revs_diff` makes that cheap.
     async fn write(&mut self, source: &impl Peer, target: &impl Peer, report: &Report) -> Result<(), Error> {
-        let entry = Entry {
-            session_id: self.session.clone(),
-            recorded_seq: report.last_seq.clone(),
-            start_last_seq: self.start.clone(),
-            docs_read: report.docs_read,
-            docs_written: report.docs_written,
-        };
+        let entry =
+            Entry { session_id: self.session.clone(), recorded_seq: report.last_seq.clone(), start_last_seq: self.start.clone(), docs_read: report.docs_read, docs_written: report.docs_written };
         save(target, &self.id, &mut self.target, entry.clone()).await?;
         match save(source, &self.id, &mut self.source, entry).await {
             Err(Error::Unauthorized(_)) | Ok(()) => Ok(()),

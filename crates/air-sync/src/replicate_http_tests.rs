@@ -60,8 +60,7 @@ fn a_push_to_pouchdb_server_then_a_resumed_push() {
     let id = replication_id("laptop", DB, "");
     let local = format!("{DB}/_local/{id}");
     let leaves = all_leaves(&source);
-    let diff: serde_json::Map<String, Value> =
-        leaves.iter().map(|(id, revs)| (id.clone(), json!({"missing": revs.iter().map(Rev::to_string).collect::<Vec<_>>()}))).collect();
+    let diff: serde_json::Map<String, Value> = leaves.iter().map(|(id, revs)| (id.clone(), json!({"missing": revs.iter().map(Rev::to_string).collect::<Vec<_>>()}))).collect();
     target.http().push(ok(r#"{"doc_count":0,"update_seq":0,"backend_adapter":"LevelDOWN","db_name":"chats","adapter":"leveldb"}"#));
     target.http().push(Script::status(404, r#"{"error":"not_found","reason":"missing"}"#));
     target.http().push(ok(&Value::Object(diff).to_string()));
@@ -69,10 +68,7 @@ fn a_push_to_pouchdb_server_then_a_resumed_push() {
     target.http().push(Script::status(201, &format!(r#"{{"ok":true,"id":"_local/{id}","rev":"0-1"}}"#)));
     let report = run_ok(&source, &target);
     assert_eq!((report.docs_written, report.batches, report.last_seq.clone()), (4, 1, json!(source.update_seq())));
-    assert_eq!(
-        calls(&target, 0),
-        [call("GET", DB), call("GET", &local), call("POST", &format!("{DB}/_revs_diff")), call("POST", &format!("{DB}/_bulk_docs")), call("PUT", &local)]
-    );
+    assert_eq!(calls(&target, 0), [call("GET", DB), call("GET", &local), call("POST", &format!("{DB}/_revs_diff")), call("POST", &format!("{DB}/_bulk_docs")), call("PUT", &local)]);
     let sent = target.http().requests();
     let asked: BTreeMap<String, Vec<String>> = serde_json::from_value(json_body(&sent[2])).unwrap_or_default();
     assert_eq!(asked, leaves.iter().map(|(id, revs)| (id.clone(), revs.iter().map(Rev::to_string).collect())).collect());
@@ -175,10 +171,7 @@ fn a_pull_from_couchdb_3_keeps_conflicts_and_deletions() {
         ]})
     );
     let doc = phone.get("chat:1");
-    assert_eq!(
-        doc,
-        Some(json!({"_id": "chat:1", "_rev": "2-b91bb807b4685080c6a651115ff558f5", "hello": "bar", "_conflicts": ["2-65db2a11b5172bf928e3bcf59f728970"]}))
-    );
+    assert_eq!(doc, Some(json!({"_id": "chat:1", "_rev": "2-b91bb807b4685080c6a651115ff558f5", "hello": "bar", "_conflicts": ["2-65db2a11b5172bf928e3bcf59f728970"]})));
     assert_eq!(phone.get("gone"), None);
     assert!(phone.tree("gone").and_then(|t| t.winner()).is_some_and(|w| w.deleted));
     let mine = block_on(phone.get_local(&id)).ok().flatten().unwrap_or_default();

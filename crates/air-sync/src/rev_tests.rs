@@ -112,11 +112,7 @@ fn the_winner_of_couchdbs_documented_conflict() {
 /// deleted. The deleted leaves stay in the tree but are no conflicts.
 #[test]
 fn a_conflict_resolved_by_deleting_the_losers() {
-    let t = merged(&[
-        (5, &["r5a", "r4a", "r3a", "r2a", "r1"], false),
-        (4, &["r4b", "r3b", "r2b", "r1"], true),
-        (4, &["r4c", "r3c", "r2c", "r1"], true),
-    ]);
+    let t = merged(&[(5, &["r5a", "r4a", "r3a", "r2a", "r1"], false), (4, &["r4b", "r3b", "r2b", "r1"], true), (4, &["r4c", "r3c", "r2c", "r1"], true)]);
     assert_eq!(leaf_strings(&t), ["5-r5a", "4-r4c (deleted)", "4-r4b (deleted)"]);
     assert_eq!(t.winner().map(|w| w.rev), Some(rev("5-r5a")));
     assert_eq!(t.conflicts(), Vec::<Rev>::new());
@@ -195,13 +191,7 @@ fn a_branch_off_a_stemmed_revision_is_its_own_root() {
 /// the winner, must not depend on it.
 #[test]
 fn the_order_of_merges_does_not_matter() {
-    let paths: [(u64, &[&str], bool); 5] = [
-        (3, &["c", "b", "a"], false),
-        (2, &["b2", "a"], true),
-        (4, &["d", "c", "b", "a"], false),
-        (3, &["again", "b2", "a"], false),
-        (2, &["b"], false),
-    ];
+    let paths: [(u64, &[&str], bool); 5] = [(3, &["c", "b", "a"], false), (2, &["b2", "a"], true), (4, &["d", "c", "b", "a"], false), (3, &["again", "b2", "a"], false), (2, &["b"], false)];
     let reference = merged(&paths);
     assert_eq!(leaf_strings(&reference), ["4-d", "3-again"]);
     let mut order: Vec<usize> = (0..paths.len()).collect();
@@ -213,7 +203,7 @@ fn the_order_of_merges_does_not_matter() {
         }
         for i in 0..k {
             permute(k - 1, order, out);
-            order.swap(if k % 2 == 0 { i } else { 0 }, k - 1);
+            order.swap(if k.is_multiple_of(2) { i } else { 0 }, k - 1);
         }
     }
     let mut all = Vec::new();

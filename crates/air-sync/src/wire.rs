@@ -80,10 +80,8 @@ pub fn changes(v: &Value, what: &str) -> Result<ChangesBatch, Error> {
         let id = c.get("id").and_then(Value::as_str).ok_or_else(|| malformed(what, "a change has no id"))?;
         let seq = c.get("seq").cloned().filter(|s| !s.is_null()).ok_or_else(|| malformed(what, format!("the change of {id:?} has no seq")))?;
         let revs = c.get("changes").and_then(Value::as_array).ok_or_else(|| malformed(what, format!("the change of {id:?} has no changes list")))?;
-        let revs = revs
-            .iter()
-            .map(|r| r.get("rev").and_then(Value::as_str).ok_or_else(|| malformed(what, format!("a change of {id:?} has no rev"))).and_then(Rev::parse))
-            .collect::<Result<Vec<_>, _>>()?;
+        let revs =
+            revs.iter().map(|r| r.get("rev").and_then(Value::as_str).ok_or_else(|| malformed(what, format!("a change of {id:?} has no rev"))).and_then(Rev::parse)).collect::<Result<Vec<_>, _>>()?;
         let deleted = c.get("deleted").and_then(Value::as_bool).unwrap_or(false);
         results.push(Change { id: id.to_owned(), seq, revs, deleted });
     }

@@ -61,8 +61,7 @@ fn parse(raw: &str, unwrap_strings: bool) -> Result<Value, ArgsError> {
     // something the repair forgives (a single quote at character 2), while
     // the real mistake comes later.
     let strict_at = error_position(text, &strict);
-    let repaired_at =
-        error_position(&repaired, &repaired_error).map(|p| map.get(p).copied().unwrap_or(text.chars().count()));
+    let repaired_at = error_position(&repaired, &repaired_error).map(|p| map.get(p).copied().unwrap_or(text.chars().count()));
     let (at, error) = match (strict_at, repaired_at) {
         (Some(s), Some(r)) if r > s => (Some(r), repaired_error),
         _ => (strict_at, strict),
@@ -80,17 +79,10 @@ fn object(v: Value, unwrap_strings: bool) -> Result<Value, ArgsError> {
             let meant = matches!(body(&inner).1.chars().next(), Some('{'));
             ArgsError {
                 position: None,
-                message: if meant {
-                    format!("the arguments must be a JSON object, not a string holding one ({e})")
-                } else {
-                    "the arguments must be a JSON object, not a string".into()
-                },
+                message: if meant { format!("the arguments must be a JSON object, not a string holding one ({e})") } else { "the arguments must be a JSON object, not a string".into() },
             }
         }),
-        other => Err(ArgsError {
-            position: None,
-            message: format!("the arguments must be a JSON object, not {}", kind(&other)),
-        }),
+        other => Err(ArgsError { position: None, message: format!("the arguments must be a JSON object, not {}", kind(&other)) }),
     }
 }
 
@@ -385,39 +377,24 @@ mod tests {
             // Positions count characters of what the model wrote, fences,
             // whitespace and non-ASCII text included.
             ("  {\"a\": 1 \"b\": 2}", "the arguments are not valid JSON at character 11: expected `,` or `}`"),
-            (
-                "```json\n{\"a\": 1 \"b\": 2}\n```",
-                "the arguments are not valid JSON at character 17: expected `,` or `}`",
-            ),
+            ("```json\n{\"a\": 1 \"b\": 2}\n```", "the arguments are not valid JSON at character 17: expected `,` or `}`"),
             (r#"{"é": "ü" "b": 2}"#, "the arguments are not valid JSON at character 11: expected `,` or `}`"),
             ("{\"a\": 1,\n \"b\" 2}", "the arguments are not valid JSON at character 15: expected `:`"),
             // A mistake after something the repair forgives is reported
             // where it is, not at the forgiven single quote.
             (r#"{'a': 1, 'b': 2 'c': 3}"#, "the arguments are not valid JSON at character 17: expected `,` or `}`"),
             ("{\"a\": ", "the arguments are not valid JSON at character 6: the text ends where a value was expected"),
-            (
-                "{\"a\": 1",
-                "the arguments are not valid JSON at character 8: the text ends before the object is closed with `}`",
-            ),
+            ("{\"a\": 1", "the arguments are not valid JSON at character 8: the text ends before the object is closed with `}`"),
             ("{\"a\": [1, 2}", "the arguments are not valid JSON at character 12: expected `,` or `]`"),
-            (
-                "{\"a\": \"text",
-                "the arguments are not valid JSON at character 12: the text ends inside a string (a closing `\"` is missing)",
-            ),
-            (
-                "{\"a\": 1} and more",
-                "the arguments are not valid JSON at character 10: unexpected text after the end of the JSON",
-            ),
+            ("{\"a\": \"text", "the arguments are not valid JSON at character 12: the text ends inside a string (a closing `\"` is missing)"),
+            ("{\"a\": 1} and more", "the arguments are not valid JSON at character 10: unexpected text after the end of the JSON"),
             // Not an object.
             ("[1, 2]", "the arguments must be a JSON object, not an array"),
             ("42", "the arguments must be a JSON object, not a number"),
             ("true", "the arguments must be a JSON object, not a boolean"),
             ("\"2 + 2\"", "the arguments must be a JSON object, not a string"),
             (r#""\"[1]\"""#, "the arguments must be a JSON object, not a string"),
-            (
-                r#""{\"a\": 1""#,
-                "the arguments must be a JSON object, not a string holding one (the arguments are not valid JSON at character 8: the text ends before the object is closed with `}`)",
-            ),
+            (r#""{\"a\": 1""#, "the arguments must be a JSON object, not a string holding one (the arguments are not valid JSON at character 8: the text ends before the object is closed with `}`)"),
         ];
         for (raw, want) in cases {
             assert_eq!(error(raw), want, "{raw}");
@@ -447,18 +424,14 @@ mod tests {
         assert_eq!(canonical_json(&a), canonical_json(&c), "a repaired call is the same call");
         assert_ne!(canonical_json(&a), canonical_json(&json!({"a": "s", "b": [{"x": 2, "y": 2}]})));
         // Keys and strings are escaped as JSON; scalars as serde_json writes them.
-        assert_eq!(
-            canonical_json(&json!({"q\"": "a\nb", "z": null, "é": [true, 1.5, -3]})),
-            r#"{"q\"":"a\nb","z":null,"é":[true,1.5,-3]}"#
-        );
+        assert_eq!(canonical_json(&json!({"q\"": "a\nb", "z": null, "é": [true, 1.5, -3]})), r#"{"q\"":"a\nb","z":null,"é":[true,1.5,-3]}"#);
         assert_eq!(canonical_json(&json!({})), "{}");
         assert_eq!(canonical_json(&json!([])), "[]");
     }
 
     #[test]
     fn garbage_never_panics() {
-        let alphabet =
-            ['{', '}', '"', '\'', ',', ':', '[', ']', 'a', '1', ' ', '\\', 'é', '`', '\n', 'T', 'e', 'u', '\t'];
+        let alphabet = ['{', '}', '"', '\'', ',', ':', '[', ']', 'a', '1', ' ', '\\', 'é', '`', '\n', 'T', 'e', 'u', '\t'];
         let mut seed = 7u64;
         for _ in 0..5000 {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

@@ -59,9 +59,7 @@ impl Tool for Calculator {
     fn call<'a>(&'a self, args: Value, _ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         // Arguments arrive validated; this is for callers that skip that.
         let Some(expr) = args.get("expression").and_then(Value::as_str).map(str::to_owned) else {
-            return Box::pin(async {
-                ToolOutput::error("The calculator needs the expression as a string: {\"expression\": \"2 + 2\"}.")
-            });
+            return Box::pin(async { ToolOutput::error("The calculator needs the expression as a string: {\"expression\": \"2 + 2\"}.") });
         };
         Box::pin(async move {
             match calc::evaluate(&expr) {
@@ -134,38 +132,19 @@ impl Tool for CurrentTime {
 
     fn call<'a>(&'a self, args: Value, _ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
         // An empty zone, or "local", is how models say "the user's own".
-        let zone = args
-            .get("timezone")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|z| !z.is_empty() && !z.eq_ignore_ascii_case("local"))
-            .map(str::to_owned);
+        let zone = args.get("timezone").and_then(Value::as_str).map(str::trim).filter(|z| !z.is_empty() && !z.eq_ignore_ascii_case("local")).map(str::to_owned);
         Box::pin(async move {
-            let unknown = |z: &str| {
-                ToolOutput::error(format!(
-                    "Unknown time zone \"{z}\": use an IANA name such as Europe/Paris or Asia/Tokyo."
-                ))
-            };
+            let unknown = |z: &str| ToolOutput::error(format!("Unknown time zone \"{z}\": use an IANA name such as Europe/Paris or Asia/Tokyo."));
             if let Some(z) = zone.as_deref().filter(|z| !plausible_zone(z)) {
                 return unknown(z);
             }
             let now = self.clock.now_ms();
             match (self.clock.zoned(now, zone.as_deref()), zone.as_deref()) {
-                (Ok(t), _) => ToolOutput::text(format!(
-                    "{} {} in {} (UTC{}); {} UTC",
-                    t.weekday,
-                    t.local,
-                    t.zone,
-                    t.utc_offset,
-                    iso_utc(now)
-                )),
+                (Ok(t), _) => ToolOutput::text(format!("{} {} in {} (UTC{}); {} UTC", t.weekday, t.local, t.zone, t.utc_offset, iso_utc(now))),
                 (Err(_), Some(z)) => unknown(z),
                 // The user's own zone failing is not the model's mistake; the
                 // UTC time is still worth giving.
-                (Err(e), None) => ToolOutput::error(format!(
-                    "The local time zone could not be read ({e}). The time in UTC is {}.",
-                    iso_utc(now)
-                )),
+                (Err(e), None) => ToolOutput::error(format!("The local time zone could not be read ({e}). The time in UTC is {}.", iso_utc(now))),
             }
         })
     }
@@ -252,30 +231,15 @@ mod tests {
     #[test]
     fn calculator_tool() {
         let c = Calculator::new();
-        let cases = [
-            ("2 + 3 * 4", "2 + 3 * 4 = 14"),
-            ("  23*17 ", "23*17 = 391"),
-            ("2^10", "2^10 = 1024"),
-            ("1/3", "1/3 = 0.333333333333"),
-            ("sqrt(2) * sqrt(2)", "sqrt(2) * sqrt(2) = 2"),
-        ];
+        let cases = [("2 + 3 * 4", "2 + 3 * 4 = 14"), ("  23*17 ", "23*17 = 391"), ("2^10", "2^10 = 1024"), ("1/3", "1/3 = 0.333333333333"), ("sqrt(2) * sqrt(2)", "sqrt(2) * sqrt(2) = 2")];
         for (expr, want) in cases {
             assert_eq!(call(&c, json!({"expression": expr})), ToolOutput::text(want), "{expr}");
         }
         let errors = [
-            (
-                json!({"expression": "2 +"}),
-                "Could not evaluate \"2 +\": at character 4: expected a number or `(`, found the end",
-            ),
+            (json!({"expression": "2 +"}), "Could not evaluate \"2 +\": at character 4: expected a number or `(`, found the end"),
             (json!({"expression": "1/0"}), "Could not evaluate \"1/0\": at character 2: division by zero"),
-            (
-                json!({"expression": "sqrt(-1)"}),
-                "Could not evaluate \"sqrt(-1)\": at character 1: the square root of a negative number (-1) is not a real number",
-            ),
-            (
-                json!({"expression": "hello"}),
-                "Could not evaluate \"hello\": at character 1: unknown name `hello` (functions: sqrt sin cos tan log ln abs min max; constants: pi, e)",
-            ),
+            (json!({"expression": "sqrt(-1)"}), "Could not evaluate \"sqrt(-1)\": at character 1: the square root of a negative number (-1) is not a real number"),
+            (json!({"expression": "hello"}), "Could not evaluate \"hello\": at character 1: unknown name `hello` (functions: sqrt sin cos tan log ln abs min max; constants: pi, e)"),
             (json!({}), "The calculator needs the expression as a string: {\"expression\": \"2 + 2\"}."),
             (json!({"expression": 4}), "The calculator needs the expression as a string: {\"expression\": \"2 + 2\"}."),
         ];
@@ -288,36 +252,15 @@ mod tests {
     fn time_tool_in_many_zones() {
         let t = CurrentTime::new(clock());
         let cases = [
-            (
-                json!({"timezone": "Asia/Tokyo"}),
-                "Sunday 2026-11-22 19:31:05 in Asia/Tokyo (UTC+09:00); 2026-11-22T10:31:05Z UTC",
-            ),
+            (json!({"timezone": "Asia/Tokyo"}), "Sunday 2026-11-22 19:31:05 in Asia/Tokyo (UTC+09:00); 2026-11-22T10:31:05Z UTC"),
             (json!({}), "Sunday 2026-11-22 11:31:05 in Europe/Paris (UTC+01:00); 2026-11-22T10:31:05Z UTC"),
-            (
-                json!({"timezone": ""}),
-                "Sunday 2026-11-22 11:31:05 in Europe/Paris (UTC+01:00); 2026-11-22T10:31:05Z UTC",
-            ),
-            (
-                json!({"timezone": "local"}),
-                "Sunday 2026-11-22 11:31:05 in Europe/Paris (UTC+01:00); 2026-11-22T10:31:05Z UTC",
-            ),
+            (json!({"timezone": ""}), "Sunday 2026-11-22 11:31:05 in Europe/Paris (UTC+01:00); 2026-11-22T10:31:05Z UTC"),
+            (json!({"timezone": "local"}), "Sunday 2026-11-22 11:31:05 in Europe/Paris (UTC+01:00); 2026-11-22T10:31:05Z UTC"),
             (json!({"timezone": " UTC "}), "Sunday 2026-11-22 10:31:05 in UTC (UTC+00:00); 2026-11-22T10:31:05Z UTC"),
-            (
-                json!({"timezone": "America/Los_Angeles"}),
-                "Sunday 2026-11-22 02:31:05 in America/Los_Angeles (UTC-08:00); 2026-11-22T10:31:05Z UTC",
-            ),
-            (
-                json!({"timezone": "Pacific/Kiritimati"}),
-                "Monday 2026-11-23 00:31:05 in Pacific/Kiritimati (UTC+14:00); 2026-11-22T10:31:05Z UTC",
-            ),
-            (
-                json!({"timezone": "Etc/GMT+5"}),
-                "Sunday 2026-11-22 05:31:05 in Etc/GMT+5 (UTC-05:00); 2026-11-22T10:31:05Z UTC",
-            ),
-            (
-                json!({"timezone": "Asia/Calcutta"}),
-                "Sunday 2026-11-22 16:01:05 in Asia/Kolkata (UTC+05:30); 2026-11-22T10:31:05Z UTC",
-            ),
+            (json!({"timezone": "America/Los_Angeles"}), "Sunday 2026-11-22 02:31:05 in America/Los_Angeles (UTC-08:00); 2026-11-22T10:31:05Z UTC"),
+            (json!({"timezone": "Pacific/Kiritimati"}), "Monday 2026-11-23 00:31:05 in Pacific/Kiritimati (UTC+14:00); 2026-11-22T10:31:05Z UTC"),
+            (json!({"timezone": "Etc/GMT+5"}), "Sunday 2026-11-22 05:31:05 in Etc/GMT+5 (UTC-05:00); 2026-11-22T10:31:05Z UTC"),
+            (json!({"timezone": "Asia/Calcutta"}), "Sunday 2026-11-22 16:01:05 in Asia/Kolkata (UTC+05:30); 2026-11-22T10:31:05Z UTC"),
         ];
         for (args, want) in cases {
             assert_eq!(call(&t, args.clone()), ToolOutput::text(want), "{args}");
@@ -329,22 +272,11 @@ mod tests {
         let t = CurrentTime::new(clock());
         let long = "x".repeat(65);
         for bad in ["Mars/Base", "<script>", "Europe/Paris; DROP", "Asia/東京", long.as_str()] {
-            assert_eq!(
-                call(&t, json!({"timezone": bad})),
-                ToolOutput::error(format!(
-                    "Unknown time zone \"{bad}\": use an IANA name such as Europe/Paris or Asia/Tokyo."
-                )),
-                "{bad}"
-            );
+            assert_eq!(call(&t, json!({"timezone": bad})), ToolOutput::error(format!("Unknown time zone \"{bad}\": use an IANA name such as Europe/Paris or Asia/Tokyo.")), "{bad}");
         }
         assert!(plausible_zone(&"x".repeat(64)));
         let broken = CurrentTime::new(Rc::new(FakeClock { broken_local: true }));
-        assert_eq!(
-            call(&broken, json!({})),
-            ToolOutput::error(
-                "The local time zone could not be read (Intl is not available). The time in UTC is 2026-11-22T10:31:05Z."
-            )
-        );
+        assert_eq!(call(&broken, json!({})), ToolOutput::error("The local time zone could not be read (Intl is not available). The time in UTC is 2026-11-22T10:31:05Z."));
     }
 
     #[test]

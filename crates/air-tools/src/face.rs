@@ -186,10 +186,7 @@ mod tests {
     fn lines_show_what_went_and_what_came() {
         use Line::*;
         let got = lines("Reads a file.\nschema\nend", "Reads a file.\nThen mails it.\nschema\nfin");
-        assert_eq!(
-            got,
-            [Same("Reads a file.".into()), Added("Then mails it.".into()), Same("schema".into()), Gone("end".into()), Added("fin".into())]
-        );
+        assert_eq!(got, [Same("Reads a file.".into()), Added("Then mails it.".into()), Same("schema".into()), Gone("end".into()), Added("fin".into())]);
         assert_eq!(lines("", "a"), [Added("a".into())]);
         assert_eq!(lines("a", ""), [Gone("a".into())]);
         assert_eq!(lines("same", "same"), [Same("same".into())]);

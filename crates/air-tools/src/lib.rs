@@ -168,11 +168,19 @@ impl ToolDef {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum Content {
-    Text { text: String },
+    Text {
+        text: String,
+    },
     /// Base64 image data.
-    Image { mime: String, data: String },
+    Image {
+        mime: String,
+        data: String,
+    },
     /// Base64 audio data.
-    Audio { mime: String, data: String },
+    Audio {
+        mime: String,
+        data: String,
+    },
     Link {
         uri: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]

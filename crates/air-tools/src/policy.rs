@@ -96,8 +96,7 @@ impl Policies {
     /// its server changed it since it was accepted, or since the user
     /// chose for it.
     pub fn changed(&self, def: &ToolDef) -> bool {
-        def.mcp.as_ref().is_some_and(|m| m.accepted.is_some())
-            || self.bound(def).is_some_and(|b| Some(&b.fingerprint) != crate::face::fingerprint(def).as_ref())
+        def.mcp.as_ref().is_some_and(|m| m.accepted.is_some()) || self.bound(def).is_some_and(|b| Some(&b.fingerprint) != crate::face::fingerprint(def).as_ref())
     }
 
     /// The tool's own choice, as the settings show it.
@@ -174,11 +173,7 @@ impl Policies {
 pub fn default_policy(def: &ToolDef) -> Policy {
     let a = &def.annotations;
     let trusted = def.source == ToolSource::Http || def.mcp.as_ref().is_some_and(|m| m.trust_hints);
-    if def.source == ToolSource::BuiltIn || (trusted && a.read_only_hint == Some(true) && a.destructive_hint != Some(true)) {
-        Policy::Allow
-    } else {
-        Policy::Ask
-    }
+    if def.source == ToolSource::BuiltIn || (trusted && a.read_only_hint == Some(true) && a.destructive_hint != Some(true)) { Policy::Allow } else { Policy::Ask }
 }
 
 #[cfg(test)]

@@ -65,10 +65,7 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), Vec<Violation>> {
 /// One text for the model: each field and what was expected, and what to
 /// do.
 pub fn describe(violations: &[Violation]) -> String {
-    let lines: Vec<String> = violations
-        .iter()
-        .map(|v| if v.path.is_empty() { format!("- {}", v.message) } else { format!("- `{}`: {}", v.path, v.message) })
-        .collect();
+    let lines: Vec<String> = violations.iter().map(|v| if v.path.is_empty() { format!("- {}", v.message) } else { format!("- `{}`: {}", v.path, v.message) }).collect();
     format!("{}\nCall the tool again with corrected arguments.", lines.join("\n"))
 }
 
@@ -156,15 +153,7 @@ impl<'s> Validator<'s> {
         self.composition(s, value, path, out, depth);
     }
 
-    fn array_rules<'v>(
-        &mut self,
-        s: &'s Map<String, Value>,
-        items: &'v [Value],
-        path: &str,
-        depth: usize,
-        own: &mut impl FnMut(String),
-        children: &mut Vec<(&'s Value, &'v Value, String)>,
-    ) {
+    fn array_rules<'v>(&mut self, s: &'s Map<String, Value>, items: &'v [Value], path: &str, depth: usize, own: &mut impl FnMut(String), children: &mut Vec<(&'s Value, &'v Value, String)>) {
         let n = items.len() as u64;
         if let Some(m) = s.get("minItems").and_then(Value::as_u64).filter(|m| n < *m) {
             own(format!("expected at least {m} {}, got {n}", plural(m, "item")));
@@ -173,8 +162,7 @@ impl<'s> Validator<'s> {
             own(format!("expected at most {m} {}, got {n}", plural(m, "item")));
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
-            let repeat =
-                (1..items.len()).find_map(|i| items[..i].iter().position(|a| same(a, &items[i])).map(|j| (j, i)));
+            let repeat = (1..items.len()).find_map(|i| items[..i].iter().position(|a| same(a, &items[i])).map(|j| (j, i)));
             if let Some((j, i)) = repeat {
                 own(format!("expected unique items, item {i} repeats item {j}"));
             }
@@ -192,36 +180,20 @@ impl<'s> Validator<'s> {
             }
         }
         if let Some(contains) = s.get("contains") {
-            let matching =
-                items.iter().filter(|item| self.violations(contains, item, path, depth).is_empty()).count() as u64;
+            let matching = items.iter().filter(|item| self.violations(contains, item, path, depth).is_empty()).count() as u64;
             let min = if self.draft == Draft::Modern { s.get("minContains").and_then(Value::as_u64) } else { None };
             let max = if self.draft == Draft::Modern { s.get("maxContains").and_then(Value::as_u64) } else { None };
             let min = min.unwrap_or(1);
             if matching < min {
-                own(format!(
-                    "expected at least {min} {} matching {}, got {matching}",
-                    plural(min, "item"),
-                    show(contains)
-                ));
+                own(format!("expected at least {min} {} matching {}, got {matching}", plural(min, "item"), show(contains)));
             }
             if let Some(max) = max.filter(|m| matching > *m && self.budget > 0) {
-                own(format!(
-                    "expected at most {max} {} matching {}, got {matching}",
-                    plural(max, "item"),
-                    show(contains)
-                ));
+                own(format!("expected at most {max} {} matching {}, got {matching}", plural(max, "item"), show(contains)));
             }
         }
     }
 
-    fn composition(
-        &mut self,
-        s: &'s Map<String, Value>,
-        value: &Value,
-        path: &str,
-        out: &mut Vec<Violation>,
-        depth: usize,
-    ) {
+    fn composition(&mut self, s: &'s Map<String, Value>, value: &Value, path: &str, out: &mut Vec<Violation>, depth: usize) {
         if let Some(all) = s.get("allOf").and_then(Value::as_array) {
             for sub in all {
                 self.check(sub, value, path, out, depth + 1);
@@ -237,10 +209,7 @@ impl<'s> Validator<'s> {
             let results: Vec<Vec<Violation>> = one.iter().map(|sub| self.violations(sub, value, path, depth)).collect();
             let passing = results.iter().filter(|r| r.is_empty()).count();
             if passing > 1 && self.budget > 0 {
-                out.push(violation(
-                    path,
-                    format!("expected exactly one of the {} allowed forms to match, {passing} did", one.len()),
-                ));
+                out.push(violation(path, format!("expected exactly one of the {} allowed forms to match, {passing} did", one.len())));
             } else if passing == 0 && !results.is_empty() {
                 out.extend(closest(results, path));
             }
@@ -264,25 +233,14 @@ impl<'s> Validator<'s> {
 
     /// `dependentRequired`, `dependentSchemas` and draft 7's `dependencies`
     /// (a list of names, or a schema): what a present property brings along.
-    fn dependencies(
-        &mut self,
-        s: &'s Map<String, Value>,
-        value: &Value,
-        obj: &Map<String, Value>,
-        path: &str,
-        out: &mut Vec<Violation>,
-        depth: usize,
-    ) {
+    fn dependencies(&mut self, s: &'s Map<String, Value>, value: &Value, obj: &Map<String, Value>, path: &str, out: &mut Vec<Violation>, depth: usize) {
         for keyword in ["dependentRequired", "dependentSchemas", "dependencies"] {
             let Some(deps) = s.get(keyword).and_then(Value::as_object) else { continue };
             for (name, dep) in deps.iter().filter(|(name, _)| obj.contains_key(*name)) {
                 match dep {
                     Value::Array(names) => {
                         for needed in names.iter().filter_map(Value::as_str).filter(|n| !obj.contains_key(*n)) {
-                            out.push(violation(
-                                path,
-                                format!("missing property \"{needed}\", required with \"{name}\""),
-                            ));
+                            out.push(violation(path, format!("missing property \"{needed}\", required with \"{name}\"")));
                         }
                     }
                     sub => self.check(sub, value, path, out, depth + 1),
@@ -380,13 +338,7 @@ fn string_rules(s: &Map<String, Value>, text: &str, own: &mut impl FnMut(String)
     }
 }
 
-fn object_rules<'s, 'v>(
-    s: &'s Map<String, Value>,
-    obj: &'v Map<String, Value>,
-    path: &str,
-    own: &mut impl FnMut(String),
-    children: &mut Vec<(&'s Value, &'v Value, String)>,
-) {
+fn object_rules<'s, 'v>(s: &'s Map<String, Value>, obj: &'v Map<String, Value>, path: &str, own: &mut impl FnMut(String), children: &mut Vec<(&'s Value, &'v Value, String)>) {
     let props = s.get("properties").and_then(Value::as_object);
     if let Some(required) = s.get("required").and_then(Value::as_array) {
         for name in required.iter().filter_map(Value::as_str).filter(|n| !obj.contains_key(*n)) {
@@ -408,11 +360,7 @@ fn object_rules<'s, 'v>(
             (Some(schema), _) => children.push((schema, v, p)),
             (None, Some(Value::Bool(false))) => {
                 let known: Vec<&str> = props.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
-                own(if known.is_empty() {
-                    format!("unexpected property \"{k}\" (no properties are allowed)")
-                } else {
-                    format!("unexpected property \"{k}\" (allowed: {})", known.join(", "))
-                });
+                own(if known.is_empty() { format!("unexpected property \"{k}\" (no properties are allowed)") } else { format!("unexpected property \"{k}\" (allowed: {})", known.join(", ")) });
             }
             (None, Some(schema @ Value::Object(_))) => children.push((schema, v, p)),
             _ => {}
@@ -441,9 +389,7 @@ fn find_anchor<'s>(schema: &'s Value, name: &str, depth: usize) -> Option<&'s Va
     match schema {
         Value::Object(map) => {
             let id = map.get("$id").and_then(Value::as_str);
-            if map.get("$anchor").and_then(Value::as_str) == Some(name)
-                || id.and_then(|i| i.strip_prefix('#')) == Some(name)
-            {
+            if map.get("$anchor").and_then(Value::as_str) == Some(name) || id.and_then(|i| i.strip_prefix('#')) == Some(name) {
                 return Some(schema);
             }
             map.values().find_map(|v| find_anchor(v, name, depth + 1))
@@ -462,10 +408,7 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
         match (bytes[i], hex) {
             (b'%', Some(b)) => {
                 out.push(b);
@@ -506,9 +449,7 @@ fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| same(a, b)))
-        }
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| same(a, b))),
         _ => a == b,
     }
 }

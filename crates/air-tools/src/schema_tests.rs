@@ -23,11 +23,7 @@ fn the_built_in_tool_schemas() {
         (&calc, json!({"expression": 5}), &["/expression: expected string, got integer 5"]),
         (&calc, json!({"expression": null}), &["/expression: expected string, got null null"]),
         (&calc, json!({"expression": "1", "x": 1}), &[": unexpected property \"x\" (allowed: expression)"]),
-        (
-            &calc,
-            json!({"expr": "1+1"}),
-            &[": missing required property \"expression\"", ": unexpected property \"expr\" (allowed: expression)"],
-        ),
+        (&calc, json!({"expr": "1+1"}), &[": missing required property \"expression\"", ": unexpected property \"expr\" (allowed: expression)"]),
         (&calc, json!([]), &[": expected object, got array []"]),
         (&time, json!({}), &[]),
         (&time, json!({"timezone": ["Asia/Tokyo"]}), &["/timezone: expected string, got array [\"Asia/Tokyo\"]"]),
@@ -51,11 +47,7 @@ fn keywords_table() {
         (json!({"type": "string", "nullable": true}), json!(null), vec![]),
         (json!({"type": "boolean"}), json!("true"), vec![": expected boolean, got string \"true\""]),
         (json!({"type": "string"}), json!("x".repeat(60)), vec![]),
-        (
-            json!({"type": "number"}),
-            json!("y".repeat(60)),
-            vec![": expected number, got string \"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy…"],
-        ),
+        (json!({"type": "number"}), json!("y".repeat(60)), vec![": expected number, got string \"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy…"]),
         // enum and const, numbers by value.
         (json!({"enum": ["c", "f"]}), json!("c"), vec![]),
         (json!({"enum": ["c", "f"]}), json!("k"), vec![": expected one of \"c\", \"f\", got \"k\""]),
@@ -68,11 +60,7 @@ fn keywords_table() {
         (json!({"maximum": 10}), json!(10.5), vec![": expected a number of at most 10, got 10.5"]),
         (json!({"exclusiveMinimum": 0}), json!(0), vec![": expected a number greater than 0, got 0"]),
         (json!({"exclusiveMaximum": 1.5}), json!(1.5), vec![": expected a number less than 1.5, got 1.5"]),
-        (
-            json!({"minimum": 0, "exclusiveMinimum": true}),
-            json!(0),
-            vec![": expected a number greater than 0, got 0"],
-        ),
+        (json!({"minimum": 0, "exclusiveMinimum": true}), json!(0), vec![": expected a number greater than 0, got 0"]),
         (json!({"maximum": 5, "exclusiveMaximum": false}), json!(5), vec![]),
         (json!({"multipleOf": 0.1}), json!(0.3), vec![]),
         (json!({"multipleOf": 5}), json!(12), vec![": expected a multiple of 5, got 12"]),
@@ -89,62 +77,22 @@ fn keywords_table() {
         (json!({"maxItems": 2}), json!([1, 2, 3]), vec![": expected at most 2 items, got 3"]),
         (json!({"uniqueItems": true}), json!([1, 2, 1.0]), vec![": expected unique items, item 2 repeats item 0"]),
         (json!({"uniqueItems": true}), json!([{"a": 1}, {"a": 2}]), vec![]),
-        (
-            json!({"prefixItems": [{"type": "number"}, {"type": "string"}], "items": false}),
-            json!([1, "a", null]),
-            vec!["/2: no value is allowed here"],
-        ),
-        (
-            json!({"prefixItems": [{"type": "number"}]}),
-            json!(["x", "free"]),
-            vec!["/0: expected number, got string \"x\""],
-        ),
+        (json!({"prefixItems": [{"type": "number"}, {"type": "string"}], "items": false}), json!([1, "a", null]), vec!["/2: no value is allowed here"]),
+        (json!({"prefixItems": [{"type": "number"}]}), json!(["x", "free"]), vec!["/0: expected number, got string \"x\""]),
         (json!({"contains": {"type": "string"}}), json!([1, "a"]), vec![]),
-        (
-            json!({"contains": {"type": "string"}}),
-            json!([1, 2]),
-            vec![": expected at least 1 item matching {\"type\":\"string\"}, got 0"],
-        ),
-        (
-            json!({"contains": {"const": 1}, "minContains": 2, "maxContains": 2}),
-            json!([1, 1, 1]),
-            vec![": expected at most 2 items matching {\"const\":1}, got 3"],
-        ),
+        (json!({"contains": {"type": "string"}}), json!([1, 2]), vec![": expected at least 1 item matching {\"type\":\"string\"}, got 0"]),
+        (json!({"contains": {"const": 1}, "minContains": 2, "maxContains": 2}), json!([1, 1, 1]), vec![": expected at most 2 items matching {\"const\":1}, got 3"]),
         // Objects.
-        (
-            json!({"additionalProperties": {"type": "integer"}}),
-            json!({"a": 1, "b": "2"}),
-            vec!["/b: expected integer, got string \"2\""],
-        ),
-        (
-            json!({"additionalProperties": false}),
-            json!({"a": 1}),
-            vec![": unexpected property \"a\" (no properties are allowed)"],
-        ),
+        (json!({"additionalProperties": {"type": "integer"}}), json!({"a": 1, "b": "2"}), vec!["/b: expected integer, got string \"2\""]),
+        (json!({"additionalProperties": false}), json!({"a": 1}), vec![": unexpected property \"a\" (no properties are allowed)"]),
         (json!({"patternProperties": {"^x-": {}}, "additionalProperties": false}), json!({"x-a": 1}), vec![]),
         (json!({"minProperties": 1}), json!({}), vec![": expected at least 1 property, got 0"]),
         (json!({"maxProperties": 1}), json!({"a": 1, "b": 2}), vec![": expected at most 1 property, got 2"]),
-        (
-            json!({"propertyNames": {"maxLength": 3}}),
-            json!({"abcd": 1}),
-            vec!["/abcd: expected at most 3 characters, got 4"],
-        ),
-        (
-            json!({"dependentRequired": {"unit": ["value"]}}),
-            json!({"unit": "c"}),
-            vec![": missing property \"value\", required with \"unit\""],
-        ),
+        (json!({"propertyNames": {"maxLength": 3}}), json!({"abcd": 1}), vec!["/abcd: expected at most 3 characters, got 4"]),
+        (json!({"dependentRequired": {"unit": ["value"]}}), json!({"unit": "c"}), vec![": missing property \"value\", required with \"unit\""]),
         (json!({"dependentRequired": {"unit": ["value"]}}), json!({"other": 1}), vec![]),
-        (
-            json!({"dependentSchemas": {"unit": {"required": ["value"]}}}),
-            json!({"unit": "c"}),
-            vec![": missing required property \"value\""],
-        ),
-        (
-            json!({"properties": {"a/b~c": {"type": "string"}}}),
-            json!({"a/b~c": 1}),
-            vec!["/a~1b~0c: expected string, got integer 1"],
-        ),
+        (json!({"dependentSchemas": {"unit": {"required": ["value"]}}}), json!({"unit": "c"}), vec![": missing required property \"value\""]),
+        (json!({"properties": {"a/b~c": {"type": "string"}}}), json!({"a/b~c": 1}), vec!["/a~1b~0c: expected string, got integer 1"]),
         // Boolean schemas.
         (json!(true), json!({"anything": 1}), vec![]),
         (json!(false), json!({}), vec![": no value is allowed here"]),
@@ -166,11 +114,7 @@ fn composition_table() {
     let table: Vec<(&Value, Value, Vec<&str>)> = vec![
         (&string_or_number, json!(1), vec![]),
         (&string_or_number, json!("a"), vec![]),
-        (
-            &string_or_number,
-            json!(true),
-            vec![": expected string, got boolean true; or expected number, got boolean true"],
-        ),
+        (&string_or_number, json!(true), vec![": expected string, got boolean true; or expected number, got boolean true"]),
         (&shapes, json!({"kind": "circle", "r": 1}), vec![]),
         // The closest alternative says what was meant.
         (&shapes, json!({"kind": "circle"}), vec![": missing required property \"r\""]),
@@ -183,19 +127,13 @@ fn composition_table() {
     assert_eq!(errors(&both, &json!(3)), [": expected exactly one of the 2 allowed forms to match, 2 did"]);
     assert!(errors(&both, &json!(-3)).is_empty());
     let all = json!({"allOf": [{"required": ["a"]}, {"required": ["b"]}]});
-    assert_eq!(
-        errors(&all, &json!({})),
-        [": missing required property \"a\"", ": missing required property \"b\""]
-    );
+    assert_eq!(errors(&all, &json!({})), [": missing required property \"a\"", ": missing required property \"b\""]);
     let not = json!({"not": {"type": "null"}});
     assert_eq!(errors(&not, &json!(null)), [": must not match {\"type\":\"null\"}"]);
     let cond = json!({"if": {"properties": {"unit": {"const": "k"}}}, "then": {"properties": {"t": {"minimum": 0}}}, "else": {"properties": {"t": {"minimum": -273.15}}}});
     assert_eq!(errors(&cond, &json!({"unit": "k", "t": -1})), ["/t: expected a number of at least 0, got -1"]);
     assert!(errors(&cond, &json!({"unit": "c", "t": -1})).is_empty());
-    assert_eq!(
-        errors(&cond, &json!({"unit": "c", "t": -300})),
-        ["/t: expected a number of at least -273.15, got -300"]
-    );
+    assert_eq!(errors(&cond, &json!({"unit": "c", "t": -300})), ["/t: expected a number of at least -273.15, got -300"]);
 }
 
 #[test]
@@ -216,22 +154,9 @@ fn references_in_both_drafts() {
     let table: Vec<(Value, Vec<&str>)> = vec![
         (json!({"point": {"x": 1}, "points": [{"x": 2}], "loose": {"x": 3}, "pair": ["a", 1]}), vec![]),
         (json!({"point": {}}), vec!["/point: missing required property \"x\""]),
-        (
-            json!({"points": [{"x": 1}, {"x": 2}, {"x": "3"}]}),
-            vec!["/points/2/x: expected number, got string \"3\""],
-        ),
-        (
-            json!({"pair": [1, 1.5, true]}),
-            vec![
-                "/pair/0: expected string, got integer 1",
-                "/pair/1: expected integer, got number 1.5",
-                "/pair/2: no value is allowed here",
-            ],
-        ),
-        (
-            json!({"fixed": {"a": 1, "c": 2}}),
-            vec!["/fixed: missing property \"b\", required with \"a\"", "/fixed: missing required property \"d\""],
-        ),
+        (json!({"points": [{"x": 1}, {"x": 2}, {"x": "3"}]}), vec!["/points/2/x: expected number, got string \"3\""]),
+        (json!({"pair": [1, 1.5, true]}), vec!["/pair/0: expected string, got integer 1", "/pair/1: expected integer, got number 1.5", "/pair/2: no value is allowed here"]),
+        (json!({"fixed": {"a": 1, "c": 2}}), vec!["/fixed: missing property \"b\", required with \"a\"", "/fixed: missing required property \"d\""]),
     ];
     for (value, want) in table {
         assert_eq!(errors(&draft7, &value), want, "{value}");
@@ -255,10 +180,7 @@ fn references_in_both_drafts() {
     });
     let table: Vec<(Value, Vec<&str>)> = vec![
         (json!({"items": [{"name": "a"}], "short": "ab", "tag": "a", "encoded": "x"}), vec![]),
-        (
-            json!({"items": [{"name": "a"}, {"name": "b"}, {"name": ""}]}),
-            vec!["/items/2/name: expected at least 1 character, got 0"],
-        ),
+        (json!({"items": [{"name": "a"}, {"name": "b"}, {"name": ""}]}), vec!["/items/2/name: expected at least 1 character, got 0"]),
         (json!({"items": [{}]}), vec!["/items/0: missing required property \"name\""]),
         (json!({"short": "abc"}), vec!["/short: expected at most 2 characters, got 3"]),
         (json!({"tag": "c"}), vec!["/tag: expected one of \"a\", \"b\", got \"c\""]),
@@ -387,13 +309,7 @@ fn garbage_schemas_never_panic() {
 #[test]
 fn describe_names_fields_and_asks_again() {
     let violations = validate(&calculator(), &json!({"expr": "1+1"})).unwrap_err();
-    assert_eq!(
-        describe(&violations),
-        "- missing required property \"expression\"\n- unexpected property \"expr\" (allowed: expression)\nCall the tool again with corrected arguments."
-    );
+    assert_eq!(describe(&violations), "- missing required property \"expression\"\n- unexpected property \"expr\" (allowed: expression)\nCall the tool again with corrected arguments.");
     let nested = [Violation { path: "/items/2/name".into(), message: "expected string, got integer 1".into() }];
-    assert_eq!(
-        describe(&nested),
-        "- `/items/2/name`: expected string, got integer 1\nCall the tool again with corrected arguments."
-    );
+    assert_eq!(describe(&nested), "- `/items/2/name`: expected string, got integer 1\nCall the tool again with corrected arguments.");
 }

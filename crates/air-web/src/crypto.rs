@@ -119,8 +119,7 @@ impl Keys for WebKeys {
             return Err(unavailable("no random numbers"));
         }
         let params = object(&[("name", "AES-GCM".into()), ("iv", bytes(&iv)), ("additionalData", bytes(aad))])?;
-        let mut plain = plain.to_vec();
-        let sealed = wait(subtle()?.encrypt_with_object_and_u8_array(&params, key, &mut plain)).await?;
+        let sealed = wait(subtle()?.encrypt_with_object_and_u8_array(&params, key, plain)).await?;
         Ok([iv, to_vec(sealed)].concat())
     }
 
@@ -131,15 +130,13 @@ impl Keys for WebKeys {
         }
         let (iv, body) = sealed.split_at(IV_LEN);
         let params = object(&[("name", "AES-GCM".into()), ("iv", bytes(iv)), ("additionalData", bytes(aad))])?;
-        let mut body = body.to_vec();
         // A wrong key or changed bytes reject the promise: that is `Open`.
-        let promise = subtle()?.decrypt_with_object_and_u8_array(&params, key, &mut body).map_err(unavailable)?;
+        let promise = subtle()?.decrypt_with_object_and_u8_array(&params, key, body).map_err(unavailable)?;
         JsFuture::from(promise).await.map(to_vec).map_err(|_| CryptoError::Open)
     }
 
     async fn mac(&self, data: &[u8]) -> Result<[u8; 32], CryptoError> {
-        let mut data = data.to_vec();
-        let signed = to_vec(wait(subtle()?.sign_with_str_and_u8_array("HMAC", &self.mac, &mut data)).await?);
+        let signed = to_vec(wait(subtle()?.sign_with_str_and_u8_array("HMAC", &self.mac, data)).await?);
         signed.try_into().map_err(|_| unavailable("an HMAC of another length"))
     }
 }

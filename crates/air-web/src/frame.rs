@@ -61,9 +61,7 @@ pub fn open_link(url: &str) -> bool {
 
 /// The system asks for dark colours.
 pub fn prefers_dark() -> bool {
-    web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches())
+    web_sys::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).is_some_and(|m| m.matches())
 }
 
 /// The frame's width in CSS pixels (0 when not laid out).

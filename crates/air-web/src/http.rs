@@ -65,10 +65,7 @@ impl HttpResponse {
     /// The body as a stream of byte chunks.
     pub fn body(self) -> Result<BodyReader, FetchError> {
         let stream = self.response.body().ok_or_else(|| FetchError::Other("the response has no body".into()))?;
-        let reader: ReadableStreamDefaultReader = stream
-            .get_reader()
-            .dyn_into()
-            .map_err(|_| FetchError::Other("the body cannot be read as a stream".into()))?;
+        let reader: ReadableStreamDefaultReader = stream.get_reader().dyn_into().map_err(|_| FetchError::Other("the body cannot be read as a stream".into()))?;
         Ok(BodyReader { reader, pending: None })
     }
 }
@@ -125,13 +122,7 @@ impl Drop for BodyReader {
 }
 
 /// Sends a request. `body` is JSON text; `None` sends a GET.
-pub async fn send(
-    method: &str,
-    url: &str,
-    headers: &[(&str, &str)],
-    body: Option<&str>,
-    abort: Option<&Abort>,
-) -> Result<HttpResponse, FetchError> {
+pub async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&str>, abort: Option<&Abort>) -> Result<HttpResponse, FetchError> {
     let init = RequestInit::new();
     init.set_method(method);
     let h = web_sys::Headers::new().map_err(|e| FetchError::Other(js_text(&e)))?;
@@ -154,8 +145,7 @@ pub async fn send(
     if let Some(abort) = abort {
         init.set_signal(Some(&abort.0.signal()));
     }
-    let request = Request::new_with_str_and_init(url, &init)
-        .map_err(|e| FetchError::Other(format!("invalid request to {url}: {}", js_text(&e))))?;
+    let request = Request::new_with_str_and_init(url, &init).map_err(|e| FetchError::Other(format!("invalid request to {url}: {}", js_text(&e))))?;
     // The in-browser provider's requests are answered in the page.
     let response: Response = if air_store::settings::is_in_browser(url) {
         crate::inpage::respond(&request).await.map_err(|e| map_reject(&e))?
@@ -226,11 +216,7 @@ fn to_http_error(e: FetchError) -> air_http::HttpError {
 impl air_http::HttpClient for FetchClient {
     type Body = FetchBody;
 
-    async fn send(
-        &self,
-        request: air_http::Request,
-        abort: &air_http::Abort,
-    ) -> Result<air_http::Response<FetchBody>, air_http::HttpError> {
+    async fn send(&self, request: air_http::Request, abort: &air_http::Abort) -> Result<air_http::Response<FetchBody>, air_http::HttpError> {
         if abort.is_aborted() {
             return Err(air_http::HttpError::Aborted);
         }
@@ -238,9 +224,7 @@ impl air_http::HttpClient for FetchClient {
         let c = controller.clone();
         abort.on_abort(move || c.abort());
         let headers: Vec<(&str, &str)> = request.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        let r = send(&request.method, &request.url, &headers, request.body.as_deref(), Some(&controller))
-            .await
-            .map_err(to_http_error)?;
+        let r = send(&request.method, &request.url, &headers, request.body.as_deref(), Some(&controller)).await.map_err(to_http_error)?;
         let mut names = Vec::new();
         if let Ok(Some(iter)) = js_sys::try_iter(&r.response.headers()) {
             for entry in iter.flatten() {
@@ -250,11 +234,7 @@ impl air_http::HttpClient for FetchClient {
                 }
             }
         }
-        Ok(air_http::Response {
-            status: r.status,
-            headers: names,
-            body: FetchBody { response: Some(r.response), reader: None },
-        })
+        Ok(air_http::Response { status: r.status, headers: names, body: FetchBody { response: Some(r.response), reader: None } })
     }
 
     async fn answers_without_cors(&self, url: &str) -> bool {

@@ -30,23 +30,23 @@
 //! and two tabs never overwrite each other's messages.
 
 use air_store::journal::{Change, Entry, Kind, Seq};
-use air_store::{
-    BY_ACTIVITY, BY_ID, BY_RECORD, BY_SESSION, BY_UPDATED, DB_NAME, DB_VERSION, FILES, JOURNAL, MESSAGES, META, FileRecord,
-    MessageRecord, SEARCH_DOCS, SEGS, SESSIONS, SessionRecord, Store, StoreError,
-};
 use air_store::search::{self, IndexStats};
+use air_store::{
+    BY_ACTIVITY, BY_ID, BY_RECORD, BY_SESSION, BY_UPDATED, DB_NAME, DB_VERSION, FILES, FileRecord, JOURNAL, MESSAGES, META, MessageRecord, SEARCH_DOCS, SEGS, SESSIONS, SessionRecord, Store,
+    StoreError,
+};
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
 mod batch;
+mod index_work;
 mod journal;
 mod migrate;
+mod segments;
 mod shared;
 mod sync_meta;
-mod index_work;
-mod segments;
 
 use air_store::segments::IndexDoc;
 use segments::read_stats;
@@ -62,17 +62,11 @@ fn err(e: rexie::Error) -> StoreError {
         rexie::Error::IdbError(inner) => inner.to_string(),
         other => other.to_string(),
     };
-    if text.contains("Quota") {
-        StoreError::QuotaExceeded(text)
-    } else {
-        StoreError::Other(text)
-    }
+    if text.contains("Quota") { StoreError::QuotaExceeded(text) } else { StoreError::Other(text) }
 }
 
 fn to_js<T: Serialize>(value: &T) -> air_store::Result<JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| StoreError::Other(e.to_string()))
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| StoreError::Other(e.to_string()))
 }
 
 fn from_js<T: DeserializeOwned>(value: JsValue) -> air_store::Result<T> {
@@ -124,15 +118,8 @@ impl IdbStore {
     pub async fn open_unmigrated(name: &str) -> air_store::Result<Self> {
         let db = Rexie::builder(name)
             .version(DB_VERSION)
-            .add_object_store(
-                ObjectStore::new(SESSIONS)
-                    .key_path("id")
-                    .add_index(Index::new(BY_UPDATED, "updatedAt"))
-                    .add_index(Index::new_array(BY_ACTIVITY, ["updatedAt", "id"])),
-            )
-            .add_object_store(
-                ObjectStore::new(MESSAGES).key_path("id").add_index(Index::new_array(BY_SESSION, ["sessionId", "seq"])),
-            )
+            .add_object_store(ObjectStore::new(SESSIONS).key_path("id").add_index(Index::new(BY_UPDATED, "updatedAt")).add_index(Index::new_array(BY_ACTIVITY, ["updatedAt", "id"])))
+            .add_object_store(ObjectStore::new(MESSAGES).key_path("id").add_index(Index::new_array(BY_SESSION, ["sessionId", "seq"])))
             .add_object_store(ObjectStore::new(META))
             .add_object_store(ObjectStore::new(FILES).key_path("id").add_index(Index::new(BY_SESSION, "sessionId")))
             .add_object_store(ObjectStore::new(SEGS).key_path_array(["k", "i"]))
@@ -264,10 +251,7 @@ impl Store for IdbStore {
             }
             None => None,
         };
-        let pairs = index
-            .scan(range, Some(limit.min(u32::MAX as usize) as u32), None, Some(rexie::Direction::Prev))
-            .await
-            .map_err(err)?;
+        let pairs = index.scan(range, Some(limit.min(u32::MAX as usize) as u32), None, Some(rexie::Direction::Prev)).await.map_err(err)?;
         let mut out = Vec::with_capacity(pairs.len());
         for (_, v) in pairs {
             out.push(from_js::<SessionRecord>(v)?);
@@ -366,12 +350,7 @@ impl Store for IdbStore {
         Ok(out)
     }
 
-    async fn messages_page(
-        &self,
-        session_id: &str,
-        before: Option<f64>,
-        limit: usize,
-    ) -> air_store::Result<Vec<MessageRecord>> {
+    async fn messages_page(&self, session_id: &str, before: Option<f64>, limit: usize) -> air_store::Result<Vec<MessageRecord>> {
         let sid = JsValue::from_str(session_id);
         let lower = js_sys::Array::of2(&sid, &JsValue::from_f64(f64::NEG_INFINITY));
         let upper = js_sys::Array::of2(&sid, &JsValue::from_f64(before.unwrap_or(f64::INFINITY)));

@@ -69,14 +69,7 @@ pub async fn remove(name: &str) -> Result<(), String> {
 /// Downloads a model (resuming what is stored of it), calling `progress`
 /// with the bytes stored and the whole size (0: not known) as it goes;
 /// `abort` stops it (what is stored stays, for a later resume).
-pub async fn download(
-    name: &str,
-    url: &str,
-    size: Option<u64>,
-    sha256: Option<&str>,
-    progress: impl Fn(f64, f64) + 'static,
-    abort: &web_sys::AbortSignal,
-) -> Result<(), String> {
+pub async fn download(name: &str, url: &str, size: Option<u64>, sha256: Option<&str>, progress: impl Fn(f64, f64) + 'static, abort: &web_sys::AbortSignal) -> Result<(), String> {
     let spec = js_sys::Object::new();
     let set = |k: &str, v: JsValue| js_sys::Reflect::set(&spec, &k.into(), &v).map(|_| ());
     set("name", name.into()).map_err(|e| js_text(&e))?;

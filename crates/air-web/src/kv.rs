@@ -20,11 +20,7 @@ impl KeyValue for LocalStorageKv {
         let s = storage().ok_or_else(|| StoreError::Unavailable("localStorage is disabled".into()))?;
         s.set_item(key, value).map_err(|e| {
             let text = format!("{e:?}");
-            if text.contains("Quota") {
-                StoreError::QuotaExceeded(format!("localStorage is full while saving \"{key}\""))
-            } else {
-                StoreError::Other(text)
-            }
+            if text.contains("Quota") { StoreError::QuotaExceeded(format!("localStorage is full while saving \"{key}\"")) } else { StoreError::Other(text) }
         })
     }
 

@@ -64,8 +64,7 @@ pub(crate) fn js_text(v: &wasm_bindgen::JsValue) -> String {
 /// Whether a rejection is an abort.
 pub(crate) fn is_abort(v: &wasm_bindgen::JsValue) -> bool {
     use wasm_bindgen::JsCast;
-    v.dyn_ref::<web_sys::DomException>().map(|e| e.name() == "AbortError").unwrap_or(false)
-        || js_sys::Reflect::get(v, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+    v.dyn_ref::<web_sys::DomException>().map(|e| e.name() == "AbortError").unwrap_or(false) || js_sys::Reflect::get(v, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
 }
 
 /// Milliseconds since the Unix epoch, from the browser's clock.
@@ -122,20 +121,13 @@ pub fn languages() -> Vec<String> {
 
 /// Whether the viewport is narrower than the mobile breakpoint (768 px).
 pub fn narrow_screen() -> bool {
-    web_sys::window()
-        .and_then(|w| w.inner_width().ok())
-        .and_then(|w| w.as_f64())
-        .map(|w| w < 768.0)
-        .unwrap_or(false)
+    web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|w| w.as_f64()).map(|w| w < 768.0).unwrap_or(false)
 }
 
 /// Local date (`YYYY-MM-DD`) and time (`HH:MM`).
 pub fn local_date_time() -> (String, String) {
     let d = js_sys::Date::new_0();
-    (
-        format!("{:04}-{:02}-{:02}", d.get_full_year(), d.get_month() + 1, d.get_date()),
-        format!("{:02}:{:02}", d.get_hours(), d.get_minutes()),
-    )
+    (format!("{:04}-{:02}-{:02}", d.get_full_year(), d.get_month() + 1, d.get_date()), format!("{:02}:{:02}", d.get_hours(), d.get_minutes()))
 }
 
 /// The local date and time of `ms` since the epoch (`YYYY-MM-DD HH:MM:SS`).
@@ -158,12 +150,7 @@ pub fn handle_copy_click(event: &web_sys::Event) -> bool {
     use wasm_bindgen::JsCast;
     let Some(target) = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
     let Ok(Some(button)) = target.closest("[data-copy-code]") else { return false };
-    let code = button
-        .closest(".code-block")
-        .ok()
-        .flatten()
-        .and_then(|block| block.query_selector("code").ok().flatten())
-        .and_then(|code| code.text_content());
+    let code = button.closest(".code-block").ok().flatten().and_then(|block| block.query_selector("code").ok().flatten()).and_then(|code| code.text_content());
     match code {
         Some(code) => {
             copy_text(&code);
@@ -365,11 +352,7 @@ pub async fn scale_image(bytes: &[u8], mime: &str, max: u32) -> Result<Option<Sc
     let err = |e: wasm_bindgen::JsValue| e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message()))).unwrap_or_else(|| format!("{e:?}"));
     let window = web_sys::window().ok_or("no window")?;
     let blob = bytes_blob(bytes, mime).map_err(err)?;
-    let bitmap: web_sys::ImageBitmap = wasm_bindgen_futures::JsFuture::from(window.create_image_bitmap_with_blob(&blob).map_err(err)?)
-        .await
-        .map_err(err)?
-        .dyn_into()
-        .map_err(err)?;
+    let bitmap: web_sys::ImageBitmap = wasm_bindgen_futures::JsFuture::from(window.create_image_bitmap_with_blob(&blob).map_err(err)?).await.map_err(err)?.dyn_into().map_err(err)?;
     let from = (bitmap.width(), bitmap.height());
     let Some(to) = air_store::files::fit(from.0, from.1, max) else {
         bitmap.close();
@@ -390,11 +373,7 @@ pub async fn scale_image(bytes: &[u8], mime: &str, max: u32) -> Result<Option<Sc
     if out_type != "image/png" {
         options.set_quality(0.9);
     }
-    let out: web_sys::Blob = wasm_bindgen_futures::JsFuture::from(canvas.convert_to_blob_with_options(&options).map_err(err)?)
-        .await
-        .map_err(err)?
-        .dyn_into()
-        .map_err(err)?;
+    let out: web_sys::Blob = wasm_bindgen_futures::JsFuture::from(canvas.convert_to_blob_with_options(&options).map_err(err)?).await.map_err(err)?.dyn_into().map_err(err)?;
     let buffer = wasm_bindgen_futures::JsFuture::from(out.array_buffer()).await.map_err(err)?;
     // A browser that cannot write the type writes PNG instead: say what it is.
     let written = if out.type_().is_empty() { out_type.to_owned() } else { out.type_() };
@@ -405,10 +384,10 @@ pub async fn scale_image(bytes: &[u8], mime: &str, max: u32) -> Result<Option<Sc
 /// Returns whether storage is (now) persistent.
 pub async fn request_persistent_storage() -> bool {
     let Some(storage) = web_sys::window().map(|w| w.navigator().storage()) else { return false };
-    if let Ok(p) = storage.persisted() {
-        if wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.is_truthy()).unwrap_or(false) {
-            return true;
-        }
+    if let Ok(p) = storage.persisted()
+        && wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.is_truthy()).unwrap_or(false)
+    {
+        return true;
     }
     match storage.persist() {
         Ok(p) => wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.is_truthy()).unwrap_or(false),
@@ -578,11 +557,7 @@ pub fn event_element(event: &web_sys::Event) -> Option<web_sys::Element> {
 /// Focuses the first element matching `selector`; false if there is none.
 pub fn focus(selector: &str) -> bool {
     use wasm_bindgen::JsCast;
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector(selector).ok().flatten())
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-        .is_some_and(|e| e.focus().is_ok())
+    web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten()).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()).is_some_and(|e| e.focus().is_ok())
 }
 
 /// The event happened while typing (in a text field, a text area or an

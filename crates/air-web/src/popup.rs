@@ -15,9 +15,7 @@ pub struct Popup(web_sys::Window);
 /// popup opened later is blocked). `None` when the browser blocked it.
 pub fn open(name: &str) -> Option<Popup> {
     let window = web_sys::window()?;
-    let popup = window
-        .open_with_url_and_target_and_features("about:blank", name, "popup,width=520,height=720")
-        .ok()??;
+    let popup = window.open_with_url_and_target_and_features("about:blank", name, "popup,width=520,height=720").ok()??;
     Some(Popup(popup))
 }
 
@@ -44,9 +42,7 @@ pub fn go(url: &str) -> bool {
 /// `path` resolved against the page's base URL (works under a sub-path).
 pub fn resolve(path: &str) -> Option<String> {
     let base = web_sys::window()?.document()?.base_uri().ok()??;
-    web_sys::Url::new_with_base(path, &base)
-        .ok()
-        .map(|u| u.href())
+    web_sys::Url::new_with_base(path, &base).ok().map(|u| u.href())
 }
 
 /// The next message of `kind` that a page of this origin posts to this
@@ -57,28 +53,21 @@ pub async fn next_message(kind: &str) -> Option<String> {
     let (tx, rx) = oneshot::channel::<String>();
     let tx = std::cell::RefCell::new(Some(tx));
     let kind = kind.to_owned();
-    let handler =
-        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-            // Only the app's own callback page is listened to.
-            if ev.origin() != origin {
-                return;
-            }
-            let data = ev.data();
-            let field = |k: &str| {
-                js_sys::Reflect::get(&data, &k.into())
-                    .ok()
-                    .and_then(|v| v.as_string())
-            };
-            if field("type").as_deref() != Some(kind.as_str()) {
-                return;
-            }
-            if let (Some(url), Some(tx)) = (field("url"), tx.borrow_mut().take()) {
-                let _ = tx.send(url);
-            }
-        });
-    window
-        .add_event_listener_with_callback("message", handler.as_ref().unchecked_ref())
-        .ok()?;
+    let handler = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+        // Only the app's own callback page is listened to.
+        if ev.origin() != origin {
+            return;
+        }
+        let data = ev.data();
+        let field = |k: &str| js_sys::Reflect::get(&data, &k.into()).ok().and_then(|v| v.as_string());
+        if field("type").as_deref() != Some(kind.as_str()) {
+            return;
+        }
+        if let (Some(url), Some(tx)) = (field("url"), tx.borrow_mut().take()) {
+            let _ = tx.send(url);
+        }
+    });
+    window.add_event_listener_with_callback("message", handler.as_ref().unchecked_ref()).ok()?;
     let got = rx.await.ok();
     let _ = window.remove_event_listener_with_callback("message", handler.as_ref().unchecked_ref());
     got

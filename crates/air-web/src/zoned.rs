@@ -54,28 +54,11 @@ pub fn zoned_time(at_ms: f64, zone: Option<&str>) -> Result<ZonedTime, String> {
             found.push((t, v));
         }
     }
-    let part = |k: &str| {
-        found
-            .iter()
-            .find(|(t, _)| t == k)
-            .map(|(_, v)| v.as_str())
-            .ok_or_else(|| format!("Intl gave no {k} for this time"))
-    };
-    let zone_name = Reflect::get(&format.resolved_options(), &JsValue::from_str("timeZone"))
-        .ok()
-        .and_then(|v| v.as_string())
-        .ok_or_else(|| "Intl did not say which time zone it used".to_owned())?;
+    let part = |k: &str| found.iter().find(|(t, _)| t == k).map(|(_, v)| v.as_str()).ok_or_else(|| format!("Intl gave no {k} for this time"));
+    let zone_name = Reflect::get(&format.resolved_options(), &JsValue::from_str("timeZone")).ok().and_then(|v| v.as_string()).ok_or_else(|| "Intl did not say which time zone it used".to_owned())?;
     Ok(ZonedTime {
         zone: zone_name,
-        local: format!(
-            "{}-{}-{} {}:{}:{}",
-            part("year")?,
-            part("month")?,
-            part("day")?,
-            part("hour")?,
-            part("minute")?,
-            part("second")?
-        ),
+        local: format!("{}-{}-{} {}:{}:{}", part("year")?, part("month")?, part("day")?, part("hour")?, part("minute")?, part("second")?),
         weekday: part("weekday")?.to_owned(),
         utc_offset: utc_offset(part("timeZoneName")?),
     })
@@ -86,10 +69,7 @@ pub fn zoned_time(at_ms: f64, zone: Option<&str>) -> Result<ZonedTime, String> {
 /// zone throws (an uncaught exception would unwind through the wasm).
 fn new_date_time_format(options: &Object) -> Result<Intl::DateTimeFormat, String> {
     let intl = Reflect::get(&js_sys::global(), &JsValue::from_str("Intl")).map_err(|e| describe(&e))?;
-    let constructor: Function = Reflect::get(&intl, &JsValue::from_str("DateTimeFormat"))
-        .map_err(|e| describe(&e))?
-        .dyn_into()
-        .map_err(|_| "this browser has no Intl.DateTimeFormat".to_owned())?;
+    let constructor: Function = Reflect::get(&intl, &JsValue::from_str("DateTimeFormat")).map_err(|e| describe(&e))?.dyn_into().map_err(|_| "this browser has no Intl.DateTimeFormat".to_owned())?;
     let args = Array::of2(&JsValue::from_str("en-US"), options);
     let format = Reflect::construct(&constructor, &args).map_err(|e| describe(&e))?;
     Ok(format.unchecked_into())

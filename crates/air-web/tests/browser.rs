@@ -28,7 +28,7 @@ async fn a_rebuild_in_pages_with_writes_meanwhile_then_merged_finds_the_same() {
     let store = IdbStore::open(name).await.expect("open");
     store.put_session(&SessionRecord::new("s", 1.0)).await.expect("session");
     let words = ["harbour", "lantern", "meadow", "quartz", "saffron"];
-    let messages: Vec<MessageRecord> = (0..1_800).map(|i| MessageRecord::new(&format!("m{i:04}"), "s", f64::from(i), air_chat::Role::User, &format!("{} note {i}", words[i as usize % 5]))).collect();
+    let messages: Vec<MessageRecord> = (0..1_800).map(|i| MessageRecord::new(format!("m{i:04}"), "s", f64::from(i), air_chat::Role::User, format!("{} note {i}", words[i as usize % 5]))).collect();
     for page in messages.chunks(600) {
         store.put_batch(&air_store::batch::Batch { messages: page.to_vec(), ..Default::default() }).await.expect("batch");
     }
@@ -76,7 +76,7 @@ async fn hits_are_found_in_small_and_large_blocks() {
         2_400 => "narwhal",
         _ => "plankton",
     };
-    let messages: Vec<MessageRecord> = (0..2_500).map(|i| MessageRecord::new(&format!("m{i:04}"), "s", f64::from(i), air_chat::Role::User, &format!("{} {i}", word(i)))).collect();
+    let messages: Vec<MessageRecord> = (0..2_500).map(|i| MessageRecord::new(format!("m{i:04}"), "s", f64::from(i), air_chat::Role::User, format!("{} {i}", word(i)))).collect();
     store.put_batch(&air_store::batch::Batch { messages, ..Default::default() }).await.expect("one batch");
     store.put_message(&MessageRecord::new("late", "s", 3_000.0, air_chat::Role::User, "a beluga")).await.expect("a write of its own");
     let hits = |q: &'static str| {
@@ -196,11 +196,7 @@ fn local_storage_settings_round_trip() {
     let _ = kv.remove(SETTINGS_KEY);
     assert_eq!(settings::load(&kv).settings, Settings::default(), "first run gives defaults");
 
-    let mut s = Settings::default();
-    s.base_url = "https://api.example.com/v1".into();
-    s.api_key = "sk-secret".into();
-    s.model = "gpt-4o-mini".into();
-    s.theme = Theme::Dark;
+    let mut s = Settings { base_url: "https://api.example.com/v1".into(), api_key: "sk-secret".into(), model: "gpt-4o-mini".into(), theme: Theme::Dark, ..Settings::default() };
     s.language.choose(Language::Chinese);
     settings::save(&kv, &s).expect("save");
     // What is in localStorage is the JSON record under the documented key.
@@ -239,11 +235,7 @@ async fn a_version_1_database_is_migrated() {
         v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).expect("to js")
     };
     let tx = v1.transaction(&["sessions", "messages"], TransactionMode::ReadWrite).expect("tx");
-    tx.store("sessions")
-        .expect("sessions")
-        .put(&js(serde_json::json!({"id": "s1", "title": "Old", "titleEdited": false, "createdAt": 1.0, "updatedAt": 2.0})), None)
-        .await
-        .expect("put session");
+    tx.store("sessions").expect("sessions").put(&js(serde_json::json!({"id": "s1", "title": "Old", "titleEdited": false, "createdAt": 1.0, "updatedAt": 2.0})), None).await.expect("put session");
     let messages = tx.store("messages").expect("messages");
     for m in [
         serde_json::json!({"id": "m1", "sessionId": "s1", "seq": 1.0, "role": "user", "content": "Hi", "timestamp": 1.0, "incomplete": false, "stopped": false}),
@@ -314,12 +306,7 @@ async fn a_version_4_database_gains_a_journal() {
     // Exactly what version 4 created.
     let v4 = Rexie::builder(name)
         .version(4)
-        .add_object_store(
-            ObjectStore::new("sessions")
-                .key_path("id")
-                .add_index(Index::new("by_updated", "updatedAt"))
-                .add_index(Index::new_array("by_activity", ["updatedAt", "id"])),
-        )
+        .add_object_store(ObjectStore::new("sessions").key_path("id").add_index(Index::new("by_updated", "updatedAt")).add_index(Index::new_array("by_activity", ["updatedAt", "id"])))
         .add_object_store(ObjectStore::new("messages").key_path("id").add_index(Index::new_array("by_session", ["sessionId", "seq"])))
         .add_object_store(ObjectStore::new("meta"))
         .add_object_store(ObjectStore::new("files").key_path("id").add_index(Index::new("by_session", "sessionId")))
@@ -332,11 +319,7 @@ async fn a_version_4_database_gains_a_journal() {
         v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).expect("to js")
     };
     let tx = v4.transaction(&["sessions", "messages", "meta"], TransactionMode::ReadWrite).expect("tx");
-    tx.store("sessions")
-        .expect("sessions")
-        .put(&js(serde_json::json!({"id": "s4", "title": "Kept", "titleEdited": false, "createdAt": 1.0, "updatedAt": 2.0})), None)
-        .await
-        .expect("put session");
+    tx.store("sessions").expect("sessions").put(&js(serde_json::json!({"id": "s4", "title": "Kept", "titleEdited": false, "createdAt": 1.0, "updatedAt": 2.0})), None).await.expect("put session");
     let m = serde_json::json!({"id": "m4", "sessionId": "s4", "seq": 1.0, "role": "user", "content": "Still here", "timestamp": 1.0});
     tx.store("messages").expect("messages").put(&js(m), None).await.expect("put message");
     tx.store("meta").expect("meta").put(&wasm_bindgen::JsValue::from_f64(2.0), Some(&"recordFormat".into())).await.expect("format");
@@ -361,12 +344,7 @@ async fn a_version_4_database_gains_a_journal() {
     changes.sort_by(|x, y| (x.kind, &x.id).cmp(&(y.kind, &y.id)));
     assert_eq!(
         changes,
-        vec![
-            Change::deleted(Kind::Session, "s4"),
-            Change::deleted(Kind::Message, "m4"),
-            Change::deleted(Kind::Message, "m5"),
-            Change::deleted(Kind::Message, "m6"),
-        ],
+        vec![Change::deleted(Kind::Session, "s4"), Change::deleted(Kind::Message, "m4"), Change::deleted(Kind::Message, "m5"), Change::deleted(Kind::Message, "m6"),],
         "every record of the deleted session has its tombstone, once"
     );
     assert_eq!(*seqs.last().expect("entries"), 7, "seven writes of records, numbered on from one");
@@ -405,7 +383,7 @@ async fn webcrypto_derives_seals_and_opens_as_the_host_cipher_does() {
     use air_web::crypto::WebCrypto;
     let keys = WebCrypto.from_passphrase("password", b"salt", 1).await.expect("derive");
     assert_eq!(hex(&keys.mac(b"").await.expect("mac")), "a413783ed49b2b4a829821d3be29deddc85558feb56332e42008c5db63b3ed00");
-    let from_host: Vec<u8> = (0..33).map(|i| u8::from_str_radix(&"0700000000000000080000005d74089713c28d651a0ef8efdf403d9da22487dbee"[2 * i..2 * i + 2], 16).unwrap()).collect();
+    let from_host: Vec<u8> = (0..33).map(|i| u8::from_str_radix(&"0700000000000000080000005d74089713c28d651a0ef8efdf403d9da22487dbee"[2 * i..2 * i + 2], 16).expect("hex")).collect();
     assert_eq!(keys.open(b"aad", &from_host).await.expect("open"), b"hello");
     assert_eq!(keys.open(b"other aad", &from_host).await, Err(CryptoError::Open));
     let sealed = keys.seal(b"id", b"a secret").await.expect("seal");

@@ -1,6 +1,6 @@
 //! What the turn tests share: the fake world (in `world`), scripted model
 //! replies, test tools, and the setup every turn starts from.
-
+#![allow(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 // Shared by several test binaries; each uses only some of these helpers.
 #![allow(dead_code)]
 
@@ -25,13 +25,11 @@ use world::World;
 // ---- scripted model replies ----------------------------------------------------
 
 pub(crate) fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-        .to_string()
+    json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
 }
 
 fn usage() -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
-        .to_string()
+    json!({"id": "c", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}).to_string()
 }
 
 /// `text` in two pieces, then stop, usage and `[DONE]`.
@@ -53,10 +51,7 @@ pub(crate) fn calls_reply(calls: &[(&str, &str, &str)]) -> Script {
     let mut events = vec![chunk(json!({"role": "assistant", "content": null}), None)];
     for (i, (id, name, args)) in calls.iter().enumerate() {
         let mid = args.len() / 2;
-        events.push(chunk(
-            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": &args[..mid]}}]}),
-            None,
-        ));
+        events.push(chunk(json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": &args[..mid]}}]}), None));
         events.push(chunk(json!({"tool_calls": [{"index": i, "function": {"arguments": &args[mid..]}}]}), None));
     }
     events.push(chunk(json!({}), Some("tool_calls")));
@@ -67,14 +62,7 @@ pub(crate) fn calls_reply(calls: &[(&str, &str, &str)]) -> Script {
 // ---- test tools ----------------------------------------------------------------
 
 pub(crate) fn def(name: &str, schema: Value, annotations: Annotations) -> ToolDef {
-    ToolDef {
-        name: name.into(),
-        description: format!("The {name} tool."),
-        input_schema: schema,
-        annotations,
-        source: ToolSource::BuiltIn,
-        mcp: None,
-    }
+    ToolDef { name: name.into(), description: format!("The {name} tool."), input_schema: schema, annotations, source: ToolSource::BuiltIn, mcp: None }
 }
 
 /// Returns what it was given; counts how many runs overlap.
@@ -190,27 +178,16 @@ pub(crate) fn setup() -> Setup {
     let running = Rc::new(Cell::new(0));
     let echo_schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
     let read_only = Annotations { read_only_hint: Some(true), ..Default::default() };
+    tools.register(Rc::new(Echo { def: def("echo", echo_schema.clone(), Annotations { read_only_hint: Some(true), ..Default::default() }), running: running.clone(), most: most.clone() }));
     tools.register(Rc::new(Echo {
-        def: def("echo", echo_schema.clone(), Annotations { read_only_hint: Some(true), ..Default::default() }),
-        running: running.clone(),
-        most: most.clone(),
-    }));
-    tools.register(Rc::new(Echo {
-        def: ToolDef {
-            source: ToolSource::Mcp { server: "files".into() },
-            ..def("delete_file", echo_schema, Annotations { destructive_hint: Some(true), ..Default::default() })
-        },
+        def: ToolDef { source: ToolSource::Mcp { server: "files".into() }, ..def("delete_file", echo_schema, Annotations { destructive_hint: Some(true), ..Default::default() }) },
         running,
         most: most.clone(),
     }));
     tools.register(Rc::new(Hang { def: def("slow", json!({"type": "object"}), Annotations::default()), abort: abort.clone() }));
     tools.register(Rc::new(Survey { def: def("survey", json!({"type": "object"}), read_only.clone()) }));
     let cancelled = Rc::new(Cell::new(false));
-    tools.register(Rc::new(Cancellable {
-        def: def("remote", json!({"type": "object"}), read_only),
-        abort: abort.clone(),
-        cancelled: cancelled.clone(),
-    }));
+    tools.register(Rc::new(Cancellable { def: def("remote", json!({"type": "object"}), read_only), abort: abort.clone(), cancelled: cancelled.clone() }));
     let settings = Settings {
         // A provider of the user's own (the local preset adds its limits).
         provider: "custom".into(),
@@ -248,9 +225,7 @@ impl Setup {
     /// is only the order steps were added in), and with the links removed,
     /// the migration finds them again.
     pub(crate) async fn links_agree(&self) {
-        let steps = |l: &[MessageRecord]| {
-            l.iter().map(|m| (m.id.clone(), m.branch.iter().map(|s| (s.fork.clone(), s.alt)).collect::<std::collections::BTreeSet<_>>())).collect::<Vec<_>>()
-        };
+        let steps = |l: &[MessageRecord]| l.iter().map(|m| (m.id.clone(), m.branch.iter().map(|s| (s.fork.clone(), s.alt)).collect::<std::collections::BTreeSet<_>>())).collect::<Vec<_>>();
         let parents = |l: &[MessageRecord]| l.iter().map(|m| (m.id.clone(), m.parent.clone())).collect::<Vec<_>>();
         for session in self.world.store.inner.list_sessions().await.unwrap() {
             let all = self.stored(&session.id).await;

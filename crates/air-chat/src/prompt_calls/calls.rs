@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::scan::{floor_boundary, Memo};
-use super::{json, PromptCall, Step, ARG_KEYS, FENCE, FUNCTION, FUNCTION_END, MARKED_ONLY_ARG_KEYS, MAX_KEY, NAME_KEYS};
+use super::scan::{Memo, floor_boundary};
+use super::{ARG_KEYS, FENCE, FUNCTION, FUNCTION_END, MARKED_ONLY_ARG_KEYS, MAX_KEY, NAME_KEYS, PromptCall, Step, json};
 
 /// The calls inside a marker (a tag, a `tool_call` fence, after
 /// `<|python_tag|>`): one object, several, an array, a fenced block, or
@@ -27,11 +27,7 @@ pub(super) fn marked_calls(inner: &str) -> Vec<PromptCall> {
                 _ => return vec![unreadable(inner)],
             }
         }
-        return if rest.is_empty() {
-            calls
-        } else {
-            vec![unreadable(inner)]
-        };
+        return if rest.is_empty() { calls } else { vec![unreadable(inner)] };
     }
     let Some((vals, rest)) = values(inner) else {
         return vec![unreadable(inner)];
@@ -49,18 +45,11 @@ pub(super) fn marked_calls(inner: &str) -> Vec<PromptCall> {
     if rest.starts_with(['{', '[']) {
         calls.push(unreadable(rest.trim_end()));
     }
-    if calls.is_empty() {
-        vec![unreadable(inner)]
-    } else {
-        calls
-    }
+    if calls.is_empty() { vec![unreadable(inner)] } else { calls }
 }
 
 pub(super) fn unreadable(raw: &str) -> PromptCall {
-    PromptCall {
-        name: String::new(),
-        arguments: raw.to_owned(),
-    }
+    PromptCall { name: String::new(), arguments: raw.to_owned() }
 }
 
 /// The inside of a ```` ``` ```` fence, if `text` is one.
@@ -98,14 +87,10 @@ pub(super) fn values(text: &str) -> Option<(Vec<Value>, &str)> {
 /// model said it is a call (see the module notes).
 pub(super) fn calls_from_value(v: &Value, marked: bool) -> Option<Vec<PromptCall>> {
     match v {
-        Value::Array(items) if !items.is_empty() => {
-            items.iter().map(|i| call_from_object(i, marked)).collect()
-        }
+        Value::Array(items) if !items.is_empty() => items.iter().map(|i| call_from_object(i, marked)).collect(),
         Value::Object(obj) => match obj.get("tool_calls").or_else(|| obj.get("tool_call")) {
             // An OpenAI-style wrapper is a marker of its own.
-            Some(Value::Array(items)) if !items.is_empty() => {
-                items.iter().map(|i| call_from_object(i, true)).collect()
-            }
+            Some(Value::Array(items)) if !items.is_empty() => items.iter().map(|i| call_from_object(i, true)).collect(),
             Some(inner @ Value::Object(_)) => call_from_object(inner, true).map(|c| vec![c]),
             _ => call_from_object(v, marked).map(|c| vec![c]),
         },
@@ -119,28 +104,15 @@ fn call_from_object(v: &Value, marked: bool) -> Option<PromptCall> {
     // without `"type": "function"` and an id beside it).
     if let Some(inner) = obj.get("function").and_then(Value::as_object) {
         let name = inner.get("name").and_then(Value::as_str)?;
-        let args = ARG_KEYS
-            .iter()
-            .find_map(|k| inner.get(*k).or_else(|| obj.get(*k)));
-        if !marked
-            && (inner.contains_key("description")
-                || args.is_some_and(|a| a.get("properties").is_some()))
-        {
+        let args = ARG_KEYS.iter().find_map(|k| inner.get(*k).or_else(|| obj.get(*k)));
+        if !marked && (inner.contains_key("description") || args.is_some_and(|a| a.get("properties").is_some())) {
             return None;
         }
         return named_call(name, args, marked);
     }
-    let name = NAME_KEYS
-        .iter()
-        .find_map(|k| obj.get(*k).and_then(Value::as_str))?;
-    let args = ARG_KEYS
-        .iter()
-        .filter(|k| marked || !MARKED_ONLY_ARG_KEYS.contains(k))
-        .find_map(|k| obj.get(*k));
-    if !marked
-        && (obj.contains_key("description")
-            || args.is_some_and(|a| a.get("properties").is_some() && a.get("type").is_some()))
-    {
+    let name = NAME_KEYS.iter().find_map(|k| obj.get(*k).and_then(Value::as_str))?;
+    let args = ARG_KEYS.iter().filter(|k| marked || !MARKED_ONLY_ARG_KEYS.contains(k)).find_map(|k| obj.get(*k));
+    if !marked && (obj.contains_key("description") || args.is_some_and(|a| a.get("properties").is_some() && a.get("type").is_some())) {
         // A tool's definition (name, description, JSON Schema), as a
         // model explaining tools writes it, not a call of it.
         return None;
@@ -148,18 +120,9 @@ fn call_from_object(v: &Value, marked: bool) -> Option<PromptCall> {
     if args.is_none() && marked {
         // `{"name": "calculator", "expression": "2+2"}`: small models put
         // the arguments beside the name.
-        let extra: Map<String, Value> = obj
-            .iter()
-            .filter(|(k, _)| {
-                !NAME_KEYS.contains(&k.as_str()) && !matches!(k.as_str(), "type" | "id")
-            })
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let extra: Map<String, Value> = obj.iter().filter(|(k, _)| !NAME_KEYS.contains(&k.as_str()) && !matches!(k.as_str(), "type" | "id")).map(|(k, v)| (k.clone(), v.clone())).collect();
         if !extra.is_empty() {
-            return Some(PromptCall {
-                name: name.to_owned(),
-                arguments: Value::Object(extra).to_string(),
-            });
+            return Some(PromptCall { name: name.to_owned(), arguments: Value::Object(extra).to_string() });
         }
     }
     named_call(name, args, marked)
@@ -174,11 +137,7 @@ fn named_call(name: &str, args: Option<&Value>, marked: bool) -> Option<PromptCa
         // Unmarked JSON must look like a call: an arguments key and a name
         // a tool could have.
         args?;
-        if name.len() > MAX_KEY
-            || !name
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/'))
-        {
+        if name.len() > MAX_KEY || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/')) {
             return None;
         }
     }
@@ -189,10 +148,7 @@ fn named_call(name: &str, args: Option<&Value>, marked: bool) -> Option<PromptCa
         Some(Value::String(s)) => s.trim().to_owned(),
         Some(other) => other.to_string(),
     };
-    Some(PromptCall {
-        name: name.to_owned(),
-        arguments,
-    })
+    Some(PromptCall { name: name.to_owned(), arguments })
 }
 
 /// Arguments written after a name (`<function=…>`, `[ARGS]`): valid JSON
@@ -204,11 +160,7 @@ pub(super) fn arguments_text(raw: &str) -> String {
     if raw.is_empty() {
         return "{}".to_owned();
     }
-    if let Some(obj) = raw
-        .starts_with("<parameter=")
-        .then(|| xml_parameters(raw))
-        .flatten()
-    {
+    if let Some(obj) = raw.starts_with("<parameter=").then(|| xml_parameters(raw)).flatten() {
         return Value::Object(obj).to_string();
     }
     if serde_json::from_str::<Value>(raw).is_ok_and(|v| !v.is_string()) {
@@ -231,9 +183,7 @@ fn xml_parameters(mut rest: &str) -> Option<Map<String, Value>> {
         let body = &after[gt + 1..];
         let close = body.find("</parameter>")?;
         let text = body[..close].trim();
-        let value = json::parse(text)
-            .filter(|v| !v.is_string())
-            .unwrap_or_else(|| Value::String(text.to_owned()));
+        let value = json::parse(text).filter(|v| !v.is_string()).unwrap_or_else(|| Value::String(text.to_owned()));
         obj.insert(key.to_owned(), value);
         rest = body[close + "</parameter>".len()..].trim_start();
     }
@@ -255,11 +205,7 @@ pub(super) fn function_tag(p: &str, end: bool, memo: &mut Memo) -> Step {
         }
     }
     let Some(gt) = name_end else {
-        return if end {
-            Step::Text(FUNCTION.len())
-        } else {
-            Step::Wait
-        };
+        return if end { Step::Text(FUNCTION.len()) } else { Step::Wait };
     };
     if gt == 0 {
         return Step::Text(FUNCTION.len());
@@ -271,11 +217,5 @@ pub(super) fn function_tag(p: &str, end: bool, memo: &mut Memo) -> Step {
         None if end => (rest, p.len()),
         None => return Step::Wait,
     };
-    Step::Calls(
-        used,
-        vec![PromptCall {
-            name,
-            arguments: arguments_text(args),
-        }],
-    )
+    Step::Calls(used, vec![PromptCall { name, arguments: arguments_text(args) }])
 }

@@ -2,14 +2,11 @@
 //! and whether a marker, a fence or a bare `{`/`[` there is a call,
 //! text, or not decided yet.
 
-use super::calls::{calls_from_value, marked_calls, values};
 use super::calls::function_tag;
+use super::calls::{calls_from_value, marked_calls, values};
 use super::markers::{after_marker, tool_call_tag};
 use super::scan::{skip_json, starts_or_prefix};
-use super::{
-    json, PromptCallParser, Skip, Step, CALL_LANGS, FENCE, FIRST_KEYS, FUNCTION, FUNCTOOLS,
-    JSON_LANGS, MARKERS, MAX_KEY, PYTHON_TAG, TOOL_CALL, TOOL_CALLS, TOOL_CALL_END,
-};
+use super::{CALL_LANGS, FENCE, FIRST_KEYS, FUNCTION, FUNCTOOLS, JSON_LANGS, MARKERS, MAX_KEY, PYTHON_TAG, PromptCallParser, Skip, Step, TOOL_CALL, TOOL_CALL_END, TOOL_CALLS, json};
 
 impl PromptCallParser {
     /// The first place in `p` where a call may start: a marker or a proper
@@ -49,11 +46,7 @@ impl PromptCallParser {
             return function_tag(p, end, &mut self.memo);
         }
         if p.starts_with(PYTHON_TAG) || p.starts_with(TOOL_CALLS) {
-            let marker = if p.starts_with(PYTHON_TAG) {
-                PYTHON_TAG
-            } else {
-                TOOL_CALLS
-            };
+            let marker = if p.starts_with(PYTHON_TAG) { PYTHON_TAG } else { TOOL_CALLS };
             return after_marker(p, marker.len(), end, &mut self.memo);
         }
         if p.starts_with(FUNCTOOLS) {
@@ -63,12 +56,7 @@ impl PromptCallParser {
         if p.starts_with(FENCE) {
             return self.fence(p, end);
         }
-        if !end
-            && MARKERS
-                .iter()
-                .chain([&FENCE])
-                .any(|m| m.len() > p.len() && m.starts_with(p))
-        {
+        if !end && MARKERS.iter().chain([&FENCE]).any(|m| m.len() > p.len() && m.starts_with(p)) {
             return Step::Wait;
         }
         match p.as_bytes().first() {
@@ -100,12 +88,7 @@ impl PromptCallParser {
         if !FIRST_KEYS.contains(&key.as_str()) {
             // JSON that is not a call: give it out as it comes, nested
             // objects included.
-            let mut skip = Skip {
-                depth: 0,
-                quote: None,
-                escaped: false,
-                single,
-            };
+            let mut skip = Skip { depth: 0, quote: None, escaped: false, single };
             let (n, done) = skip_json(&mut skip, p);
             if !done {
                 self.skip = Some(skip);
@@ -134,11 +117,7 @@ impl PromptCallParser {
             return Step::Wait;
         };
         let opener = FENCE.len() + nl + 1;
-        let lang = after[..nl]
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let lang = after[..nl].split_whitespace().next().unwrap_or("").to_ascii_lowercase();
         let content = &p[opener..];
         let marked = CALL_LANGS.contains(&lang.as_str());
         let as_text = |me: &mut Self| {
@@ -158,11 +137,7 @@ impl PromptCallParser {
         if !marked {
             // Unmarked: only blocks that start like a call are held.
             let object = body.strip_prefix('[').map_or(body, str::trim_start);
-            let key = if object.is_empty() {
-                FirstKey::Unknown
-            } else {
-                first_key(object)
-            };
+            let key = if object.is_empty() { FirstKey::Unknown } else { first_key(object) };
             match key {
                 FirstKey::Unknown if !end => return Step::Wait,
                 FirstKey::Key(k, _) if FIRST_KEYS.contains(&k.as_str()) => {}
@@ -179,11 +154,7 @@ impl PromptCallParser {
             return Step::Calls(used, marked_calls(inner));
         }
         match values(inner).filter(|(_, rest)| rest.trim().is_empty()) {
-            Some((vals, _)) => match vals
-                .iter()
-                .map(|v| calls_from_value(v, false))
-                .collect::<Option<Vec<_>>>()
-            {
+            Some((vals, _)) => match vals.iter().map(|v| calls_from_value(v, false)).collect::<Option<Vec<_>>>() {
                 Some(calls) => Step::Calls(used, calls.into_iter().flatten().collect()),
                 None => as_text(self),
             },
@@ -237,9 +208,7 @@ fn first_key(p: &str) -> FirstKey {
     if q == '"' || q == '\'' {
         let key = &rest[1..];
         return match key.find(q) {
-            Some(i) if i <= MAX_KEY && !key[..i].contains('\n') => {
-                FirstKey::Key(key[..i].to_owned(), q)
-            }
+            Some(i) if i <= MAX_KEY && !key[..i].contains('\n') => FirstKey::Key(key[..i].to_owned(), q),
             Some(_) => FirstKey::NotJson,
             None if key.len() > MAX_KEY || key.contains('\n') => FirstKey::NotJson,
             None => FirstKey::Unknown,
@@ -248,9 +217,7 @@ fn first_key(p: &str) -> FirstKey {
     if !(q.is_alphabetic() || q == '_') {
         return FirstKey::NotJson;
     }
-    let len = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
+    let len = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
     if len > MAX_KEY {
         return FirstKey::NotJson;
     }

@@ -133,10 +133,7 @@ impl Reader<'_> {
 
     fn number(&mut self) -> Option<Value> {
         let start = self.i;
-        while self
-            .peek()
-            .is_some_and(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'))
-        {
+        while self.peek().is_some_and(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E')) {
             self.bump();
         }
         let text = &self.s[start..self.i];
@@ -179,10 +176,7 @@ impl Reader<'_> {
             let save = self.i;
             self.i += 2;
             if let Some(lo) = self.hex4().filter(|lo| (0xDC00..0xE000).contains(lo)) {
-                return Some(
-                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
-                        .unwrap_or('\u{FFFD}'),
-                );
+                return Some(char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{FFFD}'));
             }
             self.i = save;
         }

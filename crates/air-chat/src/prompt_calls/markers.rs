@@ -4,7 +4,7 @@
 
 use super::calls::{arguments_text, calls_from_value, marked_calls, unreadable, values};
 use super::scan::Memo;
-use super::{PromptCall, Step, FENCE, FUNCTION, MAX_KEY, TOOL_CALL, TOOL_CALL_END};
+use super::{FENCE, FUNCTION, MAX_KEY, PromptCall, Step, TOOL_CALL, TOOL_CALL_END};
 
 /// `<tool_call>…</tool_call>`. The call ends at the closing tag, or at the
 /// next `<tool_call>` (models forget to close one before the next), or, at
@@ -44,11 +44,7 @@ fn unterminated_tag(p: &str) -> Step {
     let ws = body.len() - body.trim_start().len();
     match values(&body[ws..]) {
         Some((vals, rest)) => {
-            let calls: Option<Vec<PromptCall>> = vals
-                .iter()
-                .map(|v| calls_from_value(v, true))
-                .collect::<Option<Vec<_>>>()
-                .map(|c| c.into_iter().flatten().collect());
+            let calls: Option<Vec<PromptCall>> = vals.iter().map(|v| calls_from_value(v, true)).collect::<Option<Vec<_>>>().map(|c| c.into_iter().flatten().collect());
             match calls {
                 // Blanks after the call end the answer: they go with it.
                 Some(calls) if rest.trim().is_empty() => Step::Calls(p.len(), calls),
@@ -79,9 +75,7 @@ pub(super) fn after_marker(p: &str, skip: usize, end: bool, memo: &mut Memo) -> 
     }
     // Mistral (v11 and later): `get_weather[ARGS]{"city": "Paris"}`,
     // possibly with `[CALL_ID]abc123` before `[ARGS]`.
-    let name_len = body
-        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .unwrap_or(body.len());
+    let name_len = body.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))).unwrap_or(body.len());
     if name_len == 0 || name_len > MAX_KEY {
         return Step::Text(skip);
     }
@@ -105,33 +99,11 @@ pub(super) fn after_marker(p: &str, skip: usize, end: bool, memo: &mut Memo) -> 
     let args_at = at + name_len + args_at + (args.len() - args_trimmed.len());
     let name = body[..name_len].to_owned();
     if args_trimmed.is_empty() {
-        return if end {
-            Step::Calls(
-                p.len(),
-                vec![PromptCall {
-                    name,
-                    arguments: "{}".into(),
-                }],
-            )
-        } else {
-            Step::Wait
-        };
+        return if end { Step::Calls(p.len(), vec![PromptCall { name, arguments: "{}".into() }]) } else { Step::Wait };
     }
     match memo.balanced_end(p, args_at, true) {
-        Some(n) => Step::Calls(
-            args_at + n,
-            vec![PromptCall {
-                name,
-                arguments: arguments_text(&args_trimmed[..n]),
-            }],
-        ),
-        None if end => Step::Calls(
-            p.len(),
-            vec![PromptCall {
-                name,
-                arguments: args_trimmed.trim().to_owned(),
-            }],
-        ),
+        Some(n) => Step::Calls(args_at + n, vec![PromptCall { name, arguments: arguments_text(&args_trimmed[..n]) }]),
+        None if end => Step::Calls(p.len(), vec![PromptCall { name, arguments: args_trimmed.trim().to_owned() }]),
         None => Step::Wait,
     }
 }

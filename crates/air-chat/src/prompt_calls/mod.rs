@@ -95,13 +95,7 @@ pub struct PromptCallParser {
 
 impl Default for PromptCallParser {
     fn default() -> Self {
-        Self {
-            pending: String::new(),
-            in_text_fence: false,
-            skip: None,
-            at_line_start: true,
-            memo: Memo::default(),
-        }
+        Self { pending: String::new(), in_text_fence: false, skip: None, at_line_start: true, memo: Memo::default() }
     }
 }
 
@@ -136,53 +130,20 @@ const FENCE: &str = "```";
 
 /// Every marker that starts a call; a proper prefix of one at the end of
 /// the text is held back.
-const MARKERS: &[&str] = &[
-    TOOL_CALL,
-    TOOL_CALL_END,
-    FUNCTION,
-    PYTHON_TAG,
-    TOOL_CALLS,
-    FUNCTOOLS,
-];
+const MARKERS: &[&str] = &[TOOL_CALL, TOOL_CALL_END, FUNCTION, PYTHON_TAG, TOOL_CALLS, FUNCTOOLS];
 
 /// First keys that make an unmarked object worth holding until it ends.
-const FIRST_KEYS: &[&str] = &[
-    "name",
-    "function",
-    "tool",
-    "tool_name",
-    "type",
-    "id",
-    "action",
-    "tool_calls",
-    "tool_call",
-];
+const FIRST_KEYS: &[&str] = &["name", "function", "tool", "tool_name", "type", "id", "action", "tool_calls", "tool_call"];
 /// Keys that name the tool, in order of preference.
 const NAME_KEYS: &[&str] = &["name", "tool", "tool_name", "function", "action"];
 /// Keys that hold the arguments, in order of preference. The last two are
 /// too common in ordinary data to make unmarked JSON a call.
-const ARG_KEYS: &[&str] = &[
-    "arguments",
-    "parameters",
-    "args",
-    "tool_input",
-    "action_input",
-    "input",
-    "params",
-];
+const ARG_KEYS: &[&str] = &["arguments", "parameters", "args", "tool_input", "action_input", "input", "params"];
 const MARKED_ONLY_ARG_KEYS: &[&str] = &["input", "params"];
 /// Fence languages whose blocks may hold unmarked calls.
 const JSON_LANGS: &[&str] = &["", "json", "jsonc", "json5"];
 /// Fence languages that mark a call.
-const CALL_LANGS: &[&str] = &[
-    "tool_call",
-    "tool_calls",
-    "tool",
-    "tool_code",
-    "function",
-    "function_call",
-    "functions",
-];
+const CALL_LANGS: &[&str] = &["tool_call", "tool_calls", "tool", "tool_code", "function", "function_call", "functions"];
 
 /// Longest first key (or fence info line) worth waiting for.
 const MAX_KEY: usize = 64;

@@ -19,23 +19,13 @@ pub(super) struct Memo {
 impl Memo {
     /// Where `needle` first occurs in `p[start..]` (relative to `start`).
     pub(super) fn find(&mut self, p: &str, start: usize, needle: &'static str) -> Option<usize> {
-        let done = self
-            .finds
-            .iter()
-            .find(|(s, n, _)| *s == start && *n == needle)
-            .map(|&(_, _, upto)| upto);
+        let done = self.finds.iter().find(|(s, n, _)| *s == start && *n == needle).map(|&(_, _, upto)| upto);
         // An occurrence may straddle the end of what was searched.
-        let from = floor_boundary(
-            p,
-            done.map_or(start, |upto| {
-                upto.saturating_sub(needle.len() - 1).max(start)
-            }),
-        );
+        let from = floor_boundary(p, done.map_or(start, |upto| upto.saturating_sub(needle.len() - 1).max(start)));
         match p.get(from..).and_then(|rest| rest.find(needle)) {
             Some(i) => Some(from + i - start),
             None => {
-                self.finds
-                    .retain(|(s, n, _)| !(*s == start && *n == needle));
+                self.finds.retain(|(s, n, _)| !(*s == start && *n == needle));
                 self.finds.push((start, needle, p.len()));
                 None
             }
@@ -46,15 +36,7 @@ impl Memo {
     pub(super) fn balanced_end(&mut self, p: &str, start: usize, single: bool) -> Option<usize> {
         let (from, mut skip) = match self.scan {
             Some((s, q, upto, skip)) if s == start && q == single => (upto, skip),
-            _ => (
-                start,
-                Skip {
-                    depth: 0,
-                    quote: None,
-                    escaped: false,
-                    single,
-                },
-            ),
+            _ => (start, Skip { depth: 0, quote: None, escaped: false, single }),
         };
         let rest = p.get(from..)?;
         match skip_json(&mut skip, rest) {

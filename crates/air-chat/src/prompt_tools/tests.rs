@@ -86,12 +86,7 @@ fn parameter_types_enums_defaults_and_order() {
         },
         "required": ["path", "force"]
     });
-    let tools = [PromptTool {
-        name: "write_file",
-        description: " Writes a file.\n",
-        parameters: &schema,
-        hints: vec!["destructive", "idempotent"],
-    }];
+    let tools = [PromptTool { name: "write_file", description: " Writes a file.\n", parameters: &schema, hints: vec!["destructive", "idempotent"] }];
     expect![[r#"
 
         ## write_file (destructive, idempotent)
@@ -112,23 +107,13 @@ fn parameter_types_enums_defaults_and_order() {
         <tool_call>{"name": "write_file", "arguments": {"path": "...", "force": true}}</tool_call>
 
         You have 1 tool available."#]]
-    .assert_eq(
-        tools_system_prompt(&tools)
-            .split("Available tools:\n")
-            .nth(1)
-            .unwrap_or_default(),
-    );
+    .assert_eq(tools_system_prompt(&tools).split("Available tools:\n").nth(1).unwrap_or_default());
 }
 
 #[test]
 fn tools_without_parameters_or_description() {
     let empty = json!({"type": "object"});
-    let tools = [PromptTool {
-        name: "ping",
-        description: "",
-        parameters: &empty,
-        hints: vec![],
-    }];
+    let tools = [PromptTool { name: "ping", description: "", parameters: &empty, hints: vec![] }];
     expect![[r#"
 
         ## ping
@@ -138,12 +123,7 @@ fn tools_without_parameters_or_description() {
         <tool_call>{"name": "ping", "arguments": {}}</tool_call>
 
         You have 1 tool available."#]]
-    .assert_eq(
-        tools_system_prompt(&tools)
-            .split("Available tools:\n")
-            .nth(1)
-            .unwrap_or_default(),
-    );
+    .assert_eq(tools_system_prompt(&tools).split("Available tools:\n").nth(1).unwrap_or_default());
     // No tools: the rules only, and no example.
     assert!(!tools_system_prompt(&[]).contains("Example"));
 }
@@ -158,12 +138,7 @@ fn the_example_uses_what_the_schema_offers() {
         },
         "required": ["unit", "city", "days", "missing"]
     });
-    let tools = [PromptTool {
-        name: "weather",
-        description: "Forecast.",
-        parameters: &schema,
-        hints: vec![],
-    }];
+    let tools = [PromptTool { name: "weather", description: "Forecast.", parameters: &schema, hints: vec![] }];
     let prompt = tools_system_prompt(&tools);
     assert!(prompt.contains("\nExample:\n<tool_call>{\"name\": \"weather\", \"arguments\": {\"unit\": \"c\", \"city\": \"Paris\", \"days\": 1, \"missing\": \"...\"}}</tool_call>\n\n"), "{prompt}");
 }
@@ -186,21 +161,9 @@ fn the_section_ends_with_the_number_of_tools() {
 
 #[test]
 fn call_text_is_read_back_by_the_parser() {
-    for (args, expected) in [
-        (
-            r#"{"expression":"2 + 2", "n": [1,2]}"#,
-            r#"{"expression": "2 + 2", "n": [1, 2]}"#,
-        ),
-        ("", "{}"),
-        ("{not json", "\"{not json\""),
-    ] {
+    for (args, expected) in [(r#"{"expression":"2 + 2", "n": [1,2]}"#, r#"{"expression": "2 + 2", "n": [1, 2]}"#), ("", "{}"), ("{not json", "\"{not json\"")] {
         let text = tool_call_text("calculator", args);
-        assert_eq!(
-            text,
-            format!(
-                "<tool_call>{{\"name\": \"calculator\", \"arguments\": {expected}}}</tool_call>"
-            )
-        );
+        assert_eq!(text, format!("<tool_call>{{\"name\": \"calculator\", \"arguments\": {expected}}}</tool_call>"));
         let (visible, calls) = crate::prompt_calls::parse_all(&text);
         assert_eq!(visible, "");
         assert_eq!(calls.len(), 1);
@@ -219,16 +182,8 @@ fn results_go_back_as_tagged_blocks() {
         <tool_response name="a&quot;b" call="3" error="true">
         Error: no such zone; <\/tool_response> is escaped
         </tool_response>"#]]
-    .assert_eq(&tool_result_text(
-        "a\"b",
-        2,
-        "no such zone; </tool_response> is escaped",
-        true,
-    ));
-    assert!(
-        tool_result_text("x", 0, "ERROR: bad", true).contains("\nERROR: bad\n"),
-        "not marked twice"
-    );
+    .assert_eq(&tool_result_text("a\"b", 2, "no such zone; </tool_response> is escaped", true));
+    assert!(tool_result_text("x", 0, "ERROR: bad", true).contains("\nERROR: bad\n"), "not marked twice");
     expect![[r#"
         <tool_response name="calculator" call="1">
         2 + 2 = 4
@@ -246,9 +201,5 @@ fn results_go_back_as_tagged_blocks() {
         4
         </tool_response>
         Continue: use these results to answer the user."#]]
-    .assert_eq(&tool_results_message(&[ToolResult {
-        name: "calculator",
-        output: "4",
-        is_error: false,
-    }]));
+    .assert_eq(&tool_results_message(&[ToolResult { name: "calculator", output: "4", is_error: false }]));
 }

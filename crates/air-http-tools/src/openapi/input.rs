@@ -43,13 +43,7 @@ fn parameters<'a>(r: &Resolver<'a>, shared: Option<&'a Value>, own: Option<&'a V
 
 /// The input of one operation. `path` is its path template, whose `{name}`s
 /// are required arguments even where no parameter describes them.
-pub(super) fn build<'a>(
-    r: &Resolver<'a>,
-    path: &str,
-    method: Method,
-    shared: Option<&'a Value>,
-    op: &'a Value,
-) -> Result<Input, SkipReason> {
+pub(super) fn build<'a>(r: &Resolver<'a>, path: &str, method: Method, shared: Option<&'a Value>, op: &'a Value) -> Result<Input, SkipReason> {
     let mut input = Input { schema: Value::Null, query: Vec::new(), args_in: ArgsIn::Query, body_arg: None, notes: Vec::new() };
     let (mut props, mut required) = (Map::new(), Vec::<String>::new());
     for p in parameters(r, shared, op.get("parameters"))? {
@@ -132,13 +126,7 @@ fn json_media(media: &str) -> bool {
 /// The request body: an object schema's properties beside the parameters
 /// (its required ones required, when the body is), else the whole value
 /// as one argument, `body`.
-fn body_input<'a>(
-    r: &Resolver<'a>,
-    body: &'a Value,
-    props: &mut Map<String, Value>,
-    required: &mut Vec<String>,
-    input: &mut Input,
-) -> Result<(), SkipReason> {
+fn body_input<'a>(r: &Resolver<'a>, body: &'a Value, props: &mut Map<String, Value>, required: &mut Vec<String>, input: &mut Input) -> Result<(), SkipReason> {
     let body = r.follow(body).map_err(SkipReason::Ref)?;
     let Some(content) = body.get("content").and_then(Value::as_object).filter(|c| !c.is_empty()) else { return Ok(()) };
     let exact = content.get("application/json");

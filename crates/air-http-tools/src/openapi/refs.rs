@@ -31,10 +31,7 @@ pub enum RefError {
 impl fmt::Display for RefError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RefError::External(r) => write!(
-                f,
-                "it refers to another document (\"{r}\"); only references within the document (#/…) are read, so bundle it into one file first"
-            ),
+            RefError::External(r) => write!(f, "it refers to another document (\"{r}\"); only references within the document (#/…) are read, so bundle it into one file first"),
             RefError::Missing(r) => write!(f, "its reference \"{r}\" names nothing in the document"),
             RefError::Cycle(refs) => write!(f, "its references go round in a circle: {}", refs.join(" → ")),
             RefError::NotText => f.write_str("a \"$ref\" in it is not a string"),

@@ -59,11 +59,7 @@ fn references(text: &str, metadata: Option<&Value>) -> HashMap<String, String> {
     for r in list("content_references") {
         let Some(matched) = r.get("matched_text").and_then(Value::as_str).filter(|m| !m.is_empty()) else { continue };
         let links: Vec<String> = r.get("items").and_then(Value::as_array).into_iter().flatten().filter_map(|i| page(i.get("title"), i.get("url"))).collect();
-        let made = if !links.is_empty() {
-            format!("({})", links.join(", "))
-        } else {
-            r.get("alt").and_then(Value::as_str).unwrap_or_default().trim().to_owned()
-        };
+        let made = if !links.is_empty() { format!("({})", links.join(", ")) } else { r.get("alt").and_then(Value::as_str).unwrap_or_default().trim().to_owned() };
         known.insert(matched.to_owned(), made);
     }
     let chars: Vec<char> = text.chars().collect();

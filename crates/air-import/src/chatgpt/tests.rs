@@ -25,13 +25,25 @@ fn sample() -> Value {
     let mapping: serde_json::Map<String, Value> = [
         node("root", None, Value::Null),
         node("sys", Some("root"), json!({"id": "sys", "author": {"role": "system"}, "content": text("You are ChatGPT"), "weight": 0.0, "metadata": {"is_visually_hidden_from_conversation": true}})),
-        node("q1", Some("sys"), msg("user", Some(1_700_000_000.0), json!({"content_type": "multimodal_text", "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-abc"}, "What is in this photo?"]}))),
+        node(
+            "q1",
+            Some("sys"),
+            msg(
+                "user",
+                Some(1_700_000_000.0),
+                json!({"content_type": "multimodal_text", "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-abc"}, "What is in this photo?"]}),
+            ),
+        ),
         node("think", Some("q1"), msg("assistant", Some(1_700_000_001.0), json!({"content_type": "thoughts", "thoughts": [{"summary": "Looking", "content": "A harbour at dusk."}]}))),
         node("a1", Some("think"), msg("assistant", Some(1_700_000_002.0), text("A harbour at dusk 【3†source】with boats."))),
         node("a1b", Some("q1"), msg("assistant", Some(1_700_000_050.0), text("Boats in a harbour."))),
         node("q2", Some("a1"), msg("user", None, text("Count them with code"))),
         node("code", Some("q2"), msg("assistant", Some(1_700_000_060.0), json!({"content_type": "code", "language": "python", "text": "print(3)"}))),
-        node("out", Some("code"), json!({"id": "out", "author": {"role": "tool", "name": "python"}, "create_time": 1_700_000_061.0, "content": {"content_type": "execution_output", "text": "3"}, "metadata": {}})),
+        node(
+            "out",
+            Some("code"),
+            json!({"id": "out", "author": {"role": "tool", "name": "python"}, "create_time": 1_700_000_061.0, "content": {"content_type": "execution_output", "text": "3"}, "metadata": {}}),
+        ),
         node("web", Some("out"), msg("assistant", Some(1_700_000_062.0), json!({"content_type": "tether_browsing_display", "summary": "x"}))),
     ]
     .into_iter()
@@ -49,14 +61,17 @@ fn a_conversation_becomes_branches_with_the_one_chatgpt_showed_shown() {
     assert_eq!(s.session.id, "chatgpt-c1");
     assert_eq!(s.session.title, "Harbour photo");
     let shown: Vec<String> = branches::shown(s.messages.clone(), &s.session.forks).into_iter().map(|m| m.content).collect();
-    assert_eq!(shown, [
-        "[An image: its file is not in the ChatGPT export]\n\nWhat is in this photo?",
-        "A harbour at dusk with boats.",
-        "Count them with code",
-        "```python\nprint(3)\n```",
-        "**python**\n\nOutput:\n```\n3\n```",
-        "[tether_browsing_display: not carried over from ChatGPT]",
-    ]);
+    assert_eq!(
+        shown,
+        [
+            "[An image: its file is not in the ChatGPT export]\n\nWhat is in this photo?",
+            "A harbour at dusk with boats.",
+            "Count them with code",
+            "```python\nprint(3)\n```",
+            "**python**\n\nOutput:\n```\n3\n```",
+            "[tether_browsing_display: not carried over from ChatGPT]",
+        ]
+    );
     let all = &s.messages;
     assert_eq!(all.len(), 7, "both answers kept");
     let a1 = all.iter().find(|m| m.id == "chatgpt-c1-a1").expect("a1");
@@ -155,7 +170,10 @@ fn citation_marks_become_links_to_their_pages() {
             {"title": "Lifetimes [Rust By Example]", "url": "https://doc.rust-lang.org/rust-by-example/scope/lifetime.html", "attribution": "doc.rust-lang.org"}]},
         {"matched_text": "\u{e200}cite\u{e202}turn1news2\u{e201}", "type": "grouped_webpages", "alt": "([Rust Blog](https://blog.rust-lang.org/))", "items": []}
     ]});
-    assert_eq!(cited_answer(new, meta), "Lifetimes are checked at compile time ([Validating References with Lifetimes](https://doc.rust-lang.org/book/ch10-03-lifetime-syntax.html), [Lifetimes \\[Rust By Example\\]](https://doc.rust-lang.org/rust-by-example/scope/lifetime.html)). Borrowing is the borrow checker's work ([Rust Blog](https://blog.rust-lang.org/)).");
+    assert_eq!(
+        cited_answer(new, meta),
+        "Lifetimes are checked at compile time ([Validating References with Lifetimes](https://doc.rust-lang.org/book/ch10-03-lifetime-syntax.html), [Lifetimes \\[Rust By Example\\]](https://doc.rust-lang.org/rust-by-example/scope/lifetime.html)). Borrowing is the borrow checker's work ([Rust Blog](https://blog.rust-lang.org/))."
+    );
     assert_eq!(cited_answer("A fact\u{e200}cite\u{e202}turn0search0\u{e201}.", json!({})), "A fact.", "nothing known of it: gone");
     assert_eq!(cited_answer("Left open \u{e200}cite", json!({})), "Left open \u{e200}cite");
 }

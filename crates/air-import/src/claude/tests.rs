@@ -5,8 +5,8 @@ use serde_json::json;
 use super::*;
 use crate::testing::{Importer, converts_every_broken, imported_once};
 use air_store::MessageRecord;
-use air_store::records::ToolStatus;
 use air_store::branches;
+use air_store::records::ToolStatus;
 
 fn msg(uuid: &str, sender: &str, parent: &str, at: &str, content: Value) -> Value {
     json!({"uuid": uuid, "text": "", "content": content, "sender": sender, "created_at": at, "updated_at": at, "attachments": [], "files": [], "parent_message_uuid": parent})
@@ -25,24 +25,42 @@ fn sample() -> Value {
     let mut q1 = msg("q1", "human", ROOT, "2024-05-01T10:00:01.500000Z", json!([text("Weather in Lyon?")]));
     q1["attachments"] = json!([{"file_name": "trip.txt", "file_size": 12, "file_type": "text/plain", "extracted_content": "Lyon, 3 days"}]);
     q1["files"] = json!([{"file_uuid": "f1", "file_name": "map.png"}]);
-    let mut a1 = msg("a1", "assistant", "q1", "2024-05-01T10:00:05Z", json!([{"type": "thinking", "thinking": "User wants weather.", "summaries": [{"summary": "Thinking about weather"}], "cut_off": false}, text("I can't browse.")]));
+    let mut a1 = msg(
+        "a1",
+        "assistant",
+        "q1",
+        "2024-05-01T10:00:05Z",
+        json!([{"type": "thinking", "thinking": "User wants weather.", "summaries": [{"summary": "Thinking about weather"}], "cut_off": false}, text("I can't browse.")]),
+    );
     a1["text"] = json!("```\nThis block is not supported on your current device yet.\n```\n\nI can't browse.");
     let mut q2 = msg("q2", "human", "a1", "2024-05-01T10:00:10Z", json!([]));
     q2["text"] = json!("Please search");
-    let a2 = msg("a2", "assistant", "q2", "2024-05-01T10:00:12Z", json!([
-        text("Searching."),
-        {"type": "tool_use", "id": "toolu_2", "name": "lookup", "input": {"city": "Lyon"}, "message": "Looking up", "integration_name": "Cities", "mcp_server_url": "https://mcp.example/mcp"},
-        {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "timeout", "uuid": "r2"}], "is_error": true},
-        {"type": "tool_use", "id": "toolu_3", "name": "artifacts", "input": {"id": "x", "language": "python", "content": "print(1)\nprint(2)"}, "mcp_server_url": null},
-    ]));
-    let a1b = msg("a1b", "assistant", "q1", "2024-05-01T12:30:00+02:00", json!([
-        {"type": "thinking", "thinking": "", "summaries": [{"summary": "Planning a search"}]},
-        {"type": "tool_use", "id": "toolu_1", "name": "web_search", "input": {"query": "Lyon weather"}, "message": "Searching the web", "display_content": {"type": "text", "text": "Searching"}},
-        {"type": "tool_result", "tool_use_id": "toolu_1", "name": "web_search", "content": [{"type": "knowledge", "title": "Météo Lyon", "url": "https://meteo.example/lyon", "text": "Sunny, 24°C", "is_missing": false}], "is_error": false},
-        text("It is "),
-        {"type": "text", "text": "sunny", "citations": [{"uuid": "c", "start_index": 0, "end_index": 5, "details": {"type": "web_search_citation", "url": "https://meteo.example/lyon"}}]},
-        text(" today."),
-    ]));
+    let a2 = msg(
+        "a2",
+        "assistant",
+        "q2",
+        "2024-05-01T10:00:12Z",
+        json!([
+            text("Searching."),
+            {"type": "tool_use", "id": "toolu_2", "name": "lookup", "input": {"city": "Lyon"}, "message": "Looking up", "integration_name": "Cities", "mcp_server_url": "https://mcp.example/mcp"},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "timeout", "uuid": "r2"}], "is_error": true},
+            {"type": "tool_use", "id": "toolu_3", "name": "artifacts", "input": {"id": "x", "language": "python", "content": "print(1)\nprint(2)"}, "mcp_server_url": null},
+        ]),
+    );
+    let a1b = msg(
+        "a1b",
+        "assistant",
+        "q1",
+        "2024-05-01T12:30:00+02:00",
+        json!([
+            {"type": "thinking", "thinking": "", "summaries": [{"summary": "Planning a search"}]},
+            {"type": "tool_use", "id": "toolu_1", "name": "web_search", "input": {"query": "Lyon weather"}, "message": "Searching the web", "display_content": {"type": "text", "text": "Searching"}},
+            {"type": "tool_result", "tool_use_id": "toolu_1", "name": "web_search", "content": [{"type": "knowledge", "title": "Météo Lyon", "url": "https://meteo.example/lyon", "text": "Sunny, 24°C", "is_missing": false}], "is_error": false},
+            text("It is "),
+            {"type": "text", "text": "sunny", "citations": [{"uuid": "c", "start_index": 0, "end_index": 5, "details": {"type": "web_search_citation", "url": "https://meteo.example/lyon"}}]},
+            text(" today."),
+        ]),
+    );
     json!([{"uuid": "c1", "name": "Weather in Lyon", "summary": "", "created_at": "2024-05-01T10:00:00.123456Z", "updated_at": "2024-05-01T10:30:00Z", "account": {"uuid": "acc"}, "chat_messages": [q1, a1, q2, a2, a1b]}])
 }
 
@@ -223,7 +241,20 @@ fn iso_dates_are_read_by_hand() {
     assert_eq!(iso_ms("2023-11-14T22:13Z"), 1_699_999_980_000.0);
     assert_eq!(iso_ms(" 2024-02-29 "), 1_709_164_800_000.0);
     assert_eq!(iso_ms("2000-03-01T00:00:00Z"), 951_868_800_000.0);
-    for bad in ["", "2023", "2023-02-29T00:00:00Z", "2024-13-01", "2024-00-10", "2024-01-01T24:00:00Z", "2024-01-01T10:00:00.Z", "2024-01-01T10:00:00Zjunk", "2024-01-01T10:00:00+25:00", "1969-12-31T00:00:00Z", "２０２４-01-01", "2024-01-01T1٠:00:00Z"] {
+    for bad in [
+        "",
+        "2023",
+        "2023-02-29T00:00:00Z",
+        "2024-13-01",
+        "2024-00-10",
+        "2024-01-01T24:00:00Z",
+        "2024-01-01T10:00:00.Z",
+        "2024-01-01T10:00:00Zjunk",
+        "2024-01-01T10:00:00+25:00",
+        "1969-12-31T00:00:00Z",
+        "２０２４-01-01",
+        "2024-01-01T1٠:00:00Z",
+    ] {
         assert_eq!(iso_ms(bad), 0.0, "{bad}");
     }
 }

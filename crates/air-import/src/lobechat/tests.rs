@@ -75,12 +75,15 @@ fn a_version_8_file_becomes_its_topics_and_default_conversations() {
     assert_eq!(titles, ["Orphan messages", "Default topic", "天气助手 🌦", "杭州天气查询"]);
 
     let t1 = session(&export, "lobechat-t1");
-    assert_eq!(shown(t1), [
-        "杭州天气如何？",
-        "**Tool realtime-weather.fetchCurrentWeather** called with\n```json\n{\"city\":\"杭州\"}\n```",
-        "**Tool realtime-weather.fetchCurrentWeather** returned:\n\n```json\n[{\"city\":\"杭州市\"}]\n```",
-        "今天有中雨。",
-    ]);
+    assert_eq!(
+        shown(t1),
+        [
+            "杭州天气如何？",
+            "**Tool realtime-weather.fetchCurrentWeather** called with\n```json\n{\"city\":\"杭州\"}\n```",
+            "**Tool realtime-weather.fetchCurrentWeather** returned:\n\n```json\n[{\"city\":\"杭州市\"}]\n```",
+            "今天有中雨。",
+        ]
+    );
     assert_eq!(t1.session.created_at, 1_715_395_235_099.0, "the topic's ISO date");
     let roles: Vec<Role> = t1.messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::User, Role::Assistant, Role::Assistant, Role::Assistant], "results are text, never tool records");
@@ -129,11 +132,10 @@ fn older_files_with_maps_of_messages_and_version_1_are_read() {
     assert!(!summary.keys_left_out);
     let tp = session(&export, "lobechat-tp");
     assert_eq!(tp.session.title, "Node packages");
-    assert_eq!(shown(tp), [
-        "Read this page",
-        "**Tool website-crawler.getWebsiteContent** called with\n```json\n{\"url\":\"https://nodejs.org\"}\n```\n\nIt returned:\n\nbbbbb",
-        "It explains dual packages.",
-    ]);
+    assert_eq!(
+        shown(tp),
+        ["Read this page", "**Tool website-crawler.getWebsiteContent** called with\n```json\n{\"url\":\"https://nodejs.org\"}\n```\n\nIt returned:\n\nbbbbb", "It explains dual packages.",]
+    );
     assert_eq!(tp.messages[0].id, "lobechat-tp-m1", "the map's key is the id");
     assert_eq!(message(tp, "lobechat-tp-m2").model.as_deref(), Some("gpt-3.5-turbo-16k"));
     let t1 = session(&export, "lobechat-T1");

@@ -65,13 +65,16 @@ fn a_backup_becomes_its_conversations_without_its_keys() {
 
     let s = session(&export, "nextchat-ns1");
     assert_eq!(s.session.title, "Photo of a cat 🐱");
-    assert_eq!(shown(s), [
-        "What is this?\n\n[An image: it was kept in NextChat's cache, not in the backup]",
-        "A cat.",
-        "[An image: not carried over from NextChat]\n\nAnd this? مرحبا",
-        "**Tool search** called with\n```json\n{\"q\":\"cat\"}\n```\n\nIt returned:\n```\n3 results\n```",
-        "Another cat.",
-    ]);
+    assert_eq!(
+        shown(s),
+        [
+            "What is this?\n\n[An image: it was kept in NextChat's cache, not in the backup]",
+            "A cat.",
+            "[An image: not carried over from NextChat]\n\nAnd this? مرحبا",
+            "**Tool search** called with\n```json\n{\"q\":\"cat\"}\n```\n\nIt returned:\n```\n3 results\n```",
+            "Another cat.",
+        ]
+    );
     let ids: Vec<&str> = s.messages.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["nextchat-ns1-m1", "nextchat-ns1-m2", "nextchat-ns1-m3", "nextchat-ns1-m4", "nextchat-ns1-m6"]);
     let parents: Vec<Option<&str>> = s.messages.iter().map(|m| m.parent.as_deref()).collect();
@@ -146,12 +149,16 @@ fn old_backups_with_missing_or_repeated_ids_strings_and_bad_sessions() {
     assert_eq!(old.session.title, "Old chat");
     let got: Vec<(&str, &str, Option<&str>, f64)> = old.messages.iter().map(|m| (m.id.as_str(), m.content.as_str(), m.parent.as_deref(), m.timestamp)).collect();
     let t = 1_680_000_000_000.0;
-    assert_eq!(got, [
-        ("nextchat-1680000000000-#0", "first", None, t),
-        ("nextchat-1680000000000-7", "second", Some("nextchat-1680000000000-#0"), t),
-        ("nextchat-1680000000000-7#2", "third ", Some("nextchat-1680000000000-7"), t),
-        ("nextchat-1680000000000-#3", "fourth", Some("nextchat-1680000000000-7#2"), t),
-    ], "order kept, unread dates are lastUpdate");
+    assert_eq!(
+        got,
+        [
+            ("nextchat-1680000000000-#0", "first", None, t),
+            ("nextchat-1680000000000-7", "second", Some("nextchat-1680000000000-#0"), t),
+            ("nextchat-1680000000000-7#2", "third ", Some("nextchat-1680000000000-7"), t),
+            ("nextchat-1680000000000-#3", "fourth", Some("nextchat-1680000000000-7#2"), t),
+        ],
+        "order kept, unread dates are lastUpdate"
+    );
     let no_id = session(&export, "nextchat-#3");
     assert_eq!(no_id.messages[0].timestamp, LOCAL, "no lastUpdate: the date as written");
 }

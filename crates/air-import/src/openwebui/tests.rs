@@ -64,12 +64,15 @@ fn a_chat_becomes_branches_with_the_one_open_webui_showed_shown() {
     assert_eq!((s.session.created_at, s.session.updated_at), (1_700_000_000_000.0, 1_700_000_030_000.0));
     let on_screen: Vec<(Role, String, Option<String>)> = shown(s).into_iter().map(|m| (m.role, m.content, m.model)).collect();
     let llama = Some("llama3.1:8b".to_owned());
-    assert_eq!(on_screen, [
-        (Role::User, format!("What is in this picture?\n\n{IMAGE}\n\n{IMAGE}"), None),
-        (Role::Assistant, "A cat and a dog.".to_owned(), llama.clone()),
-        (Role::User, "What's the weather where they live?\n\n[A file: notes.pdf (its content is not in the Open WebUI export)]".to_owned(), None),
-        (Role::Assistant, "**Tool call: get_weather**\n\n```json\n{\n  \"city\": \"Paris\"\n}\n```\n\nResult:\n```\nParis: 18C, rain\n```\n\nIt rains in Paris.".to_owned(), llama),
-    ]);
+    assert_eq!(
+        on_screen,
+        [
+            (Role::User, format!("What is in this picture?\n\n{IMAGE}\n\n{IMAGE}"), None),
+            (Role::Assistant, "A cat and a dog.".to_owned(), llama.clone()),
+            (Role::User, "What's the weather where they live?\n\n[A file: notes.pdf (its content is not in the Open WebUI export)]".to_owned(), None),
+            (Role::Assistant, "**Tool call: get_weather**\n\n```json\n{\n  \"city\": \"Paris\"\n}\n```\n\nResult:\n```\nParis: 18C, rain\n```\n\nIt rains in Paris.".to_owned(), llama),
+        ]
+    );
     let a1 = by_id(s, "openwebui-w1-a1");
     assert_eq!((a1.reasoning.as_deref(), a1.timestamp), (Some("A cat & a dog.\nSitting."), 1_700_000_010_000.0));
     let a2 = by_id(s, "openwebui-w1-a2");
@@ -126,12 +129,16 @@ fn a_chat_from_before_the_tree_is_its_list_of_messages_in_order() {
     let s = &export.sessions[0];
     assert_eq!(s.session.title, "Hi", "titled from its first question");
     let rows: Vec<(String, Option<String>, Option<String>, f64)> = s.messages.iter().map(|m| (m.content.clone(), m.parent.clone(), m.model.clone(), m.timestamp)).collect();
-    assert_eq!(rows, [
-        ("Hi".to_owned(), None, None, 1_700_000_001_000.0),
-        ("Hello".to_owned(), Some("openwebui-old-m2".to_owned()), Some("gpt-4o".to_owned()), 1_700_000_005_000.0),
-        ("Again".to_owned(), Some("openwebui-old-m3".to_owned()), None, 1_700_000_010_000.0),
-        ("No id".to_owned(), Some("openwebui-old-m2#3".to_owned()), Some("gpt-4o-mini".to_owned()), 1_700_000_000_000.0),
-    ], "the last without a time: the chat's, still after its parent");
+    assert_eq!(
+        rows,
+        [
+            ("Hi".to_owned(), None, None, 1_700_000_001_000.0),
+            ("Hello".to_owned(), Some("openwebui-old-m2".to_owned()), Some("gpt-4o".to_owned()), 1_700_000_005_000.0),
+            ("Again".to_owned(), Some("openwebui-old-m3".to_owned()), None, 1_700_000_010_000.0),
+            ("No id".to_owned(), Some("openwebui-old-m2#3".to_owned()), Some("gpt-4o-mini".to_owned()), 1_700_000_000_000.0),
+        ],
+        "the last without a time: the chat's, still after its parent"
+    );
     assert!(s.session.forks.is_empty());
 }
 
@@ -191,14 +198,10 @@ fn hostile() -> Value {
 fn hostile_input_is_read_without_panicking_and_a_bad_chat_is_skipped_alone() {
     let (export, summary) = convert(&[sample(), hostile(), sample()], 5.0);
     assert_eq!(summary.conversations, 2, "the chat in two files counts once");
-    assert_eq!(summary.skipped, [
-        "\"Untitled\": no id",
-        "\"No messages\": no messages (chat.history)",
-        "\"Array\": no messages (chat.history)",
-        "\"No chat\": no messages (chat.history)",
-        "\"\": no id",
-        "\"\": no id",
-    ]);
+    assert_eq!(
+        summary.skipped,
+        ["\"Untitled\": no id", "\"No messages\": no messages (chat.history)", "\"Array\": no messages (chat.history)", "\"No chat\": no messages (chat.history)", "\"\": no id", "\"\": no id",]
+    );
     assert_eq!(summary.hidden, 1 + 3, "the sample's; then the tool role, the string, the empty answer");
     assert_eq!(summary.as_text, 4 + 3, "the sample's; then two files and an image");
     let s = &export.sessions[1];
@@ -216,7 +219,14 @@ fn hostile_input_is_read_without_panicking_and_a_bad_chat_is_skipped_alone() {
 
 #[test]
 fn times_in_seconds_milliseconds_or_finer_are_read_as_milliseconds() {
-    for (v, ms) in [(json!(1_700_000_000), 1_700_000_000_000.0), (json!(1_700_000_000.5), 1_700_000_000_500.0), (json!(1_700_000_000_000u64), 1_700_000_000_000.0), (json!(1_700_000_000_000_000u64), 1_700_000_000_000.0), (json!(1_700_000_000_000_000_000u64), 1_700_000_000_000.0), (json!(" 1700000000 "), 1_700_000_000_000.0)] {
+    for (v, ms) in [
+        (json!(1_700_000_000), 1_700_000_000_000.0),
+        (json!(1_700_000_000.5), 1_700_000_000_500.0),
+        (json!(1_700_000_000_000u64), 1_700_000_000_000.0),
+        (json!(1_700_000_000_000_000u64), 1_700_000_000_000.0),
+        (json!(1_700_000_000_000_000_000u64), 1_700_000_000_000.0),
+        (json!(" 1700000000 "), 1_700_000_000_000.0),
+    ] {
         assert_eq!(millis(Some(&v)), Some(ms), "{v}");
     }
     for v in [json!(0), json!(-1), json!("x"), json!(null), json!([1]), json!(1e308)] {

@@ -107,9 +107,7 @@ impl<B: Body> Legacy<B> {
                 // The configured headers and sign-in go where the endpoint
                 // is: only to the server the user named.
                 if origin_of(&endpoint) != origin_of(&wire.config.url) {
-                    return Err(McpError::Protocol(format!(
-                        "the server's event stream names an endpoint on another origin ({endpoint}); nothing is sent there"
-                    )));
+                    return Err(McpError::Protocol(format!("the server's event stream names an endpoint on another origin ({endpoint}); nothing is sent there")));
                 }
                 *wire.endpoint.borrow_mut() = Some(endpoint);
                 *self.stream.borrow_mut() = Some(Stream { body: Some(body), decoder, answers: HashMap::new(), closed: false, wakers: Vec::new(), early });

@@ -15,7 +15,11 @@ use crate::session::Outcome;
 enum StreamEnd {
     Answered(Result<Value, McpError>),
     /// It closed before the answer: resume from `last_id` after `retry_ms`.
-    Closed { last_id: Option<String>, retry_ms: Option<u64>, progressed: bool },
+    Closed {
+        last_id: Option<String>,
+        retry_ms: Option<u64>,
+        progressed: bool,
+    },
 }
 
 impl<H: HttpClient> Wire<H> {

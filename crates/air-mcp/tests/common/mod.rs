@@ -1,7 +1,7 @@
 //! What the client tests share: recorded and scripted answers (read from
 //! `fixtures/`), the server's configuration, what the client sent, and
 //! hosts that watch a call or the connection.
-
+#![allow(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 // Shared by several test binaries; each uses only some of these helpers.
 #![allow(dead_code)]
 
@@ -82,9 +82,7 @@ impl CallHost for Watcher {
         self.asked.borrow_mut().push(request.clone());
         Box::pin(async move {
             match request {
-                Elicitation::Form { schema, .. } => {
-                    ElicitAnswer::Accept { content: Value::Object(elicit::with_defaults(&elicit::fields(&schema), Default::default())) }
-                }
+                Elicitation::Form { schema, .. } => ElicitAnswer::Accept { content: Value::Object(elicit::with_defaults(&elicit::fields(&schema), Default::default())) },
                 Elicitation::Url { .. } => ElicitAnswer::Decline,
             }
         })

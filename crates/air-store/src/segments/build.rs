@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::{DocNo, Entry, Key, Layout, Malformed, Result, Segment};
 use super::DocTerms;
+use super::{DocNo, Entry, Key, Layout, Malformed, Result, Segment};
 
 /// A document of a write: its number, time and terms.
 #[derive(Debug, Clone, Copy)]

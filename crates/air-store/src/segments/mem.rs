@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::DocTerms;
 use super::build::{BatchDoc, DocBlock, DocRef, build, live_entries, tail_append};
 use super::merge::{Filtered, Merge, Progress, Tombstones, count_dead, filter_dead, plan, seg_info};
 use super::{DocNo, Entry, Key, Layout, Malformed, Result, SegId, SegInfo, TAIL, View, recent};
-use super::DocTerms;
 
 /// The index's totals, for BM25.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -160,10 +160,14 @@ pub fn plan(layout: &Layout, segs: &[SegInfo]) -> Option<Vec<SegId>> {
     }
     let fits = |list: &mut dyn Iterator<Item = &&SegInfo>, most: usize| -> Option<Vec<SegId>> {
         let mut bytes = 0;
-        let ids: Vec<SegId> = list.take(most).take_while(|s| {
-            bytes += s.bytes;
-            bytes <= layout.max_bytes
-        }).map(|s| s.id).collect();
+        let ids: Vec<SegId> = list
+            .take(most)
+            .take_while(|s| {
+                bytes += s.bytes;
+                bytes <= layout.max_bytes
+            })
+            .map(|s| s.id)
+            .collect();
         (ids.len() >= 2).then_some(ids)
     };
     if let Some(ids) = tiers.values().filter(|list| list.len() >= fanout).find_map(|list| fits(&mut list.iter(), fanout * 4)) {

@@ -8,13 +8,16 @@ use proptest::prelude::*;
 use super::*;
 use super::{DocTerms, doc_terms};
 
+/// A document as the model keeps it: (session, time, terms, order).
+type Doc = (String, f64, DocTerms, u64);
+
 const WORDS: &[&str] = &["garden", "weather", "tomato", "river", "rust", "kernel", "violin", "博物馆", "花园", "天气", "gardens", "rivers"];
 
 /// What the index should hold: each live document's terms, and the order
 /// it was (re)indexed in (the document numbers' order).
 #[derive(Default)]
 struct Model {
-    docs: HashMap<String, (String, f64, DocTerms, u64)>,
+    docs: HashMap<String, Doc>,
     seq: u64,
 }
 
@@ -33,9 +36,9 @@ impl Model {
 
     /// A term's entries as (document, session, time, count, length), most recent first.
     fn recent(&self, term: &str, max: usize) -> Vec<(String, String, u64, u32, u32)> {
-        let mut list: Vec<(&String, &(String, f64, DocTerms, u64))> = self.docs.iter().filter(|(_, d)| d.2.terms.contains_key(term)).collect();
+        let mut list: Vec<(&String, &Doc)> = self.docs.iter().filter(|(_, d)| d.2.terms.contains_key(term)).collect();
         list.sort_by(|a, b| b.1.1.total_cmp(&a.1.1).then_with(|| b.1.3.cmp(&a.1.3)));
-        let row = |(id, d): (&String, &(String, f64, DocTerms, u64))| (id.clone(), d.0.clone(), d.1.to_bits(), quantize(d.2.terms[term]).to_bits(), quantize(d.2.len).to_bits());
+        let row = |(id, d): (&String, &Doc)| (id.clone(), d.0.clone(), d.1.to_bits(), quantize(d.2.terms[term]).to_bits(), quantize(d.2.len).to_bits());
         list.into_iter().take(max).map(row).collect()
     }
 }
@@ -56,7 +59,7 @@ fn text(words: &[u8]) -> String {
 
 /// Times with ties, and now and then a fraction (raw times in a block).
 fn time(t: u16) -> f64 {
-    if t % 7 == 0 { f64::from(t / 3) + 0.5 } else { f64::from(t / 3) }
+    if t.is_multiple_of(7) { f64::from(t / 3) + 0.5 } else { f64::from(t / 3) }
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -180,8 +183,34 @@ fn deleting_a_document_that_was_never_indexed_changes_nothing() {
 /// The bench's messages (`tests/bench/run.mjs`): 12 of 28 words each.
 fn bench_texts(n: usize) -> Vec<String> {
     let words = [
-        "garden", "weather", "tomato", "river", "engine", "python", "rust", "kernel", "violin", "recipe", "bread", "planet", "orbit", "museum", "harbor", "winter", "market", "ledger",
-        "pixel", "canvas", "花园", "天气", "河流", "面包", "行星", "博物馆", "港口", "冬天",
+        "garden",
+        "weather",
+        "tomato",
+        "river",
+        "engine",
+        "python",
+        "rust",
+        "kernel",
+        "violin",
+        "recipe",
+        "bread",
+        "planet",
+        "orbit",
+        "museum",
+        "harbor",
+        "winter",
+        "market",
+        "ledger",
+        "pixel",
+        "canvas",
+        "花园",
+        "天气",
+        "河流",
+        "面包",
+        "行星",
+        "博物馆",
+        "港口",
+        "冬天",
     ];
     let mut seed: u64 = 7;
     let mut pick = || {
@@ -274,7 +303,14 @@ fn bench(name: &str, texts: &[String], queries: &[&str]) {
     let batches = texts.len() as f64 / 500.0;
     println!("{name}: {} messages, {postings} postings; tokenize {tokenize:?}, build and encode segments {build:?}, merge all {compact:?}", texts.len());
     let mb = |b: usize| b as f64 / 1e6;
-    println!("{name}: written {} segments ({:.1} a batch of 500) / {:.1} MB and {} document blocks / {:.1} MB", written.segments, written.segments as f64 / batches, mb(written.segment_bytes), written.blocks, mb(written.block_bytes));
+    println!(
+        "{name}: written {} segments ({:.1} a batch of 500) / {:.1} MB and {} document blocks / {:.1} MB",
+        written.segments,
+        written.segments as f64 / batches,
+        mb(written.segment_bytes),
+        written.blocks,
+        mb(written.block_bytes)
+    );
     println!("{name}: merged {} segments / {:.1} MB, {:.2} bytes a posting", merged.segments, mb(merged.segment_bytes), merged.segment_bytes as f64 / postings as f64);
     // The live path: growing segments (buckets) a message's write touches.
     let layout = Layout::default();

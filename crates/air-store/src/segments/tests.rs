@@ -2,9 +2,9 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
+use super::doc_terms;
 use super::wire::{Reader, put_varint, put_weight};
 use super::*;
-use super::doc_terms;
 
 fn e(doc: DocNo, at: f64) -> Entry {
     Entry { doc, at, tf: 1.0, len: 4.0 }
@@ -357,7 +357,7 @@ fn tombstones_are_kept_until_a_pass_ends() {
     assert_eq!(Tombstones::decode(&t.encode()), Ok(t.clone()));
     t.end_pass();
     assert!(!t.contains(3) && t.contains(12) && !t.sweeping());
-    assert!(t.wants_pass(0) == false && Tombstones::decode(&[1, 0, 0]).is_ok_and(|t| t.is_empty()));
+    assert!(!t.wants_pass(0) && Tombstones::decode(&[1, 0, 0]).is_ok_and(|t| t.is_empty()));
     assert_eq!(Tombstones::decode(&[1, 2, 5, 0, 0]), Err(Malformed("tombstones out of order")));
     assert!(Tombstones::decode(&[1, 1, 0xff, 0xff, 0xff, 0xff, 0x7f, 0]).is_err(), "past u32");
     assert!(Tombstones::decode(&[1, 0, 0, 0]).is_err(), "trailing bytes");

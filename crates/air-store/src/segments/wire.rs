@@ -22,7 +22,7 @@ pub fn unzigzag(v: u64) -> i64 {
 /// exact (one or two bytes for the tokenizer's weights), else its bits.
 pub fn put_weight(out: &mut Vec<u8>, x: f32) {
     let k = (x * 20.0).round();
-    if k >= 0.0 && k < 2_147_483_648.0 && ((k as u32) as f32 / 20.0).to_bits() == x.to_bits() {
+    if (0.0..2_147_483_648.0).contains(&k) && ((k as u32) as f32 / 20.0).to_bits() == x.to_bits() {
         put_varint(out, u64::from(k as u32) << 1);
     } else {
         out.push(1);

@@ -198,10 +198,7 @@ impl Parser {
             return Err(CalcError { position: at, message: "division by zero (0 to a negative power)".into() });
         }
         if base < 0.0 && exponent.fract() != 0.0 {
-            return Err(CalcError {
-                position: at,
-                message: "a negative number to a fractional power is not a real number".into(),
-            });
+            return Err(CalcError { position: at, message: "a negative number to a fractional power is not a real number".into() });
         }
         finite(base.powf(exponent), at)
     }
@@ -248,14 +245,9 @@ impl Parser {
         }
         let text: String = self.chars[start..self.pos].iter().collect();
         if self.chars.get(self.pos) == Some(&'.') {
-            return Err(CalcError {
-                position: self.pos,
-                message: format!("`{text}.` is not a number (two decimal points)"),
-            });
+            return Err(CalcError { position: self.pos, message: format!("`{text}.` is not a number (two decimal points)") });
         }
-        let x = text
-            .parse::<f64>()
-            .map_err(|_| CalcError { position: start, message: format!("`{text}` is not a number") })?;
+        let x = text.parse::<f64>().map_err(|_| CalcError { position: start, message: format!("`{text}` is not a number") })?;
         if !x.is_finite() {
             return Err(CalcError { position: start, message: format!("`{text}` is too large") });
         }
@@ -274,10 +266,7 @@ impl Parser {
             _ => {}
         }
         if !FUNCTIONS.contains(&name.as_str()) {
-            return Err(CalcError {
-                position: start,
-                message: format!("unknown name `{name}` (functions: {}; constants: pi, e)", FUNCTIONS.join(" ")),
-            });
+            return Err(CalcError { position: start, message: format!("unknown name `{name}` (functions: {}; constants: pi, e)", FUNCTIONS.join(" ")) });
         }
         if self.eat(&['(']).is_none() {
             return Err(self.error(&format!("expected `(` after `{name}`")));
@@ -298,20 +287,14 @@ impl Parser {
         };
         let y = match name.as_str() {
             "sqrt" if x < 0.0 => {
-                return fail(format!(
-                    "the square root of a negative number ({}) is not a real number",
-                    format_number(x)
-                ));
+                return fail(format!("the square root of a negative number ({}) is not a real number", format_number(x)));
             }
             "sqrt" => x.sqrt(),
             "sin" => x.sin(),
             "cos" => x.cos(),
             "tan" => x.tan(),
             "log" | "ln" if x <= 0.0 => {
-                return fail(format!(
-                    "the logarithm of {} is undefined (it needs a positive number)",
-                    format_number(x)
-                ));
+                return fail(format!("the logarithm of {} is undefined (it needs a positive number)", format_number(x)));
             }
             "log" => x.log10(),
             "ln" => x.ln(),
@@ -403,14 +386,8 @@ mod tests {
             ("5 % (2 - 2)", "at character 3: division by zero"),
             ("0^-1", "at character 2: division by zero (0 to a negative power)"),
             ("(-8)^(1/3)", "at character 5: a negative number to a fractional power is not a real number"),
-            (
-                "foo(2)",
-                "at character 1: unknown name `foo` (functions: sqrt sin cos tan log ln abs min max; constants: pi, e)",
-            ),
-            (
-                "2 * x",
-                "at character 5: unknown name `x` (functions: sqrt sin cos tan log ln abs min max; constants: pi, e)",
-            ),
+            ("foo(2)", "at character 1: unknown name `foo` (functions: sqrt sin cos tan log ln abs min max; constants: pi, e)"),
+            ("2 * x", "at character 5: unknown name `x` (functions: sqrt sin cos tan log ln abs min max; constants: pi, e)"),
             ("sqrt 4", "at character 6: expected `(` after `sqrt`"),
             ("sqrt(-1)", "at character 1: the square root of a negative number (-1) is not a real number"),
             ("1 + log(0)", "at character 5: the logarithm of 0 is undefined (it needs a positive number)"),
@@ -435,9 +412,7 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_stack_overflow() {
-        for deep in
-            ["(".repeat(100_000), "-".repeat(100_000) + "1", "2^".repeat(100_000) + "1", "sqrt(".repeat(100_000)]
-        {
+        for deep in ["(".repeat(100_000), "-".repeat(100_000) + "1", "2^".repeat(100_000) + "1", "sqrt(".repeat(100_000)] {
             let e = evaluate(&deep).unwrap_err();
             assert_eq!(e.message, "the expression is nested too deeply");
         }
@@ -471,8 +446,7 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        let alphabet =
-            ['1', '2', '.', 'e', '+', '-', '*', '/', '%', '^', '(', ')', ',', ' ', 's', 'q', 'r', 't', 'π', '×', 'x'];
+        let alphabet = ['1', '2', '.', 'e', '+', '-', '*', '/', '%', '^', '(', ')', ',', ' ', 's', 'q', 'r', 't', 'π', '×', 'x'];
         let mut seed = 3u64;
         for _ in 0..5000 {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

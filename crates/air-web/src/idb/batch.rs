@@ -122,10 +122,11 @@ async fn index_batch(tx: &rexie::Transaction, index: &mut Index, batch: &Batch, 
     for (m, old) in batch.messages.iter().zip(old_messages) {
         terms.push((indexed(old).as_ref().and_then(search::message_terms), search::message_terms(m)));
     }
-    let docs = (batch.sessions.iter().zip(&titles).map(|(s, doc)| (doc.as_str(), s.id.as_str(), s.updated_at)))
-        .chain(batch.messages.iter().map(|m| (m.id.as_str(), m.session_id.as_str(), m.timestamp)));
+    let docs =
+        (batch.sessions.iter().zip(&titles).map(|(s, doc)| (doc.as_str(), s.id.as_str(), s.updated_at))).chain(batch.messages.iter().map(|m| (m.id.as_str(), m.session_id.as_str(), m.timestamp)));
     let forced = marked.into_iter().chain(std::iter::repeat(false));
-    let changes: Vec<DocChange<'_>> = docs.zip(&terms).zip(forced).map(|(((id, session, at), (old, new)), forced)| DocChange { doc: IndexDoc { id, session, at, terms: new.as_ref() }, old: old.as_ref(), forced }).collect();
+    let changes: Vec<DocChange<'_>> =
+        docs.zip(&terms).zip(forced).map(|(((id, session, at), (old, new)), forced)| DocChange { doc: IndexDoc { id, session, at, terms: new.as_ref() }, old: old.as_ref(), forced }).collect();
     let (docs, killed) = segments::changed(index, &changes);
     segments::batch(tx, index, &docs, &killed).await.map(|_| ())
 }

@@ -53,10 +53,14 @@ fn read_page(values: Vec<JsValue>, titles: bool) -> Docs {
     if titles {
         values.into_iter().filter_map(|v| serde_wasm_bindgen::from_value::<TitleText>(v).ok()).map(|t| (search::title_doc(&t.id), t.id, t.updated_at, search::title_text_terms(&t.title))).collect()
     } else {
-        values.into_iter().filter_map(|v| serde_wasm_bindgen::from_value::<MessageText>(v).ok()).map(|m| {
-            let terms = search::text_terms(&m.content, m.incomplete);
-            (m.id, m.session_id, m.timestamp, terms)
-        }).collect()
+        values
+            .into_iter()
+            .filter_map(|v| serde_wasm_bindgen::from_value::<MessageText>(v).ok())
+            .map(|m| {
+                let terms = search::text_terms(&m.content, m.incomplete);
+                (m.id, m.session_id, m.timestamp, terms)
+            })
+            .collect()
     }
 }
 
@@ -248,14 +252,8 @@ impl IdbStore {
         self.write(&[SEGS, META], |tx| async move {
             let Some(mut stats) = read_stats(&tx).await? else { return Ok(tx) };
             let segs = tx.store(SEGS).map_err(err)?;
-            let there: BTreeSet<SegId> = segs
-                .get_all_keys(Some(seg_range(&key)?), None)
-                .await
-                .map_err(err)?
-                .iter()
-                .filter_map(|k| js_sys::Array::from(k).get(1).as_f64())
-                .map(|i| i as SegId)
-                .collect();
+            let there: BTreeSet<SegId> =
+                segs.get_all_keys(Some(seg_range(&key)?), None).await.map_err(err)?.iter().filter_map(|k| js_sys::Array::from(k).get(1).as_f64()).map(|i| i as SegId).collect();
             if !inputs.iter().all(|i| there.contains(i)) {
                 return Ok(tx);
             }

@@ -92,7 +92,7 @@ pub(super) fn key_js(k: &Key) -> JsValue {
 
 pub(super) fn key_of(v: &JsValue) -> Option<Key> {
     match v.as_f64() {
-        Some(n) if n >= 0.0 && n < 4_294_967_296.0 && n.fract() == 0.0 => Some(Key::Bucket(n as u32)),
+        Some(n) if (0.0..4_294_967_296.0).contains(&n) && n.fract() == 0.0 => Some(Key::Bucket(n as u32)),
         Some(_) => None,
         None => v.as_string().map(Key::Term),
     }

@@ -4,16 +4,13 @@
 use super::*;
 
 fn conversation(id: &str) -> Vec<u8> {
-    format!(r#"[{{"id":"{id}","title":"{id}","mapping":{{"n":{{"id":"n","parent":null,"message":{{"author":{{"role":"user"}},"content":{{"content_type":"text","parts":["hello {id}"]}}}}}}}}}}]"#).into_bytes()
+    format!(r#"[{{"id":"{id}","title":"{id}","mapping":{{"n":{{"id":"n","parent":null,"message":{{"author":{{"role":"user"}},"content":{{"content_type":"text","parts":["hello {id}"]}}}}}}}}}}]"#)
+        .into_bytes()
 }
 
 #[test]
 fn names_that_look_like_paths_are_read_by_their_last_part() {
-    let entries = [
-        entry("../conversations.json", &conversation("a"), 8),
-        entry("/etc/conversations-002.json", &conversation("b"), 8),
-        entry("..\\..\\conversations-003.json", &conversation("c"), 0),
-    ];
+    let entries = [entry("../conversations.json", &conversation("a"), 8), entry("/etc/conversations-002.json", &conversation("b"), 8), entry("..\\..\\conversations-003.json", &conversation("c"), 0)];
     let zip = build(&entries, &Opts::default());
     let items = items(&zip).unwrap();
     let picked = plan(&items, LIMIT as u64).unwrap();
@@ -58,12 +55,15 @@ fn wanted_entries_in_order() {
     assert_eq!(names(&wanted(&items)), want);
     let plan = plan(&items, 1 << 30).unwrap();
     assert_eq!(names(&plan.read), want);
-    assert_eq!(plan.left_out, [
-        "“__MACOSX/conversations.json” (a copy of a file's details macOS makes, not the file)",
-        "“Export/conversations-x.json” (not a name an export gives its conversations)",
-        "“Export/conversations-.json” (not a name an export gives its conversations)",
-        "“Export/conversations-0000000001.json” (not a name an export gives its conversations)",
-    ]);
+    assert_eq!(
+        plan.left_out,
+        [
+            "“__MACOSX/conversations.json” (a copy of a file's details macOS makes, not the file)",
+            "“Export/conversations-x.json” (not a name an export gives its conversations)",
+            "“Export/conversations-.json” (not a name an export gives its conversations)",
+            "“Export/conversations-0000000001.json” (not a name an export gives its conversations)",
+        ]
+    );
 }
 
 #[test]
