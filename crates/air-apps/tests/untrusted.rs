@@ -3,51 +3,14 @@
 
 use air_apps::{Bridge, Csp, HostContext, Permissions, tool_ui, ui_resource, with_policy};
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// Any JSON value, with the keys of JSON-RPC and MCP Apps turning up often.
 fn json_value() -> impl Strategy<Value = Value> {
-    let key = prop_oneof![
-        Just("jsonrpc".to_owned()),
-        Just("id".to_owned()),
-        Just("method".to_owned()),
-        Just("params".to_owned()),
-        Just("name".to_owned()),
-        Just("arguments".to_owned()),
-        Just("uri".to_owned()),
-        Just("url".to_owned()),
-        Just("height".to_owned()),
-        Just("mode".to_owned()),
-        Just("_meta".to_owned()),
-        Just("ui".to_owned()),
-        Just("csp".to_owned()),
-        Just("contents".to_owned()),
-        ".{0,8}",
-    ];
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        prop_oneof![
-            Just("2.0".to_owned()),
-            Just("ui/initialize".to_owned()),
-            Just("ui/notifications/initialized".to_owned()),
-            Just("tools/call".to_owned()),
-            Just("resources/read".to_owned()),
-            Just("ui/open-link".to_owned()),
-            Just("ui/message".to_owned()),
-            Just("ui/notifications/size-changed".to_owned()),
-            Just("ui/request-display-mode".to_owned()),
-            ".{0,30}"
-        ]
-        .prop_map(Value::String),
-    ];
-    leaf.prop_recursive(4, 64, 6, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec((key.clone(), inner), 0..7).prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    air_testgen::json(
+        &["jsonrpc", "id", "method", "params", "name", "arguments", "uri", "url", "height", "mode", "_meta", "ui", "csp", "contents"],
+        &["2.0", "ui/initialize", "ui/notifications/initialized", "tools/call", "resources/read", "ui/open-link", "ui/message", "ui/notifications/size-changed", "ui/request-display-mode"],
+    )
 }
 
 fn context() -> HostContext {

@@ -8,41 +8,31 @@ use air_mcp::prompts::{completions, prompt_from, text_of};
 use air_mcp::resources::{context_block, resource_from, template_from, variables};
 use air_mcp::tool::{callable, checked_output, def_from, output_from};
 use proptest::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Any JSON value, with the keys MCP messages carry turning up often.
 fn json() -> impl Strategy<Value = Value> {
-    let key = prop_oneof![
-        Just("name".to_owned()),
-        Just("description".to_owned()),
-        Just("inputSchema".to_owned()),
-        Just("outputSchema".to_owned()),
-        Just("properties".to_owned()),
-        Just("type".to_owned()),
-        Just("content".to_owned()),
-        Just("structuredContent".to_owned()),
-        Just("text".to_owned()),
-        Just("mode".to_owned()),
-        Just("url".to_owned()),
-        Just("requestedSchema".to_owned()),
-        Just("uri".to_owned()),
-        Just("uriTemplate".to_owned()),
-        Just("messages".to_owned()),
-        Just("_meta".to_owned()),
-        ".{0,10}",
-    ];
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        prop_oneof![Just("object".to_owned()), Just("string".to_owned()), Just("text".to_owned()), Just("url".to_owned()), ".{0,40}"].prop_map(Value::String),
-    ];
-    leaf.prop_recursive(5, 96, 8, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec((key.clone(), inner), 0..8).prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    air_testgen::json(
+        &[
+            "name",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "properties",
+            "type",
+            "content",
+            "structuredContent",
+            "text",
+            "mode",
+            "url",
+            "requestedSchema",
+            "uri",
+            "uriTemplate",
+            "messages",
+            "_meta",
+        ],
+        &["object", "string", "text", "url"],
+    )
 }
 
 proptest! {

@@ -7,33 +7,14 @@ use air_oauth::challenge::bearer;
 use air_oauth::discovery::ProtectedResource;
 use air_oauth::url::{canonical_resource, query_pairs, resource_covers, split};
 use proptest::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Any JSON value, with the keys these parsers read turning up often.
 fn json() -> impl Strategy<Value = Value> {
-    let key = prop_oneof![
-        Just("issuer".to_owned()),
-        Just("authorization_endpoint".to_owned()),
-        Just("token_endpoint".to_owned()),
-        Just("registration_endpoint".to_owned()),
-        Just("code_challenge_methods_supported".to_owned()),
-        Just("resource".to_owned()),
-        Just("authorization_servers".to_owned()),
-        Just("scopes_supported".to_owned()),
-        ".{0,12}",
-    ];
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
-        prop_oneof![Just("S256".to_owned()), Just("https://as.example".to_owned()), ".{0,40}"].prop_map(Value::String),
-    ];
-    leaf.prop_recursive(4, 64, 8, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec((key.clone(), inner), 0..8).prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    air_testgen::json(
+        &["issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint", "code_challenge_methods_supported", "resource", "authorization_servers", "scopes_supported"],
+        &["S256", "https://as.example"],
+    )
 }
 
 proptest! {

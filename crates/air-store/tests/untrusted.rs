@@ -6,35 +6,11 @@ use air_store::export::Export;
 use air_store::import::import;
 use air_store::{MemoryStore, Store};
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// Any JSON value, with the keys an export carries turning up often.
 fn json_value() -> impl Strategy<Value = Value> {
-    let key = prop_oneof![
-        Just("format".to_owned()),
-        Just("version".to_owned()),
-        Just("sessions".to_owned()),
-        Just("messages".to_owned()),
-        Just("id".to_owned()),
-        Just("sessionId".to_owned()),
-        Just("role".to_owned()),
-        Just("tool".to_owned()),
-        Just("status".to_owned()),
-        Just("files".to_owned()),
-        ".{0,8}",
-    ];
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i32>().prop_map(Value::from),
-        prop_oneof![Just("air-agent-export".to_owned()), Just("user".to_owned()), Just("awaitingApproval".to_owned()), ".{0,20}"].prop_map(Value::String),
-    ];
-    leaf.prop_recursive(5, 64, 6, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec((key.clone(), inner), 0..7).prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    air_testgen::json(&["format", "version", "sessions", "messages", "id", "sessionId", "role", "tool", "status", "files"], &["air-agent-export", "user", "awaitingApproval"])
 }
 
 fn run<F: std::future::Future>(f: F) -> F::Output {

@@ -429,24 +429,15 @@ mod tests {
         assert_eq!(canonical_json(&json!([])), "[]");
     }
 
-    #[test]
-    fn garbage_never_panics() {
-        let alphabet = ['{', '}', '"', '\'', ',', ':', '[', ']', 'a', '1', ' ', '\\', 'é', '`', '\n', 'T', 'e', 'u', '\t'];
-        let mut seed = 7u64;
-        for _ in 0..5000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let len = (seed >> 40) as usize % 32;
-            let s: String = (0..len)
-                .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    alphabet[(seed >> 33) as usize % alphabet.len()]
-                })
-                .collect();
+    proptest::proptest! {
+        #[test]
+        fn garbage_never_panics(chars in proptest::collection::vec(proptest::sample::select(&['{', '}', '"', '\'', ',', ':', '[', ']', 'a', '1', ' ', '\\', 'é', '`', '\n', 'T', 'e', 'u', '\t'][..]), 0..32)) {
+            let s: String = chars.into_iter().collect();
             match parse_arguments(&s) {
-                Ok(v) => assert!(v.is_object(), "{s:?} → {v}"),
+                Ok(v) => proptest::prop_assert!(v.is_object(), "{s:?} → {v}"),
                 Err(e) => {
                     if let Some(p) = e.position {
-                        assert!(p <= s.chars().count(), "{s:?}: position {p} is outside the text");
+                        proptest::prop_assert!(p <= s.chars().count(), "{s:?}: position {p} is outside the text");
                     }
                 }
             }

@@ -240,68 +240,42 @@ fn cyclic_and_explosive_schemas_end() {
     }
 }
 
-#[test]
-fn garbage_schemas_never_panic() {
-    // Random schemas built from keywords with random (often wrong)
-    // values, against random values.
-    let keywords = [
-        "type",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "prefixItems",
-        "enum",
-        "const",
-        "minimum",
-        "exclusiveMaximum",
-        "minLength",
-        "maxItems",
-        "uniqueItems",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "not",
-        "$ref",
-        "$defs",
-        "contains",
-        "dependencies",
-        "if",
-        "then",
-        "propertyNames",
-        "multipleOf",
-        "nullable",
-    ];
-    let mut seed = 11u64;
-    let mut next = |n: usize| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) as usize % n
-    };
-    fn build(next: &mut dyn FnMut(usize) -> usize, keywords: &[&str], depth: usize) -> Value {
-        match if depth > 3 { next(6) } else { next(9) } {
-            0 => json!(null),
-            1 => json!(next(5) as f64 - 1.5),
-            2 => json!(["a", "#", "string", "#/$defs/x", "integer"][next(5)]),
-            3 => json!(next(2) == 0),
-            4 => json!(-1),
-            5 => json!([]),
-            6 | 7 => {
-                let mut m = Map::new();
-                for _ in 0..next(4) {
-                    let k = keywords[next(keywords.len())];
-                    m.insert(k.into(), build(next, keywords, depth + 1));
-                }
-                if next(3) == 0 {
-                    m.insert("x".into(), build(next, keywords, depth + 1));
-                }
-                Value::Object(m)
-            }
-            _ => Value::Array((0..next(3)).map(|_| build(next, keywords, depth + 1)).collect()),
-        }
-    }
-    for _ in 0..3000 {
-        let schema = build(&mut next, &keywords, 0);
-        let value = build(&mut next, &["a", "x"], 1);
+/// Schemas made of the keywords with any (often wrong) values.
+const KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "enum",
+    "const",
+    "minimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxItems",
+    "uniqueItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "$ref",
+    "$defs",
+    "contains",
+    "dependencies",
+    "if",
+    "then",
+    "propertyNames",
+    "multipleOf",
+    "nullable",
+];
+
+proptest::proptest! {
+    #[test]
+    fn garbage_schemas_never_panic(
+        schema in air_testgen::json(KEYWORDS, &["a", "#", "string", "#/$defs/x", "integer", "object", "array", "number"]),
+        value in air_testgen::json(&["a", "x"], &["a", "string"]),
+    ) {
         let _ = validate(&schema, &value);
     }
 }

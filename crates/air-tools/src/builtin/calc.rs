@@ -444,22 +444,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn garbage_never_panics() {
-        let alphabet = ['1', '2', '.', 'e', '+', '-', '*', '/', '%', '^', '(', ')', ',', ' ', 's', 'q', 'r', 't', 'π', '×', 'x'];
-        let mut seed = 3u64;
-        for _ in 0..5000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let len = (seed >> 40) as usize % 20;
-            let s: String = (0..len)
-                .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    alphabet[(seed >> 33) as usize % alphabet.len()]
-                })
-                .collect();
+    proptest::proptest! {
+        #[test]
+        fn garbage_never_panics(chars in proptest::collection::vec(proptest::sample::select(&['1', '2', '.', 'e', '+', '-', '*', '/', '%', '^', '(', ')', ',', ' ', 's', 'q', 'r', 't', 'π', '×', 'x'][..]), 0..20)) {
+            let s: String = chars.into_iter().collect();
             match evaluate(&s) {
-                Ok(x) => assert!(x.is_finite(), "{s:?}"),
-                Err(e) => assert!(e.position <= s.chars().count(), "{s:?}: {e}"),
+                Ok(x) => proptest::prop_assert!(x.is_finite(), "{s:?}"),
+                Err(e) => proptest::prop_assert!(e.position <= s.chars().count(), "{s:?}: {e}"),
             }
         }
     }
