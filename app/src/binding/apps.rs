@@ -141,7 +141,7 @@ fn look(state: AppState) -> Look {
 /// Starts the View in `frame` (an iframe sandboxed with `allow-scripts`
 /// only, not yet pointed anywhere); a card that came from a file or
 /// another device (`imported`) has every call of its View asked.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "what the page made for this View (its frame, resource, policy, hooks), handed over once")]
 pub fn mount(state: AppState, server: McpServer, tool: SavedTool, (record_id, imported): (String, bool), resource: Rc<UiResource>, frame: frame::Frame, allow: String, hooks: Hooks) -> Rc<Live> {
     let host = Host::new(server, tool, record_id, resource, allow, look(state), frame::width(&frame)).imported(imported);
     let live = Rc::new(Live { state, host: RefCell::new(host), port: RefCell::new(FramePort(frame.clone())), hooks, listener: RefCell::new(None) });

@@ -101,14 +101,9 @@ pub(crate) fn doctor_report(doctor: Doctor, fix: Snippets, headers: Vec<String>)
     }
 }
 
-/// The user accepts `tool` of server `name` as it is now; the settings
-/// being edited (`draft`) get the same change (their Save would otherwise
-/// undo it).
-fn accept(state: AppState, name: &str, tool: &str, draft: RwSignal<air_store::settings::Settings>) {
-    let mut servers = state.prefs.mcp_servers.get_untracked();
-    draft.update(|d| {
-        air_servers::list::accept(&mut servers, &mut d.tool_policies, name, tool);
-    });
+/// The user accepts `tool` of server `name` as it is now (the settings
+/// being edited follow: `prefs::rebase`).
+fn accept(state: AppState, name: &str, tool: &str) {
     state.servers(Action::Accept { server: name.to_owned(), tool: tool.to_owned() });
 }
 
@@ -116,7 +111,7 @@ fn accept(state: AppState, name: &str, tool: &str, draft: RwSignal<air_store::se
 /// wait for the user: new ones, and ones changed since accepted (with what
 /// changed).
 #[component]
-fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
+fn ToolReview(server: McpServer) -> impl IntoView {
     let state = use_app();
     let name = StoredValue::new(server.name.clone());
     let waiting: Vec<_> = server
@@ -132,7 +127,7 @@ fn ToolReview(server: McpServer, draft: RwSignal<air_store::settings::Settings>)
                     <code class="iso">{air_render::visible(&tool.name).into_owned()}</code>" "<span class="muted">{what}</span>" "
                     <span class="muted">{tool.description.clone()}</span>
                     <button type="button" data-testid=format!("mcp-accept-{}", tool.name)
-                        on:click=move |_| accept(state, &name.get_value(), &tool_name, draft)>{move || tl().mcp_accept}</button>
+                        on:click=move |_| accept(state, &name.get_value(), &tool_name)>{move || tl().mcp_accept}</button>
                     {change}
                 </div>
             }
@@ -176,7 +171,7 @@ fn connect_form(state: AppState, form: Form) {
 }
 
 #[component]
-pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
+pub fn McpServers() -> impl IntoView {
     let state = use_app();
     let name = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
@@ -196,7 +191,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
         connect_form(state, form);
     }
     let sync_note = sync_notes(state);
-    let rows = move || state.prefs.mcp_servers.get().into_iter().map(|s| view! { <McpServerRow server=s sync_note=sync_note draft=draft/> }).collect_view();
+    let rows = move || state.prefs.mcp_servers.get().into_iter().map(|s| view! { <McpServerRow server=s sync_note=sync_note/> }).collect_view();
     view! {
         <fieldset data-testid="mcp-servers">
             <legend>{move || t().mcp_servers}</legend>
@@ -234,7 +229,7 @@ pub fn McpServers(draft: RwSignal<air_store::settings::Settings>) -> impl IntoVi
 
 /// A saved server: its URL, tools and status, and what can be done with it.
 #[component]
-fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>, draft: RwSignal<air_store::settings::Settings>) -> impl IntoView {
+fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let state = use_app();
     let n1 = server.name.clone();
     let n2 = server.name.clone();
@@ -300,7 +295,7 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
                     prop:value=move || headers.get() on:input=move |ev| headers.set(event_target_value(&ev))></textarea>
                 <p class="hint">{move || tl().mcp_headers_hint}</p>
             </details>
-            <ToolReview server=server.clone() draft=draft/>
+            <ToolReview server=server.clone()/>
             <ToolSwitches server=server.clone()/>
         </div>
     }

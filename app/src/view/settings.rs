@@ -97,7 +97,7 @@ fn SettingsDrawer() -> impl IntoView {
                     <ModelsSection draft=draft/>
                     <AnswersSection draft=draft/>
                     <AppearanceSection draft=draft/>
-                    <super::mcp::McpServers draft=draft/>
+                    <super::mcp::McpServers/>
                     <super::http_tools::HttpToolsSection/>
                     <super::assistants::AssistantsSection draft=draft/>
                     <ExperimentalSection draft=draft/>

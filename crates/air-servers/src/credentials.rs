@@ -102,7 +102,7 @@ impl Asked {
 /// Signs in to the server at `url`. `oauth`'s settings say who this client
 /// is (an id the user entered takes the place of the one kept for the
 /// authorization server: `entered`).
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "the sign-in's inputs (the client, the vault, what was asked, the user's window, the time, the randomness), each injected by the caller")]
 pub async fn sign_in<H: HttpClient>(
     oauth: &OAuth<H>,
     vault: &dyn VaultStore,

@@ -87,9 +87,11 @@ pub async fn import_text<S: Store>(store: &S, texts: &[String], now_ms: f64, new
     Ok(Imported { sessions, messages, from, left_out: Vec::new() })
 }
 
+/// An export, and which app it came from with what its conversion kept.
+type Read = (Export, Option<(air_import::Source, air_import::Summary)>);
+
 /// Another app's export, read by `air_import`.
-#[allow(clippy::type_complexity)]
-fn other_app(texts: &[String], now_ms: f64) -> Option<(Export, Option<(air_import::Source, air_import::Summary)>)> {
+fn other_app(texts: &[String], now_ms: f64) -> Option<Read> {
     let values: Vec<serde_json::Value> = texts.iter().map(|t| serde_json::from_str(t)).collect::<Result<_, _>>().ok()?;
     let (source, doc, summary) = air_import::read(&values, now_ms)?;
     Some((doc, Some((source, summary))))

@@ -232,21 +232,35 @@ fn change<P: Platform>(w: &mut Workspace<P>, change: Change) {
 }
 
 /// The drawer's `draft` after the saved settings went from `base` to
-/// `now` behind it (sync pulled an edit, another tab saved): what the
-/// user has not touched follows, what they changed stays theirs.
+/// `now` behind it (sync pulled an edit, another tab saved, the user
+/// accepted a changed tool): what the user has not touched follows, what
+/// they changed stays theirs, field by field and inside nested fields (a
+/// policy accepted behind the drawer and one the user changed in it both
+/// stay).
 pub fn rebase(draft: &Settings, base: &Settings, now: &Settings) -> Settings {
-    let (Ok(serde_json::Value::Object(mut d)), Ok(serde_json::Value::Object(b)), Ok(serde_json::Value::Object(n))) =
-        (serde_json::to_value(draft), serde_json::to_value(base), serde_json::to_value(now))
-    else {
+    use serde_json::Value;
+    let (Ok(Value::Object(mut d)), Ok(Value::Object(b)), Ok(Value::Object(n))) = (serde_json::to_value(draft), serde_json::to_value(base), serde_json::to_value(now)) else {
         return draft.clone();
     };
-    for (k, v) in &n {
-        if d.get(k) == b.get(k) {
-            d.insert(k.clone(), v.clone());
+    merge(&mut d, &b, &n);
+    serde_json::from_value(Value::Object(d)).unwrap_or_else(|_| draft.clone())
+}
+
+/// Three-way merge of JSON objects: `d` (ours) gets what changed from `b`
+/// to `n` where it did not change itself.
+fn merge(d: &mut serde_json::Map<String, serde_json::Value>, b: &serde_json::Map<String, serde_json::Value>, n: &serde_json::Map<String, serde_json::Value>) {
+    use serde_json::Value;
+    for (k, v) in n {
+        let untouched = d.get(k) == b.get(k);
+        match (d.get_mut(k), b.get(k), v) {
+            (Some(Value::Object(dv)), Some(Value::Object(bv)), Value::Object(nv)) if !untouched => merge(dv, bv, nv),
+            _ if untouched => {
+                d.insert(k.clone(), v.clone());
+            }
+            _ => {}
         }
     }
     d.retain(|k, v| n.contains_key(k) || b.get(k) != Some(v));
-    serde_json::from_value(serde_json::Value::Object(d)).unwrap_or_else(|_| draft.clone())
 }
 
 /// What a change that is not the settings' does (the engine's part).

@@ -200,3 +200,26 @@ fn an_open_drawer_follows_what_changed_behind_it_and_keeps_what_the_user_typed()
     assert_eq!(out.system_prompt, "pulled", "untouched: follows");
     assert_eq!(out.model, "typed", "typed: stays");
 }
+
+#[test]
+fn a_policy_accepted_behind_the_drawer_and_one_changed_in_it_both_stay() {
+    use air_store::Settings;
+    use air_tools::policy::Policy;
+    let base = Settings::default();
+    let mut draft = base.clone();
+    draft.tool_policies.tools.insert("calculator".into(), Policy::Deny);
+    let mut now = base.clone();
+    now.tool_policies.tools.insert("time".into(), Policy::Allow);
+    now.system_prompt = "pulled".into();
+    let out = super::rebase(&draft, &base, &now);
+    assert_eq!(out.tool_policies.tools.get("calculator"), Some(&Policy::Deny), "the user's change stays");
+    assert_eq!(out.tool_policies.tools.get("time"), Some(&Policy::Allow), "the change behind it follows");
+    assert_eq!(out.system_prompt, "pulled");
+    // Changed on both sides: the user's wins.
+    let mut theirs = base.clone();
+    theirs.tool_policies.tools.insert("calculator".into(), Policy::Allow);
+    assert_eq!(super::rebase(&draft, &base, &theirs).tool_policies.tools.get("calculator"), Some(&Policy::Deny));
+    // Removed behind it and untouched here: gone.
+    let with = Settings { tool_policies: now.tool_policies.clone(), ..base.clone() };
+    assert!(super::rebase(&with, &with, &base).tool_policies.tools.is_empty());
+}

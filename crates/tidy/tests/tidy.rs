@@ -241,3 +241,29 @@ fn mcp_method_strings_only_in_requests() {
     }
     assert!(hits.is_empty(), "MCP method names outside crates/air-mcp/src/requests.rs (name them by its constants):\n{}", hits.join("\n"));
 }
+
+/// The `#[allow(...)]`s of lints in `text` that give no `reason`, by line.
+fn allows_without_reason(text: &str) -> Vec<usize> {
+    text.lines().enumerate().filter(|(_, l)| l.contains("allow(clippy::") && !l.contains("reason =") && !l.trim_start().starts_with("//")).map(|(i, _)| i + 1).collect()
+}
+
+/// A lint is allowed in one place only with why (the workspace-wide list
+/// in Cargo.toml says why of each, in comments).
+#[test]
+fn every_allowed_lint_says_why() {
+    let root = root();
+    let mut bad = Vec::new();
+    for dir in [root.join("crates"), root.join("app")] {
+        for file in tidy::rust_files(&dir) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            bad.extend(allows_without_reason(&text).into_iter().map(|n| format!("{}:{n}", file.display())));
+        }
+    }
+    assert!(bad.is_empty(), "#[allow(clippy::…)] without `reason = \"…\"`:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn an_allow_without_a_reason_is_found() {
+    let text = "#[allow(clippy::too_many_arguments)]\nfn f() {}\n#[allow(clippy::x, reason = \"why\")]\n// allow(clippy::in_a_comment)\n";
+    assert_eq!(allows_without_reason(text), [1]);
+}
