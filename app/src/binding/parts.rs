@@ -180,26 +180,23 @@ pub(super) fn read_exports(files: Vec<leptos::web_sys::File>) -> Result<LocalBox
     Ok(Box::pin(async move {
         let (mut texts, mut left_out) = (Vec::new(), Vec::new());
         for file in &files {
+            use air_import::picked::{self, Picked};
             let head = air_web::read_slice(file, 0, 4).await?;
-            if head.starts_with(b"PK") {
-                let (read, left) = zip_texts(file).await.map_err(|e| format!("{}: {e}", file.name()))?;
-                texts.extend(read);
-                left_out.extend(left.into_iter().map(|l| format!("{} {l}", file.name())));
-            } else {
-                if file.size() > LIMIT as f64 {
-                    return Err(format!("{} is {} MB: more than the {} MB this page can read at once", file.name(), (file.size() / 1e6).round(), LIMIT >> 20));
+            match picked::picked(&file.name(), &head, file.size() as u64).map_err(|e| e.to_string())? {
+                Picked::Zip => {
+                    let (read, left) = zip_texts(file).await.map_err(|e| format!("{}: {e}", file.name()))?;
+                    texts.extend(read);
+                    left_out.extend(left.into_iter().map(|l| format!("{} {l}", file.name())));
                 }
-                let text = air_web::read_slice(file, 0, file.size() as u64).await?;
-                texts.push(String::from_utf8(text).map_err(|_| format!("{} is not a text file", file.name()))?);
+                Picked::Text => {
+                    let bytes = air_web::read_slice(file, 0, file.size() as u64).await?;
+                    texts.push(picked::text(&file.name(), bytes).map_err(|e| e.to_string())?);
+                }
             }
         }
         Ok((texts, left_out))
     }))
 }
-
-/// What an import reads at most of one file (a ZIP's conversations:
-/// `air_import::zip::LIMIT` in all; the page's memory is the other limit).
-const LIMIT: usize = 1 << 30;
 
 /// Each conversations file of an export ZIP, unzipped (what is read and
 /// refused is `air_import::zip::plan`'s), and what it leaves out.
@@ -219,7 +216,7 @@ async fn zip_texts(file: &leptos::web_sys::File) -> Result<(Vec<String>, Vec<Str
     for item in plan.read {
         let (at, n) = zip::local_span(item);
         let local = air_web::read_slice(file, at, at.saturating_add(n).min(len)).await?;
-        let bytes = zip::extract(&local, item, LIMIT).map_err(|e| e.to_string())?;
+        let bytes = zip::extract(&local, item, zip::LIMIT as usize).map_err(|e| e.to_string())?;
         texts.push(String::from_utf8(bytes).map_err(|_| format!("{} is not text", item.name))?);
     }
     Ok((texts, plan.left_out))

@@ -117,6 +117,7 @@ pub mod claude;
 pub mod lobechat;
 pub mod nextchat;
 pub mod openwebui;
+pub mod picked;
 #[cfg(test)]
 mod testing;
 pub mod tree;
