@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::records::{Entry, Records, RevEntry, Write};
+use crate::records::{Entry, LocalError, Records, RevEntry, Write};
 
 #[derive(Debug, Default)]
 pub struct MemoryRecords {
@@ -52,28 +52,28 @@ impl MemoryRecords {
         self.revs.borrow().values().find(|e| e.kind == kind && e.id == id).cloned()
     }
 
-    fn check(&self) -> Result<(), String> {
-        self.broken.borrow().clone().map_or(Ok(()), Err)
+    fn check(&self) -> Result<(), LocalError> {
+        self.broken.borrow().clone().map_or(Ok(()), |e| Err(LocalError::Store(e)))
     }
 }
 
 impl Records for MemoryRecords {
-    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, String> {
+    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, LocalError> {
         self.check()?;
         Ok(self.journal.borrow().iter().filter(|e| e.seq > after).take(limit).cloned().collect())
     }
 
-    async fn last_seq(&self) -> Result<u64, String> {
+    async fn last_seq(&self) -> Result<u64, LocalError> {
         self.check()?;
         Ok(*self.last.borrow())
     }
 
-    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String> {
+    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, LocalError> {
         self.check()?;
         Ok(self.get(kind, id))
     }
 
-    async fn apply(&self, writes: &[Write]) -> Result<(), String> {
+    async fn apply(&self, writes: &[Write]) -> Result<(), LocalError> {
         self.check()?;
         for w in writes {
             match w {
@@ -85,13 +85,13 @@ impl Records for MemoryRecords {
         Ok(())
     }
 
-    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, String> {
+    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, LocalError> {
         self.check()?;
         let revs = self.revs.borrow();
         Ok(wire.iter().map(|w| revs.get(w).cloned()).collect())
     }
 
-    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), String> {
+    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), LocalError> {
         self.check()?;
         let mut revs = self.revs.borrow_mut();
         for e in entries {
@@ -100,12 +100,12 @@ impl Records for MemoryRecords {
         Ok(())
     }
 
-    async fn local_doc(&self, id: &str) -> Result<Option<Value>, String> {
+    async fn local_doc(&self, id: &str) -> Result<Option<Value>, LocalError> {
         self.check()?;
         Ok(self.locals.borrow().get(id).cloned())
     }
 
-    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), String> {
+    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), LocalError> {
         self.check()?;
         self.locals.borrow_mut().insert(id.into(), doc.clone());
         Ok(())

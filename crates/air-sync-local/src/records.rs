@@ -84,23 +84,40 @@ pub struct Leaf {
     pub dev: String,
 }
 
-/// The device's store, as the local peer uses it. Errors are the store's
-/// words, said to the user as they are.
+/// Why the device's store could not do what the local peer asked: the
+/// store's words, said to the user as they are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LocalError {
+    /// The store refused or failed (its own message).
+    #[error("{0}")]
+    Store(String),
+    /// A record could not be written or read as JSON.
+    #[error("a record is not valid JSON: {0}")]
+    Json(String),
+}
+
+impl From<serde_json::Error> for LocalError {
+    fn from(e: serde_json::Error) -> Self {
+        Self::Json(e.to_string())
+    }
+}
+
+/// The device's store, as the local peer uses it.
 #[allow(async_fn_in_trait)]
 pub trait Records {
     /// Journal entries after `after`, oldest first, at most `limit`.
-    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, String>;
+    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, LocalError>;
     /// The last sequence number the journal gave out.
-    async fn last_seq(&self) -> Result<u64, String>;
+    async fn last_seq(&self) -> Result<u64, LocalError>;
     /// About how many entries follow `after` (a first sync's progress).
     async fn pending(&self, _after: u64) -> Option<u64> {
         None
     }
     /// The record, if it exists.
-    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String>;
+    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, LocalError>;
     /// The records `wanted` (kind, id), in order, as [`Records::read`]
     /// gives each; a store that can reads them at once.
-    async fn read_many(&self, wanted: &[(String, String)]) -> Result<Vec<Option<Value>>, String> {
+    async fn read_many(&self, wanted: &[(String, String)]) -> Result<Vec<Option<Value>>, LocalError> {
         let mut out = Vec::with_capacity(wanted.len());
         for (kind, id) in wanted {
             out.push(self.read(kind, id).await?);
@@ -109,13 +126,13 @@ pub trait Records {
     }
     /// Writes what was pulled (each write journaled as the store journals
     /// any other).
-    async fn apply(&self, writes: &[Write]) -> Result<(), String>;
+    async fn apply(&self, writes: &[Write]) -> Result<(), LocalError>;
     /// The bookkeeping of these documents, in order (`None`: never synced).
-    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, String>;
-    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), String>;
+    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, LocalError>;
+    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), LocalError>;
     /// A local (never replicated) document: checkpoints.
-    async fn local_doc(&self, id: &str) -> Result<Option<Value>, String>;
-    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), String>;
+    async fn local_doc(&self, id: &str) -> Result<Option<Value>, LocalError>;
+    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), LocalError>;
 }
 
 /// How two versions of a record written apart end.

@@ -75,7 +75,7 @@ fn count(into: &mut BTreeMap<String, u64>, subject: String) {
     *into.entry(subject).or_default() += 1;
 }
 
-pub(crate) fn store(e: String) -> Error {
+pub(crate) fn store(e: crate::records::LocalError) -> Error {
     Error::Invalid(format!("the local store: {e}"))
 }
 

@@ -8,7 +8,7 @@
 //! so finding them never reads every record's.
 
 use air_store::SyncMeta;
-use air_sync_local::records::Records;
+use air_sync_local::records::{LocalError, Records};
 use serde_json::Value;
 
 use crate::sync::store::{StoreRecords, conflicts_key, conflicts_read, subject};
@@ -100,8 +100,8 @@ fn masked(name: &str, v: &Value) -> Value {
 
 /// The records with kept versions, as the user sees them; `device`: this
 /// one's id.
-pub async fn list<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>, device: &str) -> Result<Vec<Conflict>, String> {
-    let kept = records.store.sync_get(&[conflicts_key()]).await.map_err(|e| e.to_string())?;
+pub async fn list<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>, device: &str) -> Result<Vec<Conflict>, LocalError> {
+    let kept = records.store.sync_get(&[conflicts_key()]).await.map_err(|e| LocalError::Store(e.to_string()))?;
     let wires: Vec<String> = conflicts_read(kept.first().and_then(Option::as_ref)).into_iter().collect();
     let mut out = Vec::new();
     for en in records.rev_entries(&wires).await?.into_iter().flatten().filter(|e| !e.superseded.is_empty()) {
@@ -125,7 +125,7 @@ pub async fn list<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>,
 }
 
 /// The user has seen what record `wire` kept: it goes.
-pub async fn dismiss<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>, wire: &str) -> Result<(), String> {
+pub async fn dismiss<S: air_store::Store + SyncMeta>(records: &StoreRecords<'_, S>, wire: &str) -> Result<(), LocalError> {
     let Some(Some(mut en)) = records.rev_entries(&[wire.to_owned()]).await?.into_iter().next() else { return Ok(()) };
     en.superseded.clear();
     records.put_rev_entries(&[en]).await

@@ -17,7 +17,7 @@ use air_store::batch::{Batch, Ids};
 use air_store::journal::{Change, Kind};
 use air_store::sync_meta::SYNC_PREFIX;
 use air_store::{FileRecord, MessageRecord, SessionRecord, Store, SyncMeta, branches};
-use air_sync_local::records::{Entry, Kinds, Leaf, Merged, Records, RevEntry, Rule, Write, newest};
+use air_sync_local::records::{Entry, Kinds, Leaf, LocalError, Merged, Records, RevEntry, Rule, Write, newest};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};
@@ -26,8 +26,9 @@ fn kind_of(name: &str) -> Option<Kind> {
     [Kind::Session, Kind::Message, Kind::File, Kind::Doc, Kind::Pref].into_iter().find(|k| k.as_str() == name)
 }
 
-fn text(e: impl std::fmt::Display) -> String {
-    e.to_string()
+/// The store's words for what went wrong.
+fn text(e: impl std::fmt::Display) -> LocalError {
+    LocalError::Store(e.to_string())
 }
 
 /// The store, as sync reads and writes it (and the key/value store,
@@ -64,7 +65,7 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
     /// Adds a pulled record to `batch`, or writes it (a preference). One
     /// this version cannot read (written by a newer one, or damaged) is
     /// left out: the rest go on.
-    async fn put(&self, kind: &str, id: &str, value: &Value, batch: &mut Batch) -> Result<(), String> {
+    async fn put(&self, kind: &str, id: &str, value: &Value, batch: &mut Batch) -> Result<(), LocalError> {
         match kind {
             "session" => batch.sessions.extend(serde_json::from_value::<SessionRecord>(value.clone()).ok()),
             "message" => batch.messages.extend(serde_json::from_value::<MessageRecord>(value.clone()).ok()),
@@ -76,17 +77,17 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
     }
 
     /// A preference pulled (`Some`), or deleted on another device.
-    async fn pref(&self, id: &str, value: Option<&Value>) -> Result<(), String> {
+    async fn pref(&self, id: &str, value: Option<&Value>) -> Result<(), LocalError> {
         let Some(kv) = self.kv else { return Ok(()) };
         let written = match value {
-            Some(v) => crate::sync::prefs::put(self.store, kv, id, v).await?,
-            None => crate::sync::prefs::remove(self.store, kv, id).await?,
+            Some(v) => crate::sync::prefs::put(self.store, kv, id, v).await.map_err(LocalError::Store)?,
+            None => crate::sync::prefs::remove(self.store, kv, id).await.map_err(LocalError::Store)?,
         };
         self.prefs_written.set(self.prefs_written.get() || written);
         Ok(())
     }
 
-    async fn delete(&self, kind: &str, id: &str) -> Result<(), String> {
+    async fn delete(&self, kind: &str, id: &str) -> Result<(), LocalError> {
         match kind {
             "pref" => self.pref(id, None).await,
             "session" => self.store.delete_session(id).await.map_err(text),
@@ -98,7 +99,7 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
 
     /// Writes what `batch` gathered, noting the sessions its messages
     /// came to.
-    async fn flush(&self, batch: &mut Batch, sessions: &mut BTreeSet<String>) -> Result<(), String> {
+    async fn flush(&self, batch: &mut Batch, sessions: &mut BTreeSet<String>) -> Result<(), LocalError> {
         sessions.extend(batch.messages.iter().map(|m| m.session_id.clone()));
         batch.from.clone_from(&self.mark);
         let result = self.store.put_batch(batch).await.map_err(text);
@@ -106,7 +107,7 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
         result
     }
 
-    async fn rederive(&self, session: &str) -> Result<(), String> {
+    async fn rederive(&self, session: &str) -> Result<(), LocalError> {
         let Some(mut s) = self.store.get_session(session).await.map_err(text)? else { return Ok(()) };
         let mut all = self.store.messages(session).await.map_err(text)?;
         let before = s.forks.clone();
@@ -148,7 +149,7 @@ pub(crate) fn conflicts_read(text: Option<&String>) -> BTreeSet<String> {
 }
 
 /// The list's new text, if `entries` (about to be kept) change it.
-async fn conflicts_note<S: SyncMeta>(store: &S, entries: &[RevEntry]) -> Result<Option<(String, String)>, String> {
+async fn conflicts_note<S: SyncMeta>(store: &S, entries: &[RevEntry]) -> Result<Option<(String, String)>, LocalError> {
     let kept = store.sync_get(&[conflicts_key()]).await.map_err(text)?;
     let mut set = conflicts_read(kept.first().and_then(Option::as_ref));
     let mut changed = false;
@@ -167,13 +168,13 @@ fn local_key(id: &str) -> String {
 }
 
 impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
-    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, String> {
+    async fn journal(&self, after: u64, limit: usize) -> Result<Vec<Entry>, LocalError> {
         let entries = self.store.journal_since(after, limit).await.map_err(text)?;
         let pulled = |e: &air_store::journal::Entry| self.mark.is_some() && e.change.from == self.mark;
         Ok(entries.into_iter().map(|e| Entry { seq: e.seq, pulled: pulled(&e), kind: e.change.kind.as_str().to_owned(), id: e.change.id, deleted: e.change.deleted }).collect())
     }
 
-    async fn last_seq(&self) -> Result<u64, String> {
+    async fn last_seq(&self) -> Result<u64, LocalError> {
         self.store.journal_last().await.map_err(text)
     }
 
@@ -181,13 +182,13 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
         self.store.journal_count(after).await.ok()
     }
 
-    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, String> {
+    async fn read(&self, kind: &str, id: &str) -> Result<Option<Value>, LocalError> {
         let v = match kind {
             "session" => self.store.get_session(id).await.map_err(text)?.map(|s| serde_json::to_value(s).map_err(text)).transpose()?,
             "message" => self.store.get_message(id).await.map_err(text)?.map(|m| serde_json::to_value(m).map_err(text)).transpose()?,
             "file" => self.store.get_file(id).await.map_err(text)?.map(|f| file_to(&f)),
             "pref" => match self.kv {
-                Some(kv) => crate::sync::prefs::read(self.store, kv, id).await?,
+                Some(kv) => crate::sync::prefs::read(self.store, kv, id).await.map_err(LocalError::Store)?,
                 None => None,
             },
             _ => None,
@@ -196,7 +197,7 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
     }
 
     /// Sessions, messages and files in one read of the store.
-    async fn read_many(&self, wanted: &[(String, String)]) -> Result<Vec<Option<Value>>, String> {
+    async fn read_many(&self, wanted: &[(String, String)]) -> Result<Vec<Option<Value>>, LocalError> {
         let mut ids = Ids::default();
         for (kind, id) in wanted {
             match kind.as_str() {
@@ -230,7 +231,7 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
     /// Sessions first, then files, then messages (what a message names is
     /// there before it); then the branches of every session a message
     /// came to.
-    async fn apply(&self, writes: &[Write]) -> Result<(), String> {
+    async fn apply(&self, writes: &[Write]) -> Result<(), LocalError> {
         let order = |w: &Write| match w {
             Write::Put { kind, .. } | Write::Delete { kind, .. } | Write::Touch { kind, .. } => ["session", "file", "message"].iter().position(|k| k == kind).unwrap_or(3),
         };
@@ -265,24 +266,24 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
         Ok(())
     }
 
-    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, String> {
+    async fn rev_entries(&self, wire: &[String]) -> Result<Vec<Option<RevEntry>>, LocalError> {
         let keys: Vec<String> = wire.iter().map(|w| rev_key(w)).collect();
         let kept = self.store.sync_get(&keys).await.map_err(text)?;
-        kept.into_iter().map(|v| v.map(|t| serde_json::from_str(&t).map_err(|e| format!("sync's record of a document is damaged: {e}"))).transpose()).collect()
+        kept.into_iter().map(|v| v.map(|t| serde_json::from_str(&t).map_err(|e| LocalError::Store(format!("sync's record of a document is damaged: {e}")))).transpose()).collect()
     }
 
-    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), String> {
-        let mut items = entries.iter().map(|e| Ok((rev_key(&e.wire), serde_json::to_string(e).map_err(text)?))).collect::<Result<Vec<_>, String>>()?;
+    async fn put_rev_entries(&self, entries: &[RevEntry]) -> Result<(), LocalError> {
+        let mut items = entries.iter().map(|e| Ok((rev_key(&e.wire), serde_json::to_string(e).map_err(text)?))).collect::<Result<Vec<_>, LocalError>>()?;
         items.extend(conflicts_note(self.store, entries).await?);
         self.store.sync_put(&items).await.map_err(text)
     }
 
-    async fn local_doc(&self, id: &str) -> Result<Option<Value>, String> {
+    async fn local_doc(&self, id: &str) -> Result<Option<Value>, LocalError> {
         let kept = self.store.sync_get(&[local_key(id)]).await.map_err(text)?;
         kept.into_iter().next().flatten().map(|t| serde_json::from_str(&t).map_err(text)).transpose()
     }
 
-    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), String> {
+    async fn put_local_doc(&self, id: &str, doc: &Value) -> Result<(), LocalError> {
         self.store.sync_put(&[(local_key(id), doc.to_string())]).await.map_err(text)
     }
 }

@@ -210,7 +210,7 @@ async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &
     let options = Options { batch_size: 100, ..Options::default() };
     let up = replicate_watching(&local, &remote, &options, &mut |r| (tools.progress)(r.docs_written, 0, r.pending)).await.map_err(failure)?;
     let down = replicate_watching(&remote, &local, &options, &mut |r| (tools.progress)(up.docs_written, r.docs_written, r.pending)).await.map_err(failure)?;
-    let conflicts = crate::sync::conflicts::list(&records, &settings.device).await.map_err(Failure::Store)?;
+    let conflicts = crate::sync::conflicts::list(&records, &settings.device).await.map_err(|e| Failure::Store(e.to_string()))?;
     Ok(Passed { up: up.docs_written, down: down.docs_written, remote_seq: down.last_seq, local_seq, refused: local.refused(), prefs: records.prefs_written.get(), conflicts, moved: local.tally() })
 }
 
