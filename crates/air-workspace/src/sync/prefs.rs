@@ -25,6 +25,7 @@ use air_store::journal::{Change, Kind};
 use air_store::mcp::{self, McpServer};
 use air_store::sync_meta::SYNC_PREFIX;
 use air_store::{KeyValue, Settings, SyncMeta};
+use air_sync_local::records::LocalError;
 use serde_json::{Value, json};
 
 /// The field that dates a record.
@@ -215,13 +216,13 @@ pub fn all(kv: &dyn KeyValue) -> BTreeMap<String, Value> {
     out
 }
 
-async fn load_seen<S: SyncMeta>(store: &S) -> Result<Seen, String> {
-    let kept = store.sync_get(&[seen_key()]).await.map_err(|e| e.to_string())?;
+async fn load_seen<S: SyncMeta>(store: &S) -> Result<Seen, LocalError> {
+    let kept = store.sync_get(&[seen_key()]).await.map_err(|e| LocalError::Store(e.to_string()))?;
     Ok(kept.into_iter().next().flatten().map(|t| Seen::read(&t)).unwrap_or_default())
 }
 
-async fn save_seen<S: SyncMeta>(store: &S, seen: &Seen) -> Result<(), String> {
-    store.sync_put(&[(seen_key(), seen.text())]).await.map_err(|e| e.to_string())
+async fn save_seen<S: SyncMeta>(store: &S, seen: &Seen) -> Result<(), LocalError> {
+    store.sync_put(&[(seen_key(), seen.text())]).await.map_err(|e| LocalError::Store(e.to_string()))
 }
 
 /// [`notice`] has looked before (the device's first look needs to know
@@ -238,7 +239,7 @@ pub async fn moved<S: SyncMeta>(store: &S, kv: &dyn KeyValue) -> bool {
 /// Journals the preference records that changed (or went) since the last
 /// look, dated `now` (0 the first time on a device joining a database in
 /// use). Returns how many.
-pub async fn notice<S: SyncMeta>(store: &S, kv: &dyn KeyValue, now: f64, joining: bool) -> Result<usize, String> {
+pub async fn notice<S: SyncMeta>(store: &S, kv: &dyn KeyValue, now: f64, joining: bool) -> Result<usize, LocalError> {
     let mut seen = load_seen(store).await?;
     let raw = raw(kv);
     if seen.init && seen.raw == raw {
@@ -267,13 +268,13 @@ pub async fn notice<S: SyncMeta>(store: &S, kv: &dyn KeyValue, now: f64, joining
         changes.push(Change::deleted(Kind::Pref, &id));
     }
     (seen.raw, seen.init) = (raw, true);
-    store.rejournal(&changes).await.map_err(|e| e.to_string())?;
+    store.rejournal(&changes).await.map_err(|e| LocalError::Store(e.to_string()))?;
     save_seen(store, &seen).await?;
     Ok(changes.len())
 }
 
 /// Record `id` as sync reads it: dated.
-pub async fn read<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Result<Option<Value>, String> {
+pub async fn read<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Result<Option<Value>, LocalError> {
     let Some(mut v) = all(kv).remove(id) else { return Ok(None) };
     let seen = load_seen(store).await?;
     let at = seen.recs.get(id).filter(|(h, _)| *h == mark(secrets(kv), id, &v)).map_or(0.0, |(_, at)| *at);
@@ -285,7 +286,7 @@ pub async fn read<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Result
 
 /// Writes a pulled record (one this version cannot read is left out),
 /// and notes it as seen with its date, so it is not sent back.
-pub async fn put<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str, v: &Value) -> Result<bool, String> {
+pub async fn put<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str, v: &Value) -> Result<bool, LocalError> {
     let k = Kv(kv);
     let saved = if id == "settings" {
         serde_json::from_value::<Settings>(v.clone()).ok().map(|s| air_store::settings::save(&k, &s))
@@ -309,7 +310,7 @@ pub async fn put<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str, v: &Value)
         None
     };
     let Some(saved) = saved else { return Ok(false) };
-    saved.map_err(|e| e.to_string())?;
+    saved.map_err(|e| LocalError::Store(e.to_string()))?;
     let mut seen = load_seen(store).await?;
     if let Some(now) = all(kv).get(id) {
         let secrets = secrets(kv);
@@ -344,7 +345,7 @@ fn unique_names(list: &mut [McpServer]) {
 }
 
 /// Removes record `id` (deleted on another device).
-pub async fn remove<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Result<bool, String> {
+pub async fn remove<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Result<bool, LocalError> {
     let k = Kv(kv);
     let done = if let (Some(sid), Some(mut list)) = (id.strip_prefix("server:"), servers(kv)) {
         list.retain(|s| s.id != sid);
@@ -359,7 +360,7 @@ pub async fn remove<S: SyncMeta>(store: &S, kv: &dyn KeyValue, id: &str) -> Resu
         // The settings are never deleted (and what cannot be read is left alone).
         return Ok(false);
     };
-    done.map_err(|e| e.to_string())?;
+    done.map_err(|e| LocalError::Store(e.to_string()))?;
     let mut seen = load_seen(store).await?;
     seen.recs.remove(id);
     seen.set.remove(id);

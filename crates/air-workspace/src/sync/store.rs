@@ -80,8 +80,8 @@ impl<S: Store + SyncMeta> StoreRecords<'_, S> {
     async fn pref(&self, id: &str, value: Option<&Value>) -> Result<(), LocalError> {
         let Some(kv) = self.kv else { return Ok(()) };
         let written = match value {
-            Some(v) => crate::sync::prefs::put(self.store, kv, id, v).await.map_err(LocalError::Store)?,
-            None => crate::sync::prefs::remove(self.store, kv, id).await.map_err(LocalError::Store)?,
+            Some(v) => crate::sync::prefs::put(self.store, kv, id, v).await?,
+            None => crate::sync::prefs::remove(self.store, kv, id).await?,
         };
         self.prefs_written.set(self.prefs_written.get() || written);
         Ok(())
@@ -188,7 +188,7 @@ impl<S: Store + SyncMeta> Records for StoreRecords<'_, S> {
             "message" => self.store.get_message(id).await.map_err(text)?.map(|m| serde_json::to_value(m).map_err(text)).transpose()?,
             "file" => self.store.get_file(id).await.map_err(text)?.map(|f| file_to(&f)),
             "pref" => match self.kv {
-                Some(kv) => crate::sync::prefs::read(self.store, kv, id).await.map_err(LocalError::Store)?,
+                Some(kv) => crate::sync::prefs::read(self.store, kv, id).await?,
                 None => None,
             },
             _ => None,

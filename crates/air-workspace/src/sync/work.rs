@@ -188,7 +188,7 @@ async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &
     let kinds = kinds(kv, settings);
     // Dated when a pass is tried, reached or not: an edit made offline is dated within a retry.
     if kinds.prefs && crate::sync::prefs::started(store).await {
-        crate::sync::prefs::notice(store, kv, (tools.now)(), false).await.map_err(Failure::Store)?;
+        crate::sync::prefs::notice(store, kv, (tools.now)(), false).await.map_err(|e| Failure::Store(e.to_string()))?;
     }
     let remote = remote(http, settings)?.with_abort(abort.clone());
     let docs = match remote.info().await {
@@ -202,7 +202,7 @@ async fn passing<S: Store + SyncMeta, H: HttpClient, C: Crypto>(store: &S, kv: &
     let (keys, mark) = keys(&remote, settings, tools, docs).await?;
     if kinds.prefs {
         // A device whose first pass meets a database in use (more than its configuration) joins it.
-        crate::sync::prefs::notice(store, kv, (tools.now)(), docs.is_some_and(|n| n > 1)).await.map_err(Failure::Store)?;
+        crate::sync::prefs::notice(store, kv, (tools.now)(), docs.is_some_and(|n| n > 1)).await.map_err(|e| Failure::Store(e.to_string()))?;
     }
     let local_seq = store.journal_last().await.map_err(|e| Failure::Store(e.to_string()))?;
     let records = StoreRecords::new(store, Some(kv)).marked(mark);
