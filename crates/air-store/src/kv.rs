@@ -11,11 +11,16 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// A value that is not in its key's form.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct CodecError(#[from] serde_json::Error);
+
 /// How a key's value is written as text.
 pub trait Codec<T> {
-    fn decode(text: &str) -> Result<T, String>;
+    fn decode(text: &str) -> Result<T, CodecError>;
     /// The text to keep; `None` removes the key.
-    fn encode(value: &T) -> Result<Option<String>, String>;
+    fn encode(value: &T) -> Result<Option<String>, CodecError>;
 }
 
 /// JSON (serde).
@@ -23,11 +28,11 @@ pub trait Codec<T> {
 pub struct Json;
 
 impl<T: Serialize + DeserializeOwned> Codec<T> for Json {
-    fn decode(text: &str) -> Result<T, String> {
-        serde_json::from_str(text).map_err(|e| e.to_string())
+    fn decode(text: &str) -> Result<T, CodecError> {
+        Ok(serde_json::from_str(text)?)
     }
-    fn encode(value: &T) -> Result<Option<String>, String> {
-        serde_json::to_string(value).map(Some).map_err(|e| e.to_string())
+    fn encode(value: &T) -> Result<Option<String>, CodecError> {
+        Ok(Some(serde_json::to_string(value)?))
     }
 }
 
@@ -37,10 +42,10 @@ impl<T: Serialize + DeserializeOwned> Codec<T> for Json {
 pub struct Raw;
 
 impl Codec<String> for Raw {
-    fn decode(text: &str) -> Result<String, String> {
+    fn decode(text: &str) -> Result<String, CodecError> {
         Ok(text.to_owned())
     }
-    fn encode(value: &String) -> Result<Option<String>, String> {
+    fn encode(value: &String) -> Result<Option<String>, CodecError> {
         Ok(Some(value.clone()))
     }
 }
@@ -51,10 +56,10 @@ impl Codec<String> for Raw {
 pub struct Flag;
 
 impl Codec<bool> for Flag {
-    fn decode(_: &str) -> Result<bool, String> {
+    fn decode(_: &str) -> Result<bool, CodecError> {
         Ok(true)
     }
-    fn encode(value: &bool) -> Result<Option<String>, String> {
+    fn encode(value: &bool) -> Result<Option<String>, CodecError> {
         Ok(value.then(|| "1".to_owned()))
     }
 }
@@ -107,7 +112,7 @@ impl<T, C: Codec<T>> Key<T, C> {
             Err(error) => {
                 let aside = format!("{}.corrupt", self.name);
                 let aside = kv.set(&aside, &raw).is_ok().then_some(aside);
-                Read { value: T::default(), kept: Some(Kept { key: self.name, error, aside }) }
+                Read { value: T::default(), kept: Some(Kept { key: self.name, error: error.to_string(), aside }) }
             }
         }
     }
@@ -131,7 +136,7 @@ impl<T, C: Codec<T>> Key<T, C> {
     }
 
     pub fn set(&self, kv: &impl KeyValue, value: &T) -> crate::Result<()> {
-        match C::encode(value).map_err(crate::StoreError::Other)? {
+        match C::encode(value).map_err(|e| crate::StoreError::Other(e.to_string()))? {
             Some(text) => kv.set(self.name, &text),
             None => kv.remove(self.name),
         }
