@@ -40,7 +40,7 @@ pub fn McpImport(form: Form, connect: Callback<()>) -> impl IntoView {
     let parsed = RwSignal::new(None::<Result<Parsed, String>>);
     let choices = Choices { shell: RwSignal::new(Shell::Posix), bridge: RwSignal::new(Bridge::McpProxy), answers: RwSignal::new(BTreeMap::new()) };
     let read = move |source: String| {
-        let result = air_mcp_config::parse(&source);
+        let result = air_mcp_config::parse(&source).map_err(|e| e.to_string());
         if let Ok(p) = &result {
             choices.answers.set(plan::defaults(&p.inputs));
         }

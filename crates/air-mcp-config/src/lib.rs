@@ -172,24 +172,44 @@ pub struct Parsed {
     pub inputs: Vec<Input>,
 }
 
+/// Why nothing in a pasted configuration can be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("This is {kb} KB; an MCP configuration is a few KB. Paste the part with the servers.")]
+    TooBig { kb: usize },
+    #[error("Nested too deeply to be a configuration.")]
+    TooDeep,
+    #[error("Not JSON: {0}.")]
+    NotJson(String),
+    #[error("This cannot be read: {0}.")]
+    Unreadable(String),
+    #[error("Not a configuration: expected a JSON object with mcpServers, servers or context_servers.")]
+    NotAnObject,
+    #[error("No MCP servers in this: expected mcpServers (Claude Desktop, Cursor, Windsurf, Claude Code), servers (VS Code) or context_servers (Zed).")]
+    NoServersKey,
+    #[error("{0} servers: more than {MAX_ENTRIES} is not a configuration.")]
+    TooMany(usize),
+    #[error("The configuration lists no servers.")]
+    NoServers,
+}
+
 /// Reads a configuration. An error means nothing in it can be used (not
 /// JSON, no servers, too large); an entry that cannot be used is kept as
 /// [`Server::Unusable`], with the reason.
-pub fn parse(text: &str) -> Result<Parsed, String> {
+pub fn parse(text: &str) -> Result<Parsed, ParseError> {
     if text.len() > MAX_BYTES {
-        return Err(format!("This is {} KB; an MCP configuration is a few KB. Paste the part with the servers.", text.len() / 1024));
+        return Err(ParseError::TooBig { kb: text.len() / 1024 });
     }
     let plain = jsonc::strip(text);
     let value: Value = serde_json::from_str(&plain).map_err(|e| match e.classify() {
-        _ if e.to_string().contains("recursion limit") => "Nested too deeply to be a configuration.".to_owned(),
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => format!("Not JSON: {e}."),
-        _ => format!("This cannot be read: {e}."),
+        _ if e.to_string().contains("recursion limit") => ParseError::TooDeep,
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => ParseError::NotJson(e.to_string()),
+        _ => ParseError::Unreadable(e.to_string()),
     })?;
-    let Some(top) = value.as_object() else { return Err("Not a configuration: expected a JSON object with mcpServers, servers or context_servers.".into()) };
-    let (dialect, servers) =
-        servers_of(&value, top).ok_or("No MCP servers in this: expected mcpServers (Claude Desktop, Cursor, Windsurf, Claude Code), servers (VS Code) or context_servers (Zed).")?;
+    let Some(top) = value.as_object() else { return Err(ParseError::NotAnObject) };
+    let (dialect, servers) = servers_of(&value, top).ok_or(ParseError::NoServersKey)?;
     if servers.len() > MAX_ENTRIES {
-        return Err(format!("{} servers: more than {MAX_ENTRIES} is not a configuration.", servers.len()));
+        return Err(ParseError::TooMany(servers.len()));
     }
     let mut entries: Vec<Entry> = Vec::new();
     for (i, (name, v)) in servers.into_iter().enumerate() {
@@ -198,7 +218,7 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
         entries.push(Entry { name, server: server_of(v), disabled });
     }
     if entries.is_empty() {
-        return Err("The configuration lists no servers.".into());
+        return Err(ParseError::NoServers);
     }
     let inputs = top.get("inputs").and_then(Value::as_array).map(|a| a.iter().filter_map(input_of).collect()).unwrap_or_default();
     Ok(Parsed { dialect, entries, inputs })
