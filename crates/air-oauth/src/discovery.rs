@@ -42,6 +42,29 @@ fn string(v: &Value, key: &str) -> Option<String> {
 }
 
 /// What the MCP server says about itself (RFC 9728).
+/// Why metadata a server published cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetadataError {
+    #[error("the protected-resource metadata is not a JSON object")]
+    ResourceNotObject,
+    #[error("the protected-resource metadata names no authorization server")]
+    NoAuthServer,
+    #[error("the authorization server's metadata is not a JSON object")]
+    ServerNotObject,
+    #[error("the authorization server's metadata has no issuer")]
+    NoIssuer,
+    #[error("the authorization server calls itself {found}, not {expected}")]
+    OtherIssuer { found: String, expected: String },
+    #[error("the authorization server does not say that it supports PKCE (code_challenge_methods_supported)")]
+    NoPkce,
+    #[error("the authorization server does not offer PKCE with S256 (only {0})")]
+    NoS256(String),
+    #[error("the authorization server names no {0} endpoint")]
+    NoEndpoint(&'static str),
+    #[error("the authorization server names an endpoint that is neither https nor on this machine: {0}")]
+    UnsafeEndpoint(String),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProtectedResource {
     pub resource: Option<String>,
@@ -50,13 +73,13 @@ pub struct ProtectedResource {
 }
 
 impl ProtectedResource {
-    pub fn from_json(v: &Value) -> Result<Self, String> {
+    pub fn from_json(v: &Value) -> Result<Self, MetadataError> {
         if !v.is_object() {
-            return Err("the protected-resource metadata is not a JSON object".into());
+            return Err(MetadataError::ResourceNotObject);
         }
         let authorization_servers = strings(v, "authorization_servers");
         if authorization_servers.is_empty() {
-            return Err("the protected-resource metadata names no authorization server".into());
+            return Err(MetadataError::NoAuthServer);
         }
         Ok(Self { resource: string(v, "resource"), authorization_servers, scopes_supported: strings(v, "scopes_supported") })
     }
@@ -84,29 +107,29 @@ impl AuthServer {
     /// the server may not do PKCE at all, and MCP forbids going on).
     /// `None`: the server named no issuer (2025-03-26, metadata at the MCP
     /// server's origin), so any is taken.
-    pub fn from_json(v: &Value, expected_issuer: Option<&str>) -> Result<Self, String> {
+    pub fn from_json(v: &Value, expected_issuer: Option<&str>) -> Result<Self, MetadataError> {
         if !v.is_object() {
-            return Err("the authorization server's metadata is not a JSON object".into());
+            return Err(MetadataError::ServerNotObject);
         }
-        let issuer = string(v, "issuer").ok_or("the authorization server's metadata has no issuer")?;
+        let issuer = string(v, "issuer").ok_or(MetadataError::NoIssuer)?;
         // Identical to the issuer the metadata's URL was built from (RFC
         // 8414 §3.3), compared as strings.
         if let Some(expected) = expected_issuer.filter(|e| issuer != *e) {
-            return Err(format!("the authorization server calls itself {issuer}, not {expected}"));
+            return Err(MetadataError::OtherIssuer { found: issuer, expected: expected.to_owned() });
         }
         let methods = strings(v, "code_challenge_methods_supported");
         if methods.is_empty() {
-            return Err("the authorization server does not say that it supports PKCE (code_challenge_methods_supported)".into());
+            return Err(MetadataError::NoPkce);
         }
         if !methods.iter().any(|m| m == "S256") {
-            return Err(format!("the authorization server does not offer PKCE with S256 (only {})", methods.join(", ")));
+            return Err(MetadataError::NoS256(methods.join(", ")));
         }
-        let authorization_endpoint = string(v, "authorization_endpoint").ok_or("the authorization server names no authorization endpoint")?;
-        let token_endpoint = string(v, "token_endpoint").ok_or("the authorization server names no token endpoint")?;
+        let authorization_endpoint = string(v, "authorization_endpoint").ok_or(MetadataError::NoEndpoint("authorization"))?;
+        let token_endpoint = string(v, "token_endpoint").ok_or(MetadataError::NoEndpoint("token"))?;
         let registration_endpoint = string(v, "registration_endpoint");
         for endpoint in [Some(&authorization_endpoint), Some(&token_endpoint), registration_endpoint.as_ref()].into_iter().flatten() {
             if !crate::url::endpoint_ok(endpoint) {
-                return Err(format!("the authorization server names an endpoint that is neither https nor on this machine: {endpoint}"));
+                return Err(MetadataError::UnsafeEndpoint(endpoint.clone()));
             }
         }
         Ok(Self {
@@ -156,16 +179,16 @@ mod tests {
             "code_challenge_methods_supported": ["S256"], "client_id_metadata_document_supported": true});
         let m = AuthServer::from_json(&ok, Some("https://as.example")).unwrap();
         // RFC 8414 §3.3: identical, not merely alike.
-        assert!(AuthServer::from_json(&ok, Some("https://as.example/")).unwrap_err().contains("calls itself"));
+        assert!(AuthServer::from_json(&ok, Some("https://as.example/")).unwrap_err().to_string().contains("calls itself"));
         assert!(m.client_id_metadata_document_supported);
         assert_eq!(m.registration_endpoint, None);
         let mut no_pkce = ok.clone();
         no_pkce.as_object_mut().unwrap().remove("code_challenge_methods_supported");
-        assert!(AuthServer::from_json(&no_pkce, Some("https://as.example")).unwrap_err().contains("PKCE"));
+        assert!(AuthServer::from_json(&no_pkce, Some("https://as.example")).unwrap_err().to_string().contains("PKCE"));
         let mut plain = ok.clone();
         plain["code_challenge_methods_supported"] = json!(["plain"]);
-        assert!(AuthServer::from_json(&plain, Some("https://as.example")).unwrap_err().contains("S256"));
-        assert!(AuthServer::from_json(&ok, Some("https://evil.example")).unwrap_err().contains("calls itself"));
+        assert!(AuthServer::from_json(&plain, Some("https://as.example")).unwrap_err().to_string().contains("S256"));
+        assert!(AuthServer::from_json(&ok, Some("https://evil.example")).unwrap_err().to_string().contains("calls itself"));
         assert!(AuthServer::from_json(&ok, None).is_ok(), "a 2025-03-26 server named no issuer");
         assert!(AuthServer::from_json(&json!([1]), None).is_err());
         assert!(ProtectedResource::from_json(&json!({"resource": "x"})).is_err());

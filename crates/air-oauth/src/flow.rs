@@ -216,7 +216,7 @@ impl<H: HttpClient> OAuth<H> {
         let mut resource_meta = None;
         for url in protected_resource_urls(server_url, challenge.and_then(Challenge::resource_metadata)) {
             if let Some(v) = self.get_json(&url, abort).await? {
-                resource_meta = Some(ProtectedResource::from_json(&v).map_err(OAuthError::Metadata)?);
+                resource_meta = Some(ProtectedResource::from_json(&v).map_err(|e| OAuthError::Metadata(e.to_string()))?);
                 break;
             }
         }
@@ -230,7 +230,7 @@ impl<H: HttpClient> OAuth<H> {
         for url in auth_server_urls(&issuer) {
             if let Some(v) = self.get_json(&url, abort).await? {
                 let expected = resource_meta.as_ref().map(|_| issuer.as_str());
-                server = Some(AuthServer::from_json(&v, expected).map_err(OAuthError::Metadata)?);
+                server = Some(AuthServer::from_json(&v, expected).map_err(|e| OAuthError::Metadata(e.to_string()))?);
                 break;
             }
         }
