@@ -95,23 +95,36 @@ impl Export {
     }
 
     /// Reads an export, with a message a person can act on when it is not one.
-    pub fn parse(json: &str) -> Result<Self, String> {
-        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("not JSON ({e})"))?;
+    pub fn parse(json: &str) -> Result<Self, NotAnExport> {
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| NotAnExport::NotJson(e.to_string()))?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-            return Err("not an Air Agent export (no \"format\": \"air-agent-export\")".into());
+            return Err(NotAnExport::OtherFormat);
         }
         let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
         if version > u64::from(VERSION) {
-            return Err(format!("made by a newer version (format {version}); update the app to import it"));
+            return Err(NotAnExport::Newer(version));
         }
-        let export: Export = serde_json::from_value(value).map_err(|e| format!("damaged export: {e}"))?;
+        let export: Export = serde_json::from_value(value).map_err(|e| NotAnExport::Damaged(e.to_string()))?;
         for s in &export.sessions {
             if let Some(m) = s.messages.iter().find(|m| m.session_id != s.session.id) {
-                return Err(format!("damaged export: message {} is filed under session {} but belongs to {}", m.id, s.session.id, m.session_id));
+                return Err(NotAnExport::Damaged(format!("message {} is filed under session {} but belongs to {}", m.id, s.session.id, m.session_id)));
             }
         }
         Ok(export)
     }
+}
+
+/// Why a text is not an export this version reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotAnExport {
+    #[error("not JSON ({0})")]
+    NotJson(String),
+    #[error("not an Air Agent export (no \"format\": \"air-agent-export\")")]
+    OtherFormat,
+    #[error("made by a newer version (format {0}); update the app to import it")]
+    Newer(u64),
+    #[error("damaged export: {0}")]
+    Damaged(String),
 }
 
 /// Reads sessions (all, or the one with `only`) with their messages.
@@ -213,13 +226,13 @@ mod tests {
 
     #[test]
     fn bad_files_get_clear_messages() {
-        assert!(Export::parse("nope").unwrap_err().starts_with("not JSON"));
-        assert!(Export::parse("{}").unwrap_err().contains("not an Air Agent export"));
-        assert!(Export::parse(r#"{"format":"air-agent-export","version":99,"exportedAt":0,"sessions":[]}"#).unwrap_err().contains("newer version"));
+        assert!(Export::parse("nope").unwrap_err().to_string().starts_with("not JSON"));
+        assert!(Export::parse("{}").unwrap_err().to_string().contains("not an Air Agent export"));
+        assert!(Export::parse(r#"{"format":"air-agent-export","version":99,"exportedAt":0,"sessions":[]}"#).unwrap_err().to_string().contains("newer version"));
         let wrong_owner = r#"{"format":"air-agent-export","version":1,"exportedAt":0,"sessions":[{"id":"a","title":"","createdAt":0,"updatedAt":0,"messages":[{"id":"m","sessionId":"b","seq":1,"role":"user","timestamp":1}]}]}"#;
-        assert!(Export::parse(wrong_owner).unwrap_err().contains("belongs to b"));
+        assert!(Export::parse(wrong_owner).unwrap_err().to_string().contains("belongs to b"));
         let bad_file = r#"{"format":"air-agent-export","version":2,"exportedAt":0,"sessions":[{"id":"a","title":"","createdAt":0,"updatedAt":0,"messages":[],"files":[{"id":"f","type":"image/png","data":"%%%"}]}]}"#;
-        assert!(Export::parse(bad_file).unwrap_err().contains("not base64"));
+        assert!(Export::parse(bad_file).unwrap_err().to_string().contains("not base64"));
     }
 
     #[test]

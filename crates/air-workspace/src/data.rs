@@ -79,7 +79,7 @@ pub async fn import_text<S: Store>(store: &S, texts: &[String], now_ms: f64, new
         [] => return Err(ImportFailure::Refused("the file is empty".into())),
         [one] => match Export::parse(one) {
             Ok(doc) => (doc, None),
-            Err(ours) => other_app(texts, now_ms).ok_or(ImportFailure::Refused(ours))?,
+            Err(ours) => other_app(texts, now_ms).ok_or_else(|| ImportFailure::Refused(ours.to_string()))?,
         },
         _ => other_app(texts, now_ms).ok_or_else(|| ImportFailure::Refused("these files are not the parts of one export".into()))?,
     };
