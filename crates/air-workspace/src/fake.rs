@@ -580,4 +580,12 @@ impl Harness {
     pub fn take(&mut self) -> Vec<Update> {
         std::mem::take(&mut self.updates)
     }
+
+    /// Takes the updates; the record of the call the newest approval list waits on.
+    pub fn awaiting(&mut self) -> Option<String> {
+        self.take().iter().rev().find_map(|u| match u {
+            Update::Approvals { awaiting, .. } => awaiting.first().cloned(),
+            _ => None,
+        })
+    }
 }

@@ -257,15 +257,7 @@ fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {
     // POST: asks first; once allowed it runs.
     h.p.http.push(call_reply("add_pet", r#"{"id": 8}"#));
     h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Add 8".into()))));
-    let record = h
-        .take()
-        .iter()
-        .rev()
-        .find_map(|u| match u {
-            Update::Approvals { awaiting, .. } => awaiting.first().cloned(),
-            _ => None,
-        })
-        .expect("asked");
+    let record = h.awaiting().expect("asked");
     assert_eq!(h.p.http.requests().len(), 4, "nothing sent before the yes");
     h.p.http.push(Script::status(201, r#"{"ok": true}"#));
     h.p.http.push(text_reply("Added."));

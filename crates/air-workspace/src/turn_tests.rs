@@ -219,15 +219,7 @@ fn stop_denies_the_calls_waiting_for_approval() {
 #[test]
 fn always_is_remembered_through_the_page() {
     let mut h = asked_to_remove(Some("Removed."));
-    let record = h
-        .take()
-        .iter()
-        .rev()
-        .find_map(|u| match u {
-            Update::Approvals { awaiting, .. } => awaiting.first().cloned(),
-            _ => None,
-        })
-        .expect("asked");
+    let record = h.awaiting().expect("asked");
     h.send(Command::Turn(crate::turn::Action::Approve { record, approval: Approval::Always }));
     let ups = h.take();
     assert!(ups.contains(&Update::Sent));
