@@ -10,7 +10,7 @@ use air_store::search::SearchResults;
 use air_web::{IdbStore, LocalStorageKv};
 use air_workspace::data::{Format, ImportFailure, Imported, StorageInfo};
 use air_workspace::turn::{Run, TurnEnv};
-use air_workspace::{Command, Missing, Platform};
+use air_workspace::{Command, Edges, Missing, Platform};
 use futures_util::future::LocalBoxFuture;
 
 use super::parts::*;
@@ -25,7 +25,7 @@ pub struct Browser {
     pub(super) http: super::env::Http,
 }
 
-impl Platform for Browser {
+impl Edges for Browser {
     type Store = AnyStore;
     type Kv = LocalStorageKv;
     type Http = super::env::Http;
@@ -45,14 +45,8 @@ impl Platform for Browser {
     fn forget_preview(&self, url: &str) {
         air_web::revoke_url(url);
     }
-    fn write_prefs(&self, prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
-        Box::pin(part(write_prefs(prefs, touched)))
-    }
     fn page_origin(&self) -> Option<String> {
         air_web::page_origin()
-    }
-    fn decide_servers(&self, job: air_workspace::servers::Job) -> LocalBoxFuture<'static, Result<air_workspace::servers::Job, (air_workspace::servers::State, Missing)>> {
-        Box::pin(decide_servers(job))
     }
     fn list_tools(&self, server: air_store::mcp::McpServer) -> LocalBoxFuture<'static, Result<Result<air_workspace::servers::Listed, air_servers::add::Failure>, Missing>> {
         Box::pin(part(list_tools(self.state, server)))
@@ -73,60 +67,17 @@ impl Platform for Browser {
     fn finish_sign_in(&self, pending: String, callback: String) -> LocalBoxFuture<'static, Result<Option<(String, Result<(), air_servers::credentials::SignInError>)>, Missing>> {
         Box::pin(part(super::oauth::finish_redirect(pending, callback)))
     }
-    fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
-        Box::pin(part(provider_models(settings)))
-    }
     fn browser_models(&self, job: air_workspace::browser_models::Job) -> LocalBoxFuture<'static, Result<air_workspace::browser_models::Reply, Missing>> {
         Box::pin(part(super::inpage::work(self.state, job)))
     }
     fn run_picker(&self, job: air_workspace::pickers::Job) -> LocalBoxFuture<'static, Result<air_workspace::pickers::Found, Missing>> {
         Box::pin(part(picker(self.state, job)))
     }
-    fn run_http_tools(&self, job: air_workspace::http_tools::Job) -> LocalBoxFuture<'static, Result<air_workspace::http_tools::Found, Missing>> {
-        Box::pin(part(http_tools(job)))
-    }
-    fn run_dynamic(&self, job: air_workspace::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<air_workspace::dynamic::Action>, Missing>> {
-        Box::pin(part(dynamic(self.store(), job)))
-    }
-    fn read_messages(&self, what: air_workspace::messages::Read) -> LocalBoxFuture<'static, Result<Result<air_workspace::messages::Got, StoreError>, Missing>> {
-        let store = self.store();
-        Box::pin(async move {
-            let Some(store) = store else { return Ok(Err(StoreError::Unavailable("the store is not open".into()))) };
-            part(read_messages(store, what)).await
-        })
-    }
     fn run_sync(&self, job: air_workspace::sync::Job) -> LocalBoxFuture<'static, Result<air_workspace::sync::Outcome, Missing>> {
         Box::pin(part(super::sync::sync_work(self.state, self.store(), job)))
     }
-    fn log_work(&self, job: air_workspace::log::Job) -> LocalBoxFuture<'static, Result<air_workspace::log::Kept, Missing>> {
-        Box::pin(part(event_log(self.store(), job)))
-    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         air_web::download(name, mime, text)
-    }
-    fn export(
-        &self,
-        only: Option<String>,
-        format: Format,
-        settings: air_store::Settings,
-        http_tools: air_store::http_tools::Saved,
-    ) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
-        let store = self.store();
-        let now = super::env::now_ms();
-        Box::pin(async move {
-            let Some(store) = store else { return Ok(Ok(None)) };
-            part(export_file(store, only, format, (settings, http_tools), now)).await
-        })
-    }
-    fn import(&self, texts: Vec<String>) -> LocalBoxFuture<'static, Result<Result<Imported, ImportFailure>, Missing>> {
-        let store = self.store();
-        let state = self.state;
-        Box::pin(async move {
-            let Some(store) = store else { return Ok(Ok(Imported::default())) };
-            let done = part(import_file(state, store.clone(), texts)).await;
-            compact_soon(store, 0);
-            done
-        })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, StorageInfo> {
         Box::pin(async {
@@ -158,25 +109,11 @@ impl Platform for Browser {
     fn store(&self) -> Option<Rc<AnyStore>> {
         self.store.borrow().clone()
     }
-    fn search(&self, query: String, limit: usize) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>> {
-        let store = self.store();
-        Box::pin(async move {
-            let Some(store) = store else { return Ok(Ok(SearchResults::default())) };
-            part(search(store, query, limit)).await
-        })
-    }
     fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>> {
         Box::pin(part(read_resource(self.state, server, uri)))
     }
     fn subscribe_resource(&self, server: String, uri: String, on: bool) -> LocalBoxFuture<'static, Result<bool, Missing>> {
         Box::pin(part(subscribe_resource(self.state, server, uri, on)))
-    }
-    fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
-        let store = self.store();
-        Box::pin(async move {
-            let Some(store) = store else { return Ok(Ok(())) };
-            part(delete_session(store, id)).await
-        })
     }
     fn http(&self) -> &super::env::Http {
         &self.http
@@ -194,12 +131,6 @@ impl Platform for Browser {
     fn feed(&self, cmd: Command) {
         super::dispatch(self.state, cmd);
     }
-    fn run_turn(&self, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
-        Box::pin(part(turn(env, run)))
-    }
-    fn later(&self) -> LocalBoxFuture<'static, Result<air_workspace::Route<Self>, Missing>> {
-        Box::pin(async { later().await.map_err(|_| Missing) })
-    }
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(air_web::zoned::BrowserClock)
     }
@@ -207,13 +138,87 @@ impl Platform for Browser {
         let state = self.state;
         Box::pin(async move { super::mcp::mcp_tools(state, wanted).await.map_err(|_| Missing) })
     }
-    fn http_tools(&self, saved: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
+}
+
+/// Each call runs in its part, fetched on first use (the core's default
+/// bodies would put the code in the first load).
+impl Platform for Browser {
+    fn write_prefs(self: &Rc<Self>, prefs: air_workspace::prefs::Prefs, touched: air_workspace::prefs::Touched) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        Box::pin(part(write_prefs(prefs, touched)))
+    }
+    fn decide_servers(&self, job: air_workspace::servers::Job) -> LocalBoxFuture<'static, Result<air_workspace::servers::Job, (air_workspace::servers::State, Missing)>> {
+        Box::pin(decide_servers(job))
+    }
+    fn list_models(self: &Rc<Self>, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
+        Box::pin(part(provider_models(settings)))
+    }
+    fn run_http_tools(self: &Rc<Self>, job: air_workspace::http_tools::Job) -> LocalBoxFuture<'static, Result<air_workspace::http_tools::Found, Missing>> {
+        Box::pin(part(http_tools(job)))
+    }
+    fn run_dynamic(self: &Rc<Self>, job: air_workspace::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<air_workspace::dynamic::Action>, Missing>> {
+        Box::pin(part(dynamic(self.store(), job)))
+    }
+    fn read_messages(self: &Rc<Self>, what: air_workspace::messages::Read) -> LocalBoxFuture<'static, Result<Result<air_workspace::messages::Got, StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Err(StoreError::Unavailable("the store is not open".into()))) };
+            part(read_messages(store, what)).await
+        })
+    }
+    fn log_work(self: &Rc<Self>, job: air_workspace::log::Job) -> LocalBoxFuture<'static, Result<air_workspace::log::Kept, Missing>> {
+        Box::pin(part(event_log(self.store(), job)))
+    }
+    fn export(
+        self: &Rc<Self>,
+        only: Option<String>,
+        format: Format,
+        settings: air_store::Settings,
+        http_tools: air_store::http_tools::Saved,
+    ) -> LocalBoxFuture<'static, Result<Result<Option<String>, StoreError>, Missing>> {
+        let store = self.store();
+        let now = super::env::now_ms();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(None)) };
+            part(export_file(store, only, format, (settings, http_tools), now)).await
+        })
+    }
+    fn import(self: &Rc<Self>, texts: Vec<String>) -> LocalBoxFuture<'static, Result<Result<Imported, ImportFailure>, Missing>> {
+        let store = self.store();
+        let state = self.state;
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(Imported::default())) };
+            let done = part(import_file(state, store.clone(), texts)).await;
+            compact_soon(store, 0);
+            done
+        })
+    }
+    fn search(self: &Rc<Self>, query: String, limit: usize) -> LocalBoxFuture<'static, Result<Result<SearchResults, StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(SearchResults::default())) };
+            part(search(store, query, limit)).await
+        })
+    }
+    fn delete_session(self: &Rc<Self>, id: String) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        let store = self.store();
+        Box::pin(async move {
+            let Some(store) = store else { return Ok(Ok(())) };
+            part(delete_session(store, id)).await
+        })
+    }
+    fn run_turn(self: &Rc<Self>, env: TurnEnv<Self>, run: Run) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+        Box::pin(part(turn(env, run)))
+    }
+    fn later(self: &Rc<Self>) -> LocalBoxFuture<'static, Result<air_workspace::Route<Self>, Missing>> {
+        Box::pin(async { later().await.map_err(|_| Missing) })
+    }
+    fn http_tools(self: &Rc<Self>, saved: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
         Box::pin(async move { http_tools_of(saved).await.map_err(|_| Missing) })
     }
-    fn dynamic_session(p: &Rc<Self>, store: Rc<AnyStore>, ask: air_workspace::toolbox::loaders::Ask) -> LocalBoxFuture<'static, Result<Rc<air_dynamic::Session>, Missing>> {
-        Box::pin(part(dynamic_session(p.clone(), store, ask)))
+    fn dynamic_session(self: &Rc<Self>, store: Rc<AnyStore>, ask: air_workspace::toolbox::loaders::Ask) -> LocalBoxFuture<'static, Result<Rc<air_dynamic::Session>, Missing>> {
+        Box::pin(part(dynamic_session(self.clone(), store, ask)))
     }
-    fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
+    fn rebuild_index(self: &Rc<Self>) -> LocalBoxFuture<'static, Result<Result<(), StoreError>, Missing>> {
         let store = self.store();
         Box::pin(async move {
             let Some(store) = store else { return Ok(Ok(())) };

@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use air_web::LocalStorageKv;
-use air_workspace::{Command, Platform, Workspace};
+use air_workspace::{Command, Edges, Workspace};
 use leptos::prelude::Set;
 use leptos::task::spawn_local;
 

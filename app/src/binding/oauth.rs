@@ -210,7 +210,7 @@ fn sign_in_flow(url: String, client_id: Option<String>, asked: Asked, popup: Opt
 /// OAuth's code is fetched when a sign-in comes back, not with the page.
 /// None: the saved sign-in could not be read.
 #[super::lazy::split(sign_in_return, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub fn finish_redirect(pending: String, callback: String) -> Result<LocalBoxFuture<'static, Option<air_workspace::platform::SignInReturn>>, super::lazy::NotFetched> {
+pub fn finish_redirect(pending: String, callback: String) -> Result<LocalBoxFuture<'static, Option<air_workspace::signin::SignInReturn>>, super::lazy::NotFetched> {
     Ok(Box::pin(async move {
         let (url, pending) = serde_json::from_str::<(String, Pending)>(&pending).ok()?;
         let o = oauth();

@@ -21,6 +21,9 @@ pub struct MemoryStore {
     /// Writes of documents fail as a full quota does (tests of what is
     /// kept for the next write).
     pub refuse_docs: std::cell::Cell<bool>,
+    /// The index's entries cannot be read (as an entry the codec refuses)
+    /// until it is built again.
+    pub index_unreadable: std::cell::Cell<bool>,
 }
 
 impl MemoryStore {
@@ -210,6 +213,9 @@ impl Store for MemoryStore {
     }
 
     async fn postings(&self, term: &str, max: usize) -> Result<Vec<crate::segments::Entry>> {
+        if self.index_unreadable.get() {
+            return Err(crate::StoreError::Corrupt("an index entry cannot be read".into()));
+        }
         Ok(self.index.borrow().recent(term, max)?)
     }
 
@@ -258,6 +264,7 @@ impl Store for MemoryStore {
     }
 
     async fn rebuild_index(&self) -> Result<()> {
+        self.index_unreadable.set(false);
         // As a rebuild of IndexedDB does: titles, then messages by id, a
         // page per batch.
         let mut index = crate::segments::MemSegments::default();

@@ -136,11 +136,11 @@ fn chat_here_makes_this_browser_the_provider_and_downloads_the_first_offer() {
     assert_eq!(state_of(&ups).and_then(|s| s.downloading).map(|p| p.name), Some("site.gguf".into()));
     // Stored, it ends; a second click uses what is stored, with no download.
     *h.p.browser_download.borrow_mut() = Some(Ok(()));
-    assert_eq!(h.p.turns.get(), 0);
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 0);
     h.run();
     h.take();
     // Stored, the model reads the first message's request ahead.
-    assert_eq!(h.p.turns.get(), 1, "a read-ahead");
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 1, "a read-ahead");
     h.send(Command::BrowserModels(Action::ChatHere));
     h.run();
     let ups = h.take();

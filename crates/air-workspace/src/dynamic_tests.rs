@@ -56,18 +56,18 @@ fn loaded_tool(server: &str, tool: &str) -> LoadedTool {
 }
 
 fn jobs(h: &Harness, kind: &str) -> usize {
-    h.p.dynamic_jobs.borrow().iter().filter(|j| *j == kind).count()
+    h.p.asked(crate::platform::Part::Catalog, Some(kind))
 }
 
 #[test]
 fn the_overall_metrics_are_written_one_at_a_time_and_none_is_lost() {
     let mut h = harness("");
-    h.p.hold_dynamic.set(true);
+    h.p.hold(crate::platform::Part::Catalog);
     h.send(Command::Dynamic(Action::Loaded { list: Loaded::default(), gained: gained(1) }));
     h.send(Command::Dynamic(Action::Loaded { list: Loaded::default(), gained: gained(2) }));
     h.send(Command::Dynamic(Action::Loaded { list: Loaded::default(), gained: Metrics::default() }));
     assert_eq!(jobs(&h, "AddMetrics"), 1, "a second write waits for the first");
-    h.p.hold_dynamic.set(false);
+    h.p.release(crate::platform::Part::Catalog);
     h.run();
     assert_eq!(jobs(&h, "AddMetrics"), 2, "what came meanwhile is written after, in one write");
     assert_eq!(now(METRICS.read(&*h.p.store)).requests, 3);
@@ -240,7 +240,7 @@ fn a_failure_is_shown_with_its_reason_and_retry_asks_again() {
 fn a_summarizer_that_does_not_answer_never_holds_the_refresh_up() {
     use air_http::fake::{Script, Step};
     let mut h = harness("summarizer-model");
-    h.p.summarizer_clock_stopped.set(true);
+    h.p.clock_stopped.set(true);
     h.p.http.push(Script::status(200, "").then(Step::Hang));
     // A refresh, while the summarizer's answer waits.
     h.send(Command::Dynamic(Action::Refresh));
@@ -251,7 +251,7 @@ fn a_summarizer_that_does_not_answer_never_holds_the_refresh_up() {
     assert!(catalog.servers.iter().any(|s| s.name == "docs" && !s.summarized), "and the catalog stored, with the descriptions");
     assert_eq!(failures(&mut h), None, "nothing said of the summarizer yet");
     // Its time runs out: said, and the descriptions stay.
-    h.p.summarizer_clock_stopped.set(false);
+    h.p.clock_stopped.set(false);
     h.run();
     assert_eq!(failures(&mut h).and_then(|l| l.first().map(|f| f.why)), Some(air_dynamic::SummaryFailure::Timeout));
 }
@@ -307,12 +307,12 @@ fn a_summarizer_at_a_profile_runs_with_its_url_and_key() {
 #[test]
 fn asked_for_while_it_runs_the_summarizer_runs_once_more_after() {
     let mut h = harness("summarizer-model");
-    h.p.hold_dynamic.set(true);
+    h.p.hold(crate::platform::Part::Catalog);
     h.send(Command::Dynamic(Action::Refresh));
     h.send(Command::Dynamic(Action::Refresh));
     assert_eq!(jobs(&h, "Summarize"), 1, "one at a time");
     h.p.http.push(air_http::fake::Script::status(500, "down"));
-    h.p.hold_dynamic.set(false);
+    h.p.release(crate::platform::Part::Catalog);
     h.run();
     assert_eq!(jobs(&h, "Summarize"), 2, "once more after");
     assert_eq!(h.p.http.requests().len(), 1, "what it failed on holds the second run back");

@@ -10,11 +10,11 @@ use std::task::{Context, Poll, Waker};
 use air_agent::conversation::TemplateVars;
 use air_http::Abort;
 use air_http::fake::ScriptedHttp;
-use air_store::search::SearchResults;
-use air_store::{MemoryStore, Store};
+use air_store::MemoryStore;
 use futures_util::future::LocalBoxFuture;
 
 pub use crate::fake_kv::FakeKv;
+use crate::platform::Edges;
 use crate::platform::Part;
 use crate::{Command, Missing, Platform, Task, Update, Workspace};
 
@@ -36,27 +36,24 @@ pub struct FakePlatform {
     pub refuse_store: RefCell<Option<String>>,
     /// The parts fetched on first use cannot be fetched.
     pub parts_missing: Cell<bool>,
-    /// Searches sent to the index.
-    pub searches: Cell<usize>,
-    /// The index cannot be read until it is built again.
-    pub index_broken: Rc<Cell<bool>>,
     ids: Rc<Cell<u64>>,
     /// Files handed to the browser: (name, type, text).
     pub downloads: RefCell<Vec<(String, String, String)>>,
     pub refuse_downloads: Cell<bool>,
     /// The model's server, scripted.
     pub http: Rc<ScriptedHttp>,
-    /// Fetching `later::route` waits until this is false again.
-    pub hold_later: Rc<Cell<bool>>,
     /// The parts that cannot be fetched (all of them: `parts_missing`).
     pub missing: RefCell<Vec<Part>>,
+    /// The parts [`Platform`]'s calls asked for, in order, each with what
+    /// it was for (the first word of its `Debug`: `Gate`, `AddMetrics`).
+    pub asked: RefCell<Vec<(Part, String)>>,
+    /// Parts whose calls wait until they are let go ([`FakePlatform::hold`]).
+    pub held: Rc<RefCell<Vec<Part>>>,
     /// The MCP servers' tools, by server name: what each tool a turn wants
     /// of it is (a server not here offers nothing).
     pub mcp: RefCell<HashMap<String, McpTools>>,
     /// What running turns reported, not handled yet.
     pub inbox: Rc<RefCell<Vec<Command>>>,
-    /// Turns started.
-    pub turns: Cell<usize>,
     /// What running turns showed live.
     pub live: RefCell<Vec<air_agent::Event>>,
     /// MCP resources to read: (server, uri, context block).
@@ -67,10 +64,6 @@ pub struct FakePlatform {
     pub subscriptions: RefCell<Vec<(String, String, bool)>>,
     /// Subscriptions are on their way until this is false again.
     pub hold_subscriptions: Rc<Cell<bool>>,
-    /// Writes of the preferences wait until this is false again; each
-    /// write, as what it touched.
-    pub hold_prefs: Rc<Cell<bool>>,
-    pub prefs_writes: RefCell<Vec<crate::prefs::Touched>>,
     /// What MCP servers list, by URL: their tools (as listed) and
     /// revision, or the failure.
     pub listings: RefCell<HashMap<String, Result<crate::servers::Listed, air_servers::add::Failure>>>,
@@ -82,9 +75,6 @@ pub struct FakePlatform {
     pub probes: RefCell<Vec<(String, Abort)>>,
     /// Servers asked to connect (their names), each time.
     pub connects: RefCell<Vec<Vec<String>>>,
-    /// The servers' engine decides only when this is false; decisions asked.
-    pub hold_servers: Rc<Cell<bool>>,
-    pub decisions: Cell<usize>,
     /// Sign-ins forgotten, by URL.
     pub signed_out: RefCell<Vec<String>>,
     /// Sign-ins asked for: (URL, client id, what the server said).
@@ -99,13 +89,8 @@ pub struct FakePlatform {
     pub offered: RefCell<Offered>,
     pub picker_asks: RefCell<Vec<Vec<String>>>,
     pub hold_pickers: Rc<Cell<bool>>,
-    /// Dynamic loading's jobs run (their kinds), in order; they wait while
-    /// `hold_dynamic` is set.
-    pub dynamic_jobs: RefCell<Vec<String>>,
-    pub hold_dynamic: Rc<Cell<bool>>,
-    /// The summarizer's time does not run out while set (else it runs out
-    /// as soon as its answer waits).
-    pub summarizer_clock_stopped: Rc<Cell<bool>>,
+    /// Sleeps do not end while set (else time passes at once).
+    pub clock_stopped: Rc<Cell<bool>>,
     /// Previews made and not let go of yet.
     pub previews: RefCell<Vec<String>>,
     /// Previews let go of.
@@ -135,17 +120,37 @@ impl FakePlatform {
         p
     }
 
-    /// Fetching `part` (`parts_missing` refuses all but `later`'s router).
-    fn part(&self, part: Part) -> LocalBoxFuture<'static, Result<(), Missing>> {
-        if part == Part::Turn {
-            self.turns.set(self.turns.get() + 1);
-        }
-        let missing = (self.parts_missing.get() && part != Part::Later) || self.missing.borrow().contains(&part);
-        Box::pin(std::future::ready(if missing { Err(Missing) } else { Ok(()) }))
+    /// The calls that ask for `part` wait until [`FakePlatform::release`].
+    pub fn hold(&self, part: Part) {
+        self.held.borrow_mut().push(part);
+    }
+    pub fn release(&self, part: Part) {
+        self.held.borrow_mut().retain(|p| *p != part);
+    }
+    /// How many calls asked for `part` (for a job whose `Debug` starts
+    /// with `kind`, if given).
+    pub fn asked(&self, part: Part, kind: Option<&str>) -> usize {
+        self.asked.borrow().iter().filter(|(p, k)| *p == part && kind.is_none_or(|kind| k == kind)).count()
     }
 }
 
 impl Platform for FakePlatform {
+    /// Refused when missing (`parts_missing`: all but `later`'s router),
+    /// waits while held.
+    fn part(&self, part: Part, job: &dyn std::fmt::Debug) -> LocalBoxFuture<'static, Result<(), Missing>> {
+        let kind = format!("{job:?}").split([' ', '(', '{']).next().unwrap_or_default().to_owned();
+        self.asked.borrow_mut().push((part, kind));
+        let missing = (self.parts_missing.get() && part != Part::Later) || self.missing.borrow().contains(&part);
+        let held = self.held.clone();
+        Box::pin(futures_util::future::poll_fn(move |_| match (missing, held.borrow().contains(&part)) {
+            (true, _) => Poll::Ready(Err(Missing)),
+            (false, true) => Poll::Pending,
+            (false, false) => Poll::Ready(Ok(())),
+        }))
+    }
+}
+
+impl Edges for FakePlatform {
     type Store = MemoryStore;
     type Kv = FakeKv;
     type Http = ScriptedHttp;
@@ -169,32 +174,8 @@ impl Platform for FakePlatform {
         self.previews.borrow_mut().retain(|u| u != url);
         self.forgotten.borrow_mut().push(url.to_owned());
     }
-    fn write_prefs(&self, prefs: crate::prefs::Prefs, touched: crate::prefs::Touched) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
-        self.prefs_writes.borrow_mut().push(touched);
-        if self.parts_missing.get() {
-            return Box::pin(async { Err(Missing) });
-        }
-        // Written when it is let go (as the page writes once its part is here).
-        let (held, kv) = (self.hold_prefs.clone(), Rc::clone(&self.kv));
-        Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(crate::prefs::write(&*kv, &prefs, touched))) }))
-    }
     fn page_origin(&self) -> Option<String> {
         Some("https://air.test".into())
-    }
-    fn decide_servers(&self, job: crate::servers::Job) -> LocalBoxFuture<'static, Result<crate::servers::Job, (crate::servers::State, Missing)>> {
-        let missing = self.parts_missing.get();
-        self.decisions.set(self.decisions.get() + 1);
-        if missing {
-            return Box::pin(async move { Err((job.state, Missing)) });
-        }
-        let (held, mut job) = (self.hold_servers.clone(), Some(job));
-        Box::pin(futures_util::future::poll_fn(move |_| match (held.get(), job.take()) {
-            (false, Some(job)) => Poll::Ready(Ok(crate::servers::decide(job))),
-            (_, j) => {
-                job = j;
-                Poll::Pending
-            }
-        }))
     }
     fn list_tools(&self, server: air_store::mcp::McpServer) -> LocalBoxFuture<'static, Result<Result<crate::servers::Listed, air_servers::add::Failure>, Missing>> {
         self.listed.borrow_mut().push(server.url.clone());
@@ -237,10 +218,6 @@ impl Platform for FakePlatform {
         let result = self.sign_in_results.borrow_mut().pop_front().unwrap_or(Ok(()));
         // The fake keeps the server's URL as what is pending.
         Box::pin(async move { Ok((!pending.is_empty()).then_some((pending, result))) })
-    }
-    fn list_models(&self, settings: air_store::Settings) -> LocalBoxFuture<'static, Result<Result<Vec<String>, air_chat::ChatError>, Missing>> {
-        let http = self.http.clone();
-        Box::pin(async move { Ok(air_agent::provider::list_models(&*http, &settings).await) })
     }
     fn browser_models(&self, job: crate::browser_models::Job) -> LocalBoxFuture<'static, Result<crate::browser_models::Reply, Missing>> {
         use crate::browser_models::{Job, Reply, Stored};
@@ -298,37 +275,6 @@ impl Platform for FakePlatform {
         let held = self.hold_pickers.clone();
         Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(found.clone())) }))
     }
-    fn run_http_tools(&self, job: crate::http_tools::Job) -> LocalBoxFuture<'static, Result<crate::http_tools::Found, Missing>> {
-        if self.parts_missing.get() {
-            return Box::pin(async { Err(Missing) });
-        }
-        let http = self.http.clone();
-        Box::pin(async move { Ok(crate::http_tools::run(&*http, job).await) })
-    }
-    fn run_dynamic(&self, job: crate::dynamic::Job) -> LocalBoxFuture<'static, Result<Option<crate::dynamic::Action>, Missing>> {
-        self.dynamic_jobs.borrow_mut().push(format!("{job:?}").split([' ', '(']).next().unwrap_or_default().to_owned());
-        if self.parts_missing.get() {
-            return Box::pin(async { Err(Missing) });
-        }
-        let (store, http, now, held) = (self.opened.get().then(|| self.store.clone()), self.http.clone(), self.now.get(), self.hold_dynamic.clone());
-        let stopped = self.summarizer_clock_stopped.clone();
-        Box::pin(async move {
-            futures_util::future::poll_fn(|_| if held.get() { Poll::Pending } else { Poll::Ready(()) }).await;
-            // The summarizer's time runs out as soon as its answer waits.
-            let sleep = move |_: u64| -> LocalBoxFuture<'static, ()> {
-                let stopped = stopped.clone();
-                Box::pin(futures_util::future::poll_fn(move |_| if stopped.get() { Poll::Pending } else { Poll::Ready(()) }))
-            };
-            Ok(crate::dynamic::run(crate::dynamic::Env { store, http: &*http, now_ms: now, sleep: &sleep }, job).await)
-        })
-    }
-    fn read_messages(&self, what: crate::messages::Read) -> LocalBoxFuture<'static, Result<air_store::Result<crate::messages::Got>, Missing>> {
-        if self.parts_missing.get() {
-            return Box::pin(async { Err(Missing) });
-        }
-        let store = self.store.clone();
-        Box::pin(async move { Ok(crate::messages::read(&*store, what).await) })
-    }
     fn run_sync(&self, job: crate::sync::Job) -> LocalBoxFuture<'static, Result<crate::sync::Outcome, Missing>> {
         self.sync_jobs.borrow_mut().push(job);
         if self.parts_missing.get() {
@@ -339,40 +285,12 @@ impl Platform for FakePlatform {
             None => Box::pin(futures_util::future::pending()),
         }
     }
-    fn log_work(&self, job: crate::log::Job) -> LocalBoxFuture<'static, Result<crate::log::Kept, Missing>> {
-        if self.parts_missing.get() {
-            return Box::pin(async { Err(Missing) });
-        }
-        let store = self.opened.get().then(|| self.store.clone());
-        Box::pin(async move { Ok(crate::log::work(store.as_deref(), job).await) })
-    }
     fn download(&self, name: &str, mime: &str, text: &str) -> Result<(), String> {
         if self.refuse_downloads.get() {
             return Err("downloads are blocked".into());
         }
         self.downloads.borrow_mut().push((name.to_owned(), mime.to_owned(), text.to_owned()));
         Ok(())
-    }
-    fn export(
-        &self,
-        only: Option<String>,
-        format: crate::data::Format,
-        settings: air_store::Settings,
-        http_tools: air_store::http_tools::Saved,
-    ) -> LocalBoxFuture<'static, Result<air_store::Result<Option<String>>, Missing>> {
-        let (store, now) = (self.store.clone(), self.now.get());
-        Box::pin(async move { Ok(crate::data::export_text(&*store, only.as_deref(), format, (&settings, &http_tools), now).await) })
-    }
-    fn import(&self, texts: Vec<String>) -> LocalBoxFuture<'static, Result<Result<crate::data::Imported, crate::data::ImportFailure>, Missing>> {
-        let (store, now) = (self.store.clone(), self.now.get());
-        let ids = self.ids.clone();
-        Box::pin(async move {
-            let mut new_id = || {
-                ids.set(ids.get() + 1);
-                format!("id-{}", ids.get())
-            };
-            Ok(crate::data::import_text(&*store, &texts, now, &mut new_id, &mut |_, _| {}).await)
-        })
     }
     fn storage_info(&self) -> LocalBoxFuture<'static, crate::data::StorageInfo> {
         Box::pin(async { crate::data::StorageInfo { usage: Some((1024.0, 1_048_576.0)), persistent: true } })
@@ -388,29 +306,6 @@ impl Platform for FakePlatform {
     fn store(&self) -> Option<Rc<MemoryStore>> {
         self.opened.get().then(|| self.store.clone())
     }
-    fn search(&self, query: String, limit: usize) -> LocalBoxFuture<'static, Result<air_store::Result<SearchResults>, Missing>> {
-        let (store, missing, broken) = (self.store.clone(), self.parts_missing.get(), self.index_broken.get());
-        self.searches.set(self.searches.get() + 1);
-        Box::pin(async move {
-            if missing {
-                return Err(Missing);
-            }
-            if broken {
-                return Ok(Err(air_store::StoreError::Corrupt("an index entry cannot be read".into())));
-            }
-            Ok(air_store::search::run(&*store, &query, limit).await)
-        })
-    }
-    fn rebuild_index(&self) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
-        let (store, missing, broken) = (self.store.clone(), self.parts_missing.get(), self.index_broken.clone());
-        Box::pin(async move {
-            if missing {
-                return Err(Missing);
-            }
-            broken.set(false);
-            Ok(store.rebuild_index().await)
-        })
-    }
     fn read_resource(&self, server: String, uri: String) -> LocalBoxFuture<'static, Result<Result<String, String>, Missing>> {
         let answer = self.resources.borrow().iter().find(|(s, u, _)| *s == server && *u == uri).map(|(_, _, b)| b.clone());
         self.reads.set(self.reads.get() + 1);
@@ -421,22 +316,16 @@ impl Platform for FakePlatform {
         let held = self.hold_subscriptions.clone();
         Box::pin(futures_util::future::poll_fn(move |_| if held.get() { Poll::Pending } else { Poll::Ready(Ok(on)) }))
     }
-    fn delete_session(&self, id: String) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
-        let (store, missing) = (self.store.clone(), self.parts_missing.get());
-        Box::pin(async move {
-            if missing {
-                return Err(Missing);
-            }
-            Ok(store.delete_session(&id).await)
-        })
-    }
     fn http(&self) -> &ScriptedHttp {
         &self.http
     }
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
-        // Time passes at once.
-        self.now.set(self.now.get() + ms as f64);
-        Box::pin(async {})
+        // Time passes at once, unless the clock is stopped.
+        if !self.clock_stopped.get() {
+            self.now.set(self.now.get() + ms as f64);
+        }
+        let stopped = self.clock_stopped.clone();
+        Box::pin(futures_util::future::poll_fn(move |_| if stopped.get() { Poll::Pending } else { Poll::Ready(()) }))
     }
     fn template_vars(&self) -> TemplateVars {
         TemplateVars { date: "2026-11-25".into(), time: "12:00".into(), locale: "en".into() }
@@ -447,39 +336,13 @@ impl Platform for FakePlatform {
     fn feed(&self, cmd: Command) {
         self.inbox.borrow_mut().push(cmd);
     }
-    fn later(&self) -> LocalBoxFuture<'static, Result<crate::Route<Self>, Missing>> {
-        let (ready, held) = (self.part(Part::Later), self.hold_later.clone());
-        Box::pin(async move {
-            futures_util::future::poll_fn(|_| if held.get() { Poll::Pending } else { Poll::Ready(()) }).await;
-            ready.await.map(|()| crate::later::route::<Self> as crate::Route<Self>)
-        })
-    }
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(FakeClock(self.now.get()))
     }
     fn mcp_tools(&self, wanted: Vec<crate::toolbox::mcp::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
-        let ready = self.part(Part::Mcp);
+        let ready = Platform::part(self, Part::Mcp, &wanted.len());
         let servers = self.mcp.borrow();
         let tools = wanted.into_iter().filter_map(|w| servers.get(&w.server.name).map(|make| make(w.def))).collect();
-        Box::pin(async move { ready.await.map(|()| tools) })
-    }
-    fn run_turn(&self, env: crate::platform::TurnEnv<Self>, run: crate::platform::Run) -> LocalBoxFuture<'static, Result<air_store::Result<()>, Missing>> {
-        let ready = self.part(Part::Turn);
-        Box::pin(async move {
-            ready.await?;
-            Ok(crate::turn::run(&env, run).await)
-        })
-    }
-    fn dynamic_session(p: &Rc<Self>, store: Rc<MemoryStore>, ask: crate::platform::tools::Ask) -> LocalBoxFuture<'static, Result<Rc<air_dynamic::Session>, Missing>> {
-        let (p, ready) = (p.clone(), p.part(Part::DynamicLoading));
-        Box::pin(async move {
-            ready.await?;
-            Ok(crate::toolbox::loaders::session(p, store, ask).await)
-        })
-    }
-    fn http_tools(&self, saved: air_store::http_tools::Saved) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
-        let ready = self.part(Part::HttpTools);
-        let tools = crate::http_tools::tools(&saved, self.http.clone());
         Box::pin(async move { ready.await.map(|()| tools) })
     }
 }

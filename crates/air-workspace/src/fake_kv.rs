@@ -1,6 +1,6 @@
 //! localStorage in memory, for the fake platform.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use air_store::kv::MemoryKv;
 
@@ -10,6 +10,8 @@ pub struct FakeKv {
     pub mem: MemoryKv,
     /// Writes fail as a full quota does.
     pub full: Cell<bool>,
+    /// The keys written, in order.
+    pub written: RefCell<Vec<String>>,
 }
 
 impl air_store::KeyValue for FakeKv {
@@ -20,6 +22,7 @@ impl air_store::KeyValue for FakeKv {
         if self.full.get() {
             return Err(air_store::StoreError::QuotaExceeded("the quota is full".into()));
         }
+        self.written.borrow_mut().push(key.to_owned());
         self.mem.set(key, value)
     }
     fn remove(&self, key: &str) -> air_store::Result<()> {

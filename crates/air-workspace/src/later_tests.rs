@@ -31,12 +31,12 @@ fn commands_that_come_while_the_code_is_fetched_are_handled_after_in_order() {
     let mut h = Harness::new(FakePlatform::default());
     h.send(Command::Start);
     h.take();
-    h.p.hold_later.set(true);
+    h.p.hold(crate::platform::Part::Later);
     let settings = crate::fake_tools::model(air_store::settings::ToolCalling::Native);
     h.send(Command::Models(crate::models::Action::Want(Box::new(settings.clone()))));
     h.send(Command::HttpTools(crate::http_tools::Action::Switch { name: "none".into(), on: false }));
     assert!(!h.take().iter().any(|u| matches!(u, Update::ModelLists(_))), "not handled yet");
-    h.p.hold_later.set(false);
+    h.p.release(crate::platform::Part::Later);
     h.run();
     let ups = h.take();
     assert!(ups.iter().any(|u| matches!(u, Update::ModelLists(_))), "handled once here: {ups:?}");

@@ -19,11 +19,13 @@
 //! The core owns the preferences, the store, the sessions, search, the open conversation,
 //! import and export, attachments, the MCP servers and signing in, the turn, the HTTP tools and sync.
 //!
-//! Module order (each uses only those before it): `notice`, `messages`, `platform`, `log`, `dynamic`,
-//! `prefs`, `sessions`, `search`, `chat`, `data`, `attach`, `files`, `servers`,
-//! `signin`, `toolbox`, `turn`, `http_tools`, `sync` (its folder: `prefs`, `store`, `conflicts`, `work`), `tabs`, `later`.
-//! `browser_models` (the models the page runs itself) uses `prefs`. `models`, `pickers` and
-//! `viewport` (the arithmetic of a long list shown a few rows at a time) use none of them.
+//! Module layers (each names only modules of the layers before it; the
+//! `Platform` every flow works through is named from the crate root):
+//! `attach`, `data`, `files`, `log`, `messages`, `notice`, `pickers`, `search`, `viewport`;
+//! then `dynamic`, `sessions`; `chat`, `prefs`; `browser_models`, `http_tools`, `servers`,
+//! `turn_env`; `models`, `signin`, `sync` (its folder: `prefs`, `store`, `conflicts`, `work`),
+//! `toolbox`; `later`, `tabs`, `turn`; and `platform` last: its default bodies run the
+//! work of the modules before it.
 
 pub mod attach;
 pub mod browser_models;
@@ -57,6 +59,7 @@ pub mod sync;
 pub mod tabs;
 pub mod toolbox;
 pub mod turn;
+pub mod turn_env;
 pub mod viewport;
 
 use std::collections::VecDeque;
@@ -66,8 +69,9 @@ use air_store::search::SearchResults;
 use air_store::{MessageRecord, SessionRecord};
 
 pub use notice::{Notice, StoreOp};
-pub use platform::{Missing, Platform, Task, Watch};
+pub use platform::{Edges, Missing, Platform, Task};
 pub use sessions::SESSION_PAGE;
+pub use turn_env::Watch;
 
 /// What the core is asked to do.
 #[derive(Debug)]
@@ -498,7 +502,7 @@ impl<P: Platform> Workspace<P> {
 
     /// A tool round a closed tab left waiting is picked up.
     fn resume_turn(&mut self) {
-        turn::handle(self, turn::Action::Start(platform::Job::Resume));
+        turn::handle(self, turn::Action::Start(turn_env::Job::Resume));
     }
 
     /// The new chat became session `id`: its choice of servers and

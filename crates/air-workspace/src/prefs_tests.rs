@@ -125,18 +125,20 @@ fn a_session_deleted_for_good_takes_its_choices_with_it() {
 fn one_write_at_a_time_and_what_changed_meanwhile_is_written_after() {
     let mut h = harness(FakePlatform::default());
     h.take();
-    h.p.hold_prefs.set(true);
+    h.p.hold(crate::platform::Part::Prefs);
     h.send(Command::Prefs(crate::prefs::Action::Change(Change::ChatServer { chat: "s1".into(), server: "docs".into(), on: false })));
     h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickProfile { chat: "s1".into(), id: Some("work".into()) })));
     h.send(Command::Prefs(crate::prefs::Action::Change(Change::PickModel { chat: "s1".into(), model: Some("tiny".into()) })));
     // Shown at once, written once the first write is done.
     assert!(!h.ws.prefs().chat_servers.uses("s1", "docs"));
-    assert_eq!(h.p.prefs_writes.borrow().len(), 1);
-    h.p.hold_prefs.set(false);
+    assert_eq!(h.p.asked(crate::platform::Part::Prefs, None), 1);
+    assert!(h.p.kv.written.borrow().is_empty(), "held: nothing written yet");
+    h.p.release(crate::platform::Part::Prefs);
     h.run();
-    let writes = h.p.prefs_writes.borrow().clone();
-    assert_eq!(writes.len(), 2, "the two later changes in one write: {writes:?}");
-    assert!(writes[0].chat_servers && !writes[0].assistants && writes[1].assistants && !writes[1].chat_servers);
+    assert_eq!(h.p.asked(crate::platform::Part::Prefs, None), 2, "the two later changes in one write");
+    let written = h.p.kv.written.borrow().clone();
+    let (chats, assistants) = (air_store::keys::MCP_CHAT.name, air_store::keys::ASSISTANTS.name);
+    assert_eq!(written, [chats, assistants], "the chat's servers first, then its assistant's choices, each written once");
     let (kept, _) = Prefs::load(&*h.p.kv);
     assert_eq!((kept.assistants.model_of("s1"), kept.assistants.profile_of("s1")), (Some("tiny"), Some("work")));
     assert!(!h.take().contains(&Update::PrefsSaved), "no settings among them");

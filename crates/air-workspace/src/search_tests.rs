@@ -35,9 +35,9 @@ fn a_query_runs_after_a_pause_in_typing_and_only_the_latest_counts() {
     h.advance(100);
     h.send(Command::Search(crate::search::Action::Query("borrowing".into())));
     h.advance(100);
-    assert_eq!(h.p.searches.get(), 0, "still typing");
+    assert_eq!(h.p.asked(crate::platform::Part::Search, None), 0, "still typing");
     h.advance(SEARCH_DELAY_MS);
-    assert_eq!(h.p.searches.get(), 1, "one search, the latest query's");
+    assert_eq!(h.p.asked(crate::platform::Part::Search, None), 1, "one search, the latest query's");
     let updates = h.take();
     assert!(updates.contains(&Update::SearchStarted));
     assert_eq!(hits(&updates), Some(vec![Some("m".to_owned())]));
@@ -63,14 +63,14 @@ fn an_answer_to_an_older_query_is_dropped() {
 #[test]
 fn an_index_that_cannot_be_read_is_built_again_and_the_search_asked_again() {
     let mut h = with_message("ownership");
-    h.p.index_broken.set(true);
+    h.p.store.index_unreadable.set(true);
     h.send(Command::Search(crate::search::Action::Query("ownership".into())));
     h.advance(SEARCH_DELAY_MS);
     let updates = h.take();
     assert_eq!(updates.iter().filter(|u| matches!(u, Update::Indexing(_))).count(), 2, "{updates:?}");
     h.advance(SEARCH_DELAY_MS);
     assert_eq!(hits(&h.take()), Some(vec![Some("m".to_owned())]), "asked again once built");
-    assert_eq!(h.p.searches.get(), 2);
+    assert_eq!(h.p.asked(crate::platform::Part::Search, None), 2);
 }
 
 #[test]
@@ -101,9 +101,11 @@ fn the_best_hits_are_shown_first_and_the_rest_follow() {
         ready(&p, p.store.put_message(&m));
     }
     let mut h = Harness::new(p);
+    h.send(Command::Start);
+    h.take();
     h.send(Command::Search(crate::search::Action::Query("lighthouse".into())));
     h.advance(SEARCH_DELAY_MS);
-    assert_eq!(h.p.searches.get(), 1);
+    assert_eq!(h.p.asked(crate::platform::Part::Search, None), 1);
     h.advance(MORE_HITS_DELAY_MS);
     let shown: Vec<Vec<Option<String>>> = h
         .take()
@@ -115,16 +117,16 @@ fn the_best_hits_are_shown_first_and_the_rest_follow() {
         .collect();
     assert_eq!(shown.iter().map(Vec::len).collect::<Vec<_>>(), [FIRST_HITS, 30], "a screenful, then all");
     assert_eq!(shown[0][..], shown[1][..FIRST_HITS], "the first stay as they were");
-    assert_eq!(h.p.searches.get(), 2);
+    assert_eq!(h.p.asked(crate::platform::Part::Search, None), 2);
     // Fewer than a screenful: one query.
     h.send(Command::Search(crate::search::Action::Query("note 7".into())));
     h.advance(SEARCH_DELAY_MS + MORE_HITS_DELAY_MS);
-    assert_eq!(h.p.searches.get(), 3);
+    assert_eq!(h.p.asked(crate::platform::Part::Search, None), 3);
     // A newer query before the rest is asked for: the older's rest is not.
     h.send(Command::Search(crate::search::Action::Query("lighthouse".into())));
     h.advance(SEARCH_DELAY_MS);
     h.send(Command::Search(crate::search::Action::Query("lighthouse note".into())));
     h.advance(SEARCH_DELAY_MS);
     h.advance(MORE_HITS_DELAY_MS);
-    assert_eq!(h.p.searches.get(), 6, "lighthouse's first, then lighthouse note's first and rest");
+    assert_eq!(h.p.asked(crate::platform::Part::Search, None), 6, "lighthouse's first, then lighthouse note's first and rest");
 }

@@ -199,17 +199,17 @@ fn the_enabled_servers_connect_at_start() {
 #[test]
 fn decisions_go_one_at_a_time_in_order_and_the_settings_changed_meanwhile_stay() {
     let mut h = with_docs();
-    let asked = h.p.decisions.get();
-    h.p.hold_servers.set(true);
+    let asked = h.p.asked(crate::platform::Part::Servers, None);
+    h.p.hold(crate::platform::Part::Servers);
     act(&mut h, Action::SetEnabled { name: "docs".into(), on: false });
     let mut settings = h.ws.prefs().settings.clone();
     settings.model = "qwen".into();
     h.send(Command::Prefs(crate::prefs::Action::Change(Change::Settings(Box::new(settings)))));
     act(&mut h, Action::SetTrustHints { name: "docs".into(), on: true });
-    assert_eq!(h.p.decisions.get(), asked + 1, "the second waits for the first");
-    h.p.hold_servers.set(false);
+    assert_eq!(h.p.asked(crate::platform::Part::Servers, None), asked + 1, "the second waits for the first");
+    h.p.release(crate::platform::Part::Servers);
     h.run();
-    assert_eq!(h.p.decisions.get(), asked + 2);
+    assert_eq!(h.p.asked(crate::platform::Part::Servers, None), asked + 2);
     let (kept, _) = Prefs::load(&*h.p.kv);
     assert!(!kept.servers[0].enabled && kept.servers[0].trust_hints, "both, in order");
     assert_eq!(kept.settings.model, "qwen", "what the drawer saved meanwhile stays");

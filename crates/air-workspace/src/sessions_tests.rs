@@ -50,7 +50,7 @@ fn start_opens_the_store_reads_one_page_and_opens_the_newest() {
     assert_eq!((list.len(), more), (SESSION_PAGE, true), "one page, however many are stored");
     assert_eq!(list[0], "s149");
     assert_eq!(updates.last(), Some(&Update::Started { first: Some("s149".into()) }));
-    assert!(HAS_SESSIONS.get(h.p.kv()), "remembered for the next start");
+    assert!(HAS_SESSIONS.get(&*h.p.kv), "remembered for the next start");
     // The next page, once; asking again while it is read does nothing.
     h.ws.handle(Command::Sessions(crate::sessions::Action::LoadMore));
     h.ws.handle(Command::Sessions(crate::sessions::Action::LoadMore));
@@ -68,7 +68,7 @@ fn an_empty_store_starts_on_the_creator_and_forgets_the_hint() {
     let updates = h.take();
     assert_eq!(updates[0], Update::WarmChatView, "the hint fetches the view at once");
     assert_eq!(updates.last(), Some(&Update::Started { first: None }));
-    assert!(!HAS_SESSIONS.get(h.p.kv()));
+    assert!(!HAS_SESSIONS.get(&*h.p.kv));
     assert_eq!(h.p.kv.get("air-agent.has-sessions"), None);
 }
 
@@ -154,10 +154,10 @@ fn a_deletion_holds_when_the_page_closes_in_its_undo_window_or_while_the_store_d
     let h = reloaded(&h);
     assert_eq!(ids(&h), ["s2", "s0"], "a deleted session does not come back");
     assert!(pollster_lite(h.p.store.get_session("s1")).unwrap().is_none(), "finished at the start");
-    assert!(!air_store::keys::DELETING.is_set(h.p.kv()), "nothing left to finish");
+    assert!(!air_store::keys::DELETING.is_set(&*h.p.kv), "nothing left to finish");
     // Its window closed, and the page went before the store had deleted it
     // (a slow IndexedDB deletion): the next start finishes it.
-    air_store::keys::DELETING.set(h.p.kv(), &"s2".to_owned()).expect("kept");
+    air_store::keys::DELETING.set(&*h.p.kv, &"s2".to_owned()).expect("kept");
     let mut h = reloaded(&h);
     assert_eq!(ids(&h), ["s0"]);
     assert!(pollster_lite(h.p.store.get_session("s2")).unwrap().is_none());
@@ -183,7 +183,7 @@ fn every_deletion_the_store_has_not_finished_holds_across_a_reload() {
     for id in ["s1", "s2"] {
         assert!(pollster_lite(h.p.store.get_session(id)).unwrap().is_none(), "{id} finished at the start");
     }
-    assert!(!air_store::keys::DELETING.is_set(h.p.kv()), "nothing left to finish");
+    assert!(!air_store::keys::DELETING.is_set(&*h.p.kv), "nothing left to finish");
 }
 
 #[test]

@@ -17,6 +17,9 @@ use air_store::keys::{MCP_ADD_DRAFT, OAUTH_PENDING, OAUTH_RETURN};
 use crate::servers::Action as Servers;
 use crate::{Command, Missing, Notice, Platform, Update, Workspace};
 
+/// A sign-in that took the whole page, come back: its server and outcome.
+pub type SignInReturn = (String, Result<(), SignInError>);
+
 /// What the user (or a server's client) does.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -36,7 +39,7 @@ pub enum Action {
     Ended { url: String, form: Option<Draft>, result: Result<Result<(), SignInError>, Missing> },
     /// A sign-in that took the whole page came back: its server and its
     /// outcome (`None`: what was kept of it could not be read).
-    Returned(Result<Option<crate::platform::SignInReturn>, Missing>),
+    Returned(Result<Option<SignInReturn>, Missing>),
 }
 
 /// Where a sign-in started here stands.
@@ -162,7 +165,7 @@ fn ended<P: Platform>(w: &mut Workspace<P>, url: String, form: Option<Draft>, re
     }
 }
 
-fn returned<P: Platform>(w: &mut Workspace<P>, result: Result<Option<crate::platform::SignInReturn>, Missing>) {
+fn returned<P: Platform>(w: &mut Workspace<P>, result: Result<Option<SignInReturn>, Missing>) {
     let (url, outcome) = match result {
         Ok(Some(back)) => back,
         Ok(None) => return,

@@ -21,9 +21,9 @@ use std::rc::Rc;
 use air_tools::ToolDef;
 
 use crate::Platform;
-use crate::platform::TurnEnv;
-pub use crate::platform::tools::{Kinds, Snapshot, ToolKind, Toolbox};
 use crate::prefs::Prefs;
+use crate::turn_env::TurnEnv;
+pub use crate::turn_env::tools::{Kinds, Snapshot, ToolKind, Toolbox};
 
 impl<P: Platform> crate::Workspace<P> {
     /// Every tool a user can set a policy for, as a turn would be offered

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use super::{Snapshot, ToolKind, Toolbox};
 use crate::fake::{FakePlatform, Harness};
 use crate::fake_tools::chunk;
-use crate::platform::TurnEnv;
 use crate::prefs::Prefs;
 use crate::turn::Job;
+use crate::turn_env::TurnEnv;
 use crate::{Command, Missing, Platform, Update};
 
 /// Notes kept in the page: one tool, `take_note`.

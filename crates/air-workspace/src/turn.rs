@@ -23,8 +23,8 @@ use air_tools::{ElicitAnswer, Elicitation, ToolDef};
 use futures_channel::oneshot;
 use futures_util::future::LocalBoxFuture;
 
-pub use crate::platform::{Job, Run, TurnEnv};
 use crate::prefs::Change;
+pub use crate::turn_env::{Job, Run, TurnEnv};
 use crate::{Command, Missing, Notice, Platform, StoreOp, Update, Workspace};
 
 /// A running turn's question to the user.

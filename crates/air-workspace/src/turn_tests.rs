@@ -111,7 +111,7 @@ fn a_second_send_while_one_runs_starts_nothing_and_stop_ends_it() {
     h.take();
     h.send(send("Tell a story"));
     h.send(send("Another"));
-    assert_eq!(h.p.turns.get(), 1, "one turn runs");
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 1, "one turn runs");
     assert!(h.take().is_empty(), "a refused send changes nothing");
     h.send(Command::Turn(crate::turn::Action::Stop));
     let ups = h.take();
@@ -125,7 +125,7 @@ fn a_second_send_while_one_runs_starts_nothing_and_stop_ends_it() {
     // And the next message is sent.
     h.p.http.push(text_reply("The end."));
     h.send(send("Go on"));
-    assert_eq!(h.p.turns.get(), 2);
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 2);
     assert!(h.take().contains(&Update::Sent));
 }
 
@@ -135,7 +135,7 @@ fn nothing_to_send_or_no_open_chat_starts_nothing() {
     h.send(send("   "));
     h.send(Command::Turn(crate::turn::Action::Start(Job::Regenerate("m".into()))));
     h.send(Command::Turn(crate::turn::Action::Start(Job::Resume)));
-    assert_eq!(h.p.turns.get(), 0);
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 0);
     assert!(h.take().is_empty());
 }
 
@@ -290,13 +290,13 @@ fn a_round_a_closed_tab_left_is_asked_again_once() {
     left_waiting(&mut h);
     h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
     let ups = h.take();
-    assert_eq!(h.p.turns.get(), 1, "picked up on opening");
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 1, "picked up on opening");
     assert!(ups.iter().any(|u| matches!(u, Update::Approvals { awaiting, .. } if awaiting == &["t".to_owned()])), "{ups:?}");
     // The user goes away without answering; back again, it is not asked twice.
     h.send(Command::Turn(crate::turn::Action::Stop));
     h.send(Command::Chat(crate::chat::Action::New));
     h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
-    assert_eq!(h.p.turns.get(), 1);
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 1);
 }
 
 #[test]
@@ -305,9 +305,9 @@ fn a_round_another_tab_still_streams_is_left_to_it_until_that_tab_goes_quiet() {
     left_waiting(&mut h);
     h.send(Command::OtherTab(air_store::sync::SyncEvent::Streaming { session_id: "s1".into(), message_id: "t".into(), active: true }));
     h.send(Command::Chat(crate::chat::Action::Open("s1".into())));
-    assert_eq!(h.p.turns.get(), 0, "the other tab asks its own question");
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 0, "the other tab asks its own question");
     h.advance(crate::tabs::REMOTE_STALE_MS);
-    assert_eq!(h.p.turns.get(), 1, "picked up once that tab is gone");
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 1, "picked up once that tab is gone");
 }
 
 #[test]
@@ -319,7 +319,7 @@ fn an_edited_message_is_sent_in_place_and_the_old_one_kept_as_an_alternative() {
     h.take();
     // An empty edit changes nothing.
     h.send(Command::Turn(crate::turn::Action::Start(Job::Edit { message: question.clone(), text: "  ".into() })));
-    assert_eq!(h.p.turns.get(), 1);
+    assert_eq!(h.p.asked(crate::platform::Part::Turn, None), 1);
     h.p.http.push(text_reply("Rome."));
     h.send(Command::Turn(crate::turn::Action::Start(Job::Edit { message: question.clone(), text: "Capital of Italy?".into() })));
     let ups = h.take();

@@ -37,8 +37,8 @@ fn saved_settings_start_a_pass_then_waits_follow_each_other() {
     h.p.sync_outcomes.borrow_mut().extend([passed(2, 5), Outcome::Woke(Wake::Quiet), Outcome::Woke(Wake::Local), passed(1, 0)]);
     h.send(save(on()));
     // Kept as they were saved, on this device.
-    assert_eq!(SyncSettings::read(&SETTINGS_KEY.get(h.p.kv())), on());
-    assert!(ON_KEY.get(h.p.kv()));
+    assert_eq!(SyncSettings::read(&SETTINGS_KEY.get(&*h.p.kv)), on());
+    assert!(ON_KEY.get(&*h.p.kv));
     // Pass, wait (quiet), wait again, a local change: pass, then wait.
     assert_eq!(kinds(&h), ["pass", "wait", "wait", "pass", "wait"]);
     let updates = h.take();

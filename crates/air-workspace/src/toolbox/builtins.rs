@@ -4,8 +4,8 @@ use air_tools::ToolDef;
 use futures_util::future::LocalBoxFuture;
 
 use super::{Snapshot, ToolKind, Toolbox};
-use crate::platform::TurnEnv;
 use crate::prefs::Prefs;
+use crate::turn_env::TurnEnv;
 use crate::{Missing, Platform};
 
 /// Always there: they come with the turn.

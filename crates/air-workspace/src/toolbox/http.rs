@@ -6,8 +6,8 @@ use air_tools::ToolDef;
 use futures_util::future::LocalBoxFuture;
 
 use super::{Snapshot, ToolKind, Toolbox};
-use crate::platform::TurnEnv;
 use crate::prefs::Prefs;
+use crate::turn_env::TurnEnv;
 use crate::{Missing, Platform};
 
 pub struct HttpTools;

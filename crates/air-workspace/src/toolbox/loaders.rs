@@ -12,11 +12,11 @@ use futures_util::future::LocalBoxFuture;
 
 use super::{Snapshot, ToolKind, Toolbox};
 use crate::dynamic::Action;
-use crate::platform::TurnEnv;
 use crate::prefs::Prefs;
+use crate::turn_env::TurnEnv;
 use crate::{Command, Missing, Notice, Platform, StoreOp};
 
-pub use crate::platform::tools::Ask;
+pub use crate::turn_env::tools::Ask;
 
 pub struct Loaders;
 

@@ -8,11 +8,11 @@ use air_tools::ToolDef;
 use futures_util::future::LocalBoxFuture;
 
 use super::{Snapshot, ToolKind, Toolbox};
-use crate::platform::TurnEnv;
 use crate::prefs::Prefs;
+use crate::turn_env::TurnEnv;
 use crate::{Missing, Platform};
 
-pub use crate::platform::tools::Wanted;
+pub use crate::turn_env::tools::Wanted;
 
 /// The tools of the enabled MCP servers.
 pub struct Servers;

@@ -9,8 +9,9 @@ use air_tools::offer::Offer;
 use air_tools::{Registry, ToolDef};
 use futures_util::future::LocalBoxFuture;
 
-use super::{Platform, TurnEnv};
+use super::TurnEnv;
 use crate::Missing;
+use crate::Platform;
 use crate::prefs::{Inputs, Prefs};
 
 /// What a turn's tools are decided from.
