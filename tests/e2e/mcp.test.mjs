@@ -254,7 +254,7 @@ describe('MCP servers (reference server, scripted model)', () => {
     await question.locator('[data-field=name]').fill('Ada Lovelace');
     await question.locator('[data-field=email]').fill('not an email');
     await question.getByTestId('question-submit').click();
-    assert.match(await question.getByTestId('question-problems').textContent(), /not a valid email/);
+    assert.match(await question.getByTestId('question-problems').textContent(), /not a valid e-mail address/);
     await question.locator('[data-field=email]').fill('ada@example.org');
     await question.locator('[data-field=integer]').fill('7');
     await question.getByTestId('question-submit').click();

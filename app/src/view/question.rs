@@ -83,7 +83,7 @@ fn question_form(schema: &Value, answer: impl Fn(ElicitAnswer) + 'static, declin
     let fields = elicit::fields(schema);
     // What each field holds, as typed (see `elicit::parse`).
     let inputs: Vec<RwSignal<String>> = fields.iter().map(|f| RwSignal::new(initial(f))).collect();
-    let problems = RwSignal::new(Vec::<String>::new());
+    let problems = RwSignal::new(Vec::<elicit::FieldError>::new());
     let rows = fields.iter().cloned().zip(inputs.iter().copied()).map(|(f, input)| view! { <FieldRow field=f input=input/> }).collect_view();
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -108,7 +108,7 @@ fn question_form(schema: &Value, answer: impl Fn(ElicitAnswer) + 'static, declin
         <form class="question-form" data-testid="question-form" novalidate=true on:submit=submit>
             {rows}
             <ul class="question-problems" data-testid="question-problems">
-                {move || problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+                {move || problems.get().iter().map(|p| view! { <li>{problem(p)}</li> }).collect_view()}
             </ul>
             <div class="tool-approval">
                 <button type="submit" class="primary" data-testid="question-submit">{move || tl().elicit_submit}</button>
@@ -187,4 +187,30 @@ fn FieldRow(field: Field, input: RwSignal<String>) -> impl IntoView {
         }
     };
     view! { <div class="question-field">{label}{control}</div> }
+}
+
+/// What is wrong with a field, in the page's language.
+fn problem(e: &elicit::FieldError) -> String {
+    use elicit::FieldError as E;
+    let t = tl();
+    let (text, label) = match e {
+        E::Required { label } => (t.field_required.to_owned(), label),
+        E::Length { label, min, max: Some(max) } => (t.field_length.replace("{min}", &min.to_string()).replace("{max}", &max.to_string()), label),
+        E::Length { label, min, max: None } => (t.field_length_min.replace("{min}", &min.to_string()), label),
+        E::Format { label, format } => {
+            let x = match format.as_str() {
+                "email" => t.field_email,
+                "uri" => t.field_uri,
+                "date" => t.field_date,
+                "date-time" => t.field_date_time,
+                other => other,
+            };
+            (t.field_format.replace("{x}", x), label)
+        }
+        E::NotANumber { label } => (t.field_number.to_owned(), label),
+        E::NotWhole { label } => (t.field_whole.to_owned(), label),
+        E::OutOfRange { label } => (t.field_range.to_owned(), label),
+        E::NotAChoice { label } => (t.field_choice.to_owned(), label),
+    };
+    text.replace("{f}", label)
 }

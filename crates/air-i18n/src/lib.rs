@@ -509,6 +509,18 @@ texts! {
     elicit_url: "It asks you to open a page on {domain}.", "它请你打开 {domain} 上的一个页面。";
     elicit_open: "Open {domain}", "打开 {domain}";
     elicit_refused: "The page is not offered: {why}.", "不提供该页面：{why}。";
+    field_required: "{f} is required", "{f} 为必填项";
+    field_length: "{f}: between {min} and {max} characters", "{f}：须为 {min} 到 {max} 个字符";
+    field_length_min: "{f}: at least {min} characters", "{f}：至少 {min} 个字符";
+    field_format: "{f}: not a valid {x}", "{f}：不是有效的{x}";
+    field_email: "e-mail address", "电子邮件地址";
+    field_uri: "address (with ://)", "网址（含 ://）";
+    field_date: "date (YYYY-MM-DD)", "日期（YYYY-MM-DD）";
+    field_date_time: "date and time (YYYY-MM-DDThh:mm)", "日期和时间（YYYY-MM-DDThh:mm）";
+    field_number: "{f}: not a number", "{f}：不是数字";
+    field_whole: "{f}: a whole number", "{f}：须为整数";
+    field_range: "{f}: out of range", "{f}：超出范围";
+    field_choice: "{f}: not one of the choices", "{f}：不是可选项之一";
 }
 
 /// The later texts in `lang`.

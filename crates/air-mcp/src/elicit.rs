@@ -152,19 +152,41 @@ pub fn with_defaults(fields: &[Field], mut values: Map<String, Value>) -> Map<St
     values
 }
 
+/// Why what the user typed into a field cannot be sent (the app words
+/// it; the text here is the English).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FieldError {
+    #[error("{label} is required")]
+    Required { label: String },
+    #[error("{label}: between {min} and {} characters", max.map_or("any".to_owned(), |m| m.to_string()))]
+    Length { label: String, min: u64, max: Option<u64> },
+    /// Not an e-mail address, URI, date or date-time (`format`, as the schema names it).
+    #[error("{label}: not a valid {format}")]
+    Format { label: String, format: String },
+    #[error("{label}: not a number")]
+    NotANumber { label: String },
+    #[error("{label}: a whole number")]
+    NotWhole { label: String },
+    #[error("{label}: out of range")]
+    OutOfRange { label: String },
+    #[error("{label}: not one of the choices")]
+    NotAChoice { label: String },
+}
+
 /// Reads what the user typed into a field (text for every kind; `true` or
 /// `false` for a checkbox; values joined by `\n` for a multi-select).
 /// Empty input is `None`.
-pub fn parse(field: &Field, input: &str) -> Result<Option<Value>, String> {
+pub fn parse(field: &Field, input: &str) -> Result<Option<Value>, FieldError> {
     let input = input.trim();
+    let label = || field.label.clone();
     if input.is_empty() && !matches!(field.kind, Kind::Bool) {
-        return if field.required { Err(format!("{} is required", field.label)) } else { Ok(None) };
+        return if field.required { Err(FieldError::Required { label: label() }) } else { Ok(None) };
     }
     let value = match &field.kind {
         Kind::Text { format, min_len, max_len } => {
             let n = input.chars().count() as u64;
             if min_len.is_some_and(|m| n < m) || max_len.is_some_and(|m| n > m) {
-                return Err(format!("{}: between {} and {} characters", field.label, min_len.unwrap_or(0), max_len.map_or("any".into(), |m| m.to_string())));
+                return Err(FieldError::Length { label: label(), min: min_len.unwrap_or(0), max: *max_len });
             }
             let ok = match format.as_deref() {
                 Some("email") => input.split_once('@').is_some_and(|(a, b)| !a.is_empty() && b.contains('.')),
@@ -174,24 +196,24 @@ pub fn parse(field: &Field, input: &str) -> Result<Option<Value>, String> {
                 _ => true,
             };
             if !ok {
-                return Err(format!("{}: not a valid {}", field.label, format.as_deref().unwrap_or("value")));
+                return Err(FieldError::Format { label: label(), format: format.clone().unwrap_or_else(|| "value".into()) });
             }
             Value::String(input.to_owned())
         }
         Kind::Number { integer, min, max } => {
-            let x: f64 = input.parse().map_err(|_| format!("{}: not a number", field.label))?;
+            let x: f64 = input.parse().map_err(|_| FieldError::NotANumber { label: label() })?;
             if *integer && x.fract() != 0.0 {
-                return Err(format!("{}: a whole number", field.label));
+                return Err(FieldError::NotWhole { label: label() });
             }
             if min.is_some_and(|m| x < m) || max.is_some_and(|m| x > m) {
-                return Err(format!("{}: out of range", field.label));
+                return Err(FieldError::OutOfRange { label: label() });
             }
             if *integer { json!(x as i64) } else { json!(x) }
         }
         Kind::Bool => Value::Bool(input == "true"),
         Kind::Choice(options) => {
             if !options.iter().any(|(o, _)| o == input) {
-                return Err(format!("{}: not one of the choices", field.label));
+                return Err(FieldError::NotAChoice { label: label() });
             }
             Value::String(input.to_owned())
         }
@@ -247,8 +269,10 @@ mod tests {
         assert_eq!(f("color").kind, Kind::Choice(vec![("r".into(), "Red".into()), ("g".into(), "Green".into())]));
         assert_eq!(f("legacy").kind, Kind::Choice(vec![("a".into(), "A".into()), ("b".into(), "B".into())]));
         assert_eq!(f("tags").kind, Kind::Multi(vec![("x".into(), "x".into()), ("y".into(), "y".into())]));
-        assert!(parse(f("email"), "").is_err());
-        assert!(parse(f("email"), "nope").is_err());
+        assert_eq!(parse(f("email"), ""), Err(FieldError::Required { label: "E-mail".into() }));
+        let wrong = parse(f("email"), "nope");
+        assert_eq!(wrong, Err(FieldError::Format { label: "E-mail".into(), format: "email".into() }));
+        assert_eq!(wrong.map_err(|e| e.to_string()), Err("E-mail: not a valid email".into()));
         assert_eq!(parse(f("email"), "a@b.io"), Ok(Some(json!("a@b.io"))));
         assert_eq!(parse(f("tags"), "x\ny\nz"), Ok(Some(json!(["x", "y"]))));
     }
@@ -257,9 +281,9 @@ mod tests {
     fn numbers_are_checked() {
         let fs = fields(&json!({"properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}}}));
         assert_eq!(parse(&fs[0], "3"), Ok(Some(json!(3))));
-        assert!(parse(&fs[0], "3.5").is_err());
-        assert!(parse(&fs[0], "9").is_err());
-        assert!(parse(&fs[0], "x").is_err());
+        assert_eq!(parse(&fs[0], "3.5"), Err(FieldError::NotWhole { label: "n".into() }));
+        assert_eq!(parse(&fs[0], "9"), Err(FieldError::OutOfRange { label: "n".into() }));
+        assert_eq!(parse(&fs[0], "x"), Err(FieldError::NotANumber { label: "n".into() }));
         assert_eq!(parse(&fs[0], " "), Ok(None));
     }
 
