@@ -267,7 +267,7 @@ fn Way(planned: Memo<Plan>, port: RwSignal<u16>) -> impl IntoView {
             }
             .into_any()
         }
-        Plan::Unusable(why) => view! { <p class="error-text" data-testid="mcp-import-unusable">{tl().mcp_import_unusable.replace("{e}", &air_render::visible(&why))}</p> }.into_any(),
+        Plan::Unusable(why) => view! { <p class="error-text" data-testid="mcp-import-unusable">{tl().mcp_import_unusable.replace("{e}", &air_render::visible(&unusable(&why)))}</p> }.into_any(),
         Plan::Connect { .. } | Plan::Ask(_) => ().into_any(),
     }
 }
@@ -301,5 +301,47 @@ fn McpExport() -> impl IntoView {
                 </div>
             }
         })}
+    }
+}
+
+/// Why a server cannot be used from a page, in the page's language.
+fn unusable(why: &air_mcp_config::Unusable) -> String {
+    use air_mcp_config::unusable::{CmdReading, PowerShellTrouble, Unusable as U};
+    let t = tl();
+    let quoted = |w: &str| format!("{w:?}");
+    match why {
+        U::NotAnObject => t.unusable_not_object.to_owned(),
+        U::UrlNotText => t.unusable_url_not_text.to_owned(),
+        U::NotHttp(url) => t.unusable_not_http.replace("{url}", url),
+        U::HeadersNotAnObject => t.unusable_headers.to_owned(),
+        U::HeaderNotText(k) => t.unusable_header_text.replace("{k}", k),
+        U::EnvNotAnObject => t.unusable_env.to_owned(),
+        U::EnvNotText(k) => t.unusable_env_text.replace("{k}", k),
+        U::CommandWithoutPath => t.unusable_no_path.to_owned(),
+        U::CommandNotText => t.unusable_command_text.to_owned(),
+        U::StdioWithoutCommand => t.unusable_stdio_command.to_owned(),
+        U::NothingToRun => t.unusable_nothing.to_owned(),
+        U::EmptyCommand => t.unusable_empty_command.to_owned(),
+        U::ArgumentNotText => t.unusable_argument.to_owned(),
+        U::ArgsNotAList => t.unusable_args.to_owned(),
+        U::BadVariableName(k) => t.unusable_variable.replace("{k}", &quoted(k)),
+        U::NamelessPlaceholder => t.unusable_placeholder.to_owned(),
+        U::PowerShell { word, trouble } => match trouble {
+            PowerShellTrouble::Quote => t.unusable_powershell_quote,
+            PowerShellTrouble::Empty => t.unusable_powershell_empty,
+            PowerShellTrouble::TrailingBackslash => t.unusable_powershell_backslash,
+        }
+        .replace("{w}", &quoted(word)),
+        U::Cmd { word, mark, program } => {
+            let reading = match CmdReading::of(*mark) {
+                CmdReading::Separator => t.cmd_separator,
+                CmdReading::Redirection => t.cmd_redirection,
+                CmdReading::Variable => t.cmd_variable,
+                CmdReading::Escape => t.cmd_escape,
+                CmdReading::LineEnd => t.cmd_line_end,
+            };
+            let mark = if matches!(mark, '\r' | '\n') { t.cmd_line_break.to_owned() } else { format!("{mark:?}") };
+            t.unusable_cmd.replace("{w}", &quoted(word)).replace("{c}", &mark).replace("{r}", reading).replace("{p}", &quoted(program))
+        }
     }
 }

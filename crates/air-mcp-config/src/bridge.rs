@@ -12,6 +12,7 @@
 
 use crate::Stdio;
 use crate::secret;
+use crate::unusable::{PowerShellTrouble, Unusable};
 
 /// Which shell the line is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,13 +48,13 @@ pub struct Line {
 
 /// The line serving `server` on `port` for `origin`, in `shell`, or why
 /// no line would run as shown (a word Windows would split or change).
-pub fn line(server: &Stdio, bridge: Bridge, shell: Shell, origin: &str, port: u16) -> Result<Line, String> {
+pub fn line(server: &Stdio, bridge: Bridge, shell: Shell, origin: &str, port: u16) -> Result<Line, Unusable> {
     line_hiding(server, &[], bridge, shell, origin, port)
 }
 
 /// The same, each of `hidden` (answers typed into a password field)
 /// masked wherever it is in the line shown.
-pub fn line_hiding(server: &Stdio, hidden: &[String], bridge: Bridge, shell: Shell, origin: &str, port: u16) -> Result<Line, String> {
+pub fn line_hiding(server: &Stdio, hidden: &[String], bridge: Bridge, shell: Shell, origin: &str, port: u16) -> Result<Line, Unusable> {
     if shell == Shell::PowerShell {
         windows_words(server, bridge, origin)?;
     }
@@ -100,7 +101,7 @@ pub fn command_shown(server: &Stdio) -> String {
 /// with a blank escape the quote it adds; and a `.cmd` program (npx, and
 /// the server commands started through it) runs through cmd.exe, which
 /// splits at `&` and reads `%`, `!`, `^`, `|`, `<` and `>` its own way.
-fn windows_words(server: &Stdio, bridge: Bridge, origin: &str) -> Result<(), String> {
+fn windows_words(server: &Stdio, bridge: Bridge, origin: &str) -> Result<(), Unusable> {
     let server_words = || std::iter::once(&server.command).chain(&server.args).map(String::as_str);
     for word in server_words().chain([origin]) {
         powershell_word(word)?;
@@ -116,32 +117,22 @@ fn windows_words(server: &Stdio, bridge: Bridge, origin: &str) -> Result<(), Str
     Ok(())
 }
 
-fn powershell_word(word: &str) -> Result<(), String> {
-    let why = if word.contains('"') {
-        "holds a double quote (\"), which Windows PowerShell passes to the program unescaped, so the program would get other words than the line shows"
+fn powershell_word(word: &str) -> Result<(), Unusable> {
+    let trouble = if word.contains('"') {
+        PowerShellTrouble::Quote
     } else if word.is_empty() {
-        "is empty, and Windows PowerShell drops an empty word instead of passing it"
+        PowerShellTrouble::Empty
     } else if word.ends_with('\\') && word.contains(char::is_whitespace) {
-        "ends with a backslash and holds a blank: Windows PowerShell quotes it so that the backslash escapes the closing quote"
+        PowerShellTrouble::TrailingBackslash
     } else {
         return Ok(());
     };
-    Err(format!("the word {word:?} {why}. Use the line for sh (WSL, Git Bash) or change the configuration"))
+    Err(Unusable::PowerShell { word: word.to_owned(), trouble })
 }
 
-fn cmd_word(word: &str, program: &str) -> Result<(), String> {
-    let Some(c) = word.chars().find(|c| "&|<>^%!\r\n".contains(*c)) else { return Ok(()) };
-    let what = match c {
-        '&' | '|' => "a command separator",
-        '<' | '>' => "a redirection",
-        '%' | '!' => "a variable's mark",
-        '^' => "its escape character",
-        _ => "the end of the command",
-    };
-    let c = if matches!(c, '\r' | '\n') { "a line break".to_owned() } else { format!("{c:?}") };
-    Err(format!(
-        "the word {word:?} holds {c}, which cmd.exe takes as {what}: Windows starts {program:?} through cmd.exe, which would run something else than the line shows. Use the line for sh (WSL, Git Bash) or change the configuration"
-    ))
+fn cmd_word(word: &str, program: &str) -> Result<(), Unusable> {
+    let Some(mark) = word.chars().find(|c| "&|<>^%!\r\n".contains(*c)) else { return Ok(()) };
+    Err(Unusable::Cmd { word: word.to_owned(), mark, program: program.to_owned() })
 }
 
 /// Programs Windows starts as themselves (`.exe`), not through cmd.exe.
@@ -405,15 +396,15 @@ mod tests {
 
     #[test]
     fn a_double_quote_is_refused_for_powershell_and_shown_whole_for_sh() {
-        let why = line(&injected(), Bridge::McpProxy, Shell::PowerShell, "https://air.example", 8100).expect_err("refused");
+        let why = line(&injected(), Bridge::McpProxy, Shell::PowerShell, "https://air.example", 8100).expect_err("refused").to_string();
         assert!(why.contains("--host 0.0.0.0") && why.contains("double quote") && why.contains("PowerShell"), "{why}");
         let sh = line(&injected(), Bridge::McpProxy, Shell::Posix, "https://air.example", 8100).expect("sh quotes it");
         assert_eq!(sh.shown, sh.text, "nothing that holds blanks or quotes is masked");
         assert!(sh.shown.ends_with("--token 'ghp_0123456789abcdefghijklmnopqrstuvwx x\" --host 0.0.0.0 --allow-origin * \"y'"), "{}", sh.shown);
         let empty = Stdio { args: vec![String::new()], ..memory() };
-        assert!(line(&empty, Bridge::McpProxy, Shell::PowerShell, "o", 1).is_err_and(|e| e.contains("empty")));
+        assert!(line(&empty, Bridge::McpProxy, Shell::PowerShell, "o", 1).is_err_and(|e| matches!(e, Unusable::PowerShell { trouble: PowerShellTrouble::Empty, .. })));
         let slash = Stdio { args: vec!["C:\\my dir\\".into()], ..memory() };
-        assert!(line(&slash, Bridge::McpProxy, Shell::PowerShell, "o", 1).is_err_and(|e| e.contains("backslash")));
+        assert!(line(&slash, Bridge::McpProxy, Shell::PowerShell, "o", 1).is_err_and(|e| matches!(e, Unusable::PowerShell { trouble: PowerShellTrouble::TrailingBackslash, .. })));
     }
 
     #[test]
@@ -422,7 +413,7 @@ mod tests {
             [("a&calc", "command separator"), ("a|b", "command separator"), ("<in", "redirection"), ("%PATH%", "variable"), ("a!x!", "variable"), ("a^b", "escape"), ("a\nb", "line break")]
         {
             let s = Stdio { args: vec![word.into()], ..memory() };
-            let why = line(&s, Bridge::McpProxy, Shell::PowerShell, "https://air.example", 8100).expect_err(word);
+            let why = line(&s, Bridge::McpProxy, Shell::PowerShell, "https://air.example", 8100).expect_err(word).to_string();
             assert!(why.contains(&format!("{word:?}")) && why.contains(what) && why.contains("\"npx\""), "{word}: {why}");
             assert!(line(&s, Bridge::McpProxy, Shell::Posix, "https://air.example", 8100).is_ok(), "sh quotes {word}");
         }

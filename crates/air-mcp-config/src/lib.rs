@@ -73,6 +73,9 @@ pub mod jsonc;
 pub mod placeholders;
 pub mod plan;
 pub mod secret;
+pub mod unusable;
+
+pub use unusable::Unusable;
 
 use serde_json::{Map, Value};
 
@@ -125,7 +128,7 @@ pub enum Server {
     },
     Stdio(Stdio),
     /// Cannot be used from a page, and why.
-    Unusable(String),
+    Unusable(Unusable),
 }
 
 /// One server of the configuration.
@@ -271,62 +274,62 @@ fn text_of(v: &Value) -> Option<String> {
 
 /// Pairs of an object of texts (numbers and booleans as written; `null`,
 /// which VS Code uses to unset a variable, left out).
-fn pairs(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, String> {
+fn pairs(v: Option<&Value>, not_object: Unusable, not_text: fn(String) -> Unusable) -> Result<Vec<(String, String)>, Unusable> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    let o = v.as_object().ok_or(format!("its {what} are not an object"))?;
+    let o = v.as_object().ok_or(not_object)?;
     let mut out = Vec::new();
     for (k, v) in o {
         match v {
             Value::Null => {}
-            v => out.push((k.clone(), text_of(v).ok_or(format!("its {what} value {k} is not text"))?)),
+            v => out.push((k.clone(), text_of(v).ok_or_else(|| not_text(k.clone()))?)),
         }
     }
     Ok(out)
 }
 
 fn server_of(v: &Value) -> Server {
-    let Some(o) = v.as_object() else { return Server::Unusable("not an object".into()) };
+    let Some(o) = v.as_object() else { return Server::Unusable(Unusable::NotAnObject) };
     match remote_or_stdio(o) {
         Ok(s) => s,
         Err(why) => Server::Unusable(why),
     }
 }
 
-fn remote_or_stdio(o: &Map<String, Value>) -> Result<Server, String> {
+fn remote_or_stdio(o: &Map<String, Value>) -> Result<Server, Unusable> {
     let kind = o.get("type").or(o.get("transport")).and_then(Value::as_str).unwrap_or_default();
     if let Some(url) = o.get("url").or(o.get("serverUrl")) {
-        let url = url.as_str().ok_or("its url is not text")?.trim().to_owned();
+        let url = url.as_str().ok_or(Unusable::UrlNotText)?.trim().to_owned();
         if !url.starts_with("${") && !url.starts_with("http://") && !url.starts_with("https://") {
-            return Err(format!("{url} is not an http(s) address; a page reaches servers over HTTP only"));
+            return Err(Unusable::NotHttp(url));
         }
         let transport = match kind {
             "sse" => Transport::Sse,
             "http" | "streamable-http" | "streamableHttp" | "streamable_http" => Transport::StreamableHttp,
             _ => Transport::Auto,
         };
-        return Ok(Server::Remote { url, transport, headers: pairs(o.get("headers"), "headers")? });
+        return Ok(Server::Remote { url, transport, headers: pairs(o.get("headers"), Unusable::HeadersNotAnObject, Unusable::HeaderNotText)? });
     }
     let (command, more) = match o.get("command") {
         Some(Value::String(c)) => (c.trim().to_owned(), o),
         // Zed's first form: {"command": {"path", "args", "env"}}.
-        Some(Value::Object(c)) => (c.get("path").and_then(Value::as_str).ok_or("its command has no path")?.to_owned(), c),
-        Some(_) => return Err("its command is not text".into()),
-        None if kind == "stdio" => return Err("a stdio server without a command".into()),
-        None => return Err("neither a url nor a command".into()),
+        Some(Value::Object(c)) => (c.get("path").and_then(Value::as_str).ok_or(Unusable::CommandWithoutPath)?.to_owned(), c),
+        Some(_) => return Err(Unusable::CommandNotText),
+        None if kind == "stdio" => return Err(Unusable::StdioWithoutCommand),
+        None => return Err(Unusable::NothingToRun),
     };
     if command.is_empty() {
-        return Err("its command is empty".into());
+        return Err(Unusable::EmptyCommand);
     }
     let args = match more.get("args") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a.iter().map(|v| text_of(v).ok_or("an argument is not text")).collect::<Result<_, _>>()?,
-        Some(_) => return Err("its args are not a list".into()),
+        Some(Value::Array(a)) => a.iter().map(|v| text_of(v).ok_or(Unusable::ArgumentNotText)).collect::<Result<_, _>>()?,
+        Some(_) => return Err(Unusable::ArgsNotAList),
     };
     let cwd = o.get("cwd").and_then(Value::as_str).map(str::to_owned);
-    let env = pairs(more.get("env"), "environment")?;
+    let env = pairs(more.get("env"), Unusable::EnvNotAnObject, Unusable::EnvNotText)?;
     // A name is written into the line as it is: only a name a shell takes.
     if let Some((bad, _)) = env.iter().find(|(k, _)| !k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
-        return Err(format!("its environment variable {bad:?} is not a variable name"));
+        return Err(Unusable::BadVariableName(bad.clone()));
     }
     Ok(Server::Stdio(Stdio { command, args, env, cwd }))
 }

@@ -31,7 +31,7 @@ pub enum Plan {
     Bridge(Line),
     /// These are still to be answered (nothing is used half-filled).
     Ask(Vec<Placeholder>),
-    Unusable(String),
+    Unusable(crate::Unusable),
 }
 
 /// The first port offered for the `n`th local server of a configuration.
@@ -97,7 +97,7 @@ pub fn plan(entry: &Entry, answers: &BTreeMap<String, String>, inputs: &[Input],
     };
     filled.unwrap_or_else(|| match entry.placeholders() {
         // `${}`: nothing to ask, nothing to fill.
-        asked if asked.is_empty() => Plan::Unusable("it has a placeholder with no name (${})".into()),
+        asked if asked.is_empty() => Plan::Unusable(crate::Unusable::NamelessPlaceholder),
         asked => Plan::Ask(asked),
     })
 }
@@ -167,7 +167,7 @@ mod tests {
         let nameless = crate::parse(r#"{"mcpServers":{"x":{"url":"https://a.example/${}"}}}"#).expect("reads");
         assert!(matches!(plan(&nameless.entries[0], &BTreeMap::new(), &parsed.inputs, choice(), ORIGIN), Plan::Unusable(_)), "never an entry with nothing to do");
         let env = crate::parse(r#"{"mcpServers":{"x":{"command":"npx","env":{"A=1;touch /tmp/p;B":"v"}}}}"#).expect("reads");
-        assert!(matches!(&env.entries[0].server, Server::Unusable(why) if why.contains("not a variable name")));
+        assert!(matches!(&env.entries[0].server, Server::Unusable(crate::Unusable::BadVariableName(name)) if name == "A=1;touch /tmp/p;B"));
         let ps = crate::parse(r#"{"mcpServers":{"x":{"command":"npx","args":["a"]}}}"#).expect("reads");
         let Plan::Bridge(l) = plan(&ps.entries[0], &BTreeMap::new(), &[], Choice { bridge: Bridge::Supergateway, shell: Shell::PowerShell, port: 8100 }, ORIGIN) else { panic!("a line") };
         assert!(l.text.starts_with("uvx mcp-proxy@0.13.0") && l.warning.is_none(), "PowerShell gets mcp-proxy: {}", l.text);
@@ -178,6 +178,7 @@ mod tests {
         let parsed = crate::parse(r#"{"mcpServers":{"x":{"command":"npx","args":["-y","server","a&calc"]}}}"#).expect("reads");
         let ps = Choice { bridge: Bridge::McpProxy, shell: Shell::PowerShell, port: 8100 };
         let Plan::Unusable(why) = plan(&parsed.entries[0], &BTreeMap::new(), &[], ps, ORIGIN) else { panic!("refused") };
+        let why = why.to_string();
         assert!(why.contains("\"a&calc\"") && why.contains("cmd.exe") && why.contains("command separator"), "{why}");
         assert!(matches!(plan(&parsed.entries[0], &BTreeMap::new(), &[], choice(), ORIGIN), Plan::Bridge(_)), "sh quotes it");
     }

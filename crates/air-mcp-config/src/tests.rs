@@ -100,7 +100,7 @@ fn an_entry_that_cannot_work_says_why_and_the_others_go_on() {
         .entries
         .iter()
         .map(|e| match &e.server {
-            Server::Unusable(w) => w.clone(),
+            Server::Unusable(w) => w.to_string(),
             _ => "usable".into(),
         })
         .collect();
