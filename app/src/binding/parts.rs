@@ -148,6 +148,21 @@ fn import_summary(state: AppState, done: Imported) -> Result<String, super::lazy
     Ok(text)
 }
 
+/// What an import left out and why, in the page's language.
+fn skipped(t: &air_i18n::Later, why: &air_import::Skipped) -> String {
+    use air_import::Skipped as S;
+    match why {
+        S::OtherApp { file, app } => t.skip_other_app.replace("{n}", &file.to_string()).replace("{a}", app.name()),
+        S::NotAnExport(app) => t.skip_not_export.replace("{a}", app.name()),
+        S::NoSessions(what) => t.skip_no_sessions.replace("{w}", what),
+        S::NotAList(what) => t.skip_not_list.replace("{w}", what),
+        S::NotRecords { what, count } => t.skip_not_records.replace("{w}", what).replace("{n}", &count.to_string()),
+        S::NoId { title, field } => t.skip_no_id.replace("{t}", title).replace("{w}", field),
+        S::NoMessages { title, field } => t.skip_no_messages.replace("{t}", title).replace("{w}", field),
+        S::NotAnObject(n) => t.skip_not_object.replace("{n}", &n.to_string()),
+    }
+}
+
 /// What came in from another app: how much, what was hidden, kept as
 /// text or skipped (the first reason), and that keys were left out.
 fn from_app(t: &air_i18n::Later, done: &Imported, source: air_import::Source, summary: &air_import::Summary) -> String {
@@ -159,7 +174,7 @@ fn from_app(t: &air_i18n::Later, done: &Imported, source: air_import::Source, su
         }
     }
     if let Some(first) = summary.skipped.first() {
-        text.push_str(&format!(" ({first})"));
+        text.push_str(&format!(" ({})", skipped(t, first)));
     }
     if summary.keys_left_out {
         text.push(' ');

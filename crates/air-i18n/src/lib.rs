@@ -459,6 +459,14 @@ texts! {
     import_as_text: "{n} part(s) kept as text (files not in the export, tool calls).", "{n} 处内容以文字保留（导出中没有的文件、工具调用）。";
     import_skipped: "{n} conversation(s) could not be read", "{n} 个对话无法读取";
     import_keys: "API keys and settings in the file were not imported.", "文件中的 API 密钥和设置未被导入。";
+    skip_other_app: "file {n} is not from {a}: import it on its own", "文件 {n} 不是来自 {a}：请单独导入";
+    skip_not_export: "a file that is not a {a} export", "有文件不是 {a} 的导出";
+    skip_no_sessions: "{w}: no sessions", "{w}：没有会话";
+    skip_not_list: "{w}: not a list", "{w}：不是列表";
+    skip_not_records: "{w}: {n} entries that are not records", "{w}：{n} 个条目不是记录";
+    skip_no_id: "\"{t}\": no id ({w})", "“{t}”：没有 id（{w}）";
+    skip_no_messages: "\"{t}\": no messages ({w})", "“{t}”：没有消息（{w}）";
+    skip_not_object: "conversation {n}: not an object", "第 {n} 个对话不是对象";
     import_left_out: "Not imported: {f}.", "未导入：{f}。";
     import_left_out_more: "{f}; and {n} more", "{f}；以及另外 {n} 项";
     importing: "Importing… {d} of {n} conversations", "正在导入…{d}/{n} 个对话";

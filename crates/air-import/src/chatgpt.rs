@@ -22,6 +22,7 @@ use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
 use crate::Summary;
+use crate::skipped::Skipped;
 use crate::tree::{self, Conversation, Kept};
 
 mod cite;
@@ -46,10 +47,10 @@ fn seconds(v: Option<&Value>) -> Option<f64> {
     v.and_then(Value::as_f64).filter(|t| t.is_finite() && *t > 0.0).map(|t| t * 1000.0)
 }
 
-fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, String> {
-    let id = c.get("conversation_id").or(c.get("id")).and_then(Value::as_str).ok_or("a conversation without an id")?;
+fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Skipped> {
     let title = c.get("title").and_then(Value::as_str).unwrap_or_default().trim().to_owned();
-    let mapping = c.get("mapping").and_then(Value::as_object).ok_or_else(|| format!("\"{title}\": no messages (mapping)"))?;
+    let Some(id) = c.get("conversation_id").or(c.get("id")).and_then(Value::as_str) else { return Err(Skipped::NoId { title, field: "conversation_id" }) };
+    let Some(mapping) = c.get("mapping").and_then(Value::as_object) else { return Err(Skipped::NoMessages { title, field: "mapping" }) };
     let created = seconds(c.get("create_time")).unwrap_or(0.0);
     let model = c.get("default_model_slug").and_then(Value::as_str);
     // Every node's parent, and what each kept node becomes.

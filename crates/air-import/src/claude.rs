@@ -33,6 +33,7 @@ use air_store::records::{ToolRun, ToolStatus};
 use serde_json::Value;
 
 use crate::Summary;
+use crate::skipped::Skipped;
 use crate::tree::{self, Conversation, Kept};
 
 /// The parent Claude gives the first message of a conversation.
@@ -58,10 +59,10 @@ pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
     crate::convert_each(files, now_ms, conversations, conversation)
 }
 
-fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, String> {
+fn conversation(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Skipped> {
     let title = tree::clean(c.get("name").and_then(Value::as_str).unwrap_or_default()).trim().to_owned();
-    let id = c.get("uuid").and_then(Value::as_str).filter(|i| !i.trim().is_empty()).ok_or_else(|| format!("\"{title}\": no id (uuid)"))?;
-    let list = c.get("chat_messages").and_then(Value::as_array).ok_or_else(|| format!("\"{title}\": no messages (chat_messages)"))?;
+    let Some(id) = c.get("uuid").and_then(Value::as_str).filter(|i| !i.trim().is_empty()) else { return Err(Skipped::NoId { title, field: "uuid" }) };
+    let Some(list) = c.get("chat_messages").and_then(Value::as_array) else { return Err(Skipped::NoMessages { title, field: "chat_messages" }) };
     let created = c.get("created_at").and_then(Value::as_str).map_or(0.0, iso_ms);
     // Every message's node (its uuid, made unique) and parent, in file order.
     let mut used = HashSet::new();

@@ -118,6 +118,8 @@ pub mod lobechat;
 pub mod nextchat;
 pub mod openwebui;
 pub mod picked;
+pub mod skipped;
+pub use skipped::Skipped;
 #[cfg(test)]
 mod testing;
 pub mod tree;
@@ -135,7 +137,7 @@ pub struct Summary {
     /// a tool's display).
     pub as_text: usize,
     /// Conversations that could not be read, with why.
-    pub skipped: Vec<String>,
+    pub skipped: Vec<Skipped>,
     /// The file held API keys or other credentials, left out.
     pub keys_left_out: bool,
 }
@@ -153,7 +155,7 @@ pub(crate) struct Collected {
 impl Collected {
     /// Adds a conversation read, with what reading it counted (hidden
     /// messages, parts kept as text), or why it could not be read.
-    pub(crate) fn add(&mut self, read: Result<ExportedSession, String>, counts: Summary) {
+    pub(crate) fn add(&mut self, read: Result<ExportedSession, Skipped>, counts: Summary) {
         match read {
             Ok(s) if s.messages.is_empty() || !self.seen.insert(s.session.id.clone()) => {}
             Ok(s) => {
@@ -175,7 +177,7 @@ impl Collected {
 /// Every conversation `list` finds in `files`, read by `read` (which counts
 /// what it leaves out) and gathered: the convert of a format whose file is
 /// a list of conversations.
-pub(crate) fn convert_each(files: &[Value], now_ms: f64, list: fn(&Value) -> Option<Vec<&Value>>, read: fn(&Value, &mut Summary) -> Result<ExportedSession, String>) -> (Export, Summary) {
+pub(crate) fn convert_each(files: &[Value], now_ms: f64, list: fn(&Value) -> Option<Vec<&Value>>, read: fn(&Value, &mut Summary) -> Result<ExportedSession, Skipped>) -> (Export, Summary) {
     let mut all = Collected::default();
     for c in files.iter().filter_map(list).flatten() {
         let mut counts = Summary::default();
@@ -243,7 +245,7 @@ pub fn read(files: &[Value], now_ms: f64) -> Option<(Source, Export, Summary)> {
     // A file of another app chosen with them is said, not passed over.
     for (i, f) in files.iter().enumerate().skip(1) {
         if source_of(f) != Some(source) {
-            summary.skipped.push(format!("file {} is not from {}: import it on its own", i + 1, source.name()));
+            summary.skipped.push(Skipped::OtherApp { file: i + 1, app: source });
         }
     }
     Some((source, export, summary))

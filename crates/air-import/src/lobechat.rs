@@ -25,6 +25,7 @@ use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
 use crate::Summary;
+use crate::skipped::Skipped;
 use crate::tree::{self, Conversation, Kept};
 
 /// The session LobeChat's messages belong to when they name none.
@@ -51,7 +52,7 @@ pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
             (Some(state), _) => book.read_state(state, &mut summary),
             (None, Some(data)) => book.read_database(data, &mut summary),
             _ => {
-                summary.skipped.push("a file that is not a LobeChat export".to_owned());
+                summary.skipped.push(Skipped::NotAnExport(crate::Source::LobeChat));
                 continue;
             }
         }
@@ -357,13 +358,13 @@ fn rows<'a>(v: Option<&'a Value>, what: &str, summary: &mut Summary) -> Vec<(Opt
         Some(Value::Object(o)) => o.iter().map(|(k, x)| (Some(k.as_str()), x)).collect(),
         None | Some(Value::Null) => Vec::new(),
         Some(_) => {
-            summary.skipped.push(format!("{what}: not a list"));
+            summary.skipped.push(Skipped::NotAList(what.to_owned()));
             Vec::new()
         }
     };
     let bad = all.iter().filter(|(_, x)| !x.is_object()).count();
     if bad > 0 {
-        summary.skipped.push(format!("{what}: {bad} entries that are not records"));
+        summary.skipped.push(Skipped::NotRecords { what: what.to_owned(), count: bad });
     }
     all.into_iter().filter(|(_, x)| x.is_object()).collect()
 }

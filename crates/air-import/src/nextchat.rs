@@ -25,6 +25,7 @@ use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
 use crate::lobechat::{civil_ms, fence, holds_keys, id_of, iso_ms, unique};
+use crate::skipped::Skipped;
 use crate::tree::{self, Conversation, Kept};
 use crate::{Collected, Summary};
 
@@ -45,7 +46,7 @@ pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
     let mut all = Collected::default();
     for file in files {
         let Some(stores) = file.as_object() else {
-            all.summary.skipped.push("a file that is not a NextChat backup".to_owned());
+            all.summary.skipped.push(Skipped::NotAnExport(crate::Source::NextChat));
             continue;
         };
         // Settings are never read: only whether they held a key.
@@ -53,7 +54,7 @@ pub fn convert(files: &[Value], now_ms: f64) -> (Export, Summary) {
         let chats = stores.get(CHATS).map(store).unwrap_or_default();
         let list = chats.get("sessions").or_else(|| chats.pointer("/state/sessions")).and_then(Value::as_array);
         let Some(list) = list else {
-            all.summary.skipped.push(format!("{CHATS}: no sessions"));
+            all.summary.skipped.push(Skipped::NoSessions(CHATS.to_owned()));
             continue;
         };
         for (i, s) in list.iter().enumerate() {
@@ -74,12 +75,12 @@ fn store(v: &Value) -> Cow<'_, Value> {
 }
 
 /// One session, its messages each following the one before.
-fn conversation(s: &Value, index: usize, summary: &mut Summary) -> Result<ExportedSession, String> {
+fn conversation(s: &Value, index: usize, summary: &mut Summary) -> Result<ExportedSession, Skipped> {
     if !s.is_object() {
-        return Err(format!("conversation {}: not an object", index + 1));
+        return Err(Skipped::NotAnObject(index + 1));
     }
     let title = s.get("topic").and_then(Value::as_str).map(|t| tree::clean(t).trim().to_owned()).unwrap_or_default();
-    let messages = s.get("messages").and_then(Value::as_array).ok_or_else(|| format!("\"{title}\": no messages"))?;
+    let Some(messages) = s.get("messages").and_then(Value::as_array) else { return Err(Skipped::NoMessages { title, field: "messages" }) };
     let id = id_of(s.get("id")).unwrap_or_else(|| format!("#{index}"));
     let last_update = s.get("lastUpdate").and_then(Value::as_f64).filter(|t| t.is_finite() && *t > 0.0).unwrap_or(0.0);
     // Sent to the model with the chat, never shown in it.

@@ -25,6 +25,7 @@ use air_store::export::{Export, ExportedSession};
 use serde_json::Value;
 
 use crate::Summary;
+use crate::skipped::Skipped;
 use crate::tree::{self, Conversation, Kept};
 
 const IMAGE: &str = "[An image: not carried over from Open WebUI]";
@@ -68,12 +69,12 @@ fn millis(v: Option<&Value>) -> Option<f64> {
     (ms > 0.0 && ms < 253_402_300_800_000.0).then_some(ms)
 }
 
-fn chat(c: &Value, summary: &mut Summary) -> Result<ExportedSession, String> {
+fn chat(c: &Value, summary: &mut Summary) -> Result<ExportedSession, Skipped> {
     let inner = c.get("chat").unwrap_or(&Value::Null);
     let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
     let title = tree::clean(&str_of(c, "title").or(str_of(inner, "title")).unwrap_or_default()).trim().to_owned();
-    let id = str_of(c, "id").or(str_of(inner, "id")).filter(|i| !i.trim().is_empty()).ok_or_else(|| format!("\"{title}\": no id"))?;
-    let nodes = nodes(inner).ok_or_else(|| format!("\"{title}\": no messages (chat.history)"))?;
+    let Some(id) = str_of(c, "id").or(str_of(inner, "id")).filter(|i| !i.trim().is_empty()) else { return Err(Skipped::NoId { title, field: "id" }) };
+    let Some(nodes) = nodes(inner) else { return Err(Skipped::NoMessages { title, field: "chat.history" }) };
     let created = millis(c.get("created_at")).or(millis(inner.get("timestamp"))).unwrap_or(0.0);
     let models: Vec<&str> = inner.get("models").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     let mut parent: HashMap<String, String> = HashMap::new();

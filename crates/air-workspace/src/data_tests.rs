@@ -92,7 +92,7 @@ fn another_apps_export_says_which_app_and_what_it_held_and_its_split_parts_come_
     let updates = h.take();
     let Update::Import(ImportOutcome::Done(done)) = &updates[0] else { panic!("{updates:?}") };
     let skipped = done.from.as_ref().map(|(_, s)| s.skipped.clone()).unwrap_or_default();
-    assert_eq!(skipped, ["file 2 is not from ChatGPT: import it on its own"], "another app's file is said, not passed over");
+    assert_eq!(skipped, [air_import::Skipped::OtherApp { file: 2, app: air_import::Source::ChatGpt }], "another app's file is said, not passed over");
     h.send(Command::Data(crate::data::Action::Import { texts: vec!["[1]".into(), "{}".into()], left_out: Vec::new() }));
     assert!(matches!(h.take().as_slice(), [Update::Import(ImportOutcome::Failed(_))]), "parts of nothing known");
 }

@@ -106,7 +106,8 @@ fn split_files_wrapped_lists_and_quirks_are_read_and_a_bad_conversation_is_skipp
     }}, {"id": "c3", "title": "no mapping"}]});
     let (export, summary) = convert(&[one.clone(), wrapped, one], 5.0);
     assert_eq!(summary.conversations, 2, "a conversation in two files counts once");
-    assert_eq!(summary.skipped, ["\"no mapping\": no messages (mapping)"]);
+    assert_eq!(summary.skipped, [crate::Skipped::NoMessages { title: "no mapping".into(), field: "mapping" }]);
+    assert_eq!(summary.skipped[0].to_string(), "\"no mapping\": no messages (mapping)");
     let c2 = &export.sessions[1];
     assert_eq!(c2.session.title, "Bonjour à tous 😀", "titled from its first question");
     let orphan = c2.messages.iter().find(|m| m.content == "orphan in a cycle").expect("kept");

@@ -211,7 +211,9 @@ fn hostile_input_is_read_without_panicking_and_a_bad_conversation_is_skipped_alo
     let (export, summary) = convert(&[sample(), hostile(), sample()], 5.0);
     assert_eq!(summary.conversations, 2, "the conversation in two files counts once");
     assert_eq!(export.sessions.len(), 2);
-    assert_eq!(summary.skipped, ["\"No id here\": no id (uuid)", "\"Broken\": no messages (chat_messages)", "\"\": no id (uuid)", "\"\": no id (uuid)"]);
+    use crate::Skipped::{NoId, NoMessages};
+    let no_id = |title: &str| NoId { title: title.into(), field: "uuid" };
+    assert_eq!(summary.skipped, [no_id("No id here"), NoMessages { title: "Broken".into(), field: "chat_messages" }, no_id(""), no_id("")]);
     assert_eq!(summary.hidden, 3, "the empty answer, the string, the system prompt");
     assert_eq!(summary.as_text, 4 + 6, "the sample once; then a file, four blocks, an attachment");
     let s = &export.sessions[1];

@@ -232,9 +232,9 @@ fn hostile_input_neither_panics_nor_loses_what_can_be_read() {
     let (export, summary) = convert(&[hostile.clone(), json!(null), json!({"state": []}), json!({"data": {"messages": "x"}, "mode": "pglite"})], 5.0);
     assert!(!summary.keys_left_out, "empty keys are no keys");
     assert_eq!(summary.hidden, 2, "a number role, content that is no text");
-    assert!(summary.skipped.contains(&"messages: 3 entries that are not records".to_owned()), "{:?}", summary.skipped);
-    assert!(summary.skipped.contains(&"topics: not a list".to_owned()));
-    assert!(summary.skipped.iter().filter(|s| s.as_str() == "a file that is not a LobeChat export").count() == 2);
+    assert!(summary.skipped.contains(&crate::Skipped::NotRecords { what: "messages".into(), count: 3 }), "{:?}", summary.skipped);
+    assert!(summary.skipped.contains(&crate::Skipped::NotAList("topics".into())));
+    assert!(summary.skipped.iter().filter(|s| s.to_string() == "a file that is not a LobeChat export").count() == 2);
     let cyc = session(&export, "lobechat-cyc");
     assert_eq!(cyc.session.title, "Orphan messages");
     let ids: Vec<&str> = cyc.messages.iter().map(|m| m.id.as_str()).collect();

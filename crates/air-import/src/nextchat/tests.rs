@@ -143,7 +143,7 @@ fn old_backups_with_missing_or_repeated_ids_strings_and_bad_sessions() {
     });
     let (export, summary) = convert(&[file], 5.0);
     assert!(!summary.keys_left_out, "empty keys are no keys");
-    assert_eq!(summary.skipped, ["conversation 2: not an object", "\"Broken\": no messages"]);
+    assert_eq!(summary.skipped, [crate::Skipped::NotAnObject(2), crate::Skipped::NoMessages { title: "Broken".into(), field: "messages" }]);
     assert_eq!((summary.conversations, summary.messages), (2, 5));
     let old = session(&export, "nextchat-1680000000000");
     assert_eq!(old.session.title, "Old chat");
@@ -176,7 +176,8 @@ fn hostile_input_neither_panics_nor_loses_what_can_be_read() {
         "access-control": [1, {"nested": {"azureApiKey": "k"}}], "app-config": null, "mask-store": {"apiKey": "not a setting"}});
     let (export, summary) = convert(&[hostile.clone(), json!(null), json!({"chat-next-web-store": 5})], 5.0);
     assert!(summary.keys_left_out, "a key found anywhere in the settings");
-    assert_eq!(summary.skipped, ["conversation 1: not an object", "conversation 2: not an object", "a file that is not a NextChat backup", "chat-next-web-store: no sessions"]);
+    let said: Vec<String> = summary.skipped.iter().map(ToString::to_string).collect();
+    assert_eq!(said, ["conversation 1: not an object", "conversation 2: not an object", "a file that is not a NextChat backup", "chat-next-web-store: no sessions"]);
     assert_eq!(summary.hidden, 4, "three unreadable messages, one with no text");
     let s = session(&export, "nextchat-#2");
     let texts = shown(s);

@@ -198,10 +198,9 @@ fn hostile() -> Value {
 fn hostile_input_is_read_without_panicking_and_a_bad_chat_is_skipped_alone() {
     let (export, summary) = convert(&[sample(), hostile(), sample()], 5.0);
     assert_eq!(summary.conversations, 2, "the chat in two files counts once");
-    assert_eq!(
-        summary.skipped,
-        ["\"Untitled\": no id", "\"No messages\": no messages (chat.history)", "\"Array\": no messages (chat.history)", "\"No chat\": no messages (chat.history)", "\"\": no id", "\"\": no id",]
-    );
+    use crate::Skipped::{NoId, NoMessages};
+    let (no_id, empty) = (|t: &str| NoId { title: t.into(), field: "id" }, |t: &str| NoMessages { title: t.into(), field: "chat.history" });
+    assert_eq!(summary.skipped, [no_id("Untitled"), empty("No messages"), empty("Array"), empty("No chat"), no_id(""), no_id("")]);
     assert_eq!(summary.hidden, 1 + 3, "the sample's; then the tool role, the string, the empty answer");
     assert_eq!(summary.as_text, 4 + 3, "the sample's; then two files and an image");
     let s = &export.sessions[1];
