@@ -250,7 +250,7 @@ fn McpServerRow(server: McpServer, sync_note: RwSignal<Option<(String, String)>>
         // Headers only when edited (a moved URL otherwise leaves them).
         let edited = headers.get_untracked();
         let headers = match (edited != saved_headers).then(|| air_servers::add::parse_headers(&edited)) {
-            Some(Err(why)) => return sync_note.set(Some((name, why))),
+            Some(Err(why)) => return sync_note.set(Some((name, state.tl().mcp_not_a_header.replace("{n}", &why.line.to_string())))),
             Some(Ok(h)) => Some(h),
             None => None,
         };

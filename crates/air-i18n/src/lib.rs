@@ -491,6 +491,7 @@ texts! {
     mcp_ask_other: "The value of {n}", "{n} 的值";
     mcp_import_copy: "Copy the line", "复制命令";
     mcp_import_unusable: "Cannot be used from a page: {e}", "无法在网页中使用：{e}";
+    mcp_not_a_header: "line {n} is not a header (Name: value)", "第 {n} 行不是请求头（名称: 值）";
     unusable_not_object: "not an object", "不是对象";
     unusable_url_not_text: "its url is not text", "其 url 不是文本";
     unusable_not_http: "{url} is not an http(s) address; a page reaches servers over HTTP only", "{url} 不是 http(s) 地址；网页只能通过 HTTP 访问服务器";

@@ -200,28 +200,36 @@ impl AddFlow {
     }
 }
 
-/// What the doctor probes for an MCP server at `url`: the request this
 /// A saved server's headers as the user edits them: one `Name: value` a
 /// line.
 pub fn headers_text(headers: &[(String, String)]) -> String {
     headers.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join("\n")
 }
 
+/// A line of [`headers_text`]'s form that is not a header (`Name: value`),
+/// by its number from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("line {line} is not a header (Name: value)")]
+pub struct NotAHeader {
+    pub line: usize,
+}
+
 /// Reads [`headers_text`]'s form back (blank lines skipped); a line that is
 /// not a header is refused with its number (the saved ones stay).
-pub fn parse_headers(text: &str) -> Result<Vec<(String, String)>, String> {
+pub fn parse_headers(text: &str) -> Result<Vec<(String, String)>, NotAHeader> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let (name, value) = line.split_once(':').map(|(n, v)| (n.trim(), v.trim())).unwrap_or_default();
         let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
         if name.is_empty() || !name.chars().all(token) || value.chars().any(|c| c.is_control()) {
-            return Err(format!("line {} is not a header (Name: value)", i + 1));
+            return Err(NotAHeader { line: i + 1 });
         }
         out.push((name.to_owned(), value.to_owned()));
     }
     Ok(out)
 }
 
+/// What the doctor probes for an MCP server at `url`: the request this
 /// client sends first, with the headers it sends (probe values) and
 /// `headers` (the user's).
 pub fn doctor_target(url: &str, headers: Vec<(String, String)>, page_origin: Option<String>) -> air_doctor::Target {
