@@ -115,6 +115,7 @@ fn dependencies_follow_the_crate_map() {
         ("air-store", &["air-chat", "air-http-tools", "air-search", "air-testgen", "air-tools"]),
         ("air-mcp", &["air-apps", "air-http", "air-sse", "air-testgen", "air-tools"]),
         ("air-apps", &["air-http", "air-testgen", "air-tools"]),
+        ("air-sandbox", &["air-testgen", "air-tools"]),
         ("air-search", &[]),
         ("air-dynamic", &["air-search", "air-store", "air-tools"]),
         // (air-dynamic: its tests only)
