@@ -130,7 +130,7 @@ for base, _, names in os.walk(staging):
 files.sort()
 # Fetched on first use too: the sign-in callback page and the MCP Apps
 # sandbox (a first visit needs neither).
-lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html') or f.startswith('engine/')]
+lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html', 'runner.html') or f.startswith('engine/')]
 core = [f for f in files if f not in lazy]
 digest = hashlib.sha256()
 for f in files:

@@ -8,7 +8,8 @@
 //! code runs from now), `out {text}` and `err {text}`, and one end: `done
 //! {value?, files: [{name}]}` (the files' bytes beside the message, in
 //! order), `raised {name, message, files}` (the code threw), `missing
-//! {packages, available}` (packages this site does not offer).
+//! {packages, available}` (packages this site does not offer), `crashed
+//! {message}` (the worker failed outside the code).
 
 use serde_json::{Value, json};
 
@@ -143,6 +144,7 @@ impl Run {
                 let end = End::Raised { name: text("name"), message: capped(&text("message"), 2_000) };
                 return Some(self.end_with(end, msg, bytes, now_ms));
             }
+            Some("crashed") => return self.crashed(&text("message"), now_ms),
             Some("missing") => {
                 let names = |k: &str| msg.get(k).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).take(500).map(|s| capped(s, 100)).collect();
                 let end = End::Missing { packages: names("packages"), available: names("available") };

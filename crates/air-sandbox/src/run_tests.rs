@@ -105,6 +105,8 @@ fn a_throw_a_stop_a_crash_and_missing_packages_each_end_it() {
     assert_eq!(raised.files.len(), 1, "what it wrote before it threw is kept");
     assert_eq!(python(2).stopped(5.0).map(|o| o.end), Some(End::Stopped));
     assert_eq!(python(3).crashed("out of memory", 5.0).map(|o| o.end), Some(End::Crashed("out of memory".into())));
+    let said = python(5).on_message(&json!({"t": "crashed", "run": 5, "message": "the worker failed"}), vec![], 5.0);
+    assert_eq!(said.map(|o| o.end), Some(End::Crashed("the worker failed".into())), "as the frame says it");
     let mut r = python(4);
     let m = r.on_message(&json!({"t": "missing", "run": 4, "packages": ["pandas"], "available": ["micropip", 7, "six"]}), vec![], 9.0);
     assert_eq!(m.map(|o| o.end), Some(End::Missing { packages: vec!["pandas".into()], available: vec!["micropip".into(), "six".into()] }));

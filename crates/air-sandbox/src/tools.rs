@@ -70,7 +70,7 @@ pub fn def(lang: Lang, files: &[ChatFile]) -> ToolDef {
 fn javascript_about(limits: Limits) -> String {
     format!(
         "Runs JavaScript in a sandbox in the user's browser: no network, no access to the page or its storage, at most {} s. \
-         console.log and console.error are captured and the value of the last expression is returned. \
+         console.log and console.error are captured and the value of the last expression is returned (with top-level await, `return` it). \
          Read the chat's files with `await files.text(name)` or `await files.bytes(name)` (a Uint8Array); \
          write files with `files.write(name, textOrBytes)`: they are given back to the user (images such as a PNG from an OffscreenCanvas are shown). \
          Use it to compute, parse or convert data instead of doing it in your head.",
