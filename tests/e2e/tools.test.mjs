@@ -25,7 +25,7 @@ describe('tools (scripted model)', () => {
 
     // The first request offered the built-in tools.
     const offered = h.model.requests[before].body.tools.map((t) => t.function.name).sort();
-    assert.deepEqual(offered, ['calculator', 'get_current_time']);
+    assert.deepEqual(offered, ['calculator', 'get_current_time', 'run_javascript']);
     // The second one carried the call and its result.
     const messages = sent();
     assert.deepEqual(messages.at(-2).tool_calls.map((c) => [c.id, c.function.name]), [['call_1', 'calculator']]);
@@ -53,6 +53,32 @@ describe('tools (scripted model)', () => {
     await page.getByText('You are welcome.').waitFor({ timeout: 20_000 });
     const next = sent();
     assert.equal(JSON.stringify(next.slice(0, -1)), JSON.stringify([...JSON.parse(beforeReload), { role: 'assistant', content: '23 × 17 is 391.' }]));
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('run_javascript: the code runs in the page, what it printed comes back; Stop ends a runaway run and the next one runs', async () => {
+    const { context, page, errors } = await h.freshPage();
+    const code = 'console.log("sum", [1, 2, 3].reduce((a, b) => a + b)); 6 * 7';
+    h.model.enqueue(reply.calls([{ id: 'js1', name: 'run_javascript', arguments: JSON.stringify({ code }) }]), reply.text('It is 42.'));
+    await send(page, 'Compute it');
+    await page.getByText('It is 42.').waitFor({ timeout: 20_000 });
+    const result = sent().find((m) => m.role === 'tool' && m.tool_call_id === 'js1');
+    assert.match(result.content, /^JavaScript ran to its end in \d+ ms\.\nstdout:\nsum 6\nvalue: 42$/);
+    const card = page.getByTestId('tool-card');
+    assert.equal(await card.getAttribute('data-status'), 'done');
+    assert.equal(await page.locator('iframe[data-testid=code-runner]').getAttribute('sandbox'), 'allow-scripts');
+
+    h.model.enqueue(reply.calls([{ id: 'js2', name: 'run_javascript', arguments: JSON.stringify({ code: 'for (;;) {}' }) }]));
+    await send(page, 'Loop');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=tool-card]')[1]?.dataset.status === 'running', null, { timeout: 20_000 });
+    await page.getByTestId('stop').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=tool-card]')[1]?.dataset.status === 'stopped', null, { timeout: 10_000 });
+
+    h.model.enqueue(reply.calls([{ id: 'js3', name: 'run_javascript', arguments: JSON.stringify({ code: '"again"' }) }]), reply.text('Ran again.'));
+    await send(page, 'Once more');
+    await page.getByText('Ran again.').waitFor({ timeout: 20_000 });
+    assert.match(sent().find((m) => m.role === 'tool' && m.tool_call_id === 'js3').content, /value: again$/, 'the runner took the next run');
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -134,6 +134,21 @@ impl Edges for Browser {
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(air_web::zoned::BrowserClock)
     }
+    fn run_code(&self, start: serde_json::Value, bytes: Vec<Vec<u8>>, inbox: air_workspace::turn_env::inbox::Inbox) {
+        leptos::task::spawn_local(async move {
+            // The runner's code is a part of its own: without it, the run
+            // hears nothing more and ends as the frame gone.
+            let closing = inbox.clone();
+            if part(code_runner(start, bytes, inbox)).await.is_err() {
+                closing.close();
+            }
+        });
+    }
+    fn stop_code(&self, run: u64) {
+        leptos::task::spawn_local(async move {
+            let _ = part(code_stop(run)).await;
+        });
+    }
     fn mcp_tools(&self, wanted: Vec<air_workspace::toolbox::mcp::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
         let state = self.state;
         Box::pin(async move { super::mcp::mcp_tools(state, wanted).await.map_err(|_| Missing) })

@@ -419,3 +419,29 @@ pub(super) fn migrate_store(db: Rc<air_web::idb::IdbStore>) -> Result<LocalBoxFu
 pub(super) fn memory_store() -> Result<Rc<dyn super::store::InMemory>, super::lazy::NotFetched> {
     Ok(Rc::new(air_store::MemoryStore::new()))
 }
+
+/// Posts a run to the code runner's frame (`air_web::runner`), its
+/// messages to `inbox`.
+#[super::lazy::split(code_runner, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn code_runner(start: serde_json::Value, bytes: Vec<Vec<u8>>, inbox: air_workspace::turn_env::inbox::Inbox) -> Result<LocalBoxFuture<'static, ()>, super::lazy::NotFetched> {
+    let heard = inbox.clone();
+    let posted = air_web::runner::run(
+        &start,
+        bytes,
+        Box::new(move |said| match said {
+            Some(said) => heard.push(said),
+            None => heard.close(),
+        }),
+    );
+    if !posted {
+        inbox.close();
+    }
+    Ok(Box::pin(async {}))
+}
+
+/// Ends a run's worker (`air_web::runner::stop`).
+#[super::lazy::split(code_runner, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn code_stop(run: u64) -> Result<LocalBoxFuture<'static, ()>, super::lazy::NotFetched> {
+    air_web::runner::stop(run);
+    Ok(Box::pin(async {}))
+}

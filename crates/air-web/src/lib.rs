@@ -28,7 +28,9 @@
 //!   `zoned` (`BrowserClock`: `Intl` carries the IANA zones), `channel` (BroadcastChannel to the
 //!   other tabs), `lock` (Web Locks: the tab holding `air-agent-sync` syncs for the browser
 //!   until it closes), `popup` (sign-in windows), `frame` (MCP App frames), `rows` (a
-//!   `ResizeObserver` on a long list's rows, the row at a scroller's top).
+//!   `ResizeObserver` on a long list's rows, the row at a scroller's top), `runner` (the
+//!   sandboxed frame code the model writes runs in, `runner.html`: runs posted with their bytes,
+//!   its messages routed back by run, the frame gone once idle).
 //! * At the root: clock, ids (`crypto.randomUUID`), locale and languages, clipboard, file
 //!   download and reading by slices, `scale_image` (`createImageBitmap`, `OffscreenCanvas`),
 //!   `image_url` (a `blob:` URL typed to show only as an image), `navigator.storage`,
@@ -46,6 +48,7 @@ pub mod kv;
 pub mod lock;
 pub mod popup;
 pub mod rows;
+pub mod runner;
 pub mod zoned;
 
 pub use http::{Abort, BodyReader, FetchClient, FetchError, HttpResponse};

@@ -104,6 +104,12 @@ pub struct FakePlatform {
     pub browser_site: RefCell<Vec<crate::browser_models::Offer>>,
     /// How a download ends once set (`None`: it runs until stopped).
     pub browser_download: Rc<RefCell<Option<Result<(), String>>>>,
+    /// Code runs started (their start messages), what the sandbox says to
+    /// each next one (its messages, `run` filled in; none scripted: it
+    /// says nothing), and the runs whose worker was ended.
+    pub code_starts: RefCell<Vec<serde_json::Value>>,
+    pub code_says: RefCell<std::collections::VecDeque<Vec<serde_json::Value>>>,
+    pub code_stops: RefCell<Vec<u64>>,
 }
 
 impl FakePlatform {
@@ -338,6 +344,17 @@ impl Edges for FakePlatform {
     }
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(FakeClock(self.now.get()))
+    }
+    fn run_code(&self, start: serde_json::Value, _bytes: Vec<Vec<u8>>, inbox: crate::turn_env::inbox::Inbox) {
+        let run = start["run"].clone();
+        self.code_starts.borrow_mut().push(start);
+        for mut said in self.code_says.borrow_mut().pop_front().unwrap_or_default() {
+            said["run"] = run.clone();
+            inbox.push((said, Vec::new()));
+        }
+    }
+    fn stop_code(&self, run: u64) {
+        self.code_stops.borrow_mut().push(run);
     }
     fn mcp_tools(&self, wanted: Vec<crate::toolbox::mcp::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
         let ready = Platform::part(self, Part::Mcp, &wanted.len());

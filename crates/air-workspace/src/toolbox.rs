@@ -1,5 +1,5 @@
 //! A turn's tools, decided in one place. Each kind of tool (the built-ins,
-//! the MCP servers', the HTTP tools, dynamic loading's loaders) is one
+//! code run in the page's sandbox, the MCP servers', the HTTP tools, dynamic loading's loaders) is one
 //! [`ToolKind`]; [`assemble`] asks each in order, from the turn's
 //! [`Snapshot`] (the preferences when it started, never what the page
 //! shows meanwhile). A kind whose part cannot be fetched says what the
@@ -12,6 +12,7 @@
 //! (in parts fetched on first use), never with the first load.
 
 mod builtins;
+mod code;
 mod http;
 pub mod loaders;
 pub mod mcp;
@@ -38,10 +39,10 @@ impl<P: Platform> crate::Workspace<P> {
 }
 
 /// Every kind of tool, in order: the built-ins first (their names win),
-/// the MCP servers' tools, the HTTP tools, and last dynamic loading, which
-/// decides what of the others is offered.
+/// code run in the page's sandbox, the MCP servers' tools, the HTTP tools,
+/// and last dynamic loading, which decides what of the others is offered.
 pub fn kinds<P: Platform>() -> Kinds<P> {
-    vec![Rc::new(builtins::BuiltIns), Rc::new(mcp::Servers), Rc::new(http::HttpTools), Rc::new(loaders::Loaders)]
+    vec![Rc::new(builtins::BuiltIns), Rc::new(code::Code), Rc::new(mcp::Servers), Rc::new(http::HttpTools), Rc::new(loaders::Loaders)]
 }
 
 /// A turn's tools: each kind of `kinds` adds its own, in order.

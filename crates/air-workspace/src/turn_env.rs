@@ -12,6 +12,7 @@ use air_tools::policy::Policies;
 
 use crate::Platform;
 
+pub mod inbox;
 pub mod tools;
 
 /// What the page asks a turn to do in the open conversation.

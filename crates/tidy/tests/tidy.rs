@@ -126,7 +126,22 @@ fn dependencies_follow_the_crate_map() {
         // and air-servers' flows in the servers' engine, fetched with the first server action)
         (
             "air-workspace",
-            &["air-agent", "air-chat", "air-doctor", "air-dynamic", "air-http", "air-http-tools", "air-import", "air-mcp", "air-servers", "air-store", "air-sync", "air-sync-local", "air-tools"],
+            &[
+                "air-agent",
+                "air-chat",
+                "air-doctor",
+                "air-dynamic",
+                "air-http",
+                "air-http-tools",
+                "air-import",
+                "air-mcp",
+                "air-sandbox",
+                "air-servers",
+                "air-store",
+                "air-sync",
+                "air-sync-local",
+                "air-tools",
+            ],
         ),
         (
             "app",

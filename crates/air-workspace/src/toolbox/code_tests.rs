@@ -1,0 +1,80 @@
+//! `run_javascript` in a turn, over the fake platform's sandbox: what the
+//! frame is asked, what the model reads back, and that the worker always
+//! ends with the run.
+
+use air_http::fake::Script;
+use air_store::settings::ToolCalling;
+use serde_json::{Value, json};
+
+use crate::fake::{FakePlatform, Harness};
+use crate::fake_tools::chunk;
+use crate::turn::Job;
+use crate::{Command, Update};
+
+/// A harness whose model calls `run_javascript` with `args`, then answers "Done.".
+fn calling(args: Value) -> Harness {
+    let mut h = Harness::new(FakePlatform::default());
+    h.send(Command::Start);
+    h.use_settings(crate::fake_tools::model(ToolCalling::Native));
+    let call = json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "run_javascript", "arguments": args.to_string()}}]});
+    h.p.http.push(Script::sse([chunk(call, Some("tool_calls")), "[DONE]".to_owned()]));
+    h.p.http.push(Script::sse([chunk(json!({"content": "Done."}), Some("stop")), "[DONE]".to_owned()]));
+    h
+}
+
+/// What the model was told of the call (the tool message of its second request).
+fn told(h: &Harness) -> String {
+    let requests = h.p.http.requests();
+    let body: Value = requests.get(1).and_then(|r| r.body.as_deref()).and_then(|b| serde_json::from_str(b).ok()).unwrap_or_default();
+    body["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "tool").filter_map(|m| m["content"].as_str()).collect::<Vec<_>>().join("\n")
+}
+
+fn send(h: &mut Harness) {
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Add it up".into()))));
+}
+
+#[test]
+fn the_code_runs_in_the_sandbox_and_the_model_reads_what_it_printed() {
+    let mut h = calling(json!({"code": "console.log(1 + 2); 3"}));
+    h.p.code_says.borrow_mut().push_back(vec![json!({"t": "started"}), json!({"t": "out", "text": "3\n"}), json!({"t": "done", "value": "3", "files": []})]);
+    send(&mut h);
+    let starts = h.p.code_starts.borrow().clone();
+    assert_eq!(starts.len(), 1);
+    assert_eq!((starts[0]["lang"].as_str(), starts[0]["code"].as_str()), (Some("javascript"), Some("console.log(1 + 2); 3")));
+    let told = told(&h);
+    assert!(told.starts_with("JavaScript ran to its end in") && told.contains("stdout:\n3\nvalue: 3"), "{told}");
+    assert_eq!(*h.p.code_stops.borrow(), [starts[0]["run"].as_u64().unwrap_or(0)], "its worker ended with it");
+    assert!(h.ws.policy_defs().iter().any(|d| d.name == "run_javascript"), "in the policy list");
+}
+
+#[test]
+fn a_run_that_never_ends_is_stopped_at_its_limit() {
+    let mut h = calling(json!({"code": "for (;;) {}"}));
+    h.p.code_says.borrow_mut().push_back(vec![json!({"t": "started"})]);
+    let before = h.p.now.get();
+    send(&mut h);
+    assert_eq!(told(&h), "Stopped at the time limit of 30 s: the code ran too long (an endless loop?).");
+    assert!(h.p.now.get() - before >= 30_000.0, "it waited for the limit");
+    assert_eq!(h.p.code_stops.borrow().len(), 1);
+}
+
+#[test]
+fn arguments_it_cannot_run_are_said_and_nothing_starts() {
+    let mut h = calling(json!({"code": "   "}));
+    send(&mut h);
+    assert_eq!(told(&h), "\"code\" is missing or empty; give the program as a string");
+    assert!(h.p.code_starts.borrow().is_empty());
+}
+
+#[test]
+fn stop_ends_the_run_and_its_worker() {
+    let mut h = calling(json!({"code": "for (;;) {}"}));
+    h.p.code_says.borrow_mut().push_back(vec![json!({"t": "started"})]);
+    h.p.clock_stopped.set(true);
+    send(&mut h);
+    assert_eq!(h.p.code_starts.borrow().len(), 1, "running");
+    assert!(h.p.code_stops.borrow().is_empty());
+    h.send(Command::Turn(crate::turn::Action::Stop));
+    assert_eq!(h.p.code_stops.borrow().len(), 1, "its worker ended");
+    assert!(h.take().iter().any(|u| matches!(u, Update::Busy(false))), "the turn is over");
+}
