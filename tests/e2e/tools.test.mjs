@@ -68,6 +68,9 @@ describe('tools (scripted model)', () => {
     const card = page.getByTestId('tool-card');
     assert.equal(await card.getAttribute('data-status'), 'done');
     assert.equal(await page.locator('iframe[data-testid=code-runner]').getAttribute('sandbox'), 'allow-scripts');
+    await card.locator('summary').click();
+    assert.equal(await card.getByTestId('tool-code').textContent(), code, 'the code as code, not as JSON');
+    assert.ok(await card.getByTestId('tool-code').locator('.tok-string').count() > 0, 'highlighted');
 
     h.model.enqueue(reply.calls([{ id: 'js2', name: 'run_javascript', arguments: JSON.stringify({ code: 'for (;;) {}' }) }]));
     await send(page, 'Loop');

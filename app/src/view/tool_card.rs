@@ -70,6 +70,8 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     };
     let source = run.server.as_deref().map(|s| air_render::visible(s).into_owned());
     let http = run.http;
+    // Code the model wrote is shown as code, highlighted.
+    let code = air_sandbox::tools::code_of(&run.name, &run.arguments);
     let args = serde_json::from_str::<serde_json::Value>(&run.arguments).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or_else(|| run.arguments.clone());
     let duration = run.duration_ms.map(|ms| if ms < 1000.0 { format!("{ms:.0} ms") } else { format!("{:.1} s", ms / 1000.0) });
     let output = output_view(&run.output);
@@ -94,7 +96,10 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
                 <span class="tool-status" data-testid="tool-status">{move || status().1}</span>
                 {duration.map(|d| view! { <span class="tool-duration muted" data-testid="tool-duration">{d}</span> })}
             </summary>
-            <pre class="tool-args" data-testid="tool-args">{args}</pre>
+            {match code {
+                Some((lang, code)) => view! { <pre class="tool-args tool-code" data-testid="tool-code"><code inner_html=air_render::highlight(lang.wire(), &code)/></pre> }.into_any(),
+                None => view! { <pre class="tool-args" data-testid="tool-args">{args}</pre> }.into_any(),
+            }}
             {pending.then(|| view! { <ToolProgress id=id.clone()/> })}
             {question}
             <div class="tool-output" data-testid="tool-output">{output}</div>

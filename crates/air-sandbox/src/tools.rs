@@ -110,6 +110,14 @@ pub fn size(bytes: u64) -> String {
     }
 }
 
+/// The code of a call of `tool` with `arguments` (as the model sent
+/// them), when it is one of these tools: what its card shows.
+pub fn code_of(tool: &str, arguments: &str) -> Option<(Lang, String)> {
+    let lang = Lang::of_tool(tool)?;
+    let args: Value = serde_json::from_str(arguments).ok()?;
+    Some((lang, args.get("code")?.as_str()?.to_owned()))
+}
+
 /// The run `args` asks for in `lang`.
 pub fn request(lang: Lang, args: &Value) -> Result<Request, ArgError> {
     let o = args.as_object().ok_or(ArgError::NotAnObject)?;

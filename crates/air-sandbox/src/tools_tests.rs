@@ -51,3 +51,12 @@ proptest::proptest! {
         let _ = request(Lang::JavaScript, &args);
     }
 }
+
+#[test]
+fn a_cards_code_is_read_from_its_call() {
+    assert_eq!(code_of("run_python", r#"{"code": "print(1)\nx = 2"}"#), Some((Lang::Python, "print(1)\nx = 2".into())));
+    assert_eq!(code_of("run_javascript", r#"{"code": "1"}"#), Some((Lang::JavaScript, "1".into())));
+    assert_eq!(code_of("calculator", r#"{"code": "1"}"#), None, "not a code tool");
+    assert_eq!(code_of("run_python", r#"{"code": 5}"#), None);
+    assert_eq!(code_of("run_python", "not json"), None);
+}

@@ -159,6 +159,7 @@ fn dependencies_follow_the_crate_map() {
                 "air-oauth",
                 "air-doctor",
                 "air-render",
+                "air-sandbox",
                 "air-servers",
                 "air-store",
                 "air-tools",
