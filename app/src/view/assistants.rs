@@ -135,6 +135,11 @@ fn AssistantForm(a: Assistant, servers: Vec<McpServer>, editing: RwSignal<Option
                     {move || t().assistant_dynamic}
                 </label>
             </Show>
+            <label class="check">
+                <input type="checkbox" data-testid="assistant-code" prop:checked=move || editing.with(|e| e.as_ref().is_some_and(|x| x.code))
+                    on:change=move |ev| { let v = event_target_checked(&ev); edit(&|x| x.code = v) }/>
+                {move || t().assistant_code}
+            </label>
             <AssistantPreload servers=servers.clone() editing=editing draft=draft/>
             <AssistantServers servers=servers editing=editing draft=draft/>
             <div class="row">

@@ -158,6 +158,7 @@ texts! {
     assistant_name: "Name", "名称";
     assistant_same: "as in Settings", "与设置相同";
     assistant_dynamic: "MCP dynamic loading for this assistant", "此助手使用 MCP 动态加载";
+    assistant_code: "Runs code in this page (JavaScript, in a sandbox with no network)", "在此页面中运行代码（JavaScript，在无网络的沙箱中）";
     assistant_servers: "MCP servers it uses:", "使用的 MCP 服务器：";
     mcp_summary_status: "the summarizer's provider answered HTTP {n}", "总结模型的服务商返回 HTTP {n}";
     mcp_summary_timeout: "the summarizer did not answer in time", "总结模型未能及时回答";

@@ -43,11 +43,26 @@ pub struct Assistant {
     /// its conversations from the first message, without a loader call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub preload: Vec<(String, String)>,
+    /// The model may run code in the page's sandbox (`run_javascript`;
+    /// on by default).
+    #[serde(default = "yes")]
+    pub code: bool,
 }
 
 impl Assistant {
     pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
-        Assistant { id: id.into(), name: name.into(), system_prompt: String::new(), model: String::new(), temperature: None, servers: None, dynamic_loading: true, profile: None, preload: Vec::new() }
+        Assistant {
+            id: id.into(),
+            name: name.into(),
+            system_prompt: String::new(),
+            model: String::new(),
+            temperature: None,
+            servers: None,
+            dynamic_loading: true,
+            profile: None,
+            preload: Vec::new(),
+            code: true,
+        }
     }
 
     /// The settings of a turn with this assistant.

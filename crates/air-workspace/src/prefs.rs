@@ -47,6 +47,8 @@ pub struct Inputs {
     /// loading or not: they are few and the user's own
     /// ([`crate::http_tools::register`]).
     pub http_tools: air_store::http_tools::Saved,
+    /// Code may run in the page's sandbox (the chat's assistant may say no).
+    pub code: bool,
 }
 
 impl Prefs {
@@ -77,6 +79,7 @@ impl Prefs {
             dynamic,
             preload: if dynamic { self.assistants.of_chat(chat).map(|a| a.preload.clone()).unwrap_or_default() } else { Vec::new() },
             http_tools: self.http_tools.clone(),
+            code: self.assistants.of_chat(chat).is_none_or(|a| a.code),
         }
     }
 

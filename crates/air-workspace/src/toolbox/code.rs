@@ -22,7 +22,8 @@ use crate::{Edges, Missing, Platform};
 /// The languages offered.
 const LANGS: [Lang; 1] = [Lang::JavaScript];
 
-/// Always there, like the calculator: the sandbox reaches nothing.
+/// There like the calculator (the sandbox reaches nothing), unless the
+/// chat's assistant leaves it out.
 pub struct Code;
 
 impl<P: Platform> ToolKind<P> for Code {
@@ -30,8 +31,9 @@ impl<P: Platform> ToolKind<P> for Code {
         LANGS.iter().map(|l| tools::def(*l, &[])).collect()
     }
 
-    fn add<'a>(&'a self, env: &'a TurnEnv<P>, _snap: &'a Snapshot<'_>, toolbox: &'a mut Toolbox) -> LocalBoxFuture<'a, Result<(), Missing>> {
-        for lang in LANGS {
+    fn add<'a>(&'a self, env: &'a TurnEnv<P>, snap: &'a Snapshot<'_>, toolbox: &'a mut Toolbox) -> LocalBoxFuture<'a, Result<(), Missing>> {
+        // The chat's assistant may leave code out.
+        for lang in LANGS.into_iter().filter(|_| snap.inputs.code) {
             toolbox.registry.register(Rc::new(RunCode { def: tools::def(lang, &files()), lang, p: env.p.clone() }));
         }
         Box::pin(std::future::ready(Ok(())))

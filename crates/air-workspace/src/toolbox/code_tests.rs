@@ -78,3 +78,18 @@ fn stop_ends_the_run_and_its_worker() {
     assert_eq!(h.p.code_stops.borrow().len(), 1, "its worker ended");
     assert!(h.take().iter().any(|u| matches!(u, Update::Busy(false))), "the turn is over");
 }
+
+#[test]
+fn an_assistant_can_leave_code_out() {
+    let mut h = calling(json!({"code": "1"}));
+    let mut quiet = air_store::assistants::Assistant::new("a1", "No code");
+    quiet.code = false;
+    h.ws.prefs.assistants.put(quiet);
+    h.ws.prefs.assistants.pick(air_store::mcp::NEW_CHAT, Some("a1"));
+    send(&mut h);
+    let body: Value = serde_json::from_str(h.p.http.requests()[0].body.as_deref().unwrap_or("{}")).unwrap_or_default();
+    let offered: Vec<&str> = body["tools"].as_array().into_iter().flatten().filter_map(|t| t["function"]["name"].as_str()).collect();
+    assert_eq!(offered, ["calculator", "get_current_time"], "not offered to its chats");
+    assert!(h.p.code_starts.borrow().is_empty(), "a call of it does not run");
+    assert!(h.ws.policy_defs().iter().any(|d| d.name == "run_javascript"), "its policy is still there to set");
+}
