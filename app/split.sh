@@ -115,6 +115,24 @@ cp "$wllama/esm/index.js" "$staging/engine/wllama.js"
 cp "$wllama/esm/wasm/wllama.wasm" "$staging/engine/wllama.wasm"
 cp "$wllama/LICENCE" "$staging/engine/wllama-LICENCE.txt"
 
+# Python for run_python: Pyodide's core from npm (pyodide, installed by
+# ./dev with the build's other npm tools; no packages), in pyodide/.
+# Fetched only when Python first runs. Its lockfile lists only the
+# packages whose files are there (none from npm): a deployer adds
+# packages by placing Pyodide's full lockfile and wheels in pyodide/.
+pyodide="$root/tests/node_modules/pyodide"
+[ -f "$pyodide/pyodide.asm.wasm" ] || { echo "split: $pyodide not installed (./dev installs it)" >&2; exit 1; }
+mkdir -p "$staging/pyodide"
+for f in pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip; do cp "$pyodide/$f" "$staging/pyodide/$f"; done
+python3 - "$pyodide/pyodide-lock.json" "$staging/pyodide" <<'PY'
+import json, os, sys
+lock = json.load(open(sys.argv[1]))
+here = set(os.listdir(sys.argv[2]))
+lock['packages'] = {k: v for k, v in lock.get('packages', {}).items() if v.get('file_name') in here}
+with open(os.path.join(sys.argv[2], 'pyodide-lock.json'), 'w') as fh:
+    json.dump(lock, fh, separators=(',', ':'))
+PY
+
 # The service worker of this build: its version is a hash of every file,
 # CORE what a first visit loads (precached), LAZY the parts fetched on
 # first use (and the pages only sign-in and MCP Apps open).
@@ -130,7 +148,7 @@ for base, _, names in os.walk(staging):
 files.sort()
 # Fetched on first use too: the sign-in callback page and the MCP Apps
 # sandbox (a first visit needs neither).
-lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html', 'runner.html') or f.startswith('engine/')]
+lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html', 'runner.html') or f.startswith('engine/') or f.startswith('pyodide/')]
 core = [f for f in files if f not in lazy]
 digest = hashlib.sha256()
 for f in files:

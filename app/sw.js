@@ -5,7 +5,8 @@
 // - Installing precaches the files a first visit loads (CORE), in a cache
 //   of this version's own. The parts fetched on first use (LAZY) are cached
 //   as they are fetched, and all of them once the page asks (from the
-//   second visit on; the in-browser model's engine only once used), so a
+//   second visit on; the in-browser model's engine and Python only once
+//   used, Python with the packages a deployer placed beside it), so a
 //   first visit downloads no more than it needs. Model files are never
 //   cached here: the engine keeps them in the Origin Private File System.
 // - Everything of this origin is answered from this version's cache first,
@@ -52,8 +53,9 @@ self.addEventListener('message', (event) => {
   if (type === 'take-over') {
     self.skipWaiting();
   } else if (type === 'cache-all') {
-    // Not the in-browser model's engine (10 MB): kept once it is used.
-    event.waitUntil(cacheAll(LAZY.filter((p) => !p.startsWith('engine/'))));
+    // Not the in-browser model's engine (10 MB) nor Python (14 MB): kept
+    // once used.
+    event.waitUntil(cacheAll(LAZY.filter((p) => !p.startsWith('engine/') && !p.startsWith('pyodide/'))));
   } else if (type === 'keep') {
     // The parts a page fetched before this worker controlled it.
     const scope = self.registration.scope;
@@ -104,9 +106,10 @@ async function answer(request, target, scope) {
     }
   }
   const response = await fetch(request);
-  // A lazy part of this version: kept for next time (and offline).
+  // A lazy part of this version, or a Python package placed beside the
+  // site: kept for next time (and offline).
   const path = target.pathname.slice(scope.pathname.length);
-  if (response.ok && LAZY.includes(path)) {
+  if (response.ok && (LAZY.includes(path) || path.startsWith('pyodide/'))) {
     // Best effort: a full quota must not fail the page's request.
     cache.put(request, response.clone()).catch(() => {});
   }

@@ -119,7 +119,7 @@ describe('HTTP tools (scripted model, local API)', () => {
     await page.getByText('Pet 7 is Rex.').waitFor({ timeout: 20_000 });
     assert.equal(await page.getByTestId('tool-approval').count(), 0, 'allowed always: not asked again');
     const offered = h.model.requests[before].body.tools.map((t) => t.function.name).sort();
-    assert.deepEqual(offered, ['addPet', 'calculator', 'getPet', 'get_current_time', 'run_javascript']);
+    assert.deepEqual(offered, ['addPet', 'calculator', 'getPet', 'get_current_time', 'run_javascript', 'run_python']);
     assert.ok(api.seen.some((r) => r.method === 'GET' && r.url === '/api/pets/7'), JSON.stringify(api.seen));
     const result = sent().find((m) => m.role === 'tool' && m.tool_call_id === 'call_get');
     assert.match(result.content, /"name": "Rex"/);

@@ -57,7 +57,7 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     await page.getByText('Echoed after loading.').waitFor({ timeout: 20_000 });
     const [r1, r2, r3] = h.model.requests.slice(first);
     // First: built-ins and loaders only, and the catalog in the system prompt.
-    assert.deepEqual(names(r1), ['calculator', 'get_current_time', 'load_mcp_server', 'load_mcp_tool', 'run_javascript']);
+    assert.deepEqual(names(r1), ['calculator', 'get_current_time', 'load_mcp_server', 'load_mcp_tool', 'run_javascript', 'run_python']);
     const system = r1.body.messages[0].content;
     assert.match(system, /call `load_mcp_server` to see what a server offers/);
     assert.match(system, /Servers:\n- everything: The MCP reference server: echo, sums, images and more$/);
@@ -66,7 +66,7 @@ describe('MCP dynamic loading (reference server, scripted model)', () => {
     assert.equal(loaded.loaded[0].name, 'mcp_everything_echo');
     assert.deepEqual(loaded.loaded[0].parameters.required, ['message']);
     // Then the loaded tool is offered, and its call runs on the server.
-    assert.deepEqual(names(r2), ['calculator', 'get_current_time', 'load_mcp_server', 'load_mcp_tool', 'mcp_everything_echo', 'run_javascript']);
+    assert.deepEqual(names(r2), ['calculator', 'get_current_time', 'load_mcp_server', 'load_mcp_tool', 'mcp_everything_echo', 'run_javascript', 'run_python']);
     assert.deepEqual(r3.body.messages.at(-1), { role: 'tool', content: 'Echo: loaded and called', tool_call_id: 'e1' });
     const chip = page.getByTestId('loaded-tool');
     assert.equal((await chip.textContent()).trim(), 'echo');

@@ -1,5 +1,6 @@
 // The code runner (runner.html) as the app frames it: code the model
-// writes runs there, in a worker on an opaque origin with no network.
+// writes runs there, in a worker of the sandboxed frame the runner page
+// makes inside it, on an opaque origin with no network.
 // Each escape below would succeed in a worker of the app's own origin; in
 // the runner each is refused, nothing reaches the servers listening, the
 // app's storage is untouched, and the runner keeps working. (A plain
@@ -29,7 +30,6 @@ async function startCounter() {
 async function frameRunner(page) {
   await page.evaluate(() => new Promise((ready) => {
     const f = document.createElement('iframe');
-    f.setAttribute('sandbox', 'allow-scripts');
     f.hidden = true;
     window.runnerSaid = [];
     addEventListener('message', (e) => {

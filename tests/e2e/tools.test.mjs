@@ -25,7 +25,7 @@ describe('tools (scripted model)', () => {
 
     // The first request offered the built-in tools.
     const offered = h.model.requests[before].body.tools.map((t) => t.function.name).sort();
-    assert.deepEqual(offered, ['calculator', 'get_current_time', 'run_javascript']);
+    assert.deepEqual(offered, ['calculator', 'get_current_time', 'run_javascript', 'run_python']);
     // The second one carried the call and its result.
     const messages = sent();
     assert.deepEqual(messages.at(-2).tool_calls.map((c) => [c.id, c.function.name]), [['call_1', 'calculator']]);
@@ -67,7 +67,8 @@ describe('tools (scripted model)', () => {
     assert.match(result.content, /^JavaScript ran to its end in \d+ ms\.\nstdout:\nsum 6\nvalue: 42$/);
     const card = page.getByTestId('tool-card');
     assert.equal(await card.getAttribute('data-status'), 'done');
-    assert.equal(await page.locator('iframe[data-testid=code-runner]').getAttribute('sandbox'), 'allow-scripts');
+    const sandbox = await page.locator('iframe[data-testid=code-runner]').evaluate((f) => [...f.contentDocument.querySelectorAll('iframe')].map((s) => [s.getAttribute('sandbox'), s.contentDocument === null]));
+    assert.deepEqual(sandbox, [['allow-scripts', true]], 'the code ran in a sandbox the app cannot reach into (another origin)');
     await card.locator('summary').click();
     assert.equal(await card.getByTestId('tool-code').textContent(), code, 'the code as code, not as JSON');
     assert.ok(await card.getByTestId('tool-code').locator('.tok-string').count() > 0, 'highlighted');

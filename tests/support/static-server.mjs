@@ -79,8 +79,8 @@ export function startStaticServer(root, port = 0, { tls = null, host = '127.0.0.
         await serveModel(models, path.slice('/models/'.length), req, res);
         return;
       }
-      // Files a test adds as if deployed with the build (`extra`: path → text).
-      if (typeof extra[path] === 'string') {
+      // Files a test adds as if deployed with the build (`extra`: path → text or bytes).
+      if (typeof extra[path] === 'string' || Buffer.isBuffer(extra[path])) {
         res.writeHead(200, { 'Content-Type': TYPES[extname(path)] ?? 'text/plain', 'Cache-Control': 'no-cache' });
         res.end(extra[path]);
         return;

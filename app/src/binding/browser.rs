@@ -149,6 +149,15 @@ impl Edges for Browser {
             let _ = part(code_stop(run)).await;
         });
     }
+    fn tell_code(&self, msg: serde_json::Value, bytes: Vec<Vec<u8>>) {
+        leptos::task::spawn_local(async move {
+            let _ = part(code_tell(msg, bytes)).await;
+        });
+    }
+    fn site_file(&self, path: &str) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
+        let url = air_web::page_url(path);
+        Box::pin(async move { super::env::get_bytes(&url.ok_or("the page has no address")?).await })
+    }
     fn mcp_tools(&self, wanted: Vec<air_workspace::toolbox::mcp::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
         let state = self.state;
         Box::pin(async move { super::mcp::mcp_tools(state, wanted).await.map_err(|_| Missing) })

@@ -69,6 +69,26 @@ pub async fn get_text(url: &str) -> Option<(u16, String)> {
     Some((status, response.body.text().await.ok()?))
 }
 
+/// The bytes at `url` (a file of the site), or why not.
+pub async fn get_bytes(url: &str) -> Result<Vec<u8>, String> {
+    use air_http::{Body, HttpClient};
+    let response = Http::default().send(air_http::Request::get(url), &air_http::Abort::new()).await.map_err(|e| e.to_string())?;
+    if response.status != 200 {
+        return Err(format!("{url}: HTTP {}", response.status));
+    }
+    let (mut body, mut bytes) = (response.body, Vec::new());
+    while let Some(chunk) = body.chunk().await.map_err(|e| e.to_string())? {
+        if bytes.len() + chunk.len() > MAX_SITE_FILE {
+            return Err(format!("{url}: over {} MB", MAX_SITE_FILE >> 20));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// The largest file of the site read whole (Pyodide's wasm is under 10 MB).
+const MAX_SITE_FILE: usize = 256 << 20;
+
 /// `GET {base}/models` through `fetch`.
 pub async fn list_models(settings: &Settings) -> Result<Vec<String>, ChatError> {
     air_agent::provider::list_models(&Http::default(), settings).await

@@ -425,17 +425,16 @@ pub(super) fn memory_store() -> Result<Rc<dyn super::store::InMemory>, super::la
 #[super::lazy::split(code_runner, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub(super) fn code_runner(start: serde_json::Value, bytes: Vec<Vec<u8>>, inbox: air_workspace::turn_env::inbox::Inbox) -> Result<LocalBoxFuture<'static, ()>, super::lazy::NotFetched> {
     let heard = inbox.clone();
-    let posted = air_web::runner::run(
-        &start,
-        bytes,
-        Box::new(move |said| match said {
-            Some(said) => heard.push(said),
-            None => heard.close(),
-        }),
-    );
-    if !posted {
+    if !air_web::runner::run(&start, bytes, Box::new(move |said| heard.push(said))) {
         inbox.close();
     }
+    Ok(Box::pin(async {}))
+}
+
+/// Posts a message to a run's worker (`air_web::runner::tell`).
+#[super::lazy::split(code_runner, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub(super) fn code_tell(msg: serde_json::Value, bytes: Vec<Vec<u8>>) -> Result<LocalBoxFuture<'static, ()>, super::lazy::NotFetched> {
+    air_web::runner::tell(&msg, bytes);
     Ok(Box::pin(async {}))
 }
 

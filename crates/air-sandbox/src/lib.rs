@@ -20,12 +20,17 @@
 //! - [`files`]: the files a run wrote, as the page keeps them: a plain name
 //!   (no path, no control characters, unique), a type decided from the
 //!   name (never the frame's word), within the limits.
+//! - [`python`]: what the site offers Python: Pyodide's files beside the
+//!   app and the packages its lockfile lists. The sandbox has no network,
+//!   so the page fetches what the runtime asks for ([`run::Run::wanted`]),
+//!   and only what [`python::Site::servable`] allows.
 //! - [`output`]: an outcome as the model reads it (stdout, stderr, the last
 //!   expression's value, the files written, what was cut and why) and the
 //!   images it made, as a tool's output.
 
 pub mod files;
 pub mod output;
+pub mod python;
 pub mod run;
 pub mod tools;
 
@@ -75,15 +80,18 @@ pub struct Limits {
     pub files: usize,
     pub file_bytes: usize,
     pub total_file_bytes: usize,
+    /// Bytes the runtime's WebAssembly memory may grow to (`None`: not
+    /// bounded; a plain worker's JavaScript heap cannot be).
+    pub memory_bytes: Option<u64>,
 }
 
 impl Limits {
     /// The limits a run in `lang` has.
     pub fn of(lang: Lang) -> Self {
-        let run_ms = match lang {
-            Lang::JavaScript => 30_000,
-            Lang::Python => 60_000,
+        let (run_ms, memory_bytes) = match lang {
+            Lang::JavaScript => (30_000, None),
+            Lang::Python => (60_000, Some(1 << 30)),
         };
-        Self { run_ms, stall_ms: 60_000, output_chars: 20_000, files: 20, file_bytes: 10 << 20, total_file_bytes: 25 << 20 }
+        Self { run_ms, stall_ms: 60_000, output_chars: 20_000, files: 20, file_bytes: 10 << 20, total_file_bytes: 25 << 20, memory_bytes }
     }
 }

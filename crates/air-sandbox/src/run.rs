@@ -4,7 +4,9 @@
 //! ended.
 //!
 //! The frame speaks JSON objects `{"t": kind, "run": id, …}`:
-//! `loading {loaded, total?}` (the runtime downloading), `started` (the
+//! `need {file}` (the runtime asks for a file of the site: the page
+//! answers `file {run, file, ok, why?}` with its bytes beside it, see
+//! [`Run::wanted`]), `loading {loaded, total?}` (the runtime loading), `started` (the
 //! code runs from now), `out {text}` and `err {text}`, and one end: `done
 //! {value?, files: [{name}]}` (the files' bytes beside the message, in
 //! order), `raised {name, message, files}` (the code threw), `missing
@@ -78,12 +80,14 @@ pub struct Run {
     progress: Option<(f64, Option<f64>)>,
     /// Messages not read (another run's, malformed, after the end).
     ignored: usize,
+    /// Files of the site the runtime asked for, not yet taken.
+    wanted: Vec<String>,
 }
 
 impl Run {
     /// A run numbered `id` (unique in the page), asked at `now_ms`.
     pub fn new(id: u64, lang: Lang, limits: Limits, now_ms: f64) -> Self {
-        Self { id, lang, limits, phase: Phase::Loading { since: now_ms }, stdout: Capped::default(), stderr: Capped::default(), cut: 0, progress: None, ignored: 0 }
+        Self { id, lang, limits, phase: Phase::Loading { since: now_ms }, stdout: Capped::default(), stderr: Capped::default(), cut: 0, progress: None, ignored: 0, wanted: Vec::new() }
     }
 
     /// The message that starts `request` in the frame; the bytes of
@@ -96,8 +100,19 @@ impl Run {
             "code": request.code,
             "packages": request.packages,
             "files": files.iter().map(|f| json!({"name": f.name, "type": f.mime})).collect::<Vec<_>>(),
-            "limits": {"output": self.limits.output_chars, "files": self.limits.files, "fileBytes": self.limits.file_bytes},
+            "limits": {"output": self.limits.output_chars, "files": self.limits.files, "fileBytes": self.limits.file_bytes, "memory": self.limits.memory_bytes},
         })
+    }
+
+    /// Its number in the page.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Not started: the site does not offer `packages` (it offers
+    /// `available`).
+    pub fn missing(&mut self, packages: Vec<String>, available: Vec<String>, now_ms: f64) -> Outcome {
+        self.end_with(End::Missing { packages, available }, &Value::Null, Vec::new(), now_ms)
     }
 
     /// When the page terminates the worker unless the run has ended.
@@ -119,6 +134,23 @@ impl Run {
         matches!(self.phase, Phase::Running { .. })
     }
 
+    /// The next file of the site the runtime asked for (as it named it:
+    /// the page fetches it only if the site offers it, see
+    /// [`crate::python::Site::servable`]). Answering counts as progress.
+    pub fn wanted(&mut self) -> Option<String> {
+        (!self.wanted.is_empty()).then(|| self.wanted.remove(0))
+    }
+
+    /// The page answered a file the runtime asked for (`bytes` of it) at
+    /// `now_ms`: the runtime is making progress.
+    pub fn fetched(&mut self, bytes: usize, now_ms: f64) {
+        if let Phase::Loading { .. } = self.phase {
+            let (loaded, total) = self.progress.unwrap_or((0.0, None));
+            self.progress = Some((loaded + bytes as f64, total));
+            self.phase = Phase::Loading { since: now_ms };
+        }
+    }
+
     /// Messages that were not this run's to read.
     pub fn ignored(&self) -> usize {
         self.ignored
@@ -135,6 +167,14 @@ impl Run {
                 let loaded = msg.get("loaded").and_then(Value::as_f64).filter(|n| n.is_finite() && *n >= 0.0).unwrap_or(0.0);
                 self.progress = Some((loaded, msg.get("total").and_then(Value::as_f64).filter(|n| n.is_finite() && *n > 0.0)));
                 self.phase = Phase::Loading { since: now_ms };
+            }
+            Some("need") if self.wanted.len() < 100 => {
+                let file = text("file");
+                if crate::python::plain(&file) {
+                    self.wanted.push(file);
+                } else {
+                    self.ignored += 1;
+                }
             }
             Some("started") if matches!(self.phase, Phase::Loading { .. }) => self.phase = Phase::Running { since: now_ms },
             Some("out") => self.cut += self.stdout.push(&text("text"), self.limits.output_chars),

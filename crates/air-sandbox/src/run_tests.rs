@@ -120,3 +120,19 @@ proptest::proptest! {
         let _ = r.timed_out(1e12);
     }
 }
+
+#[test]
+fn the_runtime_asks_for_plain_file_names_only_and_each_answer_is_progress() {
+    let mut r = python(5);
+    for file in ["pyodide.asm.wasm", "../secret", "https://evil.example/x", "", "python_stdlib.zip"] {
+        assert!(r.on_message(&json!({"t": "need", "run": 5, "file": file}), vec![], 2_000.0).is_none());
+    }
+    // Another run's ask is not this run's to answer.
+    r.on_message(&json!({"t": "need", "run": 6, "file": "pyodide.mjs"}), vec![], 2_000.0);
+    assert_eq!((r.wanted().as_deref(), r.wanted().as_deref(), r.wanted()), (Some("pyodide.asm.wasm"), Some("python_stdlib.zip"), None));
+    assert_eq!(r.ignored(), 4, "the path, the URL, the empty name and the other run's");
+    r.fetched(9_000_000, 30_000.0);
+    r.fetched(2_000_000, 40_000.0);
+    assert_eq!((r.progress(), r.deadline()), (Some((11_000_000.0, None)), Some(100_000.0)), "a minute from the last file");
+    assert_eq!(python(1).start(&request(Lang::Python, &json!({"code": "1"})).expect("valid"), &[])["limits"]["memory"], 1 << 30);
+}

@@ -1,8 +1,9 @@
-//! The code runner (`runner.html`): one sandboxed frame for the page, made
-//! for the first run and taken away once idle for a minute. A run is
-//! posted to it with its bytes; what the frame says comes back to the run
-//! it names, with the bytes posted beside it. The frame's origin is
-//! opaque: it is told apart by its window.
+//! The code runner (`runner.html`): one frame for the page, made for the
+//! first run and taken away once idle for a minute. The frame is of the
+//! app's origin (so the service worker keeps it for offline use) and makes
+//! the sandbox, an opaque-origin frame inside it, whose messages it
+//! relays. A run is posted to it with its bytes; what the frame says comes
+//! back to the run it names, with the bytes posted beside it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -11,9 +12,8 @@ use serde_json::Value;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-/// What the frame says of a run: a message and its bytes, or `None` once
-/// the frame is gone.
-pub type Heard = Box<dyn FnMut(Option<(Value, Vec<Vec<u8>>)>)>;
+/// What the frame says of a run: a message and its bytes.
+pub type Heard = Box<dyn FnMut((Value, Vec<Vec<u8>>))>;
 
 /// The frame is taken away after this long without a run.
 const IDLE_MS: i32 = 60_000;
@@ -33,19 +33,39 @@ thread_local! {
     static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
 }
 
-/// Posts `start` (which names its run) with `bytes` beside it; `heard` gets
-/// what the frame says of that run. False when no frame can be made.
-pub fn run(start: &Value, bytes: Vec<Vec<u8>>, heard: Heard) -> bool {
-    let (Some(id), Ok(msg)) = (start["run"].as_u64(), js_sys::JSON::parse(&start.to_string())) else { return false };
+/// `msg` as the frame reads it, with `bytes` beside it (moved, not copied).
+fn message(msg: &Value, bytes: Vec<Vec<u8>>) -> Option<(JsValue, js_sys::Array)> {
+    let out = js_sys::JSON::parse(&msg.to_string()).ok()?;
     let (buffers, transfer) = (js_sys::Array::new(), js_sys::Array::new());
     for b in bytes {
         let buffer = js_sys::Uint8Array::from(b.as_slice()).buffer();
         buffers.push(&buffer);
         transfer.push(&buffer);
     }
-    if js_sys::Reflect::set(&msg, &"bytes".into(), &buffers).is_err() {
-        return false;
-    }
+    js_sys::Reflect::set(&out, &"bytes".into(), &buffers).ok()?;
+    Some((out, transfer))
+}
+
+/// Posts `msg` (which names a run) with `bytes` beside it to the frame,
+/// for that run's worker; nothing when the frame is gone.
+pub fn tell(msg: &Value, bytes: Vec<Vec<u8>>) {
+    let Some((msg, transfer)) = message(msg, bytes) else { return };
+    RUNNER.with(|r| {
+        if let Some(runner) = r.borrow_mut().as_mut() {
+            if runner.ready {
+                post(&runner.frame, &msg, &transfer);
+            } else {
+                runner.waiting.push((msg, transfer));
+            }
+        }
+    });
+}
+
+/// Posts `start` (which names its run) with `bytes` beside it; `heard` gets
+/// what the frame says of that run. False when no frame can be made.
+pub fn run(start: &Value, bytes: Vec<Vec<u8>>, heard: Heard) -> bool {
+    let Some(id) = start["run"].as_u64() else { return false };
+    let Some((msg, transfer)) = message(start, bytes) else { return false };
     RUNNER.with(|r| {
         let mut r = r.borrow_mut();
         if r.is_none() {
@@ -101,7 +121,6 @@ fn make() -> Option<Runner> {
     let window = web_sys::window()?;
     let document = window.document()?;
     let frame: web_sys::HtmlIFrameElement = document.create_element("iframe").ok()?.dyn_into().ok()?;
-    frame.set_attribute("sandbox", "allow-scripts").ok()?;
     frame.set_attribute("title", "Code runner").ok()?;
     frame.set_attribute("data-testid", "code-runner").ok()?;
     frame.set_hidden(true);
@@ -116,7 +135,7 @@ fn make() -> Option<Runner> {
 
 fn post(frame: &web_sys::HtmlIFrameElement, msg: &JsValue, transfer: &js_sys::Array) {
     if let Some(w) = frame.content_window() {
-        let _ = w.post_message_with_transfer(msg, "*", transfer);
+        let _ = w.post_message_with_transfer(msg, &crate::page_origin().unwrap_or_default(), transfer);
     }
 }
 
@@ -124,7 +143,9 @@ fn post(frame: &web_sys::HtmlIFrameElement, msg: &JsValue, transfer: &js_sys::Ar
 fn heard(own: &web_sys::HtmlIFrameElement, ev: &web_sys::MessageEvent) {
     let (Some(source), Some(window)) = (ev.source(), own.content_window()) else { return };
     let (source, window): (&JsValue, &JsValue) = (source.as_ref(), window.as_ref());
-    if source != window || ev.origin() != "null" {
+    // The runner page is of the app's origin (the sandbox is a frame
+    // inside it, whose messages it relays).
+    if source != window || Some(ev.origin()) != crate::page_origin() {
         return;
     }
     let data = ev.data();
@@ -140,7 +161,7 @@ fn heard(own: &web_sys::HtmlIFrameElement, ev: &web_sys::MessageEvent) {
     // Called outside the borrow: what it wakes may start another run.
     let taken = RUNNER.with(|r| r.borrow_mut().as_mut().and_then(|runner| runner.runs.remove(&(id as u64))));
     if let Some(mut heard) = taken {
-        heard(Some((value, bytes)));
+        heard((value, bytes));
         RUNNER.with(|r| {
             if let Some(runner) = r.borrow_mut().as_mut() {
                 runner.runs.entry(id as u64).or_insert(heard);

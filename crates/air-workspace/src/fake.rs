@@ -110,6 +110,10 @@ pub struct FakePlatform {
     pub code_starts: RefCell<Vec<serde_json::Value>>,
     pub code_says: RefCell<std::collections::VecDeque<Vec<serde_json::Value>>>,
     pub code_stops: RefCell<Vec<u64>>,
+    /// What the core told the runner's frame: each message, with the sizes of the bytes beside it.
+    pub code_told: RefCell<Vec<(serde_json::Value, Vec<usize>)>>,
+    /// The site's files (`site_file`), by path; the rest are not found.
+    pub site_files: RefCell<HashMap<String, Vec<u8>>>,
 }
 
 impl FakePlatform {
@@ -355,6 +359,13 @@ impl Edges for FakePlatform {
     }
     fn stop_code(&self, run: u64) {
         self.code_stops.borrow_mut().push(run);
+    }
+    fn tell_code(&self, msg: serde_json::Value, bytes: Vec<Vec<u8>>) {
+        self.code_told.borrow_mut().push((msg, bytes.iter().map(Vec::len).collect()));
+    }
+    fn site_file(&self, path: &str) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
+        let found = self.site_files.borrow().get(path).cloned().ok_or_else(|| format!("{path}: 404 Not Found"));
+        Box::pin(std::future::ready(found))
     }
     fn mcp_tools(&self, wanted: Vec<crate::toolbox::mcp::Wanted>) -> LocalBoxFuture<'static, Result<Vec<Rc<dyn air_tools::Tool>>, Missing>> {
         let ready = Platform::part(self, Part::Mcp, &wanted.len());

@@ -245,7 +245,7 @@ fn a_turn_calls_an_enabled_http_tool_a_get_at_once_a_post_after_asking() {
     assert_eq!(requests.len(), 3, "{requests:?}");
     let tools = serde_json::from_str::<Value>(requests[0].body.as_deref().unwrap_or("{}")).unwrap_or_default()["tools"].clone();
     let offered: Vec<&str> = tools.as_array().into_iter().flatten().filter_map(|t| t["function"]["name"].as_str()).collect();
-    assert_eq!(offered, ["add_pet", "calculator", "get_current_time", "get_pet", "run_javascript"], "the built-ins and the enabled ones");
+    assert_eq!(offered, ["add_pet", "calculator", "get_current_time", "get_pet", "run_javascript", "run_python"], "the built-ins and the enabled ones");
     assert_eq!((requests[1].method.as_str(), requests[1].url.as_str()), ("GET", "https://pets.test/pets/7"));
     assert!(requests[1].headers.contains(&("X-Api-Key".into(), "k-1".into())));
     assert!(requests[2].body.as_deref().unwrap_or("").contains("Rex"), "the result reaches the next request");

@@ -158,7 +158,7 @@ fn a_turn_with_tool_calls_is_traced_and_written_when_it_ends() {
     let find = |kind: Kind| list.iter().find(|e| e.kind == kind).map(|e| e.text.clone()).unwrap_or_default();
     assert_eq!(find(Kind::TurnStarted), "Turn started: Send(\"Echo hi\") in a new chat");
     let offered = find(Kind::ToolsOffered);
-    assert!(offered.starts_with("4 tools offered (Native): ") && offered.contains("mcp_t_echo"), "{offered}");
+    assert!(offered.starts_with("5 tools offered (Native): ") && offered.contains("mcp_t_echo"), "{offered}");
     let called = find(Kind::ToolCalled);
     assert!(called.starts_with("t/mcp_t_echo called with") && called.contains("\"hi\"") && !called.contains("hunter2"), "{called}");
     let done = find(Kind::ToolDone);
@@ -186,7 +186,7 @@ fn a_call_found_in_prompt_mode_text_is_traced() {
     let list = shown(&mut h);
     let got: Vec<(Kind, &str)> = list.iter().rev().map(|e| (e.kind, e.text.as_str())).filter(|(k, _)| *k != Kind::TurnStarted && *k != Kind::TurnEnded).collect();
     assert_eq!(got.len(), 3, "{got:#?}");
-    assert!(got[0].0 == Kind::ToolsOffered && got[0].1.starts_with("4 tools offered (Prompt): ") && got[0].1.contains("mcp_t_echo"), "{got:#?}");
+    assert!(got[0].0 == Kind::ToolsOffered && got[0].1.starts_with("5 tools offered (Prompt): ") && got[0].1.contains("mcp_t_echo"), "{got:#?}");
     assert_eq!(got[1].0, Kind::ToolCalled);
     assert!(got[1].1.starts_with("t/mcp_t_echo called with") && got[1].1.contains("\"hi\""), "{got:#?}");
     assert_eq!(got[2].0, Kind::ToolDone);

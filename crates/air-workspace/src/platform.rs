@@ -121,6 +121,12 @@ pub trait Edges: 'static + Sized {
     /// The run `run` is over: its worker is terminated (a run still going
     /// is cut off), and the frame goes once it has been idle a while.
     fn stop_code(&self, run: u64);
+    /// Posts `msg` (which names its run) with `bytes` beside it to the
+    /// runner frame, for that run's worker.
+    fn tell_code(&self, msg: serde_json::Value, bytes: Vec<Vec<u8>>);
+    /// The bytes of `path`, a file of the site beside the app (through the
+    /// service worker's cache when it has it), or why not.
+    fn site_file(&self, path: &str) -> LocalBoxFuture<'static, Result<Vec<u8>, String>>;
 }
 
 /// The core's work that the page fetches on first use. Every call waits

@@ -40,7 +40,7 @@ fn send(h: &mut Harness, text_: &str) -> Vec<Update> {
 fn a_turn_offers_the_built_ins_and_its_servers_tools() {
     let mut h = harness(false);
     let ups = send(&mut h, "Find it");
-    assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "mcp_docs_search", "run_javascript"]);
+    assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "mcp_docs_search", "run_javascript", "run_python"]);
     assert!(!ups.contains(&Update::Notice(Notice::PartMissing)), "{ups:?}");
 }
 
@@ -50,7 +50,7 @@ fn the_mcp_part_missing_leaves_the_built_ins_turns_dynamic_loading_off_and_says_
         let mut h = harness(dynamic);
         h.p.missing.borrow_mut().push(Part::Mcp);
         let ups = send(&mut h, "Find it");
-        assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "run_javascript"], "dynamic loading {dynamic}: no server's tool, no loader");
+        assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "run_javascript", "run_python"], "dynamic loading {dynamic}: no server's tool, no loader");
         assert!(ups.contains(&Update::Notice(Notice::PartMissing)), "the user is told: {ups:?}");
         assert!(!h.ws.busy(), "the turn answered");
     }
@@ -66,7 +66,7 @@ fn dynamic_loading_offers_its_loaders_and_without_its_part_the_tools_as_they_are
     let mut h = harness(true);
     h.p.missing.borrow_mut().push(Part::DynamicLoading);
     let ups = send(&mut h, "Find it");
-    assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "mcp_docs_search", "run_javascript"], "no loader: every tool as it is");
+    assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "mcp_docs_search", "run_javascript", "run_python"], "no loader: every tool as it is");
     assert!(ups.contains(&Update::Notice(Notice::PartMissing)), "{ups:?}");
 }
 
@@ -76,7 +76,7 @@ fn the_turn_runs_with_the_preferences_it_started_with() {
     // The chat does not use `docs`: its tool is not offered, though saved.
     h.send(Command::Prefs(crate::prefs::Action::Change(crate::prefs::Change::ChatServer { chat: air_store::mcp::NEW_CHAT.into(), server: "docs".into(), on: false })));
     send(&mut h, "Find it");
-    assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "run_javascript"]);
+    assert_eq!(offered(&h, 0), ["calculator", "get_current_time", "run_javascript", "run_python"]);
 }
 
 #[test]
@@ -95,5 +95,5 @@ fn the_policy_list_is_what_the_kinds_could_offer_http_tools_included() {
     };
     h.send(Command::HttpTools(crate::http_tools::Action::Add(Box::new(pet))));
     let names: Vec<String> = h.ws.policy_defs().into_iter().map(|d| d.name).collect();
-    assert_eq!(names, ["calculator", "get_current_time", "get_pet", "mcp_docs_search", "run_javascript"]);
+    assert_eq!(names, ["calculator", "get_current_time", "get_pet", "mcp_docs_search", "run_javascript", "run_python"]);
 }

@@ -1,17 +1,22 @@
 //! Code the model writes, run in the page's sandbox (`air-sandbox`):
-//! `run_javascript`. The run is the core's (its limits, deadline, Stop and
-//! end, `air_sandbox::run::Run`); the platform only carries its messages
-//! ([`crate::Edges::run_code`]) and ends its worker.
+//! `run_javascript` and `run_python`. The run is the core's (its limits,
+//! deadline, Stop and end, `air_sandbox::run::Run`); the platform only
+//! carries its messages ([`crate::Edges::run_code`]), fetches the site's
+//! files Python asks for ([`crate::Edges::site_file`], only those the
+//! site's lockfile offers) and ends its worker.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use air_sandbox::Lang;
+use air_sandbox::python::{self, Site};
 use air_sandbox::run::{Outcome, Run};
 use air_sandbox::tools::{self, ChatFile};
 use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
+use futures_util::StreamExt as _;
 use futures_util::future::{Either, LocalBoxFuture, select};
-use serde_json::Value;
+use futures_util::stream::FuturesUnordered;
+use serde_json::{Value, json};
 
 use super::{Snapshot, ToolKind, Toolbox};
 use crate::prefs::Prefs;
@@ -20,7 +25,7 @@ use crate::turn_env::inbox::Inbox;
 use crate::{Edges, Missing, Platform};
 
 /// The languages offered.
-const LANGS: [Lang; 1] = [Lang::JavaScript];
+const LANGS: [Lang; 2] = [Lang::JavaScript, Lang::Python];
 
 /// There like the calculator (the sandbox reaches nothing), unless the
 /// chat's assistant leaves it out.
@@ -76,11 +81,34 @@ async fn run<P: Edges>(p: &P, lang: Lang, args: Value, ctx: CallContext<'_>) -> 
         n.get()
     });
     let mut run = Run::new(id, lang, air_sandbox::Limits::of(lang), p.now_ms());
+    // Python needs the site's lockfile: what it may fetch, and whether
+    // the packages asked for are there at all.
+    let site = match lang {
+        Lang::JavaScript => None,
+        Lang::Python => match select(Box::pin(site(p)), ctx.abort.aborted()).await {
+            Either::Left((Ok(site), _)) => Some(site),
+            Either::Left((Err(why), _)) => return ToolOutput::error(format!("Python is not available here: {why}")),
+            Either::Right(_) => return run.stopped(p.now_ms()).map(|o| o.output()).unwrap_or_else(|| ToolOutput::error("Stopped by the user.")),
+        },
+    };
+    if let Some((site, _)) = &site {
+        let missing = site.missing(&request.packages);
+        if !missing.is_empty() {
+            return run.missing(missing, site.offered(), p.now_ms()).output();
+        }
+    }
     let inbox = Inbox::default();
     p.run_code(run.start(&request, &files()), Vec::new(), inbox.clone());
     // The worker ends with the run, and with the turn if it is dropped.
     let _ends = Ends(p, id);
-    drive(p, &mut run, &inbox, ctx).await.output()
+    drive(p, &mut run, site.as_ref(), &inbox, ctx).await.output()
+}
+
+/// The site's Python: its lockfile, read, and its bytes (what the
+/// runtime is given when it asks for it).
+async fn site<P: Edges>(p: &P) -> Result<(Site, Vec<u8>), String> {
+    let bytes = p.site_file(&format!("{}{}", python::DIR, python::LOCK)).await?;
+    Ok((Site::parse(&bytes).map_err(|e| e.to_string())?, bytes))
 }
 
 /// Ends a run's worker when dropped.
@@ -92,26 +120,70 @@ impl<P: Edges> Drop for Ends<'_, P> {
     }
 }
 
+/// A file of the site fetched for the runtime: its name and bytes, or why not.
+type Fetched = (String, Result<Vec<u8>, String>);
+
 /// Reads what the frame says until the run ends: by its own end, its
-/// deadline, the user's Stop, or the frame going away.
-async fn drive<P: Edges>(p: &P, run: &mut Run, inbox: &Inbox, ctx: CallContext<'_>) -> Outcome {
+/// deadline, the user's Stop, or the frame going away. Files of the site
+/// the runtime asks for are fetched meanwhile, as many at once as it asks.
+async fn drive<P: Edges>(p: &P, run: &mut Run, site: Option<&(Site, Vec<u8>)>, inbox: &Inbox, ctx: CallContext<'_>) -> Outcome {
+    let mut fetches: FuturesUnordered<LocalBoxFuture<'static, Fetched>> = FuturesUnordered::new();
     loop {
-        let wait = run.deadline().map_or(0.0, |d| (d - p.now_ms()).max(0.0));
-        let ended = match select(inbox.next(), select(p.sleep(wait.ceil() as u64), ctx.abort.aborted())).await {
-            Either::Left((Some((msg, bytes)), _)) => {
-                let ended = run.on_message(&msg, bytes, p.now_ms());
-                if let Some((loaded, total)) = run.progress() {
-                    ctx.host.progress(air_tools::Progress { progress: loaded, total, message: Some("Getting the runtime ready".into()) });
-                }
-                ended
+        while let Some(file) = run.wanted() {
+            if let Some(fetch) = serve(p, run, site, file) {
+                fetches.push(fetch);
             }
-            Either::Left((None, _)) => run.crashed("the sandbox frame went away", p.now_ms()),
+        }
+        let wait = run.deadline().map_or(0.0, |d| (d - p.now_ms()).max(0.0));
+        let fetched = async { if fetches.is_empty() { std::future::pending().await } else { fetches.next().await } };
+        let ended = match select(select(inbox.next(), Box::pin(fetched)), select(p.sleep(wait.ceil() as u64), ctx.abort.aborted())).await {
+            Either::Left((Either::Left((Some((msg, bytes)), _)), _)) => run.on_message(&msg, bytes, p.now_ms()),
+            Either::Left((Either::Left((None, _)), _)) => run.crashed("the sandbox frame went away", p.now_ms()),
+            Either::Left((Either::Right((Some((file, got)), _)), _)) => {
+                answer(p, run, file, got);
+                if let Some((loaded, total)) = run.progress() {
+                    ctx.host.progress(air_tools::Progress { progress: loaded, total, message: Some("Getting Python ready".into()) });
+                }
+                None
+            }
+            Either::Left((Either::Right((None, _)), _)) => None,
             Either::Right((Either::Left(_), _)) => run.timed_out(p.now_ms()),
             Either::Right((Either::Right(_), _)) => run.stopped(p.now_ms()),
         };
         if let Some(outcome) = ended {
             return outcome;
         }
+    }
+}
+
+/// What the runtime asked for: refused at once unless the site offers
+/// it, the lockfile from what was read, the rest fetched.
+fn serve<P: Edges>(p: &P, run: &mut Run, site: Option<&(Site, Vec<u8>)>, file: String) -> Option<LocalBoxFuture<'static, Fetched>> {
+    match site {
+        Some((site, _)) if !site.servable(&file) => answer(p, run, file, Err("not a file of this site's Python".into())),
+        None => answer(p, run, file, Err("this runtime has no files to ask for".into())),
+        Some((_, lock)) if file == python::LOCK => answer(p, run, file, Ok(lock.clone())),
+        Some((site, _)) => {
+            let fetch = p.site_file(&format!("{}{file}", python::DIR));
+            let site = site.clone();
+            return Some(Box::pin(async move {
+                let got = fetch.await.and_then(|bytes| site.check(&file, &bytes).map(|()| bytes));
+                (file, got)
+            }));
+        }
+    }
+    None
+}
+
+/// Gives the runtime the file it asked for, or why not.
+fn answer<P: Edges>(p: &P, run: &mut Run, file: String, got: Result<Vec<u8>, String>) {
+    let id = run.id();
+    match got {
+        Ok(bytes) => {
+            run.fetched(bytes.len(), p.now_ms());
+            p.tell_code(json!({"t": "file", "run": id, "file": file, "ok": true}), vec![bytes]);
+        }
+        Err(why) => p.tell_code(json!({"t": "file", "run": id, "file": file, "ok": false, "why": why}), Vec::new()),
     }
 }
 

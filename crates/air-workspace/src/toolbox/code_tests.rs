@@ -13,16 +13,25 @@ use crate::{Command, Update};
 
 /// A harness whose model calls `run_javascript` with `args`, then answers "Done.".
 fn calling(args: Value) -> Harness {
+    calling_tool("run_javascript", args)
+}
+
+/// The same for `tool`.
+fn calling_tool(tool: &str, args: Value) -> Harness {
     let mut h = Harness::new(FakePlatform::default());
     h.send(Command::Start);
     h.use_settings(crate::fake_tools::model(ToolCalling::Native));
-    let call = json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "run_javascript", "arguments": args.to_string()}}]});
+    let call = json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": tool, "arguments": args.to_string()}}]});
     h.p.http.push(Script::sse([chunk(call, Some("tool_calls")), "[DONE]".to_owned()]));
     h.p.http.push(Script::sse([chunk(json!({"content": "Done."}), Some("stop")), "[DONE]".to_owned()]));
     h
 }
 
 /// What the model was told of the call (the tool message of its second request).
+fn told_model(h: &Harness) -> String {
+    told(h)
+}
+
 fn told(h: &Harness) -> String {
     let requests = h.p.http.requests();
     let body: Value = requests.get(1).and_then(|r| r.body.as_deref()).and_then(|b| serde_json::from_str(b).ok()).unwrap_or_default();
@@ -92,4 +101,58 @@ fn an_assistant_can_leave_code_out() {
     assert_eq!(offered, ["calculator", "get_current_time"], "not offered to its chats");
     assert!(h.p.code_starts.borrow().is_empty(), "a call of it does not run");
     assert!(h.ws.policy_defs().iter().any(|d| d.name == "run_javascript"), "its policy is still there to set");
+}
+
+const LOCK: &str = r#"{"info": {"python": "3.14.2"}, "packages": {"micropip": {"name": "micropip", "file_name": "micropip-0.11.1-py3-none-any.whl", "imports": ["micropip"]}}}"#;
+
+/// A harness calling `run_python` with `args` on a site with Pyodide's
+/// lockfile and its wasm (no other file is there).
+fn python(args: Value) -> Harness {
+    let h = calling_tool("run_python", args);
+    h.p.site_files.borrow_mut().insert("pyodide/pyodide-lock.json".into(), LOCK.into());
+    h.p.site_files.borrow_mut().insert("pyodide/pyodide.asm.wasm".into(), vec![0; 1234]);
+    h
+}
+
+#[test]
+fn python_gets_the_sites_files_it_asks_for_and_nothing_else() {
+    let mut h = python(json!({"code": "print(1)"}));
+    let asks = ["pyodide.asm.wasm", "pyodide-lock.json", "../../index.html", "numpy-2.4.6-cp314-none.whl", "micropip-0.11.1-py3-none-any.whl"];
+    h.p.code_says.borrow_mut().push_back(asks.iter().map(|f| json!({"t": "need", "file": f})).collect());
+    send(&mut h);
+    let starts = h.p.code_starts.borrow().clone();
+    assert_eq!((starts.len(), starts[0]["lang"].as_str(), starts[0]["limits"]["memory"].as_u64()), (1, Some("python"), Some(1 << 30)));
+    let told = h.p.code_told.borrow().clone();
+    let answers: Vec<(String, bool, Vec<usize>)> = told.iter().map(|(m, b)| (m["file"].as_str().unwrap_or_default().to_owned(), m["ok"] == true, b.clone())).collect();
+    let expect = |f: &str, ok: bool, b: Vec<usize>| (f.to_owned(), ok, b);
+    assert_eq!(
+        answers,
+        [
+            // The lockfile as it was read, and what was refused, at once; the fetches after.
+            expect("pyodide-lock.json", true, vec![LOCK.len()]),
+            expect("numpy-2.4.6-cp314-none.whl", false, vec![]),
+            expect("pyodide.asm.wasm", true, vec![1234]),
+            expect("micropip-0.11.1-py3-none-any.whl", false, vec![]),
+        ],
+        "a path is never asked for at all: the run does not read it"
+    );
+    assert!(told.iter().all(|(m, _)| m["run"] == starts[0]["run"] && m["t"] == "file"));
+    assert_eq!(told[3].0["why"], "pyodide/micropip-0.11.1-py3-none-any.whl: 404 Not Found", "listed but not placed beside the site");
+    assert_eq!(told_model(&h), "Python could not be made ready: no progress for 60 s.");
+}
+
+#[test]
+fn packages_the_site_does_not_offer_are_refused_before_python_starts() {
+    let mut h = python(json!({"code": "import numpy", "packages": ["numpy", "MicroPip"]}));
+    send(&mut h);
+    assert!(h.p.code_starts.borrow().is_empty(), "nothing downloaded for a run that cannot succeed");
+    assert_eq!(told_model(&h), "Not run: this site does not offer numpy. Packages it offers: micropip.");
+}
+
+#[test]
+fn a_site_without_pyodide_says_so() {
+    let mut h = calling_tool("run_python", json!({"code": "1"}));
+    send(&mut h);
+    assert_eq!(told_model(&h), "Python is not available here: pyodide/pyodide-lock.json: 404 Not Found");
+    assert!(h.p.code_starts.borrow().is_empty());
 }
