@@ -1,5 +1,5 @@
 // Attached files: an image pasted, sent as an image_url part, kept across a
-// reload and an export; text files inlined (cut at a limit, and saying so);
+// reload and an export; text files kept whole and given to the model as text (cut at a limit, and saying so);
 // files that are neither refused with why; and the real local model, which
 // has no vision, refusing an image with a clear message while the message
 // stays.
@@ -173,7 +173,7 @@ describe('attachments', () => {
     await context.close();
   });
 
-  test('text files are inlined (a long one cut, and saying so); other files are refused with why', async () => {
+  test('text files are kept as files, saved from their chips, and go to the model as text (a long one cut, and saying so); other files are refused with why', async () => {
     const { context, page, errors } = await h.freshPage();
     const long = 'abcdefghij'.repeat(6_000);
     await page.getByTestId('attach-input').setInputFiles([
@@ -205,8 +205,19 @@ describe('attachments', () => {
       `File \`notes.txt\` (cut: the first 50000 of 60000 characters):\n\`\`\`txt\n${long.slice(0, 50_000)}\n\`\`\`\n\nFile \`main.rs\`:\n\`\`\`rs\nfn main() {}\n\`\`\``,
     );
     assert.ok(!content.includes('not sent'));
-    // The long message is shown in part until asked.
-    const shown = page.getByTestId('message-user').getByTestId('message-text');
+    // The message shows its files as chips (the text is the model's only).
+    const chips = page.getByTestId('message-user').getByTestId('message-file');
+    assert.deepEqual(await chips.allTextContents(), ['notes.txt · 60.0 KB', 'main.rs · 13 B']);
+    assert.equal((await page.getByTestId('message-user').getByTestId('message-text').allTextContents()).join('').trim(), '');
+    // A chip saves its file, every byte.
+    const [download] = await Promise.all([page.waitForEvent('download'), chips.first().click()]);
+    assert.equal(download.suggestedFilename(), 'notes.txt');
+    assert.equal(readFileSync(await download.path(), 'utf8'), long);
+    // A long message is shown in part until asked.
+    h.model.enqueue(reply.text('A long one.'));
+    await send(page, long);
+    await page.getByText('A long one.').waitFor({ timeout: 20_000 });
+    const shown = page.getByTestId('message-user').last().getByTestId('message-text');
     assert.match(await shown.getAttribute('class'), /clamped/);
     await page.getByTestId('expand-message').click();
     assert.doesNotMatch(await shown.getAttribute('class'), /clamped/);

@@ -134,12 +134,21 @@ impl Edges for Browser {
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(air_web::zoned::BrowserClock)
     }
-    fn run_code(&self, start: serde_json::Value, bytes: Vec<Vec<u8>>, inbox: air_workspace::turn_env::inbox::Inbox) {
+    fn run_code(&self, start: serde_json::Value, files: Vec<String>, inbox: air_workspace::turn_env::inbox::Inbox) {
+        let store = air_workspace::Edges::store(self);
         leptos::task::spawn_local(async move {
+            // Blobs: the bytes never pass through the page's memory.
+            let mut blobs = Vec::new();
+            for id in &files {
+                blobs.push(match &store {
+                    Some(s) => s.file_blob(id).await,
+                    None => None,
+                });
+            }
             // The runner's code is a part of its own: without it, the run
             // hears nothing more and ends as the frame gone.
             let closing = inbox.clone();
-            if part(code_runner(start, bytes, inbox)).await.is_err() {
+            if part(code_runner(start, blobs, inbox)).await.is_err() {
                 closing.close();
             }
         });

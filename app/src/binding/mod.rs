@@ -159,6 +159,17 @@ pub fn file_url(id: String, done: impl Fn(Option<String>) + 'static) {
     });
 }
 
+/// Saves the stored file `id` to the user's machine as `name` (nothing
+/// when it is not stored).
+pub fn download_file(id: String, name: String) {
+    let Some(store) = store() else { return };
+    spawn_local(async move {
+        if let Some(blob) = store.file_blob(&id).await {
+            let _ = air_web::download_blob(&name, &blob);
+        }
+    });
+}
+
 /// Reads the text of the first of `files` (chosen, dropped or pasted),
 /// if it is at most `max` bytes, and hands it to `done` (`Ok(None)`: there
 /// was none).

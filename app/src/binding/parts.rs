@@ -423,9 +423,13 @@ pub(super) fn memory_store() -> Result<Rc<dyn super::store::InMemory>, super::la
 /// Posts a run to the code runner's frame (`air_web::runner`), its
 /// messages to `inbox`.
 #[super::lazy::split(code_runner, wasm_split_path = ::leptos::wasm_split, fallible)]
-pub(super) fn code_runner(start: serde_json::Value, bytes: Vec<Vec<u8>>, inbox: air_workspace::turn_env::inbox::Inbox) -> Result<LocalBoxFuture<'static, ()>, super::lazy::NotFetched> {
+pub(super) fn code_runner(
+    start: serde_json::Value,
+    files: Vec<Option<leptos::web_sys::Blob>>,
+    inbox: air_workspace::turn_env::inbox::Inbox,
+) -> Result<LocalBoxFuture<'static, ()>, super::lazy::NotFetched> {
     let heard = inbox.clone();
-    if !air_web::runner::run(&start, bytes, Box::new(move |said| heard.push(said))) {
+    if !air_web::runner::run(&start, &files, Box::new(move |said| heard.push(said))) {
         inbox.close();
     }
     Ok(Box::pin(async {}))

@@ -92,6 +92,15 @@ impl Store for AnyStore {
     async fn get_file(&self, id: &str) -> Result<Option<air_store::FileRecord>> {
         delegate!(self, s => s.get_file(id))
     }
+    async fn get_file_head(&self, id: &str, max: usize) -> Result<Option<air_store::FileRecord>> {
+        match self {
+            AnyStore::Idb(s) => s.get_file_head(id, max).await,
+            AnyStore::Memory(s) => Ok(s.get_file(id).await?.map(|mut f| {
+                f.bytes.truncate(max);
+                f
+            })),
+        }
+    }
     async fn put_message(&self, message: &MessageRecord) -> Result<()> {
         delegate!(self, s => s.put_message(message))
     }
@@ -159,17 +168,22 @@ impl AnyStore {
     }
 
     /// An object URL showing a stored file (an image), or `None` when it
-    /// is not stored. IndexedDB hands the Blob over without a copy.
+    /// is not stored.
     pub async fn file_url(&self, id: &str) -> Option<String> {
-        let blob = match self {
-            AnyStore::Idb(s) => s.file_blob(id).await.ok().flatten()?,
+        // Shown as an image whatever type the file was stored with.
+        air_web::image_url(&self.file_blob(id).await?)
+    }
+
+    /// A stored file as a Blob, or `None` when it is not stored.
+    /// IndexedDB hands the Blob over without a copy.
+    pub async fn file_blob(&self, id: &str) -> Option<leptos::web_sys::Blob> {
+        match self {
+            AnyStore::Idb(s) => s.file_blob(id).await.ok().flatten(),
             AnyStore::Memory(s) => {
                 let f = s.get_file(id).await.ok().flatten()?;
-                air_web::bytes_blob(&f.bytes, &f.mime).ok()?
+                air_web::bytes_blob(&f.bytes, &f.mime).ok()
             }
-        };
-        // Shown as an image whatever type the file was stored with.
-        air_web::image_url(&blob)
+        }
     }
 }
 

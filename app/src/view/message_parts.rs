@@ -88,13 +88,15 @@ pub(super) fn Thumbnails(files: Vec<air_store::Attachment>) -> impl IntoView {
     view! { {images_view(images)} {chips} }
 }
 
-/// A file attached that is not an image (an imported attachment's text):
-/// its name and size.
+/// A file that is not an image (a text file attached, an imported
+/// attachment, a file code wrote): its name and size, saved to this
+/// machine when clicked.
 #[component]
 fn FileChip(file: air_store::Attachment) -> impl IntoView {
     let label = format!("{} · {}", file.name, air_store::export::size_text(file.size));
     let title = label.clone();
-    view! { <span class="message-file" data-testid="message-file" title=title>{label}</span> }
+    let save = move |_| crate::binding::download_file(file.id.clone(), file.name.clone());
+    view! { <button type="button" class="message-file" data-testid="message-file" title=title on:click=save>{label}</button> }
 }
 
 fn images_view(images: Vec<air_store::Attachment>) -> impl IntoView {

@@ -75,6 +75,9 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
     let args = serde_json::from_str::<serde_json::Value>(&run.arguments).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or_else(|| run.arguments.clone());
     let duration = run.duration_ms.map(|ms| if ms < 1000.0 { format!("{ms:.0} ms") } else { format!("{:.1} s", ms / 1000.0) });
     let output = output_view(&run.output);
+    // Files it gave back (code wrote them): images shown, the rest saved when clicked.
+    let files =
+        (!message.attachments.is_empty()).then(|| view! { <div class="thumbs tool-files" data-testid="tool-files"><super::message_parts::Thumbnails files=message.attachments.clone()/></div> });
     let cut = run.full_chars.map(|n| {
         view! { <p class="tool-cut muted" data-testid="tool-cut">{move || t().tool_cut.replace("{n}", &air_tools_max()).replace("{m}", &n.to_string())}</p> }
     });
@@ -103,6 +106,7 @@ fn ToolCard(message: MessageRecord) -> impl IntoView {
             {pending.then(|| view! { <ToolProgress id=id.clone()/> })}
             {question}
             <div class="tool-output" data-testid="tool-output">{output}</div>
+            {files}
             {sign_in}
             {cut}
             <Show when=move || interrupted()>

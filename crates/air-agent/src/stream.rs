@@ -45,18 +45,26 @@ impl<E: Env> Turn<'_, E> {
         request
     }
 
-    /// `history` with the text of each file attached that is not an image
-    /// (an imported attachment's text) after its message's text, as a
-    /// text file attached in this app is (`air_store::files::text_block`,
-    /// cut at the same limit). A file that cannot be read is left out.
+    /// `history` with the text of each file attached to a message (not a
+    /// tool's) that is not an image (a text file, an imported attachment) after
+    /// its message's text (`air_store::files::head_block`: only its first
+    /// bytes are read, and it is cut at [`air_store::files::TEXT_LIMIT`]).
+    /// A file that cannot be read is left out; a tool's files are told of
+    /// in its result.
     pub(crate) async fn with_file_texts(&self, mut history: Vec<MessageRecord>) -> Vec<MessageRecord> {
-        use air_store::files::{TEXT_LIMIT, text_block};
+        use air_store::files::{TEXT_HEAD_BYTES, TEXT_LIMIT, head_block};
         let store = self.env.store();
-        for m in history.iter_mut().filter(|m| m.attachments.iter().any(|a| !a.is_image())) {
+        for m in history.iter_mut().filter(|m| m.role != air_chat::Role::Tool && m.attachments.iter().any(|a| !a.is_image())) {
             let mut blocks = Vec::new();
             for a in m.attachments.iter().filter(|a| !a.is_image()) {
-                match store.get_file(&a.id).await {
-                    Ok(Some(file)) => blocks.push(text_block(&a.name, &String::from_utf8_lossy(&file.bytes), TEXT_LIMIT).0),
+                match store.get_file_head(&a.id, TEXT_HEAD_BYTES).await {
+                    Ok(Some(file)) => {
+                        // Read whole unless the head is all that was read
+                        // (the size stored beside it is not trusted).
+                        let n = file.bytes.len() as u64;
+                        let more = (n == TEXT_HEAD_BYTES as u64 && a.size > n).then_some(a.size);
+                        blocks.push(head_block(&a.name, &file.bytes, more, TEXT_LIMIT));
+                    }
                     Ok(None) => {}
                     Err(error) => self.env.emit(Event::StoreFailed { what: "read", error }),
                 }

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use air_chat::{Role, ToolCall};
 use air_store::records::{ToolRun, ToolStatus, next_seq};
-use air_store::{MessageRecord, Store};
+use air_store::{Attachment, FileRecord, MessageRecord, Store};
 use air_tools::policy::Policy;
 use air_tools::{CallContext, CallHost, Content, ElicitAnswer, Elicitation, Progress, Tool, ToolDef, ToolOutput, ToolSource, args, schema};
 use futures_util::future::LocalBoxFuture;
@@ -288,8 +288,13 @@ impl<E: Env> Turn<'_, E> {
     }
 
     /// Stores the result: the whole output for the card, a text of at most
-    /// [`MAX_TOOL_TEXT`] characters for the model.
-    async fn finish(&self, record: &mut MessageRecord, status: ToolStatus, output: ToolOutput) {
+    /// [`MAX_TOOL_TEXT`] characters for the model, and the files it gave
+    /// back as files of the conversation (each stored before the record
+    /// that names it).
+    async fn finish(&self, record: &mut MessageRecord, status: ToolStatus, mut output: ToolOutput) {
+        for f in std::mem::take(&mut output.files) {
+            self.keep_file(record, f).await;
+        }
         let now = self.env.now_ms();
         let (text, full) = cut(&output.model_text(), MAX_TOOL_TEXT);
         record.content = text;
@@ -301,6 +306,17 @@ impl<E: Env> Turn<'_, E> {
             t.structured = output.structured.filter(|v| v.to_string().len() <= MAX_STORED_OUTPUT);
         }
         self.save_tool(record).await;
+    }
+
+    /// Stores a file a tool gave back and names it in `record`; one that
+    /// cannot be stored is left out (the user is told the store failed).
+    async fn keep_file(&self, record: &mut MessageRecord, f: air_tools::OutputFile) {
+        let (id, size) = (self.env.new_id(), f.bytes.len() as u64);
+        let file = FileRecord { id: id.clone(), session_id: record.session_id.clone(), mime: f.mime.clone(), bytes: f.bytes };
+        match self.env.store().put_file(&file).await {
+            Ok(()) => record.attachments.push(Attachment { id, name: f.name, mime: f.mime, size }),
+            Err(error) => self.env.emit(Event::StoreFailed { what: "write", error }),
+        }
     }
 }
 
@@ -348,6 +364,10 @@ impl<E: Env> CallHost for Reporter<'_, E> {
 
     fn elicit(&self, request: Elicitation) -> LocalBoxFuture<'_, ElicitAnswer> {
         Box::pin(self.env.elicit(&self.record, self.tool, request))
+    }
+
+    fn session(&self) -> Option<&str> {
+        Some(&self.record.session_id)
     }
 }
 

@@ -89,7 +89,7 @@ texts! {
     attach_cut: "cut to {n} characters", "已截取前 {n} 个字符";
     attach_scaled: "scaled from {from}", "已从 {from} 缩小";
     attach_image_too_large: "{name} was not attached: images over 20 MB are more than models take.", "未添加 {name}：超过 20 MB 的图片模型无法接收。";
-    attach_too_large: "{name} was not attached: it is over 10 MB.", "未添加 {name}：文件超过 10 MB。";
+    attach_too_large: "{name} was not attached: it is over 100 MB.", "未添加 {name}：文件超过 100 MB。";
     attach_not_text: "{name} was not attached: it is neither an image (PNG, JPEG, GIF, WebP) nor a text file.", "未添加 {name}：它既不是图片（PNG、JPEG、GIF、WebP）也不是文本文件。";
     attach_failed: "{name} could not be read: {e}", "无法读取 {name}：{e}";
     image_missing: "This image is no longer stored.", "这张图片已不在存储中。";

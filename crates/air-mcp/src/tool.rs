@@ -54,7 +54,7 @@ pub fn output_from(result: &Value) -> ToolOutput {
     {
         content.push(Content::Text { text: structured.to_string() });
     }
-    ToolOutput { content, is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false), structured: result.get("structuredContent").filter(|v| !v.is_null()).cloned() }
+    ToolOutput { content, is_error: result.get("isError").and_then(Value::as_bool).unwrap_or(false), structured: result.get("structuredContent").filter(|v| !v.is_null()).cloned(), files: Vec::new() }
 }
 
 /// [`output_from`], with `structuredContent` checked against the tool's

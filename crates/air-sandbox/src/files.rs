@@ -2,6 +2,7 @@
 //! unique, each type decided here from the name, within the run's limits.
 
 use crate::Limits;
+use crate::tools::ChatFile;
 
 /// A file a run gave back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +85,25 @@ pub fn keep(written: Vec<(String, Vec<u8>)>, limits: &Limits) -> (Vec<OutFile>, 
         }
     }
     (kept, dropped)
+}
+
+/// At most this many of the chat's files are given to a run (the latest).
+pub const MAX_CHAT_FILES: usize = 200;
+
+/// The chat's files as a run sees them, from `all` (in the order the
+/// conversation has them; names as stored, which others may have
+/// written): each under its plain name, a later file of the same name
+/// (sent again, or written again by code) in place of the earlier.
+pub fn chat_files(all: impl IntoIterator<Item = ChatFile>) -> Vec<ChatFile> {
+    let mut out: Vec<ChatFile> = Vec::new();
+    for mut f in all {
+        f.name = plain_name(&f.name);
+        out.retain(|o| !o.name.eq_ignore_ascii_case(&f.name));
+        out.push(f);
+    }
+    let extra = out.len().saturating_sub(MAX_CHAT_FILES);
+    out.drain(..extra);
+    out
 }
 
 fn unique(name: String, kept: &[OutFile]) -> String {

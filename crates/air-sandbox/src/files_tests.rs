@@ -45,3 +45,14 @@ fn files_past_the_limits_are_dropped_with_why_and_names_stay_unique() {
         [Dropped::TooLarge { name: "big.bin".into(), size: 11, limit: 10 }, Dropped::TooMuch { name: "c.txt".into(), limit: 15 }, Dropped::TooMany { name: "e.txt".into(), limit: 3 },]
     );
 }
+
+#[test]
+fn the_chats_files_go_by_plain_names_the_latest_of_a_name_in_place() {
+    let f = |id: &str, name: &str| ChatFile { id: id.into(), name: name.into(), mime: "text/csv".into(), size: 1 };
+    let got = chat_files([f("1", "data.csv"), f("2", "../../lib/os.py"), f("3", "b.txt"), f("4", "DATA.csv")]);
+    let seen: Vec<_> = got.iter().map(|c| (c.id.as_str(), c.name.as_str())).collect();
+    assert_eq!(seen, [("2", "os.py"), ("3", "b.txt"), ("4", "DATA.csv")]);
+    let many = chat_files((0..MAX_CHAT_FILES + 5).map(|i| f(&i.to_string(), &format!("{i}.csv"))));
+    assert_eq!(many.len(), MAX_CHAT_FILES);
+    assert_eq!(many[0].id, "5", "the latest are kept");
+}

@@ -1,9 +1,8 @@
 //! A run's outcome as a tool's output: the text the model reads (how it
 //! ended, stdout, stderr, the value, the files given back, what was cut
-//! or not kept) and the images it made; the call card reads the same.
+//! or not kept) and the files it wrote; the call card reads the same.
 
-use air_tools::{Content, ToolOutput};
-use base64::Engine as _;
+use air_tools::{Content, OutputFile, ToolOutput};
 use serde_json::json;
 
 use crate::Lang;
@@ -12,14 +11,13 @@ use crate::tools::size;
 
 impl Outcome {
     /// As a tool's output: an error for the model unless the code ran to
-    /// its end; the images as images; the card's facts in `structured`.
-    pub fn output(&self) -> ToolOutput {
-        let mut content = vec![Content::Text { text: self.model_text() }];
-        let images = self.files.iter().filter(|f| f.is_image());
-        content.extend(images.map(|f| Content::Image { mime: f.mime.to_owned(), data: base64::engine::general_purpose::STANDARD.encode(&f.bytes) }));
-        let files: Vec<_> = self.files.iter().map(|f| json!({"name": f.name, "type": f.mime, "size": f.bytes.len()})).collect();
-        let structured = json!({"sandbox": {"lang": self.lang.wire(), "end": self.end_kind(), "ranMs": self.ran_ms, "files": files}});
-        ToolOutput { content, is_error: self.end != End::Finished, structured: Some(structured) }
+    /// its end; the files it wrote given back (the card shows the images
+    /// and offers the rest as downloads); the card's facts in `structured`.
+    pub fn output(self) -> ToolOutput {
+        let content = vec![Content::Text { text: self.model_text() }];
+        let structured = json!({"sandbox": {"lang": self.lang.wire(), "end": self.end_kind(), "ranMs": self.ran_ms}});
+        let files = self.files.into_iter().map(|f| OutputFile { name: f.name, mime: f.mime.to_owned(), bytes: f.bytes }).collect();
+        ToolOutput { content, is_error: self.end != End::Finished, structured: Some(structured), files }
     }
 
     /// What the model reads.

@@ -24,13 +24,10 @@ fn the_model_reads_how_it_ended_what_it_printed_and_what_it_gave() {
     assert_eq!(o.model_text(), expected);
     let out = o.output();
     assert!(!out.is_error);
-    assert_eq!(out.content.len(), 2, "the text, then the one image");
-    assert_eq!(out.content[1], air_tools::Content::Image { mime: "image/png".into(), data: "AQID".into() });
-    assert_eq!(
-        out.structured,
-        Some(json!({"sandbox": {"lang": "python", "end": "finished", "ranMs": 12.4, "files": [
-        {"name": "plot.png", "type": "image/png", "size": 3}, {"name": "out.csv", "type": "text/csv", "size": 2048}]}}))
-    );
+    assert_eq!(out.content, [air_tools::Content::Text { text: expected.into() }], "the files go as files, not as the model's content");
+    let files: Vec<_> = out.files.iter().map(|f| (f.name.as_str(), f.mime.as_str(), f.bytes.len())).collect();
+    assert_eq!(files, [("plot.png", "image/png", 3), ("out.csv", "text/csv", 2048)]);
+    assert_eq!(out.structured, Some(json!({"sandbox": {"lang": "python", "end": "finished", "ranMs": 12.4}})));
 }
 
 #[test]
@@ -46,9 +43,9 @@ fn every_other_end_is_an_error_the_model_can_act_on() {
     ];
     for (end, text) in cases {
         let o = outcome(end);
+        assert_eq!(o.model_text(), text);
         let out = o.output();
         assert!(out.is_error, "{text}");
-        assert_eq!(o.model_text(), text);
         assert_eq!(out.structured.as_ref().map(|s| s["sandbox"]["end"] != "finished"), Some(true));
     }
 }

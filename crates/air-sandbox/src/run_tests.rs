@@ -14,7 +14,7 @@ fn msg(v: Value) -> Value {
 #[test]
 fn the_start_names_the_run_its_code_and_the_files_beside_it() {
     let req = request(Lang::Python, &json!({"code": "print(1)", "packages": ["numpy"]})).expect("valid");
-    let files = [ChatFile { name: "a.csv".into(), mime: "text/csv".into(), size: 3 }];
+    let files = [ChatFile { id: "f1".into(), name: "a.csv".into(), mime: "text/csv".into(), size: 3 }];
     let start = python(7).start(&req, &files);
     assert_eq!(start["t"], "run");
     assert_eq!((start["run"].as_u64(), start["lang"].as_str(), start["code"].as_str()), (Some(7), Some("python"), Some("print(1)")));

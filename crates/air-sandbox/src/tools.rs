@@ -14,6 +14,9 @@ pub const MAX_PACKAGES: usize = 20;
 /// A file of the conversation the code can read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatFile {
+    /// Where its bytes are kept (empty: not stored yet, a file of the
+    /// message being sent).
+    pub id: String,
     pub name: String,
     pub mime: String,
     pub size: u64,

@@ -1,7 +1,7 @@
 use super::*;
 
 fn csv() -> ChatFile {
-    ChatFile { name: "sales.csv".into(), mime: "text/csv".into(), size: 1536 }
+    ChatFile { id: "f1".into(), name: "sales.csv".into(), mime: "text/csv".into(), size: 1536 }
 }
 
 #[test]

@@ -258,6 +258,9 @@ async fn files<S: Store>(store: &S) {
         }
     }
     assert_eq!(store.get_file("f1").await.ok().flatten(), Some(file("f1", "fs", every_byte.clone())), "every byte back");
+    assert_eq!(store.get_file_head("f1", 300).await.ok().flatten(), Some(file("f1", "fs", every_byte[..300].to_vec())), "the first bytes");
+    assert_eq!(store.get_file_head("f1", 1 << 20).await.ok().flatten().map(|f| f.bytes.len()), Some(every_byte.len()), "a head past the end is the whole file");
+    assert_eq!(store.get_file_head("nope", 300).await.ok(), Some(None));
     let mut with = msg("m-files", "fs", 1.0, Role::User, "look");
     with.attachments = vec![Attachment { id: "f1".into(), name: "cat.png".into(), mime: "image/png".into(), size: 70_000 }];
     assert!(store.put_message(&with).await.is_ok());

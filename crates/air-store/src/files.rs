@@ -43,16 +43,24 @@ pub fn scaled_type(mime: &str) -> Option<&'static str> {
 /// At most this many characters of a text file go into the message.
 pub const TEXT_LIMIT: usize = 50_000;
 
-/// Larger files are not read at all.
-pub const MAX_TEXT_FILE_BYTES: usize = 10 * 1024 * 1024;
+/// The first bytes of a stored text file read for a request: enough for
+/// [`TEXT_LIMIT`] characters of any script (at most 4 bytes each), so a
+/// large file is never read whole to be cut.
+pub const TEXT_HEAD_BYTES: usize = TEXT_LIMIT * 4;
+
+/// Larger files are refused. A text file is stored whole (code run in the
+/// page reads it all: a 50 MB CSV), and only its first [`TEXT_LIMIT`]
+/// characters go to the model.
+pub const MAX_TEXT_FILE_BYTES: usize = 100 * 1024 * 1024;
 
 /// What becomes of an attached file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attached {
     /// Sent to the model as an image.
     Image,
-    /// Put into the message as text: the block, and whether it was cut.
-    Text { block: String, cut: bool },
+    /// Kept as a file whose text goes to the model: whether only its first
+    /// [`TEXT_LIMIT`] characters do.
+    Text { cut: bool },
     /// Not attached, and why.
     Refused(Refusal),
 }
@@ -67,8 +75,8 @@ pub enum Refusal {
     NotText,
 }
 
-/// Decides what `bytes` (named `name`, of media type `mime`) become.
-pub fn classify(name: &str, mime: &str, bytes: &[u8]) -> Attached {
+/// Decides what `bytes` (of media type `mime`) become.
+pub fn classify(mime: &str, bytes: &[u8]) -> Attached {
     let mime = mime.trim().to_ascii_lowercase();
     if IMAGE_TYPES.contains(&mime.as_str()) {
         return if bytes.len() > MAX_IMAGE_BYTES { Attached::Refused(Refusal::ImageTooLarge) } else { Attached::Image };
@@ -79,12 +87,35 @@ pub fn classify(name: &str, mime: &str, bytes: &[u8]) -> Attached {
     // Text is whatever reads as UTF-8 with no NUL (a BOM is dropped).
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(body) {
-        Ok(text) if !text.contains('\0') => {
-            let (block, cut) = text_block(name, text, TEXT_LIMIT);
-            Attached::Text { block, cut }
-        }
+        Ok(text) if !text.contains('\0') => Attached::Text { cut: text.len() > TEXT_LIMIT && text.chars().nth(TEXT_LIMIT).is_some() },
         _ => Attached::Refused(Refusal::NotText),
     }
+}
+
+/// The media type a text file is kept under: its own, unless it has none
+/// or names an image (an SVG is text to a model, never an image part).
+pub fn text_type(mime: &str) -> String {
+    let mime = mime.trim().to_ascii_lowercase();
+    if mime.is_empty() || mime.starts_with("image/") { "text/plain".to_owned() } else { mime }
+}
+
+/// [`text_block`] of a stored file whose first bytes are `head`, and
+/// which has `more` (its size in bytes) when only its head was read: a
+/// file read whole is said as [`text_block`] says it; a longer one is
+/// cut, its size given in bytes.
+pub fn head_block(name: &str, head: &[u8], more: Option<u64>, limit: usize) -> String {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let Some(total) = more else {
+        return text_block(name, &String::from_utf8_lossy(head), limit).0;
+    };
+    // A character cut off at the end of the head is dropped, not replaced.
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(e) if e.error_len().is_none() => String::from_utf8_lossy(&head[..e.valid_up_to()]),
+        Err(_) => String::from_utf8_lossy(head),
+    };
+    let body: String = text.chars().take(limit).collect();
+    fenced(name, &body, &format!("File `{name}` (cut: the first {} characters of {}):", body.chars().count(), crate::export::size_text(total)))
 }
 
 /// A text file as it goes into the message: its name, then its text (at
@@ -94,12 +125,18 @@ pub fn text_block(name: &str, text: &str, limit: usize) -> (String, bool) {
     let total = text.chars().count();
     let cut = total > limit;
     let body = if cut { text.chars().take(limit).collect::<String>() } else { text.to_owned() };
+    let head = if cut { format!("File `{name}` (cut: the first {limit} of {total} characters):") } else { format!("File `{name}`:") };
+    (fenced(name, &body, &head), cut)
+}
+
+/// `head`, then `body` fenced as code of the language `name`'s extension
+/// names, with a fence longer than any run of backticks inside it.
+fn fenced(name: &str, body: &str, head: &str) -> String {
     let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let lang = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).filter(|e| e.len() <= 10 && e.chars().all(|c| c.is_ascii_alphanumeric())).unwrap_or_default();
-    let head = if cut { format!("File `{name}` (cut: the first {limit} of {total} characters):") } else { format!("File `{name}`:") };
     let newline = if body.ends_with('\n') { "" } else { "\n" };
-    (format!("{head}\n{fence}{lang}\n{body}{newline}{fence}"), cut)
+    format!("{head}\n{fence}{lang}\n{body}{newline}{fence}")
 }
 
 #[cfg(test)]
@@ -126,16 +163,21 @@ mod tests {
 
     #[test]
     fn images_text_and_the_rest() {
-        assert_eq!(classify("a.png", "image/png", &[0x89, b'P']), Attached::Image);
-        assert_eq!(classify("a.JPG", "IMAGE/JPEG", &[0xff]), Attached::Image);
+        assert_eq!(classify("image/png", &[0x89, b'P']), Attached::Image);
+        assert_eq!(classify("IMAGE/JPEG", &[0xff]), Attached::Image);
         let huge = vec![0u8; MAX_IMAGE_BYTES + 1];
-        assert_eq!(classify("big.png", "image/png", &huge), Attached::Refused(Refusal::ImageTooLarge));
+        assert_eq!(classify("image/png", &huge), Attached::Refused(Refusal::ImageTooLarge));
         // SVG is text to a model.
-        assert!(matches!(classify("x.svg", "image/svg+xml", b"<svg/>"), Attached::Text { cut: false, .. }));
-        assert_eq!(classify("x.pdf", "application/pdf", b"%PDF-1.7\n\0\x01"), Attached::Refused(Refusal::NotText));
-        assert_eq!(classify("x.bin", "", &[0xff, 0xfe, 0x00]), Attached::Refused(Refusal::NotText));
-        let Attached::Text { block, .. } = classify("notes.md", "", "\u{feff}# Hi\n".as_bytes()) else { panic!("text") };
-        assert_eq!(block, "File `notes.md`:\n```md\n# Hi\n```");
+        assert_eq!(classify("image/svg+xml", b"<svg/>"), Attached::Text { cut: false });
+        assert_eq!(classify("application/pdf", b"%PDF-1.7\n\0\x01"), Attached::Refused(Refusal::NotText));
+        assert_eq!(classify("", &[0xff, 0xfe, 0x00]), Attached::Refused(Refusal::NotText));
+        assert_eq!(classify("", "\u{feff}# Hi\n".as_bytes()), Attached::Text { cut: false });
+        assert_eq!(classify("", "é".repeat(TEXT_LIMIT + 1).as_bytes()), Attached::Text { cut: true });
+        // Many bytes but few characters: not cut.
+        assert_eq!(classify("", "中".repeat(TEXT_LIMIT).as_bytes()), Attached::Text { cut: false });
+        assert_eq!(text_type(""), "text/plain");
+        assert_eq!(text_type("image/svg+xml"), "text/plain");
+        assert_eq!(text_type(" Text/CSV"), "text/csv");
     }
 
     #[test]
@@ -146,5 +188,17 @@ mod tests {
         let (block, cut) = text_block("README", "use ```` inside", 100);
         assert!(!cut);
         assert_eq!(block, "File `README`:\n`````\nuse ```` inside\n`````");
+    }
+
+    #[test]
+    fn a_stored_file_is_said_from_its_head() {
+        // Read whole: as the text block says it (its BOM dropped).
+        assert_eq!(head_block("a.csv", b"\xEF\xBB\xBFx,y\n1,2\n", None, 100), "File `a.csv`:\n```csv\nx,y\n1,2\n```");
+        assert_eq!(head_block("b.txt", "é".repeat(12).as_bytes(), None, 10), format!("File `b.txt` (cut: the first 10 of 12 characters):\n```txt\n{}\n```", "é".repeat(10)));
+        // Only the head was read: cut, sized in bytes; a character split
+        // at the head's end is dropped.
+        let head = &"aé".repeat(10).into_bytes()[..14];
+        assert_eq!(head_block("big.csv", head, Some(52_428_800), 100), "File `big.csv` (cut: the first 9 characters of 52.4 MB):\n```csv\naéaéaéaéa\n```");
+        assert_eq!(head_block("big.csv", b"abcdef", Some(1_000_000), 4), "File `big.csv` (cut: the first 4 characters of 1.0 MB):\n```csv\nabcd\n```");
     }
 }

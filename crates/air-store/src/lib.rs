@@ -385,6 +385,14 @@ pub trait Store {
     /// Inserts or replaces an attached file's bytes (by id).
     async fn put_file(&self, file: &FileRecord) -> Result<()>;
     async fn get_file(&self, id: &str) -> Result<Option<FileRecord>>;
+    /// [`Store::get_file`] with at most the first `max` bytes (a store
+    /// that keeps a file as a Blob reads no more than that).
+    async fn get_file_head(&self, id: &str, max: usize) -> Result<Option<FileRecord>> {
+        Ok(self.get_file(id).await?.map(|mut f| {
+            f.bytes.truncate(max);
+            f
+        }))
+    }
     /// A small document kept beside the conversations, as JSON text, by
     /// key (the MCP tool catalog, a conversation's loaded tools).
     async fn get_doc(&self, key: &str) -> Result<Option<String>>;

@@ -398,7 +398,8 @@ impl MessageRecord {
         Some(ChatMessage {
             role: self.role,
             content: if self.content.is_empty() && !self.tool_calls.is_empty() { None } else { Some(self.content.clone()) },
-            images: self.attachments.iter().filter(|a| a.is_image()).map(|a| ImagePart { id: a.id.clone(), url: None }).collect(),
+            // A tool's files are told of in its text (a tool message carries no image).
+            images: self.attachments.iter().filter(|a| a.is_image() && self.role != Role::Tool).map(|a| ImagePart { id: a.id.clone(), url: None }).collect(),
             tool_calls: self.tool_calls.iter().map(Into::into).collect(),
             tool_call_id: self.tool_call_id.clone(),
             name: self.name.clone(),

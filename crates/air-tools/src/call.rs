@@ -60,6 +60,11 @@ pub enum ElicitAnswer {
 pub trait CallHost {
     fn progress(&self, progress: Progress);
     fn elicit(&self, request: Elicitation) -> LocalBoxFuture<'_, ElicitAnswer>;
+    /// The conversation the call belongs to (`None`: none, as for a call
+    /// nobody watches). A tool that reads the conversation's files asks.
+    fn session(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// A host for calls nobody watches: progress is dropped and questions are

@@ -228,15 +228,29 @@ pub struct ToolOutput {
     /// An MCP tool's `structuredContent`, kept for its View (MCP Apps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<serde_json::Value>,
+    /// Files given back to the user (code run in the page wrote them):
+    /// kept with the result as the conversation's files, not sent to the
+    /// model (its text says what they are).
+    #[serde(skip)]
+    pub files: Vec<OutputFile>,
+}
+
+/// A file a tool gave back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    pub name: String,
+    /// The media type, e.g. `text/csv`.
+    pub mime: String,
+    pub bytes: Vec<u8>,
 }
 
 impl ToolOutput {
     pub fn text(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::Text { text: text.into() }], is_error: false, structured: None }
+        Self { content: vec![Content::Text { text: text.into() }], is_error: false, ..Self::default() }
     }
 
     pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::Text { text: text.into() }], is_error: true, structured: None }
+        Self { content: vec![Content::Text { text: text.into() }], is_error: true, ..Self::default() }
     }
 
     /// The output as the model reads it: text as is, images and links as a

@@ -171,6 +171,22 @@ impl IdbStore {
         Ok(js_sys::Reflect::get(&v, &JsValue::from_str("blob")).ok().and_then(|b| b.dyn_into().ok()))
     }
 
+    /// A stored file, whole or its first `max` bytes (only those are read).
+    async fn read_file(&self, id: &str, max: Option<usize>) -> air_store::Result<Option<FileRecord>> {
+        use wasm_bindgen::JsCast;
+        let Some(v) = self.file_value(id).await? else { return Ok(None) };
+        let field = |k: &str| js_sys::Reflect::get(&v, &JsValue::from_str(k)).ok().and_then(|x| x.as_string()).unwrap_or_default();
+        let corrupt = || StoreError::Corrupt(format!("file {id} has no bytes"));
+        let other = |e: JsValue| StoreError::Other(format!("{e:?}"));
+        let mut blob: web_sys::Blob = js_sys::Reflect::get(&v, &JsValue::from_str("blob")).map_err(|_| corrupt())?.dyn_into().map_err(|_| corrupt())?;
+        if let Some(max) = max.filter(|m| (*m as f64) < blob.size()) {
+            blob = blob.slice_with_f64_and_f64(0.0, max as f64).map_err(other)?;
+        }
+        // Read after the transaction: a Blob outlives it.
+        let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await.map_err(other)?;
+        Ok(Some(FileRecord { id: field("id"), session_id: field("sessionId"), mime: field("type"), bytes: js_sys::Uint8Array::new(&buffer).to_vec() }))
+    }
+
     async fn write<F, Fut>(&self, stores: &[&str], f: F) -> air_store::Result<()>
     where
         F: FnOnce(rexie::Transaction) -> Fut,
@@ -427,14 +443,11 @@ impl Store for IdbStore {
     }
 
     async fn get_file(&self, id: &str) -> air_store::Result<Option<FileRecord>> {
-        use wasm_bindgen::JsCast;
-        let Some(v) = self.file_value(id).await? else { return Ok(None) };
-        let field = |k: &str| js_sys::Reflect::get(&v, &JsValue::from_str(k)).ok().and_then(|x| x.as_string()).unwrap_or_default();
-        let corrupt = || StoreError::Corrupt(format!("file {id} has no bytes"));
-        let blob: web_sys::Blob = js_sys::Reflect::get(&v, &JsValue::from_str("blob")).map_err(|_| corrupt())?.dyn_into().map_err(|_| corrupt())?;
-        // Read after the transaction: a Blob outlives it.
-        let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await.map_err(|e| StoreError::Other(format!("{e:?}")))?;
-        Ok(Some(FileRecord { id: field("id"), session_id: field("sessionId"), mime: field("type"), bytes: js_sys::Uint8Array::new(&buffer).to_vec() }))
+        self.read_file(id, None).await
+    }
+
+    async fn get_file_head(&self, id: &str, max: usize) -> air_store::Result<Option<FileRecord>> {
+        self.read_file(id, Some(max)).await
     }
 
     async fn get_doc(&self, key: &str) -> air_store::Result<Option<String>> {

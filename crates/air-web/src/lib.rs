@@ -293,6 +293,25 @@ pub fn download(filename: &str, mime: &str, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Offers `blob` as a file download named `filename`: typed as bytes, so
+/// the browser saves it and never renders it on the app's origin.
+pub fn download_blob(filename: &str, blob: &web_sys::Blob) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    let err = |e: wasm_bindgen::JsValue| format!("{e:?}");
+    let typed = blob.slice_with_f64_and_f64_and_content_type(0.0, blob.size(), "application/octet-stream").map_err(err)?;
+    let url = web_sys::Url::create_object_url_with_blob(&typed).map_err(err)?;
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a").map_err(err)?.dyn_into().map_err(|_| "no anchor")?;
+    a.set_href(&url);
+    a.set_download(filename);
+    a.click();
+    // Let go of once the browser has surely read it.
+    let later = wasm_bindgen::closure::Closure::once_into_js(move || revoke_url(&url));
+    window.set_timeout_with_callback_and_timeout_and_arguments_0(later.unchecked_ref(), 60_000).map_err(err)?;
+    Ok(())
+}
+
 /// A file the user gave the page (pasted, dropped or chosen), read whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PickedFile {

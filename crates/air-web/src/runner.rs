@@ -61,11 +61,16 @@ pub fn tell(msg: &Value, bytes: Vec<Vec<u8>>) {
     });
 }
 
-/// Posts `start` (which names its run) with `bytes` beside it; `heard` gets
-/// what the frame says of that run. False when no frame can be made.
-pub fn run(start: &Value, bytes: Vec<Vec<u8>>, heard: Heard) -> bool {
+/// Posts `start` (which names its run) with the chat's `files` beside it
+/// (`None`: one that could not be read); `heard` gets what the frame says
+/// of that run. False when no frame can be made.
+pub fn run(start: &Value, files: &[Option<web_sys::Blob>], heard: Heard) -> bool {
     let Some(id) = start["run"].as_u64() else { return false };
-    let Some((msg, transfer)) = message(start, bytes) else { return false };
+    let Some((msg, transfer)) = message(start, Vec::new()) else { return false };
+    let blobs: js_sys::Array = files.iter().map(|b| b.as_ref().map_or(JsValue::NULL, JsValue::from)).collect();
+    if js_sys::Reflect::set(&msg, &"bytes".into(), &blobs).is_err() {
+        return false;
+    }
     RUNNER.with(|r| {
         let mut r = r.borrow_mut();
         if r.is_none() {

@@ -104,10 +104,13 @@ pub struct FakePlatform {
     pub browser_site: RefCell<Vec<crate::browser_models::Offer>>,
     /// How a download ends once set (`None`: it runs until stopped).
     pub browser_download: Rc<RefCell<Option<Result<(), String>>>>,
-    /// Code runs started (their start messages), what the sandbox says to
-    /// each next one (its messages, `run` filled in; none scripted: it
-    /// says nothing), and the runs whose worker was ended.
+    /// Code runs started (their start messages, and the stored files
+    /// posted beside each), what the sandbox says to each next one (its
+    /// messages, `run` filled in, the texts of a `"texts"` list as the
+    /// bytes beside it; none scripted: it says nothing), and the runs
+    /// whose worker was ended.
     pub code_starts: RefCell<Vec<serde_json::Value>>,
+    pub code_files: RefCell<Vec<Vec<String>>>,
     pub code_says: RefCell<std::collections::VecDeque<Vec<serde_json::Value>>>,
     pub code_stops: RefCell<Vec<u64>>,
     /// What the core told the runner's frame: each message, with the sizes of the bytes beside it.
@@ -349,12 +352,15 @@ impl Edges for FakePlatform {
     fn clock(&self) -> Rc<dyn air_tools::builtin::Clock> {
         Rc::new(FakeClock(self.now.get()))
     }
-    fn run_code(&self, start: serde_json::Value, _bytes: Vec<Vec<u8>>, inbox: crate::turn_env::inbox::Inbox) {
+    fn run_code(&self, start: serde_json::Value, files: Vec<String>, inbox: crate::turn_env::inbox::Inbox) {
         let run = start["run"].clone();
         self.code_starts.borrow_mut().push(start);
+        self.code_files.borrow_mut().push(files);
         for mut said in self.code_says.borrow_mut().pop_front().unwrap_or_default() {
             said["run"] = run.clone();
-            inbox.push((said, Vec::new()));
+            let texts = said.as_object_mut().and_then(|o| o.remove("texts"));
+            let bytes = texts.as_ref().and_then(|t| t.as_array()).into_iter().flatten().map(|t| t.as_str().unwrap_or_default().as_bytes().to_vec()).collect();
+            inbox.push((said, bytes));
         }
     }
     fn stop_code(&self, run: u64) {

@@ -1,9 +1,10 @@
-//! Files from this machine attached to the next message: images as they
-//! are (shown meanwhile through a preview the platform makes), text files
-//! as text cut at a limit, anything else refused with why. They go with
-//! the message (text files as context after the attached resources,
-//! images as images) and come back when it could not be saved; a preview
-//! is let go of once its file is sent or taken off.
+//! Files from this machine attached to the next message: images (shown
+//! meanwhile through a preview the platform makes) and text files, kept
+//! whole; anything else refused with why. They are stored with the
+//! message (the model gets images as images and a text file's text, cut
+//! at a limit; code run in the page reads them whole) and come back when
+//! it could not be saved; a preview is let go of once its file is sent or
+//! taken off.
 //!
 //! Reading a file (and drawing a large image smaller) is the page's; what
 //! it read becomes a [`Prepared`] through [`prepare`], in the part fetched
@@ -31,8 +32,9 @@ pub enum LocalKind {
     /// Sent as an image; `url` (a preview the platform made) shows it
     /// meanwhile; `scaled`: the size it had before it was drawn smaller.
     Image { mime: String, bytes: Arc<Vec<u8>>, url: String, scaled: Option<(u32, u32)> },
-    /// Goes into the message as this block.
-    Text { block: String, cut: bool },
+    /// A text file: its type, bytes, and whether the model gets only the
+    /// first part of its text.
+    Text { mime: String, bytes: Arc<Vec<u8>>, cut: bool },
 }
 
 /// A file as the page read it (a large image already drawn smaller).
@@ -60,7 +62,7 @@ pub enum Prepared {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     Image { mime: String, bytes: Vec<u8>, scaled: Option<(u32, u32)> },
-    Text { block: String, cut: bool },
+    Text { mime: String, bytes: Vec<u8>, cut: bool },
 }
 
 /// Images of these types are drawn smaller when large (what is stored and
@@ -78,9 +80,9 @@ pub fn prepare(read: Result<Read, (String, String)>) -> Prepared {
         Err((name, error)) => return Prepared::Unreadable { name, error },
     };
     let size = read.bytes.len() as u64;
-    let kind = match air_store::files::classify(&read.name, &read.mime, &read.bytes) {
+    let kind = match air_store::files::classify(&read.mime, &read.bytes) {
         Attached::Image => Kind::Image { mime: read.mime.trim().to_ascii_lowercase(), bytes: read.bytes, scaled: read.scaled },
-        Attached::Text { block, cut } => Kind::Text { block, cut },
+        Attached::Text { cut } => Kind::Text { mime: air_store::files::text_type(&read.mime), bytes: read.bytes, cut },
         Attached::Refused(why) => return Prepared::Refused { name: read.name, why },
     };
     Prepared::File { name: read.name, size, kind }
@@ -138,28 +140,26 @@ fn add<P: Platform>(w: &mut Workspace<P>, file: Prepared) {
             let url = w.p.preview(&bytes, &mime).unwrap_or_default();
             LocalKind::Image { mime, bytes: Arc::new(bytes), url, scaled }
         }
-        Kind::Text { block, cut } => LocalKind::Text { block, cut },
+        Kind::Text { mime, bytes, cut } => LocalKind::Text { mime, bytes: Arc::new(bytes), cut },
     };
     let key = w.files.list.iter().map(|f| f.key + 1).max().unwrap_or(0);
     w.files.list.push(LocalFile { key, name, size, kind });
 }
 
-/// The message takes the files with it: the context of its text files
-/// (in order) and its images.
-pub(crate) fn take_for_sending<P: Platform>(w: &mut Workspace<P>) -> (Vec<String>, Vec<NewFile>) {
+/// The message takes the files with it, in order.
+pub(crate) fn take_for_sending<P: Platform>(w: &mut Workspace<P>) -> Vec<NewFile> {
     w.files.sending = std::mem::take(&mut w.files.list);
     if !w.files.sending.is_empty() {
         publish(w);
     }
-    let mut context = Vec::new();
-    let mut images = Vec::new();
-    for f in &w.files.sending {
-        match &f.kind {
-            LocalKind::Text { block, .. } => context.push(block.clone()),
-            LocalKind::Image { mime, bytes, .. } => images.push(NewFile { name: f.name.clone(), mime: mime.clone(), bytes: bytes.to_vec() }),
-        }
+    w.files.sending.iter().map(LocalFile::to_send).collect()
+}
+
+impl LocalFile {
+    fn to_send(&self) -> NewFile {
+        let (LocalKind::Image { mime, bytes, .. } | LocalKind::Text { mime, bytes, .. }) = &self.kind;
+        NewFile { name: self.name.clone(), mime: mime.clone(), bytes: bytes.to_vec() }
     }
-    (context, images)
 }
 
 /// The message was saved (`sent`) or not: its files' previews go, or the

@@ -33,8 +33,10 @@ fn files(ups: &[Update]) -> Option<Vec<LocalFile>> {
 fn what_a_picked_file_becomes() {
     let Prepared::File { name, size, kind: Kind::Image { mime, scaled, .. } } = png() else { panic!("an image") };
     assert_eq!((name.as_str(), size, mime.as_str(), scaled), ("cat.png", 4, "image/png", Some((4000, 3000))));
-    let Prepared::File { kind: Kind::Text { block, cut }, .. } = read("a.rs", "", b"fn main() {}") else { panic!("text") };
-    assert_eq!((block.as_str(), cut), ("File `a.rs`:\n```rs\nfn main() {}\n```", false));
+    let Prepared::File { kind: Kind::Text { mime, bytes, cut }, .. } = read("a.rs", "", b"fn main() {}") else { panic!("text") };
+    assert_eq!((mime.as_str(), bytes.as_slice(), cut), ("text/plain", &b"fn main() {}"[..], false));
+    let Prepared::File { kind: Kind::Text { mime, .. }, .. } = read("d.csv", "text/csv", b"a,b") else { panic!("text") };
+    assert_eq!(mime, "text/csv");
     assert_eq!(read("x.pdf", "application/pdf", b"%PDF\0"), Prepared::Refused { name: "x.pdf".into(), why: Refusal::NotText });
     assert_eq!(prepare(Err(("big.png".into(), "decode failed".into()))), Prepared::Unreadable { name: "big.png".into(), error: "decode failed".into() });
     assert!(crate::files::scalable("image/JPEG") && !crate::files::scalable("image/svg+xml"));
@@ -79,11 +81,15 @@ fn a_message_takes_its_files_and_lets_their_previews_go_once_saved() {
     assert_eq!(files(&ups), Some(vec![]), "the composer has none left");
     assert!(ups.contains(&Update::Sent));
     assert!(h.p.previews.borrow().is_empty(), "previews let go of: {:?}", h.p.previews.borrow());
-    // The stored message keeps the image.
+    // The stored message keeps both files, whole; its text is the user's.
     let store = &*h.p.store;
     let session = crate::fake::now(air_store::Store::list_sessions(store)).ok().and_then(|l| l.first().map(|s| s.id.clone())).unwrap_or_default();
     let messages = crate::fake::now(air_store::Store::messages(store, &session)).unwrap_or_default();
-    assert_eq!(messages[0].attachments.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["cat.png"]);
+    let kept: Vec<_> = messages[0].attachments.iter().map(|f| (f.name.as_str(), f.mime.as_str(), f.size)).collect();
+    assert_eq!(kept, [("cat.png", "image/png", 4), ("notes.md", "text/plain", 6)]);
+    assert_eq!(messages[0].content, "Look");
+    let notes = crate::fake::now(air_store::Store::get_file(store, &messages[0].attachments[1].id)).ok().flatten().map(|f| f.bytes);
+    assert_eq!(notes.as_deref(), Some(&b"# Plan"[..]));
 }
 
 #[test]

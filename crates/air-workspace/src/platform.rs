@@ -115,9 +115,11 @@ pub trait Edges: 'static + Sized {
     /// client (one session per server, kept by the platform).
     fn mcp_tools(&self, wanted: Vec<Wanted>) -> InPart<Vec<Rc<dyn air_tools::Tool>>>;
     /// Runs code in the sandbox: posts `start` (`air_sandbox::run::Run::start`)
-    /// with `bytes` beside it to the runner frame (made for it if need
-    /// be); what the frame says of that run goes to `inbox`.
-    fn run_code(&self, start: serde_json::Value, bytes: Vec<Vec<u8>>, inbox: crate::turn_env::inbox::Inbox);
+    /// to the runner frame (made for it if need be) with the stored
+    /// `files` (by id, in order) beside it, read from the store without
+    /// passing through the core (one that cannot be read goes as none);
+    /// what the frame says of that run goes to `inbox`.
+    fn run_code(&self, start: serde_json::Value, files: Vec<String>, inbox: crate::turn_env::inbox::Inbox);
     /// The run `run` is over: its worker is terminated (a run still going
     /// is cut off), and the frame goes once it has been idle a while.
     fn stop_code(&self, run: u64);

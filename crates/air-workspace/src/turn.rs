@@ -159,15 +159,9 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
         Job::Warm => return,
     };
     let sending = matches!(kind, Kind::Send(_));
-    // The attached resources go after the text, before the files' text.
-    let (context, images) = if sending {
-        let mut blocks = crate::attach::take_for_sending(w);
-        let (texts, images) = crate::files::take_for_sending(w);
-        blocks.extend(texts);
-        (blocks.join("\n\n"), images)
-    } else {
-        (String::new(), Vec::new())
-    };
+    // The attached resources go after the text (the files' text after
+    // them, read from the files stored with the message).
+    let (context, files) = if sending { (crate::attach::take_for_sending(w).join("\n\n"), crate::files::take_for_sending(w)) } else { (String::new(), Vec::new()) };
     crate::log::turn_started(w, &job, session.as_deref());
     w.turn.running = Some(kind);
     w.turn.session = session.clone();
@@ -178,7 +172,7 @@ fn start<P: Platform>(w: &mut Workspace<P>, job: Job) {
     if sending {
         w.emit(Update::Sending);
     }
-    let running = run_turn(w, store, abort, Run { session, job, context, images, prefs: Box::new(w.prefs.clone()) });
+    let running = run_turn(w, store, abort, Run { session, job, context, files, prefs: Box::new(w.prefs.clone()) });
     w.spawn(async move { Some(Command::Turn(Action::Ended(running.await))) });
 }
 
@@ -210,7 +204,7 @@ pub(crate) fn read_ahead<P: Platform>(w: &mut Workspace<P>) {
         return warming.set(Warming::RunningThenAgain);
     }
     warming.set(Warming::Running);
-    let run = Run { session: w.chat.active.clone(), job: Job::Warm, context: String::new(), images: Vec::new(), prefs: Box::new(w.prefs.clone()) };
+    let run = Run { session: w.chat.active.clone(), job: Job::Warm, context: String::new(), files: Vec::new(), prefs: Box::new(w.prefs.clone()) };
     let running = run_turn(w, store, Abort::new(), run);
     w.spawn(async move {
         let _ = running.await;
@@ -418,7 +412,7 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, run: Run) -> Result<(), StoreErr
         // This chat's assistant answers from elsewhere.
         return Ok(());
     }
-    let mut snap = crate::toolbox::Snapshot { session: run.session.as_deref(), prefs: &run.prefs, inputs };
+    let mut snap = crate::toolbox::Snapshot { session: run.session.as_deref(), prefs: &run.prefs, inputs, sending: &run.files };
     #[cfg(not(test))]
     let kinds = crate::toolbox::kinds();
     #[cfg(test)]
@@ -441,10 +435,10 @@ pub async fn run<P: Platform>(env: &TurnEnv<P>, run: Run) -> Result<(), StoreErr
         crate::log::offered(&*env.p, mode, &tools, offer.as_deref());
     }
     let turn = Turn::new(env, settings, &tools, env.abort.clone(), lang).with_mode(mode).with_policies(policies).with_offer(offer);
-    let Run { session, job, context, images, .. } = run;
+    let Run { session, job, context, files, .. } = run;
     let here = || session.clone().unwrap_or_default();
     match job {
-        Job::Send(text) => turn.send_with_files(session.clone(), &text, &context, images).await.map(drop),
+        Job::Send(text) => turn.send_with_files(session.clone(), &text, &context, files).await.map(drop),
         Job::Regenerate(message) => turn.regenerate(&here(), &message).await,
         Job::Continue(message) => turn.continue_answer(&here(), &message).await,
         Job::Edit { message, text } => turn.edit_and_resend(&here(), &message, &text).await,

@@ -40,10 +40,10 @@ pub enum Job {
 pub struct Run {
     pub session: Option<String>,
     pub job: Job,
-    /// With [`Job::Send`]: the context after the text (attached resources,
-    /// then text files) and the images.
+    /// With [`Job::Send`]: the context after the text (the attached
+    /// resources) and the files attached.
     pub context: String,
-    pub images: Vec<NewFile>,
+    pub files: Vec<NewFile>,
     /// The preferences when it started: what it runs with is
     /// [`Run::inputs`].
     pub prefs: Box<crate::prefs::Prefs>,

@@ -4,14 +4,21 @@
 //! carries its messages ([`crate::Edges::run_code`]), fetches the site's
 //! files Python asks for ([`crate::Edges::site_file`], only those the
 //! site's lockfile offers) and ends its worker.
+//!
+//! The code reads the conversation's files (what the user attached and
+//! earlier runs wrote, `air_sandbox::files::chat_files`): the model is
+//! told which when the turn starts, and a run is given those stored when
+//! it is called (the platform posts them from the store by id).
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use air_sandbox::Lang;
+use air_sandbox::files::chat_files;
 use air_sandbox::python::{self, Site};
 use air_sandbox::run::{Outcome, Run};
 use air_sandbox::tools::{self, ChatFile};
+use air_store::Store;
 use air_tools::{CallContext, Tool, ToolDef, ToolOutput};
 use futures_util::StreamExt as _;
 use futures_util::future::{Either, LocalBoxFuture, select};
@@ -37,23 +44,43 @@ impl<P: Platform> ToolKind<P> for Code {
     }
 
     fn add<'a>(&'a self, env: &'a TurnEnv<P>, snap: &'a Snapshot<'_>, toolbox: &'a mut Toolbox) -> LocalBoxFuture<'a, Result<(), Missing>> {
-        // The chat's assistant may leave code out.
-        for lang in LANGS.into_iter().filter(|_| snap.inputs.code) {
-            toolbox.registry.register(Rc::new(RunCode { def: tools::def(lang, &files()), lang, p: env.p.clone() }));
-        }
-        Box::pin(std::future::ready(Ok(())))
+        Box::pin(async move {
+            // The chat's assistant may leave code out.
+            if !snap.inputs.code {
+                return Ok(());
+            }
+            let files = told_files(&*env.store, snap).await;
+            for lang in LANGS {
+                toolbox.registry.register(Rc::new(RunCode { def: tools::def(lang, &files), lang, p: env.p.clone(), store: env.store.clone() }));
+            }
+            Ok(())
+        })
     }
 }
 
-/// The chat's files the code can read (none yet).
-fn files() -> Vec<ChatFile> {
-    Vec::new()
+/// The files the model is told the code can read: the conversation's and
+/// those of the message being sent.
+async fn told_files<S: Store>(store: &S, snap: &Snapshot<'_>) -> Vec<ChatFile> {
+    let stored = match snap.session {
+        Some(session) => stored_files(store, session).await,
+        None => Vec::new(),
+    };
+    let sending = snap.sending.iter().map(|f| ChatFile { id: String::new(), name: f.name.clone(), mime: f.mime.clone(), size: f.bytes.len() as u64 });
+    chat_files(stored.into_iter().chain(sending))
 }
 
-struct RunCode<P> {
+/// Every file of the conversation `session`, in its order (none when it
+/// cannot be read).
+async fn stored_files<S: Store>(store: &S, session: &str) -> Vec<ChatFile> {
+    let messages = store.messages(session).await.unwrap_or_default();
+    messages.into_iter().flat_map(|m| m.attachments).map(|a| ChatFile { id: a.id, name: a.name, mime: a.mime, size: a.size }).collect()
+}
+
+struct RunCode<P: Edges> {
     def: ToolDef,
     lang: Lang,
     p: Rc<P>,
+    store: Rc<P::Store>,
 }
 
 impl<P: Edges> Tool for RunCode<P> {
@@ -62,7 +89,7 @@ impl<P: Edges> Tool for RunCode<P> {
     }
 
     fn call<'a>(&'a self, args: Value, ctx: CallContext<'a>) -> LocalBoxFuture<'a, ToolOutput> {
-        Box::pin(run(&*self.p, self.lang, args, ctx))
+        Box::pin(run(&*self.p, &*self.store, self.lang, args, ctx))
     }
 }
 
@@ -71,7 +98,7 @@ thread_local! {
     static RUNS: Cell<u64> = const { Cell::new(0) };
 }
 
-async fn run<P: Edges>(p: &P, lang: Lang, args: Value, ctx: CallContext<'_>) -> ToolOutput {
+async fn run<P: Edges>(p: &P, store: &P::Store, lang: Lang, args: Value, ctx: CallContext<'_>) -> ToolOutput {
     let request = match tools::request(lang, &args) {
         Ok(r) => r,
         Err(why) => return ToolOutput::error(why.to_string()),
@@ -97,8 +124,14 @@ async fn run<P: Edges>(p: &P, lang: Lang, args: Value, ctx: CallContext<'_>) -> 
             return run.missing(missing, site.offered(), p.now_ms()).output();
         }
     }
+    // The conversation's files as they are now (a run before may have
+    // written some).
+    let files = match ctx.host.session() {
+        Some(session) => chat_files(stored_files(store, session).await),
+        None => Vec::new(),
+    };
     let inbox = Inbox::default();
-    p.run_code(run.start(&request, &files()), Vec::new(), inbox.clone());
+    p.run_code(run.start(&request, &files), files.into_iter().map(|f| f.id).collect(), inbox.clone());
     // The worker ends with the run, and with the turn if it is dropped.
     let _ends = Ends(p, id);
     drive(p, &mut run, site.as_ref(), &inbox, ctx).await.output()

@@ -156,3 +156,64 @@ fn a_site_without_pyodide_says_so() {
     assert_eq!(told_model(&h), "Python is not available here: pyodide/pyodide-lock.json: 404 Not Found");
     assert!(h.p.code_starts.borrow().is_empty());
 }
+
+/// `h` with `name` (its `bytes`) attached to the next message.
+fn attach(h: &mut Harness, name: &str, mime: &str, bytes: &[u8]) {
+    let read = crate::files::Read { name: name.into(), mime: mime.into(), bytes: bytes.to_vec(), scaled: None };
+    h.send(Command::Files(crate::files::Action::Read(vec![crate::files::prepare(Ok(read))])));
+}
+
+/// The session's stored messages.
+fn stored(h: &Harness) -> Vec<air_store::MessageRecord> {
+    let store = &*h.p.store;
+    let session = crate::fake::now(air_store::Store::list_sessions(store)).ok().and_then(|l| l.first().map(|s| s.id.clone())).unwrap_or_default();
+    crate::fake::now(air_store::Store::messages(store, &session)).unwrap_or_default()
+}
+
+#[test]
+fn the_code_reads_the_chats_files_and_what_it_writes_is_kept_as_the_chats() {
+    let mut h = calling(json!({"code": "const t = await files.text('sales.csv'); files.write('out/total.txt', t.length)"}));
+    attach(&mut h, "sales.csv", "text/csv", b"a,b\n1,2\n");
+    let done = json!({"t": "done", "value": null, "files": [{"name": "out/total.txt"}, {"name": "plot.png"}], "texts": ["8", "\u{89}PNG"]});
+    h.p.code_says.borrow_mut().push_back(vec![json!({"t": "started"}), done]);
+    send(&mut h);
+    // The model was told of the file when it was offered the tool.
+    let first: Value = serde_json::from_str(h.p.http.requests()[0].body.as_deref().unwrap_or("{}")).unwrap_or_default();
+    let about = first["tools"].as_array().into_iter().flatten().find(|t| t["function"]["name"] == "run_javascript").map(|t| t["function"]["description"].to_string()).unwrap_or_default();
+    assert!(about.contains("The chat's files: sales.csv (text/csv, 8 B)."), "{about}");
+    // The run was given the stored file, by id.
+    let messages = stored(&h);
+    let csv = &messages[0].attachments[0];
+    assert_eq!(h.p.code_starts.borrow()[0]["files"], json!([{"name": "sales.csv", "type": "text/csv"}]));
+    assert_eq!(*h.p.code_files.borrow(), [vec![csv.id.clone()]]);
+    // What it wrote is kept with its result, as the chat's files.
+    let tool = messages.iter().find(|m| m.tool.is_some()).cloned().unwrap_or_else(|| panic!("a tool record: {messages:?}"));
+    let kept: Vec<_> = tool.attachments.iter().map(|a| (a.name.as_str(), a.mime.as_str(), a.size)).collect();
+    assert_eq!(kept, [("total.txt", "text/plain", 1), ("plot.png", "image/png", 5)]);
+    let bytes = crate::fake::now(air_store::Store::get_file(&*h.p.store, &tool.attachments[0].id)).ok().flatten().map(|f| f.bytes);
+    assert_eq!(bytes.as_deref(), Some(&b"8"[..]));
+    assert!(told(&h).contains("Files given back to the user: total.txt (text/plain, 1 B), plot.png (image/png, 5 B)."), "{}", told(&h));
+    // The next request does not put the tool's files in as text or images.
+    let second = h.p.http.requests()[1].body.clone().unwrap_or_default();
+    assert!(!second.contains("File `total.txt`") && !second.contains("image_url"), "{second}");
+    assert!(second.contains("File `sales.csv`:"), "the user's file goes to the model as text: {second}");
+}
+
+#[test]
+fn a_later_run_reads_what_an_earlier_one_wrote() {
+    let mut h = calling(json!({"code": "files.write('a.txt', 'one')"}));
+    h.p.code_says.borrow_mut().push_back(vec![json!({"t": "done", "value": null, "files": [{"name": "a.txt"}], "texts": ["one"]})]);
+    send(&mut h);
+    let call = json!({"tool_calls": [{"index": 0, "id": "c2", "type": "function", "function": {"name": "run_python", "arguments": "{\"code\": \"open('/mnt/data/a.txt').read()\"}"}}]});
+    h.p.http.push(Script::sse([chunk(call, Some("tool_calls")), "[DONE]".to_owned()]));
+    h.p.http.push(Script::sse([chunk(json!({"content": "Read."}), Some("stop")), "[DONE]".to_owned()]));
+    h.p.site_files.borrow_mut().insert("pyodide/pyodide-lock.json".into(), LOCK.into());
+    h.p.code_says.borrow_mut().push_back(vec![json!({"t": "done", "value": "'one'", "files": []})]);
+    h.send(Command::Turn(crate::turn::Action::Start(Job::Send("Read it back".into()))));
+    let written = stored(&h).into_iter().flat_map(|m| m.attachments).find(|a| a.name == "a.txt").map(|a| a.id);
+    assert_eq!(h.p.code_starts.borrow()[1]["files"], json!([{"name": "a.txt", "type": "text/plain"}]));
+    assert_eq!(h.p.code_files.borrow()[1], written.into_iter().collect::<Vec<_>>());
+    let about: Value = serde_json::from_str(h.p.http.requests()[2].body.as_deref().unwrap_or("{}")).unwrap_or_default();
+    let python = about["tools"].as_array().into_iter().flatten().find(|t| t["function"]["name"] == "run_python").map(|t| t["function"]["description"].to_string()).unwrap_or_default();
+    assert!(python.contains("The chat's files: /mnt/data/a.txt (text/plain, 3 B)."), "{python}");
+}

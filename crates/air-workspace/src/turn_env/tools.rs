@@ -23,6 +23,8 @@ pub struct Snapshot<'a> {
     /// What the turn runs with ([`Prefs::turn_inputs`]); a kind that is
     /// missing may change it (dynamic loading off without the MCP part).
     pub inputs: Inputs,
+    /// The files of the message being sent (not stored yet).
+    pub sending: &'a [air_agent::NewFile],
 }
 
 /// A turn's tools as they are assembled.
