@@ -2,8 +2,9 @@
 // model: a CSV attached to a message is read by run_python (from
 // /mnt/data) and by run_javascript (`files`), the model told of it; what
 // the code writes is kept with the result (a PNG shown in the card, a CSV
-// saved from it, both there after a reload); and a 50 MB CSV is summed in
-// the worker while the page's main thread never blocks for 50 ms.
+// saved from it, both there after a reload, the code found by search);
+// and a 50 MB CSV is summed in the worker while the page's main thread
+// never blocks for 50 ms.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -94,6 +95,14 @@ describe('the chat\'s files in and out of code (scripted model)', () => {
     await again.locator('summary').click();
     assert.equal(await again.getByTestId('tool-files').getByTestId('message-file').textContent(), 'summary.csv · 9 B');
     assert.deepEqual(await again.getByTestId('tool-files').locator('img').evaluate(async (img) => { await img.decode(); return img.naturalWidth; }), 60);
+    // Search finds the code a model ran (a word only in it) and what it printed.
+    await page.getByTestId('session-search').fill('enumerate');
+    const hit = page.getByTestId('search-result');
+    await hit.first().waitFor({ timeout: 10_000 });
+    assert.deepEqual(await hit.locator('mark').allTextContents(), ['enumerate']);
+    // A hit found again by a changed query marks the new words.
+    await page.getByTestId('session-search').fill('stdout');
+    await page.getByTestId('search-result').locator('mark', { hasText: 'stdout' }).first().waitFor({ timeout: 10_000 });
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -11,8 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { ROOT, configure, launchBrowser, openApp, send } from './support.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
+import { ROOT, scriptedHarness, send } from './support.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 import { DRAW_PNG } from '../support/png-python.mjs';
 
@@ -60,32 +59,14 @@ sum(vals)
 `;
 
 describe('run_python (scripted model)', () => {
-  let app;
-  let model;
-  let browser;
-  before(async () => {
-    app = await startStaticServer(join(ROOT, 'dist'), 0, { extra: deployed() });
-    model = await startScriptedModel();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await model?.stop();
-    app?.server.close();
-  });
-
-  const fresh = async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors = await openApp(page, app.url);
-    await configure(page, { baseUrl: model.baseUrl, model: 'scripted-model' });
-    return { context, page, errors };
-  };
+  // The site with the packages a deployer placed beside it.
+  const h = scriptedHarness({ before, after }, startScriptedModel, () => ({ extra: deployed() }));
+  const fresh = () => h.freshPage();
   /** What the model was told of call `id`. */
-  const result = (id) => model.requests.at(-1).body.messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content;
+  const result = (id) => h.model.requests.at(-1).body.messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content;
   /** The model calls run_python with `args` as `id`, then says `after`; resolves once it did. */
   const ask = async (page, id, args, after) => {
-    model.enqueue(reply.calls([{ id, name: 'run_python', arguments: JSON.stringify(args) }]), reply.text(after));
+    h.model.enqueue(reply.calls([{ id, name: 'run_python', arguments: JSON.stringify(args) }]), reply.text(after));
     await send(page, `Run ${id}`);
     await page.getByText(after).waitFor({ timeout: 120_000 });
     return result(id);
@@ -126,7 +107,7 @@ describe('run_python (scripted model)', () => {
     const { context, page, errors } = await fresh();
     const big = await ask(page, 'py5', { code: 'x = bytearray(1800 * 1024 ** 2)' }, 'Too big.');
     assert.match(big, /^The code raised MemoryError/);
-    model.enqueue(reply.calls([{ id: 'py6', name: 'run_python', arguments: JSON.stringify({ code: 'while True:\n    pass' }) }]));
+    h.model.enqueue(reply.calls([{ id: 'py6', name: 'run_python', arguments: JSON.stringify({ code: 'while True:\n    pass' }) }]));
     await send(page, 'Loop');
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=tool-card]')].at(-1)?.dataset.status === 'running', null, { timeout: 60_000 });
     await page.getByTestId('stop').click();
@@ -143,9 +124,9 @@ describe('run_python (scripted model)', () => {
     assert.match(await ask(page, 'py8', { code: '"online"' }, 'Ran online.'), /value: online$/);
     // The site goes away (the model, on another port, stays): the page
     // and Python come from the service worker's cache.
-    app.server.closeAllConnections();
-    await new Promise((ok) => app.server.close(ok));
-    app = null;
+    h.app.server.closeAllConnections();
+    await new Promise((ok) => h.app.server.close(ok));
+    h.app = null;
     await page.reload();
     await page.getByTestId('composer-input').waitFor({ timeout: 30_000 });
     const failed = [];

@@ -19,8 +19,9 @@ export function launchBrowser() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 }
 
-export async function serveApp() {
-  return startStaticServer(join(ROOT, 'dist'), 0);
+/** The built app on a free port (`options` as `startStaticServer` takes them: files `extra` beside it). */
+export async function serveApp(options) {
+  return startStaticServer(join(ROOT, 'dist'), 0, options);
 }
 
 export function freePort() {
@@ -254,14 +255,15 @@ export async function send(page, text) {
 }
 
 /**
- * Registers before/after hooks that start the built app, a scripted model
- * and Chromium for the enclosing `describe`, and stop them afterwards.
- * Returns a handle whose fields are set once the hooks ran.
+ * Registers before/after hooks that start the built app (served with
+ * `serve`'s options, see `serveApp`), a scripted model and Chromium for the
+ * enclosing `describe`, and stop them afterwards. Returns a handle whose
+ * fields are set once the hooks ran.
  */
-export function scriptedHarness({ before, after }, startScriptedModel) {
+export function scriptedHarness({ before, after }, startScriptedModel, serve) {
   const h = { app: null, model: null, browser: null };
   before(async () => {
-    h.app = await serveApp();
+    h.app = await serveApp(typeof serve === 'function' ? serve() : serve);
     h.model = await startScriptedModel();
     h.browser = await launchBrowser();
   });

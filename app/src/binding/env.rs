@@ -76,14 +76,7 @@ pub async fn get_bytes(url: &str) -> Result<Vec<u8>, String> {
     if response.status != 200 {
         return Err(format!("{url}: HTTP {}", response.status));
     }
-    let (mut body, mut bytes) = (response.body, Vec::new());
-    while let Some(chunk) = body.chunk().await.map_err(|e| e.to_string())? {
-        if bytes.len() + chunk.len() > MAX_SITE_FILE {
-            return Err(format!("{url}: over {} MB", MAX_SITE_FILE >> 20));
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes)
+    response.body.bytes(MAX_SITE_FILE).await.map_err(|e| format!("{url}: {e}"))
 }
 
 /// The largest file of the site read whole (Pyodide's wasm is under 10 MB).

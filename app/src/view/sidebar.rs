@@ -166,7 +166,9 @@ fn SearchResults() -> impl IntoView {
     let hits = move || sessions.search_results.with(|r| r.as_ref().map(|r| r.hits.clone()).unwrap_or_default());
     view! {
         <nav class="session-list search-results" data-testid="search-results">
-            <For each=hits key=|h| (h.session_id.clone(), h.message_id.clone()) let:hit>
+            // Keyed by what it shows: a hit found again by a changed query
+            // shows the new words marked.
+            <For each=hits key=|h| (h.session_id.clone(), h.message_id.clone(), h.snippet.clone()) let:hit>
                 {
                     let title = if hit.title.is_empty() { crate::i18n::t_now().new_chat.to_owned() } else { hit.title.clone() };
                     let (session, message) = (hit.session_id.clone(), hit.message_id.clone());

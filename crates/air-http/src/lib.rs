@@ -139,18 +139,26 @@ pub trait Body {
     /// The whole body as text (invalid UTF-8 replaced), at most
     /// [`MAX_TEXT_BYTES`]: a longer body is an error, not a tab that runs
     /// out of memory.
-    async fn text(mut self) -> Result<String, HttpError>
+    async fn text(self) -> Result<String, HttpError>
+    where
+        Self: Sized,
+    {
+        Ok(String::from_utf8_lossy(&self.bytes(MAX_TEXT_BYTES).await?).into_owned())
+    }
+
+    /// The whole body, at most `max` bytes: a longer body is an error.
+    async fn bytes(mut self, max: usize) -> Result<Vec<u8>, HttpError>
     where
         Self: Sized,
     {
         let mut bytes = Vec::new();
         while let Some(chunk) = self.chunk().await? {
-            if bytes.len() + chunk.len() > MAX_TEXT_BYTES {
-                return Err(HttpError::Other(format!("the answer is over {} MB and was not read", MAX_TEXT_BYTES / (1024 * 1024))));
+            if bytes.len() + chunk.len() > max {
+                return Err(HttpError::Other(format!("the answer is over {} MB and was not read", max / (1024 * 1024))));
             }
             bytes.extend_from_slice(&chunk);
         }
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
+        Ok(bytes)
     }
 }
 

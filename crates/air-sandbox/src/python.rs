@@ -83,10 +83,12 @@ impl Site {
     /// file, which it does not list, is not checked): a package's file
     /// must match its SHA-256, or it is not given to Python.
     pub fn check(&self, file: &str, bytes: &[u8]) -> Result<(), String> {
-        use sha2::Digest as _;
-        let Some(p) = self.packages.iter().find(|p| p.file == file) else { return Ok(()) };
-        let got: String = sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
-        if got == p.sha256 { Ok(()) } else { Err(format!("{file} failed its integrity check: its SHA-256 is {got}, the lockfile says {}", p.sha256)) }
+        self.package(file).map_or(Ok(()), |p| p.check(bytes))
+    }
+
+    /// The package whose file is `file`.
+    pub fn package(&self, file: &str) -> Option<&Package> {
+        self.packages.iter().find(|p| p.file == file)
     }
 
     /// Of `wanted` (package or module names), those the site does not
@@ -110,6 +112,15 @@ fn same(a: &str, b: &str) -> bool {
 /// A file name with no path in it, as a lockfile names a package's file.
 pub fn plain(file: &str) -> bool {
     !file.is_empty() && file.len() <= 200 && !file.starts_with('.') && file.chars().all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c))
+}
+
+impl Package {
+    /// Whether `bytes` match the SHA-256 the lockfile gives its file.
+    pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
+        use sha2::Digest as _;
+        let got: String = sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+        if got == self.sha256 { Ok(()) } else { Err(format!("{} failed its integrity check: its SHA-256 is {got}, the lockfile says {}", self.file, self.sha256)) }
+    }
 }
 
 #[cfg(test)]

@@ -6,12 +6,13 @@
 //! The frame speaks JSON objects `{"t": kind, "run": id, …}`:
 //! `need {file}` (the runtime asks for a file of the site: the page
 //! answers `file {run, file, ok, why?}` with its bytes beside it, see
-//! [`Run::wanted`]), `loading {loaded, total?}` (the runtime loading), `started` (the
-//! code runs from now), `out {text}` and `err {text}`, and one end: `done
-//! {value?, files: [{name}]}` (the files' bytes beside the message, in
-//! order), `raised {name, message, files}` (the code threw), `missing
-//! {packages, available}` (packages this site does not offer), `crashed
-//! {message}` (the worker failed outside the code).
+//! [`Run::wanted`]; each answer is progress), `started` (the code runs
+//! from now), `out {text}` and `err {text}`, and one end: `done {value?,
+//! files: [{name}]}` (the files' bytes beside the message, in order),
+//! `raised {name, message, files}` (the code threw), `crashed {message}`
+//! (the worker failed outside the code). Whether the site offers the
+//! packages asked for is the page's to say ([`Run::missing`]), never the
+//! frame's.
 
 use serde_json::{Value, json};
 
@@ -163,11 +164,6 @@ impl Run {
         let kind = msg.get("t").and_then(Value::as_str).filter(|_| ours);
         let text = |k: &str| msg.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
         match kind {
-            Some("loading") if matches!(self.phase, Phase::Loading { .. }) => {
-                let loaded = msg.get("loaded").and_then(Value::as_f64).filter(|n| n.is_finite() && *n >= 0.0).unwrap_or(0.0);
-                self.progress = Some((loaded, msg.get("total").and_then(Value::as_f64).filter(|n| n.is_finite() && *n > 0.0)));
-                self.phase = Phase::Loading { since: now_ms };
-            }
             Some("need") if self.wanted.len() < 100 => {
                 let file = text("file");
                 if crate::python::plain(&file) {
@@ -185,11 +181,6 @@ impl Run {
                 return Some(self.end_with(end, msg, bytes, now_ms));
             }
             Some("crashed") => return self.crashed(&text("message"), now_ms),
-            Some("missing") => {
-                let names = |k: &str| msg.get(k).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).take(500).map(|s| capped(s, 100)).collect();
-                let end = End::Missing { packages: names("packages"), available: names("available") };
-                return Some(self.end_with(end, &Value::Null, Vec::new(), now_ms));
-            }
             _ => self.ignored += 1,
         }
         None

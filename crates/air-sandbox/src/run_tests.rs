@@ -7,10 +7,6 @@ fn python(id: u64) -> Run {
     Run::new(id, Lang::Python, Limits::of(Lang::Python), 1_000.0)
 }
 
-fn msg(v: Value) -> Value {
-    v
-}
-
 #[test]
 fn the_start_names_the_run_its_code_and_the_files_beside_it() {
     let req = request(Lang::Python, &json!({"code": "print(1)", "packages": ["numpy"]})).expect("valid");
@@ -27,8 +23,8 @@ fn the_start_names_the_run_its_code_and_the_files_beside_it() {
 fn a_run_loads_starts_prints_and_ends_with_its_value_and_files() {
     let mut r = python(1);
     assert_eq!(r.deadline(), Some(61_000.0), "loading: a minute without a sign");
-    assert!(r.on_message(&msg(json!({"t": "loading", "run": 1, "loaded": 100, "total": 400})), vec![], 5_000.0).is_none());
-    assert_eq!((r.progress(), r.deadline()), (Some((100.0, Some(400.0))), Some(65_000.0)), "each sign moves the stall deadline");
+    r.fetched(100, 5_000.0);
+    assert_eq!((r.progress(), r.deadline()), (Some((100.0, None)), Some(65_000.0)), "each file given moves the stall deadline");
     r.on_message(&json!({"t": "started", "run": 1}), vec![], 6_000.0);
     assert!(r.running() && r.progress().is_none());
     assert_eq!(r.deadline(), Some(66_000.0), "a minute from the start");
@@ -54,18 +50,20 @@ fn what_is_not_this_runs_is_left_unread() {
         json!({"t": "brew", "run": 3}),
         json!("done"),
         json!(null),
-        json!({"t": "loading", "run": 3, "loaded": -5, "total": "lots"}),
+        // The frame cannot say what the site offers, nor how far it got.
+        json!({"t": "missing", "run": 3, "packages": ["pandas"], "available": []}),
+        json!({"t": "loading", "run": 3, "loaded": 5, "total": 10}),
     ];
     for m in &hostile {
         assert!(r.on_message(m, vec![vec![1]], 2_000.0).is_none(), "{m}");
     }
-    assert_eq!(r.ignored(), 7, "the progress with nonsense numbers is a sign of life, read as none");
-    assert_eq!(r.progress(), Some((0.0, None)));
+    assert_eq!(r.ignored(), 9);
+    assert_eq!(r.progress(), None);
     assert!(!r.running());
     let end = r.on_message(&json!({"t": "done", "run": 3}), vec![], 2_500.0).expect("its own end");
     assert_eq!((end.ran_ms, end.value), (None, None));
     assert!(r.on_message(&json!({"t": "out", "run": 3, "text": "late"}), vec![], 2_600.0).is_none());
-    assert_eq!(r.ignored(), 8, "after the end, nothing is read");
+    assert_eq!(r.ignored(), 10, "after the end, nothing is read");
 }
 
 #[test]
@@ -107,9 +105,8 @@ fn a_throw_a_stop_a_crash_and_missing_packages_each_end_it() {
     assert_eq!(python(3).crashed("out of memory", 5.0).map(|o| o.end), Some(End::Crashed("out of memory".into())));
     let said = python(5).on_message(&json!({"t": "crashed", "run": 5, "message": "the worker failed"}), vec![], 5.0);
     assert_eq!(said.map(|o| o.end), Some(End::Crashed("the worker failed".into())), "as the frame says it");
-    let mut r = python(4);
-    let m = r.on_message(&json!({"t": "missing", "run": 4, "packages": ["pandas"], "available": ["micropip", 7, "six"]}), vec![], 9.0);
-    assert_eq!(m.map(|o| o.end), Some(End::Missing { packages: vec!["pandas".into()], available: vec!["micropip".into(), "six".into()] }));
+    let m = python(4).missing(vec!["pandas".into()], vec!["micropip".into(), "six".into()], 9.0);
+    assert_eq!(m.end, End::Missing { packages: vec!["pandas".into()], available: vec!["micropip".into(), "six".into()] });
 }
 
 proptest::proptest! {

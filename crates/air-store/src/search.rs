@@ -44,7 +44,32 @@ pub use crate::segments::doc_terms;
 /// The terms of a message, if it is indexed: finished messages with text
 /// (an answer still streaming is indexed once it is saved complete).
 pub fn message_terms(m: &MessageRecord) -> Option<DocTerms> {
-    text_terms(&m.content, m.incomplete)
+    text_terms(&searched_text(m), m.incomplete)
+}
+
+/// What of a message is searched (and shown around a hit): its text, and
+/// for a tool's result the arguments it was called with (the code a
+/// model ran) after it.
+pub fn searched_text(m: &MessageRecord) -> std::borrow::Cow<'_, str> {
+    with_arguments(&m.content, m.tool.as_ref().map(|t| t.arguments.as_str()))
+}
+
+/// [`searched_text`] of a message's text and its tool's arguments.
+pub fn with_arguments<'a>(content: &'a str, arguments: Option<&str>) -> std::borrow::Cow<'a, str> {
+    match arguments.map(str::trim).filter(|a| !a.is_empty() && *a != "{}") {
+        // The code is read as the model wrote it, not as JSON escapes.
+        Some(args) => {
+            let code = code_argument(args).unwrap_or_else(|| args.to_owned());
+            std::borrow::Cow::Owned(format!("{content}\n{code}"))
+        }
+        None => std::borrow::Cow::Borrowed(content),
+    }
+}
+
+/// The `code` argument of a call, if it has one as a string.
+fn code_argument(args: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(args).ok()?;
+    Some(v.get("code")?.as_str()?.to_owned())
 }
 
 /// [`message_terms`] of a message's text (a rebuild reads only that).
@@ -283,7 +308,7 @@ pub async fn run<S: crate::Store>(store: &S, query: &str, limit: usize) -> crate
                 title: (*title).to_owned(),
                 message_id: Some(m.id.clone()),
                 seq: Some(m.seq),
-                snippet: snippet(&m.content, query, 120),
+                snippet: snippet(&searched_text(m), query, 120),
                 score: *score,
             });
         }
@@ -400,6 +425,33 @@ mod tests {
         assert!(message_terms(&m).is_some());
         m.content = "  ".into();
         assert_eq!(message_terms(&m), None);
+    }
+
+    #[test]
+    fn a_tools_result_is_found_by_its_output_and_by_the_code_it_ran() {
+        let mut m = MessageRecord::new("t1", "s1", 1.0, air_chat::Role::Tool, "stdout:\nmean 4.0");
+        let run = |arguments: &str| crate::records::ToolRun {
+            name: "run_python".into(),
+            server: None,
+            arguments: arguments.into(),
+            status: crate::records::ToolStatus::Done,
+            output: Vec::new(),
+            structured: None,
+            started_at: None,
+            duration_ms: None,
+            full_chars: None,
+            imported: false,
+            http: false,
+        };
+        m.tool = Some(run(r#"{"code": "import statistics\nstatistics.fmean(vals)"}"#));
+        assert_eq!(searched_text(&m), "stdout:\nmean 4.0\nimport statistics\nstatistics.fmean(vals)", "the code as written, not as JSON");
+        let terms = message_terms(&m).map(|d| d.terms).unwrap_or_default();
+        assert!(terms.contains_key("mean") && terms.contains_key("statistic"), "{terms:?}");
+        // Another tool's arguments are searched as they are; none add nothing.
+        m.tool = Some(run(r#"{"expression": "23*17"}"#));
+        assert!(searched_text(&m).ends_with(r#"{"expression": "23*17"}"#));
+        m.tool = Some(run("{}"));
+        assert_eq!(searched_text(&m), "stdout:\nmean 4.0");
     }
 
     #[test]

@@ -41,6 +41,7 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
 mod batch;
+mod files;
 mod index_work;
 mod journal;
 mod migrate;
@@ -55,6 +56,8 @@ pub struct IdbStore {
     db: Rexie,
     /// A merge of the search index's segments under way.
     work: std::cell::RefCell<Option<index_work::Work>>,
+    /// Files are written as Blobs (until the browser refuses one, see `files`).
+    blobs: std::cell::Cell<bool>,
 }
 
 fn err(e: rexie::Error) -> StoreError {
@@ -128,7 +131,7 @@ impl IdbStore {
             .build()
             .await
             .map_err(|e| StoreError::Unavailable(err(e).to_string()))?;
-        Ok(Self { db, work: Default::default() })
+        Ok(Self { db, work: Default::default(), blobs: std::cell::Cell::new(true) })
     }
 
     /// A stored record as it is on disk, as JSON (for tests and diagnosis).
@@ -166,25 +169,15 @@ impl IdbStore {
     /// A stored file as a Blob, without copying its bytes into wasm (for
     /// an `<img>`'s object URL).
     pub async fn file_blob(&self, id: &str) -> air_store::Result<Option<web_sys::Blob>> {
-        use wasm_bindgen::JsCast;
-        let Some(v) = self.file_value(id).await? else { return Ok(None) };
-        Ok(js_sys::Reflect::get(&v, &JsValue::from_str("blob")).ok().and_then(|b| b.dyn_into().ok()))
+        Ok(self.file_value(id).await?.as_ref().and_then(files::stored_blob))
     }
 
     /// A stored file, whole or its first `max` bytes (only those are read).
     async fn read_file(&self, id: &str, max: Option<usize>) -> air_store::Result<Option<FileRecord>> {
-        use wasm_bindgen::JsCast;
         let Some(v) = self.file_value(id).await? else { return Ok(None) };
         let field = |k: &str| js_sys::Reflect::get(&v, &JsValue::from_str(k)).ok().and_then(|x| x.as_string()).unwrap_or_default();
-        let corrupt = || StoreError::Corrupt(format!("file {id} has no bytes"));
-        let other = |e: JsValue| StoreError::Other(format!("{e:?}"));
-        let mut blob: web_sys::Blob = js_sys::Reflect::get(&v, &JsValue::from_str("blob")).map_err(|_| corrupt())?.dyn_into().map_err(|_| corrupt())?;
-        if let Some(max) = max.filter(|m| (*m as f64) < blob.size()) {
-            blob = blob.slice_with_f64_and_f64(0.0, max as f64).map_err(other)?;
-        }
-        // Read after the transaction: a Blob outlives it.
-        let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await.map_err(other)?;
-        Ok(Some(FileRecord { id: field("id"), session_id: field("sessionId"), mime: field("type"), bytes: js_sys::Uint8Array::new(&buffer).to_vec() }))
+        let bytes = files::stored_bytes(&v, max).await?.ok_or_else(|| StoreError::Corrupt(format!("file {id} has no bytes")))?;
+        Ok(Some(FileRecord { id: field("id"), session_id: field("sessionId"), mime: field("type"), bytes }))
     }
 
     async fn write<F, Fut>(&self, stores: &[&str], f: F) -> air_store::Result<()>
@@ -434,10 +427,11 @@ impl Store for IdbStore {
     }
 
     async fn put_file(&self, file: &FileRecord) -> air_store::Result<()> {
-        let value = file_value(file)?;
-        self.journaled(&[FILES], |tx| async move {
-            tx.store(FILES).map_err(err)?.put(&value, None).await.map_err(err)?;
-            Ok((tx, vec![Change::put(Kind::File, &file.id)]))
+        self.put_file_kept(file, |value| {
+            self.journaled(&[FILES], move |tx| async move {
+                tx.store(FILES).map_err(err)?.put(&value, None).await.map_err(err)?;
+                Ok((tx, vec![Change::put(Kind::File, &file.id)]))
+            })
         })
         .await
     }
@@ -524,17 +518,6 @@ impl Store for IdbStore {
     async fn rebuild_index(&self) -> air_store::Result<()> {
         self.rebuild_segments().await
     }
-}
-
-/// A file as stored: its fields, and its bytes as a Blob.
-fn file_value(file: &FileRecord) -> air_store::Result<JsValue> {
-    let fail = |e: JsValue| StoreError::Other(format!("{e:?}"));
-    let blob = crate::bytes_blob(&file.bytes, &file.mime).map_err(fail)?;
-    let o = js_sys::Object::new();
-    for (k, v) in [("id", JsValue::from_str(&file.id)), ("sessionId", JsValue::from_str(&file.session_id)), ("type", JsValue::from_str(&file.mime)), ("blob", blob.into())] {
-        js_sys::Reflect::set(&o, &JsValue::from_str(k), &v).map_err(fail)?;
-    }
-    Ok(o.into())
 }
 
 /// A record read in a transaction, if it is there and readable.

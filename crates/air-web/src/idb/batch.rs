@@ -13,8 +13,9 @@ use futures_util::future::join_all;
 use rexie::TransactionMode;
 use wasm_bindgen::JsValue;
 
+use super::files::file_value;
 use super::segments::{self, Change as DocChange, Index};
-use super::{IdbStore, err, file_value, from_js, read, to_js};
+use super::{IdbStore, err, from_js, read, to_js};
 
 /// The records `ids` of one store, read at once in `tx` (absent: `None`).
 async fn get_all(tx: &rexie::Transaction, store: &str, ids: impl Iterator<Item = &str>) -> air_store::Result<Vec<Option<JsValue>>> {
@@ -47,7 +48,7 @@ impl IdbStore {
             return Ok(());
         }
         let sessions = batch.sessions.iter().map(|s| Ok((to_js(s)?, None))).collect::<air_store::Result<Vec<_>>>()?;
-        let files = batch.files.iter().map(|f| Ok((file_value(f)?, None))).collect::<air_store::Result<Vec<_>>>()?;
+        let files = batch.files.iter().map(|f| Ok((file_value(f, self.files_as_blobs())?, None))).collect::<air_store::Result<Vec<_>>>()?;
         let messages = batch.messages.iter().map(|m| Ok((to_js(m)?, None))).collect::<air_store::Result<Vec<_>>>()?;
         let batch = &*batch;
         self.write(&[SESSIONS, MESSAGES, SEGS, SEARCH_DOCS, META, FILES, JOURNAL], |tx| async move {

@@ -32,6 +32,15 @@ struct MessageText {
     content: String,
     #[serde(default)]
     incomplete: bool,
+    #[serde(default)]
+    tool: Option<ToolArguments>,
+}
+
+/// Of a stored tool run, what the index reads.
+#[derive(Deserialize)]
+struct ToolArguments {
+    #[serde(default)]
+    arguments: String,
 }
 
 /// Of a stored session, what the index reads.
@@ -57,7 +66,8 @@ fn read_page(values: Vec<JsValue>, titles: bool) -> Docs {
             .into_iter()
             .filter_map(|v| serde_wasm_bindgen::from_value::<MessageText>(v).ok())
             .map(|m| {
-                let terms = search::text_terms(&m.content, m.incomplete);
+                let text = search::with_arguments(&m.content, m.tool.as_ref().map(|t| t.arguments.as_str()));
+                let terms = search::text_terms(&text, m.incomplete);
                 (m.id, m.session_id, m.timestamp, terms)
             })
             .collect()

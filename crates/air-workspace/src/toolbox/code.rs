@@ -198,9 +198,10 @@ fn serve<P: Edges>(p: &P, run: &mut Run, site: Option<&(Site, Vec<u8>)>, file: S
         Some((_, lock)) if file == python::LOCK => answer(p, run, file, Ok(lock.clone())),
         Some((site, _)) => {
             let fetch = p.site_file(&format!("{}{file}", python::DIR));
-            let site = site.clone();
+            // A package's file is checked against the lockfile; the runtime's own are not listed there.
+            let package = site.package(&file).cloned();
             return Some(Box::pin(async move {
-                let got = fetch.await.and_then(|bytes| site.check(&file, &bytes).map(|()| bytes));
+                let got = fetch.await.and_then(|bytes| package.map_or(Ok(()), |p| p.check(&bytes)).map(|()| bytes));
                 (file, got)
             }));
         }
