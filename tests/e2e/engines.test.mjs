@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveApp } from './support.mjs';
-import { openEngine } from '../support/engines.mjs';
+import { openApp } from '../support/engines.mjs';
 import { reply, startScriptedModel } from '../support/scripted-model.mjs';
 
 const ESCAPES = `
@@ -52,16 +52,8 @@ describe('code run in the page, in Firefox and WebKit (scripted model)', () => {
 
   for (const engine of ['firefox', 'webkit']) {
     test(`${engine}: JavaScript and Python run in the sandbox, reach nothing, and read and write the chat's files`, async () => {
-      const b = await openEngine(engine);
+      const b = await openApp(engine, app.url, model.baseUrl);
       try {
-        await b.goto(app.url);
-        await b.waitFor('composer-input');
-        await b.click('open-settings');
-        await b.waitFor('settings-base-url');
-        await b.fill('settings-base-url', model.baseUrl);
-        await b.fill('settings-model', 'scripted-model');
-        await b.click('settings-save');
-        await b.waitUntil((u) => (localStorage.getItem('air-agent-settings') || '').includes(u), model.baseUrl, 'the settings saved');
         /** The model calls `tool` with `code` as `id`, then says `after`; what it was told of the call. */
         const ask = async (id, tool, code, after) => {
           model.enqueue(reply.calls([{ id, name: tool, arguments: JSON.stringify({ code }) }]), reply.text(after));

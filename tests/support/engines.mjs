@@ -89,3 +89,22 @@ export async function openEngine(engine) {
   b.waitText = (text, timeout = 30_000) => until(() => b.evaluate((t) => document.body.innerText.includes(t), text), `"${text}" in ${engine}`, timeout);
   return b;
 }
+
+/** `engine` with the app at `appUrl` open, pointed at the scripted model at `baseUrl`. */
+export async function openApp(engine, appUrl, baseUrl) {
+  const b = await openEngine(engine);
+  try {
+    await b.goto(appUrl);
+    await b.waitFor('composer-input');
+    await b.click('open-settings');
+    await b.waitFor('settings-base-url');
+    await b.fill('settings-base-url', baseUrl);
+    await b.fill('settings-model', 'scripted-model');
+    await b.click('settings-save');
+    await b.waitUntil((u) => (localStorage.getItem('air-agent-settings') || '').includes(u), baseUrl, 'the settings saved');
+    return b;
+  } catch (e) {
+    await b.close();
+    throw e;
+  }
+}
