@@ -133,6 +133,23 @@ with open(os.path.join(sys.argv[2], 'pyodide-lock.json'), 'w') as fh:
     json.dump(lock, fh, separators=(',', ':'))
 PY
 
+# JavaScript for run_javascript: QuickJS in WebAssembly (npm
+# quickjs-emscripten-core and its release-sync variant, installed by ./dev
+# with the build's other npm tools), its loader bundled into one module by
+# esbuild (the worker is given it as bytes: it has no network, so no
+# import of its own may remain and import.meta.url is never a real one),
+# in quickjs/. Fetched only when JavaScript first runs.
+qjs="$root/tests/node_modules/@jitl/quickjs-wasmfile-release-sync"
+[ -f "$qjs/dist/emscripten-module.wasm" ] || { echo "split: $qjs not installed (./dev installs it)" >&2; exit 1; }
+mkdir -p "$staging/quickjs"
+(cd "$root/tests" && printf '%s\n' \
+  "export { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';" \
+  "export { default as RELEASE_SYNC } from '@jitl/quickjs-wasmfile-release-sync';" |
+  node_modules/.bin/esbuild --bundle --format=esm --minify --platform=browser --log-level=warning \
+    --define:import.meta.url='"https://quickjs.invalid/"' --outfile="$staging/quickjs/quickjs.mjs")
+cp "$qjs/dist/emscripten-module.wasm" "$staging/quickjs/quickjs.wasm"
+cp "$qjs/LICENSE" "$staging/quickjs/LICENSE.txt"
+
 # The service worker of this build: its version is a hash of every file,
 # CORE what a first visit loads (precached), LAZY the parts fetched on
 # first use (and the pages only sign-in and MCP Apps open).
@@ -148,7 +165,7 @@ for base, _, names in os.walk(staging):
 files.sort()
 # Fetched on first use too: the sign-in callback page and the MCP Apps
 # sandbox (a first visit needs neither).
-lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html', 'runner.html') or f.startswith('engine/') or f.startswith('pyodide/')]
+lazy = [f for f in files if (f.endswith('.wasm') and (f.startswith('split_') or f.startswith('chunk_'))) or f in ('oauth-callback.html', 'oauth-callback.js', 'sandbox.html', 'runner.html') or f.startswith('engine/') or f.startswith('pyodide/') or f.startswith('quickjs/')]
 core = [f for f in files if f not in lazy]
 digest = hashlib.sha256()
 for f in files:

@@ -57,7 +57,7 @@ describe('tools (scripted model)', () => {
     await context.close();
   });
 
-  test('run_javascript: the code runs in the page, what it printed comes back; Stop ends a runaway run and the next one runs', async () => {
+  test('run_javascript: the code runs in the page, what it printed comes back; Stop ends a runaway run, a heap without end meets its limit, and the next one runs', async () => {
     const { context, page, errors } = await h.freshPage();
     const code = 'console.log("sum", [1, 2, 3].reduce((a, b) => a + b)); 6 * 7';
     h.model.enqueue(reply.calls([{ id: 'js1', name: 'run_javascript', arguments: JSON.stringify({ code }) }]), reply.text('It is 42.'));
@@ -83,6 +83,16 @@ describe('tools (scripted model)', () => {
     await send(page, 'Once more');
     await page.getByText('Ran again.').waitFor({ timeout: 20_000 });
     assert.match(sent().find((m) => m.role === 'tool' && m.tool_call_id === 'js3').content, /value: again$/, 'the runner took the next run');
+
+    // A heap grown without end ends in its limit, said on the card; the page lives on.
+    h.model.enqueue(reply.calls([{ id: 'js4', name: 'run_javascript', arguments: JSON.stringify({ code: 'const kept = []; for (;;) kept.push(new Array(1e6).fill(1))' }) }]), reply.text('Too big.'));
+    await send(page, 'Fill it');
+    await page.getByText('Too big.').waitFor({ timeout: 30_000 });
+    assert.equal(sent().find((m) => m.role === 'tool' && m.tool_call_id === 'js4').content, 'The code raised InternalError: out of memory: the run may use at most 1024 MB');
+    const full = page.getByTestId('tool-card').nth(3);
+    assert.equal(await full.getAttribute('data-status'), 'error');
+    await full.locator('summary').click();
+    assert.match(await full.textContent(), /out of memory: the run may use at most 1024 MB/);
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -23,12 +23,14 @@
 //! - [`python`]: what the site offers Python: Pyodide's files beside the
 //!   app and the packages its lockfile lists. The sandbox has no network,
 //!   so the page fetches what the runtime asks for ([`run::Run::wanted`]),
-//!   and only what [`python::Site::servable`] allows.
+//!   and only what [`python::Site::servable`] allows; JavaScript's runtime
+//!   (QuickJS, [`javascript`]) is fetched the same way.
 //! - [`output`]: an outcome as the model reads it (stdout, stderr, the last
 //!   expression's value, the files written, what was cut and why) and the
 //!   images it made, as a tool's output.
 
 pub mod files;
+pub mod javascript;
 pub mod output;
 pub mod python;
 pub mod run;
@@ -53,6 +55,14 @@ impl Lang {
     /// The language of the tool `name`, if it is one of these.
     pub fn of_tool(name: &str) -> Option<Self> {
         [Self::JavaScript, Self::Python].into_iter().find(|l| l.tool() == name)
+    }
+
+    /// As the user reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::JavaScript => "JavaScript",
+            Self::Python => "Python",
+        }
     }
 
     /// As the frame's messages name it.
@@ -80,18 +90,19 @@ pub struct Limits {
     pub files: usize,
     pub file_bytes: usize,
     pub total_file_bytes: usize,
-    /// Bytes the runtime's WebAssembly memory may grow to (`None`: not
-    /// bounded; a plain worker's JavaScript heap cannot be).
-    pub memory_bytes: Option<u64>,
+    /// Bytes the runtime's heap may take (Python's WebAssembly memory,
+    /// QuickJS's allocations): past it the code gets MemoryError or
+    /// "out of memory", and the page lives on.
+    pub memory_bytes: u64,
 }
 
 impl Limits {
     /// The limits a run in `lang` has.
     pub fn of(lang: Lang) -> Self {
-        let (run_ms, memory_bytes) = match lang {
-            Lang::JavaScript => (30_000, None),
-            Lang::Python => (60_000, Some(1 << 30)),
+        let run_ms = match lang {
+            Lang::JavaScript => 30_000,
+            Lang::Python => 60_000,
         };
-        Self { run_ms, stall_ms: 60_000, output_chars: 20_000, files: 20, file_bytes: 10 << 20, total_file_bytes: 25 << 20, memory_bytes }
+        Self { run_ms, stall_ms: 60_000, output_chars: 20_000, files: 20, file_bytes: 10 << 20, total_file_bytes: 25 << 20, memory_bytes: 1 << 30 }
     }
 }

@@ -5,7 +5,6 @@
 use air_tools::{Content, OutputFile, ToolOutput};
 use serde_json::json;
 
-use crate::Lang;
 use crate::run::{End, Outcome};
 use crate::tools::size;
 
@@ -46,10 +45,7 @@ impl Outcome {
     }
 
     fn end_text(&self) -> String {
-        let lang = match self.lang {
-            Lang::JavaScript => "JavaScript",
-            Lang::Python => "Python",
-        };
+        let lang = self.lang.name();
         match &self.end {
             End::Finished => format!("{lang} ran to its end in {} ms.", self.ran_ms.unwrap_or(0.0).round()),
             End::Raised { name, message } => format!("The code raised {name}: {message}"),

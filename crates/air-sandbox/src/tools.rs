@@ -72,12 +72,13 @@ pub fn def(lang: Lang, files: &[ChatFile]) -> ToolDef {
 
 fn javascript_about(limits: Limits) -> String {
     format!(
-        "Runs JavaScript in a sandbox in the user's browser: no network, no access to the page or its storage, at most {} s. \
+        "Runs JavaScript (ES2023, in QuickJS) in a sandbox in the user's browser: no network, no DOM or web APIs beyond console, files, TextEncoder, TextDecoder and setTimeout, at most {} s and {} MB. \
          console.log and console.error are captured and the value of the last expression is returned (with top-level await, `return` it). \
          Read the chat's files with `await files.text(name)` or `await files.bytes(name)` (a Uint8Array); \
-         write files with `files.write(name, textOrBytes)`: they are given back to the user (images such as a PNG from an OffscreenCanvas are shown). \
+         write files with `files.write(name, textOrBytes)`: they are given back to the user to download. \
          Use it to compute, parse or convert data instead of doing it in your head.",
-        limits.run_ms / 1000
+        limits.run_ms / 1000,
+        limits.memory_bytes >> 20
     )
 }
 

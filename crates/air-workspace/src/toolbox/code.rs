@@ -2,8 +2,9 @@
 //! `run_javascript` and `run_python`. The run is the core's (its limits,
 //! deadline, Stop and end, `air_sandbox::run::Run`); the platform only
 //! carries its messages ([`crate::Edges::run_code`]), fetches the site's
-//! files Python asks for ([`crate::Edges::site_file`], only those the
-//! site's lockfile offers) and ends its worker.
+//! files the runtime asks for ([`crate::Edges::site_file`]: QuickJS's
+//! own, Pyodide's and the packages its lockfile offers, nothing else) and
+//! ends its worker.
 //!
 //! The code reads the conversation's files (what the user attached and
 //! earlier runs wrote, `air_sandbox::files::chat_files`): the model is
@@ -15,6 +16,7 @@ use std::rc::Rc;
 
 use air_sandbox::Lang;
 use air_sandbox::files::chat_files;
+use air_sandbox::javascript;
 use air_sandbox::python::{self, Site};
 use air_sandbox::run::{Outcome, Run};
 use air_sandbox::tools::{self, ChatFile};
@@ -134,7 +136,7 @@ async fn run<P: Edges>(p: &P, store: &P::Store, lang: Lang, args: Value, ctx: Ca
     p.run_code(run.start(&request, &files), files.into_iter().map(|f| f.id).collect(), inbox.clone());
     // The worker ends with the run, and with the turn if it is dropped.
     let _ends = Ends(p, id);
-    drive(p, &mut run, site.as_ref(), &inbox, ctx).await.output()
+    drive(p, &mut run, lang, site.as_ref(), &inbox, ctx).await.output()
 }
 
 /// The site's Python: its lockfile, read, and its bytes (what the
@@ -159,11 +161,11 @@ type Fetched = (String, Result<Vec<u8>, String>);
 /// Reads what the frame says until the run ends: by its own end, its
 /// deadline, the user's Stop, or the frame going away. Files of the site
 /// the runtime asks for are fetched meanwhile, as many at once as it asks.
-async fn drive<P: Edges>(p: &P, run: &mut Run, site: Option<&(Site, Vec<u8>)>, inbox: &Inbox, ctx: CallContext<'_>) -> Outcome {
+async fn drive<P: Edges>(p: &P, run: &mut Run, lang: Lang, site: Option<&(Site, Vec<u8>)>, inbox: &Inbox, ctx: CallContext<'_>) -> Outcome {
     let mut fetches: FuturesUnordered<LocalBoxFuture<'static, Fetched>> = FuturesUnordered::new();
     loop {
         while let Some(file) = run.wanted() {
-            if let Some(fetch) = serve(p, run, site, file) {
+            if let Some(fetch) = serve(p, run, lang, site, file) {
                 fetches.push(fetch);
             }
         }
@@ -175,7 +177,7 @@ async fn drive<P: Edges>(p: &P, run: &mut Run, site: Option<&(Site, Vec<u8>)>, i
             Either::Left((Either::Right((Some((file, got)), _)), _)) => {
                 answer(p, run, file, got);
                 if let Some((loaded, total)) = run.progress() {
-                    ctx.host.progress(air_tools::Progress { progress: loaded, total, message: Some("Getting Python ready".into()) });
+                    ctx.host.progress(air_tools::Progress { progress: loaded, total, message: Some(format!("Getting {} ready", lang.name())) });
                 }
                 None
             }
@@ -190,23 +192,27 @@ async fn drive<P: Edges>(p: &P, run: &mut Run, site: Option<&(Site, Vec<u8>)>, i
 }
 
 /// What the runtime asked for: refused at once unless the site offers
-/// it, the lockfile from what was read, the rest fetched.
-fn serve<P: Edges>(p: &P, run: &mut Run, site: Option<&(Site, Vec<u8>)>, file: String) -> Option<LocalBoxFuture<'static, Fetched>> {
-    match site {
-        Some((site, _)) if !site.servable(&file) => answer(p, run, file, Err("not a file of this site's Python".into())),
-        None => answer(p, run, file, Err("this runtime has no files to ask for".into())),
-        Some((_, lock)) if file == python::LOCK => answer(p, run, file, Ok(lock.clone())),
-        Some((site, _)) => {
-            let fetch = p.site_file(&format!("{}{file}", python::DIR));
-            // A package's file is checked against the lockfile; the runtime's own are not listed there.
-            let package = site.package(&file).cloned();
-            return Some(Box::pin(async move {
-                let got = fetch.await.and_then(|bytes| package.map_or(Ok(()), |p| p.check(&bytes)).map(|()| bytes));
-                (file, got)
-            }));
-        }
+/// it, Python's lockfile from what was read, the rest fetched.
+fn serve<P: Edges>(p: &P, run: &mut Run, lang: Lang, site: Option<&(Site, Vec<u8>)>, file: String) -> Option<LocalBoxFuture<'static, Fetched>> {
+    match (lang, site) {
+        (Lang::JavaScript, _) if javascript::servable(&file) => return Some(fetch(p, javascript::DIR, file, None)),
+        (Lang::JavaScript, _) => answer(p, run, file, Err("not a file of this site's JavaScript".into())),
+        (Lang::Python, Some((site, _))) if !site.servable(&file) => answer(p, run, file, Err("not a file of this site's Python".into())),
+        (Lang::Python, Some((_, lock))) if file == python::LOCK => answer(p, run, file, Ok(lock.clone())),
+        // A package's file is checked against the lockfile; the runtime's own are not listed there.
+        (Lang::Python, Some((site, _))) => return Some(fetch(p, python::DIR, file.clone(), site.package(&file).cloned())),
+        (Lang::Python, None) => answer(p, run, file, Err("the site's lockfile was not read".into())),
     }
     None
+}
+
+/// The site's `dir``file`, checked against `package` when it is one.
+fn fetch<P: Edges>(p: &P, dir: &str, file: String, package: Option<python::Package>) -> LocalBoxFuture<'static, Fetched> {
+    let fetch = p.site_file(&format!("{dir}{file}"));
+    Box::pin(async move {
+        let got = fetch.await.and_then(|bytes| package.map_or(Ok(()), |p| p.check(&bytes)).map(|()| bytes));
+        (file, got)
+    })
 }
 
 /// Gives the runtime the file it asked for, or why not.

@@ -142,6 +142,25 @@ fn python_gets_the_sites_files_it_asks_for_and_nothing_else() {
 }
 
 #[test]
+fn javascript_gets_quickjs_from_the_site_and_nothing_else() {
+    let mut h = calling_tool("run_javascript", json!({"code": "1"}));
+    h.p.site_files.borrow_mut().insert("quickjs/quickjs.wasm".into(), vec![0; 99]);
+    let asks = ["quickjs.wasm", "quickjs.mjs", "pyodide.asm.wasm", "../index.html"];
+    h.p.code_says.borrow_mut().push_back(asks.iter().map(|f| json!({"t": "need", "file": f})).collect());
+    send(&mut h);
+    let starts = h.p.code_starts.borrow().clone();
+    assert_eq!(starts[0]["limits"]["memory"].as_u64(), Some(1 << 30), "its heap is bounded as Python's is");
+    let told = h.p.code_told.borrow().clone();
+    let answers: Vec<(&str, bool, usize, &str)> = told.iter().map(|(m, b)| (m["file"].as_str().unwrap_or_default(), m["ok"] == true, b.iter().sum(), m["why"].as_str().unwrap_or_default())).collect();
+    assert_eq!(
+        answers,
+        [("pyodide.asm.wasm", false, 0, "not a file of this site's JavaScript"), ("quickjs.wasm", true, 99, ""), ("quickjs.mjs", false, 0, "quickjs/quickjs.mjs: 404 Not Found"),],
+        "Python's files are not JavaScript's, and a path is never asked for"
+    );
+    assert_eq!(told_model(&h), "JavaScript could not be made ready: no progress for 60 s.");
+}
+
+#[test]
 fn packages_the_site_does_not_offer_are_refused_before_python_starts() {
     let mut h = python(json!({"code": "import numpy", "packages": ["numpy", "MicroPip"]}));
     send(&mut h);
