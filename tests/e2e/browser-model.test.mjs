@@ -63,7 +63,7 @@ describe('a model in this browser', () => {
 
     // Resumed, it ends checked (size and sha256) and can be used.
     await resume.click();
-    await row(page).getByTestId('browser-model-use').waitFor({ timeout: 120_000 });
+    await row(page).getByTestId('browser-model-use').waitFor({ timeout: 360_000 });
     assert.equal(await page.getByTestId('browser-model-error').textContent(), '');
     // No model was named: the first one stored is used.
     await page.waitForFunction(() => document.querySelector('[data-testid="settings-model"]')?.value !== '');
@@ -75,13 +75,13 @@ describe('a model in this browser', () => {
     // An answer, streamed from the page: no model server runs in this test.
     await send(page, 'Say hello.');
     const answer = page.getByTestId('message-assistant').last().getByTestId('message-text');
-    await answer.filter({ hasText: /\w/ }).waitFor({ timeout: 120_000 });
-    await page.getByTestId('regenerate').waitFor({ timeout: 120_000 });
+    await answer.filter({ hasText: /\w/ }).waitFor({ timeout: 360_000 });
+    await page.getByTestId('regenerate').waitFor({ timeout: 360_000 });
     assert.ok((await answer.textContent()).trim().length > 0);
 
     // Stop, while it answers.
     await send(page, 'Write a long story about a lighthouse keeper and the sea.');
-    await page.getByTestId('message-streaming').getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('message-streaming').getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 360_000 });
     await page.getByTestId('composer-input').press('Escape');
     await page.getByTestId('regenerate').waitFor({ timeout: 30_000 });
     assert.match(await page.getByTestId('message-assistant').last().textContent(), /Stopped/);
@@ -89,7 +89,7 @@ describe('a model in this browser', () => {
     // A reload in the middle of an answer: what arrived is kept, marked
     // incomplete, and Continue finishes it (the new page loads the model again).
     await send(page, 'Write a long story about a lighthouse keeper and the sea.');
-    await page.waitForFunction(() => (document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]')?.textContent.length ?? 0) > 60, null, { timeout: 120_000 });
+    await page.waitForFunction(() => (document.querySelector('[data-testid="message-streaming"] [data-testid="message-text"]')?.textContent.length ?? 0) > 60, null, { timeout: 360_000 });
     // A checkpoint (every ~500 ms) lands before the page goes.
     await checkpointed(page, 20);
     await page.reload();
@@ -99,7 +99,7 @@ describe('a model in this browser', () => {
     assert.ok(partial.length > 20, `the partial answer is kept: ${JSON.stringify(partial)}`);
     await restored.getByTestId('continue').click();
     const continued = page.getByTestId('message-assistant').last();
-    await continued.getByTestId('regenerate').waitFor({ timeout: 180_000 });
+    await continued.getByTestId('regenerate').waitFor({ timeout: 360_000 });
     assert.equal(await continued.getByTestId('message-incomplete').count(), 0, 'finished');
     assert.ok((await continued.getByTestId('message-text').textContent()).trim().startsWith(partial.slice(0, 20)));
 
@@ -112,7 +112,7 @@ describe('a model in this browser', () => {
     await page.getByTestId('new-session').click();
     await page.getByTestId('session-creator').waitFor();
     await send(page, 'Say hello again.');
-    await page.getByTestId('message-assistant').getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 180_000 });
+    await page.getByTestId('message-assistant').getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 360_000 });
     assert.equal(await page.getByTestId('message-user').count(), 1);
     await context.setOffline(false);
 
@@ -162,19 +162,19 @@ describe('a model in this browser', () => {
     await page.getByTestId('settings-preset').selectOption('browser');
     await row(page).waitFor({ timeout: 20_000 });
     await row(page).getByTestId('browser-model-download').click();
-    await row(page).getByTestId('browser-model-use').waitFor({ timeout: 120_000 });
+    await row(page).getByTestId('browser-model-use').waitFor({ timeout: 360_000 });
     await page.getByTestId('settings-save').click();
     await page.getByTestId('settings').waitFor({ state: 'detached' });
 
     await send(page, 'What is 6 times 7? Use the calculator.');
     const card = page.getByTestId('tool-card').first();
-    await card.waitFor({ timeout: 120_000 });
+    await card.waitFor({ timeout: 360_000 });
     assert.equal(await card.getByTestId('tool-name').textContent(), 'calculator');
     await page.waitForFunction(() => document.querySelector('[data-testid="tool-card"]')?.dataset.status === 'done', null, { timeout: 30_000 });
     assert.match(await card.getByTestId('tool-output').textContent(), /42/);
     // The model answers after the result, in the page.
     const answer = page.getByTestId('message-assistant').last();
-    await answer.getByTestId('regenerate').waitFor({ timeout: 180_000 });
+    await answer.getByTestId('regenerate').waitFor({ timeout: 360_000 });
     assert.ok((await answer.getByTestId('message-text').textContent()).trim().length > 0);
     const sent = await page.evaluate(() => globalThis.__engineRequests);
     // The probe learnt that this model takes tools in the prompt; the
@@ -209,10 +209,10 @@ describe('a model in this browser', () => {
       assert.equal(await page.getByTestId('use-api-key').count(), 1);
       await offer.click();
       await page.getByTestId('first-run-progress').waitFor();
-      await page.getByTestId('first-run').waitFor({ state: 'detached', timeout: 120_000 });
+      await page.getByTestId('first-run').waitFor({ state: 'detached', timeout: 360_000 });
       assert.match(await page.getByTestId('session-creator').textContent(), new RegExp(basename(MODEL).replace(/\./g, '\\.')));
       await send(page, 'Say hello.');
-      await page.getByTestId('message-assistant').last().getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 120_000 });
+      await page.getByTestId('message-assistant').last().getByTestId('message-text').filter({ hasText: /\w/ }).waitFor({ timeout: 360_000 });
       assert.deepEqual(errors.filter((e) => !/Failed to load resource/i.test(e)), []);
     } finally {
       await deployed.close();
